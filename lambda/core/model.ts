@@ -1,0 +1,150 @@
+/**
+ * The shapes that flow through the watchdog. Pure data: no I/O, no clocks.
+ *
+ * Times are epoch milliseconds (numbers) unless a field says it holds the raw API string.
+ */
+
+/** What the reader keeps of one Lease in `kube-node-lease`. Fields are raw: the core validates them. */
+export interface LeaseInfo {
+  readonly name: string;
+  /** `spec.renewTime` exactly as the API sent it (a MicroTime string, null, or anything else). */
+  readonly renewTime: unknown;
+  /** `spec.leaseDurationSeconds` exactly as the API sent it (absent means the kubelet default, 40). */
+  readonly leaseDurationSeconds: unknown;
+  readonly holderIdentity?: string | null | undefined;
+  /** `metadata.creationTimestamp` (RFC 3339, API server clock), when known. */
+  readonly createdAt?: string | undefined;
+}
+
+export interface Taint {
+  readonly key: string;
+  readonly effect?: string | undefined;
+  readonly value?: string | undefined;
+}
+
+/** What the reader keeps of one Node: only what the verdicts, grouping and notifications need. */
+export interface NodeInfo {
+  readonly name: string;
+  /** `metadata.creationTimestamp` (RFC 3339, API server clock). */
+  readonly createdAt?: string | undefined;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly unschedulable: boolean;
+  readonly deletionTimestamp?: string | undefined;
+  readonly taints: readonly Taint[];
+  /** Status of the `Ready` condition: 'True' | 'False' | 'Unknown', or undefined when absent. */
+  readonly ready?: string | undefined;
+  readonly readyReason?: string | undefined;
+  readonly readyMessage?: string | undefined;
+  /** `spec.providerID`, e.g. `aws:///eu-west-1a/i-0abc...`. */
+  readonly providerID?: string | undefined;
+}
+
+/** One consistent read of a cluster. */
+export interface Snapshot {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly leases: readonly LeaseInfo[];
+  /** null when Nodes could not be read (e.g. 403): the check runs on leases alone, degraded. */
+  readonly nodes: readonly NodeInfo[] | null;
+  /** The API server's clock (from the `Date` header of the lease list), epoch ms. */
+  readonly serverTime: number;
+  /** Why the snapshot is partial, when it is (e.g. "cannot list nodes: 403 Forbidden"). */
+  readonly degraded?: string | undefined;
+  /** Requests made and response bytes read to take this snapshot (for benchmarks and metrics). */
+  readonly stats?: { readonly requests: number; readonly bytes: number } | undefined;
+}
+
+export const VERDICTS = [
+  'healthy',
+  'expired',
+  'not-ready',
+  'missing-lease',
+  'orphaned-lease',
+  'suppressed',
+  'invalid',
+] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** Verdicts that page someone. */
+export const ALERTING_VERDICTS: ReadonlySet<Verdict> = new Set(['expired', 'not-ready', 'missing-lease']);
+
+export function isAlerting(verdict: Verdict): boolean {
+  return ALERTING_VERDICTS.has(verdict);
+}
+
+/** Why a node is suppressed (an expected removal or the user's exclusion). */
+export type SuppressionCause =
+  | 'cordoned'
+  | 'deleting'
+  | 'autoscaler-removal'
+  | 'karpenter-disruption'
+  | 'excluded';
+
+export interface NodeVerdict {
+  /** Node name (or lease name for an orphaned lease). */
+  readonly name: string;
+  readonly verdict: Verdict;
+  /** One human sentence: why this verdict. */
+  readonly reason: string;
+  /** Raw `renewTime` string as read, or null. */
+  readonly renewTime: string | null;
+  readonly leaseDurationSeconds: number | null;
+  /** Silence on the watchdog's clock (see evaluate), whole seconds; null when there is no lease. */
+  readonly silentForSeconds: number | null;
+  /** `topology.kubernetes.io/zone`, when the node has one. */
+  readonly zone: string | null;
+  /** Instance id taken from `providerID`, when there is one. */
+  readonly instance: string | null;
+  readonly providerID: string | null;
+  /** Set when verdict is `suppressed`. */
+  readonly suppressedBy?: SuppressionCause | undefined;
+  /** True when the silence was estimated from the API server's clock (no earlier observation). */
+  readonly firstSight?: boolean | undefined;
+}
+
+/**
+ * What the watchdog remembers of one lease between checks, on its own clock: the `renewTime`
+ * value it last saw and when (watchdog clock) that value was first seen. Keyed by lease name.
+ */
+export interface Observation {
+  /** The raw renewTime string last seen (null when the lease had none). */
+  readonly renewTime: string | null;
+  /** Watchdog-clock epoch ms at which `renewTime` last changed (estimated on first sight). */
+  readonly changedAt: number;
+}
+
+export type Observations = ReadonlyMap<string, Observation>;
+
+export interface ZoneSummary {
+  readonly zone: string;
+  readonly total: number;
+  readonly alerting: number;
+}
+
+export interface Evaluation {
+  readonly cluster: string;
+  /** Watchdog clock at the check, epoch ms. */
+  readonly checkedAt: number;
+  readonly serverTime: number;
+  readonly degraded?: string | undefined;
+  /** Sorted by name. */
+  readonly nodes: readonly NodeVerdict[];
+  readonly summary: Readonly<Record<Verdict, number>>;
+  /** Nodes grouped by zone (nodes with no zone under ''), for storm detection. */
+  readonly zones: readonly ZoneSummary[];
+  /** Observations to carry into the next check. */
+  readonly observations: Observations;
+}
+
+/** Why a cluster could not be read (set by the reader adapter, used by WATCHDOG alerts). */
+export type ClusterReadFailure =
+  | 'config' // the kubeconfig (or auth settings) cannot be used
+  | 'exec-plugin' // the kubeconfig needs an exec credential plugin that is not installed
+  | 'unreachable' // DNS, connection refused, reset, no route
+  | 'tls' // certificate verification failed
+  | 'unauthorized' // 401: credentials rejected
+  | 'forbidden' // 403: RBAC denies a verb on a resource
+  | 'not-found' // 404: e.g. the namespace does not exist
+  | 'server' // 5xx or an unreadable answer
+  | 'timeout' // no answer in time
+  | 'aborted'; // the caller's signal ended the read (e.g. the Lambda deadline)

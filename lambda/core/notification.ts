@@ -1,0 +1,84 @@
+/**
+ * A notification: what one check of one cluster has to tell people. Built by the alert lifecycle
+ * (pure), rendered and published by a notifier (SNS, terminal). One per cluster per check that
+ * changes something, like an Alertmanager group: every node that changed is listed in it.
+ */
+import type { ClusterReadFailure, Verdict, ZoneSummary } from './model.js';
+
+export const NOTIFICATION_KINDS = [
+  'FIRING',
+  'RESOLVED',
+  'REMINDER',
+  'FLAPPING',
+  'STORM',
+  'WATCHDOG',
+] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+export type Severity = 'critical' | 'warning' | 'info';
+
+/** How an incident ended. */
+export type Resolution =
+  | 'recovered' // the node is healthy again
+  | 'cordoned' // removed as expected: spec.unschedulable
+  | 'deleting' // removed as expected: deletionTimestamp
+  | 'autoscaler-removal' // ToBeDeletedByClusterAutoscaler taint
+  | 'karpenter-disruption' // karpenter.sh/disrupted (or disruption) taint
+  | 'excluded' // now excluded by the user's selector
+  | 'node-deleted'; // the Node is gone (its lease may be orphaned)
+
+/** One node as a notification shows it. */
+export interface AlertNode {
+  readonly name: string;
+  readonly zone: string | null;
+  readonly instance: string | null;
+  readonly verdict: Verdict;
+  readonly reason: string;
+  /** Raw renewTime string as last read, or null. */
+  readonly renewTime: string | null;
+  readonly silentForSeconds: number | null;
+  /** Watchdog clock (epoch ms) at which the incident opened, when there is one. */
+  readonly since?: number | undefined;
+  /** For resolved nodes: how the incident ended. */
+  readonly resolution?: Resolution | undefined;
+}
+
+export interface StormInfo {
+  /** 'zone' when one or more zones crossed the threshold, 'cluster' when the whole cluster did. */
+  readonly scope: 'zone' | 'cluster';
+  /** The zones that crossed the threshold (all zones, for scope 'cluster'). */
+  readonly zones: readonly ZoneSummary[];
+  readonly clusterTotal: number;
+  readonly clusterAlerting: number;
+}
+
+export interface WatchdogInfo {
+  readonly state: 'failing' | 'resolved';
+  readonly failure: ClusterReadFailure | 'unknown';
+  /** The reader's one-line message (never contains secrets). */
+  readonly message: string;
+  /** Watchdog clock (epoch ms) at which reads started failing. */
+  readonly since: number;
+}
+
+export interface Notification {
+  /** Deterministic id (same inputs, same id): used as SNS FIFO deduplication id and outbox key. */
+  readonly id: string;
+  readonly cluster: string;
+  /** The headline kind: STORM > WATCHDOG > FIRING > FLAPPING > REMINDER > RESOLVED. */
+  readonly kind: NotificationKind;
+  readonly severity: Severity;
+  /** Watchdog clock (epoch ms) of the check that produced it. */
+  readonly at: number;
+  readonly firing: readonly AlertNode[];
+  readonly resolved: readonly AlertNode[];
+  readonly reminders: readonly AlertNode[];
+  readonly flapping: readonly AlertNode[];
+  readonly storm?: StormInfo | undefined;
+  readonly watchdog?: WatchdogInfo | undefined;
+}
+
+/** The port through which notifications leave. Resolves only once the message was accepted. */
+export interface Notifier {
+  publish(notification: Notification, signal?: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,21 @@
+import type { LabelSelector } from './selector.js';
+
+/** How the watchdog judges a cluster. Built once at the edge (CLI flags, Lambda config) and frozen. */
+export interface Policy {
+  /** Silence longer than this (seconds, on the watchdog's clock) is `expired`. Default 50. */
+  readonly gracePeriodSeconds: number;
+  /** A node younger than this without a lease (or with a never-renewed one) is not yet alerting. Default 60. */
+  readonly startupGraceSeconds: number;
+  /** Nodes matching this selector are excluded: never alert (verdict `suppressed`). */
+  readonly exclude?: LabelSelector | undefined;
+}
+
+export const DEFAULT_GRACE_PERIOD_SECONDS = 50;
+export const DEFAULT_STARTUP_GRACE_SECONDS = 60;
+export const DEFAULT_LEASE_DURATION_SECONDS = 40;
+export const DEFAULT_NAMESPACE = 'kube-node-lease';
+
+export const DEFAULT_POLICY: Policy = Object.freeze({
+  gracePeriodSeconds: DEFAULT_GRACE_PERIOD_SECONDS,
+  startupGraceSeconds: DEFAULT_STARTUP_GRACE_SECONDS,
+});
