@@ -66,7 +66,11 @@ export const VERDICTS = [
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Verdicts that page someone. */
-export const ALERTING_VERDICTS: ReadonlySet<Verdict> = new Set(['expired', 'not-ready', 'missing-lease']);
+export const ALERTING_VERDICTS: ReadonlySet<Verdict> = new Set([
+  'expired',
+  'not-ready',
+  'missing-lease',
+]);
 
 export function isAlerting(verdict: Verdict): boolean {
   return ALERTING_VERDICTS.has(verdict);
@@ -111,6 +115,11 @@ export interface Observation {
   readonly renewTime: string | null;
   /** Watchdog-clock epoch ms at which `renewTime` last changed (estimated on first sight). */
   readonly changedAt: number;
+  /**
+   * True while `changedAt` is still the first-sight estimate (taken against the API server's
+   * clock, so it inherits the kubelet's clock skew); false once a change was seen on our clock.
+   */
+  readonly estimated?: boolean | undefined;
 }
 
 export type Observations = ReadonlyMap<string, Observation>;

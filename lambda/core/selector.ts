@@ -17,7 +17,8 @@ export class SelectorSyntaxError extends Error {
   override readonly name = 'SelectorSyntaxError';
 }
 
-const KEY = /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?$/;
+const KEY =
+  /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?$/;
 const VALUE = /^([a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)?$/;
 
 /** Splits on commas that are not inside parentheses. */
@@ -97,7 +98,7 @@ export function matchesSelector(
         return !has;
       case 'in':
         return has && r.values.includes(labels[r.key] as string);
-      case 'notin':
+      default:
         return !has || !r.values.includes(labels[r.key] as string);
     }
   });

@@ -1,0 +1,276 @@
+/**
+ * The check engine: one verdict per node (and per orphaned lease) from a snapshot of the cluster,
+ * the observations carried from earlier checks, the policy and the watchdog's clock.
+ *
+ * Silence is judged the way the node lifecycle controller judges it: on the watchdog's own
+ * clock, from when it last saw `renewTime` change. `renewTime` is written with the kubelet host's
+ * clock, so comparing it with our clock would inherit every node's skew. Only on first sight
+ * (no earlier observation) is `renewTime` compared with a clock, and then with the API server's
+ * (the `Date` header of the list), never ours; that estimate is carried forward, so a node first
+ * seen long silent stays `expired` until its lease changes.
+ *
+ * A lease is silent when it has not changed for at least max(grace period, leaseDurationSeconds):
+ * the grace period is the watchdog's judgement, and a lease that is still valid by its own
+ * declared duration cannot be called expired.
+ */
+import { formatAge } from './duration.js';
+import {
+  type LeaseDuration,
+  parseTimestamp,
+  type RenewTime,
+  readLeaseDuration,
+  readRenewTime,
+} from './lease.js';
+import {
+  type Evaluation,
+  isAlerting,
+  type LeaseInfo,
+  type NodeInfo,
+  type NodeVerdict,
+  type Observation,
+  type Observations,
+  type Snapshot,
+  type SuppressionCause,
+  VERDICTS,
+  type Verdict,
+  type ZoneSummary,
+} from './model.js';
+import type { Policy } from './policy.js';
+import { describeSuppression, suppressionOf } from './suppression.js';
+
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+
+export function zoneOf(node: NodeInfo | undefined): string | null {
+  if (!node) return null;
+  return node.labels[ZONE_LABEL] ?? node.labels[LEGACY_ZONE_LABEL] ?? null;
+}
+
+/** The instance id at the end of a providerID (`aws:///eu-west-1a/i-0abc` → `i-0abc`). */
+export function instanceOf(providerID: string | undefined): string | null {
+  if (!providerID) return null;
+  const last = providerID
+    .split('/')
+    .filter((part) => part !== '')
+    .pop();
+  return last && last !== providerID ? last : null;
+}
+
+/** Where a lease stands on the watchdog's clock after this check. */
+interface Silence {
+  readonly observation: Observation;
+  readonly silentMs: number;
+}
+
+/**
+ * Carries the observation of one lease forward: unchanged renewTime keeps its `changedAt`; a
+ * changed one restarts at `now`; a first sight is estimated against the API server's clock.
+ */
+function observe(
+  key: string | null,
+  previous: Observation | undefined,
+  firstSightAgeMs: number | undefined,
+  now: number,
+): Silence {
+  let observation: Observation;
+  if (previous && previous.renewTime === key) {
+    observation = previous;
+  } else if (previous || firstSightAgeMs === undefined) {
+    observation = { renewTime: key, changedAt: now, estimated: false };
+  } else {
+    observation = {
+      renewTime: key,
+      changedAt: now - Math.max(0, firstSightAgeMs),
+      estimated: true,
+    };
+  }
+  return { observation, silentMs: Math.max(0, now - observation.changedAt) };
+}
+
+function createdAtMs(node: NodeInfo | undefined, lease: LeaseInfo | undefined): number | undefined {
+  const text = node?.createdAt ?? lease?.createdAt;
+  return text === undefined ? undefined : parseTimestamp(text);
+}
+
+interface Context {
+  readonly snapshot: Snapshot;
+  readonly policy: Policy;
+  readonly now: number;
+  readonly previous: Observations;
+  readonly next: Map<string, Observation>;
+}
+
+function base(name: string, node: NodeInfo | undefined) {
+  const providerID = node?.providerID ?? null;
+  return { name, zone: zoneOf(node), instance: instanceOf(node?.providerID), providerID };
+}
+
+function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined): NodeVerdict {
+  const { snapshot, policy, now } = ctx;
+  const renew: RenewTime = readRenewTime(lease.renewTime);
+  const duration: LeaseDuration = readLeaseDuration(lease.leaseDurationSeconds);
+  const leaseDurationSeconds = duration.kind === 'seconds' ? duration.seconds : null;
+  const renewTime = renew.kind === 'time' ? renew.raw : null;
+  const common = { ...base(lease.name, node), renewTime, leaseDurationSeconds };
+  const nodesKnown = snapshot.nodes !== null;
+
+  if (renew.kind === 'invalid' || duration.kind === 'invalid') {
+    const previous = ctx.previous.get(lease.name);
+    if (previous) ctx.next.set(lease.name, previous);
+    const problem =
+      renew.kind === 'invalid' ? renew.problem : (duration as { problem: string }).problem;
+    return {
+      ...common,
+      verdict: 'invalid',
+      reason: `lease cannot be read: ${problem}`,
+      silentForSeconds: null,
+    };
+  }
+
+  // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
+  let silence: Silence;
+  let thresholdSeconds: number;
+  if (renew.kind === 'never') {
+    const created = createdAtMs(node, lease);
+    const age = created === undefined ? undefined : snapshot.serverTime - created;
+    silence = observe(null, ctx.previous.get(lease.name), age, now);
+    thresholdSeconds = policy.startupGraceSeconds;
+  } else {
+    silence = observe(renew.raw, ctx.previous.get(lease.name), snapshot.serverTime - renew.at, now);
+    thresholdSeconds = Math.max(policy.gracePeriodSeconds, duration.seconds);
+  }
+  ctx.next.set(lease.name, silence.observation);
+  const silentForSeconds = Math.floor(silence.silentMs / 1000);
+  const estimated = silence.observation.estimated === true;
+  const silent = silence.silentMs >= thresholdSeconds * 1000;
+  const judged = { ...common, silentForSeconds, firstSight: estimated };
+
+  if (nodesKnown && !node) {
+    return {
+      ...judged,
+      verdict: 'orphaned-lease',
+      reason: 'lease has no Node: the node was deleted and its lease left behind',
+    };
+  }
+  const cause = node ? suppressionOf(node, policy) : undefined;
+  if (silent) {
+    const what =
+      renew.kind === 'never'
+        ? `lease never renewed, ${formatAge(silentForSeconds)} after the node was created (startup grace ${thresholdSeconds}s)`
+        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s)${estimated ? ', judged against the API server clock on first sight' : ''}`;
+    return suppressedOr(judged, 'expired', what, cause, policy);
+  }
+  if (node?.ready === 'False') {
+    const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
+    const what = `Node reports Ready=False${detail ? ` (${detail})` : ''} while its lease is fresh`;
+    return suppressedOr(judged, 'not-ready', what, cause, policy);
+  }
+  const reason =
+    renew.kind === 'never'
+      ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
+      : `renewed ${formatAge(silentForSeconds)} ago`;
+  return {
+    ...judged,
+    verdict: 'healthy',
+    reason: nodesKnown ? reason : `${reason} (Node not read)`,
+  };
+}
+
+function suppressedOr(
+  judged: Omit<NodeVerdict, 'verdict' | 'reason'>,
+  verdict: Verdict,
+  what: string,
+  cause: SuppressionCause | undefined,
+  policy: Policy,
+): NodeVerdict {
+  if (cause === undefined) return { ...judged, verdict, reason: what };
+  return {
+    ...judged,
+    verdict: 'suppressed',
+    suppressedBy: cause,
+    reason: `${describeSuppression(cause, policy)}; ${what}`,
+  };
+}
+
+function judgeNodeWithoutLease(ctx: Context, node: NodeInfo): NodeVerdict {
+  const { snapshot, policy } = ctx;
+  const created = createdAtMs(node, undefined);
+  const ageSeconds =
+    created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
+  const common = {
+    ...base(node.name, node),
+    renewTime: null,
+    leaseDurationSeconds: null,
+    silentForSeconds: null,
+  };
+  if (ageSeconds !== undefined && ageSeconds < policy.startupGraceSeconds) {
+    return {
+      ...common,
+      verdict: 'healthy',
+      reason: `no lease yet; node is ${formatAge(ageSeconds)} old (startup grace ${policy.startupGraceSeconds}s)`,
+    };
+  }
+  const age = ageSeconds === undefined ? '' : `; node is ${formatAge(ageSeconds)} old`;
+  const what = `no Lease in ${snapshot.namespace}${age}`;
+  return suppressedOr(common, 'missing-lease', what, suppressionOf(node, policy), policy);
+}
+
+function summarise(nodes: readonly NodeVerdict[]): Record<Verdict, number> {
+  const summary = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  for (const n of nodes) summary[n.verdict]++;
+  return summary;
+}
+
+/** Nodes per zone (orphaned leases are not nodes), with how many alert. */
+function zonesOf(nodes: readonly NodeVerdict[]): ZoneSummary[] {
+  const zones = new Map<string, { total: number; alerting: number }>();
+  for (const n of nodes) {
+    if (n.verdict === 'orphaned-lease') continue;
+    const key = n.zone ?? '';
+    const zone = zones.get(key) ?? { total: 0, alerting: 0 };
+    zone.total++;
+    if (isAlerting(n.verdict)) zone.alerting++;
+    zones.set(key, zone);
+  }
+  return [...zones.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([zone, counts]) => ({ zone, ...counts }));
+}
+
+/**
+ * Gives every node, and every lease without a node, one verdict. Pure: `now` is the watchdog's
+ * clock (epoch ms); the returned observations are to be passed to the next check.
+ */
+export function evaluate(
+  snapshot: Snapshot,
+  observations: Observations,
+  policy: Policy,
+  now: number,
+): Evaluation {
+  const ctx: Context = { snapshot, policy, now, previous: observations, next: new Map() };
+  const nodesByName = new Map<string, NodeInfo>();
+  for (const node of snapshot.nodes ?? []) nodesByName.set(node.name, node);
+
+  const verdicts: NodeVerdict[] = [];
+  const leased = new Set<string>();
+  for (const lease of snapshot.leases) {
+    if (leased.has(lease.name)) continue;
+    leased.add(lease.name);
+    verdicts.push(judgeLease(ctx, lease, nodesByName.get(lease.name)));
+  }
+  for (const node of nodesByName.values()) {
+    if (!leased.has(node.name)) verdicts.push(judgeNodeWithoutLease(ctx, node));
+  }
+  verdicts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  return {
+    cluster: snapshot.cluster,
+    checkedAt: now,
+    serverTime: snapshot.serverTime,
+    degraded: snapshot.degraded,
+    nodes: verdicts,
+    summary: summarise(verdicts),
+    zones: zonesOf(verdicts),
+    observations: ctx.next,
+  };
+}

@@ -1,0 +1,520 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { evaluate, instanceOf } from '../lambda/core/evaluate.js';
+import type { NodeVerdict, Observations, Snapshot } from '../lambda/core/model.js';
+import { DEFAULT_POLICY, type Policy } from '../lambda/core/policy.js';
+import { parseSelector } from '../lambda/core/selector.js';
+import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
+
+const NONE: Observations = new Map();
+const S = 1000;
+const MIN = 60 * S;
+
+function only(snap: Snapshot, policy: Policy = DEFAULT_POLICY, now = T0, obs = NONE): NodeVerdict {
+  const result = evaluate(snap, obs, policy, now);
+  assert.equal(result.nodes.length, 1, `expected one verdict, got ${JSON.stringify(result.nodes)}`);
+  return result.nodes[0] as NodeVerdict;
+}
+
+describe('evaluate: one check, first sight (judged against the API server clock)', () => {
+  const cases: {
+    name: string;
+    snap: Snapshot;
+    policy?: Policy;
+    now?: number;
+    verdict: NodeVerdict['verdict'];
+    silent?: number | null;
+    reason?: RegExp;
+  }[] = [
+    {
+      name: 'renewed just now is healthy',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 3 * S) })] }),
+      verdict: 'healthy',
+      silent: 3,
+    },
+    {
+      name: 'grace edge minus 1 ms is healthy',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 50 * S + 1) })] }),
+      verdict: 'healthy',
+      silent: 49,
+    },
+    {
+      name: 'exactly at the grace edge is expired',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 50 * S) })] }),
+      verdict: 'expired',
+      silent: 50,
+      reason: /no lease renewal for 50s \(grace 50s\)/,
+    },
+    {
+      name: 'grace edge plus 1 ms is expired',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 50 * S - 1) })] }),
+      verdict: 'expired',
+    },
+    {
+      name: 'microseconds count: one microsecond short of the edge is healthy',
+      snap: snapshot({ leases: [lease('a', { renewTime: '2026-11-29T11:59:10.000001Z' })] }),
+      verdict: 'healthy',
+    },
+    {
+      name: 'a numeric offset timestamp is read correctly',
+      snap: snapshot({ leases: [lease('a', { renewTime: '2026-11-29T13:59:55.000000+02:00' })] }),
+      verdict: 'healthy',
+      silent: 5,
+    },
+    {
+      name: 'missing leaseDurationSeconds means the kubelet default, 40',
+      snap: snapshot({
+        leases: [
+          lease('a', { renewTime: microTime(T0 - 45 * S), leaseDurationSeconds: undefined }),
+        ],
+      }),
+      verdict: 'healthy',
+    },
+    {
+      name: 'a lease still valid by its own longer duration is not expired',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 100 * S), leaseDurationSeconds: 120 })],
+      }),
+      verdict: 'healthy',
+    },
+    {
+      name: 'a longer duration still expires past itself',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 120 * S), leaseDurationSeconds: 120 })],
+      }),
+      verdict: 'expired',
+      reason: /grace 120s/,
+    },
+    {
+      name: 'kubelet clock 10 minutes ahead is healthy on first sight',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 + 10 * MIN) })] }),
+      verdict: 'healthy',
+      silent: 0,
+    },
+    {
+      name: 'first sight uses the API server clock, not the watchdog clock',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 5 * S) })],
+        serverTime: T0,
+      }),
+      now: T0 + 60 * MIN,
+      verdict: 'healthy',
+      silent: 5,
+    },
+    {
+      name: 'null renewTime within the startup grace is healthy',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: null })],
+        nodes: [node('a', { createdAt: new Date(T0 - 30 * S).toISOString() })],
+      }),
+      verdict: 'healthy',
+      reason: /not renewed yet/,
+    },
+    {
+      name: 'null renewTime past the startup grace is expired',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: null })],
+        nodes: [node('a', { createdAt: new Date(T0 - 60 * S).toISOString() })],
+      }),
+      verdict: 'expired',
+      reason: /never renewed/,
+    },
+    {
+      name: 'absent renewTime is the same as null',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: undefined })],
+        nodes: [node('a', { createdAt: new Date(T0 - 90 * S).toISOString() })],
+      }),
+      verdict: 'expired',
+    },
+    {
+      name: 'unparseable renewTime is invalid, not a crash',
+      snap: snapshot({ leases: [lease('a', { renewTime: 'yesterday' })] }),
+      verdict: 'invalid',
+      silent: null,
+      reason: /renewTime "yesterday" is not an RFC 3339 timestamp/,
+    },
+    {
+      name: 'impossible date is invalid',
+      snap: snapshot({ leases: [lease('a', { renewTime: '2026-02-31T00:00:00.000000Z' })] }),
+      verdict: 'invalid',
+    },
+    {
+      name: 'numeric renewTime is invalid',
+      snap: snapshot({ leases: [lease('a', { renewTime: 1234 })] }),
+      verdict: 'invalid',
+      reason: /renewTime is a number/,
+    },
+    {
+      name: 'zero duration is invalid',
+      snap: snapshot({ leases: [lease('a', { leaseDurationSeconds: 0 })] }),
+      verdict: 'invalid',
+      reason: /leaseDurationSeconds 0 is not positive/,
+    },
+    {
+      name: 'negative duration is invalid',
+      snap: snapshot({ leases: [lease('a', { leaseDurationSeconds: -40 })] }),
+      verdict: 'invalid',
+    },
+    {
+      name: 'string duration is invalid',
+      snap: snapshot({ leases: [lease('a', { leaseDurationSeconds: '40' })] }),
+      verdict: 'invalid',
+      reason: /is not a number/,
+    },
+    {
+      name: 'Ready=False with a fresh lease is not-ready',
+      snap: snapshot({
+        leases: [lease('a')],
+        nodes: [node('a', { ready: 'False', readyReason: 'KubeletNotReady' })],
+      }),
+      verdict: 'not-ready',
+      reason: /Ready=False \(KubeletNotReady\)/,
+    },
+    {
+      name: 'Ready=Unknown with a fresh lease is healthy (the lease is the heartbeat)',
+      snap: snapshot({ leases: [lease('a')], nodes: [node('a', { ready: 'Unknown' })] }),
+      verdict: 'healthy',
+    },
+    {
+      name: 'a cordoned node that is healthy stays healthy',
+      snap: snapshot({ leases: [lease('a')], nodes: [node('a', { unschedulable: true })] }),
+      verdict: 'healthy',
+    },
+    {
+      name: 'a lease without a Node is orphaned',
+      snap: snapshot({
+        leases: [lease('gone', { renewTime: microTime(T0 - 3 * 3600 * S) })],
+        nodes: [],
+      }),
+      verdict: 'orphaned-lease',
+    },
+    {
+      name: 'a node past the startup grace without a lease is missing-lease',
+      snap: snapshot({
+        leases: [],
+        nodes: [node('a', { createdAt: new Date(T0 - 61 * S).toISOString() })],
+      }),
+      verdict: 'missing-lease',
+      silent: null,
+    },
+    {
+      name: 'a new node without a lease yet is healthy',
+      snap: snapshot({
+        leases: [],
+        nodes: [node('a', { createdAt: new Date(T0 - 10 * S).toISOString() })],
+      }),
+      verdict: 'healthy',
+      reason: /no lease yet/,
+    },
+    {
+      name: 'degraded (Nodes unreadable): a silent lease is still expired',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 5 * MIN) })], nodes: null }),
+      verdict: 'expired',
+    },
+    {
+      name: 'degraded: a lease is not called orphaned when Nodes could not be read',
+      snap: snapshot({ leases: [lease('a')], nodes: null }),
+      verdict: 'healthy',
+      reason: /Node not read/,
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const v = only(c.snap, c.policy, c.now);
+      assert.equal(v.verdict, c.verdict, v.reason);
+      if (c.silent !== undefined) assert.equal(v.silentForSeconds, c.silent);
+      if (c.reason) assert.match(v.reason, c.reason);
+    });
+  }
+});
+
+describe('evaluate: suppression of expected removals', () => {
+  const silentLease = lease('a', { renewTime: microTime(T0 - 5 * MIN) });
+  const cases: { name: string; spec: Parameters<typeof node>[1]; policy?: Policy; by: string }[] = [
+    { name: 'cordoned (spec.unschedulable)', spec: { unschedulable: true }, by: 'cordoned' },
+    {
+      name: 'being deleted (deletionTimestamp)',
+      spec: { deletionTimestamp: '2026-11-29T11:58:00Z' },
+      by: 'deleting',
+    },
+    {
+      name: 'cluster autoscaler removal taint',
+      spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] },
+      by: 'autoscaler-removal',
+    },
+    {
+      name: 'Karpenter disrupted taint',
+      spec: { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] },
+      by: 'karpenter-disruption',
+    },
+    {
+      name: "Karpenter's older disruption taint",
+      spec: {
+        taints: [{ key: 'karpenter.sh/disruption', value: 'disrupting', effect: 'NoSchedule' }],
+      },
+      by: 'karpenter-disruption',
+    },
+    {
+      name: "the user's exclusion selector",
+      spec: { labels: { 'node-role.kubernetes.io/spot': '' } },
+      policy: { ...DEFAULT_POLICY, exclude: parseSelector('node-role.kubernetes.io/spot') },
+      by: 'excluded',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: silent → suppressed`, () => {
+      const v = only(snapshot({ leases: [silentLease], nodes: [node('a', c.spec)] }), c.policy);
+      assert.equal(v.verdict, 'suppressed');
+      assert.equal(v.suppressedBy, c.by);
+      assert.match(v.reason, /no lease renewal for 5m/);
+    });
+  }
+  it('an unrelated taint does not suppress', () => {
+    const spec = { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
+    assert.equal(
+      only(snapshot({ leases: [silentLease], nodes: [node('a', spec)] })).verdict,
+      'expired',
+    );
+  });
+  it('a selector that does not match does not suppress', () => {
+    const policy = { ...DEFAULT_POLICY, exclude: parseSelector('pool in (spot,batch)') };
+    const v = only(
+      snapshot({ leases: [silentLease], nodes: [node('a', { labels: { pool: 'core' } })] }),
+      policy,
+    );
+    assert.equal(v.verdict, 'expired');
+  });
+  it('Ready=False on a cordoned node is suppressed', () => {
+    const v = only(
+      snapshot({
+        leases: [lease('a')],
+        nodes: [node('a', { ready: 'False', unschedulable: true })],
+      }),
+    );
+    assert.equal(v.verdict, 'suppressed');
+    assert.match(v.reason, /Ready=False/);
+  });
+  it('a cordoned node without a lease is suppressed, not missing-lease', () => {
+    const v = only(snapshot({ leases: [], nodes: [node('a', { unschedulable: true })] }));
+    assert.equal(v.verdict, 'suppressed');
+  });
+});
+
+describe('evaluate: silence on the watchdog clock across checks', () => {
+  /** Runs a sequence of checks, carrying observations; returns each check's verdict for node `a`. */
+  function run(steps: { now: number; serverTime: number; renewTime: string }[]): NodeVerdict[] {
+    let obs: Observations = NONE;
+    return steps.map((step) => {
+      const result = evaluate(
+        snapshot({
+          leases: [lease('a', { renewTime: step.renewTime })],
+          serverTime: step.serverTime,
+        }),
+        obs,
+        DEFAULT_POLICY,
+        step.now,
+      );
+      obs = result.observations;
+      return result.nodes[0] as NodeVerdict;
+    });
+  }
+  /** A kubelet renewing every 10 s with its clock `skew` ms off, checked every 10 s from W. */
+  function renewing(skew: number, checks: number, watchdogOffset = 0) {
+    return Array.from({ length: checks }, (_, i) => ({
+      now: T0 + watchdogOffset + i * 10 * S,
+      serverTime: T0 + i * 10 * S,
+      renewTime: microTime(T0 + skew + i * 10 * S - 2 * S),
+    }));
+  }
+
+  for (const skew of [10 * MIN, -10 * MIN]) {
+    it(`a healthy node with its kubelet clock ${skew / MIN} min off is never flagged once observed twice`, () => {
+      const verdicts = run(renewing(skew, 20, 7 * MIN));
+      assert.deepEqual(
+        verdicts.slice(1).map((v) => v.verdict),
+        Array(19).fill('healthy'),
+      );
+    });
+  }
+
+  it('a kubelet 10 min behind looks expired on first sight (nothing else to go by), healthy from the second', () => {
+    const verdicts = run(renewing(-10 * MIN, 2));
+    assert.equal(verdicts[0]?.verdict, 'expired');
+    assert.equal(verdicts[0]?.firstSight, true);
+    assert.equal(verdicts[1]?.verdict, 'healthy');
+  });
+
+  it('a node that stops renewing is flagged by the first check a grace period after the last change', () => {
+    const last = microTime(T0 - 2 * S);
+    const steps = [0, 10, 20, 30, 40, 49.999, 50].map((sec) => ({
+      now: T0 + 7 * MIN + sec * S,
+      serverTime: T0 + sec * S,
+      renewTime: sec === 0 ? microTime(T0 - 12 * S) : last,
+    }));
+    const verdicts = run(steps).map((v) => v.verdict);
+    // The change was seen at second 10 (watchdog clock); 49.999 s after the first check is 39.999 s of silence.
+    assert.deepEqual(verdicts, [
+      'healthy',
+      'healthy',
+      'healthy',
+      'healthy',
+      'healthy',
+      'healthy',
+      'healthy',
+    ]);
+    const later = run([
+      ...steps,
+      { now: T0 + 7 * MIN + 59.999 * S, serverTime: T0 + 60 * S, renewTime: last },
+      { now: T0 + 7 * MIN + 60 * S, serverTime: T0 + 60 * S, renewTime: last },
+    ]).map((v) => v.verdict);
+    assert.deepEqual(later.slice(-2), ['healthy', 'expired']);
+  });
+
+  it('a node first seen long silent stays expired, its silence carried forward, until it renews', () => {
+    const stale = microTime(T0 - 10 * MIN);
+    const verdicts = run([
+      { now: T0, serverTime: T0, renewTime: stale },
+      { now: T0 + 10 * S, serverTime: T0 + 10 * S, renewTime: stale },
+      { now: T0 + 20 * S, serverTime: T0 + 20 * S, renewTime: stale },
+      { now: T0 + 30 * S, serverTime: T0 + 30 * S, renewTime: microTime(T0 + 29 * S) },
+    ]);
+    assert.deepEqual(
+      verdicts.map((v) => [v.verdict, v.silentForSeconds]),
+      [
+        ['expired', 600],
+        ['expired', 610],
+        ['expired', 620],
+        ['healthy', 0],
+      ],
+    );
+  });
+
+  it('the watchdog clock jumping backwards never gives negative silence', () => {
+    const r = microTime(T0 - 1 * S);
+    const verdicts = run([
+      { now: T0, serverTime: T0, renewTime: r },
+      { now: T0 - 5 * MIN, serverTime: T0 + 10 * S, renewTime: r },
+    ]);
+    assert.equal(verdicts[1]?.silentForSeconds, 0);
+  });
+
+  it('an invalid lease keeps the earlier observation, so a later valid value resumes from it', () => {
+    const r = microTime(T0 - 1 * S);
+    let obs = evaluate(
+      snapshot({ leases: [lease('a', { renewTime: r })] }),
+      NONE,
+      DEFAULT_POLICY,
+      T0,
+    ).observations;
+    obs = evaluate(
+      snapshot({ leases: [lease('a', { renewTime: 'garbage' })] }),
+      obs,
+      DEFAULT_POLICY,
+      T0 + 30 * S,
+    ).observations;
+    const v = evaluate(
+      snapshot({ leases: [lease('a', { renewTime: r })] }),
+      obs,
+      DEFAULT_POLICY,
+      T0 + 60 * S,
+    ).nodes[0];
+    assert.equal(v?.verdict, 'expired');
+    assert.equal(v?.silentForSeconds, 61);
+  });
+
+  it('observations are carried for present leases only', () => {
+    const first = evaluate(
+      snapshot({ leases: [lease('a'), lease('b')] }),
+      NONE,
+      DEFAULT_POLICY,
+      T0,
+    );
+    assert.deepEqual([...first.observations.keys()].sort(), ['a', 'b']);
+    const second = evaluate(
+      snapshot({ leases: [lease('a')] }),
+      first.observations,
+      DEFAULT_POLICY,
+      T0 + S,
+    );
+    assert.deepEqual([...second.observations.keys()], ['a']);
+  });
+});
+
+describe('evaluate: the whole cluster', () => {
+  it('gives one verdict per node and per orphaned lease, sorted, with a summary and zones', () => {
+    const old = microTime(T0 - 5 * MIN);
+    const result = evaluate(
+      snapshot({
+        leases: [
+          lease('c', { renewTime: old }),
+          lease('a'),
+          lease('b', { renewTime: old }),
+          lease('orphan', { renewTime: old }),
+          lease('a'),
+        ],
+        nodes: [
+          node('a', { zone: 'z1' }),
+          node('b', { zone: 'z1' }),
+          node('c', { zone: 'z2', unschedulable: true }),
+          node('d', { zone: 'z2' }),
+        ],
+      }),
+      NONE,
+      DEFAULT_POLICY,
+      T0,
+    );
+    assert.deepEqual(
+      result.nodes.map((n) => [n.name, n.verdict]),
+      [
+        ['a', 'healthy'],
+        ['b', 'expired'],
+        ['c', 'suppressed'],
+        ['d', 'missing-lease'],
+        ['orphan', 'orphaned-lease'],
+      ],
+    );
+    assert.deepEqual(result.summary, {
+      healthy: 1,
+      expired: 1,
+      'not-ready': 0,
+      'missing-lease': 1,
+      'orphaned-lease': 1,
+      suppressed: 1,
+      invalid: 0,
+    });
+    assert.deepEqual(result.zones, [
+      { zone: 'z1', total: 2, alerting: 1 },
+      { zone: 'z2', total: 2, alerting: 1 },
+    ]);
+    assert.equal(result.nodes[1]?.instance, 'i-b');
+    assert.equal(result.nodes[1]?.zone, 'z1');
+  });
+
+  it('evaluates 100,000 nodes', () => {
+    const leases = Array.from({ length: 100_000 }, (_, i) =>
+      lease(`n${i}`, { renewTime: microTime(T0 - (i % 90) * S) }),
+    );
+    const result = evaluate(snapshot({ leases }), NONE, DEFAULT_POLICY, T0);
+    assert.equal(result.nodes.length, 100_000);
+    assert.equal(
+      result.summary.expired,
+      Math.floor(100_000 / 90) * 40 + Math.max(0, (100_000 % 90) - 50),
+    );
+  });
+});
+
+describe('instanceOf', () => {
+  for (const [providerID, expected] of [
+    ['aws:///eu-west-1a/i-0abc123', 'i-0abc123'],
+    ['gce://my-project/europe-west1-b/gke-node-1', 'gke-node-1'],
+    ['azure:///subscriptions/x/virtualMachines/vm-1', 'vm-1'],
+    ['kind://docker/kind/kind-worker', 'kind-worker'],
+    ['', null],
+    ['opaque', null],
+  ] as const) {
+    it(`${JSON.stringify(providerID)} → ${expected}`, () =>
+      assert.equal(instanceOf(providerID), expected));
+  }
+});
