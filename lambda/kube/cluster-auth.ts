@@ -1,0 +1,387 @@
+/**
+ * A cluster's auth settings → a KubeConfig for the cluster reader, in Lambda: kubeconfig or
+ * bearer token from Secrets Manager, or EKS (eks:DescribeCluster + an in-process IAM token).
+ *
+ * Keep one provider for the life of the container (module level in the composition root): it
+ * caches secrets (5 minutes), cluster endpoints and CAs (15 minutes) and EKS tokens (renewed after
+ * 10 minutes), by the injected clock. Call `kubeConfigFor` once per check: the KubeConfig it
+ * returns carries a token valid for that check, not forever.
+ */
+import {
+  DescribeClusterCommand,
+  type DescribeClusterCommandOutput,
+  type EKSClient,
+} from '@aws-sdk/client-eks';
+import {
+  GetSecretValueCommand,
+  type GetSecretValueCommandOutput,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { ClusterAuthError, describeAwsError, errorName, isAbortError } from './auth-error.js';
+import { kubeConfigFromText } from './auth-kubeconfig.js';
+import { EksTokenIssuer } from './eks-token.js';
+
+export type ClusterAuth =
+  /** A whole kubeconfig (YAML) in Secrets Manager. */
+  | { readonly mode: 'kubeconfig'; readonly secretId: string; readonly context?: string }
+  /** API server URL, CA (base64 PEM, as in a kubeconfig) and a bearer token in Secrets Manager. */
+  | {
+      readonly mode: 'token';
+      readonly server: string;
+      readonly caData?: string;
+      readonly tokenSecretId: string;
+    }
+  /** An EKS cluster: endpoint and CA from eks:DescribeCluster, an IAM token made in-process. */
+  | { readonly mode: 'eks'; readonly clusterName: string; readonly region?: string };
+
+export interface ClusterAuthDeps {
+  readonly secrets: SecretsManagerClient;
+  /** An EKS client for `region` (the default region when undefined). */
+  readonly eks: (region?: string) => EKSClient;
+  /** Signs EKS tokens. */
+  readonly credentials: AwsCredentialIdentityProvider;
+  /** The function's region: the default for `eks` mode. */
+  readonly region: string;
+  /** Epoch ms. */
+  readonly now: () => number;
+  /** Default 5 minutes. */
+  readonly secretTtlMs?: number;
+  /** How long an EKS endpoint and CA are reused; default 15 minutes. */
+  readonly clusterInfoTtlMs?: number;
+  /** How long an EKS token is reused; default 10 minutes (they last 15). */
+  readonly tokenRenewAfterMs?: number;
+}
+
+export interface AuthenticatedCluster {
+  readonly name: string;
+  readonly auth: ClusterAuth;
+}
+
+export const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
+export const DEFAULT_CLUSTER_INFO_TTL_MS = 15 * 60_000;
+const TOKEN_USER = 'lease-watchdog';
+
+interface Expiring<T> {
+  readonly value: T;
+  readonly expiresAt: number;
+}
+
+interface ClusterInfo {
+  readonly endpoint: string;
+  readonly caData: string;
+}
+
+export class ClusterAuthProvider {
+  private readonly secretCache = new Map<string, Expiring<string>>();
+  private readonly clusterInfoCache = new Map<string, Expiring<ClusterInfo>>();
+  private readonly eksClients = new Map<string, EKSClient>();
+  private readonly tokens: EksTokenIssuer;
+  private readonly secretTtlMs: number;
+  private readonly clusterInfoTtlMs: number;
+
+  constructor(private readonly deps: ClusterAuthDeps) {
+    this.secretTtlMs = deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS;
+    this.clusterInfoTtlMs = deps.clusterInfoTtlMs ?? DEFAULT_CLUSTER_INFO_TTL_MS;
+    this.tokens = new EksTokenIssuer({
+      credentials: deps.credentials,
+      now: deps.now,
+      ...(deps.tokenRenewAfterMs === undefined ? {} : { renewAfterMs: deps.tokenRenewAfterMs }),
+    });
+  }
+
+  /** Rejects with a ClusterAuthError; honours `signal`. */
+  async kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig> {
+    if (signal?.aborted) throw aborted(cluster.name, signal.reason);
+    const { auth } = cluster;
+    switch (auth.mode) {
+      case 'kubeconfig': {
+        const text = await this.secret(cluster.name, auth.secretId, signal);
+        return kubeConfigFromText(text, {
+          cluster: cluster.name,
+          secretId: auth.secretId,
+          context: auth.context,
+        });
+      }
+      case 'token': {
+        const server = httpsServer(cluster.name, auth.server);
+        const caData = auth.caData === undefined ? undefined : base64Pem(cluster.name, auth.caData);
+        const token = bearerToken(
+          cluster.name,
+          auth.tokenSecretId,
+          await this.secret(cluster.name, auth.tokenSecretId, signal),
+        );
+        return singleUserConfig(cluster.name, server, caData, token);
+      }
+      case 'eks': {
+        const region = auth.region ?? this.deps.region;
+        const info = await this.clusterInfo(cluster.name, auth.clusterName, region, signal);
+        const { token } = await this.tokens.token(auth.clusterName, region);
+        return singleUserConfig(cluster.name, info.endpoint, info.caData, token);
+      }
+    }
+  }
+
+  /**
+   * Forgets what is cached for this cluster (secret, endpoint and CA, token), so that the next
+   * `kubeConfigFor` fetches afresh: call it after the API server answered 401.
+   */
+  forget(cluster: AuthenticatedCluster): void {
+    const { auth } = cluster;
+    switch (auth.mode) {
+      case 'kubeconfig':
+        this.secretCache.delete(auth.secretId);
+        return;
+      case 'token':
+        this.secretCache.delete(auth.tokenSecretId);
+        return;
+      case 'eks': {
+        const region = auth.region ?? this.deps.region;
+        this.clusterInfoCache.delete(`${region}/${auth.clusterName}`);
+        this.tokens.forget(auth.clusterName, region);
+        return;
+      }
+    }
+  }
+
+  private async secret(cluster: string, secretId: string, signal?: AbortSignal): Promise<string> {
+    const now = this.deps.now();
+    const cached = this.secretCache.get(secretId);
+    if (cached && now < cached.expiresAt) return cached.value;
+
+    let output: GetSecretValueCommandOutput;
+    try {
+      output = await this.deps.secrets.send(
+        new GetSecretValueCommand({ SecretId: secretId }),
+        signal ? { abortSignal: signal } : {},
+      );
+    } catch (error) {
+      throw secretError(cluster, secretId, error, signal);
+    }
+    const value =
+      output.SecretString ??
+      (output.SecretBinary ? Buffer.from(output.SecretBinary).toString('utf8') : '');
+    if (value.trim() === '') {
+      throw new ClusterAuthError('secret-invalid', cluster, `secret '${secretId}' is empty`);
+    }
+    this.secretCache.set(secretId, { value, expiresAt: now + this.secretTtlMs });
+    return value;
+  }
+
+  private async clusterInfo(
+    cluster: string,
+    clusterName: string,
+    region: string,
+    signal?: AbortSignal,
+  ): Promise<ClusterInfo> {
+    const key = `${region}/${clusterName}`;
+    const now = this.deps.now();
+    const cached = this.clusterInfoCache.get(key);
+    if (cached && now < cached.expiresAt) return cached.value;
+
+    let description: DescribeClusterCommandOutput;
+    try {
+      description = await this.eksClient(region).send(
+        new DescribeClusterCommand({ name: clusterName }),
+        signal ? { abortSignal: signal } : {},
+      );
+    } catch (error) {
+      throw describeClusterError(cluster, clusterName, region, error, signal);
+    }
+    const endpoint = description.cluster?.endpoint;
+    const caData = description.cluster?.certificateAuthority?.data;
+    if (!endpoint || !caData) {
+      const status = description.cluster?.status ?? 'unknown';
+      throw new ClusterAuthError(
+        'describe-cluster-failed',
+        cluster,
+        `EKS cluster '${clusterName}' in ${region} has no endpoint or certificate authority yet (status ${status})`,
+      );
+    }
+    const info = {
+      endpoint: httpsServer(cluster, endpoint),
+      caData: base64Pem(cluster, caData),
+    };
+    this.clusterInfoCache.set(key, { value: info, expiresAt: now + this.clusterInfoTtlMs });
+    return info;
+  }
+
+  private eksClient(region: string): EKSClient {
+    let client = this.eksClients.get(region);
+    if (!client) {
+      client = this.deps.eks(region);
+      this.eksClients.set(region, client);
+    }
+    return client;
+  }
+}
+
+function singleUserConfig(
+  name: string,
+  server: string,
+  caData: string | undefined,
+  token: string,
+): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name, server, skipTLSVerify: false, ...(caData ? { caData } : {}) }],
+    users: [{ name: TOKEN_USER, token }],
+    contexts: [{ name, cluster: name, user: TOKEN_USER }],
+    currentContext: name,
+  });
+  return config;
+}
+
+function httpsServer(cluster: string, server: string): string {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new ClusterAuthError(
+      'settings-invalid',
+      cluster,
+      `server for cluster '${cluster}' is not a URL`,
+    );
+  }
+  if (url.protocol !== 'https:') {
+    throw new ClusterAuthError(
+      'insecure-tls',
+      cluster,
+      `server for cluster '${cluster}' must be an https:// URL: TLS is always on in Lambda`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ClusterAuthError(
+      'settings-invalid',
+      cluster,
+      `server for cluster '${cluster}' must not carry credentials`,
+    );
+  }
+  return server.replace(/\/+$/, '');
+}
+
+/** caData as a kubeconfig holds it: base64 of PEM. Raw PEM is accepted and encoded. */
+function base64Pem(cluster: string, caData: string): string {
+  const trimmed = caData.trim();
+  if (trimmed.startsWith('-----BEGIN CERTIFICATE-----')) {
+    return Buffer.from(`${trimmed}\n`, 'utf8').toString('base64');
+  }
+  const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(trimmed) || !decoded.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ClusterAuthError(
+      'ca-invalid',
+      cluster,
+      `CA data for cluster '${cluster}' is not a base64-encoded PEM certificate`,
+    );
+  }
+  return trimmed.replace(/\s+/g, '');
+}
+
+/** The secret holds the token itself, or JSON with a `token` field. */
+function bearerToken(cluster: string, secretId: string, value: string): string {
+  let token = value.trim();
+  if (token.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(token);
+    } catch {
+      parsed = undefined;
+    }
+    const field = (parsed as { token?: unknown } | undefined)?.token;
+    if (typeof field !== 'string') {
+      throw new ClusterAuthError(
+        'secret-invalid',
+        cluster,
+        `secret '${secretId}' holds JSON without a string 'token' field; store the bearer token itself or {"token": "..."}`,
+      );
+    }
+    token = field.trim();
+  }
+  if (!/^[!-~]+$/.test(token)) {
+    throw new ClusterAuthError(
+      'secret-invalid',
+      cluster,
+      `secret '${secretId}' does not hold a bearer token (empty, or not printable ASCII without spaces)`,
+    );
+  }
+  return token;
+}
+
+function aborted(cluster: string, cause: unknown): ClusterAuthError {
+  return new ClusterAuthError(
+    'aborted',
+    cluster,
+    `authentication for cluster '${cluster}' was aborted`,
+    {
+      cause,
+    },
+  );
+}
+
+function secretError(cluster: string, secretId: string, error: unknown, signal?: AbortSignal) {
+  if (isAbortError(error, signal)) return aborted(cluster, error);
+  switch (errorName(error)) {
+    case 'ResourceNotFoundException':
+      return new ClusterAuthError(
+        'secret-not-found',
+        cluster,
+        `secret '${secretId}' for cluster '${cluster}' was not found in Secrets Manager`,
+        { cause: error },
+      );
+    case 'AccessDeniedException':
+      return new ClusterAuthError(
+        'secret-access-denied',
+        cluster,
+        `access denied reading secret '${secretId}' for cluster '${cluster}': the function's role needs secretsmanager:GetSecretValue on it`,
+        { cause: error },
+      );
+    case 'DecryptionFailure':
+      return new ClusterAuthError(
+        'secret-access-denied',
+        cluster,
+        `secret '${secretId}' for cluster '${cluster}' could not be decrypted: the function's role needs kms:Decrypt on the secret's KMS key`,
+        { cause: error },
+      );
+    default:
+      return new ClusterAuthError(
+        'secret-unavailable',
+        cluster,
+        `could not read secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)})`,
+        { cause: error },
+      );
+  }
+}
+
+function describeClusterError(
+  cluster: string,
+  clusterName: string,
+  region: string,
+  error: unknown,
+  signal?: AbortSignal,
+) {
+  if (isAbortError(error, signal)) return aborted(cluster, error);
+  switch (errorName(error)) {
+    case 'ResourceNotFoundException':
+      return new ClusterAuthError(
+        'cluster-not-found',
+        cluster,
+        `EKS cluster '${clusterName}' was not found in ${region} (eks:DescribeCluster)`,
+        { cause: error },
+      );
+    case 'AccessDeniedException':
+      return new ClusterAuthError(
+        'describe-cluster-denied',
+        cluster,
+        `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: the function's role needs the eks:DescribeCluster permission on that cluster`,
+        { cause: error },
+      );
+    default:
+      return new ClusterAuthError(
+        'describe-cluster-failed',
+        cluster,
+        `eks:DescribeCluster on '${clusterName}' in ${region} failed (${describeAwsError(error)})`,
+        { cause: error },
+      );
+  }
+}

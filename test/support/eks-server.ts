@@ -1,0 +1,128 @@
+/**
+ * A tiny Amazon EKS endpoint on 127.0.0.1 and a random port, speaking the REST-JSON protocol the
+ * real `@aws-sdk/client-eks` uses for DescribeCluster: `GET /clusters/<name>` →
+ * `{cluster: {name, endpoint, certificateAuthority: {data}, status}}`, 404
+ * ResourceNotFoundException, 403 AccessDeniedException. Counts calls. Never AWS.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EKSClient } from '@aws-sdk/client-eks';
+
+export interface EksCluster {
+  readonly endpoint?: string;
+  /** base64 PEM, as EKS returns it. */
+  readonly caData?: string;
+  readonly status?: string;
+}
+
+export interface EksServer {
+  readonly url: string;
+  /** A real client pointed at this server (fake static credentials, us-east-1). */
+  readonly client: EKSClient;
+  readonly calls: number;
+  /** Request paths, in order. */
+  readonly requests: readonly string[];
+  put(name: string, cluster: EksCluster): void;
+  /** Answer 403 AccessDeniedException for every request. */
+  denyAll(deny: boolean): void;
+  close(): Promise<void>;
+}
+
+export async function startEksServer(
+  initial: Readonly<Record<string, EksCluster>> = {},
+): Promise<EksServer> {
+  const clusters = new Map(Object.entries(initial));
+  const requests: string[] = [];
+  let denied = false;
+
+  const server = createServer((req, res) => {
+    req.resume();
+    const path = req.url ?? '/';
+    requests.push(path);
+    const match = /^\/clusters\/([^/?]+)$/.exec(path);
+    if (req.method !== 'GET' || !match?.[1]) {
+      answer(res, 400, 'InvalidRequestException', {
+        message: `unsupported: ${req.method} ${path}`,
+      });
+      return;
+    }
+    if (denied) {
+      answer(res, 403, 'AccessDeniedException', {
+        message:
+          'User: arn:aws:sts::123456789012:assumed-role/watchdog/fn is not authorized to perform: eks:DescribeCluster',
+      });
+      return;
+    }
+    const name = decodeURIComponent(match[1]);
+    const cluster = clusters.get(name);
+    if (!cluster) {
+      answer(res, 404, 'ResourceNotFoundException', {
+        message: `No cluster found for name: ${name}.`,
+        clusterName: name,
+      });
+      return;
+    }
+    answer(res, 200, undefined, {
+      cluster: {
+        name,
+        arn: `arn:aws:eks:us-east-1:123456789012:cluster/${name}`,
+        endpoint: cluster.endpoint,
+        certificateAuthority: cluster.caData === undefined ? {} : { data: cluster.caData },
+        status: cluster.status ?? 'ACTIVE',
+        version: '1.33',
+      },
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const client = new EKSClient({
+    region: 'us-east-1',
+    endpoint: url,
+    credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+
+  return {
+    url,
+    client,
+    get calls() {
+      return requests.length;
+    },
+    requests,
+    put: (name, cluster) => {
+      clusters.set(name, cluster);
+    },
+    denyAll: (deny) => {
+      denied = deny;
+    },
+    close: async () => {
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function answer(
+  res: ServerResponse,
+  status: number,
+  errorType: string | undefined,
+  body: unknown,
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-amzn-requestid': 'local-request',
+    ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
+  });
+  res.end(text);
+}
