@@ -1,39 +1,68 @@
 /**
  * What the alert lifecycle remembers between checks, per cluster. Plain JSON-serialisable data
- * (stores persist it as-is). Owned by the alert lifecycle (`incidents.ts`); times are epoch ms on
- * the watchdog's clock.
+ * (stores persist it as-is: no Maps, no `undefined` values that matter, no class instances). Owned
+ * by the alert lifecycle (`incidents.ts`); times are epoch ms on the watchdog's clock.
+ *
+ * Records are keyed by node name. They are kept compact, because a whole-cluster storm at 100,000
+ * nodes means 100,000 open incidents: the key is the name, so no record repeats it.
  */
 import type { ClusterReadFailure, Verdict } from './model.js';
+import type { Resolution } from './notification.js';
 
-export interface Incident {
-  readonly name: string;
+/** What a notification needs to show a node that is no longer in the evaluation. */
+export interface NodeSnapshot {
   readonly verdict: Verdict;
-  readonly reason: string;
   readonly zone: string | null;
   readonly instance: string | null;
+  /** Raw renewTime string as last read, or null. */
+  readonly renewTime: string | null;
+}
+
+/** An open incident of one node (the node is `expired`, `not-ready` or `missing-lease`). */
+export interface Incident extends NodeSnapshot {
+  /** When the incident opened (the node started alerting). */
   readonly openedAt: number;
-  /** When a FIRING or REMINDER for it was last sent. */
+  /** When the node was last named in a FIRING, REMINDER, STORM or "stopped flapping" notice. */
   readonly lastNotifiedAt: number;
 }
 
+/** A node in FLAPPING: one notice sent, per-transition messages held back until it is stable. */
+export interface Flapping {
+  /** When the FLAPPING notice went out. */
+  readonly since: number;
+  /** Time of the latest open/resolve transition: released once stable for `stableSeconds`. */
+  readonly lastTransitionAt: number;
+  /** The node as seen at its latest transition (to report it if it vanishes meanwhile). */
+  readonly node: NodeSnapshot;
+  /** How its incident last resolved (silently, while flapping), when it did. */
+  readonly resolution?: Resolution;
+}
+
 export interface FlapRecord {
-  /** Times of open/resolve transitions still inside the flapping window. */
+  /**
+   * Times of open/resolve transitions inside the flapping window, oldest first. Fewer than the
+   * threshold while not flapping; not appended to while flapping. The record is dropped once it
+   * is empty and the node is not flapping.
+   */
   readonly transitions: readonly number[];
-  /** Set while the node is in FLAPPING (one notice sent, per-transition messages held back). */
-  readonly flappingSince?: number | undefined;
-  /** Since when it has been stable (no transition), while flapping. */
-  readonly stableSince?: number | undefined;
+  /** Set while the node is flapping. */
+  readonly flapping?: Flapping;
 }
 
 export interface WatchdogIncident {
   readonly failure: ClusterReadFailure | 'unknown';
+  /** The reader's latest one-line message. */
   readonly message: string;
+  /** When reads started failing (kept when the failure class changes). */
   readonly since: number;
+  /** When a WATCHDOG failing notice was last sent. */
   readonly lastNotifiedAt: number;
 }
 
 export interface StormIncident {
+  /** 'cluster' once the whole cluster crossed the threshold during this storm (never downgraded). */
   readonly scope: 'zone' | 'cluster';
+  /** Every zone that crossed the zone threshold during this storm, sorted. */
   readonly zones: readonly string[];
   readonly since: number;
 }
@@ -46,8 +75,8 @@ export interface AlertState {
 }
 
 export const EMPTY_ALERT_STATE: AlertState = Object.freeze({
-  incidents: {},
-  flaps: {},
+  incidents: Object.freeze({}),
+  flaps: Object.freeze({}),
   watchdog: null,
   storm: null,
 });

@@ -44,6 +44,11 @@ export interface AlertNode {
 }
 
 export interface StormInfo {
+  /**
+   * 'active' when the storm starts or spreads (headline STORM, critical); 'ended' when it is over
+   * (severity info). Absent means 'active'. Set only on the checks where the storm changes.
+   */
+  readonly state?: 'active' | 'ended' | undefined;
   /** 'zone' when one or more zones crossed the threshold, 'cluster' when the whole cluster did. */
   readonly scope: 'zone' | 'cluster';
   /** The zones that crossed the threshold (all zones, for scope 'cluster'). */

@@ -1,0 +1,106 @@
+/**
+ * One notification per cluster per check, like an Alertmanager group: the headline kind, its
+ * severity and a deterministic id for everything one check has to say. Pure.
+ *
+ * Headline, first that applies:
+ *   STORM (a storm starts or spreads, critical) > WATCHDOG (reads fail, critical) > FIRING
+ *   (critical) > FLAPPING (warning) > REMINDER (warning) > RESOLVED (info) > STORM (a storm ended,
+ *   info) > WATCHDOG (reads work again, info).
+ * A storm that ended or a watchdog that resolved is the headline only when nothing else happened;
+ * otherwise it rides along in `storm` / `watchdog` under the headline of the node changes.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  AlertNode,
+  Notification,
+  NotificationKind,
+  Severity,
+  StormInfo,
+  WatchdogInfo,
+} from './notification.js';
+
+export interface CheckChanges {
+  readonly cluster: string;
+  readonly at: number;
+  readonly firing: AlertNode[];
+  readonly resolved: AlertNode[];
+  readonly reminders: AlertNode[];
+  readonly flapping: AlertNode[];
+  readonly storm?: StormInfo | undefined;
+  readonly watchdog?: WatchdogInfo | undefined;
+}
+
+function headline(changes: CheckChanges): { kind: NotificationKind; severity: Severity } | null {
+  const stormState = changes.storm?.state ?? 'active';
+  if (changes.storm !== undefined && stormState === 'active') {
+    return { kind: 'STORM', severity: 'critical' };
+  }
+  if (changes.watchdog?.state === 'failing') return { kind: 'WATCHDOG', severity: 'critical' };
+  if (changes.firing.length > 0) return { kind: 'FIRING', severity: 'critical' };
+  if (changes.flapping.length > 0) return { kind: 'FLAPPING', severity: 'warning' };
+  if (changes.reminders.length > 0) return { kind: 'REMINDER', severity: 'warning' };
+  if (changes.resolved.length > 0) return { kind: 'RESOLVED', severity: 'info' };
+  if (changes.storm !== undefined) return { kind: 'STORM', severity: 'info' };
+  if (changes.watchdog !== undefined) return { kind: 'WATCHDOG', severity: 'info' };
+  return null;
+}
+
+function byName(a: AlertNode, b: AlertNode): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** The notification for one check, or null when the check changed nothing worth saying. */
+export function composeNotification(changes: CheckChanges): Notification | null {
+  const head = headline(changes);
+  if (head === null) return null;
+  const firing = changes.firing.sort(byName);
+  const resolved = changes.resolved.sort(byName);
+  const reminders = changes.reminders.sort(byName);
+  const flapping = changes.flapping.sort(byName);
+  const body = {
+    cluster: changes.cluster,
+    kind: head.kind,
+    severity: head.severity,
+    at: changes.at,
+    firing,
+    resolved,
+    reminders,
+    flapping,
+    ...(changes.storm === undefined ? {} : { storm: changes.storm }),
+    ...(changes.watchdog === undefined ? {} : { watchdog: changes.watchdog }),
+  };
+  return { id: notificationId(body), ...body };
+}
+
+/**
+ * sha256 (hex) over what identifies a notification: cluster, time of the check, kind, severity,
+ * and per list the node names with their verdict and resolution; the storm's state, scope and
+ * zones; the watchdog's state, failure and since. Reasons and messages are left out: they are
+ * prose, not identity. Same inputs, same id (a retried publish deduplicates on it).
+ */
+export function notificationId(notification: Omit<Notification, 'id'>): string {
+  const hash = createHash('sha256');
+  const line = (...parts: unknown[]): void => {
+    hash.update(JSON.stringify(parts));
+    hash.update('\n');
+  };
+  line('v1', notification.cluster, notification.at, notification.kind, notification.severity);
+  const lists = [
+    ['firing', notification.firing],
+    ['resolved', notification.resolved],
+    ['reminders', notification.reminders],
+    ['flapping', notification.flapping],
+  ] as const;
+  for (const [list, nodes] of lists) {
+    line(list, nodes.length);
+    for (const node of nodes) line(node.name, node.verdict, node.resolution ?? null);
+  }
+  const storm = notification.storm;
+  if (storm !== undefined) {
+    line('storm', storm.state ?? 'active', storm.scope, storm.clusterTotal, storm.clusterAlerting);
+    for (const zone of storm.zones) line(zone.zone, zone.total, zone.alerting);
+  }
+  const watchdog = notification.watchdog;
+  if (watchdog !== undefined) line('watchdog', watchdog.state, watchdog.failure, watchdog.since);
+  return hash.digest('hex');
+}

@@ -1,0 +1,224 @@
+/**
+ * Builders and a check runner for the alert lifecycle tests (incidents, flapping, storms).
+ */
+import type { AlertState } from '../lambda/core/alert-state.js';
+import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
+import {
+  type AlertPolicy,
+  alertsForEvaluation,
+  alertsForReadFailure,
+  DEFAULT_ALERT_POLICY,
+} from '../lambda/core/incidents.js';
+import {
+  type ClusterReadFailure,
+  type Evaluation,
+  isAlerting,
+  type NodeVerdict,
+  VERDICTS,
+  type Verdict,
+  type ZoneSummary,
+} from '../lambda/core/model.js';
+import type { Notification } from '../lambda/core/notification.js';
+
+/** The pinned time of the first check: 2026-11-29T18:00:00Z. */
+export const T0 = Date.UTC(2026, 10, 29, 18, 0, 0);
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const CLUSTER = 'prod-eu';
+
+const REASONS: Record<Verdict, string> = {
+  healthy: 'lease renewed 4 s ago',
+  expired: 'lease not renewed for 73 s (grace period 50 s)',
+  'not-ready': 'lease fresh, but Ready=False (KubeletNotReady)',
+  'missing-lease': 'node older than 60 s and no lease',
+  'orphaned-lease': 'lease without a Node',
+  suppressed: 'node is cordoned',
+  invalid: 'renewTime is not a MicroTime',
+};
+
+/** One node's verdict: `nv('a', 'expired')`, `nv('a', 'suppressed', { suppressedBy: 'cordoned' })`. */
+export function nv(
+  name: string,
+  verdict: Verdict,
+  overrides: Partial<NodeVerdict> = {},
+): NodeVerdict {
+  return {
+    name,
+    verdict,
+    reason: REASONS[verdict],
+    renewTime: '2026-11-29T17:58:47.065888Z',
+    leaseDurationSeconds: 40,
+    silentForSeconds: verdict === 'expired' ? 73 : 4,
+    zone: 'eu-west-1a',
+    instance: `i-${name}`,
+    providerID: `aws:///eu-west-1a/i-${name}`,
+    ...(verdict === 'suppressed' ? { suppressedBy: 'cordoned' as const } : {}),
+    ...overrides,
+  };
+}
+
+/** `count` nodes named `${prefix}-000`… with one verdict, in one zone. */
+export function nodes(
+  prefix: string,
+  count: number,
+  verdict: Verdict,
+  zone: string | null = 'eu-west-1a',
+): NodeVerdict[] {
+  return Array.from({ length: count }, (_, i) =>
+    nv(`${prefix}-${String(i).padStart(3, '0')}`, verdict, { zone }),
+  );
+}
+
+/** Zone counts as the evaluator makes them: every node but orphaned leases, zone null → ''. */
+export function zonesOf(list: readonly NodeVerdict[]): ZoneSummary[] {
+  const byZone = new Map<string, { total: number; alerting: number }>();
+  for (const node of list) {
+    if (node.verdict === 'orphaned-lease') continue;
+    const zone = node.zone ?? '';
+    const counts = byZone.get(zone) ?? { total: 0, alerting: 0 };
+    counts.total++;
+    if (isAlerting(node.verdict)) counts.alerting++;
+    byZone.set(zone, counts);
+  }
+  return [...byZone].map(([zone, counts]) => ({ zone, ...counts }));
+}
+
+export function evaluation(options: {
+  nodes: readonly NodeVerdict[];
+  cluster?: string;
+  checkedAt?: number;
+  zones?: readonly ZoneSummary[];
+  degraded?: string;
+}): Evaluation {
+  const sorted = [...options.nodes].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const summary = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  for (const node of sorted) summary[node.verdict]++;
+  return {
+    cluster: options.cluster ?? CLUSTER,
+    checkedAt: options.checkedAt ?? T0,
+    serverTime: options.checkedAt ?? T0,
+    nodes: sorted,
+    summary,
+    zones: options.zones ?? zonesOf(sorted),
+    observations: new Map(),
+    ...(options.degraded === undefined ? {} : { degraded: options.degraded }),
+  };
+}
+
+export function policy(overrides: {
+  reminderIntervalSeconds?: number;
+  flapping?: Partial<AlertPolicy['flapping']>;
+  storm?: Partial<AlertPolicy['storm']>;
+}): AlertPolicy {
+  return {
+    reminderIntervalSeconds:
+      overrides.reminderIntervalSeconds ?? DEFAULT_ALERT_POLICY.reminderIntervalSeconds,
+    flapping: { ...DEFAULT_ALERT_POLICY.flapping, ...overrides.flapping },
+    storm: { ...DEFAULT_ALERT_POLICY.storm, ...overrides.storm },
+  };
+}
+
+/** One check in a scenario: a successful one (`nodes`) or a failed read (`failure`). */
+export type Check =
+  | { readonly at: number; readonly nodes: readonly NodeVerdict[]; readonly degraded?: string }
+  | {
+      readonly at: number;
+      readonly failure: ClusterReadFailure | 'unknown';
+      readonly message?: string;
+    };
+
+export interface Run {
+  readonly notifications: (Notification | null)[];
+  readonly states: AlertState[];
+}
+
+/**
+ * Runs checks in order from EMPTY_ALERT_STATE (or `start`), passing the state through a JSON round
+ * trip between checks, as the stores do.
+ */
+export function runChecks(
+  checks: readonly Check[],
+  alertPolicy: AlertPolicy = DEFAULT_ALERT_POLICY,
+  start: AlertState = EMPTY_ALERT_STATE,
+): Run {
+  let state = start;
+  const notifications: (Notification | null)[] = [];
+  const states: AlertState[] = [];
+  for (const check of checks) {
+    const out =
+      'failure' in check
+        ? alertsForReadFailure(
+            CLUSTER,
+            check.failure,
+            check.message ?? `cannot list leases: ${check.failure}`,
+            state,
+            alertPolicy,
+            check.at,
+          )
+        : alertsForEvaluation(
+            evaluation({
+              nodes: check.nodes,
+              checkedAt: check.at,
+              ...(check.degraded === undefined ? {} : { degraded: check.degraded }),
+            }),
+            state,
+            alertPolicy,
+            check.at,
+          );
+    notifications.push(out.notification);
+    state = JSON.parse(JSON.stringify(out.state)) as AlertState;
+    states.push(state);
+  }
+  return { notifications, states };
+}
+
+/** What a notification says, in a form a table can hold. */
+export interface Digest {
+  kind: string;
+  severity: string;
+  firing: string[];
+  /** `name:resolution`. */
+  resolved: string[];
+  reminders: string[];
+  flapping: string[];
+  /** `state scope zone=alerting/total,…`. */
+  storm?: string;
+  /** `state failure`. */
+  watchdog?: string;
+}
+
+export function digest(notification: Notification | null): Digest | null {
+  if (notification === null) return null;
+  const out: Digest = {
+    kind: notification.kind,
+    severity: notification.severity,
+    firing: notification.firing.map((n) => n.name),
+    resolved: notification.resolved.map((n) => `${n.name}:${n.resolution}`),
+    reminders: notification.reminders.map((n) => n.name),
+    flapping: notification.flapping.map((n) => n.name),
+  };
+  if (notification.storm !== undefined) {
+    const s = notification.storm;
+    const zones = s.zones.map((z) => `${z.zone}=${z.alerting}/${z.total}`).join(',');
+    out.storm = `${s.state ?? 'active'} ${s.scope} ${zones}`;
+  }
+  if (notification.watchdog !== undefined) {
+    out.watchdog = `${notification.watchdog.state} ${notification.watchdog.failure}`;
+  }
+  return out;
+}
+
+/** A digest with empty lists unless given: `expected({ kind: 'FIRING', severity: 'critical', firing: ['a'] })`. */
+export function expected(partial: Partial<Digest> & Pick<Digest, 'kind' | 'severity'>): Digest {
+  return { firing: [], resolved: [], reminders: [], flapping: [], ...partial };
+}
+
+/** A named sequence of checks, each with the notification digest it must produce (or null). */
+export interface Scenario {
+  readonly name: string;
+  readonly policy?: AlertPolicy;
+  readonly checks: readonly (Check & { readonly expect: Digest | null })[];
+}
