@@ -1,0 +1,171 @@
+/**
+ * The SNS notifier: one `Publish` per notification, to a standard or FIFO topic.
+ *
+ * The client is built by the composition root and passed in (so tests hand in one pointed at a
+ * local endpoint). `publish` resolves only once SNS accepted the message; any failure rejects with
+ * a `PublishError`, and the caller keeps the notification in its outbox to retry on the next
+ * check. The abort signal (the Lambda deadline) cancels the request.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type MessageAttributeValue,
+  PublishCommand,
+  type PublishCommandInput,
+  type SNSClient,
+} from '@aws-sdk/client-sns';
+import type { Notification, Notifier } from '../core/notification.js';
+import { renderBody, renderSubject } from './render.js';
+import { asciiText, cleanText, squeeze, truncate } from './text.js';
+
+/** The part of a logger this notifier uses (Powertools Logger fits). */
+export interface NotifyLogger {
+  info(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface SnsNotifierOptions {
+  readonly client: SNSClient;
+  readonly topicArn: string;
+  readonly logger?: NotifyLogger | undefined;
+}
+
+/** SNS did not accept a notification. `retryable`: whether trying again later may succeed. */
+export class PublishError extends Error {
+  override readonly name = 'PublishError';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    /** The SDK's error name (e.g. `InternalErrorException`, `AbortError`), when there is one. */
+    readonly code: string | undefined,
+    /** HTTP status SNS answered with, when it answered. */
+    readonly statusCode: number | undefined,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+
+export class SnsNotifier implements Notifier {
+  readonly #client: SNSClient;
+  readonly #topicArn: string;
+  readonly #logger: NotifyLogger | undefined;
+
+  constructor(options: SnsNotifierOptions) {
+    if (!TOPIC_ARN.test(options.topicArn)) {
+      throw new Error(
+        `topicArn must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>), got "${truncate(cleanText(options.topicArn), 200)}"`,
+      );
+    }
+    this.#client = options.client;
+    this.#topicArn = options.topicArn;
+    this.#logger = options.logger;
+  }
+
+  async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
+    const input = publishInput(notification, this.#topicArn);
+    let messageId: string | undefined;
+    try {
+      const output = await this.#client.send(new PublishCommand(input), { abortSignal: signal });
+      messageId = output.MessageId;
+    } catch (error) {
+      throw toPublishError(error, notification, signal);
+    }
+    this.#logger?.info('notification published', {
+      cluster: input.MessageAttributes?.cluster?.StringValue,
+      kind: notification.kind,
+      notificationId: notification.id,
+      messageId,
+      nodes:
+        notification.firing.length +
+        notification.reminders.length +
+        notification.flapping.length +
+        notification.resolved.length,
+      bytes: Buffer.byteLength(input.Message ?? '', 'utf8'),
+    });
+  }
+}
+
+/** The `Publish` request for a notification (pure; exported for tests). */
+export function publishInput(n: Notification, topicArn: string): PublishCommandInput {
+  const attributes: Record<string, MessageAttributeValue> = {
+    cluster: { DataType: 'String', StringValue: attributeValue(n.cluster) },
+    kind: { DataType: 'String', StringValue: n.kind },
+    severity: { DataType: 'String', StringValue: n.severity },
+  };
+  const input: PublishCommandInput = {
+    TopicArn: topicArn,
+    Subject: renderSubject(n),
+    Message: renderBody(n),
+    MessageAttributes: attributes,
+  };
+  if (topicArn.endsWith('.fifo')) {
+    input.MessageGroupId = messageGroupId(n.cluster);
+    input.MessageDeduplicationId = deduplicationId(n.id);
+  }
+  return input;
+}
+
+/** A non-empty, single-line attribute value: SNS rejects empty String attributes. */
+function attributeValue(text: string): string {
+  return truncate(squeeze(cleanText(text)), 256) || 'unknown';
+}
+
+/** SNS FIFO ids: 1–128 characters, ASCII letters, digits and punctuation. */
+const FIFO_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** The cluster as a FIFO message group: messages of one cluster stay in order. */
+export function messageGroupId(cluster: string): string {
+  const id = asciiText(cluster)
+    .replace(/[^\x21-\x7e]+/g, '-')
+    .slice(0, 128);
+  return id || 'cluster';
+}
+
+/** The notification id when it fits SNS's rules, else a digest of it (still deterministic). */
+export function deduplicationId(id: string): string {
+  return FIFO_ID.test(id) ? id : createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
+const THROTTLING = new Set([
+  'Throttling',
+  'ThrottlingException',
+  'ThrottledException',
+  'KMSThrottlingException',
+]);
+
+function toPublishError(error: unknown, n: Notification, signal?: AbortSignal): PublishError {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    message?: unknown;
+    $metadata?: { httpStatusCode?: number };
+    $retryable?: unknown;
+  };
+  const code = typeof e.name === 'string' ? e.name : undefined;
+  const status = e.$metadata?.httpStatusCode;
+  const aborted = code === 'AbortError' || signal?.aborted === true;
+  const retryable =
+    aborted ||
+    e.$retryable !== undefined ||
+    status === undefined || // no answer at all: network, DNS, timeout
+    status === 429 ||
+    status >= 500 ||
+    (code !== undefined && THROTTLING.has(code));
+  const detail = typeof e.message === 'string' ? firstLine(e.message) : '';
+  const what = aborted
+    ? 'aborted (deadline)'
+    : `${code ?? 'error'}${status !== undefined ? ` (HTTP ${status})` : ''}`;
+  const cluster = truncate(squeeze(cleanText(n.cluster)), 100) || 'unknown';
+  return new PublishError(
+    `SNS did not accept the ${n.kind} notification for cluster ${cluster}: ${what}${detail ? `: ${detail}` : ''}`,
+    retryable && code !== 'CredentialsProviderError',
+    code,
+    status,
+    { cause: error },
+  );
+}
+
+/** The first line of an SDK message, cleaned and short: never a dump of the request. */
+function firstLine(text: string): string {
+  return truncate(squeeze(cleanText(text.split('\n', 1)[0] ?? '')), 160);
+}

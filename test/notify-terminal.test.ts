@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { renderBody, renderSubject } from '../lambda/notify/render.js';
+import { SEPARATOR, TerminalNotifier } from '../lambda/notify/terminal-notifier.js';
+import { alertNode, notification } from './support/notifications.js';
+
+describe('TerminalNotifier', () => {
+  it('prints subject and body between separator lines, once per notification', async () => {
+    const written: string[] = [];
+    const notifier = new TerminalNotifier((text) => written.push(text));
+    const n = notification({ firing: [alertNode('worker-1'), alertNode('worker-2')] });
+    await notifier.publish(n);
+    await notifier.publish(notification({ kind: 'RESOLVED', resolved: [alertNode('worker-1')] }));
+
+    assert.equal(written.length, 2);
+    const [first] = written;
+    assert.equal(
+      first,
+      `${SEPARATOR}\nSubject: ${renderSubject(n)}\n${SEPARATOR}\n${renderBody(n)}\n${SEPARATOR}\n`,
+    );
+    assert.match(
+      first ?? '',
+      /^Subject: \[prod-eu\] FIRING: 2 nodes down \(worker-1, worker-2\)$/m,
+    );
+    assert.match(
+      written[1] ?? '',
+      /^Subject: \[prod-eu\] RESOLVED: 1 node recovered \(worker-1\)$/m,
+    );
+  });
+
+  it('never writes terminal escape sequences from hostile names', async () => {
+    const written: string[] = [];
+    await new TerminalNotifier((text) => written.push(text)).publish(
+      notification({
+        cluster: '\u001b]0;pwned\u0007',
+        firing: [alertNode('\u001b[2Jnode\u001b[31m')],
+      }),
+    );
+    assert.doesNotMatch(written.join('').replaceAll('\n', ''), /\p{Cc}/u);
+    assert.match(written.join(''), /^\[2Jnode\[31m$/m);
+  });
+
+  it('does not print when the signal is already aborted', async () => {
+    const written: string[] = [];
+    await assert.rejects(
+      new TerminalNotifier((text) => written.push(text)).publish(
+        notification({ firing: [alertNode('a')] }),
+        AbortSignal.abort(),
+      ),
+      { name: 'AbortError' },
+    );
+    assert.equal(written.length, 0);
+  });
+});

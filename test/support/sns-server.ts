@@ -1,0 +1,421 @@
+/**
+ * A local SNS endpoint for tests: speaks SNS's AWS query protocol (the one the installed
+ * `@aws-sdk/client-sns` uses: form-encoded `Action=Publish&Version=2010-03-31&...` POSTed to `/`,
+ * XML answers) on 127.0.0.1, so the real SDK client can publish to it.
+ *
+ *   const sns = await startSnsServer();
+ *   const client = new SNSClient({ region: 'us-east-1', endpoint: sns.url,
+ *     credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+ *   ...
+ *   sns.messages  // what was accepted, decoded
+ *   await sns.close();
+ *
+ * It enforces the rules of Publish that it can, answering SNS's own error XML, so that a test
+ * relying on it fails when the code under test breaks them:
+ * - Subject: fewer than 100 characters (counted in UTF-16 units, the stricter count), no line
+ *   breaks or control characters, starting with a letter, number or punctuation mark; with
+ *   `asciiSubjects` (the default) printable ASCII only, as SNS documented for years and as AWS's
+ *   own SNS integrations still require.
+ * - Message: present, non-empty, at most 262,144 UTF-8 bytes — and the whole payload (message,
+ *   subject, attribute names, types and values) too.
+ * - Message attributes: at most 10, valid names, known data types, non-empty values.
+ * - FIFO topics (ARN ending in `.fifo`): MessageGroupId required, MessageDeduplicationId required
+ *   (no content-based deduplication here), both ≤ 128 characters of SNS's allowed set; a repeated
+ *   deduplication id within 5 minutes is accepted but not delivered again (same MessageId back).
+ * - Standard topics: MessageDeduplicationId is rejected.
+ * - A request without a SigV4 Authorization header is refused (403).
+ *
+ * `failNext(count, failure)` makes the next publishes fail as SNS does under trouble: `internal`
+ * (500 InternalError), `throttled` (429 Throttled, SNS's own throttling answer, which the SDK maps
+ * to ThrottledException) or `throttling` (400 Throttling, the generic AWS query throttling code);
+ * or `hang` (never answer: for deadline and abort tests).
+ * The SDK's retry strategy treats all three as retryable (5xx transient; `ThrottledException` and
+ * `Throttling` are in its throttling codes, as is any 429).
+ *
+ * Not supported: the AWS JSON protocol (`X-Amz-Target`) — the installed client does not send it —
+ * and actions other than Publish (answered with InvalidAction).
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const SNS_MAX_MESSAGE_BYTES = 262_144;
+export const SNS_MAX_SUBJECT_CHARS = 99;
+export const FIFO_DEDUP_WINDOW_MS = 5 * 60 * 1000;
+
+export interface ReceivedAttribute {
+  readonly dataType: string;
+  readonly stringValue?: string | undefined;
+  readonly binaryValue?: string | undefined;
+}
+
+export interface ReceivedMessage {
+  readonly messageId: string;
+  readonly topicArn: string;
+  readonly subject?: string | undefined;
+  readonly message: string;
+  readonly attributes: Readonly<Record<string, ReceivedAttribute>>;
+  readonly messageGroupId?: string | undefined;
+  readonly messageDeduplicationId?: string | undefined;
+  /** Server clock (epoch ms) at which it was accepted. */
+  readonly receivedAt: number;
+}
+
+/** `hang`: never answer (until the client gives up or the server closes). */
+export type InjectedFailure = 'internal' | 'throttled' | 'throttling' | 'hang';
+
+export interface SnsServerOptions {
+  /** Reject non-ASCII subjects (default true). */
+  readonly asciiSubjects?: boolean;
+  /** Clock for FIFO deduplication (default Date.now). */
+  readonly now?: () => number;
+}
+
+export interface SnsServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** Accepted messages, in order (FIFO duplicates are not added again). */
+  readonly messages: ReceivedMessage[];
+  /** Every request answered, accepted or not: how many attempts the client made. */
+  readonly requests: number;
+  /** Publishes accepted as duplicates of an earlier FIFO deduplication id. */
+  readonly duplicates: number;
+  /** Rejections sent, with their codes, for assertions. */
+  readonly rejections: readonly { code: string; message: string }[];
+  /** Make the next `count` requests fail with the given failure. */
+  failNext(count: number, failure: InjectedFailure): void;
+  /** Forget messages, counters, injected failures and the deduplication memory. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const XMLNS = 'http://sns.amazonaws.com/doc/2010-03-31/';
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+class SnsFault extends Error {
+  override readonly name = 'SnsFault';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly type: 'Sender' | 'Receiver' = 'Sender',
+  ) {
+    super(message);
+  }
+}
+
+const invalid = (message: string) => new SnsFault(400, 'InvalidParameter', message);
+const invalidValue = (message: string) => new SnsFault(400, 'ParameterValueInvalid', message);
+
+const FAILURES: Readonly<Record<Exclude<InjectedFailure, 'hang'>, () => SnsFault>> = {
+  internal: () => new SnsFault(500, 'InternalError', 'Request could not be completed', 'Receiver'),
+  throttled: () => new SnsFault(429, 'Throttled', 'Rate exceeded'),
+  throttling: () => new SnsFault(400, 'Throttling', 'Rate exceeded'),
+};
+
+export async function startSnsServer(options: SnsServerOptions = {}): Promise<SnsServer> {
+  const asciiSubjects = options.asciiSubjects ?? true;
+  const now = options.now ?? Date.now;
+  const messages: ReceivedMessage[] = [];
+  const rejections: { code: string; message: string }[] = [];
+  const seen = new Map<string, { messageId: string; at: number }>();
+  const pending: InjectedFailure[] = [];
+  let requests = 0;
+  let duplicates = 0;
+  let sequence = 10_000_000_000_000_000n;
+
+  function publish(form: URLSearchParams): { messageId: string; sequenceNumber?: string } {
+    const topicArn = form.get('TopicArn') ?? form.get('TargetArn');
+    if (!topicArn) {
+      throw invalid(
+        'Invalid parameter: TopicArn or TargetArn Reason: no value for required parameter',
+      );
+    }
+    if (!/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/.test(topicArn)) {
+      throw invalid('Invalid parameter: TopicArn');
+    }
+    const fifo = topicArn.endsWith('.fifo');
+
+    const message = form.get('Message');
+    if (message === null || message.length === 0) throw invalid('Invalid parameter: Empty message');
+    const messageBytes = Buffer.byteLength(message, 'utf8');
+    if (messageBytes > SNS_MAX_MESSAGE_BYTES) throw invalid('Invalid parameter: Message too long');
+
+    const subject = form.get('Subject') ?? undefined;
+    if (subject !== undefined) checkSubject(subject, asciiSubjects);
+
+    const attributes = readAttributes(form);
+    const attributeBytes = Object.entries(attributes).reduce(
+      (sum, [name, a]) =>
+        sum +
+        Buffer.byteLength(name) +
+        Buffer.byteLength(a.dataType) +
+        Buffer.byteLength(a.stringValue ?? a.binaryValue ?? ''),
+      0,
+    );
+    if (messageBytes + Buffer.byteLength(subject ?? '') + attributeBytes > SNS_MAX_MESSAGE_BYTES) {
+      throw invalid('Invalid parameter: Message too long');
+    }
+
+    const messageGroupId = form.get('MessageGroupId') ?? undefined;
+    const messageDeduplicationId = form.get('MessageDeduplicationId') ?? undefined;
+    if (messageGroupId !== undefined) checkFifoId('MessageGroupId', messageGroupId);
+    if (messageDeduplicationId !== undefined) {
+      checkFifoId('MessageDeduplicationId', messageDeduplicationId);
+    }
+    if (fifo) {
+      if (messageGroupId === undefined) {
+        throw invalid(
+          'Invalid parameter: The MessageGroupId parameter is required for FIFO topics',
+        );
+      }
+      if (messageDeduplicationId === undefined) {
+        throw invalid(
+          'Invalid parameter: The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
+        );
+      }
+    } else if (messageDeduplicationId !== undefined) {
+      throw invalid(
+        'Invalid parameter: MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type',
+      );
+    }
+
+    const at = now();
+    if (fifo && messageDeduplicationId !== undefined) {
+      const key = `${topicArn}\n${messageDeduplicationId}`;
+      const earlier = seen.get(key);
+      if (earlier && at - earlier.at < FIFO_DEDUP_WINDOW_MS) {
+        duplicates += 1;
+        sequence += 1n;
+        return { messageId: earlier.messageId, sequenceNumber: String(sequence) };
+      }
+      const messageId = randomUUID();
+      seen.set(key, { messageId, at });
+      messages.push({
+        messageId,
+        topicArn,
+        subject,
+        message,
+        attributes,
+        messageGroupId,
+        messageDeduplicationId,
+        receivedAt: at,
+      });
+      sequence += 1n;
+      return { messageId, sequenceNumber: String(sequence) };
+    }
+    const messageId = randomUUID();
+    messages.push({
+      messageId,
+      topicArn,
+      subject,
+      message,
+      attributes,
+      messageGroupId,
+      messageDeduplicationId,
+      receivedAt: at,
+    });
+    return { messageId };
+  }
+
+  function handle(
+    req: http.IncomingMessage,
+    body: Buffer,
+    requestId: string,
+  ): { status: number; xml: string } | null {
+    try {
+      if (req.method !== 'POST') {
+        throw new SnsFault(400, 'InvalidAction', `${req.method} is not supported here`);
+      }
+      const type = req.headers['content-type'] ?? '';
+      if (!type.startsWith('application/x-www-form-urlencoded')) {
+        throw new SnsFault(
+          400,
+          'InvalidAction',
+          `Content-Type ${type || '(none)'} is not the query protocol (the AWS JSON protocol is not supported by this test server)`,
+        );
+      }
+      if (!String(req.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 ')) {
+        throw new SnsFault(
+          403,
+          'MissingAuthenticationToken',
+          'Request is missing Authentication Token',
+        );
+      }
+      const form = new URLSearchParams(body.toString('utf8'));
+      const action = form.get('Action');
+      if (action !== 'Publish') {
+        throw new SnsFault(
+          400,
+          'InvalidAction',
+          `Could not find operation ${action ?? '(none)'} for version 2010-03-31`,
+        );
+      }
+      const injected = pending.shift();
+      if (injected === 'hang') return null;
+      if (injected) throw FAILURES[injected]();
+      const { messageId, sequenceNumber } = publish(form);
+      const seq = sequenceNumber ? `<SequenceNumber>${sequenceNumber}</SequenceNumber>` : '';
+      return {
+        status: 200,
+        xml:
+          `<PublishResponse xmlns="${XMLNS}"><PublishResult><MessageId>${messageId}</MessageId>${seq}` +
+          `</PublishResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></PublishResponse>`,
+      };
+    } catch (error) {
+      const fault =
+        error instanceof SnsFault
+          ? error
+          : new SnsFault(500, 'InternalError', 'Request could not be completed', 'Receiver');
+      rejections.push({ code: fault.code, message: fault.message });
+      return {
+        status: fault.status,
+        xml:
+          `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${fault.type}</Type><Code>${fault.code}</Code>` +
+          `<Message>${escapeXml(fault.message)}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
+      };
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      requests += 1;
+      const requestId = randomUUID();
+      const answer =
+        size > MAX_REQUEST_BYTES
+          ? {
+              status: 413,
+              xml: `<ErrorResponse xmlns="${XMLNS}"><Error><Type>Sender</Type><Code>RequestEntityTooLarge</Code><Message>Request too large</Message></Error></ErrorResponse>`,
+            }
+          : handle(req, Buffer.concat(chunks), requestId);
+      if (answer === null) return; // injected hang
+      const { status, xml } = answer;
+      res.writeHead(status, {
+        'content-type': 'text/xml',
+        'x-amzn-requestid': requestId,
+        'content-length': Buffer.byteLength(xml),
+      });
+      res.end(xml);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    messages,
+    get requests() {
+      return requests;
+    },
+    get duplicates() {
+      return duplicates;
+    },
+    rejections,
+    failNext(count: number, failure: InjectedFailure) {
+      for (let i = 0; i < count; i++) pending.push(failure);
+    },
+    reset() {
+      messages.length = 0;
+      rejections.length = 0;
+      pending.length = 0;
+      seen.clear();
+      requests = 0;
+      duplicates = 0;
+    },
+    close() {
+      return new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function checkSubject(subject: string, ascii: boolean): void {
+  const reject = (why: string) => invalid(`Invalid parameter: Subject Reason: ${why}`);
+  if (subject.length === 0) throw reject('must not be empty');
+  if (subject.length > SNS_MAX_SUBJECT_CHARS) {
+    throw reject('must be less than 100 characters long');
+  }
+  if (/[\p{Cc}\u2028\u2029]/u.test(subject)) {
+    throw reject('must not include line breaks or control characters');
+  }
+  if (!/^[\p{L}\p{N}\p{P}]/u.test(subject)) {
+    throw reject('must begin with a letter, number or punctuation mark');
+  }
+  if (ascii && /[^\x20-\x7e]/.test(subject)) throw reject('must be ASCII text');
+}
+
+/** SNS's allowed characters for MessageGroupId and MessageDeduplicationId: printable ASCII, no space. */
+function checkFifoId(name: string, value: string): void {
+  if (value.length === 0 || value.length > 128 || !/^[\x21-\x7e]+$/.test(value)) {
+    throw invalid(
+      `Invalid parameter: ${name} Reason: must be 1 to 128 alphanumeric or punctuation characters`,
+    );
+  }
+}
+
+const ATTRIBUTE_TYPE = /^(String|Number|Binary|String\.Array)(\.[A-Za-z0-9_.-]+)?$/;
+
+function readAttributes(form: URLSearchParams): Record<string, ReceivedAttribute> {
+  const attributes: Record<string, ReceivedAttribute> = {};
+  for (let i = 1; ; i++) {
+    const prefix = `MessageAttributes.entry.${i}`;
+    const name = form.get(`${prefix}.Name`);
+    if (name === null) break;
+    if (i > 10) {
+      throw invalidValue('Number of message attributes [11] exceeds the allowed maximum [10].');
+    }
+    if (
+      name.length === 0 ||
+      name.length > 256 ||
+      !/^[A-Za-z0-9_.-]+$/.test(name) ||
+      /^(aws\.|amazon\.)/i.test(name) ||
+      name.startsWith('.') ||
+      name.endsWith('.') ||
+      name.includes('..')
+    ) {
+      throw invalidValue(`The message attribute name '${name}' is invalid.`);
+    }
+    const dataType = form.get(`${prefix}.Value.DataType`) ?? '';
+    if (!ATTRIBUTE_TYPE.test(dataType)) {
+      throw invalidValue(
+        `The message attribute '${name}' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String.`,
+      );
+    }
+    const stringValue = form.get(`${prefix}.Value.StringValue`) ?? undefined;
+    const binaryValue = form.get(`${prefix}.Value.BinaryValue`) ?? undefined;
+    const value = dataType.startsWith('Binary') ? binaryValue : stringValue;
+    if (value === undefined || value.length === 0) {
+      throw invalidValue(
+        `The message attribute '${name}' must contain non-empty message attribute value for message attribute type '${dataType.split('.')[0]}'.`,
+      );
+    }
+    if (/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.test(value)) {
+      throw invalidValue(`The message attribute '${name}' contains invalid characters.`);
+    }
+    if (dataType.startsWith('Number') && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value)) {
+      throw invalidValue(`The message attribute '${name}' with type 'Number' must be a number.`);
+    }
+    attributes[name] = { dataType, stringValue, binaryValue };
+  }
+  return attributes;
+}
+
+function escapeXml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
+}
