@@ -1,0 +1,482 @@
+/**
+ * State kept in DynamoDB, for the Lambda. Layout and costs: docs/STATE.md.
+ *
+ * One partition per cluster (`pk = cluster#<name>`):
+ * - the head item (`sk = head`): version (the lock), generation id, chunk count, byte count and
+ *   SHA-256 of the state blob, and — when the blob fits in one item — the blob itself (`state`);
+ * - chunk items (`sk = chunk#<generation>#<00000>`), when it does not: the blob cut into pieces of
+ *   at most `chunkBytes` (default 350,000 bytes, safely under the 400 KB item limit).
+ * The blob is the gzip-compressed state document (observations, alerts, outbox): alerts and outbox
+ * grow with the number of alerting nodes too (a storm across 100,000 nodes), so they are not kept
+ * in the head.
+ *
+ * Saving writes the chunks of a new generation first, then the head with a condition on the
+ * expected version; the head write is the commit. The loser of a race gets StateConflictError
+ * and its chunks are deleted; the winner deletes the previous generation's chunks. Every item
+ * carries the TTL attribute `expiresAt`, so leftovers and clusters no longer checked disappear.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type ConsumedCapacity,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import { parseClusterState, serializeClusterState } from './state-document.js';
+import {
+  type ClusterState,
+  emptyClusterState,
+  StateConflictError,
+  StateCorruptError,
+  type StateStore,
+  type StoredState,
+} from './store.js';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/** The table the stack creates: on-demand, these keys, TTL on `expiresAt`. */
+export const STATE_TABLE_KEYS = Object.freeze({
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAt',
+} as const);
+
+/** DynamoDB's item size limit (400 KB, names and values together). */
+export const MAX_ITEM_BYTES = 400 * 1024;
+export const DEFAULT_CHUNK_BYTES = 350_000;
+export const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
+const MAX_CHUNK_BYTES = 380_000;
+const BATCH_WRITE_LIMIT = 25;
+const BATCH_ATTEMPTS = 8;
+const LOAD_ATTEMPTS = 3;
+
+export interface DynamoDbStateStoreOptions {
+  /** Built by the composition root (region, credentials, endpoint); never by the store. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** Items expire this long after their last write (default 30 days). */
+  readonly ttlSeconds?: number | undefined;
+  /** Largest blob piece per item, in bytes (default 350,000; tests use small ones). */
+  readonly chunkBytes?: number | undefined;
+  /** Epoch ms, for `expiresAt` (default Date.now). */
+  readonly clock?: (() => number) | undefined;
+  /** Told about best-effort clean-ups that failed (the TTL removes those items later). */
+  readonly logger?:
+    | { warn(message: string, fields: Readonly<Record<string, unknown>>): void }
+    | undefined;
+}
+
+/** What the store has asked of DynamoDB so far (as DynamoDB reported it; for metrics, benchmarks). */
+export interface DynamoDbUsage {
+  requests: number;
+  readCapacityUnits: number;
+  writeCapacityUnits: number;
+  /** Sum of the sizes of items put (DynamoDB's item size rules), bytes. */
+  bytesWritten: number;
+  /** Sum of the sizes of items read, bytes. */
+  bytesRead: number;
+  itemsWritten: number;
+  itemsDeleted: number;
+}
+
+type Item = Record<string, AttributeValue>;
+
+export class DynamoDbStateStore implements StateStore {
+  readonly #client: DynamoDBClient;
+  readonly #table: string;
+  readonly #ttlSeconds: number;
+  readonly #chunkBytes: number;
+  readonly #clock: () => number;
+  readonly #logger: DynamoDbStateStoreOptions['logger'];
+  readonly #usage: DynamoDbUsage = {
+    requests: 0,
+    readCapacityUnits: 0,
+    writeCapacityUnits: 0,
+    bytesWritten: 0,
+    bytesRead: 0,
+    itemsWritten: 0,
+    itemsDeleted: 0,
+  };
+
+  constructor(options: DynamoDbStateStoreOptions) {
+    const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+    const ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+    if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
+      throw new RangeError(`chunkBytes must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
+    }
+    if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1) {
+      throw new RangeError('ttlSeconds must be a positive integer');
+    }
+    if (options.tableName === '') throw new RangeError('tableName is required');
+    this.#client = options.client;
+    this.#table = options.tableName;
+    this.#ttlSeconds = ttlSeconds;
+    this.#chunkBytes = chunkBytes;
+    this.#clock = options.clock ?? Date.now;
+    this.#logger = options.logger;
+  }
+
+  /** Counters since the store was made; read them before and after a check for its cost. */
+  usage(): Readonly<DynamoDbUsage> {
+    return { ...this.#usage };
+  }
+
+  async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
+    const pk = partitionKey(cluster);
+    for (let attempt = 1; ; attempt++) {
+      const head = await this.#getHead(pk, signal);
+      if (head === undefined) return { version: 0, state: emptyClusterState() };
+      const version = numberOf(head, 'version');
+      // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
+      // for ttlSeconds, so its state is stale; keep counting versions from where it was.
+      if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
+        return { version, state: emptyClusterState() };
+      }
+      const chunks = numberOf(head, 'chunks');
+      const generation = stringOf(head, 'generation');
+      let blob: Buffer;
+      if (chunks === 0) {
+        blob = Buffer.from(binaryOf(head, 'state'));
+      } else {
+        const pieces = await this.#queryChunks(pk, generation, signal);
+        if (pieces.length !== chunks) {
+          // A save that committed after our head read deletes this generation: read again.
+          if (attempt < LOAD_ATTEMPTS) continue;
+          throw this.#corrupt(
+            cluster,
+            `generation ${generation} has ${pieces.length} of its ${chunks} chunks`,
+          );
+        }
+        blob = Buffer.concat(pieces);
+      }
+      return { version, state: await this.#decode(cluster, head, blob) };
+    }
+  }
+
+  async save(
+    cluster: string,
+    state: ClusterState,
+    expectedVersion: number,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    signal?.throwIfAborted();
+    const pk = partitionKey(cluster);
+    const blob = await gzipAsync(Buffer.from(serializeClusterState(state), 'utf8'));
+    const generation = randomBytes(6).toString('hex');
+    const expiresAt = String(this.#nowSeconds() + this.#ttlSeconds);
+    const pieces = blob.length <= this.#chunkBytes ? [] : split(blob, this.#chunkBytes);
+    const chunkItems = pieces.map(
+      (piece, index): Item => ({
+        pk: { S: pk },
+        sk: { S: chunkKey(generation, index) },
+        data: { B: piece },
+        expiresAt: { N: expiresAt },
+      }),
+    );
+    if (chunkItems.length > 0) {
+      await this.#batchWrite(
+        chunkItems.map((item) => ({ PutRequest: { Item: item } })),
+        signal,
+      );
+    }
+    const version = expectedVersion + 1;
+    const head: Item = {
+      pk: { S: pk },
+      sk: { S: 'head' },
+      version: { N: String(version) },
+      generation: { S: generation },
+      chunks: { N: String(pieces.length) },
+      bytes: { N: String(blob.length) },
+      sha256: { S: createHash('sha256').update(blob).digest('hex') },
+      updatedAt: { N: String(this.#clock()) },
+      expiresAt: { N: expiresAt },
+      ...(pieces.length === 0 ? { state: { B: blob } } : {}),
+    };
+    let previous: Item | undefined;
+    try {
+      const output = await this.#client.send(
+        new PutItemCommand({
+          TableName: this.#table,
+          Item: head,
+          ConditionExpression:
+            expectedVersion === 0 ? 'attribute_not_exists(pk)' : 'version = :expected',
+          ...(expectedVersion === 0
+            ? {}
+            : { ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } } }),
+          ReturnValues: 'ALL_OLD',
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.#count(output.ConsumedCapacity, 'write');
+      this.#usage.bytesWritten += itemBytes(head);
+      this.#usage.itemsWritten += 1;
+      previous = output.Attributes;
+    } catch (error) {
+      this.#count(undefined, 'write');
+      if (!isConditionalCheckFailed(error)) {
+        // The head may have been written all the same (e.g. a timeout after DynamoDB applied
+        // it): keep the chunks, the TTL removes them if they are garbage.
+        throw error;
+      }
+      // The SDK retries a request whose answer was lost; if the first attempt had been applied,
+      // the retry fails the condition although the head is ours. Look before deleting.
+      // (The previous generation's chunks are then left to the TTL: that answer is lost.)
+      let current: Item | undefined;
+      try {
+        current = await this.#getHead(pk, undefined);
+      } catch {
+        throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
+      }
+      if (current?.generation?.S === generation) return version;
+      await this.#deleteBestEffort(pk, generation, chunkItems.length, 'lost a race');
+      throw new StateConflictError(cluster, expectedVersion);
+    }
+    if (previous !== undefined) {
+      const oldChunks = Number(previous.chunks?.N ?? 0);
+      const oldGeneration = previous.generation?.S;
+      if (oldGeneration !== undefined && oldChunks > 0 && oldGeneration !== generation) {
+        await this.#deleteBestEffort(pk, oldGeneration, oldChunks, 'replaced');
+      }
+    }
+    return version;
+  }
+
+  async #getHead(pk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
+    const output = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#table,
+        Key: { pk: { S: pk }, sk: { S: 'head' } },
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: signal },
+    );
+    this.#count(output.ConsumedCapacity, 'read');
+    if (output.Item !== undefined) this.#usage.bytesRead += itemBytes(output.Item);
+    return output.Item;
+  }
+
+  /** The chunks of one generation, in order (Query pages through DynamoDB's 1 MB pages). */
+  async #queryChunks(
+    pk: string,
+    generation: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Buffer[]> {
+    const pieces: Buffer[] = [];
+    let startKey: Item | undefined;
+    do {
+      const output = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': { S: pk },
+            ':prefix': { S: `chunk#${generation}#` },
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.#count(output.ConsumedCapacity, 'read');
+      for (const item of output.Items ?? []) {
+        this.#usage.bytesRead += itemBytes(item);
+        const index = Number(stringOf(item, 'sk').slice(`chunk#${generation}#`.length));
+        if (index !== pieces.length) break; // a gap: reported as missing chunks by the caller
+        pieces.push(Buffer.from(binaryOf(item, 'data')));
+      }
+      startKey = output.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return pieces;
+  }
+
+  async #decode(cluster: string, head: Item, blob: Buffer): Promise<ClusterState> {
+    const sha256 = createHash('sha256').update(blob).digest('hex');
+    if (blob.length !== numberOf(head, 'bytes') || sha256 !== stringOf(head, 'sha256')) {
+      throw this.#corrupt(cluster, 'the stored blob does not match its checksum');
+    }
+    try {
+      return parseClusterState((await gunzipAsync(blob)).toString('utf8'));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw this.#corrupt(cluster, reason);
+    }
+  }
+
+  /** BatchWriteItem in groups of 25, retrying unprocessed items with back-off. */
+  async #batchWrite(requests: WriteRequest[], signal: AbortSignal | undefined): Promise<void> {
+    for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
+      let pending = requests.slice(start, start + BATCH_WRITE_LIMIT);
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        if (attempt > BATCH_ATTEMPTS) {
+          throw new Error(
+            `DynamoDB left ${pending.length} writes to ${this.#table} unprocessed after ${BATCH_ATTEMPTS} attempts`,
+          );
+        }
+        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), signal);
+        const output = await this.#client.send(
+          new BatchWriteItemCommand({
+            RequestItems: { [this.#table]: pending },
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          { abortSignal: signal },
+        );
+        this.#count(output.ConsumedCapacity, 'write');
+        const unprocessed = output.UnprocessedItems?.[this.#table] ?? [];
+        const left = new Set(unprocessed.map(sortKeyOf));
+        for (const request of pending.filter((r) => !left.has(sortKeyOf(r)))) {
+          if (request.PutRequest?.Item !== undefined) {
+            this.#usage.itemsWritten += 1;
+            this.#usage.bytesWritten += itemBytes(request.PutRequest.Item);
+          } else {
+            this.#usage.itemsDeleted += 1;
+          }
+        }
+        pending = unprocessed;
+      }
+    }
+  }
+
+  async #deleteBestEffort(
+    pk: string,
+    generation: string,
+    chunks: number,
+    why: string,
+  ): Promise<void> {
+    if (chunks === 0) return;
+    const requests = Array.from(
+      { length: chunks },
+      (_, index): WriteRequest => ({
+        DeleteRequest: { Key: { pk: { S: pk }, sk: { S: chunkKey(generation, index) } } },
+      }),
+    );
+    try {
+      await this.#batchWrite(requests, undefined);
+    } catch (error) {
+      this.#logger?.warn('could not delete state chunks; their TTL will', {
+        table: this.#table,
+        pk,
+        generation,
+        chunks,
+        why,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Counts one request and the capacity DynamoDB says it consumed. */
+  #count(
+    capacity: ConsumedCapacity | readonly ConsumedCapacity[] | undefined,
+    kind: 'read' | 'write',
+  ): void {
+    this.#usage.requests += 1;
+    const all: readonly ConsumedCapacity[] =
+      capacity === undefined
+        ? []
+        : Array.isArray(capacity)
+          ? capacity
+          : [capacity as ConsumedCapacity];
+    const units = all.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+    if (kind === 'read') this.#usage.readCapacityUnits += units;
+    else this.#usage.writeCapacityUnits += units;
+  }
+
+  #corrupt(cluster: string, reason: string): StateCorruptError {
+    return new StateCorruptError(
+      `state of cluster ${cluster} in table ${this.#table} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
+    );
+  }
+
+  #nowSeconds(): number {
+    return Math.floor(this.#clock() / 1000);
+  }
+}
+
+export function partitionKey(cluster: string): string {
+  return `cluster#${cluster}`;
+}
+
+export function chunkKey(generation: string, index: number): string {
+  return `chunk#${generation}#${String(index).padStart(5, '0')}`;
+}
+
+/**
+ * An item's size by DynamoDB's rules: attribute names plus values (strings as UTF-8, binaries
+ * raw, numbers about one byte per two significant digits plus one).
+ */
+export function itemBytes(item: Item): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) {
+    size += Buffer.byteLength(name, 'utf8') + valueBytes(value);
+  }
+  return size;
+}
+
+function valueBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S, 'utf8');
+  if (value.B !== undefined) return value.B.length;
+  if (value.N !== undefined) {
+    const digits = value.N.replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+    return Math.ceil(Math.max(digits.length, 1) / 2) + 1;
+  }
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+function sortKeyOf(request: WriteRequest): string | undefined {
+  return (request.PutRequest?.Item ?? request.DeleteRequest?.Key)?.sk?.S;
+}
+
+function split(blob: Buffer, size: number): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let offset = 0; offset < blob.length; offset += size) {
+    pieces.push(blob.subarray(offset, offset + size));
+  }
+  return pieces;
+}
+
+function numberOf(item: Item, name: string): number {
+  const value = Number(item[name]?.N);
+  if (!Number.isFinite(value)) throw new StateCorruptError(`state item lacks the number ${name}`);
+  return value;
+}
+
+function stringOf(item: Item, name: string): string {
+  const value = item[name]?.S;
+  if (value === undefined) throw new StateCorruptError(`state item lacks the string ${name}`);
+  return value;
+}
+
+function binaryOf(item: Item, name: string): Uint8Array {
+  const value = item[name]?.B;
+  if (value === undefined) throw new StateCorruptError(`state item lacks the binary ${name}`);
+  return value;
+}
+
+function isConditionalCheckFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * State kept in one JSON file, for the CLI's `watch --state-file PATH`: every cluster in one file,
+ * `{ "format": 1, "clusters": { "<name>": { "version": N, "state": <state document> } } }`.
+ *
+ * Writes are atomic: the new content goes to a temporary file next to the target, is flushed,
+ * then renamed over it, so a crash leaves either the old file or the new one, never half of one.
+ *
+ * Concurrency is good enough for one machine: saves through stores of the same process are
+ * serialised (per file path), and each save re-reads the file and checks the cluster's version
+ * against it just before the rename. Two processes saving the same file at the very same moment
+ * can still both pass the check (there is no lock between the read and the rename); use DynamoDB
+ * where runs can overlap for real.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fromStateDocument, type StateDocument, toStateDocument } from './state-document.js';
+import {
+  type ClusterState,
+  emptyClusterState,
+  StateConflictError,
+  StateCorruptError,
+  type StateStore,
+  type StoredState,
+} from './store.js';
+
+const FILE_FORMAT = 1;
+const ADVICE = 'delete it or point --state-file elsewhere';
+
+interface StateFile {
+  readonly format: typeof FILE_FORMAT;
+  readonly clusters: Record<string, { readonly version: number; readonly state: StateDocument }>;
+}
+
+/** Saves queued per absolute path, so that stores of one process never interleave on a file. */
+const queues = new Map<string, Promise<unknown>>();
+
+export class FileStateStore implements StateStore {
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = resolve(path);
+  }
+
+  async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
+    signal?.throwIfAborted();
+    const file = await this.#read();
+    const entry = file.clusters[cluster];
+    if (entry === undefined) return { version: 0, state: emptyClusterState() };
+    return { version: entry.version, state: this.#decode(cluster, entry.state) };
+  }
+
+  save(
+    cluster: string,
+    state: ClusterState,
+    expectedVersion: number,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const previous = queues.get(this.path) ?? Promise.resolve();
+    const next = previous
+      .catch(() => undefined)
+      .then(() => this.#save(cluster, state, expectedVersion, signal));
+    queues.set(this.path, next);
+    const forget = (): void => {
+      if (queues.get(this.path) === next) queues.delete(this.path);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
+  async #save(
+    cluster: string,
+    state: ClusterState,
+    expectedVersion: number,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    signal?.throwIfAborted();
+    const file = await this.#read();
+    const current = file.clusters[cluster]?.version ?? 0;
+    if (current !== expectedVersion) throw new StateConflictError(cluster, expectedVersion);
+    const version = expectedVersion + 1;
+    const clusters = { ...file.clusters, [cluster]: { version, state: toStateDocument(state) } };
+    const content: StateFile = { format: FILE_FORMAT, clusters };
+    signal?.throwIfAborted();
+    await this.#writeAtomically(`${JSON.stringify(content)}\n`);
+    return version;
+  }
+
+  async #read(): Promise<StateFile> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return { format: FILE_FORMAT, clusters: {} };
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StateCorruptError(`state file ${this.path} cannot be read: ${reason} — ${ADVICE}`, {
+        cause: error,
+      });
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StateCorruptError(
+        `state file ${this.path} is not valid JSON: ${oneLine(reason)} — ${ADVICE}`,
+        { cause: error },
+      );
+    }
+    return this.#checkShape(value);
+  }
+
+  #checkShape(value: unknown): StateFile {
+    const invalid = (what: string): StateCorruptError =>
+      new StateCorruptError(
+        `state file ${this.path} is not a lease-watchdog state file: ${what} — ${ADVICE}`,
+      );
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw invalid('expected a JSON object');
+    }
+    const { format, clusters } = value as Record<string, unknown>;
+    if (format !== FILE_FORMAT) throw invalid(`unknown format ${JSON.stringify(format)}`);
+    if (typeof clusters !== 'object' || clusters === null || Array.isArray(clusters)) {
+      throw invalid('"clusters" must be an object');
+    }
+    for (const [name, entry] of Object.entries(clusters)) {
+      const version = (entry as { version?: unknown } | null)?.version;
+      if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
+        throw invalid(`cluster ${JSON.stringify(name)} has no valid version`);
+      }
+    }
+    return value as StateFile;
+  }
+
+  #decode(cluster: string, document: unknown): ClusterState {
+    try {
+      return fromStateDocument(document);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StateCorruptError(
+        `state file ${this.path} holds an unreadable state for cluster ${cluster}: ${reason} — ${ADVICE}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #writeAtomically(content: string): Promise<void> {
+    const directory = dirname(this.path);
+    await mkdir(directory, { recursive: true });
+    const temporary = join(
+      directory,
+      `.${basename(this.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+    );
+    try {
+      const handle = await open(temporary, 'wx', 0o600);
+      try {
+        await handle.writeFile(content, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, this.path);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
