@@ -508,3 +508,39 @@ describe('text helpers', () => {
     assert.equal(shellWord("a'b c"), `'a'\\''b c'`);
   });
 });
+
+describe('a storm that ended', () => {
+  const ended = notification({
+    kind: 'STORM',
+    severity: 'info',
+    resolved: [
+      alertNode('ip-10-0-3-1.eu-west-1.compute.internal', {
+        verdict: 'healthy',
+        resolution: 'recovered',
+      }),
+    ],
+    storm: {
+      scope: 'zone',
+      state: 'ended',
+      zones: [{ zone: 'eu-west-1c', total: 4, alerting: 0 }],
+      clusterTotal: 12,
+      clusterAlerting: 1,
+    },
+  });
+
+  it('says the storm is over in the subject, not that nodes are silent', () => {
+    const subject = renderSubject(ended);
+    assert.match(subject, /STORM OVER: 1 node recovered; storm over/);
+    assert.doesNotMatch(subject, /silent/);
+  });
+
+  it('says it is over in the body, without the storm checklist', () => {
+    const body = renderBody(ended);
+    assert.match(
+      body,
+      /STORM OVER\n-+\nThe zone disruption reported earlier is over: 1 of 12 nodes are alerting now/,
+    );
+    assert.doesNotMatch(body, /likely cause is the network/);
+    assert.doesNotMatch(body, /slows evictions/);
+  });
+});

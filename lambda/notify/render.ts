@@ -40,6 +40,10 @@ function headline(n: Notification): string {
   if (watchdog?.state === 'failing') {
     return `${n.kind}: cannot read cluster (${watchdog.failure})`;
   }
+  if (n.storm?.state === 'ended') {
+    const parts = [countsPhrase(n, { firing: true }), 'storm over'].filter(Boolean);
+    return `${n.kind === 'STORM' ? 'STORM OVER' : n.kind}: ${parts.join('; ')}`;
+  }
   if (n.storm && n.kind === 'STORM') {
     const tail = countsPhrase(n, { firing: false });
     return `STORM: ${stormPhrase(n.storm)}${tail ? `; ${tail}` : ''}`;
@@ -204,7 +208,8 @@ export function renderBody(n: Notification, opts: { maxBytes?: number } = {}): s
 
   const tail: string[] = [];
   const down = [...n.firing, ...n.reminders, ...n.flapping];
-  if (down.length > 0 || (n.storm && n.watchdog?.state !== 'resolved')) {
+  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
+  if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     tail.push(...nextInKubernetes(n, down), '');
   }
   tail.push(...lookFurther(down[0] ?? n.resolved[0]), '');
@@ -345,6 +350,18 @@ function commonDnsSuffix(names: readonly string[]): string {
 }
 
 function stormLines(storm: StormInfo): string[] {
+  if (storm.state === 'ended') {
+    const title = 'STORM OVER';
+    return [
+      title,
+      '-'.repeat(title.length),
+      ...wrap(
+        `The ${storm.scope === 'cluster' ? 'cluster-wide' : 'zone'} disruption reported earlier is over: ` +
+          `${fmt(storm.clusterAlerting)} of ${fmt(storm.clusterTotal)} nodes are alerting now, below the storm threshold. ` +
+          'Nodes still down stay open as incidents and are listed on their own.',
+      ),
+    ];
+  }
   const title = `STORM: ${stormPhrase(storm)}`;
   const lines = [title, '-'.repeat(Math.min(title.length, WIDTH))];
   lines.push(
@@ -462,7 +479,8 @@ function watchdogLines(n: Notification): string[] {
 function nextInKubernetes(n: Notification, down: readonly AlertNode[]): string[] {
   const points: string[] = [];
   const verdicts = new Set(down.map((x) => x.verdict));
-  if (verdicts.has('expired') || verdicts.has('missing-lease') || n.storm) {
+  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
+  if (verdicts.has('expired') || verdicts.has('missing-lease') || stormActive) {
     points.push(
       'The node lifecycle controller marks a node whose lease stops renewing NotReady/Unknown ' +
         'after node-monitor-grace-period (50 s since Kubernetes 1.32, 40 s before) and taints ' +
@@ -480,7 +498,7 @@ function nextInKubernetes(n: Notification, down: readonly AlertNode[]): string[]
       'default) and their controllers recreate them on other nodes. StatefulSet pods and ' +
       'volumes attached to the node wait until the node is confirmed gone or deleted.',
   );
-  if (n.storm) {
+  if (stormActive) {
     points.push(
       'In a zone where at least 55 % of nodes are unhealthy the controller slows evictions ' +
         '(0.01 nodes/s, none in clusters of 50 nodes or fewer), and it stops them altogether ' +
