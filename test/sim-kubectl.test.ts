@@ -1,0 +1,110 @@
+/**
+ * kubectl fidelity: the installed kubectl talks to the simulated cluster and prints what it holds.
+ * Skipped, with a visible message, on a machine without kubectl.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+
+const NS = 'kube-node-lease';
+const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const missing = probe.error ? `kubectl not installed: ${probe.error.message}` : undefined;
+
+describe('kubectl against the simulated cluster', () => {
+  let dir: string;
+  let server: SimServer | undefined;
+  let cluster: SimCluster;
+  let names: string[];
+  // A frozen clock, so what kubectl prints and what the sim holds are the same instant.
+  const now = Date.now();
+
+  before(async () => {
+    if (missing) return;
+    dir = await mkdtemp(join(tmpdir(), 'sim-kubectl-'));
+    cluster = new SimCluster({ now: () => now, seed: 11 });
+    // More than kubectl's page size (500), so kubectl follows `continue`.
+    names = cluster.addNodes(620);
+    cluster.cordon(names[1] as string);
+    cluster.setReady(names[2] as string, 'False');
+    server = await startSimServer({ cluster });
+    await server.writeKubeconfig(join(dir, 'kubeconfig'));
+  });
+  after(async () => {
+    await server?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  function kubectl(...args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args],
+        {
+          env: { ...process.env, HOME: dir, KUBECONFIG: '' },
+          maxBuffer: 64 * 1024 * 1024,
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => {
+          if (err) reject(new Error(`kubectl ${args.join(' ')} failed: ${err.message}\n${stderr}`));
+          else resolve(stdout);
+        },
+      );
+    });
+  }
+
+  function rows(output: string): string[][] {
+    return output
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/));
+  }
+
+  test('kubectl get nodes prints every node with its status', async (t) => {
+    if (missing) return t.skip(missing);
+    const [header, ...lines] = rows(await kubectl('get', 'nodes'));
+    assert.deepEqual(header, ['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION']);
+    assert.deepEqual(new Set(lines.map((r) => r[0])), new Set(names));
+    const status = new Map(lines.map((r) => [r[0], r[1]]));
+    assert.equal(status.get(names[0]), 'Ready');
+    assert.equal(status.get(names[1]), 'Ready,SchedulingDisabled');
+    assert.equal(status.get(names[2]), 'NotReady');
+  });
+
+  test('kubectl get leases -n kube-node-lease prints every lease and holder', async (t) => {
+    if (missing) return t.skip(missing);
+    const [header, ...lines] = rows(await kubectl('get', 'leases', '-n', NS));
+    assert.deepEqual(header, ['NAME', 'HOLDER', 'AGE']);
+    assert.equal(lines.length, names.length);
+    for (const [name, holder] of lines) assert.equal(holder, name);
+  });
+
+  test('kubectl get lease <name> -o yaml prints the sim renewTime', async (t) => {
+    if (missing) return t.skip(missing);
+    const name = names[7] as string;
+    const yaml = await kubectl('get', 'lease', name, '-n', NS, '-o', 'yaml');
+    const lease = cluster.leaseObject(NS, name);
+    assert.match(String(lease?.spec.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.ok(yaml.includes(`renewTime: "${lease?.spec.renewTime}"`), yaml);
+    assert.ok(yaml.includes(`holderIdentity: ${name}`), yaml);
+    assert.ok(yaml.includes('kind: Lease'), yaml);
+  });
+
+  test('kubectl get leases -o json pages through the whole list', async (t) => {
+    if (missing) return t.skip(missing);
+    const list = JSON.parse(await kubectl('get', 'leases', '-n', NS, '-o', 'json')) as {
+      items: { metadata: { name: string }; spec: { renewTime: string } }[];
+    };
+    assert.equal(list.items.length, names.length);
+    for (const item of list.items) {
+      assert.equal(
+        item.spec.renewTime,
+        cluster.leaseObject(NS, item.metadata.name)?.spec.renewTime,
+      );
+    }
+  });
+});
