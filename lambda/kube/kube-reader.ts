@@ -1,0 +1,423 @@
+/**
+ * Reads node Leases and Nodes over the Kubernetes API with `@kubernetes/client-node`'s
+ * authentication (kubeconfig users: tokens, client certificates, exec plugins, OIDC) and TLS
+ * settings, paginated with `limit` + `continue`, each request bounded by a timeout and the
+ * caller's AbortSignal.
+ *
+ * Responses are parsed as plain JSON and projected page by page onto the few fields the core
+ * needs (LeaseInfo, NodeInfo): a Node object is several kilobytes (images, conditions,
+ * capacity), and keeping 100,000 of them, or running them through the client's model
+ * deserialiser, costs far more than the check needs.
+ */
+import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { type Dispatcher, fetch } from 'undici';
+import type { LeaseInfo, NodeInfo, Snapshot, Taint } from '../core/model.js';
+import { ClusterReadError } from './errors.js';
+import type { ClusterReader } from './reader.js';
+
+export interface KubeReaderOptions {
+  readonly kubeConfig: KubeConfig;
+  /** The name the cluster is reported under (notifications, JSON output). */
+  readonly cluster: string;
+  readonly namespace: string;
+  /** Items per list request. Default 500 (what kubectl asks for). */
+  readonly pageSize?: number | undefined;
+  /** Timeout of each request, ms. Default 15,000. */
+  readonly requestTimeoutMs?: number | undefined;
+  /**
+   * false: list Leases only (no not-ready, missing-lease, orphan or suppression verdicts: the
+   * snapshot is degraded). Default true.
+   */
+  readonly readNodes?: boolean | undefined;
+}
+
+type Resource = 'leases' | 'nodes';
+
+interface Page<T> {
+  readonly items: T[];
+  readonly next: string | undefined;
+  readonly date: number | undefined;
+  readonly bytes: number;
+}
+
+interface Status {
+  readonly message?: string;
+  readonly reason?: string;
+}
+
+const TLS_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Walks an error's `cause` chain for a Node/undici error code. */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+
+/** Keeps what the core needs of a Lease; never throws on odd shapes (the core judges them). */
+export function projectLease(item: unknown): LeaseInfo | undefined {
+  const metadata = record(record(item).metadata);
+  const spec = record(record(item).spec);
+  const name = str(metadata.name);
+  if (!name) return undefined;
+  return {
+    name,
+    renewTime: spec.renewTime,
+    leaseDurationSeconds: spec.leaseDurationSeconds,
+    holderIdentity: str(spec.holderIdentity) ?? null,
+    createdAt: str(metadata.creationTimestamp),
+  };
+}
+
+/** Keeps what the verdicts, grouping and notifications need of a Node. */
+export function projectNode(item: unknown): NodeInfo | undefined {
+  const metadata = record(record(item).metadata);
+  const spec = record(record(item).spec);
+  const status = record(record(item).status);
+  const name = str(metadata.name);
+  if (!name) return undefined;
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record(metadata.labels))) {
+    if (typeof value === 'string') labels[key] = value;
+  }
+  const taints: Taint[] = [];
+  for (const taint of Array.isArray(spec.taints) ? spec.taints : []) {
+    const key = str(record(taint).key);
+    if (key)
+      taints.push({ key, effect: str(record(taint).effect), value: str(record(taint).value) });
+  }
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  const ready = record(conditions.find((c) => record(c).type === 'Ready'));
+  return {
+    name,
+    createdAt: str(metadata.creationTimestamp),
+    labels,
+    unschedulable: spec.unschedulable === true,
+    deletionTimestamp: str(metadata.deletionTimestamp),
+    taints,
+    ready: str(ready.status),
+    readyReason: str(ready.reason),
+    readyMessage: str(ready.message),
+    providerID: str(spec.providerID),
+  };
+}
+
+export class KubeClusterReader implements ClusterReader {
+  private readonly pageSize: number;
+  private readonly timeoutMs: number;
+  private readonly server: string;
+
+  constructor(private readonly options: KubeReaderOptions) {
+    this.pageSize = options.pageSize ?? 500;
+    this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    const server = options.kubeConfig.getCurrentCluster()?.server;
+    if (!server) {
+      throw new ClusterReadError(
+        'config',
+        'the kubeconfig has no current cluster with a server URL: pass --context NAME or fix current-context',
+      );
+    }
+    this.server = server.replace(/\/+$/, '');
+  }
+
+  /** The name the cluster is reported under. */
+  get cluster(): string {
+    return this.options.cluster;
+  }
+
+  async read(signal?: AbortSignal): Promise<Snapshot> {
+    const { namespace, cluster } = this.options;
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+    const stats = { requests: 0, bytes: 0 };
+    const [leases, nodes] = await Promise.all([
+      this.list('leases', leasePath, projectLease, stats, signal),
+      this.options.readNodes === false
+        ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
+        : this.list('nodes', '/api/v1/nodes', projectNode, stats, signal).catch((error: unknown) => {
+            // Without Nodes the check still runs on leases alone: degraded, and it says so.
+            if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
+            throw error;
+          }),
+    ]);
+    const degraded =
+      nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined;
+    return {
+      cluster,
+      namespace,
+      leases: leases.items,
+      nodes: nodes instanceof ClusterReadError ? null : nodes.items,
+      // Paginated lists are one consistent read as of the first page: its Date is the server's time.
+      serverTime: leases.date ?? Date.now(),
+      degraded,
+      stats,
+    };
+  }
+
+  private async list<T>(
+    resource: Resource,
+    path: string,
+    project: (item: unknown) => T | undefined,
+    stats: { requests: number; bytes: number },
+    signal: AbortSignal | undefined,
+  ): Promise<{ items: T[]; date: number | undefined }> {
+    const items: T[] = [];
+    let date: number | undefined;
+    let next: string | undefined;
+    do {
+      const page: Page<T> = await this.page(resource, path, next, project, signal);
+      stats.requests++;
+      stats.bytes += page.bytes;
+      date ??= page.date;
+      for (const item of page.items) items.push(item);
+      next = page.next;
+    } while (next);
+    return { items, date };
+  }
+
+  private async page<T>(
+    resource: Resource,
+    path: string,
+    continueToken: string | undefined,
+    project: (item: unknown) => T | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Page<T>> {
+    const query = new URLSearchParams({ limit: String(this.pageSize) });
+    if (continueToken) query.set('continue', continueToken);
+    const url = `${this.server}${path}?${query}`;
+    const what = this.describe(resource);
+
+    const context = new RequestContext(url, HttpMethod.GET);
+    try {
+      await this.options.kubeConfig.applySecurityAuthentication(context);
+    } catch (error) {
+      throw this.authSetupError(error);
+    }
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const response = await fetch(url, {
+        headers: { ...context.getHeaders(), Accept: 'application/json' },
+        dispatcher: context.getDispatcher() as Dispatcher | undefined,
+        signal: combined,
+      });
+      const text = await response.text();
+      if (!response.ok)
+        throw this.statusError(resource, response.status, response.statusText, text);
+      let body: Record<string, unknown>;
+      try {
+        body = record(JSON.parse(text));
+      } catch {
+        throw new ClusterReadError(
+          'server',
+          `the API server's answer to ${what} is not JSON (HTTP ${response.status})`,
+        );
+      }
+      const list = Array.isArray(body.items) ? body.items : [];
+      const items: T[] = [];
+      for (const raw of list) {
+        const item = project(raw);
+        if (item !== undefined) items.push(item);
+      }
+      const dateHeader = response.headers.get('date');
+      const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
+      return {
+        items,
+        next: str(record(body.metadata).continue) || undefined,
+        date: Number.isNaN(date) ? undefined : date,
+        bytes: Buffer.byteLength(text),
+      };
+    } catch (error) {
+      if (error instanceof ClusterReadError) throw error;
+      if (signal?.aborted) {
+        throw new ClusterReadError(
+          'aborted',
+          `${what}: aborted before the API server answered`,
+          undefined,
+          {
+            cause: error,
+          },
+        );
+      }
+      if (timeout.aborted) {
+        throw new ClusterReadError(
+          'timeout',
+          `${what}: no answer from ${this.host()} within ${this.timeoutMs / 1000}s`,
+          undefined,
+          { cause: error },
+        );
+      }
+      throw this.transportError(what, error);
+    }
+  }
+
+  private describe(resource: Resource): string {
+    return resource === 'leases'
+      ? `listing leases in namespace ${this.options.namespace}`
+      : 'listing nodes';
+  }
+
+  private host(): string {
+    try {
+      return new URL(this.server).host;
+    } catch {
+      return 'the API server';
+    }
+  }
+
+  private authSetupError(error: unknown): ClusterReadError {
+    const code = errorCode(error);
+    const user = this.options.kubeConfig.getCurrentUser();
+    const command =
+      user?.exec?.command ?? (user?.authProvider?.config?.exec?.command as string | undefined);
+    if (code === 'ENOENT' && command) {
+      return new ClusterReadError(
+        'exec-plugin',
+        `the kubeconfig user "${user?.name}" needs the credential plugin "${command}", which is not installed or not on PATH`,
+        undefined,
+        { cause: error },
+      );
+    }
+    if (command) {
+      return new ClusterReadError(
+        'exec-plugin',
+        `the credential plugin "${command}" of kubeconfig user "${user?.name}" failed: ${firstLine(error)}`,
+        undefined,
+        { cause: error },
+      );
+    }
+    return new ClusterReadError(
+      'config',
+      `cannot use the kubeconfig's credentials: ${firstLine(error)}`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
+  }
+
+  private statusError(
+    resource: Resource,
+    status: number,
+    statusText: string,
+    text: string,
+  ): ClusterReadError {
+    let detail: Status = {};
+    try {
+      detail = record(JSON.parse(text)) as Status;
+    } catch {
+      // Not a Status object: fall back to the HTTP status text.
+    }
+    const serverSays = detail.message ? `: ${oneLine(detail.message)}` : '';
+    const ns = this.options.namespace;
+    switch (true) {
+      case status === 401:
+        return new ClusterReadError(
+          'unauthorized',
+          `the API server at ${this.host()} rejected the credentials (401 Unauthorized): the token or certificate is wrong or expired`,
+          status,
+        );
+      case status === 403: {
+        const scope = resource === 'leases' ? `leases in namespace ${ns}` : 'nodes';
+        const group = resource === 'leases' ? ' (API group coordination.k8s.io)' : '';
+        return new ClusterReadError(
+          'forbidden',
+          `cannot list ${scope}${group} (403 Forbidden)${serverSays} — grant get/list on ${resource}, see deploy/rbac.yaml`,
+          status,
+        );
+      }
+      case status === 404:
+        return new ClusterReadError(
+          'not-found',
+          resource === 'leases'
+            ? `namespace ${ns} not found (404): node leases live in kube-node-lease; check --namespace`
+            : `nodes not found (404) at ${this.host()}: is this a Kubernetes API server?`,
+          status,
+        );
+      default:
+        return new ClusterReadError(
+          'server',
+          `the API server answered ${status} ${statusText || ''}`.trimEnd() +
+            ` to ${this.describe(resource)}${serverSays}`,
+          status,
+        );
+    }
+  }
+
+  private transportError(what: string, error: unknown): ClusterReadError {
+    const code = errorCode(error);
+    if (code && TLS_CODES.has(code)) {
+      const hint =
+        code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+          ? 'the certificate does not name this host (check the server URL or tls-server-name)'
+          : "the server's certificate is not signed by the CA in the kubeconfig (check certificate-authority-data)";
+      return new ClusterReadError(
+        'tls',
+        `TLS verification of ${this.host()} failed (${code}): ${hint}`,
+        undefined,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (code && UNREACHABLE_CODES.has(code)) {
+      return new ClusterReadError(
+        'unreachable',
+        `cannot reach the API server at ${this.host()} (${code}) while ${what}: check the server URL, DNS and the network path`,
+        undefined,
+        { cause: error },
+      );
+    }
+    return new ClusterReadError(
+      'unreachable',
+      `${what} at ${this.host()} failed: ${firstLine(error)}${code ? ` (${code})` : ''}`,
+      undefined,
+      { cause: error },
+    );
+  }
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return oneLine(message.split('\n')[0] ?? message);
+}

@@ -1,0 +1,237 @@
+/**
+ * The cluster reader against the simulated cluster over HTTPS, through the real client-node
+ * authentication and TLS stack: pagination, the Date header, and every failure class.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ClusterReadError } from '../lambda/kube/errors.js';
+import { KubeClusterReader } from '../lambda/kube/kube-reader.js';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+import { closedPort } from './support/ports.js';
+
+function readerFor(
+  yaml: string,
+  options: { namespace?: string; timeoutMs?: number; pageSize?: number } = {},
+) {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(yaml);
+  return new KubeClusterReader({
+    kubeConfig,
+    cluster: 'sim',
+    namespace: options.namespace ?? 'kube-node-lease',
+    pageSize: options.pageSize,
+    requestTimeoutMs: options.timeoutMs ?? 5_000,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ClusterReadError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(
+      error instanceof ClusterReadError,
+      `expected a ClusterReadError, got ${String(error)}`,
+    );
+    assert.doesNotMatch(error.message, /\n/, 'one line');
+    return error;
+  }
+  assert.fail('expected the read to fail');
+}
+
+describe('KubeClusterReader against the simulated cluster', () => {
+  let cluster: SimCluster;
+  let server: SimServer;
+  let names: string[];
+
+  before(async () => {
+    cluster = new SimCluster({ seed: 7 });
+    names = cluster.addNodes(2_345, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+    server = await startSimServer({ cluster, token: 'sim-secret-token' });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it('pages through 2,345 leases and nodes, each exactly once', async () => {
+    server.resetStats();
+    const snapshot = await readerFor(server.kubeconfig(), { pageSize: 500 }).read();
+    assert.equal(snapshot.leases.length, 2_345);
+    assert.equal(new Set(snapshot.leases.map((l) => l.name)).size, 2_345);
+    assert.equal(snapshot.nodes?.length, 2_345);
+    assert.deepEqual(new Set(snapshot.nodes?.map((n) => n.name)), new Set(names));
+    // 5 pages of leases + 5 of nodes.
+    assert.equal(snapshot.stats?.requests, 10);
+    assert.equal(server.stats.requests, 10);
+    assert.equal(snapshot.degraded, undefined);
+  });
+
+  it("takes the API server's clock from the Date header", async () => {
+    const before = Date.now();
+    const snapshot = await readerFor(server.kubeconfig()).read();
+    // The Date header has whole seconds.
+    assert.ok(
+      snapshot.serverTime >= before - 1_000 && snapshot.serverTime <= Date.now(),
+      String(snapshot.serverTime),
+    );
+  });
+
+  it('projects what the core needs: renewTime as the MicroTime string, zone, readiness, taints', async () => {
+    const name = names[0] as string;
+    cluster.setReady(name, 'False', 'KubeletNotReady');
+    cluster.addTaint(name, { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' });
+    const snapshot = await readerFor(server.kubeconfig()).read();
+    const lease = snapshot.leases.find((l) => l.name === name);
+    const node = snapshot.nodes?.find((n) => n.name === name);
+    assert.match(String(lease?.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.equal(lease?.leaseDurationSeconds, 40);
+    assert.equal(node?.ready, 'False');
+    assert.equal(node?.readyReason, 'KubeletNotReady');
+    assert.ok(
+      node?.taints.some((t) => t.key === 'karpenter.sh/disrupted' && t.effect === 'NoSchedule'),
+    );
+    assert.match(node?.labels['topology.kubernetes.io/zone'] ?? '', /^eu-west-1[abc]$/);
+    assert.match(node?.providerID ?? '', /^aws:\/\/\//);
+  });
+
+  describe('failures: one typed error with one clear line each', () => {
+    it('connection refused → unreachable', async () => {
+      const port = await closedPort();
+      const yaml = server.kubeconfig().replace(server.url, `https://127.0.0.1:${port}`);
+      const error = await failure(readerFor(yaml).read());
+      assert.equal(error.failure, 'unreachable');
+      assert.match(
+        error.message,
+        new RegExp(`cannot reach the API server at 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`),
+      );
+    });
+
+    it('a CA that did not sign the server certificate → tls', async () => {
+      const error = await failure(readerFor(server.kubeconfig({ withCa: false })).read());
+      assert.equal(error.failure, 'tls');
+      assert.match(error.message, /TLS verification of 127\.0\.0\.1:\d+ failed/);
+      assert.match(error.message, /certificate-authority-data/);
+    });
+
+    it('a wrong token → unauthorized, without the token in the message', async () => {
+      const error = await failure(
+        readerFor(server.kubeconfig({ token: 'wrong-token-value' })).read(),
+      );
+      assert.equal(error.failure, 'unauthorized');
+      assert.equal(error.statusCode, 401);
+      assert.match(error.message, /rejected the credentials \(401 Unauthorized\)/);
+      assert.doesNotMatch(error.message, /wrong-token-value|sim-secret-token/);
+    });
+
+    it('403 on leases → forbidden, naming the verb, resource and namespace', async () => {
+      server.setFault({ kind: 'status', status: 403, resource: 'leases' });
+      try {
+        const error = await failure(readerFor(server.kubeconfig()).read());
+        assert.equal(error.failure, 'forbidden');
+        assert.match(error.message, /cannot list leases in namespace kube-node-lease/);
+        assert.match(error.message, /deploy\/rbac\.yaml/);
+      } finally {
+        server.setFault(null);
+      }
+    });
+
+    it('403 on nodes only → the check runs on leases alone and says it is degraded', async () => {
+      server.setFault({ kind: 'status', status: 403, resource: 'nodes' });
+      try {
+        const snapshot = await readerFor(server.kubeconfig()).read();
+        assert.equal(snapshot.nodes, null);
+        assert.equal(snapshot.leases.length, 2_345);
+        assert.match(
+          snapshot.degraded ?? '',
+          /cannot list nodes \(403 Forbidden\).*checked leases alone/,
+        );
+      } finally {
+        server.setFault(null);
+      }
+    });
+
+    it('a namespace that does not exist → not-found', async () => {
+      const error = await failure(
+        readerFor(server.kubeconfig(), { namespace: 'no-such-namespace' }).read(),
+      );
+      assert.equal(error.failure, 'not-found');
+      assert.match(error.message, /namespace no-such-namespace not found \(404\)/);
+    });
+
+    for (const status of [500, 503]) {
+      it(`${status} → server`, async () => {
+        server.setFault({ kind: 'status', status });
+        try {
+          const error = await failure(readerFor(server.kubeconfig()).read());
+          assert.equal(error.failure, 'server');
+          assert.equal(error.statusCode, status);
+          assert.match(error.message, new RegExp(`answered ${status}`));
+        } finally {
+          server.setFault(null);
+        }
+      });
+    }
+
+    it('an API server that hangs → timeout after the request timeout', async () => {
+      server.setFault({ kind: 'hang' });
+      try {
+        const error = await failure(readerFor(server.kubeconfig(), { timeoutMs: 300 }).read());
+        assert.equal(error.failure, 'timeout');
+        assert.match(error.message, /no answer from 127\.0\.0\.1:\d+ within 0\.3s/);
+      } finally {
+        server.setFault(null);
+      }
+    });
+
+    it('connections closed without an answer → unreachable', async () => {
+      server.setFault({ kind: 'close' });
+      try {
+        const error = await failure(readerFor(server.kubeconfig()).read());
+        assert.equal(error.failure, 'unreachable');
+      } finally {
+        server.setFault(null);
+      }
+    });
+
+    it("the caller's abort signal ends the read → aborted", async () => {
+      server.setFault({ kind: 'hang' });
+      try {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 100);
+        const error = await failure(
+          readerFor(server.kubeconfig(), { timeoutMs: 10_000 }).read(controller.signal),
+        );
+        assert.equal(error.failure, 'aborted');
+      } finally {
+        server.setFault(null);
+      }
+    });
+
+    it('a kubeconfig whose exec credential plugin is not installed → exec-plugin, naming it', async () => {
+      const yaml = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: { server: "${server.url}" }
+users:
+- name: eks-user
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws-iam-authenticator-not-installed
+      args: [token, -i, prod]
+contexts:
+- name: ctx
+  context: { cluster: c, user: eks-user }
+current-context: ctx
+`;
+      const error = await failure(readerFor(yaml).read());
+      assert.equal(error.failure, 'exec-plugin');
+      assert.match(
+        error.message,
+        /needs the credential plugin "aws-iam-authenticator-not-installed", which is not installed/,
+      );
+    });
+  });
+});
