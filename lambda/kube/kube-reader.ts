@@ -169,11 +169,13 @@ export class KubeClusterReader implements ClusterReader {
       this.list('leases', leasePath, projectLease, stats, signal),
       this.options.readNodes === false
         ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-        : this.list('nodes', '/api/v1/nodes', projectNode, stats, signal).catch((error: unknown) => {
-            // Without Nodes the check still runs on leases alone: degraded, and it says so.
-            if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
-            throw error;
-          }),
+        : this.list('nodes', '/api/v1/nodes', projectNode, stats, signal).catch(
+            (error: unknown) => {
+              // Without Nodes the check still runs on leases alone: degraded, and it says so.
+              if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
+              throw error;
+            },
+          ),
     ]);
     const degraded =
       nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined;
