@@ -1,0 +1,130 @@
+/**
+ * One check of one cluster, end to end: load state, read the cluster, decide, claim the
+ * notifications in the outbox, publish them, record what was accepted. Both composition roots
+ * (the Lambda handler and `lease-watchdog watch`) run exactly this.
+ *
+ * Ordering is what makes alerts neither lost nor doubled:
+ *  1. the new state and the notifications to send are saved first, conditionally on the version
+ *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
+ *     backs off without sending anything;
+ *  2. the outbox is published oldest first; a notification leaves the outbox only once the
+ *     notifier accepted it, so a failed publish is retried by the next check.
+ */
+import { evaluate } from './core/evaluate.js';
+import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './core/incidents.js';
+import type { Evaluation } from './core/model.js';
+import type { Notification, Notifier } from './core/notification.js';
+import type { Policy } from './core/policy.js';
+import { type ClusterReadError, isClusterReadError } from './kube/errors.js';
+import type { ClusterReader } from './kube/reader.js';
+import { type ClusterState, StateConflictError, type StateStore } from './state/store.js';
+
+export interface CycleDeps {
+  readonly reader: ClusterReader;
+  readonly store: StateStore;
+  readonly notifier: Notifier;
+  readonly policy: Policy;
+  readonly alertPolicy: AlertPolicy;
+  /** The watchdog's clock, epoch ms. */
+  readonly clock: () => number;
+  /** Identifies this run in the outbox lock (e.g. the Lambda request id). */
+  readonly runId: string;
+  /** How long this run may hold the outbox lock: at least as long as it can run. */
+  readonly lockMs: number;
+}
+
+interface Delivery {
+  /** Notifications the notifier accepted in this run. */
+  readonly published: readonly Notification[];
+  /** Notifications still in the outbox (retried by the next check). */
+  readonly pending: readonly Notification[];
+  /** Why publishing stopped, when it did. */
+  readonly publishError?: unknown;
+}
+
+export type CycleOutcome =
+  | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery)
+  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery)
+  /** Another run holds this cluster: this one backed off and sent nothing. */
+  | { readonly status: 'busy'; readonly reason: string };
+
+export async function runCheckCycle(
+  cluster: string,
+  deps: CycleDeps,
+  signal?: AbortSignal,
+): Promise<CycleOutcome> {
+  const stored = await deps.store.load(cluster, signal);
+  const now = deps.clock();
+  const held = stored.state.lock;
+  if (held && held.owner !== deps.runId && held.until > now) {
+    return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
+  }
+
+  let evaluation: Evaluation | undefined;
+  let readError: ClusterReadError | undefined;
+  try {
+    const snapshot = await deps.reader.read(signal);
+    evaluation = evaluate(snapshot, stored.state.observations, deps.policy, now);
+  } catch (error) {
+    if (!isClusterReadError(error) || error.failure === 'aborted') throw error;
+    readError = error;
+  }
+  const decided = evaluation
+    ? alertsForEvaluation(evaluation, stored.state.alerts, deps.alertPolicy, now)
+    : alertsForReadFailure(
+        cluster,
+        readError?.failure ?? 'unknown',
+        readError?.message ?? 'unknown',
+        stored.state.alerts,
+        deps.alertPolicy,
+        now,
+      );
+  const outbox = decided.notification
+    ? [...stored.state.outbox, decided.notification]
+    : stored.state.outbox;
+  const claimed: ClusterState = {
+    observations: evaluation ? evaluation.observations : stored.state.observations,
+    alerts: decided.state,
+    outbox,
+    lock: outbox.length > 0 ? { owner: deps.runId, until: now + deps.lockMs } : null,
+  };
+  let version: number;
+  try {
+    version = await deps.store.save(cluster, claimed, stored.version, signal);
+  } catch (error) {
+    if (error instanceof StateConflictError) {
+      return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
+    }
+    throw error;
+  }
+
+  const delivery = await publishOutbox(outbox, deps.notifier, signal);
+  if (outbox.length > 0) {
+    await deps.store.save(
+      cluster,
+      { ...claimed, outbox: delivery.pending, lock: null },
+      version,
+      signal,
+    );
+  }
+  return evaluation
+    ? { status: 'checked', evaluation, ...delivery }
+    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
+}
+
+async function publishOutbox(
+  outbox: readonly Notification[],
+  notifier: Notifier,
+  signal: AbortSignal | undefined,
+): Promise<Delivery> {
+  const published: Notification[] = [];
+  for (const notification of outbox) {
+    try {
+      await notifier.publish(notification, signal);
+      published.push(notification);
+    } catch (publishError) {
+      return { published, pending: outbox.slice(published.length), publishError };
+    }
+  }
+  return { published, pending: [] };
+}

@@ -1,0 +1,88 @@
+/**
+ * The `lease-watchdog` command: the local composition root. It wires the kubeconfig, the reader,
+ * the core and (for `watch`) the state store and notifier, and maps every expected failure to
+ * one line on stderr and exit status 2.
+ */
+import { readFileSync } from 'node:fs';
+import { evaluate } from '../core/evaluate.js';
+import { isClusterReadError } from '../kube/errors.js';
+import { StateCorruptError } from '../state/store.js';
+import { type CommonOptions, parseCli, UsageError } from './args.js';
+import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
+import { watch } from './watch.js';
+import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, policyOf, readerFor } from './wiring.js';
+
+async function check(options: CommonOptions, io: Io): Promise<number> {
+  const reader = readerFor(options, io.env);
+  const now = io.now();
+  const snapshot = await reader.read(io.signal);
+  const evaluation = evaluate(snapshot, new Map(), policyOf(options), now);
+  if (evaluation.degraded)
+    io.stderr(`lease-watchdog: warning: degraded check: ${evaluation.degraded}`);
+  if (options.output === 'json') {
+    io.stdout(JSON.stringify(toJson(evaluation), null, 2));
+  } else {
+    io.stdout(renderTable(evaluation));
+    io.stderr(renderSummary(evaluation));
+  }
+  return anyAlerting(evaluation) ? EXIT_ALERTING : EXIT_OK;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  try {
+    const command = parseCli(argv);
+    switch (command.kind) {
+      case 'help':
+        io.stdout(command.text);
+        return EXIT_OK;
+      case 'version':
+        io.stdout(version());
+        return EXIT_OK;
+      case 'check':
+        return await check(command.options, io);
+      case 'watch':
+        return await watch(command.options, io);
+    }
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      isClusterReadError(error) ||
+      error instanceof StateCorruptError
+    ) {
+      io.stderr(`lease-watchdog: ${error.message}`);
+      return EXIT_ERROR;
+    }
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    io.stderr(`lease-watchdog: unexpected error: ${message}`);
+    if (io.env.LEASE_WATCHDOG_DEBUG && error instanceof Error) io.stderr(error.stack ?? '');
+    return EXIT_ERROR;
+  }
+}
+
+export async function cli(): Promise<void> {
+  const controller = new AbortController();
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    controller.abort();
+  });
+  process.on('SIGTERM', () => controller.abort());
+  process.exitCode = await run(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(`${text}\n`),
+    stderr: (text) => process.stderr.write(`${text}\n`),
+    env: process.env,
+    now: Date.now,
+    signal: controller.signal,
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await cli();

@@ -1,0 +1,66 @@
+/** How the CLI shows an evaluation: a table like `kubectl get`, or one JSON object. Pure. */
+import { formatAge } from '../core/duration.js';
+import { type Evaluation, isAlerting, type NodeVerdict, VERDICTS } from '../core/model.js';
+
+/** Keeps a cell on one line and printable, whatever a node is called. */
+function cell(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?');
+}
+
+function renewed(n: NodeVerdict): string {
+  if (n.silentForSeconds === null) return '<none>';
+  return n.renewTime === null ? 'never' : `${formatAge(n.silentForSeconds)} ago`;
+}
+
+export function renderTable(evaluation: Evaluation): string {
+  const header = ['NAME', 'VERDICT', 'RENEWED', 'DURATION', 'ZONE', 'REASON'];
+  const rows = evaluation.nodes.map((n) => [
+    cell(n.name),
+    n.verdict,
+    renewed(n),
+    n.leaseDurationSeconds === null ? '<none>' : `${n.leaseDurationSeconds}s`,
+    n.zone === null ? '<none>' : cell(n.zone),
+    cell(n.reason),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
+      .join('')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** One line: "12 nodes: 9 healthy, 2 expired, 1 suppressed". */
+export function renderSummary(evaluation: Evaluation): string {
+  const parts = VERDICTS.filter((v) => evaluation.summary[v] > 0).map(
+    (v) => `${evaluation.summary[v]} ${v}`,
+  );
+  const nodes = evaluation.nodes.filter((n) => n.verdict !== 'orphaned-lease').length;
+  return `${evaluation.cluster}: ${nodes} node${nodes === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+}
+
+export function toJson(evaluation: Evaluation): object {
+  return {
+    cluster: evaluation.cluster,
+    checkedAt: new Date(evaluation.checkedAt).toISOString(),
+    serverTime: new Date(evaluation.serverTime).toISOString(),
+    ...(evaluation.degraded ? { degraded: evaluation.degraded } : {}),
+    nodes: evaluation.nodes.map((n) => ({
+      name: n.name,
+      verdict: n.verdict,
+      renewTime: n.renewTime,
+      leaseDurationSeconds: n.leaseDurationSeconds,
+      silentForSeconds: n.silentForSeconds,
+      reason: n.reason,
+      zone: n.zone,
+      instance: n.instance,
+    })),
+    summary: evaluation.summary,
+  };
+}
+
+export function anyAlerting(evaluation: Evaluation): boolean {
+  return evaluation.nodes.some((n) => isAlerting(n.verdict));
+}

@@ -1,0 +1,274 @@
+/**
+ * The `lease-watchdog` command as a process, against the simulated cluster over HTTPS: exit
+ * statuses, the JSON contract, and one clean line on stderr for every failure class.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+import { closedPort } from './support/ports.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
+const TOKEN = 'cli-test-secret-token-0123456789';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(
+      NODE,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** An expected failure: exit 2, exactly one line on stderr, no stack trace, no secret. */
+function assertCleanFailure(result: Result, pattern: RegExp): void {
+  assert.equal(result.code, 2, `exit status (stderr: ${result.stderr})`);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+  assert.match(lines[0] ?? '', /^lease-watchdog: /);
+  assert.match(lines[0] ?? '', pattern);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  assert.doesNotMatch(result.stderr + result.stdout, new RegExp(TOKEN), 'the token never shows');
+  assert.equal(result.stdout, '');
+}
+
+describe('lease-watchdog CLI against the simulated cluster', () => {
+  let dir: string;
+  let cluster: SimCluster;
+  let server: SimServer;
+  let kubeconfig: string;
+  let dead: string;
+  let names: string[];
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-'));
+    cluster = new SimCluster({ seed: 3 });
+    names = cluster.addNodes(9, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+    server = await startSimServer({ cluster, token: TOKEN });
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    dead = names[4] as string;
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exits 0 and prints a kubectl-like table when every node is healthy', async () => {
+    const result = await cli(['check', '--kubeconfig', kubeconfig]);
+    assert.equal(result.code, 0, result.stderr);
+    const [header, ...rows] = result.stdout.trimEnd().split('\n');
+    assert.match(header ?? '', /^NAME\s+VERDICT\s+RENEWED\s+DURATION\s+ZONE\s+REASON$/);
+    assert.equal(rows.length, 9);
+    for (const row of rows)
+      assert.match(row, /^ip-\S+\s+healthy\s+\d+s ago\s+40s\s+eu-west-1[abc]\s+renewed/);
+    assert.match(result.stderr, /9 nodes: 9 healthy/);
+  });
+
+  it('exits 1 and reports the dead node in the JSON contract', async () => {
+    cluster.stopKubelet(dead);
+    cluster.setLeaseField(dead, {
+      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+    });
+    const result = await cli(['check', '--kubeconfig', kubeconfig, '--output', 'json']);
+    assert.equal(result.code, 1, result.stderr);
+    const json = JSON.parse(result.stdout);
+    assert.deepEqual(Object.keys(json).sort(), [
+      'checkedAt',
+      'cluster',
+      'nodes',
+      'serverTime',
+      'summary',
+    ]);
+    assert.equal(json.cluster, 'lease-watchdog-sim');
+    assert.ok(
+      !Number.isNaN(Date.parse(json.checkedAt)) && !Number.isNaN(Date.parse(json.serverTime)),
+    );
+    assert.equal(json.nodes.length, 9);
+    for (const n of json.nodes) {
+      for (const key of [
+        'name',
+        'verdict',
+        'renewTime',
+        'leaseDurationSeconds',
+        'silentForSeconds',
+        'reason',
+      ]) {
+        assert.ok(key in n, `node has ${key}`);
+      }
+    }
+    const node = json.nodes.find((n: { name: string }) => n.name === dead);
+    assert.equal(node.verdict, 'expired');
+    assert.ok(node.silentForSeconds >= 299, String(node.silentForSeconds));
+    assert.match(node.reason, /no lease renewal for [45]m/);
+    assert.deepEqual(json.summary, {
+      healthy: 8,
+      expired: 1,
+      'not-ready': 0,
+      'missing-lease': 0,
+      'orphaned-lease': 0,
+      suppressed: 0,
+      invalid: 0,
+    });
+  });
+
+  it('--exclude suppresses the dead node and exits 0', async () => {
+    const zone = cluster.nodeLabels(dead)?.['topology.kubernetes.io/zone'] ?? '';
+    const result = await cli([
+      'check',
+      '--kubeconfig',
+      kubeconfig,
+      '--exclude',
+      `topology.kubernetes.io/zone=${zone}`,
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`${dead.replace(/\./g, '\\.')}\\s+suppressed`));
+  });
+
+  it('403 on nodes: still checks the leases, exit 1, and warns that it is degraded', async () => {
+    server.setFault({ kind: 'status', status: 403, resource: 'nodes' });
+    try {
+      const result = await cli(['check', '--kubeconfig', kubeconfig, '-o', 'json']);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /warning: degraded check: cannot list nodes \(403 Forbidden\)/);
+      assert.match(JSON.parse(result.stdout).degraded, /checked leases alone/);
+    } finally {
+      server.setFault(null);
+    }
+  });
+
+  it('watch --checks 2 prints the FIRING notification it would email', async () => {
+    const result = await cli([
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--checks',
+      '2',
+      '--interval',
+      '0.5',
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /watching lease-watchdog-sim every 0\.5s/);
+    assert.match(result.stdout, new RegExp(`! ${dead.replace(/\./g, '\\.')}\\s+expired`));
+    assert.match(result.stdout, /\[lease-watchdog-sim\] FIRING: 1 node/);
+    assert.equal(
+      result.stdout.match(/Subject: .*FIRING: /g)?.length,
+      1,
+      'one FIRING for two checks',
+    );
+    assert.ok(
+      result.stdout.indexOf('expired') < result.stdout.indexOf('Subject:'),
+      'the change, then the email',
+    );
+  });
+
+  describe('expected failures: exit 2 with one line', () => {
+    const cases: {
+      name: string;
+      args: () => string[];
+      fault?: Parameters<SimServer['setFault']>[0];
+      expect: RegExp;
+    }[] = [
+      {
+        name: 'credentials rejected (401)',
+        args: () => ['check', '--kubeconfig', join(dir, 'wrong-token')],
+        expect: /rejected the credentials \(401 Unauthorized\)/,
+      },
+      {
+        name: 'RBAC forbids leases (403)',
+        args: () => ['check', '--kubeconfig', kubeconfig],
+        fault: { kind: 'status', status: 403, resource: 'leases' },
+        expect: /cannot list leases in namespace kube-node-lease .*403 Forbidden/,
+      },
+      {
+        name: 'server error (503)',
+        args: () => ['check', '--kubeconfig', kubeconfig],
+        fault: { kind: 'status', status: 503 },
+        expect: /answered 503/,
+      },
+      {
+        name: 'API server hangs past --timeout',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--timeout', '1'],
+        fault: { kind: 'hang' },
+        expect: /no answer from 127\.0\.0\.1:\d+ within 1s/,
+      },
+      {
+        name: 'TLS: the CA did not sign the server',
+        args: () => ['check', '--kubeconfig', join(dir, 'no-ca')],
+        expect: /TLS verification of 127\.0\.0\.1:\d+ failed/,
+      },
+      {
+        name: 'namespace not found (404)',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--namespace', 'nope'],
+        expect: /namespace nope not found \(404\)/,
+      },
+      {
+        name: 'kubeconfig file missing',
+        args: () => ['check', '--kubeconfig', join(dir, 'missing')],
+        expect: /kubeconfig .*missing does not exist: pass --kubeconfig PATH or set KUBECONFIG/,
+      },
+      {
+        name: 'unknown context',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--context', 'prod'],
+        expect: /context "prod" is not in the kubeconfig \(contexts: lease-watchdog-sim\)/,
+      },
+      {
+        name: 'bad --grace-period',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--grace-period', 'soon'],
+        expect: /--grace-period must be a positive number of seconds \(got "soon"\)/,
+      },
+      {
+        name: 'unknown option',
+        args: () => ['check', '--frobnicate'],
+        expect: /Unknown option '--frobnicate'/,
+      },
+      {
+        name: 'bad selector',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--exclude', 'a in (b'],
+        expect: /--exclude: /,
+      },
+    ];
+    before(async () => {
+      await server.writeKubeconfig(join(dir, 'wrong-token'), { token: 'not-the-token' });
+      await server.writeKubeconfig(join(dir, 'no-ca'), { withCa: false });
+    });
+    for (const c of cases) {
+      it(c.name, async () => {
+        if (c.fault) server.setFault(c.fault);
+        try {
+          assertCleanFailure(await cli(c.args()), c.expect);
+        } finally {
+          server.setFault(null);
+        }
+      });
+    }
+
+    it('an unreachable API server', async () => {
+      const yaml = server
+        .kubeconfig()
+        .replace(server.url, `https://127.0.0.1:${await closedPort()}`);
+      await writeFile(join(dir, 'unreachable'), yaml);
+      assertCleanFailure(
+        await cli(['check', '--kubeconfig', join(dir, 'unreachable')]),
+        /cannot reach the API server/,
+      );
+    });
+  });
+});
