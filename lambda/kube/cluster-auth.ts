@@ -19,22 +19,13 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { ClusterAuth } from '../config.js';
 import { ClusterAuthError, describeAwsError, errorName, isAbortError } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
 import { EksTokenIssuer } from './eks-token.js';
 
-export type ClusterAuth =
-  /** A whole kubeconfig (YAML) in Secrets Manager. */
-  | { readonly mode: 'kubeconfig'; readonly secretId: string; readonly context?: string }
-  /** API server URL, CA (base64 PEM, as in a kubeconfig) and a bearer token in Secrets Manager. */
-  | {
-      readonly mode: 'token';
-      readonly server: string;
-      readonly caData?: string;
-      readonly tokenSecretId: string;
-    }
-  /** An EKS cluster: endpoint and CA from eks:DescribeCluster, an IAM token made in-process. */
-  | { readonly mode: 'eks'; readonly clusterName: string; readonly region?: string };
+/** How the watchdog reaches one cluster: defined with the settings, in `lambda/config.ts`. */
+export type { ClusterAuth };
 
 export interface ClusterAuthDeps {
   readonly secrets: SecretsManagerClient;

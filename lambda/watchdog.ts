@@ -1,0 +1,365 @@
+/**
+ * The cloud watchdog: what one Lambda invocation does, with every outside part injected (the
+ * handler wires the real ones; tests hand in local endpoints). For each cluster the event names
+ * (or every configured cluster), run the check cycle — several times in fast mode — and report.
+ *
+ * A cluster that cannot be read is not a failure of the invocation: it is a WATCHDOG
+ * notification. The invocation fails (so the Lambda error alarm fires) only when the watchdog
+ * itself is broken: state cannot be loaded or saved, the event names an unknown cluster, a bug.
+ * One failing cluster never stops the others.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
+import type { ClusterSettings, WatchdogSettings } from './config.js';
+import { type AlertPolicy, DEFAULT_ALERT_POLICY } from './core/incidents.js';
+import { type Snapshot, VERDICTS } from './core/model.js';
+import type { Notifier } from './core/notification.js';
+import type { Policy } from './core/policy.js';
+import { parseSelector } from './core/selector.js';
+import { isClusterAuthError } from './kube/auth-error.js';
+import type { AuthenticatedCluster } from './kube/cluster-auth.js';
+import { ClusterReadError } from './kube/errors.js';
+import { KubeClusterReader } from './kube/kube-reader.js';
+import type { ClusterReader } from './kube/reader.js';
+import type { StateStore } from './state/store.js';
+
+/** The few logger methods the watchdog uses (Powertools Logger satisfies it). */
+export interface WatchdogLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export type MetricName =
+  | 'CheckSucceeded'
+  | 'CheckDuration'
+  | 'NodesChecked'
+  | 'NodesAlerting'
+  | 'ClusterReadFailures'
+  | 'NotificationsSent'
+  | 'NotificationsFailed';
+
+/** Metrics with the dimension `cluster` (and optionally `verdict`). */
+export interface WatchdogMetrics {
+  record(
+    cluster: string,
+    name: MetricName,
+    value: number,
+    unit: 'Count' | 'Milliseconds',
+    extra?: Record<string, string>,
+  ): void;
+}
+
+export interface KubeConfigSource {
+  kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig>;
+  forget(cluster: AuthenticatedCluster): void;
+}
+
+export interface WatchdogDeps {
+  readonly settings: WatchdogSettings;
+  readonly auth: KubeConfigSource;
+  readonly store: StateStore;
+  readonly notifier: Notifier;
+  readonly logger: WatchdogLogger;
+  readonly metrics: WatchdogMetrics;
+  readonly clock: () => number;
+  /** Per-request timeout towards the API server. Default 10 s. */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Waits between the checks of one invocation in fast mode; rejects when `signal` aborts.
+   * Default `timers/promises` setTimeout (tests pair it with their fake clock).
+   */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface WatchdogEvent {
+  /** The cluster to check (the schedule's input); absent: every configured cluster. */
+  readonly cluster?: string;
+}
+
+export interface ClusterReport {
+  readonly cluster: string;
+  readonly checks: number;
+  readonly lastStatus: CycleOutcome['status'] | 'not-run';
+  readonly alerting: number;
+  readonly published: number;
+  readonly pending: number;
+}
+
+export class WatchdogError extends Error {
+  override readonly name = 'WatchdogError';
+}
+
+/** Reads one cluster with credentials from the auth source, fresh for each check. */
+class AuthenticatedReader implements ClusterReader {
+  constructor(
+    private readonly cluster: ClusterSettings,
+    private readonly auth: KubeConfigSource,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  async read(signal?: AbortSignal): Promise<Snapshot> {
+    let kubeConfig: KubeConfig;
+    try {
+      kubeConfig = await this.auth.kubeConfigFor(this.cluster, signal);
+    } catch (error) {
+      if (isClusterAuthError(error)) {
+        throw new ClusterReadError(error.failure, error.message, undefined, { cause: error });
+      }
+      throw error;
+    }
+    const reader = new KubeClusterReader({
+      kubeConfig,
+      cluster: this.cluster.name,
+      namespace: this.cluster.namespace,
+      requestTimeoutMs: this.requestTimeoutMs,
+    });
+    try {
+      return await reader.read(signal);
+    } catch (error) {
+      // Rejected credentials may be a rotated secret or an expired token: fetch afresh next time.
+      if (error instanceof ClusterReadError && error.failure === 'unauthorized')
+        this.auth.forget(this.cluster);
+      throw error;
+    }
+  }
+}
+
+export function policiesOf(
+  settings: WatchdogSettings,
+  cluster: ClusterSettings,
+): { policy: Policy; alertPolicy: AlertPolicy } {
+  return {
+    policy: Object.freeze({
+      gracePeriodSeconds: settings.gracePeriodSeconds,
+      startupGraceSeconds: settings.startupGraceSeconds,
+      exclude: cluster.excludeSelector ? parseSelector(cluster.excludeSelector) : undefined,
+    }),
+    alertPolicy: Object.freeze({
+      ...DEFAULT_ALERT_POLICY,
+      reminderIntervalSeconds: settings.reminderIntervalSeconds,
+      storm: settings.storm,
+    }),
+  };
+}
+
+export class Watchdog {
+  constructor(private readonly deps: WatchdogDeps) {}
+
+  /**
+   * Checks the clusters the event names. `lockMs` bounds how long this run may hold a cluster's
+   * outbox (the time it has left). Throws WatchdogError when the watchdog itself is broken.
+   */
+  async run(
+    event: WatchdogEvent | null | undefined,
+    runId: string,
+    lockMs: number,
+    signal?: AbortSignal,
+  ) {
+    const { settings } = this.deps;
+    const wanted = event?.cluster;
+    const clusters =
+      wanted === undefined ? settings.clusters : settings.clusters.filter((c) => c.name === wanted);
+    if (clusters.length === 0) {
+      const known = settings.clusters.map((c) => c.name).join(', ');
+      throw new WatchdogError(
+        `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
+      );
+    }
+    const results = await Promise.allSettled(
+      clusters.map((c) => this.watchCluster(c, runId, lockMs, signal)),
+    );
+    const reports: ClusterReport[] = [];
+    const failures: string[] = [];
+    results.forEach((result, i) => {
+      const name = clusters[i]?.name ?? '?';
+      if (result.status === 'fulfilled') {
+        reports.push(result.value);
+      } else {
+        const message =
+          result.reason instanceof Error ? result.reason.message : String(result.reason);
+        this.deps.logger.error('check failed: the watchdog itself is broken', {
+          cluster: name,
+          error: message,
+        });
+        failures.push(`${name}: ${message}`);
+      }
+    });
+    if (failures.length > 0) {
+      throw new WatchdogError(
+        `${failures.length} of ${clusters.length} cluster checks failed: ${failures.join('; ')}`,
+      );
+    }
+    return { clusters: reports };
+  }
+
+  /** One cluster: one check, or in fast mode several at fixed offsets from the start. */
+  private async watchCluster(
+    cluster: ClusterSettings,
+    runId: string,
+    lockMs: number,
+    signal?: AbortSignal,
+  ) {
+    const { fastMode } = this.deps.settings;
+    const { policy, alertPolicy } = policiesOf(this.deps.settings, cluster);
+    const reader = new AuthenticatedReader(
+      cluster,
+      this.deps.auth,
+      this.deps.requestTimeoutMs ?? 10_000,
+    );
+    const started = this.deps.clock();
+    let report: ClusterReport = {
+      cluster: cluster.name,
+      checks: 0,
+      lastStatus: 'not-run',
+      alerting: 0,
+      published: 0,
+      pending: 0,
+    };
+    for (let i = 0; i < fastMode.checksPerInvocation; i++) {
+      if (i > 0) {
+        const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
+        try {
+          if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait, signal);
+        } catch {
+          break; // the invocation's deadline is near: stop starting checks
+        }
+      }
+      if (signal?.aborted) break;
+      const outcome = await this.checkOnce(
+        cluster,
+        reader,
+        policy,
+        alertPolicy,
+        runId,
+        lockMs,
+        signal,
+      );
+      report = {
+        cluster: cluster.name,
+        checks: report.checks + 1,
+        lastStatus: outcome.status,
+        alerting: outcome.status === 'checked' ? alertingCount(outcome) : report.alerting,
+        published: report.published + (outcome.status === 'busy' ? 0 : outcome.published.length),
+        pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
+      };
+    }
+    return report;
+  }
+
+  private async checkOnce(
+    cluster: ClusterSettings,
+    reader: ClusterReader,
+    policy: Policy,
+    alertPolicy: AlertPolicy,
+    runId: string,
+    lockMs: number,
+    signal?: AbortSignal,
+  ): Promise<CycleOutcome> {
+    const { logger, metrics, clock } = this.deps;
+    const started = clock();
+    const outcome = await runCheckCycle(
+      cluster.name,
+      {
+        reader,
+        store: this.deps.store,
+        notifier: this.deps.notifier,
+        policy,
+        alertPolicy,
+        clock,
+        runId,
+        lockMs,
+      },
+      signal,
+    );
+    const name = cluster.name;
+    metrics.record(name, 'CheckDuration', clock() - started, 'Milliseconds');
+    if (outcome.status === 'busy') {
+      logger.info('another run is checking this cluster; backed off', {
+        cluster: name,
+        reason: outcome.reason,
+      });
+      return outcome;
+    }
+    for (const n of outcome.published) {
+      logger.info('notification published', {
+        cluster: name,
+        kind: n.kind,
+        id: n.id,
+        firing: n.firing.length,
+        resolved: n.resolved.length,
+      });
+    }
+    metrics.record(name, 'NotificationsSent', outcome.published.length, 'Count');
+    if (outcome.publishError !== undefined) {
+      const message =
+        outcome.publishError instanceof Error
+          ? outcome.publishError.message
+          : String(outcome.publishError);
+      logger.error('notification not published; kept for the next check', {
+        cluster: name,
+        pending: outcome.pending.length,
+        error: message,
+      });
+      metrics.record(name, 'NotificationsFailed', outcome.pending.length, 'Count');
+    }
+    if (outcome.status === 'unreadable') {
+      logger.error('cannot read the cluster', {
+        cluster: name,
+        failure: outcome.error.failure,
+        error: outcome.error.message,
+      });
+      metrics.record(name, 'ClusterReadFailures', 1, 'Count');
+      return outcome;
+    }
+    const { evaluation } = outcome;
+    const alerting = alertingCount(outcome);
+    metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
+    for (const verdict of ['expired', 'not-ready', 'missing-lease'] as const) {
+      metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
+    }
+    logger.info('cluster checked', {
+      cluster: name,
+      ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
+      alerting,
+      degraded: evaluation.degraded,
+      durationMs: clock() - started,
+    });
+    // One line per node that is not healthy, capped: a zone outage must not flood the log.
+    const notable = evaluation.nodes.filter(
+      (n) => n.verdict !== 'healthy' && n.verdict !== 'orphaned-lease',
+    );
+    if (notable.length > MAX_NODE_LOG_LINES) {
+      logger.info('more nodes are not healthy than are logged one by one', {
+        cluster: name,
+        notHealthy: notable.length,
+        logged: MAX_NODE_LOG_LINES,
+      });
+    }
+    for (const node of notable.slice(0, MAX_NODE_LOG_LINES)) {
+      logger.info('node verdict', {
+        cluster: name,
+        node: node.name,
+        verdict: node.verdict,
+        silentForSeconds: node.silentForSeconds,
+        reason: node.reason,
+      });
+    }
+    // The dead-man's switch: a check counts as successful once its notifications are out too.
+    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
+    return outcome;
+  }
+}
+
+const MAX_NODE_LOG_LINES = 100;
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, signal ? { signal } : undefined);
+}
+
+function alertingCount(outcome: CycleOutcome): number {
+  if (outcome.status !== 'checked') return 0;
+  const s = outcome.evaluation.summary;
+  return s.expired + s['not-ready'] + s['missing-lease'];
+}
