@@ -1,0 +1,51 @@
+/** The deployable stack: one `LeaseWatchdog` from a validated configuration, and its outputs. */
+import { type App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import type { AppDeploymentConfig } from './config.js';
+import { LeaseWatchdog, type LeaseWatchdogProps } from './lease-watchdog.js';
+
+export interface LeaseWatchdogStackProps extends StackProps {
+  readonly watchdog: LeaseWatchdogProps;
+}
+
+export class LeaseWatchdogStack extends Stack {
+  readonly watchdog: LeaseWatchdog;
+
+  constructor(scope: Construct, id: string, props: LeaseWatchdogStackProps) {
+    const { watchdog, ...stackProps } = props;
+    super(scope, id, {
+      description:
+        'lease-watchdog: notifies by SNS and email when a Kubernetes node stops heart-beating',
+      ...stackProps,
+    });
+    this.watchdog = new LeaseWatchdog(this, 'Watchdog', watchdog);
+
+    new CfnOutput(this, 'FunctionName', {
+      description:
+        'aws lambda invoke --function-name <this> --payload \'{"cluster":"<name>"}\' --cli-binary-format raw-in-base64-out out.json',
+      value: this.watchdog.function.functionName,
+    });
+    new CfnOutput(this, 'LogGroupName', { value: this.watchdog.logGroup.logGroupName });
+    new CfnOutput(this, 'FunctionRoleArn', {
+      description: 'The IAM role clusters must map to the Kubernetes group lease-watchdog',
+      value: this.watchdog.role.roleArn,
+    });
+    new CfnOutput(this, 'TopicArn', { value: this.watchdog.topic.topicArn });
+    new CfnOutput(this, 'StateTableName', { value: this.watchdog.table.tableName });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.watchdog.deadLetterQueue.queueUrl });
+  }
+}
+
+/**
+ * The app's one stack from a validated configuration file, checked by cdk-nag's AwsSolutions pack
+ * at synth (any unacknowledged finding fails the synth).
+ */
+export function buildStack(app: App, config: AppDeploymentConfig): LeaseWatchdogStack {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const { account, region, stackName, ...watchdog } = config;
+  return new LeaseWatchdogStack(app, stackName, {
+    watchdog,
+    ...(account !== undefined || region !== undefined ? { env: { account, region } } : {}),
+  });
+}

@@ -1,0 +1,554 @@
+/**
+ * Configuration: lambda/config.ts (settings, runtime environment) and infra/config.ts (the
+ * deployment file). Every invalid configuration fails with its one-line message.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  loadConfigFile,
+  parseAppConfig,
+  parseDeploymentConfig,
+  watchdogSettingsOf,
+} from '../infra/config.js';
+import { ConfigError, loadRuntimeConfig, parseWatchdogSettings } from '../lambda/config.js';
+
+const eks = {
+  name: 'prod-eu',
+  auth: { mode: 'eks', clusterName: 'prod-eu-eks', region: 'eu-west-1' },
+};
+const token = {
+  name: 'edge-lab',
+  auth: {
+    mode: 'token',
+    server: 'https://k8s.example.com:6443',
+    tokenSecretId: 'lease-watchdog/edge-lab',
+  },
+};
+const kubeconfig = {
+  name: 'onprem',
+  auth: { mode: 'kubeconfig', secretId: 'kube/onprem', context: 'admin' },
+};
+const valid = { clusters: [eks, token], emails: ['oncall@example.com'] };
+
+/** Runs `parse` and returns the ConfigError's message (failing when it does not throw one). */
+function messageOf(parse: () => unknown): string {
+  try {
+    parse();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    assert.equal(error.name, 'ConfigError');
+    assert.ok(!error.message.includes('\n'), `message must be one line: ${error.message}`);
+    return error.message;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('parseWatchdogSettings', () => {
+  test('fills in the defaults and freezes the result', () => {
+    const settings = parseWatchdogSettings({ clusters: [eks] });
+    assert.deepEqual(settings, {
+      clusters: [
+        {
+          name: 'prod-eu',
+          auth: { mode: 'eks', clusterName: 'prod-eu-eks', region: 'eu-west-1' },
+          namespace: 'kube-node-lease',
+        },
+      ],
+      gracePeriodSeconds: 50,
+      startupGraceSeconds: 60,
+      reminderIntervalSeconds: 14_400,
+      storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
+      fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
+    });
+    assert.ok(Object.isFrozen(settings));
+    assert.ok(Object.isFrozen(settings.clusters[0]?.auth));
+    assert.ok(Object.isFrozen(settings.storm));
+  });
+
+  test('keeps every auth mode with its own fields, and defaults the EKS name to the cluster name', () => {
+    const settings = parseWatchdogSettings({
+      clusters: [
+        token,
+        kubeconfig,
+        { name: 'plain', auth: { mode: 'eks' }, excludeSelector: 'role=batch,!critical' },
+      ],
+      reminderIntervalSeconds: 0,
+      fastMode: { checksPerInvocation: 5 },
+      storm: { zoneMinNodes: 5 },
+    });
+    assert.deepEqual(
+      settings.clusters.map((c) => c.auth),
+      [
+        {
+          mode: 'token',
+          server: 'https://k8s.example.com:6443',
+          tokenSecretId: 'lease-watchdog/edge-lab',
+        },
+        { mode: 'kubeconfig', secretId: 'kube/onprem', context: 'admin' },
+        { mode: 'eks', clusterName: 'plain' },
+      ],
+    );
+    assert.equal(settings.clusters[2]?.excludeSelector, 'role=batch,!critical');
+    assert.equal(settings.reminderIntervalSeconds, 0);
+    assert.deepEqual(settings.fastMode, { checksPerInvocation: 5, intervalSeconds: 10 });
+    assert.deepEqual(settings.storm, {
+      zoneFraction: 0.55,
+      zoneMinNodes: 5,
+      clusterFraction: 0.55,
+      clusterMinNodes: 3,
+    });
+  });
+
+  test('is idempotent: parsed settings parse to themselves', () => {
+    const once = parseWatchdogSettings({ clusters: [eks, token, kubeconfig] });
+    assert.deepEqual(parseWatchdogSettings(JSON.parse(JSON.stringify(once))), once);
+  });
+
+  const invalid: [string, unknown, string][] = [
+    ['not an object', [], 'the configuration must be an object (the watchdog settings), got []'],
+    ['no clusters', {}, 'clusters is required: list at least one cluster to watch'],
+    [
+      'empty cluster list',
+      { clusters: [] },
+      'clusters must list at least one cluster to watch (it is empty)',
+    ],
+    [
+      'missing cluster name',
+      { clusters: [{ auth: eks.auth }] },
+      'clusters[0].name is required: give each cluster a unique name, e.g. "prod-eu"',
+    ],
+    [
+      'bad cluster name',
+      { clusters: [{ ...eks, name: 'prod eu' }] },
+      `clusters[0].name must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit (got "prod eu")`,
+    ],
+    [
+      'duplicate cluster',
+      { clusters: [eks, token, { ...kubeconfig, name: 'prod-eu' }] },
+      'clusters[2].name "prod-eu" is already used by clusters[0]; cluster names must be unique',
+    ],
+    [
+      'unknown auth mode',
+      { clusters: [eks, { name: 'b', auth: { mode: 'ekss' } }] },
+      'clusters[1].auth.mode must be one of kubeconfig, token, eks (got "ekss")',
+    ],
+    [
+      'missing auth',
+      { clusters: [{ name: 'a' }] },
+      'clusters[0].auth is required: {"mode": "kubeconfig" | "token" | "eks", ...}',
+    ],
+    [
+      'field of another mode',
+      { clusters: [{ name: 'a', auth: { mode: 'eks', secretId: 'x' } }] },
+      'clusters[0].auth.secretId is not a known setting; remove it or use one of: mode, clusterName, region',
+    ],
+    [
+      'token without a secret',
+      { clusters: [{ name: 'a', auth: { mode: 'token', server: 'https://k8s.example.com' } }] },
+      'clusters[0].auth.tokenSecretId is required: the Secrets Manager secret name or ARN',
+    ],
+    [
+      'token over http',
+      { clusters: [{ name: 'a', auth: { ...token.auth, server: 'http://k8s.example.com' } }] },
+      'clusters[0].auth.server must be the https:// URL of the Kubernetes API server (got "http://k8s.example.com")',
+    ],
+    [
+      'bad secret ARN',
+      { clusters: [{ name: 'a', auth: { mode: 'kubeconfig', secretId: 'arn:aws:s3:::bucket' } }] },
+      'clusters[0].auth.secretId must be a Secrets Manager secret name or ARN like arn:aws:secretsmanager:eu-west-1:123456789012:secret:my-secret (got "arn:aws:s3:::bucket")',
+    ],
+    [
+      'bad region',
+      { clusters: [{ name: 'a', auth: { mode: 'eks', region: 'Ireland' } }] },
+      'clusters[0].auth.region must be an AWS region like eu-west-1 (got "Ireland")',
+    ],
+    [
+      'bad selector',
+      { clusters: [{ ...eks, excludeSelector: 'a in (b' }] },
+      'clusters[0].excludeSelector must be a label selector like "role=batch,!critical": invalid label key "a in (b" in selector term "a in (b"',
+    ],
+    [
+      'bad namespace',
+      { clusters: [{ ...eks, namespace: 'Kube_Node' }] },
+      'clusters[0].namespace must be a Kubernetes namespace name, e.g. kube-node-lease (got "Kube_Node")',
+    ],
+    [
+      'zero grace period',
+      { clusters: [eks], gracePeriodSeconds: 0 },
+      'gracePeriodSeconds must be a whole number from 1 to 86400 (got 0)',
+    ],
+    [
+      'fractional startup grace',
+      { clusters: [eks], startupGraceSeconds: 1.5 },
+      'startupGraceSeconds must be a whole number from 0 to 86400 (got 1.5)',
+    ],
+    [
+      'string number',
+      { clusters: [eks], gracePeriodSeconds: '50' },
+      'gracePeriodSeconds must be a whole number from 1 to 86400 (got "50")',
+    ],
+    [
+      'reminder too often',
+      { clusters: [eks], reminderIntervalSeconds: 30 },
+      'reminderIntervalSeconds must be 0 (no reminders) or at least 60 (got 30)',
+    ],
+    [
+      'storm fraction over 1',
+      { clusters: [eks], storm: { zoneFraction: 55 } },
+      'storm.zoneFraction must be a fraction greater than 0 and at most 1, e.g. 0.55 (got 55)',
+    ],
+    [
+      'storm minimum zero',
+      { clusters: [eks], storm: { clusterMinNodes: 0 } },
+      'storm.clusterMinNodes must be a whole number from 1 to 100000 (got 0)',
+    ],
+    [
+      'fast mode zero checks',
+      { clusters: [eks], fastMode: { checksPerInvocation: 0 } },
+      'fastMode.checksPerInvocation must be a whole number from 1 to 60 (got 0)',
+    ],
+    [
+      'fast mode longer than a Lambda can run',
+      { clusters: [eks], fastMode: { checksPerInvocation: 60, intervalSeconds: 20 } },
+      'fastMode spans 1180 s ((checksPerInvocation - 1) × intervalSeconds); keep it at most 840 s',
+    ],
+    [
+      'typo in a setting',
+      { clusters: [eks], gracePeriodSecond: 50 },
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode',
+    ],
+  ];
+  for (const [name, input, message] of invalid) {
+    test(`rejects ${name}`, () => {
+      assert.equal(
+        messageOf(() => parseWatchdogSettings(input)),
+        message,
+      );
+    });
+  }
+
+  test('prefixes the message with where the settings came from', () => {
+    assert.equal(
+      messageOf(() => parseWatchdogSettings({ clusters: [] }, 'mine.json')),
+      'mine.json: clusters must list at least one cluster to watch (it is empty)',
+    );
+  });
+});
+
+describe('loadRuntimeConfig', () => {
+  const settings = JSON.stringify({ clusters: [eks] });
+  const env = {
+    LEASE_WATCHDOG_SETTINGS: settings,
+    TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
+    STATE_TABLE: 'LeaseWatchdog-StateTable-1ABC',
+  };
+
+  test('reads the three variables into a frozen configuration', () => {
+    const config = loadRuntimeConfig(env);
+    assert.equal(config.topicArn, env.TOPIC_ARN);
+    assert.equal(config.stateTable, env.STATE_TABLE);
+    assert.equal(config.settings.clusters[0]?.name, 'prod-eu');
+    assert.equal(config.settings.gracePeriodSeconds, 50);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  const invalid: [string, Record<string, string | undefined>, string][] = [
+    [
+      'no settings',
+      { ...env, LEASE_WATCHDOG_SETTINGS: undefined },
+      'LEASE_WATCHDOG_SETTINGS is required (JSON of the watchdog settings; the CDK stack sets it)',
+    ],
+    [
+      'no topic',
+      { ...env, TOPIC_ARN: undefined },
+      'TOPIC_ARN is required (the SNS topic that receives the notifications)',
+    ],
+    [
+      'blank topic',
+      { ...env, TOPIC_ARN: '  ' },
+      'TOPIC_ARN is required (the SNS topic that receives the notifications)',
+    ],
+    [
+      'no table',
+      { ...env, STATE_TABLE: '' },
+      'STATE_TABLE is required (the DynamoDB table that keeps the watchdog state)',
+    ],
+    [
+      'a queue for a topic',
+      { ...env, TOPIC_ARN: 'arn:aws:sqs:eu-west-1:123456789012:q' },
+      'TOPIC_ARN must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got "arn:aws:sqs:eu-west-1:123456789012:q")',
+    ],
+    [
+      'settings not JSON',
+      { ...env, LEASE_WATCHDOG_SETTINGS: '{clusters:' },
+      `LEASE_WATCHDOG_SETTINGS must be JSON of the watchdog settings: ${(() => {
+        try {
+          JSON.parse('{clusters:');
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return '';
+      })()}`,
+    ],
+    [
+      'invalid settings',
+      { ...env, LEASE_WATCHDOG_SETTINGS: '{"clusters":[{"name":"a","auth":{"mode":"ekss"}}]}' },
+      'LEASE_WATCHDOG_SETTINGS: clusters[0].auth.mode must be one of kubeconfig, token, eks (got "ekss")',
+    ],
+  ];
+  for (const [name, input, message] of invalid) {
+    test(`rejects ${name}`, () => {
+      assert.equal(
+        messageOf(() => loadRuntimeConfig(input)),
+        message,
+      );
+    });
+  }
+});
+
+describe('deployment configuration', () => {
+  test('fills in the stack defaults', () => {
+    const config = parseDeploymentConfig(valid);
+    assert.equal(config.scheduleMinutes, 1);
+    assert.equal(config.logRetentionDays, 30);
+    assert.equal(config.reservedConcurrency, 5, 'clusters × 2 + 1');
+    assert.deepEqual(config.emails, ['oncall@example.com']);
+    assert.deepEqual(
+      config.clusters.map((c) => [c.name, c.accessEntry]),
+      [
+        ['prod-eu', true],
+        ['edge-lab', false],
+      ],
+    );
+    assert.equal(config.existingTopicArn, undefined);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('hands the function exactly the watchdog settings, without the stack fields', () => {
+    const config = parseDeploymentConfig({
+      ...valid,
+      clusters: [{ ...eks, accessEntry: false }, token],
+    });
+    const settings = watchdogSettingsOf(config);
+    assert.deepEqual(settings, parseWatchdogSettings({ clusters: [eks, token] }));
+    assert.equal(config.clusters[0]?.accessEntry, false);
+  });
+
+  test('is idempotent (the construct re-validates what the app parsed)', () => {
+    const once = parseDeploymentConfig({
+      ...valid,
+      vpc: { vpcId: 'vpc-0123456789abcdef0', subnetIds: ['subnet-0123456789abcdef0'] },
+    });
+    assert.deepEqual(parseDeploymentConfig(once), once);
+  });
+
+  test('reads account and region from the file, else from CDK_DEPLOY_ACCOUNT / CDK_DEPLOY_REGION', () => {
+    const fromFile = parseAppConfig({
+      ...valid,
+      account: '123456789012',
+      region: 'eu-west-1',
+      stackName: 'Watch',
+    });
+    assert.deepEqual(
+      [fromFile.account, fromFile.region, fromFile.stackName],
+      ['123456789012', 'eu-west-1', 'Watch'],
+    );
+    const fromEnv = parseAppConfig(valid, undefined, {
+      CDK_DEPLOY_ACCOUNT: '210987654321',
+      CDK_DEPLOY_REGION: 'us-east-2',
+    });
+    assert.deepEqual(
+      [fromEnv.account, fromEnv.region, fromEnv.stackName],
+      ['210987654321', 'us-east-2', 'LeaseWatchdog'],
+    );
+    const agnostic = parseAppConfig(valid);
+    assert.deepEqual([agnostic.account, agnostic.region], [undefined, undefined]);
+  });
+
+  test('an existing topic needs no emails', () => {
+    const config = parseDeploymentConfig({
+      clusters: [eks],
+      existingTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alerts',
+    });
+    assert.deepEqual(config.emails, []);
+  });
+
+  const invalid: [string, unknown, string][] = [
+    [
+      'bad email',
+      { ...valid, emails: ['oncall@example.com', 'oncall at example.com'] },
+      'emails[1] must be an email address like oncall@example.com (got "oncall at example.com")',
+    ],
+    [
+      'duplicate email',
+      { ...valid, emails: ['a@example.com', 'A@example.com'] },
+      'emails[1] "A@example.com" is listed twice; remove the duplicate',
+    ],
+    [
+      'nobody to notify',
+      { clusters: [eks] },
+      'emails must list at least one address to notify (or set existingTopicArn to publish to a topic you already have)',
+    ],
+    [
+      'schedule under a minute',
+      { ...valid, scheduleMinutes: 0.5 },
+      'scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0.5)',
+    ],
+    [
+      'schedule of zero',
+      { ...valid, scheduleMinutes: 0 },
+      'scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0)',
+    ],
+    [
+      'schedule over an hour',
+      { ...valid, scheduleMinutes: 90 },
+      'scheduleMinutes must be at most 60 (got 90): check each cluster at least hourly',
+    ],
+    [
+      'fast mode longer than the schedule',
+      { ...valid, fastMode: { checksPerInvocation: 7, intervalSeconds: 10 } },
+      'fastMode spans 60 s ((checksPerInvocation - 1) × intervalSeconds), which must be shorter than the schedule period (60 s); lower fastMode.checksPerInvocation or fastMode.intervalSeconds',
+    ],
+    [
+      'unknown auth mode',
+      { ...valid, clusters: [eks, { name: 'x', auth: { mode: 'ekss' } }] },
+      'clusters[1].auth.mode must be one of kubeconfig, token, eks (got "ekss")',
+    ],
+    [
+      'missing cluster name',
+      { ...valid, clusters: [eks, { auth: token.auth }] },
+      'clusters[1].name is required: give each cluster a unique name, e.g. "prod-eu"',
+    ],
+    [
+      'duplicate cluster',
+      { ...valid, clusters: [eks, { ...token, name: 'prod-eu' }] },
+      'clusters[1].name "prod-eu" is already used by clusters[0]; cluster names must be unique',
+    ],
+    [
+      'empty cluster list',
+      { ...valid, clusters: [] },
+      'clusters must list at least one cluster to watch (it is empty)',
+    ],
+    [
+      'access entry on a token cluster',
+      { ...valid, clusters: [eks, { ...token, accessEntry: true }] },
+      'clusters[1].accessEntry applies only to eks clusters; remove it from this "token" cluster',
+    ],
+    [
+      'access entry not a boolean',
+      { ...valid, clusters: [{ ...eks, accessEntry: 'yes' }] },
+      'clusters[0].accessEntry must be true or false (got "yes")',
+    ],
+    [
+      'bad log retention',
+      { ...valid, logRetentionDays: 10 },
+      'logRetentionDays must be one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653 (got 10)',
+    ],
+    [
+      'bad existing topic',
+      { clusters: [eks], existingTopicArn: 'alerts' },
+      'existingTopicArn must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got "alerts")',
+    ],
+    [
+      'zero reserved concurrency',
+      { ...valid, reservedConcurrency: 0 },
+      'reservedConcurrency must be a whole number from 1 to 1000 (got 0); the default is clusters × 2 + 1',
+    ],
+    [
+      'vpc without subnets',
+      { ...valid, vpc: { vpcId: 'vpc-0123456789abcdef0', subnetIds: [] } },
+      'vpc.subnetIds must be a non-empty list, e.g. ["subnet-0123456789abcdef0"] (got [])',
+    ],
+    [
+      'bad security group',
+      {
+        ...valid,
+        vpc: {
+          vpcId: 'vpc-0123456789abcdef0',
+          subnetIds: ['subnet-0123456789abcdef0'],
+          securityGroupIds: ['default'],
+        },
+      },
+      'vpc.securityGroupIds[0] must be an id like sg-0123456789abcdef0 (got "default")',
+    ],
+    [
+      'unknown field',
+      { ...valid, email: ['a@example.com'] },
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, vpc',
+    ],
+    [
+      'settings too big for the Lambda environment',
+      {
+        ...valid,
+        clusters: Array.from({ length: 20 }, (_, i) => ({
+          name: `cluster-${i}`,
+          auth: { ...token.auth, caData: 'QUJD'.repeat(60) },
+        })),
+      },
+      'the watchdog settings take 8433 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
+    ],
+  ];
+  for (const [name, input, message] of invalid) {
+    test(`rejects ${name}`, () => {
+      assert.equal(
+        messageOf(() => parseDeploymentConfig(input)),
+        message,
+      );
+    });
+  }
+
+  test('rejects a bad account or region in the file', () => {
+    assert.equal(
+      messageOf(() => parseAppConfig({ ...valid, account: '1234' })),
+      'account must be a 12-digit AWS account id (got "1234")',
+    );
+    assert.equal(
+      messageOf(() => parseAppConfig({ ...valid, region: 'EU' })),
+      'region must be an AWS region like eu-west-1 (got "EU")',
+    );
+  });
+
+  describe('loadConfigFile', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lease-watchdog-config-'));
+
+    test('names the file in its message', () => {
+      const path = join(dir, 'bad.json');
+      writeFileSync(path, JSON.stringify({ ...valid, scheduleMinutes: 0 }));
+      assert.equal(
+        messageOf(() => loadConfigFile(path)),
+        `${path}: scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0)`,
+      );
+    });
+
+    test('says how to start when the file is missing', () => {
+      const path = join(dir, 'missing.json');
+      assert.equal(
+        messageOf(() => loadConfigFile(path)),
+        `${path} not found: copy infra/config.example.json and pass -c config=<your file>`,
+      );
+    });
+
+    test('reports JSON syntax errors on one line', () => {
+      const path = join(dir, 'broken.json');
+      writeFileSync(path, '{\n  "clusters": [\n');
+      assert.match(
+        messageOf(() => loadConfigFile(path)),
+        new RegExp(`^${path} is not valid JSON: `),
+      );
+    });
+
+    test('the committed example is valid: two clusters, one eks and one token', () => {
+      const config = loadConfigFile(
+        new URL('../infra/config.example.json', import.meta.url).pathname,
+      );
+      assert.deepEqual(
+        config.clusters.map((c) => c.auth.mode),
+        ['eks', 'token'],
+      );
+      assert.equal(config.account, undefined, 'the example stays environment-agnostic');
+    });
+  });
+});

@@ -1,0 +1,668 @@
+/**
+ * The stack's intent, asserted on the synthesized template (bundling skipped: see
+ * infra-bundle.test.ts for the one real bundle), plus cdk-nag's AwsSolutions pack.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { ConfigError, parseAppConfig } from '../infra/config.js';
+import { buildStack, type LeaseWatchdogStack } from '../infra/stack.js';
+import { loadRuntimeConfig, parseWatchdogSettings } from '../lambda/config.js';
+
+const ACCOUNT = '123456789012';
+const REGION = 'eu-west-1';
+const eks = { name: 'prod-eu', auth: { mode: 'eks', clusterName: 'prod-eu-eks', region: REGION } };
+const token = {
+  name: 'edge-lab',
+  auth: {
+    mode: 'token',
+    server: 'https://k8s.example.com:6443',
+    tokenSecretId: 'lease-watchdog/edge-lab',
+  },
+};
+const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kube/onprem';
+const kubeconfig = { name: 'onprem', auth: { mode: 'kubeconfig', secretId: secretArn } };
+const base = { clusters: [eks, token], emails: ['oncall@example.com', 'platform@example.com'] };
+
+interface Synth {
+  app: App;
+  stack: LeaseWatchdogStack;
+  template: Template;
+  /** Logical id of a construct's CloudFormation resource. */
+  id(construct: IConstruct): string;
+}
+
+function synth(
+  input: object,
+  env: { account?: string; region?: string } = { account: ACCOUNT, region: REGION },
+): Synth {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = buildStack(app, parseAppConfig({ ...input, ...env }));
+  const template = Template.fromStack(stack);
+  const id = (construct: IConstruct): string => {
+    const element = (construct.node.defaultChild ?? construct) as CfnElement;
+    return stack.resolve(element.logicalId) as string;
+  };
+  return { app, stack, template, id };
+}
+
+/** Flattens CloudFormation intrinsics into readable strings: `${Logical.Arn}`, `${Logical}`, `aws`. */
+function flat(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(flat);
+  if (typeof value !== 'object' || value === null) return value;
+  const obj = value as Record<string, unknown>;
+  if ('Ref' in obj) return obj.Ref === 'AWS::Partition' ? 'aws' : `\${${String(obj.Ref)}}`;
+  if ('Fn::GetAtt' in obj) return `\${${(obj['Fn::GetAtt'] as string[]).join('.')}}`;
+  if ('Fn::Join' in obj) {
+    const [sep, parts] = obj['Fn::Join'] as [string, unknown[]];
+    return parts.map((p) => String(flat(p))).join(sep);
+  }
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, flat(v)]));
+}
+
+type Statement = {
+  Sid?: string;
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+};
+
+/** The statements of the IAM policy attached to a role. */
+function statementsOf(s: Synth, roleLogicalId: string): Statement[] {
+  const policies = Object.values(s.template.findResources('AWS::IAM::Policy')).filter((p) =>
+    (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleLogicalId),
+  );
+  assert.equal(policies.length, 1, `one policy for ${roleLogicalId}`);
+  return flat(policies[0]?.Properties.PolicyDocument.Statement) as Statement[];
+}
+
+function nagFindings(app: App): string[] {
+  const report = new AwsSolutionsChecks().validateScope(app);
+  return report.violations.flatMap((v) =>
+    v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? '?'}`),
+  );
+}
+
+const main = synth({ ...base, clusters: [eks, token, kubeconfig] });
+const fn = main.id(main.stack.watchdog.function);
+const role = main.id(main.stack.watchdog.role);
+const topic = main.id(main.stack.watchdog.topic);
+const key = main.id(main.stack.watchdog.topicKey!);
+const table = main.id(main.stack.watchdog.table);
+const logGroup = main.id(main.stack.watchdog.logGroup);
+const dlq = main.id(main.stack.watchdog.deadLetterQueue);
+const schedulerRole = main.id(main.stack.watchdog.schedulerRole);
+
+describe('the function', () => {
+  test('runs Node 24 on ARM64 with explicit memory, timeout, concurrency cap, tracing and its log group', () => {
+    main.template.resourceCountIs('AWS::Lambda::Function', 1);
+    main.template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: 60,
+      ReservedConcurrentExecutions: 7, // 3 clusters × 2 + 1
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogGroup: { Ref: logGroup } },
+      Role: { 'Fn::GetAtt': [role, 'Arn'] },
+    });
+    main.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    main.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+  });
+
+  test('its environment is what loadRuntimeConfig reads at cold start', () => {
+    const props = main.template.findResources('AWS::Lambda::Function')[fn]?.Properties;
+    const vars = props.Environment.Variables as Record<string, unknown>;
+    assert.deepEqual(Object.keys(vars).sort(), [
+      'LEASE_WATCHDOG_SETTINGS',
+      'NODE_OPTIONS',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'STATE_TABLE',
+      'TOPIC_ARN',
+    ]);
+    assert.equal(vars.NODE_OPTIONS, '--enable-source-maps');
+    assert.equal(vars.POWERTOOLS_SERVICE_NAME, 'lease-watchdog');
+    assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'LeaseWatchdog');
+    assert.deepEqual(vars.TOPIC_ARN, { Ref: topic });
+    assert.deepEqual(vars.STATE_TABLE, { Ref: table });
+    const runtime = loadRuntimeConfig({
+      LEASE_WATCHDOG_SETTINGS: vars.LEASE_WATCHDOG_SETTINGS as string,
+      TOPIC_ARN: `arn:aws:sns:${REGION}:${ACCOUNT}:topic`,
+      STATE_TABLE: 'state',
+    });
+    assert.deepEqual(
+      runtime.settings,
+      parseWatchdogSettings({ clusters: [eks, token, kubeconfig] }),
+    );
+  });
+
+  test('fast mode lengthens the timeout to cover every check of an invocation', () => {
+    const fast = synth({ ...base, fastMode: { checksPerInvocation: 5, intervalSeconds: 10 } });
+    fast.template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 85 }); // 40 s span + 45 s
+  });
+});
+
+describe('the schedules', () => {
+  test('one schedule per cluster, every minute, invoking the one function with the cluster named', () => {
+    const two = synth(base);
+    two.template.resourceCountIs('AWS::Lambda::Function', 1);
+    const schedules = Object.values(two.template.findResources('AWS::Scheduler::Schedule'));
+    assert.equal(schedules.length, 2);
+    const targetFn = two.id(two.stack.watchdog.function);
+    const inputs = schedules.map((s) => {
+      const p = s.Properties;
+      assert.equal(p.ScheduleExpression, 'rate(1 minute)');
+      assert.equal(p.State, 'ENABLED');
+      assert.deepEqual(p.FlexibleTimeWindow, { Mode: 'OFF' });
+      assert.deepEqual(p.Target.Arn, { 'Fn::GetAtt': [targetFn, 'Arn'] });
+      assert.deepEqual(p.Target.RoleArn, {
+        'Fn::GetAtt': [two.id(two.stack.watchdog.schedulerRole), 'Arn'],
+      });
+      assert.deepEqual(p.Target.RetryPolicy, {
+        MaximumEventAgeInSeconds: 120,
+        MaximumRetryAttempts: 2,
+      });
+      assert.deepEqual(p.Target.DeadLetterConfig, {
+        Arn: { 'Fn::GetAtt': [two.id(two.stack.watchdog.deadLetterQueue), 'Arn'] },
+      });
+      return JSON.parse(p.Target.Input as string);
+    });
+    assert.deepEqual(
+      inputs.sort((a, b) => a.cluster.localeCompare(b.cluster)),
+      [{ cluster: 'edge-lab' }, { cluster: 'prod-eu' }],
+    );
+  });
+
+  test('scheduleMinutes sets the rate (plural) and the dead-man period', () => {
+    const slow = synth({ ...base, scheduleMinutes: 5 });
+    const schedules = Object.values(slow.template.findResources('AWS::Scheduler::Schedule'));
+    assert.deepEqual(
+      schedules.map((s) => s.Properties.ScheduleExpression),
+      ['rate(5 minutes)', 'rate(5 minutes)'],
+    );
+    slow.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'CheckSucceeded',
+      Period: 300,
+      EvaluationPeriods: 3,
+    });
+  });
+
+  test('the dead-letter queue is encrypted and SSL-only', () => {
+    main.template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    main.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: dlq }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sqs:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('IAM: every statement, actions and resources', () => {
+  test('the function role may write its logs, trace, publish, keep state and read the configured clusters only', () => {
+    const partialSecret =
+      'arn:aws:secretsmanager:eu-west-1:123456789012:secret:lease-watchdog/edge-lab-??????';
+    assert.deepEqual(statementsOf(main, role), [
+      {
+        Sid: 'WriteOwnLogs',
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: `\${${logGroup}.Arn}`,
+      },
+      {
+        Effect: 'Allow',
+        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+        Resource: '*',
+      },
+      {
+        Sid: 'PublishNotifications',
+        Effect: 'Allow',
+        Action: 'sns:Publish',
+        Resource: `\${${topic}}`,
+      },
+      {
+        Sid: 'EncryptNotifications',
+        Effect: 'Allow',
+        Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        Resource: `\${${key}.Arn}`,
+        Condition: { StringEquals: { 'kms:EncryptionContext:aws:sns:topicArn': `\${${topic}}` } },
+      },
+      {
+        Sid: 'ReadWriteStateTable',
+        Effect: 'Allow',
+        Action: [
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+        ],
+        Resource: `\${${table}.Arn}`,
+      },
+      {
+        Sid: 'Cluster0DescribeEksCluster',
+        Effect: 'Allow',
+        Action: 'eks:DescribeCluster',
+        Resource: 'arn:aws:eks:eu-west-1:123456789012:cluster/prod-eu-eks',
+      },
+      {
+        Sid: 'Cluster1ReadSecret',
+        Effect: 'Allow',
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: partialSecret,
+      },
+      {
+        Sid: 'Cluster2ReadSecret',
+        Effect: 'Allow',
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: [secretArn, `${secretArn}-??????`],
+      },
+    ]);
+  });
+
+  test('the scheduler role may invoke the function (unqualified) and dead-letter only', () => {
+    assert.deepEqual(statementsOf(main, schedulerRole), [
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: `\${${fn}.Arn}` },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: `\${${dlq}.Arn}` },
+    ]);
+    main.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: Match.objectLike({ 'aws:SourceAccount': ACCOUNT }) },
+          }),
+        ],
+      },
+    });
+  });
+
+  test('no "*" resource anywhere except the X-Ray statement; no managed policies', () => {
+    const wildcards: unknown[] = [];
+    for (const policy of Object.values(main.template.findResources('AWS::IAM::Policy'))) {
+      for (const statement of policy.Properties.PolicyDocument.Statement as Statement[]) {
+        const resources = [flat(statement.Resource)].flat();
+        if (resources.some((r) => String(r).includes('*'))) wildcards.push(statement.Action);
+      }
+    }
+    assert.deepEqual(wildcards, [['xray:PutTraceSegments', 'xray:PutTelemetryRecords']]);
+    for (const r of Object.values(main.template.findResources('AWS::IAM::Role'))) {
+      assert.equal(r.Properties.ManagedPolicyArns, undefined);
+      assert.equal(r.Properties.Policies, undefined);
+    }
+  });
+});
+
+describe('the topic', () => {
+  test('is encrypted with a rotating customer-managed key, SSL-only, and emails the configured addresses', () => {
+    main.template.resourceCountIs('AWS::SNS::Topic', 1);
+    main.template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] },
+    });
+    main.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topic }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'AllowPublishThroughSSLOnly',
+            Effect: 'Deny',
+            Principal: '*',
+            Action: 'sns:Publish',
+            Resource: { Ref: topic },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          },
+        ]),
+      },
+    });
+    const subscriptions = Object.values(main.template.findResources('AWS::SNS::Subscription')).map(
+      (s) => [s.Properties.Protocol, s.Properties.Endpoint, s.Properties.TopicArn],
+    );
+    assert.deepEqual(subscriptions, [
+      ['email', 'oncall@example.com', { Ref: topic }],
+      ['email', 'platform@example.com', { Ref: topic }],
+    ]);
+  });
+
+  test('lets CloudWatch alarms use the key and publish (the topic policy replaces the default one)', () => {
+    const keyPolicy =
+      main.template.findResources('AWS::KMS::Key')[key]?.Properties.KeyPolicy.Statement;
+    assert.ok(
+      keyPolicy.some(
+        (s: Statement & { Principal: unknown }) =>
+          JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }) &&
+          JSON.stringify(s.Action) === JSON.stringify(['kms:Decrypt', 'kms:GenerateDataKey*']),
+      ),
+    );
+    const alarms = Object.keys(main.template.findResources('AWS::CloudWatch::Alarm'));
+    assert.equal(alarms.length, 6, 'errors, throttles, dead letters, and one per cluster');
+    main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'AllowTheseAlarmsToPublish',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: topic },
+            Condition: {
+              ArnLike: { 'aws:SourceArn': alarms.map((a) => ({ 'Fn::GetAtt': [a, 'Arn'] })) },
+            },
+          },
+        ]),
+      },
+    });
+  });
+
+  test('existingTopicArn: no topic or key is created; everything publishes to that ARN', () => {
+    const existing = 'arn:aws:sns:eu-west-1:123456789012:team-alerts';
+    const s = synth({ clusters: [eks], existingTopicArn: existing });
+    s.template.resourceCountIs('AWS::SNS::Topic', 0);
+    s.template.resourceCountIs('AWS::KMS::Key', 0);
+    s.template.resourceCountIs('AWS::SNS::Subscription', 0);
+    s.template.resourceCountIs('AWS::SNS::TopicPolicy', 0);
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ TOPIC_ARN: existing }) },
+    });
+    const statements = statementsOf(s, s.id(s.stack.watchdog.role));
+    assert.deepEqual(
+      statements.filter((st) =>
+        [st.Action].flat().some((a) => a.startsWith('sns:') || a.startsWith('kms:')),
+      ),
+      [{ Sid: 'PublishNotifications', Effect: 'Allow', Action: 'sns:Publish', Resource: existing }],
+    );
+    for (const alarm of Object.values(s.template.findResources('AWS::CloudWatch::Alarm'))) {
+      assert.deepEqual(alarm.Properties.AlarmActions, [existing]);
+    }
+    assert.deepEqual(nagFindings(s.app), []);
+  });
+});
+
+describe('the state table', () => {
+  test('pk/sk strings, on demand, point-in-time recovery, TTL on expiresAt, encrypted', () => {
+    main.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    main.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      // The AWS-managed key (aws/dynamodb).
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+});
+
+describe('the alarms', () => {
+  const alarms = Object.values(main.template.findResources('AWS::CloudWatch::Alarm')).map(
+    (a) => a.Properties,
+  );
+  const find = (metricName: string, cluster?: string) => {
+    const found = alarms.filter(
+      (a) =>
+        a.MetricName === metricName &&
+        (cluster === undefined ||
+          (a.Dimensions as { Name: string; Value: string }[]).some(
+            (d) => d.Name === 'cluster' && d.Value === cluster,
+          )),
+    );
+    assert.equal(found.length, 1, `one ${metricName} alarm ${cluster ?? ''}`);
+    return found[0];
+  };
+  const toTopic = { AlarmActions: [{ Ref: topic }], OKActions: [{ Ref: topic }] };
+
+  test('function errors ≥ 1 and throttles ≥ 1 notify the topic', () => {
+    for (const metric of ['Errors', 'Throttles']) {
+      assert.deepEqual(
+        { ...find(metric), AlarmDescription: undefined },
+        {
+          ...toTopic,
+          AlarmDescription: undefined,
+          Namespace: 'AWS/Lambda',
+          MetricName: metric,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn } }],
+          Statistic: 'Sum',
+          Period: 60,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        },
+      );
+    }
+  });
+
+  test('a message in the dead-letter queue notifies the topic', () => {
+    assert.deepEqual(
+      { ...find('ApproximateNumberOfMessagesVisible'), AlarmDescription: undefined },
+      {
+        ...toTopic,
+        AlarmDescription: undefined,
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      },
+    );
+  });
+
+  test("per cluster, a dead-man's switch: no CheckSucceeded for 3 periods, missing data breaching", () => {
+    for (const cluster of ['prod-eu', 'edge-lab', 'onprem']) {
+      const alarm = find('CheckSucceeded', cluster);
+      assert.match(alarm.AlarmDescription, new RegExp(`cluster ${cluster} for 3 schedule periods`));
+      assert.deepEqual(
+        { ...alarm, AlarmDescription: undefined },
+        {
+          ...toTopic,
+          AlarmDescription: undefined,
+          Namespace: 'LeaseWatchdog',
+          MetricName: 'CheckSucceeded',
+          Dimensions: [
+            { Name: 'cluster', Value: cluster },
+            { Name: 'service', Value: 'lease-watchdog' },
+          ],
+          Statistic: 'Sum',
+          Period: 60,
+          EvaluationPeriods: 3,
+          Threshold: 1,
+          ComparisonOperator: 'LessThanThreshold',
+          TreatMissingData: 'breaching',
+        },
+      );
+    }
+  });
+});
+
+describe('EKS access entries', () => {
+  test('same account and region: an access entry maps the function role to the group lease-watchdog', () => {
+    main.template.resourceCountIs('AWS::EKS::AccessEntry', 1);
+    const [entry] = Object.values(main.template.findResources('AWS::EKS::AccessEntry'));
+    assert.deepEqual(entry?.Properties, {
+      ClusterName: 'prod-eu-eks',
+      PrincipalArn: { 'Fn::GetAtt': [role, 'Arn'] },
+      KubernetesGroups: ['lease-watchdog'],
+      Type: 'STANDARD',
+    });
+    assert.equal(entry?.Condition, undefined);
+  });
+
+  test('accessEntry: false creates none, but still allows DescribeCluster', () => {
+    const s = synth({ ...base, clusters: [{ ...eks, accessEntry: false }] });
+    s.template.resourceCountIs('AWS::EKS::AccessEntry', 0);
+    assert.ok(
+      statementsOf(s, s.id(s.stack.watchdog.role)).some(
+        (st) => st.Action === 'eks:DescribeCluster',
+      ),
+    );
+  });
+
+  test('a cluster in another region than the stack must opt out of the access entry', () => {
+    assert.throws(
+      () => synth({ ...base, clusters: [{ ...eks, auth: { ...eks.auth, region: 'us-east-1' } }] }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message.startsWith(
+          'clusters[0].accessEntry must be false: cluster prod-eu is in us-east-1 but the stack deploys to eu-west-1',
+        ),
+    );
+  });
+
+  test('an environment-agnostic stack creates the entry only when deployed to the cluster region', () => {
+    const s = synth(base, {});
+    const [entry] = Object.values(s.template.findResources('AWS::EKS::AccessEntry'));
+    assert.ok(entry?.Condition);
+    assert.deepEqual(s.template.toJSON().Conditions[entry.Condition], {
+      'Fn::Equals': [{ Ref: 'AWS::Region' }, REGION],
+    });
+    // And the cluster ARN names the cluster's region, in whatever account the stack lands.
+    const describeCluster = statementsOf(s, s.id(s.stack.watchdog.role)).find(
+      (st) => st.Action === 'eks:DescribeCluster',
+    );
+    assert.equal(
+      describeCluster?.Resource,
+      `arn:aws:eks:eu-west-1:\${AWS::AccountId}:cluster/prod-eu-eks`,
+    );
+  });
+});
+
+describe('VPC placement', () => {
+  const vpc = {
+    vpcId: 'vpc-0123456789abcdef0',
+    subnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'],
+  };
+
+  test('given security groups: the function runs in the subnets with them, and may manage its ENIs', () => {
+    const s = synth({ ...base, vpc: { ...vpc, securityGroupIds: ['sg-0123456789abcdef0'] } });
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      VpcConfig: { SubnetIds: vpc.subnetIds, SecurityGroupIds: ['sg-0123456789abcdef0'] },
+    });
+    s.template.resourceCountIs('AWS::EC2::SecurityGroup', 0);
+    const roleProps =
+      s.template.findResources('AWS::IAM::Role')[s.id(s.stack.watchdog.role)]?.Properties;
+    assert.deepEqual(flat(roleProps.ManagedPolicyArns), [
+      'arn:aws:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
+    ]);
+    assert.deepEqual(nagFindings(s.app), []);
+  });
+
+  test('without security groups: a new one in the VPC, egress only', () => {
+    const s = synth({ ...base, vpc });
+    s.template.resourceCountIs('AWS::EC2::SecurityGroup', 1);
+    s.template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      VpcId: vpc.vpcId,
+      SecurityGroupEgress: [{ CidrIp: '0.0.0.0/0', IpProtocol: '-1' }],
+      SecurityGroupIngress: Match.absent(),
+    });
+    assert.deepEqual(nagFindings(s.app), []);
+  });
+
+  test('no VPC by default', () => {
+    main.template.hasResourceProperties('AWS::Lambda::Function', { VpcConfig: Match.absent() });
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  test('zero unacknowledged findings, in every configuration above', () => {
+    assert.deepEqual(nagFindings(main.app), []);
+    assert.deepEqual(nagFindings(synth(base, {}).app), []);
+  });
+
+  test('the check does find problems (an unencrypted, non-SSL queue added to the stack)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = buildStack(app, parseAppConfig({ ...base, account: ACCOUNT, region: REGION }));
+    new sqs.Queue(stack, 'Careless', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    const findings = nagFindings(app);
+    assert.ok(
+      findings.includes(`AwsSolutions-SQS4 at ${stack.stackName}/Careless/Resource`),
+      findings.join('\n'),
+    );
+    // And through the CDK validation framework, synth fails and reports it.
+    let reportPath = '';
+    assert.throws(
+      () => app.synth(),
+      (error: Error) => {
+        reportPath = /found in: (\S+)/.exec(error.message)?.[1] ?? '';
+        return /Validation failed/.test(error.message);
+      },
+    );
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as {
+      pluginReports: {
+        violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[];
+      }[];
+    };
+    const reported = report.pluginReports.flatMap((r) =>
+      r.violations.flatMap((v) =>
+        v.violatingConstructs.map((c) => `${v.ruleName} at ${c.constructPath}`),
+      ),
+    );
+    assert.ok(
+      reported.includes(`AwsSolutions-SQS4 at ${stack.stackName}/Careless/Resource`),
+      reported.join('\n'),
+    );
+    assert.deepEqual(
+      reported.filter((r) => !r.endsWith('/Careless/Resource')),
+      [],
+      'only the careless queue: the watchdog findings stay acknowledged',
+    );
+  });
+
+  test('every acknowledgement carries a specific reason', () => {
+    const acknowledged: [string, string][] = [];
+    for (const construct of main.stack.node.findAll()) {
+      for (const entry of construct.node.metadata) {
+        if (entry.type === 'aws:cdk:acknowledged-rules') {
+          for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+            acknowledged.push([id.replace(/^[A-Za-z]+::/, ''), reason]);
+          }
+        }
+      }
+    }
+    assert.deepEqual(acknowledged.map(([id]) => id).sort(), [
+      'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-SQS3',
+    ]);
+    for (const [, reason] of acknowledged) assert.ok(reason.length > 60, reason);
+  });
+});
+
+test('the stack is a plain Stack whose construct can be reused elsewhere', () => {
+  assert.ok(main.stack instanceof Stack);
+  assert.equal(main.stack.stackName, 'LeaseWatchdog');
+  assert.deepEqual(Object.keys(main.template.toJSON().Outputs).sort(), [
+    'DeadLetterQueueUrl',
+    'FunctionName',
+    'FunctionRoleArn',
+    'LogGroupName',
+    'StateTableName',
+    'TopicArn',
+  ]);
+});
