@@ -6,7 +6,7 @@
  *   --kubeconfig PATH  --runs N  --mode full|leases
  */
 import { parseArgs } from 'node:util';
-import { evaluate } from '../lambda/core/evaluate.js';
+import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { DEFAULT_POLICY } from '../lambda/core/policy.js';
 import { KubeClusterReader } from '../lambda/kube/kube-reader.js';
@@ -25,6 +25,7 @@ const reader = new KubeClusterReader({
   namespace: 'kube-node-lease',
   readNodes: values.mode !== 'leases',
   requestTimeoutMs: 60_000,
+  labelKeys: labelsUsedBy(DEFAULT_POLICY),
 });
 const times: number[] = [];
 let requests = 0;

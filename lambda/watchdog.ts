@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
 import type { ClusterSettings, WatchdogSettings } from './config.js';
+import { labelsUsedBy } from './core/evaluate.js';
 import { type AlertPolicy, DEFAULT_ALERT_POLICY } from './core/incidents.js';
 import { type Snapshot, VERDICTS } from './core/model.js';
 import type { Notifier } from './core/notification.js';
@@ -97,6 +98,7 @@ class AuthenticatedReader implements ClusterReader {
     private readonly cluster: ClusterSettings,
     private readonly auth: KubeConfigSource,
     private readonly requestTimeoutMs: number,
+    private readonly labelKeys: readonly string[],
   ) {}
 
   async read(signal?: AbortSignal): Promise<Snapshot> {
@@ -114,6 +116,7 @@ class AuthenticatedReader implements ClusterReader {
       cluster: this.cluster.name,
       namespace: this.cluster.namespace,
       requestTimeoutMs: this.requestTimeoutMs,
+      labelKeys: this.labelKeys,
     });
     try {
       return await reader.read(signal);
@@ -207,6 +210,7 @@ export class Watchdog {
       cluster,
       this.deps.auth,
       this.deps.requestTimeoutMs ?? 10_000,
+      labelsUsedBy(policy),
     );
     const started = this.deps.clock();
     let report: ClusterReport = {

@@ -23,6 +23,7 @@ function readerFor(
     namespace: options.namespace ?? 'kube-node-lease',
     pageSize: options.pageSize,
     requestTimeoutMs: options.timeoutMs ?? 5_000,
+    labelKeys: options.labelKeys,
   });
 }
 
@@ -93,6 +94,16 @@ describe('KubeClusterReader against the simulated cluster', () => {
     );
     assert.match(node?.labels['topology.kubernetes.io/zone'] ?? '', /^eu-west-1[abc]$/);
     assert.match(node?.providerID ?? '', /^aws:\/\/\//);
+  });
+
+  it('keeps only the Node labels it is asked for', async () => {
+    const snapshot = await readerFor(server.kubeconfig(), {
+      labelKeys: ['topology.kubernetes.io/zone', 'absent'],
+    }).read();
+    const node = snapshot.nodes?.[0];
+    assert.deepEqual(Object.keys(node?.labels ?? {}), ['topology.kubernetes.io/zone']);
+    const all = await readerFor(server.kubeconfig()).read();
+    assert.ok(Object.keys(all.nodes?.[0]?.labels ?? {}).length > 3, 'all labels by default');
   });
 
   describe('failures: one typed error with one clear line each', () => {

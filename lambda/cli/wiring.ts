@@ -1,4 +1,5 @@
 /** What both CLI commands share: the terminal and environment they run in, exit codes, and wiring. */
+import { labelsUsedBy } from '../core/evaluate.js';
 import type { Policy } from '../core/policy.js';
 import { KubeClusterReader } from '../kube/kube-reader.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
@@ -32,5 +33,6 @@ export function readerFor(options: CommonOptions, env: Io['env']): KubeClusterRe
     cluster: kubeConfig.getCurrentContext(),
     namespace: options.namespace,
     requestTimeoutMs: options.timeoutSeconds * 1000,
+    labelKeys: labelsUsedBy(policyOf(options)),
   });
 }

@@ -39,7 +39,12 @@ import type { Policy } from './policy.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
-const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+export const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+
+/** The Node labels a check reads: the zone, and whatever the exclusion selector names. */
+export function labelsUsedBy(policy: Policy): string[] {
+  return [ZONE_LABEL, LEGACY_ZONE_LABEL, ...(policy.exclude?.requirements.map((r) => r.key) ?? [])];
+}
 
 export function zoneOf(node: NodeInfo | undefined): string | null {
   if (!node) return null;

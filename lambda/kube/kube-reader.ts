@@ -29,6 +29,11 @@ export interface KubeReaderOptions {
    * snapshot is degraded). Default true.
    */
   readonly readNodes?: boolean | undefined;
+  /**
+   * The Node labels to keep (see labelsUsedBy): a node carries dozens of labels, and keeping all
+   * of them for 100,000 nodes costs hundreds of megabytes. Default: all of them.
+   */
+  readonly labelKeys?: readonly string[] | undefined;
 }
 
 type Resource = 'leases' | 'nodes';
@@ -105,16 +110,26 @@ export function projectLease(item: unknown): LeaseInfo | undefined {
   };
 }
 
-/** Keeps what the verdicts, grouping and notifications need of a Node. */
-export function projectNode(item: unknown): NodeInfo | undefined {
+const MAX_MESSAGE = 300;
+
+/** Keeps what the verdicts, grouping and notifications need of a Node (only `labelKeys` labels, when given). */
+export function projectNode(item: unknown, labelKeys?: ReadonlySet<string>): NodeInfo | undefined {
   const metadata = record(record(item).metadata);
   const spec = record(record(item).spec);
   const status = record(record(item).status);
   const name = str(metadata.name);
   if (!name) return undefined;
   const labels: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record(metadata.labels))) {
-    if (typeof value === 'string') labels[key] = value;
+  const allLabels = record(metadata.labels);
+  if (labelKeys) {
+    for (const key of labelKeys) {
+      const value = allLabels[key];
+      if (typeof value === 'string') labels[key] = value;
+    }
+  } else {
+    for (const [key, value] of Object.entries(allLabels)) {
+      if (typeof value === 'string') labels[key] = value;
+    }
   }
   const taints: Taint[] = [];
   for (const taint of Array.isArray(spec.taints) ? spec.taints : []) {
@@ -133,7 +148,8 @@ export function projectNode(item: unknown): NodeInfo | undefined {
     taints,
     ready: str(ready.status),
     readyReason: str(ready.reason),
-    readyMessage: str(ready.message),
+    // The message matters only when the node is not Ready; kubelets can write long ones.
+    readyMessage: ready.status === 'True' ? undefined : str(ready.message)?.slice(0, MAX_MESSAGE),
     providerID: str(spec.providerID),
   };
 }
@@ -142,8 +158,10 @@ export class KubeClusterReader implements ClusterReader {
   private readonly pageSize: number;
   private readonly timeoutMs: number;
   private readonly server: string;
+  private readonly labelKeys: ReadonlySet<string> | undefined;
 
   constructor(private readonly options: KubeReaderOptions) {
+    this.labelKeys = options.labelKeys ? new Set(options.labelKeys) : undefined;
     this.pageSize = options.pageSize ?? 500;
     this.timeoutMs = options.requestTimeoutMs ?? 15_000;
     const server = options.kubeConfig.getCurrentCluster()?.server;
@@ -169,13 +187,17 @@ export class KubeClusterReader implements ClusterReader {
       this.list('leases', leasePath, projectLease, stats, signal),
       this.options.readNodes === false
         ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-        : this.list('nodes', '/api/v1/nodes', projectNode, stats, signal).catch(
-            (error: unknown) => {
-              // Without Nodes the check still runs on leases alone: degraded, and it says so.
-              if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
-              throw error;
-            },
-          ),
+        : this.list(
+            'nodes',
+            '/api/v1/nodes',
+            (item) => projectNode(item, this.labelKeys),
+            stats,
+            signal,
+          ).catch((error: unknown) => {
+            // Without Nodes the check still runs on leases alone: degraded, and it says so.
+            if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
+            throw error;
+          }),
     ]);
     const degraded =
       nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined;
