@@ -13,7 +13,7 @@ import { closedPort } from './support/ports.js';
 
 function readerFor(
   yaml: string,
-  options: { namespace?: string; timeoutMs?: number; pageSize?: number } = {},
+  options: { namespace?: string; timeoutMs?: number; pageSize?: number; labelKeys?: string[] } = {},
 ) {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(yaml);
