@@ -1,0 +1,165 @@
+/**
+ * The emails the watchdog sends, rendered by the real code from a scripted cluster: the source of
+ * docs/EMAILS.md (`npm run emails` rewrites it; a test checks that it is current).
+ */
+import { writeFile } from 'node:fs/promises';
+import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
+import { evaluate } from '../lambda/core/evaluate.js';
+import {
+  type AlertOutcome,
+  alertsForEvaluation,
+  alertsForReadFailure,
+  DEFAULT_ALERT_POLICY,
+} from '../lambda/core/incidents.js';
+import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
+import type { Notification } from '../lambda/core/notification.js';
+import { DEFAULT_POLICY } from '../lambda/core/policy.js';
+import { renderBody, renderSubject } from '../lambda/notify/render.js';
+
+const T = Date.UTC(2026, 10, 29, 17, 50, 0);
+const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
+const NAMES = ZONES.flatMap((_, z) =>
+  [11, 12, 13, 14].map((i) => `ip-10-0-${z + 1}-${i}.eu-west-1.compute.internal`),
+);
+
+function micro(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, -1)}000Z`;
+}
+
+interface NodeState {
+  /** Last renewal, epoch ms (kubelet clock = server clock here). */
+  renewedAt: number;
+  ready?: 'True' | 'False';
+}
+
+/** The cluster as the reader would hand it over at `at`: every live kubelet renewed 3 s ago. */
+function snapshot(at: number, states: Map<string, NodeState>): Snapshot {
+  const leases: LeaseInfo[] = [];
+  const nodes: NodeInfo[] = [];
+  NAMES.forEach((name, i) => {
+    const zone = ZONES[Math.floor(i / 4)] as string;
+    const state = states.get(name);
+    leases.push({
+      name,
+      renewTime: micro(state?.renewedAt ?? at - 3_000),
+      leaseDurationSeconds: 40,
+    });
+    nodes.push({
+      name,
+      createdAt: '2026-11-01T08:00:00Z',
+      labels: { 'topology.kubernetes.io/zone': zone },
+      unschedulable: false,
+      taints: [],
+      ready: state?.ready ?? 'True',
+      readyReason: state?.ready === 'False' ? 'KubeletNotReady' : 'KubeletReady',
+      readyMessage:
+        state?.ready === 'False'
+          ? 'PLEG is not healthy: pleg was last seen active 3m10s ago'
+          : undefined,
+      providerID: `aws:///${zone}/i-0${(0x3a7f1c + i * 7919).toString(16)}e5d2b9`,
+    });
+  });
+  return { cluster: 'prod-eu', namespace: 'kube-node-lease', leases, nodes, serverTime: at };
+}
+
+/** Runs checks every minute from T, applying `events` (minute → changes), collecting notifications. */
+function scenario(
+  minutes: number,
+  events: Record<number, (states: Map<string, NodeState>, at: number) => void>,
+) {
+  const states = new Map<string, NodeState>();
+  let observations: Observations = new Map();
+  let alerts = EMPTY_ALERT_STATE;
+  const sent: Notification[] = [];
+  for (let m = 0; m <= minutes; m++) {
+    const at = T + m * 60_000;
+    events[m]?.(states, at);
+    const evaluation = evaluate(snapshot(at, states), observations, DEFAULT_POLICY, at);
+    observations = evaluation.observations;
+    const outcome: AlertOutcome = alertsForEvaluation(evaluation, alerts, DEFAULT_ALERT_POLICY, at);
+    alerts = outcome.state;
+    if (outcome.notification) sent.push(outcome.notification);
+  }
+  return { sent, alerts, observations, at: T + minutes * 60_000 };
+}
+
+const [a1, , , , b1] = NAMES as [string, string, string, string, string];
+const zoneC = NAMES.slice(8);
+
+export function examples(): { title: string; notification: Notification }[] {
+  const failing = scenario(8, {
+    1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
+    2: (s, at) => s.set(b1, { renewedAt: at - 3_000, ready: 'False' }),
+    7: (s) => {
+      s.delete(a1);
+      s.delete(b1);
+    },
+  });
+  const storm = scenario(3, {
+    1: (s, at) => {
+      for (const name of zoneC) s.set(name, { renewedAt: at - 15_000 });
+    },
+  });
+  const unreadable = alertsForReadFailure(
+    'prod-eu',
+    'forbidden',
+    'cannot list leases in namespace kube-node-lease (API group coordination.k8s.io) (403 Forbidden): leases.coordination.k8s.io is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease" — grant get/list on leases, see deploy/rbac.yaml',
+    EMPTY_ALERT_STATE,
+    DEFAULT_ALERT_POLICY,
+    T + 30 * 60_000,
+  );
+  const pick = (list: Notification[], kind: string) => {
+    const found = list.find((n) => n.kind === kind);
+    if (!found) throw new Error(`the scenario sent no ${kind}`);
+    return found;
+  };
+  return [
+    {
+      title: 'A node stops renewing its lease; another reports Ready=False',
+      notification: pick(failing.sent, 'FIRING'),
+    },
+    { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
+    {
+      title: 'A zone goes dark: one summary, not one email per node',
+      notification: pick(storm.sent, 'STORM'),
+    },
+    {
+      title: 'The watchdog cannot read the cluster',
+      notification:
+        unreadable.notification ??
+        (() => {
+          throw new Error('no WATCHDOG');
+        })(),
+    },
+  ];
+}
+
+export function emailsMarkdown(): string {
+  const parts = [
+    '# What the emails look like',
+    '',
+    'Rendered by the code (`lambda/notify/render.ts`) from a scripted cluster of 12 nodes, checked every minute',
+    'with the default settings (`sim/email-examples.ts`; `npm run emails` rewrites this file, and a test checks',
+    'that it is current). SNS sends the subject and the body as a plain-text email; message attributes',
+    '`cluster`, `kind` and `severity` let a subscription filter them.',
+    '',
+  ];
+  for (const { title, notification } of examples()) {
+    parts.push(
+      `## ${title}`,
+      '',
+      '```',
+      `Subject: ${renderSubject(notification)}`,
+      '',
+      renderBody(notification),
+      '```',
+      '',
+    );
+  }
+  return parts.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await writeFile(new URL('../docs/EMAILS.md', import.meta.url), emailsMarkdown());
+  process.stdout.write('wrote docs/EMAILS.md\n');
+}
