@@ -1,0 +1,206 @@
+/**
+ * The scheduled function end to end (see test/support/watchdog-harness.ts): hostile node names
+ * against the SNS endpoint's validation, several clusters per function, and fast mode (several
+ * checks per invocation, on the fake clock).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { WatchdogError } from '../lambda/watchdog.js';
+import {
+  attributesOf,
+  type Harness,
+  kindOf,
+  RecordingMetrics,
+  startWatchdogHarness,
+  summary,
+} from './support/watchdog-harness.js';
+
+describe('lambda e2e: hostile node names', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 15 } } });
+  });
+  after(() => h.close());
+
+  // Not valid Kubernetes names, but nothing stops a broken or hostile API from serving them.
+  const hostile = [
+    'evil\nSubject: injected\r\nBcc: victim@example.com',
+    'bell\u0007esc\u001b[31mred\u0000nul\u007fdel',
+    'n'.repeat(300),
+    '\u202Egnp.exe-rtl-override',
+    'ノード-壊れた\u2028line-separator',
+  ];
+
+  it('the FIRING and RESOLVED pass SNS validation: subject one ASCII line < 100, body clean', async () => {
+    const t = h.target('prod');
+    const zones = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
+    hostile.forEach((name, i) => {
+      t.sim.addNode({ name, zone: zones[i % 3], createdAt: h.clock.now() - 86_400_000 });
+    });
+    await h.run();
+    await h.tick();
+    for (const name of hostile) t.sim.stopKubelet(name);
+    for (let i = 0; i < 2; i++) await h.tick();
+    for (const name of hostile) t.sim.startKubelet(name);
+    await h.tick();
+
+    assert.deepEqual(h.sns.rejections, [], 'SNS rejected nothing');
+    assert.deepEqual(h.sns.messages.map(kindOf), ['FIRING', 'RESOLVED'], summary(h.messages()));
+    for (const message of h.sns.messages) {
+      const subject = message.subject ?? '';
+      assert.ok(subject.length > 0 && subject.length < 100, `subject length ${subject.length}`);
+      assert.match(subject, /^\[prod\] (FIRING: 5 nodes down|RESOLVED: 5 nodes recovered)/);
+      assert.match(subject, /^[\x20-\x7e]+$/, 'printable ASCII, one line');
+      assert.doesNotMatch(subject, /Bcc|Subject: injected\s/);
+      const body = message.message;
+      assert.doesNotMatch(
+        body.replaceAll('\n', ''),
+        /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u,
+        'no control, format (bidi), or separator characters in the body, newlines aside',
+      );
+      assert.doesNotMatch(body, /^Bcc:/m, 'a name cannot start a line of its own');
+      assert.ok(body.includes(`${'n'.repeat(252)}…`), 'the 300-character name, cut at 253');
+      assert.ok(!body.includes('n'.repeat(253)));
+      assert.ok(body.includes('ノード-壊れた'), 'non-ASCII names are kept in the body');
+      assert.ok(body.includes('gnp.exe-rtl-override'), 'the RTL name, without its override');
+      assert.equal(attributesOf(message).cluster, 'prod');
+    }
+  });
+});
+
+describe('lambda e2e: several clusters', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({
+      clusters: { a: { nodes: 6, seed: 3 }, b: { nodes: 6, seed: 5 } },
+      requestTimeoutMs: 1_000,
+    });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('an event naming b checks b only', async () => {
+    const a = h.target('a');
+    const b = h.target('b');
+    const [aBefore, bBefore] = [a.server.stats.requests, b.server.stats.requests];
+    const report = await h.tick({ cluster: 'b' });
+    assert.deepEqual(
+      report.clusters.map((c) => [c.cluster, c.checks, c.lastStatus]),
+      [['b', 1, 'checked']],
+    );
+    assert.equal(a.server.stats.requests, aBefore, 'cluster a was not read');
+    assert.ok(b.server.stats.requests > bBefore, 'cluster b was read');
+  });
+
+  it('an event naming no cluster checks all of them, concurrently', async () => {
+    // Cluster a hangs until the request timeout: b's check starts before a's ends.
+    const events: string[] = [];
+    const metrics = new RecordingMetrics();
+    metrics.onRecord = (m) => {
+      if (m.name === 'CheckDuration') events.push(`checked ${m.cluster}`);
+    };
+    const container = h.container({
+      metrics,
+      auth: (provider) => ({
+        kubeConfigFor(cluster, signal) {
+          events.push(`reading ${cluster.name}`);
+          return provider.kubeConfigFor(cluster, signal);
+        },
+        forget: (cluster) => provider.forget(cluster),
+      }),
+    });
+    h.target('a').server.setFault({ kind: 'hang' });
+    h.clock.advance(60_000);
+    try {
+      const report = await container.watchdog.run({}, h.nextRunId(), 55_000);
+      assert.deepEqual(report.clusters.map((c) => [c.cluster, c.lastStatus]).sort(), [
+        ['a', 'unreadable'],
+        ['b', 'checked'],
+      ]);
+    } finally {
+      h.target('a').server.setFault(null);
+    }
+    assert.ok(
+      events.indexOf('reading b') < events.indexOf('checked a'),
+      `b starts before a ends: ${events.join(', ')}`,
+    );
+    // Back to normal for the next test: a is readable again.
+    await h.tick();
+  });
+
+  it("one cluster unreachable never stops the other's FIRING", async () => {
+    const before = h.sns.messages.length;
+    const b = h.target('b');
+    const victim = b.nodes[0] as string;
+    h.target('a').server.setFault({ kind: 'close' });
+    b.sim.stopKubelet(victim);
+    try {
+      for (let i = 0; i < 2; i++) await h.tick();
+    } finally {
+      h.target('a').server.setFault(null);
+    }
+    const fresh = h.sns.messages.slice(before);
+    const byCluster = fresh.map((m) => `${attributesOf(m).cluster} ${kindOf(m)}`).sort();
+    assert.deepEqual(byCluster, ['a WATCHDOG', 'b FIRING'], summary(fresh));
+    const firing = fresh.find((m) => kindOf(m) === 'FIRING');
+    assert.match(firing?.subject ?? '', /^\[b\] FIRING: 1 node down/);
+    assert.ok(firing?.message.includes(victim));
+    b.sim.startKubelet(victim);
+    await h.tick();
+  });
+
+  it('an event naming an unknown cluster rejects with WatchdogError, reading nothing', async () => {
+    const requests = [h.target('a'), h.target('b')].map((t) => t.server.stats.requests);
+    await assert.rejects(h.tick({ cluster: 'c' }), (error: unknown) => {
+      assert.ok(error instanceof WatchdogError);
+      assert.match(error.message, /"c", which is not configured \(clusters: a, b\)/);
+      return true;
+    });
+    assert.deepEqual(
+      [h.target('a'), h.target('b')].map((t) => t.server.stats.requests),
+      requests,
+    );
+  });
+});
+
+describe('lambda e2e: fast mode', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({
+      clusters: { prod: { nodes: 6 } },
+      settings: { fastMode: { checksPerInvocation: 5, intervalSeconds: 10 } },
+    });
+  });
+  after(() => h.close());
+
+  it('runs 5 checks per invocation, 10 s apart, and fires within grace + one interval', async () => {
+    const t = h.target('prod');
+    const victim = t.nodes[0] as string;
+    const started = h.clock.now();
+    // The node dies 15 s into the first invocation, between its 2nd and 3rd checks.
+    const stoppedAt = started + 15_000;
+    h.clock.at(stoppedAt, () => t.sim.stopKubelet(victim));
+    const requests = t.server.stats.requests;
+    const mark = h.metrics.mark();
+    const first = await h.run();
+    assert.equal(first.clusters[0]?.checks, 5);
+    assert.equal(h.clock.now() - started, 40_000, 'checks at 0, 10, 20, 30 and 40 s');
+    assert.equal(t.server.stats.requests - requests, 10, 'leases and nodes, five times');
+    assert.equal(h.metrics.countSince(mark, 'CheckSucceeded'), 5);
+    assert.equal(h.sns.messages.length, 0);
+
+    // The next scheduled invocation fires in one of its checks, not a minute later.
+    h.clock.advanceTo(started + 60_000);
+    const second = await h.run();
+    assert.equal(second.clusters[0]?.checks, 5);
+    assert.deepEqual(h.sns.messages.map(kindOf), ['FIRING'], summary(h.messages()));
+    const firing = h.sns.messages[0];
+    assert.ok(firing?.message.includes(victim));
+    const latency = (firing?.receivedAt ?? 0) - stoppedAt;
+    assert.ok(latency <= 50_000 + 10_000 + 10_000, `fired ${latency / 1000} s after the stop`);
+    assert.ok(
+      (firing?.receivedAt ?? 0) < started + 60_000 + 40_000,
+      'within the invocation, before its last check',
+    );
+  });
+});

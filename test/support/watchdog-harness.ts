@@ -1,0 +1,397 @@
+/**
+ * The scheduled function with real parts, for end-to-end tests: one or more simulated clusters
+ * behind their HTTPS API servers, a local Secrets Manager holding their bearer tokens, dynalite
+ * with the state table, a local SNS endpoint, real AWS SDK clients pointed at them (static fake
+ * credentials, us-east-1), and a `Watchdog` wired like `lambda/handler.ts` wires it. Only the
+ * logger and metrics are fakes (they are ports), and the clock: one fake clock drives the sims
+ * (lazy lease renewals, the API's Date header), the watchdog, the state TTL, the SNS server's
+ * `receivedAt` and the fast-mode sleep, so an hour of schedule takes a second. Never AWS.
+ *
+ *   const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+ *   await h.run();            // one scheduled invocation, now
+ *   await h.tick();           // advance the clock by the schedule interval, then run
+ *   h.sns.messages            // what SNS accepted
+ *   await h.close();
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { parseWatchdogSettings, type WatchdogSettings } from '../../lambda/config.js';
+import { ClusterAuthProvider } from '../../lambda/kube/cluster-auth.js';
+import { SnsNotifier } from '../../lambda/notify/sns-notifier.js';
+import { DynamoDbStateStore } from '../../lambda/state/dynamodb-store.js';
+import {
+  type KubeConfigSource,
+  type MetricName,
+  Watchdog,
+  type WatchdogDeps,
+  type WatchdogEvent,
+  type WatchdogLogger,
+  type WatchdogMetrics,
+} from '../../lambda/watchdog.js';
+import { SimCluster } from '../../sim/cluster.js';
+import { type SimServer, startSimServer } from '../../sim/server.js';
+import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
+import { closedPort } from './ports.js';
+import { type SecretsServer, startSecretsServer } from './secrets-server.js';
+import { type ReceivedMessage, type SnsServer, startSnsServer } from './sns-server.js';
+
+/** The harness's epoch: 2026-11-29T12:00:00Z. */
+export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+/** The default schedule: one invocation a minute. */
+export const SCHEDULE_MS = 60_000;
+export const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:lease-watchdog-alerts';
+/** Static fake credentials; a fresh object each time (the SDK annotates the one it is given). */
+export function localCredentials(): { accessKeyId: string; secretAccessKey: string } {
+  return { accessKeyId: 'local', secretAccessKey: 'local' };
+}
+
+/**
+ * A clock that moves only when told. Actions scheduled with `at` run when the clock passes their
+ * time, with the clock set to exactly that time (e.g. "the kubelet stops 23 s after this run").
+ */
+export class FakeClock {
+  #now: number;
+  readonly #actions: { at: number; run: () => void }[] = [];
+
+  constructor(start = T0) {
+    this.#now = start;
+  }
+
+  readonly now = (): number => this.#now;
+
+  at(time: number, run: () => void): void {
+    if (time < this.#now) throw new Error(`cannot schedule in the past (${time} < ${this.#now})`);
+    this.#actions.push({ at: time, run });
+    this.#actions.sort((a, b) => a.at - b.at);
+  }
+
+  advance(ms: number): void {
+    this.advanceTo(this.#now + ms);
+  }
+
+  advanceTo(time: number): void {
+    if (time < this.#now) throw new Error(`the clock does not go back (${time} < ${this.#now})`);
+    for (;;) {
+      const next = this.#actions[0];
+      if (!next || next.at > time) break;
+      this.#actions.shift();
+      this.#now = next.at;
+      next.run();
+    }
+    this.#now = time;
+  }
+
+  /**
+   * The watchdog's fast-mode sleep on this clock: moves the clock to `ms` after the call (never
+   * back: concurrent sleepers that started together wake together). No real time passes.
+   */
+  readonly sleep = async (ms: number, signal?: AbortSignal): Promise<void> => {
+    signal?.throwIfAborted();
+    const until = this.#now + ms;
+    await Promise.resolve();
+    if (until > this.#now) this.advanceTo(until);
+  };
+}
+
+export interface RecordedMetric {
+  readonly cluster: string;
+  readonly name: MetricName;
+  readonly value: number;
+  readonly unit: string;
+  readonly extra?: Record<string, string> | undefined;
+}
+
+/** Metrics at the port: every record, in order. */
+export class RecordingMetrics implements WatchdogMetrics {
+  readonly records: RecordedMetric[] = [];
+  /** Optional observer (e.g. to log the order of events across parts). */
+  onRecord: ((metric: RecordedMetric) => void) | undefined;
+
+  record(
+    cluster: string,
+    name: MetricName,
+    value: number,
+    unit: 'Count' | 'Milliseconds',
+    extra?: Record<string, string>,
+  ): void {
+    const metric = { cluster, name, value, unit, extra };
+    this.records.push(metric);
+    this.onRecord?.(metric);
+  }
+
+  /** Records of one metric (for one cluster, when given). */
+  of(name: MetricName, cluster?: string): RecordedMetric[] {
+    return this.records.filter((m) => m.name === name && (!cluster || m.cluster === cluster));
+  }
+
+  /** How many records of `name` were made since `mark` (an index from `mark()`). */
+  countSince(mark: number, name: MetricName, cluster?: string): number {
+    return this.records
+      .slice(mark)
+      .filter((m) => m.name === name && (!cluster || m.cluster === cluster)).length;
+  }
+
+  mark(): number {
+    return this.records.length;
+  }
+}
+
+export interface LogEntry {
+  readonly level: 'info' | 'warn' | 'error';
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A logger at the port: every entry, in order. */
+export class RecordingLogger implements WatchdogLogger {
+  readonly entries: LogEntry[] = [];
+  info(message: string, fields: Record<string, unknown> = {}): void {
+    this.entries.push({ level: 'info', message, fields });
+  }
+  warn(message: string, fields: Record<string, unknown> = {}): void {
+    this.entries.push({ level: 'warn', message, fields });
+  }
+  error(message: string, fields: Record<string, unknown> = {}): void {
+    this.entries.push({ level: 'error', message, fields });
+  }
+}
+
+export interface SimClusterSpec {
+  /** Nodes spread round-robin over `zones` (default 6 over eu-west-1a/b/c). */
+  readonly nodes?: number;
+  readonly zones?: string[];
+  readonly seed?: number;
+}
+
+export interface HarnessOptions {
+  /** Cluster name → the simulated cluster behind it. Default `{ prod: {} }`. */
+  readonly clusters?: Readonly<Record<string, SimClusterSpec>>;
+  /** Extra top-level settings (gracePeriodSeconds, reminderIntervalSeconds, storm, fastMode...). */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Clusters added to the settings whose API server nothing listens on. */
+  readonly unreachableClusters?: readonly string[];
+  /** SNS client attempts (1: every failure is seen by the watchdog; the SDK default is 3). */
+  readonly snsMaxAttempts?: number;
+  /** Per-request timeout towards the API servers, real ms. Default 2,000. */
+  readonly requestTimeoutMs?: number;
+}
+
+export interface SimTarget {
+  readonly name: string;
+  readonly sim: SimCluster;
+  readonly server: SimServer;
+  readonly tokenSecretId: string;
+  /** Node names, in the order they were added (round-robin over the zones). */
+  readonly nodes: string[];
+}
+
+/** One "Lambda container": its own clients, caches and watchdog, sharing the outside world. */
+export interface Container {
+  readonly watchdog: Watchdog;
+  readonly auth: ClusterAuthProvider;
+  readonly metrics: RecordingMetrics;
+  readonly logger: RecordingLogger;
+  destroy(): void;
+}
+
+export interface Harness {
+  readonly clock: FakeClock;
+  readonly settings: WatchdogSettings;
+  readonly targets: ReadonlyMap<string, SimTarget>;
+  readonly sns: SnsServer;
+  readonly secrets: SecretsServer;
+  readonly dynamo: LocalDynamoDb;
+  readonly tableName: string;
+  /** The default container's parts. */
+  readonly watchdog: Watchdog;
+  readonly metrics: RecordingMetrics;
+  readonly logger: RecordingLogger;
+  target(name?: string): SimTarget;
+  /** Another container (as a concurrent or later Lambda invocation would get). */
+  container(overrides?: {
+    auth?: (provider: ClusterAuthProvider) => KubeConfigSource;
+    metrics?: RecordingMetrics;
+  }): Container;
+  /** One invocation of the default container, at the clock's now, with a fresh run id. */
+  run(event?: WatchdogEvent | null): ReturnType<Watchdog['run']>;
+  /** Advances the clock by one schedule interval, then runs. */
+  tick(event?: WatchdogEvent | null): ReturnType<Watchdog['run']>;
+  /** A fresh run id (like a Lambda request id). */
+  nextRunId(): string;
+  /** Messages SNS accepted, optionally of one kind (the `kind` message attribute). */
+  messages(kind?: string): ReceivedMessage[];
+  close(): Promise<void>;
+}
+
+let tables = 0;
+
+export async function startWatchdogHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const clock = new FakeClock();
+  const specs = options.clusters ?? { prod: {} };
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer();
+  };
+  try {
+    const secrets = await startSecretsServer();
+    closers.push(() => secrets.close());
+    const dynamo = await startLocalDynamoDb();
+    closers.push(() => dynamo.stop());
+    const sns = await startSnsServer({ now: clock.now });
+    closers.push(() => sns.close());
+    const tableName = `lease-watchdog-e2e-${++tables}`;
+    await dynamo.createStateTable(tableName);
+
+    const targets = new Map<string, SimTarget>();
+    const clusterSettings: unknown[] = [];
+    for (const [name, spec] of Object.entries(specs)) {
+      const sim = new SimCluster({ now: clock.now, seed: spec.seed ?? 11 });
+      const nodes = sim.addNodes(spec.nodes ?? 6, {
+        zones: spec.zones ?? ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'],
+      });
+      const server = await startSimServer({ cluster: sim });
+      closers.push(() => server.close());
+      const tokenSecretId = `${name}-token`;
+      secrets.put(tokenSecretId, server.token);
+      targets.set(name, { name, sim, server, tokenSecretId, nodes });
+      clusterSettings.push({
+        name,
+        auth: {
+          mode: 'token',
+          server: server.url,
+          caData: Buffer.from(server.caPem).toString('base64'),
+          tokenSecretId,
+        },
+      });
+    }
+    for (const name of options.unreachableClusters ?? []) {
+      const tokenSecretId = `${name}-token`;
+      secrets.put(tokenSecretId, 'no-one-listens');
+      clusterSettings.push({
+        name,
+        auth: {
+          mode: 'token',
+          server: `https://127.0.0.1:${await closedPort()}`,
+          tokenSecretId,
+        },
+      });
+    }
+    const settings = parseWatchdogSettings({ ...options.settings, clusters: clusterSettings });
+
+    const container: Harness['container'] = (overrides = {}) => {
+      const dynamoClient = new DynamoDBClient({
+        endpoint: dynamo.endpoint,
+        region: 'us-east-1',
+        credentials: localCredentials(),
+        maxAttempts: 1,
+      });
+      const snsClient = new SNSClient({
+        endpoint: sns.url,
+        region: 'us-east-1',
+        credentials: localCredentials(),
+        maxAttempts: options.snsMaxAttempts ?? 1,
+      });
+      // Token mode never calls EKS; a client for a closed port proves it if it ever does.
+      const eksClients: EKSClient[] = [];
+      const auth = new ClusterAuthProvider({
+        secrets: secrets.client,
+        eks: (region) => {
+          const client = new EKSClient({
+            endpoint: 'http://127.0.0.1:9',
+            region: region ?? 'us-east-1',
+            credentials: localCredentials(),
+            maxAttempts: 1,
+          });
+          eksClients.push(client);
+          return client;
+        },
+        credentials: async () => localCredentials(),
+        region: 'us-east-1',
+        now: clock.now,
+      });
+      const metrics = overrides.metrics ?? new RecordingMetrics();
+      const logger = new RecordingLogger();
+      const deps: WatchdogDeps = {
+        settings,
+        auth: overrides.auth ? overrides.auth(auth) : auth,
+        store: new DynamoDbStateStore({ client: dynamoClient, tableName, clock: clock.now }),
+        notifier: new SnsNotifier({ client: snsClient, topicArn: TOPIC_ARN }),
+        logger,
+        metrics,
+        clock: clock.now,
+        requestTimeoutMs: options.requestTimeoutMs ?? 2_000,
+        sleep: clock.sleep,
+      };
+      const destroy = () => {
+        dynamoClient.destroy();
+        snsClient.destroy();
+        for (const client of eksClients) client.destroy();
+      };
+      closers.push(destroy);
+      return { watchdog: new Watchdog(deps), auth, metrics, logger, destroy };
+    };
+
+    const main = container();
+    let runs = 0;
+    const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
+    const run = (event: WatchdogEvent | null = null) =>
+      main.watchdog.run(event, nextRunId(), 55_000);
+
+    return {
+      clock,
+      settings,
+      targets,
+      sns,
+      secrets,
+      dynamo,
+      tableName,
+      watchdog: main.watchdog,
+      metrics: main.metrics,
+      logger: main.logger,
+      target(name) {
+        const target = name === undefined ? targets.values().next().value : targets.get(name);
+        if (!target) throw new Error(`no simulated cluster ${String(name)}`);
+        return target;
+      },
+      container,
+      run,
+      tick(event = null) {
+        clock.advance(SCHEDULE_MS);
+        return run(event);
+      },
+      nextRunId,
+      messages: (kind) =>
+        kind === undefined
+          ? [...sns.messages]
+          : sns.messages.filter((m) => m.attributes.kind?.stringValue === kind),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The `kind` attribute of a received message. */
+export function kindOf(message: ReceivedMessage): string | undefined {
+  return message.attributes.kind?.stringValue;
+}
+
+/** The three message attributes subscribers filter on, as SNS received them. */
+export function attributesOf(message: ReceivedMessage): {
+  cluster: string | undefined;
+  kind: string | undefined;
+  severity: string | undefined;
+} {
+  return {
+    cluster: message.attributes.cluster?.stringValue,
+    kind: message.attributes.kind?.stringValue,
+    severity: message.attributes.severity?.stringValue,
+  };
+}
+
+/** Subject and kind of each message, in order: compact for assertion messages. */
+export function summary(messages: readonly ReceivedMessage[]): string {
+  return JSON.stringify(messages.map((m) => `${kindOf(m)} | ${m.subject}`));
+}
