@@ -100,17 +100,22 @@ export async function runCheckCycle(
 
   const delivery = await publishOutbox(outbox, deps.notifier, signal);
   if (outbox.length > 0) {
+    // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
+    // publishing: a lost record would send those notifications again. It gets its own short budget.
     await deps.store.save(
       cluster,
       { ...claimed, outbox: delivery.pending, lock: null },
       version,
-      signal,
+      AbortSignal.timeout(RECORD_TIMEOUT_MS),
     );
   }
   return evaluation
     ? { status: 'checked', evaluation, ...delivery }
     : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
 }
+
+/** How long recording the delivery may take after publishing (middy aborts 3 s before the deadline). */
+const RECORD_TIMEOUT_MS = 2_500;
 
 async function publishOutbox(
   outbox: readonly Notification[],

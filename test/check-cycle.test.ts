@@ -1,0 +1,164 @@
+/**
+ * The check cycle's ordering guarantees, with fakes at its ports (reader, notifier) and the
+ * memory store: what SNS accepted is recorded even when the deadline cuts publishing short, a
+ * live lock makes another run back off, a stale one does not.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type CycleDeps, runCheckCycle } from '../lambda/check-cycle.js';
+import { DEFAULT_ALERT_POLICY } from '../lambda/core/incidents.js';
+import type { Snapshot } from '../lambda/core/model.js';
+import type { Notification, Notifier } from '../lambda/core/notification.js';
+import { DEFAULT_POLICY } from '../lambda/core/policy.js';
+import { MemoryStateStore } from '../lambda/state/memory-store.js';
+import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
+
+/** When each node's kubelet stopped: a stopped node's renewTime stays at its last renewal. */
+const STOPPED: Record<string, number> = { a: T0 - 300_000, b: T0 - 2_000 };
+
+/** A cluster of three nodes at `at`; the `dead` ones stopped renewing at STOPPED[name]. */
+function cluster(at: number, dead: string[]): Snapshot {
+  const names = ['a', 'b', 'c'];
+  return {
+    ...snapshot({
+      leases: names.map((n) =>
+        lease(n, { renewTime: microTime(dead.includes(n) ? (STOPPED[n] as number) : at - 2_000) }),
+      ),
+      nodes: names.map((n) => node(n)),
+      serverTime: at,
+    }),
+    cluster: 'prod',
+  };
+}
+
+class ScriptedNotifier implements Notifier {
+  readonly accepted: Notification[] = [];
+  /** How each publish behaves, in order: 'ok', 'fail', or 'hang' (until aborted). */
+  constructor(private readonly script: ('ok' | 'fail' | 'hang')[] = []) {}
+  async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
+    const step = this.script.shift() ?? 'ok';
+    if (step === 'fail') throw new Error('SNS said no');
+    if (step === 'hang') {
+      await new Promise((_, reject) =>
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),
+      );
+    }
+    this.accepted.push(notification);
+  }
+}
+
+function deps(
+  store: MemoryStateStore,
+  notifier: Notifier,
+  at: number,
+  dead: string[],
+  runId = 'run-1',
+): CycleDeps {
+  return {
+    reader: { read: async () => cluster(at, dead) },
+    store,
+    notifier,
+    policy: DEFAULT_POLICY,
+    alertPolicy: DEFAULT_ALERT_POLICY,
+    clock: () => at,
+    runId,
+    lockMs: 60_000,
+  };
+}
+
+describe('runCheckCycle', () => {
+  it('records what was accepted when the deadline stops publishing half-way', async () => {
+    const store = new MemoryStateStore();
+    // Check 1: a dies, SNS fails: the FIRING stays in the outbox.
+    const first = await runCheckCycle(
+      'prod',
+      deps(store, new ScriptedNotifier(['fail']), T0, ['a']),
+    );
+    assert.equal(first.status === 'checked' && first.pending.length, 1);
+    // Check 2: b dies too. The old FIRING is accepted, the new one hangs until the deadline.
+    const notifier = new ScriptedNotifier(['ok', 'hang']);
+    const deadline = new AbortController();
+    const pending = runCheckCycle(
+      'prod',
+      deps(store, notifier, T0 + 60_000, ['a', 'b']),
+      deadline.signal,
+    );
+    while (notifier.accepted.length === 0) await new Promise((r) => setTimeout(r, 1));
+    deadline.abort(new Error('Lambda deadline'));
+    const second = await pending;
+
+    assert.equal(second.status, 'checked');
+    assert.deepEqual(
+      notifier.accepted.map((n) => n.firing.map((f) => f.name)),
+      [['a']],
+    );
+    const stored = await store.load('prod');
+    assert.deepEqual(
+      stored.state.outbox.map((n) => n.firing.map((f) => f.name)),
+      [['b']],
+      'only the unsent one is left',
+    );
+    assert.equal(stored.state.lock, null, 'the lock is released');
+
+    // Check 3: only b's FIRING goes out; a's is not sent again.
+    const third = new ScriptedNotifier();
+    await runCheckCycle('prod', deps(store, third, T0 + 120_000, ['a', 'b']));
+    assert.deepEqual(
+      third.accepted.map((n) => n.firing.map((f) => f.name)),
+      [['b']],
+    );
+  });
+
+  it('backs off while another run holds the outbox lock, and not once the lock is stale', async () => {
+    const store = new MemoryStateStore();
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(['fail']), T0, ['a']));
+    const { version, state } = await store.load('prod');
+    await store.save(
+      'prod',
+      { ...state, lock: { owner: 'other-run', until: T0 + 90_000 } },
+      version,
+    );
+
+    const blocked = new ScriptedNotifier();
+    const busy = await runCheckCycle('prod', deps(store, blocked, T0 + 60_000, ['a']));
+    assert.equal(busy.status, 'busy');
+    assert.equal(blocked.accepted.length, 0);
+
+    const later = new ScriptedNotifier();
+    const outcome = await runCheckCycle('prod', deps(store, later, T0 + 120_000, ['a']));
+    assert.equal(outcome.status, 'checked');
+    assert.equal(
+      later.accepted.length,
+      1,
+      'the stale lock is taken over and the FIRING goes out once',
+    );
+  });
+
+  it('sends nothing when another run saved first', async () => {
+    const store = new MemoryStateStore();
+    const slowReader = deps(store, new ScriptedNotifier(), T0, ['a']);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const notifier = new ScriptedNotifier();
+    const racing = runCheckCycle('prod', {
+      ...slowReader,
+      notifier,
+      reader: {
+        read: async () => {
+          await gate;
+          return cluster(T0, ['a']);
+        },
+      },
+    });
+    // Another run loads, decides and saves while the first is still reading.
+    const winner = new ScriptedNotifier();
+    await runCheckCycle('prod', deps(store, winner, T0, ['a'], 'run-2'));
+    release();
+    const loser = await racing;
+    assert.equal(loser.status, 'busy');
+    assert.equal(notifier.accepted.length, 0);
+    assert.equal(winner.accepted.length, 1);
+  });
+});
