@@ -28,20 +28,24 @@ const reader = new KubeClusterReader({
   labelKeys: labelsUsedBy(DEFAULT_POLICY),
 });
 const times: number[] = [];
+const cpu: number[] = [];
 let requests = 0;
 let bytes = 0;
 let nodes = 0;
 let observations: Observations = new Map();
 for (let i = 0; i < Number(values.runs); i++) {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const snapshot = await reader.read();
   const evaluation = evaluate(snapshot, observations, DEFAULT_POLICY, Date.now());
   times.push(performance.now() - started);
+  const used = process.cpuUsage(cpuBefore);
+  cpu.push((used.user + used.system) / 1000);
   observations = evaluation.observations;
   requests = snapshot.stats?.requests ?? 0;
   bytes = snapshot.stats?.bytes ?? 0;
   nodes = evaluation.nodes.length;
 }
 process.stdout.write(
-  `${JSON.stringify({ mode: values.mode, times, requests, bytes, nodes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
+  `${JSON.stringify({ mode: values.mode, times, cpu, requests, bytes, nodes, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
 );
