@@ -105,15 +105,34 @@ export function projectLease(item: unknown): LeaseInfo | undefined {
     name,
     renewTime: spec.renewTime,
     leaseDurationSeconds: spec.leaseDurationSeconds,
-    holderIdentity: str(spec.holderIdentity) ?? null,
     createdAt: str(metadata.creationTimestamp),
   };
 }
 
 const MAX_MESSAGE = 300;
+const NO_TAINTS: readonly Taint[] = Object.freeze([]);
+
+/**
+ * One copy of each repeated value (zones, condition reasons, taint keys): JSON.parse gives every
+ * node its own copy of "eu-west-1a" and "KubeletReady", which at 100,000 nodes adds up.
+ */
+export class Interner {
+  private readonly values = new Map<string, string>();
+  intern(value: string | undefined): string | undefined {
+    if (value === undefined) return undefined;
+    const known = this.values.get(value);
+    if (known !== undefined) return known;
+    if (this.values.size < 10_000) this.values.set(value, value);
+    return value;
+  }
+}
 
 /** Keeps what the verdicts, grouping and notifications need of a Node (only `labelKeys` labels, when given). */
-export function projectNode(item: unknown, labelKeys?: ReadonlySet<string>): NodeInfo | undefined {
+export function projectNode(
+  item: unknown,
+  labelKeys?: ReadonlySet<string>,
+  interner: Interner = new Interner(),
+): NodeInfo | undefined {
   const metadata = record(record(item).metadata);
   const spec = record(record(item).spec);
   const status = record(record(item).status);
@@ -121,35 +140,36 @@ export function projectNode(item: unknown, labelKeys?: ReadonlySet<string>): Nod
   if (!name) return undefined;
   const labels: Record<string, string> = {};
   const allLabels = record(metadata.labels);
-  if (labelKeys) {
-    for (const key of labelKeys) {
-      const value = allLabels[key];
-      if (typeof value === 'string') labels[key] = value;
-    }
-  } else {
-    for (const [key, value] of Object.entries(allLabels)) {
-      if (typeof value === 'string') labels[key] = value;
-    }
+  for (const key of labelKeys ?? Object.keys(allLabels)) {
+    const value = allLabels[key];
+    if (typeof value === 'string') labels[key] = interner.intern(value) as string;
   }
+  const rawTaints = Array.isArray(spec.taints) ? spec.taints : [];
   const taints: Taint[] = [];
-  for (const taint of Array.isArray(spec.taints) ? spec.taints : []) {
-    const key = str(record(taint).key);
-    if (key)
-      taints.push({ key, effect: str(record(taint).effect), value: str(record(taint).value) });
+  for (const taint of rawTaints) {
+    const key = interner.intern(str(record(taint).key));
+    if (key) {
+      taints.push({
+        key,
+        effect: interner.intern(str(record(taint).effect)),
+        value: interner.intern(str(record(taint).value)),
+      });
+    }
   }
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   const ready = record(conditions.find((c) => record(c).type === 'Ready'));
+  const notReady = ready.status !== 'True';
   return {
     name,
     createdAt: str(metadata.creationTimestamp),
     labels,
     unschedulable: spec.unschedulable === true,
     deletionTimestamp: str(metadata.deletionTimestamp),
-    taints,
-    ready: str(ready.status),
-    readyReason: str(ready.reason),
-    // The message matters only when the node is not Ready; kubelets can write long ones.
-    readyMessage: ready.status === 'True' ? undefined : str(ready.message)?.slice(0, MAX_MESSAGE),
+    taints: taints.length > 0 ? taints : NO_TAINTS,
+    ready: interner.intern(str(ready.status)),
+    // Reason and message matter only when the node is not Ready; kubelets can write long ones.
+    readyReason: notReady ? interner.intern(str(ready.reason)) : undefined,
+    readyMessage: notReady ? str(ready.message)?.slice(0, MAX_MESSAGE) : undefined,
     providerID: str(spec.providerID),
   };
 }
@@ -183,6 +203,7 @@ export class KubeClusterReader implements ClusterReader {
     const { namespace, cluster } = this.options;
     const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
     const stats = { requests: 0, bytes: 0 };
+    const interner = new Interner();
     const [leases, nodes] = await Promise.all([
       this.list('leases', leasePath, projectLease, stats, signal),
       this.options.readNodes === false
@@ -190,7 +211,7 @@ export class KubeClusterReader implements ClusterReader {
         : this.list(
             'nodes',
             '/api/v1/nodes',
-            (item) => projectNode(item, this.labelKeys),
+            (item) => projectNode(item, this.labelKeys, interner),
             stats,
             signal,
           ).catch((error: unknown) => {
