@@ -45,6 +45,11 @@ interface Page<T> {
   readonly bytes: number;
 }
 
+interface Connection {
+  readonly headers: Record<string, string>;
+  readonly dispatcher: Dispatcher | undefined;
+}
+
 interface Status {
   readonly message?: string;
   readonly reason?: string;
@@ -200,15 +205,34 @@ export class KubeClusterReader implements ClusterReader {
   }
 
   async read(signal?: AbortSignal): Promise<Snapshot> {
-    const { namespace, cluster } = this.options;
+    const { namespace } = this.options;
     const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
     const stats = { requests: 0, bytes: 0 };
     const interner = new Interner();
+    // One connection pool for every page of this read (client-node builds a new one per call):
+    // a TLS handshake per read, not per page, and no idle sockets left behind.
+    const connection = await this.connect();
+    try {
+      return await this.readWith(connection, leasePath, stats, interner, signal);
+    } finally {
+      connection.dispatcher?.destroy().catch(() => undefined);
+    }
+  }
+
+  private async readWith(
+    connection: Connection,
+    leasePath: string,
+    stats: { requests: number; bytes: number },
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Snapshot> {
+    const { namespace, cluster } = this.options;
     const [leases, nodes] = await Promise.all([
-      this.list('leases', leasePath, projectLease, stats, signal),
+      this.list(connection, 'leases', leasePath, projectLease, stats, signal),
       this.options.readNodes === false
         ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
         : this.list(
+            connection,
             'nodes',
             '/api/v1/nodes',
             (item) => projectNode(item, this.labelKeys, interner),
@@ -234,7 +258,22 @@ export class KubeClusterReader implements ClusterReader {
     };
   }
 
+  /** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
+  private async connect(): Promise<Connection> {
+    const context = new RequestContext(this.server, HttpMethod.GET);
+    try {
+      await this.options.kubeConfig.applySecurityAuthentication(context);
+    } catch (error) {
+      throw this.authSetupError(error);
+    }
+    return {
+      headers: { ...context.getHeaders(), Accept: 'application/json' },
+      dispatcher: context.getDispatcher() as Dispatcher | undefined,
+    };
+  }
+
   private async list<T>(
+    connection: Connection,
     resource: Resource,
     path: string,
     project: (item: unknown) => T | undefined,
@@ -245,7 +284,7 @@ export class KubeClusterReader implements ClusterReader {
     let date: number | undefined;
     let next: string | undefined;
     do {
-      const page: Page<T> = await this.page(resource, path, next, project, signal);
+      const page: Page<T> = await this.page(connection, resource, path, next, project, signal);
       stats.requests++;
       stats.bytes += page.bytes;
       date ??= page.date;
@@ -256,6 +295,7 @@ export class KubeClusterReader implements ClusterReader {
   }
 
   private async page<T>(
+    connection: Connection,
     resource: Resource,
     path: string,
     continueToken: string | undefined,
@@ -267,18 +307,12 @@ export class KubeClusterReader implements ClusterReader {
     const url = `${this.server}${path}?${query}`;
     const what = this.describe(resource);
 
-    const context = new RequestContext(url, HttpMethod.GET);
-    try {
-      await this.options.kubeConfig.applySecurityAuthentication(context);
-    } catch (error) {
-      throw this.authSetupError(error);
-    }
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
       const response = await fetch(url, {
-        headers: { ...context.getHeaders(), Accept: 'application/json' },
-        dispatcher: context.getDispatcher() as Dispatcher | undefined,
+        headers: connection.headers,
+        dispatcher: connection.dispatcher,
         signal: combined,
       });
       const text = await response.text();
