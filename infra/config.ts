@@ -69,6 +69,8 @@ export interface LeaseWatchdogConfig {
   logRetentionDays?: number;
   /** Cap on the function's concurrent executions. Default clusters × 2 + 1. */
   reservedConcurrency?: number;
+  /** The function's memory, MB. Default 512 (room for ~20,000 nodes; see docs/BENCHMARKS.md). */
+  memoryMb?: number;
   vpc?: VpcPlacement;
 }
 
@@ -95,6 +97,7 @@ export interface DeploymentConfig extends WatchdogSettings {
   scheduleMinutes: number;
   logRetentionDays: number;
   reservedConcurrency: number;
+  memoryMb: number;
   vpc?: VpcPlacement;
 }
 
@@ -130,6 +133,7 @@ const CONSTRUCT_KEYS = [
   'scheduleMinutes',
   'logRetentionDays',
   'reservedConcurrency',
+  'memoryMb',
   'vpc',
 ];
 const APP_KEYS = [...CONSTRUCT_KEYS, 'account', 'region', 'stackName'];
@@ -302,6 +306,12 @@ function parseConfig(input: unknown, keys: readonly string[]): DeploymentConfig 
     fallback: clusters.length * 2 + 1,
     hint: 'the default is clusters × 2 + 1',
   });
+  const memoryMb = wholeNumber(obj, 'memoryMb', '', {
+    min: 256,
+    max: 10_240,
+    fallback: DEFAULT_MEMORY_MB,
+    hint: 'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~1,024 MB for 100,000',
+  });
   const vpc = parseVpc(obj.vpc);
 
   const settingsBytes = Buffer.byteLength(JSON.stringify(settings));
@@ -318,11 +328,15 @@ function parseConfig(input: unknown, keys: readonly string[]): DeploymentConfig 
     scheduleMinutes,
     logRetentionDays: logRetentionDays as number,
     reservedConcurrency,
+    memoryMb,
   };
   if (existingTopicArn !== undefined) config.existingTopicArn = existingTopicArn;
   if (vpc !== undefined) config.vpc = vpc;
   return config;
 }
+
+/** The function's default memory, MB. */
+export const DEFAULT_MEMORY_MB = 512;
 
 /**
  * Validates the construct's configuration (what `new LeaseWatchdog(...)` receives) and fills in

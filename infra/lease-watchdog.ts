@@ -52,7 +52,6 @@ export const SERVICE_NAME = 'lease-watchdog';
 export const CHECK_SUCCEEDED_METRIC = 'CheckSucceeded';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */
 export const DEAD_MAN_PERIODS = 3;
-export const MEMORY_MB = 512;
 /** Time allowed for one check (list leases and nodes, decide, publish, save), on top of the fast-mode span. */
 export const CHECK_BUDGET_SECONDS = 45;
 
@@ -225,7 +224,7 @@ export class LeaseWatchdog extends Construct {
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: MEMORY_MB,
+      memorySize: config.memoryMb,
       timeout: Duration.seconds(functionTimeoutSeconds(config)),
       reservedConcurrentExecutions: config.reservedConcurrency,
       // The schedule is the retry: the next tick checks again, and the Errors alarm reports the

@@ -315,6 +315,7 @@ describe('deployment configuration', () => {
     assert.equal(config.scheduleMinutes, 1);
     assert.equal(config.logRetentionDays, 30);
     assert.equal(config.reservedConcurrency, 5, 'clusters × 2 + 1');
+    assert.equal(config.memoryMb, 512);
     assert.deepEqual(config.emails, ['oncall@example.com']);
     assert.deepEqual(
       config.clusters.map((c) => [c.name, c.accessEntry]),
@@ -458,6 +459,11 @@ describe('deployment configuration', () => {
       'reservedConcurrency must be a whole number from 1 to 1000 (got 0); the default is clusters × 2 + 1',
     ],
     [
+      'memory below what a check needs',
+      { ...valid, memoryMb: 128 },
+      'memoryMb must be a whole number from 256 to 10240 (got 128); Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~1,024 MB for 100,000',
+    ],
+    [
       'vpc without subnets',
       { ...valid, vpc: { vpcId: 'vpc-0123456789abcdef0', subnetIds: [] } },
       'vpc.subnetIds must be a non-empty list, e.g. ["subnet-0123456789abcdef0"] (got [])',
@@ -477,7 +483,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
     [
       'settings too big for the Lambda environment',

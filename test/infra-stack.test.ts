@@ -121,6 +121,11 @@ describe('the function', () => {
     });
   });
 
+  test('memoryMb sizes the function for large clusters', () => {
+    const large = synth({ ...base, memoryMb: 1536 });
+    large.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 1536 });
+  });
+
   test('its environment is what loadRuntimeConfig reads at cold start', () => {
     const props = main.template.findResources('AWS::Lambda::Function')[fn]?.Properties;
     const vars = props.Environment.Variables as Record<string, unknown>;
