@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 import { closedPort } from './support/ports.js';
+import { startSnsServer } from './support/sns-server.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -179,6 +180,45 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       result.stdout.indexOf('expired') < result.stdout.indexOf('Subject:'),
       'the change, then the email',
     );
+  });
+
+  it('watch --sns-topic-arn publishes through the real SNS client to AWS_ENDPOINT_URL_SNS; --state-file carries incidents across runs', async () => {
+    const sns = await startSnsServer();
+    try {
+      const topic = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
+      const stateFile = join(dir, 'state.json');
+      const env = {
+        AWS_ENDPOINT_URL_SNS: sns.url,
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_REGION: 'eu-west-1',
+      };
+      const args = [
+        'watch',
+        '--kubeconfig',
+        kubeconfig,
+        '--checks',
+        '1',
+        '--sns-topic-arn',
+        topic,
+        '--state-file',
+        stateFile,
+      ];
+      const first = await cli(args, env);
+      assert.equal(first.code, 1, first.stderr);
+      assert.match(first.stdout, /published to SNS: \[lease-watchdog-sim\] FIRING: 1 node down/);
+      assert.equal(sns.messages.length, 1);
+      assert.equal(sns.messages[0]?.topicArn, topic);
+      assert.match(sns.messages[0]?.message ?? '', new RegExp(dead.replace(/\./g, '\\.')));
+
+      // A second run (a new process) remembers the open incident: nothing new to send.
+      const second = await cli(args, env);
+      assert.equal(second.code, 1, second.stderr);
+      assert.equal(sns.messages.length, 1, 'no second FIRING for the same incident');
+      assert.doesNotMatch(second.stdout, /published to SNS/);
+    } finally {
+      await sns.close();
+    }
   });
 
   describe('expected failures: exit 2 with one line', () => {
