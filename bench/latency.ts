@@ -10,6 +10,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseTimestamp } from '../lambda/core/lease.js';
+import { random } from '../test/state-fixtures.js';
 import { kindOf, startWatchdogHarness } from '../test/support/watchdog-harness.js';
 
 const FAILURES = Number(process.argv[2] ?? 100);
@@ -18,18 +19,6 @@ const PERIOD = 60_000;
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
-/** A deterministic random sequence (mulberry32), so runs are comparable. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 async function measure(mode: string, settings: Record<string, unknown>) {

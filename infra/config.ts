@@ -23,6 +23,7 @@ import {
   PATTERNS,
   parseWatchdogSettings,
   rejectUnknownKeys,
+  SETTINGS_KEYS,
   type StormSettings,
   shown,
   type WatchdogSettings,
@@ -118,14 +119,6 @@ export const LOG_RETENTION_DAYS = [
   3653,
 ] as const;
 
-const SETTINGS_KEYS = [
-  'clusters',
-  'gracePeriodSeconds',
-  'startupGraceSeconds',
-  'reminderIntervalSeconds',
-  'storm',
-  'fastMode',
-];
 const CONSTRUCT_KEYS = [
   ...SETTINGS_KEYS,
   'emails',

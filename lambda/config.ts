@@ -74,7 +74,8 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const SETTINGS_KEYS = [
+/** The top-level keys of the watchdog settings (infra/config.ts accepts these and its own). */
+export const SETTINGS_KEYS = [
   'clusters',
   'gracePeriodSeconds',
   'startupGraceSeconds',
