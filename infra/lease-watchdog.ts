@@ -35,6 +35,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ClusterAuth } from '../lambda/config.js';
 import { fastModeSpanSeconds } from '../lambda/config.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/metrics.js';
 import {
   ConfigError,
   type DeployedCluster,
@@ -46,8 +47,6 @@ import {
 
 /** The Kubernetes group the function's role is mapped to (bound by deploy/rbac.yaml). */
 export const KUBERNETES_GROUP = 'lease-watchdog';
-export const METRICS_NAMESPACE = 'LeaseWatchdog';
-export const SERVICE_NAME = 'lease-watchdog';
 /** The metric the function emits (value 1) after each successful check of a cluster. */
 export const CHECK_SUCCEEDED_METRIC = 'CheckSucceeded';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */

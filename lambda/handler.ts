@@ -7,7 +7,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
@@ -18,14 +18,15 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { loadRuntimeConfig } from './config.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
+import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { Watchdog, type WatchdogEvent } from './watchdog.js';
 
 const config = loadRuntimeConfig(process.env);
 const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
-const logger = new Logger({ serviceName: 'lease-watchdog' });
-const metrics = new Metrics({ namespace: 'LeaseWatchdog', serviceName: 'lease-watchdog' });
+const logger = new Logger({ serviceName: SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 const credentials = fromNodeProviderChain();
 const eksClients = new Map<string, EKSClient>();
 
@@ -57,18 +58,7 @@ const watchdog = new Watchdog({
     warn: (message, fields = {}) => logger.warn(message, fields as LogAttributes),
     error: (message, fields = {}) => logger.error(message, fields as LogAttributes),
   },
-  metrics: {
-    record(cluster, name, value, unit, extra) {
-      const single = metrics.singleMetric();
-      single.addDimension('cluster', cluster);
-      for (const [key, v] of Object.entries(extra ?? {})) single.addDimension(key, v);
-      single.addMetric(
-        name,
-        unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count,
-        value,
-      );
-    },
-  },
+  metrics: powertoolsMetrics(metrics),
   clock: Date.now,
 });
 
