@@ -413,6 +413,7 @@ export function watchdogSettingsOf(config: DeploymentConfig): WatchdogSettings {
     reminderIntervalSeconds: config.reminderIntervalSeconds,
     storm: config.storm,
     fastMode: config.fastMode,
+    nodeRefreshSeconds: config.nodeRefreshSeconds,
   });
 }
 

@@ -53,6 +53,11 @@ export interface WatchdogSettings {
   reminderIntervalSeconds: number;
   storm: StormSettings;
   fastMode: FastModeSettings;
+  /**
+   * List whole Nodes at most this often (seconds); in between, re-read only the nodes whose
+   * leases look silent. 0 (default): list them on every check. For very large clusters.
+   */
+  nodeRefreshSeconds: number;
 }
 
 export const DEFAULT_REMINDER_INTERVAL_SECONDS = 14_400;
@@ -82,6 +87,7 @@ export const SETTINGS_KEYS = [
   'reminderIntervalSeconds',
   'storm',
   'fastMode',
+  'nodeRefreshSeconds',
 ] as const;
 const CLUSTER_KEYS = ['name', 'auth', 'namespace', 'excludeSelector'] as const;
 const AUTH_KEYS: Record<AuthMode, readonly string[]> = {
@@ -439,6 +445,13 @@ function parseSettings(input: unknown): WatchdogSettings {
     );
   }
 
+  const nodeRefreshSeconds = wholeNumber(obj, 'nodeRefreshSeconds', '', {
+    min: 0,
+    max: 3_600,
+    fallback: 0,
+    hint: '0 lists whole Nodes on every check',
+  });
+
   return {
     clusters,
     gracePeriodSeconds,
@@ -446,6 +459,7 @@ function parseSettings(input: unknown): WatchdogSettings {
     reminderIntervalSeconds,
     storm,
     fastMode,
+    nodeRefreshSeconds,
   };
 }
 

@@ -21,7 +21,7 @@ import { parseSelector } from './core/selector.js';
 import { isClusterAuthError } from './kube/auth-error.js';
 import type { AuthenticatedCluster } from './kube/cluster-auth.js';
 import { ClusterReadError } from './kube/errors.js';
-import { KubeClusterReader } from './kube/kube-reader.js';
+import { KubeClusterReader, NodeCache } from './kube/kube-reader.js';
 import type { ClusterReader } from './kube/reader.js';
 import type { StateStore } from './state/store.js';
 
@@ -99,6 +99,7 @@ class AuthenticatedReader implements ClusterReader {
     private readonly auth: KubeConfigSource,
     private readonly requestTimeoutMs: number,
     private readonly labelKeys: readonly string[],
+    private readonly nodeCache: NodeCache | undefined,
   ) {}
 
   async read(signal?: AbortSignal): Promise<Snapshot> {
@@ -117,6 +118,7 @@ class AuthenticatedReader implements ClusterReader {
       namespace: this.cluster.namespace,
       requestTimeoutMs: this.requestTimeoutMs,
       labelKeys: this.labelKeys,
+      nodeCache: this.nodeCache,
     });
     try {
       return await reader.read(signal);
@@ -148,7 +150,21 @@ export function policiesOf(
 }
 
 export class Watchdog {
+  /** Node facts per cluster, kept for the life of the container when nodeRefreshSeconds > 0. */
+  private readonly nodeCaches = new Map<string, NodeCache>();
+
   constructor(private readonly deps: WatchdogDeps) {}
+
+  private nodeCacheFor(cluster: ClusterSettings): NodeCache | undefined {
+    const refreshSeconds = this.deps.settings.nodeRefreshSeconds;
+    if (!refreshSeconds) return undefined;
+    let cache = this.nodeCaches.get(cluster.name);
+    if (!cache) {
+      cache = new NodeCache(refreshSeconds * 1000, this.deps.clock);
+      this.nodeCaches.set(cluster.name, cache);
+    }
+    return cache;
+  }
 
   /**
    * Checks the clusters the event names. `lockMs` bounds how long this run may hold a cluster's
@@ -211,6 +227,7 @@ export class Watchdog {
       this.deps.auth,
       this.deps.requestTimeoutMs ?? 10_000,
       labelsUsedBy(policy),
+      this.nodeCacheFor(cluster),
     );
     const started = this.deps.clock();
     let report: ClusterReport = {

@@ -277,6 +277,11 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
         expect: /--grace-period must be a positive number of seconds \(got "soon"\)/,
       },
       {
+        name: 'a watch option with check',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--node-refresh', '300'],
+        expect: /--node-refresh goes with "watch", not "check"/,
+      },
+      {
         name: 'unknown option',
         args: () => ['check', '--frobnicate'],
         expect: /Unknown option '--frobnicate'/,

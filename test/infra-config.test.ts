@@ -62,6 +62,7 @@ describe('parseWatchdogSettings', () => {
       reminderIntervalSeconds: 14_400,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
+      nodeRefreshSeconds: 0,
     });
     assert.ok(Object.isFrozen(settings));
     assert.ok(Object.isFrozen(settings.clusters[0]?.auth));
@@ -218,7 +219,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -459,6 +460,11 @@ describe('deployment configuration', () => {
       'reservedConcurrency must be a whole number from 1 to 1000 (got 0); the default is clusters × 2 + 1',
     ],
     [
+      'node refresh over an hour',
+      { ...valid, nodeRefreshSeconds: 7200 },
+      'nodeRefreshSeconds must be a whole number from 0 to 3600 (got 7200); 0 lists whole Nodes on every check',
+    ],
+    [
       'memory below what a check needs',
       { ...valid, memoryMb: 128 },
       'memoryMb must be a whole number from 256 to 10240 (got 128); Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~1,024 MB for 100,000',
@@ -483,7 +489,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
     [
       'settings too big for the Lambda environment',
@@ -494,7 +500,7 @@ describe('deployment configuration', () => {
           auth: { ...token.auth, caData: 'QUJD'.repeat(60) },
         })),
       },
-      'the watchdog settings take 8433 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
+      'the watchdog settings take 8456 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
     ],
   ];
   for (const [name, input, message] of invalid) {

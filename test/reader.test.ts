@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterReadError } from '../lambda/kube/errors.js';
-import { KubeClusterReader } from '../lambda/kube/kube-reader.js';
+import { KubeClusterReader, NodeCache, suspectNodes } from '../lambda/kube/kube-reader.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 import { closedPort } from './support/ports.js';
@@ -104,6 +104,75 @@ describe('KubeClusterReader against the simulated cluster', () => {
     assert.deepEqual(Object.keys(node?.labels ?? {}), ['topology.kubernetes.io/zone']);
     const all = await readerFor(server.kubeconfig()).read();
     assert.ok(Object.keys(all.nodes?.[0]?.labels ?? {}).length > 3, 'all labels by default');
+  });
+
+  describe('with a node cache', () => {
+    it('lists Nodes only when the cache is stale, and reads afresh just the nodes the leases single out', async () => {
+      let now = 0;
+      const cache = new NodeCache(60_000, () => now);
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(server.kubeconfig());
+      const reader = new KubeClusterReader({
+        kubeConfig,
+        cluster: 'sim',
+        namespace: 'kube-node-lease',
+        nodeCache: cache,
+      });
+      const first = await reader.read();
+      assert.equal(first.stats?.requests, 10, '5 pages of leases, 5 of nodes');
+
+      // Between full lists: one node dies and is cordoned, another healthy one is cordoned.
+      const [silent, healthy] = [names[10] as string, names[11] as string];
+      cluster.stopKubelet(silent);
+      cluster.setLeaseField(silent, {
+        renewTime: new Date(Date.now() - 120_000).toISOString().replace('Z', '000Z'),
+      });
+      cluster.cordon(silent);
+      cluster.cordon(healthy);
+      now = 30_000;
+      const second = await reader.read();
+      const fresh = (name: string) => second.nodes?.find((n) => n.name === name);
+      assert.ok((second.stats?.requests ?? 0) < 10, `fewer requests: ${second.stats?.requests}`);
+      assert.equal(second.nodes?.length, 2_345);
+      assert.equal(fresh(silent)?.unschedulable, true, 'the silent node was read afresh');
+      assert.equal(
+        fresh(healthy)?.unschedulable,
+        false,
+        'a healthy node is as of the last full list',
+      );
+
+      now = 61_000;
+      const third = await reader.read();
+      assert.equal(third.stats?.requests, 10, 'a full list once the cache is stale');
+      assert.equal(third.nodes?.find((n) => n.name === healthy)?.unschedulable, true);
+      cluster.cordon(silent, false);
+      cluster.cordon(healthy, false);
+      cluster.clearLeaseOverrides(silent);
+      cluster.startKubelet(silent);
+    });
+
+    it('picks as suspects the old, unreadable, new and lease-less', () => {
+      const at = Date.UTC(2026, 10, 29, 12, 0, 0);
+      const fresh = new Date(at - 5_000).toISOString();
+      const nodes = new Map(
+        ['ok', 'old', 'garbage', 'no-lease'].map((name) => [
+          name,
+          { name, labels: {}, unschedulable: false, taints: [] },
+        ]),
+      );
+      const leases = [
+        { name: 'ok', renewTime: fresh, leaseDurationSeconds: 40 },
+        { name: 'old', renewTime: new Date(at - 20_000).toISOString(), leaseDurationSeconds: 40 },
+        { name: 'garbage', renewTime: 'yesterday', leaseDurationSeconds: 40 },
+        { name: 'new', renewTime: fresh, leaseDurationSeconds: 40 },
+      ];
+      assert.deepEqual(suspectNodes(leases, nodes, at).sort(), [
+        'garbage',
+        'new',
+        'no-lease',
+        'old',
+      ]);
+    });
   });
 
   describe('failures: one typed error with one clear line each', () => {

@@ -34,6 +34,8 @@ export interface WatchOptions extends CommonOptions {
   readonly stateFile?: string | undefined;
   readonly snsTopicArn?: string | undefined;
   readonly reminderIntervalSeconds: number;
+  /** List whole Nodes at most this often; 0: every check. */
+  readonly nodeRefreshSeconds: number;
 }
 
 export type Command =
@@ -62,6 +64,8 @@ watch only:
   --sns-topic-arn ARN      publish notifications to this SNS topic (AWS credentials from the
                            default chain; AWS_ENDPOINT_URL_SNS is respected)
   --reminder-interval S    re-notify open incidents every S seconds (default: 14400; 0 = off)
+  --node-refresh S         list whole Nodes at most every S seconds, re-reading only nodes whose
+                           leases look silent in between (default: 0, every check; for big clusters)
   -h, --help               show this help
   --version                print the version`;
 
@@ -152,6 +156,7 @@ export function parseCli(argv: readonly string[]): Command {
       'state-file',
       'sns-topic-arn',
       'reminder-interval',
+      'node-refresh',
     ] as const) {
       if (values[watchOnly] !== undefined)
         throw new UsageError(`--${watchOnly} goes with "watch", not "check"`);
@@ -181,6 +186,7 @@ export function parseCli(argv: readonly string[]): Command {
         14_400,
         true,
       ),
+      nodeRefreshSeconds: positiveNumber('node-refresh', values['node-refresh'], 0, true),
     }),
   };
 }
@@ -204,6 +210,7 @@ function parse(argv: readonly string[]) {
       'state-file': { type: 'string' },
       'sns-topic-arn': { type: 'string' },
       'reminder-interval': { type: 'string' },
+      'node-refresh': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },

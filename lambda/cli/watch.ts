@@ -9,6 +9,7 @@ import { type CycleOutcome, runCheckCycle } from '../check-cycle.js';
 import { DEFAULT_ALERT_POLICY } from '../core/incidents.js';
 import { isAlerting, type NodeVerdict, type Verdict } from '../core/model.js';
 import type { Notifier } from '../core/notification.js';
+import { NodeCache } from '../kube/kube-reader.js';
 import { renderSubject } from '../notify/render.js';
 import { SnsNotifier } from '../notify/sns-notifier.js';
 import { TerminalNotifier } from '../notify/terminal-notifier.js';
@@ -62,7 +63,11 @@ function changes(
 }
 
 export async function watch(options: WatchOptions, io: Io): Promise<number> {
-  const reader = readerFor(options, io.env);
+  const nodeCache =
+    options.nodeRefreshSeconds > 0
+      ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
+      : undefined;
+  const reader = readerFor(options, io.env, nodeCache);
   const cluster = reader.cluster;
   const store = options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore();
   const held: string[] = [];

@@ -1,7 +1,7 @@
 /** What both CLI commands share: the terminal and environment they run in, exit codes, and wiring. */
 import { labelsUsedBy } from '../core/evaluate.js';
 import type { Policy } from '../core/policy.js';
-import { KubeClusterReader } from '../kube/kube-reader.js';
+import { KubeClusterReader, type NodeCache } from '../kube/kube-reader.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import type { CommonOptions } from './args.js';
 
@@ -26,7 +26,11 @@ export function policyOf(options: CommonOptions): Policy {
   });
 }
 
-export function readerFor(options: CommonOptions, env: Io['env']): KubeClusterReader {
+export function readerFor(
+  options: CommonOptions,
+  env: Io['env'],
+  nodeCache?: NodeCache,
+): KubeClusterReader {
   const kubeConfig = loadKubeConfig({ path: options.kubeconfig, context: options.context, env });
   return new KubeClusterReader({
     kubeConfig,
@@ -34,5 +38,6 @@ export function readerFor(options: CommonOptions, env: Io['env']): KubeClusterRe
     namespace: options.namespace,
     requestTimeoutMs: options.timeoutSeconds * 1000,
     labelKeys: labelsUsedBy(policyOf(options)),
+    nodeCache,
   });
 }

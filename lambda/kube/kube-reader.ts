@@ -11,6 +11,7 @@
  */
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { type Dispatcher, fetch } from 'undici';
+import { parseTimestamp } from '../core/lease.js';
 import type { LeaseInfo, NodeInfo, Snapshot, Taint } from '../core/model.js';
 import { ClusterReadError } from './errors.js';
 import type { ClusterReader } from './reader.js';
@@ -34,6 +35,70 @@ export interface KubeReaderOptions {
    * of them for 100,000 nodes costs hundreds of megabytes. Default: all of them.
    */
   readonly labelKeys?: readonly string[] | undefined;
+  /**
+   * Whole Nodes are ~13× the bytes of Leases and change slowly: with a cache, they are listed only
+   * when it is older than its refresh period, and in between only the nodes the leases single
+   * out (silent, unreadable, new, gone) are read again, one GET each. Default: list every read.
+   */
+  readonly nodeCache?: NodeCache | undefined;
+}
+
+/** More suspects than this in one read, and a full Node list is cheaper than the GETs. */
+export const MAX_NODE_GETS = 100;
+/** A lease older than this on the API server's clock may be going silent: read its Node afresh. */
+export const SUSPECT_AGE_MS = 20_000;
+
+/**
+ * The Node facts of one cluster, kept between reads (a warm Lambda container, a `watch`
+ * process). Kubelets renew every 10 s; Nodes change when someone cordons, taints or deletes one,
+ * or when a kubelet reports a condition. With a cache, `not-ready` and newly cordoned healthy
+ * nodes are noticed up to `refreshMs` late; silent nodes are always judged on fresh Node facts.
+ */
+export class NodeCache {
+  private nodes: Map<string, NodeInfo> | undefined;
+  private fetchedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly refreshMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The cached nodes, when the last full list is recent enough. */
+  current(): ReadonlyMap<string, NodeInfo> | undefined {
+    return this.nodes && this.clock() - this.fetchedAt < this.refreshMs ? this.nodes : undefined;
+  }
+
+  replace(nodes: readonly NodeInfo[]): void {
+    this.nodes = new Map(nodes.map((n) => [n.name, n]));
+    this.fetchedAt = this.clock();
+  }
+
+  /** A fresh read of one node; undefined: it is gone. */
+  update(name: string, node: NodeInfo | undefined): void {
+    if (!this.nodes) return;
+    if (node) this.nodes.set(name, node);
+    else this.nodes.delete(name);
+  }
+}
+
+/** Nodes worth reading afresh: their lease looks old or unreadable, or lease and Node disagree. */
+export function suspectNodes(
+  leases: readonly LeaseInfo[],
+  nodes: ReadonlyMap<string, NodeInfo>,
+  serverTime: number,
+): string[] {
+  const suspects = new Set<string>();
+  const leased = new Set<string>();
+  for (const lease of leases) {
+    leased.add(lease.name);
+    const renewed =
+      typeof lease.renewTime === 'string' ? parseTimestamp(lease.renewTime) : undefined;
+    if (renewed === undefined || serverTime - renewed >= SUSPECT_AGE_MS || !nodes.has(lease.name)) {
+      suspects.add(lease.name);
+    }
+  }
+  for (const name of nodes.keys()) if (!leased.has(name)) suspects.add(name);
+  return [...suspects];
 }
 
 type Resource = 'leases' | 'nodes';
@@ -226,31 +291,78 @@ export class KubeClusterReader implements ClusterReader {
     interner: Interner,
     signal: AbortSignal | undefined,
   ): Promise<Snapshot> {
-    const { namespace, cluster } = this.options;
+    const cache = this.options.nodeCache;
+    const cached = cache?.current();
+    const listNodes = () =>
+      this.list(
+        connection,
+        'nodes',
+        '/api/v1/nodes',
+        (item) => projectNode(item, this.labelKeys, interner),
+        stats,
+        signal,
+      ).then((listed) => {
+        cache?.replace(listed.items);
+        return listed;
+      });
     const [leases, nodes] = await Promise.all([
       this.list(connection, 'leases', leasePath, projectLease, stats, signal),
       this.options.readNodes === false
         ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-        : this.list(
+        : cached
+          ? undefined // refreshed below, from what the leases say
+          : listNodes().catch((error: unknown) => {
+              // Without Nodes the check still runs on leases alone: degraded, and it says so.
+              if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
+              throw error;
+            }),
+    ]);
+    if (cached && cache && nodes === undefined) {
+      const serverTime = leases.date ?? Date.now();
+      const suspects = suspectNodes(leases.items, cached, serverTime);
+      if (suspects.length > MAX_NODE_GETS) {
+        const listed = await listNodes();
+        return this.snapshot(leases, listed.items, undefined, stats);
+      }
+      await Promise.all(
+        suspects.map(async (name) => {
+          const answer = await this.request(
             connection,
             'nodes',
-            '/api/v1/nodes',
-            (item) => projectNode(item, this.labelKeys, interner),
-            stats,
+            `/api/v1/nodes/${encodeURIComponent(name)}`,
             signal,
-          ).catch((error: unknown) => {
-            // Without Nodes the check still runs on leases alone: degraded, and it says so.
-            if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
-            throw error;
-          }),
-    ]);
-    const degraded =
-      nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined;
+            { missingIsNull: true },
+          );
+          stats.requests++;
+          stats.bytes += answer.bytes;
+          cache.update(
+            name,
+            answer.body ? projectNode(answer.body, this.labelKeys, interner) : undefined,
+          );
+        }),
+      );
+      return this.snapshot(leases, [...(cache.current() ?? cached).values()], undefined, stats);
+    }
+    return this.snapshot(
+      leases,
+      nodes instanceof ClusterReadError || nodes === undefined ? null : nodes.items,
+      nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined,
+      stats,
+    );
+  }
+
+  private snapshot(
+    leases: { items: LeaseInfo[]; date: number | undefined },
+    nodes: NodeInfo[] | null,
+    degraded: string | undefined,
+    stats: { requests: number; bytes: number },
+  ): Snapshot {
+    const { namespace, cluster } = this.options;
     return {
       cluster,
       namespace,
       leases: leases.items,
-      nodes: nodes instanceof ClusterReadError ? null : nodes.items,
+      nodes,
       // Paginated lists are one consistent read as of the first page: its Date is the server's time.
       serverTime: leases.date ?? Date.now(),
       degraded,
@@ -304,9 +416,36 @@ export class KubeClusterReader implements ClusterReader {
   ): Promise<Page<T>> {
     const query = new URLSearchParams({ limit: String(this.pageSize) });
     if (continueToken) query.set('continue', continueToken);
-    const url = `${this.server}${path}?${query}`;
-    const what = this.describe(resource);
+    const answer = await this.request(connection, resource, `${path}?${query}`, signal);
+    const body = answer.body ?? {};
+    const list = Array.isArray(body.items) ? body.items : [];
+    const items: T[] = [];
+    for (const raw of list) {
+      const item = project(raw);
+      if (item !== undefined) items.push(item);
+    }
+    return {
+      items,
+      next: str(record(body.metadata).continue) || undefined,
+      date: answer.date,
+      bytes: answer.bytes,
+    };
+  }
 
+  /** GET one object; `body` is undefined when it does not exist (404). */
+  private async request(
+    connection: Connection,
+    resource: Resource,
+    pathAndQuery: string,
+    signal: AbortSignal | undefined,
+    options: { missingIsNull?: boolean } = {},
+  ): Promise<{
+    body: Record<string, unknown> | undefined;
+    date: number | undefined;
+    bytes: number;
+  }> {
+    const url = `${this.server}${pathAndQuery}`;
+    const what = this.describe(resource);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
@@ -316,6 +455,9 @@ export class KubeClusterReader implements ClusterReader {
         signal: combined,
       });
       const text = await response.text();
+      const bytes = Buffer.byteLength(text);
+      if (response.status === 404 && options.missingIsNull)
+        return { body: undefined, date: undefined, bytes };
       if (!response.ok)
         throw this.statusError(resource, response.status, response.statusText, text);
       let body: Record<string, unknown>;
@@ -327,20 +469,9 @@ export class KubeClusterReader implements ClusterReader {
           `the API server's answer to ${what} is not JSON (HTTP ${response.status})`,
         );
       }
-      const list = Array.isArray(body.items) ? body.items : [];
-      const items: T[] = [];
-      for (const raw of list) {
-        const item = project(raw);
-        if (item !== undefined) items.push(item);
-      }
       const dateHeader = response.headers.get('date');
       const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
-      return {
-        items,
-        next: str(record(body.metadata).continue) || undefined,
-        date: Number.isNaN(date) ? undefined : date,
-        bytes: Buffer.byteLength(text),
-      };
+      return { body, date: Number.isNaN(date) ? undefined : date, bytes };
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
       if (signal?.aborted) {
