@@ -4,9 +4,9 @@
  */
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { STATE_TABLE_KEYS } from '../../lambda/state/dynamodb-store.js';
+import { listenOnLoopback } from './ports.js';
 
 interface DynaliteOptions {
   readonly createTableMs?: number;
@@ -29,15 +29,7 @@ export interface LocalDynamoDb {
 
 export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = await listenOnLoopback(server);
   const client = localClient(endpoint);
   return {
     endpoint,

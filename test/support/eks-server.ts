@@ -5,8 +5,8 @@
  * ResourceNotFoundException, 403 AccessDeniedException. Counts calls. Never AWS.
  */
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { listenOnLoopback } from './ports.js';
 
 export interface EksCluster {
   readonly endpoint?: string;
@@ -74,15 +74,7 @@ export async function startEksServer(
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = await listenOnLoopback(server);
   const client = new EKSClient({
     region: 'us-east-1',
     endpoint: url,

@@ -5,8 +5,8 @@
  * can deny access to a secret. Never AWS.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { listenOnLoopback } from './ports.js';
 
 export interface SecretsServer {
   readonly url: string;
@@ -86,15 +86,7 @@ export async function startSecretsServer(
     });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = await listenOnLoopback(server);
   const client = new SecretsManagerClient({
     region: 'us-east-1',
     endpoint: url,
