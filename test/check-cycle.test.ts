@@ -14,7 +14,7 @@ import { MemoryStateStore } from '../lambda/state/memory-store.js';
 import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
 
 /** When each node's kubelet stopped: a stopped node's renewTime stays at its last renewal. */
-const STOPPED: Record<string, number> = { a: T0 - 300_000, b: T0 - 2_000 };
+const STOPPED: Record<string, number> = { a: T0 - 62_000, b: T0 - 2_000 };
 
 /** A cluster of three nodes at `at`; the `dead` ones stopped renewing at STOPPED[name]. */
 function cluster(at: number, dead: string[]): Snapshot {
@@ -69,7 +69,9 @@ function deps(
 describe('runCheckCycle', () => {
   it('records what was accepted when the deadline stops publishing half-way', async () => {
     const store = new MemoryStateStore();
-    // Check 1: a dies, SNS fails: the FIRING stays in the outbox.
+    // Check 0: every lease seen once, all renewing (a node first seen already silent waits a check).
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), T0 - 60_000, []));
+    // Check 1: a has stopped, SNS fails: the FIRING stays in the outbox.
     const first = await runCheckCycle(
       'prod',
       deps(store, new ScriptedNotifier(['fail']), T0, ['a']),
@@ -111,6 +113,7 @@ describe('runCheckCycle', () => {
 
   it('backs off while another run holds the outbox lock, and not once the lock is stale', async () => {
     const store = new MemoryStateStore();
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), T0 - 60_000, []));
     await runCheckCycle('prod', deps(store, new ScriptedNotifier(['fail']), T0, ['a']));
     const { version, state } = await store.load('prod');
     await store.save(
@@ -136,6 +139,7 @@ describe('runCheckCycle', () => {
 
   it('sends nothing when another run saved first', async () => {
     const store = new MemoryStateStore();
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), T0 - 60_000, []));
     const slowReader = deps(store, new ScriptedNotifier(), T0, ['a']);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {

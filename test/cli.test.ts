@@ -193,12 +193,15 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_REGION: 'eu-west-1',
       };
+      // Two checks: a node first seen already silent waits one check before it pages.
       const args = [
         'watch',
         '--kubeconfig',
         kubeconfig,
         '--checks',
-        '1',
+        '2',
+        '--interval',
+        '0.5',
         '--sns-topic-arn',
         topic,
         '--state-file',

@@ -424,6 +424,26 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
     assert.equal(v?.silentForSeconds, 61);
   });
 
+  it('marks a lease newly seen on its first observation only', () => {
+    const first = evaluate(snapshot({ leases: [lease('a')] }), NONE, DEFAULT_POLICY, T0);
+    const second = evaluate(
+      snapshot({ leases: [lease('a'), lease('b')] }),
+      first.observations,
+      DEFAULT_POLICY,
+      T0 + S,
+    );
+    assert.deepEqual(
+      [first.nodes[0]?.newlySeen, second.nodes.map((n) => [n.name, n.newlySeen])],
+      [
+        true,
+        [
+          ['a', false],
+          ['b', true],
+        ],
+      ],
+    );
+  });
+
   it('observations are carried for present leases only', () => {
     const first = evaluate(
       snapshot({ leases: [lease('a'), lease('b')] }),

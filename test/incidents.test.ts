@@ -48,6 +48,46 @@ describe('incidents: open and resolve', () => {
   ];
   runScenarios([
     {
+      name: 'a node seen for the first time already silent waits one check (kubelet clock alone)',
+      checks: [
+        {
+          at: T0,
+          nodes: [nv('a', 'expired', { newlySeen: true }), nv('b', 'healthy', { newlySeen: true })],
+          expect: null,
+        },
+        {
+          at: T0 + MINUTE,
+          nodes: [nv('a', 'expired'), nv('b', 'healthy')],
+          expect: expected({ kind: 'FIRING', severity: 'critical', firing: ['a'] }),
+        },
+      ],
+    },
+    {
+      name: 'a first-seen node that turns out healthy on the next check never fires',
+      checks: [
+        { at: T0, nodes: [nv('a', 'expired', { newlySeen: true })], expect: null },
+        { at: T0 + MINUTE, nodes: [nv('a', 'healthy')], expect: null },
+      ],
+    },
+    {
+      name: 'first-seen nodes in a storm are not held back',
+      checks: [
+        {
+          at: T0,
+          nodes: [
+            ...nodes('z', 4, 'expired').map((n) => ({ ...n, newlySeen: true })),
+            nv('b', 'healthy'),
+          ],
+          expect: expected({
+            kind: 'STORM',
+            severity: 'critical',
+            firing: ['z-000', 'z-001', 'z-002', 'z-003'],
+            storm: 'active cluster eu-west-1a=4/5',
+          }),
+        },
+      ],
+    },
+    {
       name: 'first failure → one FIRING',
       checks: [
         {

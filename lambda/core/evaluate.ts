@@ -148,7 +148,8 @@ function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined):
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const estimated = silence.observation.estimated === true;
   const silent = silence.silentMs >= thresholdSeconds * 1000;
-  const judged = { ...common, silentForSeconds, firstSight: estimated };
+  const newlySeen = !ctx.previous.has(lease.name);
+  const judged = { ...common, silentForSeconds, firstSight: estimated, newlySeen };
 
   if (nodesKnown && !node) {
     return {

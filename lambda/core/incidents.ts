@@ -10,6 +10,9 @@
  *   `suppressedBy`; 'excluded' when the evaluator gave no cause), or the node is gone: verdict
  *   `orphaned-lease`, or absent from the evaluation (both 'node-deleted').
  * - `invalid` neither opens nor resolves: the incident stays as it is (and reminders go on).
+ * - A node seen for the first time already alerting (`newlySeen`: no earlier observation of its
+ *   lease, so its silence rests on the kubelet's own clock) opens nothing yet: the next check,
+ *   judged on the watchdog's clock, decides. Storm nodes are not held back.
  * - A degraded evaluation (`evaluation.degraded`: the Nodes could not be read) does not prove
  *   that an absent node is gone: incidents and flap records of absent nodes are then kept as they
  *   are. Nodes present in it are handled as usual.
@@ -244,6 +247,12 @@ export function alertsForEvaluation(
     let transition: 'open' | 'resolve' | null = null;
     let resolution: Resolution | undefined;
     let since: number | undefined;
+    if (isAlerting(node.verdict) && incident === undefined && node.newlySeen && !inStorm(node)) {
+      // Seen for the first time and already silent: that rests on the kubelet's clock alone (a
+      // clock minutes behind looks like a dead node). The next check, on our own clock, decides.
+      setFlap(name, before, flap);
+      continue;
+    }
     if (isAlerting(node.verdict)) {
       if (incident === undefined) {
         incident = { ...snapshotOf(node), openedAt: now, lastNotifiedAt: now };

@@ -104,6 +104,11 @@ export interface NodeVerdict {
   readonly suppressedBy?: SuppressionCause | undefined;
   /** True when the silence was estimated from the API server's clock (no earlier observation). */
   readonly firstSight?: boolean | undefined;
+  /**
+   * True when this check is the first to see the lease (no earlier observation): its silence
+   * rests on the kubelet's clock alone. The alert lifecycle waits one check to confirm.
+   */
+  readonly newlySeen?: boolean | undefined;
 }
 
 /**
