@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
 /**
  * Builders and a check runner for the alert lifecycle tests (incidents, flapping, storms).
  */
@@ -221,4 +223,19 @@ export interface Scenario {
   readonly name: string;
   readonly policy?: AlertPolicy;
   readonly checks: readonly (Check & { readonly expect: Digest | null })[];
+}
+
+/** Registers one test per scenario: run its checks, compare each notification's digest. */
+export function runScenarios(scenarios: readonly Scenario[]): void {
+  for (const scenario of scenarios) {
+    test(scenario.name, () => {
+      // Prepare / Act
+      const run = runChecks(scenario.checks, scenario.policy);
+      // Assess
+      assert.deepStrictEqual(
+        run.notifications.map(digest),
+        scenario.checks.map((check) => check.expect),
+      );
+    });
+  }
 }

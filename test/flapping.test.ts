@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import { alertsForEvaluation, DEFAULT_ALERT_POLICY } from '../lambda/core/incidents.js';
 import {
-  digest,
   evaluation,
   expected,
   MINUTE,
@@ -11,6 +10,7 @@ import {
   nv,
   policy,
   runChecks,
+  runScenarios,
   type Scenario,
   T0,
 } from './alert-builders.js';
@@ -211,17 +211,7 @@ const scenarios: Scenario[] = [
 ];
 
 describe('flapping', () => {
-  for (const scenario of scenarios) {
-    test(scenario.name, () => {
-      // Prepare / Act
-      const run = runChecks(scenario.checks, scenario.policy);
-      // Assess
-      assert.deepStrictEqual(
-        run.notifications.map(digest),
-        scenario.checks.map((check) => check.expect),
-      );
-    });
-  }
+  runScenarios(scenarios);
 
   test('the FLAPPING notice shows the node as it is now, with since when it is open', () => {
     // Prepare

@@ -9,7 +9,6 @@ import {
 import type { SuppressionCause } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
 import {
-  digest,
   evaluation,
   expected,
   HOUR,
@@ -18,25 +17,12 @@ import {
   nv,
   policy,
   runChecks,
+  runScenarios,
   type Scenario,
   T0,
 } from './alert-builders.js';
 
 const FOUR_HOURS = 4 * HOUR;
-
-function runScenarios(scenarios: readonly Scenario[]): void {
-  for (const scenario of scenarios) {
-    test(scenario.name, () => {
-      // Prepare / Act
-      const run = runChecks(scenario.checks, scenario.policy);
-      // Assess
-      assert.deepStrictEqual(
-        run.notifications.map(digest),
-        scenario.checks.map((check) => check.expect),
-      );
-    });
-  }
-}
 
 describe('incidents: open and resolve', () => {
   const suppressions: SuppressionCause[] = [

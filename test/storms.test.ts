@@ -5,13 +5,12 @@ import { alertsForEvaluation, DEFAULT_ALERT_POLICY } from '../lambda/core/incide
 import type { NodeVerdict, Verdict, ZoneSummary } from '../lambda/core/model.js';
 import { DEFAULT_STORM_POLICY, detectStorm, type StormPolicy } from '../lambda/core/storms.js';
 import {
-  digest,
   evaluation,
   expected,
   HOUR,
   MINUTE,
   nv,
-  runChecks,
+  runScenarios,
   type Scenario,
   T0,
 } from './alert-builders.js';
@@ -482,17 +481,7 @@ const scenarios: Scenario[] = [
 ];
 
 describe('storms', () => {
-  for (const scenario of scenarios) {
-    test(scenario.name, () => {
-      // Prepare / Act
-      const run = runChecks(scenario.checks, scenario.policy);
-      // Assess
-      assert.deepStrictEqual(
-        run.notifications.map(digest),
-        scenario.checks.map((check) => check.expect),
-      );
-    });
-  }
+  runScenarios(scenarios);
 
   test('the STORM carries the cluster counts; incidents open for every storm node', () => {
     // Prepare
