@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterReadError } from '../lambda/kube/errors.js';
-import { KubeClusterReader, NodeCache, suspectNodes } from '../lambda/kube/kube-reader.js';
+import {
+  KubeClusterReader,
+  NodeCache,
+  SUSPECT_AGE_MS,
+  suspectAgeFor,
+  suspectNodes,
+} from '../lambda/kube/kube-reader.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 import { closedPort } from './support/ports.js';
@@ -149,6 +155,70 @@ describe('KubeClusterReader against the simulated cluster', () => {
       cluster.cordon(healthy, false);
       cluster.clearLeaseOverrides(silent);
       cluster.startKubelet(silent);
+    });
+
+    it('with a short grace, re-reads a node whose lease is older than the grace but younger than 20 s', async () => {
+      // The demo's 6 s grace: a lease 10 s old is expired, yet under the default 20 s suspect age.
+      const grace = 6;
+      assert.equal(suspectAgeFor(grace), 3_000);
+      let now = 0;
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(server.kubeconfig());
+      const readerWith = (suspectAfterMs: number | undefined) =>
+        new KubeClusterReader({
+          kubeConfig,
+          cluster: 'sim',
+          namespace: 'kube-node-lease',
+          nodeCache: new NodeCache(60_000, () => now),
+          suspectAfterMs,
+        });
+      const [short, long] = [readerWith(suspectAgeFor(grace)), readerWith(undefined)];
+      await short.read();
+      await long.read();
+
+      const silent = names[20] as string;
+      cluster.stopKubelet(silent);
+      cluster.setLeaseField(silent, {
+        renewTime: new Date(Date.now() - 10_000).toISOString().replace('Z', '000Z'),
+      });
+      cluster.cordon(silent); // after the full list: only a fresh read can know
+      try {
+        now = 30_000;
+        const unschedulable = async (reader: KubeClusterReader) =>
+          (await reader.read()).nodes?.find((n) => n.name === silent)?.unschedulable;
+        assert.equal(await unschedulable(short), true, 'read afresh: its lease is past grace / 2');
+        assert.equal(await unschedulable(long), false, 'by default, 10 s is not yet suspect');
+      } finally {
+        cluster.cordon(silent, false);
+        cluster.clearLeaseOverrides(silent);
+        cluster.startKubelet(silent);
+      }
+    });
+
+    it('suspects a lease from the suspect age on, min(20 s, grace / 2) from the grace period', () => {
+      const at = Date.UTC(2026, 10, 29, 12, 0, 0);
+      const nodes = new Map(
+        ['a', 'b'].map((name) => [name, { name, labels: {}, unschedulable: false, taints: [] }]),
+      );
+      const leases = [
+        { name: 'a', renewTime: new Date(at - 2_999).toISOString(), leaseDurationSeconds: 40 },
+        { name: 'b', renewTime: new Date(at - 3_000).toISOString(), leaseDurationSeconds: 40 },
+      ];
+      assert.deepEqual(suspectNodes(leases, nodes, at, 3_000), ['b']);
+      assert.deepEqual(suspectNodes(leases, nodes, at), [], 'default: 20 s');
+      assert.equal(suspectAgeFor(50), SUSPECT_AGE_MS);
+      assert.equal(suspectAgeFor(40), SUSPECT_AGE_MS);
+      assert.equal(suspectAgeFor(30), 15_000);
+    });
+
+    it('rejects a negative suspect age', () => {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(server.kubeconfig());
+      assert.throws(
+        () =>
+          new KubeClusterReader({ kubeConfig, cluster: 'sim', namespace: 'x', suspectAfterMs: -1 }),
+        /suspectAfterMs must be a number of milliseconds, 0 or more \(got -1\)/,
+      );
     });
 
     it('picks as suspects the old, unreadable, new and lease-less', () => {

@@ -7,12 +7,18 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
 import { ClusterReadError } from './errors.js';
-import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
+import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
 import { Interner, projectLease, projectNode } from './projection.js';
 import type { ClusterReader } from './reader.js';
 import { ApiSession, type Listed, type ReadStats } from './transport.js';
 
-export { MAX_NODE_GETS, NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
+export {
+  MAX_NODE_GETS,
+  NodeCache,
+  SUSPECT_AGE_MS,
+  suspectAgeFor,
+  suspectNodes,
+} from './node-cache.js';
 export { Interner, projectLease, projectNode } from './projection.js';
 
 export interface KubeReaderOptions {
@@ -40,6 +46,13 @@ export interface KubeReaderOptions {
    * out (silent, unreadable, new, gone) are read again, one GET each. Default: list every read.
    */
   readonly nodeCache?: NodeCache | undefined;
+  /**
+   * With a node cache: a lease older than this on the API server's clock has its Node read afresh
+   * (see suspectNodes), so that a node going silent is judged on fresh Node facts. Set it from
+   * the grace period with suspectAgeFor(gracePeriodSeconds): min(20 s, grace / 2). Default 20 s
+   * (SUSPECT_AGE_MS), right for a grace period of 40 s or more.
+   */
+  readonly suspectAfterMs?: number | undefined;
 }
 
 export class KubeClusterReader implements ClusterReader {
@@ -47,9 +60,16 @@ export class KubeClusterReader implements ClusterReader {
   private readonly timeoutMs: number;
   private readonly server: string;
   private readonly labelKeys: ReadonlySet<string> | undefined;
+  private readonly suspectAfterMs: number;
 
   constructor(private readonly options: KubeReaderOptions) {
     this.labelKeys = options.labelKeys ? new Set(options.labelKeys) : undefined;
+    this.suspectAfterMs = options.suspectAfterMs ?? SUSPECT_AGE_MS;
+    if (!(this.suspectAfterMs >= 0)) {
+      throw new RangeError(
+        `suspectAfterMs must be a number of milliseconds, 0 or more (got ${String(options.suspectAfterMs)})`,
+      );
+    }
     this.pageSize = options.pageSize ?? 500;
     this.timeoutMs = options.requestTimeoutMs ?? 15_000;
     const server = options.kubeConfig.getCurrentCluster()?.server;
@@ -149,7 +169,7 @@ export class KubeClusterReader implements ClusterReader {
     signal: AbortSignal | undefined,
   ): Promise<NodeInfo[]> {
     const serverTime = leases.date ?? Date.now();
-    const suspects = suspectNodes(leases.items, cached, serverTime);
+    const suspects = suspectNodes(leases.items, cached, serverTime, this.suspectAfterMs);
     if (suspects.length > MAX_NODE_GETS) {
       return (await this.listNodes(session, interner, signal)).items;
     }

@@ -7,8 +7,31 @@ import type { LeaseInfo, NodeInfo } from '../core/model.js';
 
 /** More suspects than this in one read, and a full Node list is cheaper than the GETs. */
 export const MAX_NODE_GETS = 100;
-/** A lease older than this on the API server's clock may be going silent: read its Node afresh. */
+/**
+ * The default suspect age: a lease older than this on the API server's clock may be going
+ * silent, so its Node is read afresh. Two missed renewals of a kubelet (it renews every 10 s).
+ */
 export const SUSPECT_AGE_MS = 20_000;
+
+/**
+ * The suspect age for a grace period: min(20 s, grace / 2).
+ *
+ * A node must be judged on fresh Node facts (cordoned, tainted, deleted) by the check that finds
+ * it silent, so the suspect age has to be below the grace period, with room to spare: the reader
+ * measures a lease's age as API server clock − `renewTime`, which is written with the kubelet's
+ * clock (a kubelet running 5 s fast looks 5 s fresher than it is) and compared with a Date header
+ * that has whole seconds, while the core counts silence on its own clock from when it saw
+ * `renewTime` change. Half the grace leaves that room for any grace period: from the first read
+ * at which a lease is half a grace period old, every read fetches its Node afresh.
+ *
+ * From a 40 s grace up, 20 s is enough: a healthy lease is at most ~10 s old, so a longer age
+ * would only read silent nodes later, and a shorter one would read healthy ones for nothing.
+ * Under a 20 s grace, healthy nodes may be re-read too (more GETs, capped by MAX_NODE_GETS,
+ * beyond which Nodes are listed whole): correct verdicts matter more than requests.
+ */
+export function suspectAgeFor(gracePeriodSeconds: number): number {
+  return Math.min(SUSPECT_AGE_MS, (gracePeriodSeconds * 1000) / 2);
+}
 
 /**
  * The Node facts of one cluster, kept between reads (a warm Lambda container, a `watch`
@@ -43,11 +66,15 @@ export class NodeCache {
   }
 }
 
-/** Nodes worth reading afresh: their lease looks old or unreadable, or lease and Node disagree. */
+/**
+ * Nodes worth reading afresh: their lease is at least `suspectAfterMs` old on the API server's
+ * clock, or unreadable, or lease and Node disagree (a lease without a Node, a Node without one).
+ */
 export function suspectNodes(
   leases: readonly LeaseInfo[],
   nodes: ReadonlyMap<string, NodeInfo>,
   serverTime: number,
+  suspectAfterMs: number = SUSPECT_AGE_MS,
 ): string[] {
   const suspects = new Set<string>();
   const leased = new Set<string>();
@@ -55,7 +82,7 @@ export function suspectNodes(
     leased.add(lease.name);
     const renewed =
       typeof lease.renewTime === 'string' ? parseTimestamp(lease.renewTime) : undefined;
-    if (renewed === undefined || serverTime - renewed >= SUSPECT_AGE_MS || !nodes.has(lease.name)) {
+    if (renewed === undefined || serverTime - renewed >= suspectAfterMs || !nodes.has(lease.name)) {
       suspects.add(lease.name);
     }
   }
