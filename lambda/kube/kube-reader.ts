@@ -175,11 +175,7 @@ export class KubeClusterReader implements ClusterReader {
     }
     await Promise.all(
       suspects.map(async (name) => {
-        const body = await session.get(
-          'nodes',
-          `/api/v1/nodes/${encodeURIComponent(name)}`,
-          signal,
-        );
+        const body = await session.getNode(name, signal);
         cache.update(name, body ? projectNode(body, this.labelKeys, interner) : undefined);
       }),
     );

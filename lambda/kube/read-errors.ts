@@ -4,7 +4,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterReadError } from './errors.js';
-import { record } from './projection.js';
+import { record, str } from './projection.js';
 
 export type Resource = 'leases' | 'nodes';
 
@@ -180,6 +180,43 @@ export function transportError(target: ReadTarget, what: string, error: unknown)
     undefined,
     { cause: error },
   );
+}
+
+/**
+ * The API server answered 200 with something other than what was asked for: a Status, an empty
+ * object, another kind (a proxy or an aggregated API in the way). Never read as an empty list:
+ * the watchdog would think the cluster has no nodes.
+ */
+export function invalidAnswerError(
+  what: string,
+  expected: string,
+  body: unknown,
+): ClusterReadError {
+  return new ClusterReadError(
+    'server',
+    `the API server's answer to ${what} is not ${article(expected)} ${expected} (got ${describeBody(body, expected)})`,
+    200,
+  );
+}
+
+/** What a parsed JSON body is, in a few words: "a Status: ...", "a PodList", "an empty object". */
+function describeBody(body: unknown, expected: string): string {
+  if (body === null) return 'null';
+  if (Array.isArray(body)) return 'a JSON array';
+  if (typeof body !== 'object') return `a JSON ${typeof body}`;
+  const fields = body as Record<string, unknown>;
+  const kind = str(fields.kind);
+  if (kind === 'Status') {
+    const says = str(fields.message) || str(fields.reason);
+    return says ? `a Status: ${oneLine(says)}` : 'a Status';
+  }
+  if (kind === expected) return `${article(kind)} ${kind} whose items are not a list`;
+  if (kind) return `${article(kind)} ${oneLine(kind)}`;
+  return Object.keys(fields).length === 0 ? 'an empty object' : 'an object without a kind';
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
 
 export function oneLine(text: string): string {

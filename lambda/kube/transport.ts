@@ -12,6 +12,7 @@ import {
   authSetupError,
   describeRead,
   hostOf,
+  invalidAnswerError,
   type ReadTarget,
   type Resource,
   statusError,
@@ -53,8 +54,12 @@ interface Page<T> {
   readonly bytes: number;
 }
 
+/** What each list answers with, by `kind`. */
+const LIST_KINDS: Readonly<Record<Resource, string>> = { leases: 'LeaseList', nodes: 'NodeList' };
+
 interface Answer {
-  readonly body: Record<string, unknown> | undefined;
+  /** The parsed JSON body; undefined when the object does not exist (404, with `missingIsNull`). */
+  readonly body: unknown;
   readonly date: number | undefined;
   readonly bytes: number;
 }
@@ -114,16 +119,17 @@ export class ApiSession {
     return { items, date };
   }
 
-  /** GETs one object; undefined when it does not exist (404). */
-  async get(
-    resource: Resource,
-    path: string,
+  /** GETs one Node; undefined when it does not exist (404). */
+  async getNode(
+    name: string,
     signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown> | undefined> {
-    const answer = await this.request(resource, path, signal, { missingIsNull: true });
+    const path = `/api/v1/nodes/${encodeURIComponent(name)}`;
+    const answer = await this.request('nodes', path, signal, { missingIsNull: true });
     this.stats.requests++;
     this.stats.bytes += answer.bytes;
-    return answer.body;
+    if (answer.body === undefined) return undefined;
+    return ofKind(answer.body, 'Node', `reading node ${name}`);
   }
 
   private async page<T>(
@@ -136,7 +142,12 @@ export class ApiSession {
     const query = new URLSearchParams({ limit: String(this.options.pageSize) });
     if (continueToken) query.set('continue', continueToken);
     const answer = await this.request(resource, `${path}?${query}`, signal);
-    const body = answer.body ?? {};
+    const what = describeRead(resource, this.options.namespace);
+    const body = ofKind(answer.body, LIST_KINDS[resource], what);
+    // An empty list may come as `items: null`; anything else that is not an array is no list.
+    if (body.items != null && !Array.isArray(body.items)) {
+      throw invalidAnswerError(what, LIST_KINDS[resource], body);
+    }
     const list = Array.isArray(body.items) ? body.items : [];
     const items: T[] = [];
     for (const raw of list) {
@@ -173,13 +184,14 @@ export class ApiSession {
         return { body: undefined, date: undefined, bytes };
       if (!response.ok)
         throw statusError(this.target, resource, response.status, response.statusText, text);
-      let body: Record<string, unknown>;
+      let body: unknown;
       try {
-        body = record(JSON.parse(text));
+        body = JSON.parse(text);
       } catch {
+        const type = response.headers.get('content-type')?.split(';')[0];
         throw new ClusterReadError(
           'server',
-          `the API server's answer to ${what} is not JSON (HTTP ${response.status})`,
+          `the API server's answer to ${what} is not JSON (HTTP ${response.status}${type ? `, ${type}` : ''})`,
         );
       }
       const dateHeader = response.headers.get('date');
@@ -216,4 +228,10 @@ export class ApiSession {
     }
     return transportError(this.target, what, error);
   }
+}
+
+/** `body` when it is an object of `kind`; otherwise the answer is not what was asked for. */
+function ofKind(body: unknown, kind: string, what: string): Record<string, unknown> {
+  if (record(body).kind !== kind) throw invalidAnswerError(what, kind, body);
+  return record(body);
 }
