@@ -33,17 +33,17 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ClusterAuth } from '../lambda/config.js';
-import { fastModeSpanSeconds } from '../lambda/config.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/metrics.js';
 import {
+  type ClusterAuth,
   ConfigError,
   type DeployedCluster,
   type DeploymentConfig,
+  fastModeSpanSeconds,
   type LeaseWatchdogConfig,
   parseDeploymentConfig,
   watchdogSettingsOf,
-} from './config.js';
+} from '../lambda/settings/index.js';
 
 /** The Kubernetes group the function's role is mapped to (bound by deploy/rbac.yaml). */
 export const KUBERNETES_GROUP = 'lease-watchdog';

@@ -2,7 +2,7 @@
 import { type App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import type { AppDeploymentConfig } from './config.js';
+import type { AppDeploymentConfig } from '../lambda/settings/index.js';
 import { LeaseWatchdog, type LeaseWatchdogProps } from './lease-watchdog.js';
 
 export interface LeaseWatchdogStackProps extends StackProps {

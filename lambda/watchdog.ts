@@ -9,20 +9,14 @@
  * One failing cluster never stops the others.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
-import type { ClusterSettings, WatchdogSettings } from './config.js';
-import { labelsUsedBy } from './core/evaluate.js';
-import { type AlertPolicy, DEFAULT_ALERT_POLICY } from './core/incidents.js';
-import { type Snapshot, VERDICTS } from './core/model.js';
+import type { AlertPolicy } from './core/incidents.js';
+import { VERDICTS } from './core/model.js';
 import type { Notifier } from './core/notification.js';
 import type { Policy } from './core/policy.js';
-import { parseSelector } from './core/selector.js';
-import { isClusterAuthError } from './kube/auth-error.js';
-import type { AuthenticatedCluster } from './kube/cluster-auth.js';
-import { ClusterReadError } from './kube/errors.js';
-import { KubeClusterReader, NodeCache } from './kube/kube-reader.js';
+import type { ClusterReaderFactory } from './kube/authenticated-reader.js';
 import type { ClusterReader } from './kube/reader.js';
+import { type ClusterSettings, policiesOf, type WatchdogSettings } from './settings/index.js';
 import type { StateStore } from './state/store.js';
 
 /** The few logger methods the watchdog uses (Powertools Logger satisfies it). */
@@ -52,21 +46,15 @@ export interface WatchdogMetrics {
   ): void;
 }
 
-export interface KubeConfigSource {
-  kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig>;
-  forget(cluster: AuthenticatedCluster): void;
-}
-
 export interface WatchdogDeps {
   readonly settings: WatchdogSettings;
-  readonly auth: KubeConfigSource;
+  /** Builds each cluster's reader once (the Lambda's: authenticated, with its node cache). */
+  readonly readers: ClusterReaderFactory;
   readonly store: StateStore;
   readonly notifier: Notifier;
   readonly logger: WatchdogLogger;
   readonly metrics: WatchdogMetrics;
   readonly clock: () => number;
-  /** Per-request timeout towards the API server. Default 10 s. */
-  readonly requestTimeoutMs?: number;
   /**
    * Waits between the checks of one invocation in fast mode; rejects when `signal` aborts.
    * Default `timers/promises` setTimeout (tests pair it with their fake clock).
@@ -92,78 +80,28 @@ export class WatchdogError extends Error {
   override readonly name = 'WatchdogError';
 }
 
-/** Reads one cluster with credentials from the auth source, fresh for each check. */
-class AuthenticatedReader implements ClusterReader {
-  constructor(
-    private readonly cluster: ClusterSettings,
-    private readonly auth: KubeConfigSource,
-    private readonly requestTimeoutMs: number,
-    private readonly labelKeys: readonly string[],
-    private readonly nodeCache: NodeCache | undefined,
-  ) {}
-
-  async read(signal?: AbortSignal): Promise<Snapshot> {
-    let kubeConfig: KubeConfig;
-    try {
-      kubeConfig = await this.auth.kubeConfigFor(this.cluster, signal);
-    } catch (error) {
-      if (isClusterAuthError(error)) {
-        throw new ClusterReadError(error.failure, error.message, undefined, { cause: error });
-      }
-      throw error;
-    }
-    const reader = new KubeClusterReader({
-      kubeConfig,
-      cluster: this.cluster.name,
-      namespace: this.cluster.namespace,
-      requestTimeoutMs: this.requestTimeoutMs,
-      labelKeys: this.labelKeys,
-      nodeCache: this.nodeCache,
-    });
-    try {
-      return await reader.read(signal);
-    } catch (error) {
-      // Rejected credentials may be a rotated secret or an expired token: fetch afresh next time.
-      if (error instanceof ClusterReadError && error.failure === 'unauthorized')
-        this.auth.forget(this.cluster);
-      throw error;
-    }
-  }
-}
-
-export function policiesOf(
-  settings: WatchdogSettings,
-  cluster: ClusterSettings,
-): { policy: Policy; alertPolicy: AlertPolicy } {
-  return {
-    policy: Object.freeze({
-      gracePeriodSeconds: settings.gracePeriodSeconds,
-      startupGraceSeconds: settings.startupGraceSeconds,
-      exclude: cluster.excludeSelector ? parseSelector(cluster.excludeSelector) : undefined,
-    }),
-    alertPolicy: Object.freeze({
-      ...DEFAULT_ALERT_POLICY,
-      reminderIntervalSeconds: settings.reminderIntervalSeconds,
-      storm: settings.storm,
-    }),
-  };
+/** One watched cluster, as built once for the life of the container. */
+interface Watched {
+  readonly cluster: ClusterSettings;
+  readonly policy: Policy;
+  readonly alertPolicy: AlertPolicy;
+  readonly reader: ClusterReader;
 }
 
 export class Watchdog {
-  /** Node facts per cluster, kept for the life of the container when nodeRefreshSeconds > 0. */
-  private readonly nodeCaches = new Map<string, NodeCache>();
+  /** Per cluster: its policies (selectors parsed once) and its reader. */
+  private readonly watched: ReadonlyMap<string, Watched>;
 
-  constructor(private readonly deps: WatchdogDeps) {}
-
-  private nodeCacheFor(cluster: ClusterSettings): NodeCache | undefined {
-    const refreshSeconds = this.deps.settings.nodeRefreshSeconds;
-    if (!refreshSeconds) return undefined;
-    let cache = this.nodeCaches.get(cluster.name);
-    if (!cache) {
-      cache = new NodeCache(refreshSeconds * 1000, this.deps.clock);
-      this.nodeCaches.set(cluster.name, cache);
-    }
-    return cache;
+  constructor(private readonly deps: WatchdogDeps) {
+    this.watched = new Map(
+      deps.settings.clusters.map((cluster) => {
+        const { policy, alertPolicy } = policiesOf(deps.settings, cluster);
+        return [
+          cluster.name,
+          { cluster, policy, alertPolicy, reader: deps.readers(cluster, policy) },
+        ];
+      }),
+    );
   }
 
   /**
@@ -187,7 +125,7 @@ export class Watchdog {
       );
     }
     const results = await Promise.allSettled(
-      clusters.map((c) => this.watchCluster(c, runId, lockMs, signal)),
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, signal)),
     );
     const reports: ClusterReport[] = [];
     const failures: string[] = [];
@@ -213,22 +151,21 @@ export class Watchdog {
     return { clusters: reports };
   }
 
+  private watchedOf(cluster: ClusterSettings): Watched {
+    const watched = this.watched.get(cluster.name);
+    if (!watched) throw new WatchdogError(`cluster ${cluster.name} is not configured`);
+    return watched;
+  }
+
   /** One cluster: one check, or in fast mode several at fixed offsets from the start. */
   private async watchCluster(
-    cluster: ClusterSettings,
+    watched: Watched,
     runId: string,
     lockMs: number,
     signal?: AbortSignal,
   ) {
     const { fastMode } = this.deps.settings;
-    const { policy, alertPolicy } = policiesOf(this.deps.settings, cluster);
-    const reader = new AuthenticatedReader(
-      cluster,
-      this.deps.auth,
-      this.deps.requestTimeoutMs ?? 10_000,
-      labelsUsedBy(policy),
-      this.nodeCacheFor(cluster),
-    );
+    const { cluster } = watched;
     const started = this.deps.clock();
     let report: ClusterReport = {
       cluster: cluster.name,
@@ -248,15 +185,7 @@ export class Watchdog {
         }
       }
       if (signal?.aborted) break;
-      const outcome = await this.checkOnce(
-        cluster,
-        reader,
-        policy,
-        alertPolicy,
-        runId,
-        lockMs,
-        signal,
-      );
+      const outcome = await this.checkOnce(watched, runId, lockMs, signal);
       report = {
         cluster: cluster.name,
         checks: report.checks + 1,
@@ -270,10 +199,7 @@ export class Watchdog {
   }
 
   private async checkOnce(
-    cluster: ClusterSettings,
-    reader: ClusterReader,
-    policy: Policy,
-    alertPolicy: AlertPolicy,
+    { cluster, reader, policy, alertPolicy }: Watched,
     runId: string,
     lockMs: number,
     signal?: AbortSignal,

@@ -277,7 +277,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       {
         name: 'bad --grace-period',
         args: () => ['check', '--kubeconfig', kubeconfig, '--grace-period', 'soon'],
-        expect: /--grace-period must be a positive number of seconds \(got "soon"\)/,
+        expect: /--grace-period must be a whole number from 1 to 86400 \(got "soon"\)/,
       },
       {
         name: 'a watch option with check',
@@ -292,7 +292,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       {
         name: 'bad selector',
         args: () => ['check', '--kubeconfig', kubeconfig, '--exclude', 'a in (b'],
-        expect: /--exclude: /,
+        expect: /--exclude must be a label selector like "role=batch,!critical": invalid label key/,
       },
     ];
     before(async () => {

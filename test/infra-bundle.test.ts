@@ -51,7 +51,11 @@ describe('the Lambda bundle', () => {
       own.includes('lambda/handler.ts'),
       `the entry point is lambda/handler.ts: ${own.join(', ')}`,
     );
-    assert.ok(own.includes('lambda/config.ts'), 'the same settings validation as the stack');
+    assert.ok(
+      own.includes('lambda/settings/parse.ts'),
+      'the same settings validation as the stack',
+    );
+    assert.ok(own.includes('lambda/create-handler.ts'), 'the handler createHandler builds');
 
     const settings = fn?.Properties.Environment.Variables.LEASE_WATCHDOG_SETTINGS as string;
     const load = (vars: Record<string, string>) =>

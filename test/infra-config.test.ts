@@ -7,13 +7,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { loadConfigFile } from '../infra/config.js';
 import {
-  loadConfigFile,
+  ConfigError,
+  loadRuntimeConfig,
   parseAppConfig,
   parseDeploymentConfig,
+  parseWatchdogSettings,
   watchdogSettingsOf,
-} from '../infra/config.js';
-import { ConfigError, loadRuntimeConfig, parseWatchdogSettings } from '../lambda/config.js';
+} from '../lambda/settings/index.js';
 
 const eks = {
   name: 'prod-eu',
@@ -63,6 +65,7 @@ describe('parseWatchdogSettings', () => {
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
       nodeRefreshSeconds: 0,
+      requestTimeoutSeconds: 15,
     });
     assert.ok(Object.isFrozen(settings));
     assert.ok(Object.isFrozen(settings.clusters[0]?.auth));
@@ -219,7 +222,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -489,7 +492,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
     [
       'settings too big for the Lambda environment',
@@ -500,7 +503,7 @@ describe('deployment configuration', () => {
           auth: { ...token.auth, caData: 'QUJD'.repeat(60) },
         })),
       },
-      'the watchdog settings take 8456 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
+      'the watchdog settings take 8483 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
     ],
   ];
   for (const [name, input, message] of invalid) {

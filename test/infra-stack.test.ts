@@ -10,9 +10,14 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { ConfigError, parseAppConfig } from '../infra/config.js';
+
 import { buildStack, type LeaseWatchdogStack } from '../infra/stack.js';
-import { loadRuntimeConfig, parseWatchdogSettings } from '../lambda/config.js';
+import {
+  ConfigError,
+  loadRuntimeConfig,
+  parseAppConfig,
+  parseWatchdogSettings,
+} from '../lambda/settings/index.js';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';

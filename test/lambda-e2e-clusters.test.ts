@@ -73,7 +73,7 @@ describe('lambda e2e: several clusters', () => {
   before(async () => {
     h = await startWatchdogHarness({
       clusters: { a: { nodes: 6, seed: 3 }, b: { nodes: 6, seed: 5 } },
-      requestTimeoutMs: 1_000,
+      requestTimeoutSeconds: 1,
     });
     await h.run();
   });
@@ -101,7 +101,7 @@ describe('lambda e2e: several clusters', () => {
     };
     const container = h.container({
       metrics,
-      auth: (provider) => ({
+      credentials: (provider) => ({
         kubeConfigFor(cluster, signal) {
           events.push(`reading ${cluster.name}`);
           return provider.kubeConfigFor(cluster, signal);
@@ -112,7 +112,7 @@ describe('lambda e2e: several clusters', () => {
     h.target('a').server.setFault({ kind: 'hang' });
     h.clock.advance(60_000);
     try {
-      const report = await container.watchdog.run({}, h.nextRunId(), 55_000);
+      const report = await container.invoke({});
       assert.deepEqual(report.clusters.map((c) => [c.cluster, c.lastStatus]).sort(), [
         ['a', 'unreadable'],
         ['b', 'checked'],

@@ -20,7 +20,7 @@ describe('lambda e2e: the cluster API fails', () => {
   let h: Harness;
   let target: SimTarget;
   before(async () => {
-    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, requestTimeoutMs: 1_000 });
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, requestTimeoutSeconds: 1 });
     target = h.target('prod');
     await h.run();
   });
@@ -246,11 +246,7 @@ describe('lambda e2e: two invocations at the same time', () => {
     const t = h.target('prod');
     const a = h.container();
     const b = h.container();
-    const both = () =>
-      Promise.all([
-        a.watchdog.run(null, h.nextRunId(), 55_000),
-        b.watchdog.run(null, h.nextRunId(), 55_000),
-      ]);
+    const both = () => Promise.all([a.invoke(), b.invoke()]);
     await both();
     const statuses: string[] = [];
     // Three deaths and recoveries, each check raced by two containers.
@@ -286,24 +282,23 @@ describe('lambda e2e: two invocations at the same time', () => {
     const victim = t.nodes[4] as string;
     t.sim.stopKubelet(victim);
     h.clock.advance(60_000);
-    // A's publish hangs until its abort signal fires; B runs in the meantime.
+    // A's publish hangs until its deadline's abort signal fires (3 s before the 5 s it has
+    // left); B runs in the meantime.
     h.sns.failNext(1, 'hang');
     const requests = h.sns.requests;
-    const abort = new AbortController();
-    const first = a.watchdog.run(null, h.nextRunId(), 55_000, abort.signal);
+    const first = a.invoke(null, { remainingMs: 5_000 });
     // A has claimed the outbox once its publish reached SNS (the claim is saved before).
     while (h.sns.requests === requests) await new Promise((r) => setTimeout(r, 5));
-    const busy = await b.watchdog.run(null, h.nextRunId(), 55_000, AbortSignal.timeout(10_000));
+    const busy = await b.invoke();
     assert.equal(busy.clusters[0]?.lastStatus, 'busy', 'B backs off while A holds the outbox');
-    abort.abort(new Error('deadline'));
     // Cut off by its deadline, A may fail its invocation; what matters is what SNS got.
     await first.catch(() => undefined);
     assert.equal(h.sns.messages.length, before, 'nothing delivered yet');
     // The next scheduled run (A's lock has run out by then) delivers it, once.
     h.clock.advance(60_000);
-    await b.watchdog.run(null, h.nextRunId(), 55_000);
+    await b.invoke();
     h.clock.advance(60_000);
-    await a.watchdog.run(null, h.nextRunId(), 55_000);
+    await a.invoke();
     assert.deepEqual(h.sns.messages.slice(before).map(kindOf), ['FIRING']);
   });
 });

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { App, assertions } from 'aws-cdk-lib';
-import { parseAppConfig } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from '../lambda/metrics.js';
+import { parseAppConfig } from '../lambda/settings/index.js';
 
 it('CheckSucceeded is written with the namespace and {service, cluster} dimensions the alarm reads', () => {
   const lines: string[] = [];

@@ -1,20 +1,17 @@
 /**
- * The `lease-watchdog` command line, parsed once into a frozen, typed object. Every mistake is a
- * UsageError with one line naming the option and what it must be.
+ * The `lease-watchdog` command line, parsed once into a frozen, typed object. The flags, their
+ * defaults, their checks and the `--help` text come from the settings module, where each setting
+ * is declared once. Every mistake is a UsageError with one line naming the option and the fix.
  */
 import { parseArgs } from 'node:util';
-import {
-  DEFAULT_GRACE_PERIOD_SECONDS,
-  DEFAULT_NAMESPACE,
-  DEFAULT_STARTUP_GRACE_SECONDS,
-} from '../core/policy.js';
-import { type LabelSelector, parseSelector, SelectorSyntaxError } from '../core/selector.js';
+import { allSettings, type CliFlag, type SettingInfo } from '../settings/index.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
 export type OutputFormat = 'table' | 'json';
+type Verb = 'check' | 'watch';
 
 export interface CommonOptions {
   readonly kubeconfig?: string | undefined;
@@ -22,7 +19,8 @@ export interface CommonOptions {
   readonly namespace: string;
   readonly gracePeriodSeconds: number;
   readonly startupGraceSeconds: number;
-  readonly exclude?: LabelSelector | undefined;
+  /** Label selector of nodes never to alert on (checked; parsed by the composer). */
+  readonly exclude?: string | undefined;
   readonly output: OutputFormat;
   readonly timeoutSeconds: number;
 }
@@ -44,64 +42,73 @@ export type Command =
   | { readonly kind: 'check'; readonly options: CommonOptions }
   | { readonly kind: 'watch'; readonly options: WatchOptions };
 
-export const USAGE = `Usage:
-  lease-watchdog check [options]     check once; exit 0 healthy, 1 nodes alerting, 2 error
-  lease-watchdog watch [options]     check repeatedly, print each change and notification
+type Flagged = SettingInfo & { readonly cli: CliFlag };
 
-Options:
-  --kubeconfig PATH        kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
-  --context NAME           kubeconfig context (default: current-context)
-  --namespace NS           namespace of the node leases (default: ${DEFAULT_NAMESPACE})
-  --grace-period S         silence that makes a lease expired, seconds (default: ${DEFAULT_GRACE_PERIOD_SECONDS})
-  --startup-grace S        age before a node without a renewed lease alerts (default: ${DEFAULT_STARTUP_GRACE_SECONDS})
-  --exclude SELECTOR       label selector of nodes never to alert on, e.g. 'pool in (spot)'
-  --output table|json      output format (default: table)
-  --timeout S              timeout of each API request, seconds (default: 15)
-watch only:
-  --interval S             seconds between checks (default: 10)
-  --checks N               stop after N checks (default: run until interrupted)
-  --state-file PATH        keep observations and incidents in this JSON file across runs
-  --sns-topic-arn ARN      publish notifications to this SNS topic (AWS credentials from the
-                           default chain; AWS_ENDPOINT_URL_SNS is respected)
-  --reminder-interval S    re-notify open incidents every S seconds (default: 14400; 0 = off)
-  --node-refresh S         list whole Nodes at most every S seconds, re-reading only nodes whose
-                           leases look silent in between (default: 0, every check; for big clusters)
-  -h, --help               show this help
-  --version                print the version`;
+/** The options of the command line, common ones first, in the order they are declared. */
+export function cliOptions(): readonly Flagged[] {
+  const flagged = allSettings().filter((s): s is Flagged => s.cli !== undefined);
+  const watchOnly = (s: Flagged) => (s.cli.commands ?? ['check', 'watch']).includes('check');
+  return [...flagged.filter(watchOnly), ...flagged.filter((s) => !watchOnly(s))];
+}
 
-function positiveNumber(
-  name: string,
-  value: string | undefined,
-  fallback: number,
-  allowZero = false,
-): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) {
-    throw new UsageError(
-      `--${name} must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds (got "${value}")`,
-    );
+function usageLine(s: Flagged): string {
+  const short = s.cli.short ? `-${s.cli.short}, ` : '';
+  const name = `${short}--${s.cli.flag}${s.cli.value ? ` ${s.cli.value}` : ''}`;
+  const help = s.cli.help ?? s.meaning.replaceAll('`', '');
+  const fallback =
+    s.defaultValue === undefined || /default/.test(help) ? '' : ` (default: ${s.defaultValue})`;
+  return `  ${name.padEnd(25)}${help}${fallback}`;
+}
+
+export const USAGE = [
+  'Usage:',
+  '  lease-watchdog check [options]     check once; exit 0 healthy, 1 nodes alerting, 2 error',
+  '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
+  '',
+  'Options:',
+  ...cliOptions()
+    .filter((s) => s.cli.commands === undefined)
+    .map(usageLine),
+  'watch only:',
+  ...cliOptions()
+    .filter((s) => s.cli.commands !== undefined)
+    .map(usageLine),
+  '  -h, --help               show this help',
+  '  --version                print the version',
+].join('\n');
+
+/** A flag's value checked against its setting: numbers as numbers, the rest as given. */
+function checked(s: Flagged, raw: string): unknown {
+  const value =
+    s.cli.value !== undefined && /^[SN]$/.test(s.cli.value) && /^-?\d+(\.\d+)?$/.test(raw.trim())
+      ? Number(raw)
+      : raw;
+  const result = (s.cli.schema ?? s.schema).safeParse(value);
+  if (!result.success) {
+    const message = result.error.issues[0]?.message ?? 'is not valid';
+    throw new UsageError(`--${s.cli.flag} ${message}`);
   }
-  return n;
+  return result.data;
 }
 
-function wholeNumber(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`--${name} must be a whole number ≥ 1 (got "${value}")`);
-  return n;
-}
-
-export function parseCli(argv: readonly string[]): Command {
-  let parsed: ReturnType<typeof parse>;
+function parse(argv: readonly string[]) {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+  };
+  for (const s of cliOptions()) {
+    options[s.cli.flag] = { type: 'string', ...(s.cli.short ? { short: s.cli.short } : {}) };
+  }
   try {
-    parsed = parse(argv);
+    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new UsageError(`${message} (see lease-watchdog --help)`);
   }
-  const { values, positionals } = parsed;
+}
+
+export function parseCli(argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv);
   if (values.help) return { kind: 'help', text: USAGE };
   if (values.version) return { kind: 'version' };
   const [verb, ...extra] = positionals;
@@ -114,105 +121,39 @@ export function parseCli(argv: readonly string[]): Command {
   if (extra.length > 0)
     throw new UsageError(`unexpected argument "${extra[0]}" (see lease-watchdog --help)`);
 
-  const output = values.output ?? 'table';
-  if (output !== 'table' && output !== 'json') {
-    throw new UsageError(`--output must be table or json (got "${output}")`);
-  }
-  if (values.namespace !== undefined && values.namespace.trim() === '') {
-    throw new UsageError('--namespace must not be empty');
-  }
-  let exclude: LabelSelector | undefined;
-  if (values.exclude !== undefined) {
-    try {
-      exclude = parseSelector(values.exclude);
-    } catch (error) {
-      if (error instanceof SelectorSyntaxError) throw new UsageError(`--exclude: ${error.message}`);
-      throw error;
+  const given = new Map<string, unknown>();
+  for (const s of cliOptions()) {
+    const raw = values[s.cli.flag];
+    if (typeof raw !== 'string') continue;
+    if (!(s.cli.commands ?? ['check', 'watch']).includes(verb as Verb)) {
+      throw new UsageError(`--${s.cli.flag} goes with "watch", not "${verb}"`);
     }
+    given.set(s.cli.flag, checked(s, raw));
   }
+  const option = <T>(flag: string): T | undefined => given.get(flag) as T | undefined;
+  const withDefault = <T>(flag: string): T => {
+    const s = cliOptions().find((o) => o.cli.flag === flag);
+    return (given.get(flag) ?? s?.defaultValue) as T;
+  };
   const common: CommonOptions = {
-    kubeconfig: values.kubeconfig,
-    context: values.context,
-    namespace: values.namespace ?? DEFAULT_NAMESPACE,
-    gracePeriodSeconds: positiveNumber(
-      'grace-period',
-      values['grace-period'],
-      DEFAULT_GRACE_PERIOD_SECONDS,
-    ),
-    startupGraceSeconds: positiveNumber(
-      'startup-grace',
-      values['startup-grace'],
-      DEFAULT_STARTUP_GRACE_SECONDS,
-      true,
-    ),
-    exclude,
-    output,
-    timeoutSeconds: positiveNumber('timeout', values.timeout, 15),
+    kubeconfig: option('kubeconfig'),
+    context: option('context'),
+    namespace: withDefault('namespace'),
+    gracePeriodSeconds: withDefault('grace-period'),
+    startupGraceSeconds: withDefault('startup-grace'),
+    exclude: option('exclude'),
+    output: withDefault('output'),
+    timeoutSeconds: withDefault('timeout'),
   };
-  if (verb === 'check') {
-    for (const watchOnly of [
-      'interval',
-      'checks',
-      'state-file',
-      'sns-topic-arn',
-      'reminder-interval',
-      'node-refresh',
-    ] as const) {
-      if (values[watchOnly] !== undefined)
-        throw new UsageError(`--${watchOnly} goes with "watch", not "check"`);
-    }
-    return { kind: 'check', options: Object.freeze(common) };
-  }
-  const snsTopicArn = values['sns-topic-arn'];
-  if (
-    snsTopicArn !== undefined &&
-    !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/.test(snsTopicArn)
-  ) {
-    throw new UsageError(
-      `--sns-topic-arn must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got "${snsTopicArn}")`,
-    );
-  }
-  return {
-    kind: 'watch',
-    options: Object.freeze({
-      ...common,
-      intervalSeconds: positiveNumber('interval', values.interval, 10),
-      checks: wholeNumber('checks', values.checks),
-      stateFile: values['state-file'],
-      snsTopicArn,
-      reminderIntervalSeconds: positiveNumber(
-        'reminder-interval',
-        values['reminder-interval'],
-        14_400,
-        true,
-      ),
-      nodeRefreshSeconds: positiveNumber('node-refresh', values['node-refresh'], 0, true),
-    }),
+  if (verb === 'check') return { kind: 'check', options: Object.freeze(common) };
+  const watch: WatchOptions = {
+    ...common,
+    intervalSeconds: withDefault('interval'),
+    checks: option('checks'),
+    stateFile: option('state-file'),
+    snsTopicArn: option('sns-topic-arn'),
+    reminderIntervalSeconds: withDefault('reminder-interval'),
+    nodeRefreshSeconds: withDefault('node-refresh'),
   };
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      namespace: { type: 'string', short: 'n' },
-      'grace-period': { type: 'string' },
-      'startup-grace': { type: 'string' },
-      exclude: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      timeout: { type: 'string' },
-      interval: { type: 'string' },
-      checks: { type: 'string' },
-      'state-file': { type: 'string' },
-      'sns-topic-arn': { type: 'string' },
-      'reminder-interval': { type: 'string' },
-      'node-refresh': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean' },
-    },
-  });
+  return { kind: 'watch', options: Object.freeze(watch) };
 }

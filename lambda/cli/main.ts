@@ -1,22 +1,22 @@
 /**
- * The `lease-watchdog` command: the local composition root. It wires the kubeconfig, the reader,
- * the core and (for `watch`) the state store and notifier, and maps every expected failure to
- * one line on stderr and exit status 2.
+ * The `lease-watchdog` command: parses the command line, has compose.ts build the parts, runs
+ * `check` or `watch`, and maps every expected failure to one line on stderr and exit status 2.
  */
 import { readFileSync } from 'node:fs';
 import { evaluate } from '../core/evaluate.js';
 import { isClusterReadError } from '../kube/errors.js';
 import { StateCorruptError } from '../state/store.js';
 import { type CommonOptions, parseCli, UsageError } from './args.js';
+import { composeCheck, composeWatch } from './compose.js';
+import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { watch } from './watch.js';
-import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, policyOf, readerFor } from './wiring.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
-  const reader = readerFor(options, io.env);
+  const { reader, policy } = composeCheck(options, io);
   const now = io.now();
   const snapshot = await reader.read(io.signal);
-  const evaluation = evaluate(snapshot, new Map(), policyOf(options), now);
+  const evaluation = evaluate(snapshot, new Map(), policy, now);
   if (evaluation.degraded)
     io.stderr(`lease-watchdog: warning: degraded check: ${evaluation.degraded}`);
   if (options.output === 'json') {
@@ -49,7 +49,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case 'check':
         return await check(command.options, io);
       case 'watch':
-        return await watch(command.options, io);
+        return await watch(command.options, composeWatch(command.options, io), io);
     }
   } catch (error) {
     if (

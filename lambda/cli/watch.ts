@@ -2,42 +2,13 @@
  * `lease-watchdog watch`: the check cycle on an interval, printing each change of verdict as it
  * happens and every notification (to the terminal, or published to SNS with --sns-topic-arn).
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { type CycleOutcome, runCheckCycle } from '../check-cycle.js';
-import { DEFAULT_ALERT_POLICY } from '../core/incidents.js';
 import { isAlerting, type NodeVerdict, type Verdict } from '../core/model.js';
-import type { Notifier } from '../core/notification.js';
-import { NodeCache } from '../kube/kube-reader.js';
-import { renderSubject } from '../notify/render.js';
-import { SnsNotifier } from '../notify/sns-notifier.js';
-import { TerminalNotifier } from '../notify/terminal-notifier.js';
-import { FileStateStore } from '../state/file-store.js';
-import { MemoryStateStore } from '../state/memory-store.js';
 import type { WatchOptions } from './args.js';
+import type { WatchParts } from './compose.js';
+import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
 import { renderSummary, toJson } from './report.js';
-import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, policyOf, readerFor } from './wiring.js';
-
-function clock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 19);
-}
-
-/**
- * Where notifications go: SNS with --sns-topic-arn, else the terminal. Terminal output is held
- * until the check's changes are printed, so each email follows the changes that caused it.
- */
-function notifierFor(options: WatchOptions, held: string[]): Notifier {
-  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text));
-  const region = options.snsTopicArn.split(':')[3];
-  const sns = new SnsNotifier({ client: new SNSClient({ region }), topicArn: options.snsTopicArn });
-  return {
-    async publish(notification, signal) {
-      await sns.publish(notification, signal);
-      held.push(`${clock(notification.at)}   published to SNS: ${renderSubject(notification)}`);
-    },
-  };
-}
 
 /** Lines describing verdicts that changed since the previous check (all non-healthy ones at first). */
 function changes(
@@ -53,38 +24,17 @@ function changes(
     if (before === n.verdict || (before === undefined && n.verdict === 'healthy')) continue;
     const arrow = before === undefined ? n.verdict : `${before} → ${n.verdict}`;
     const mark = isAlerting(n.verdict) ? '!' : ' ';
-    lines.push(`${clock(at)} ${mark} ${n.name}  ${arrow}  (${n.reason})`);
+    lines.push(`${timeOfDay(at)} ${mark} ${n.name}  ${arrow}  (${n.reason})`);
   }
   for (const [name, before] of previous ?? []) {
     if (!seen.has(name))
-      lines.push(`${clock(at)}   ${name}  ${before} → gone (no Node and no Lease)`);
+      lines.push(`${timeOfDay(at)}   ${name}  ${before} → gone (no Node and no Lease)`);
   }
   return lines;
 }
 
-export async function watch(options: WatchOptions, io: Io): Promise<number> {
-  const nodeCache =
-    options.nodeRefreshSeconds > 0
-      ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
-      : undefined;
-  const reader = readerFor(options, io.env, nodeCache);
-  const cluster = reader.cluster;
-  const store = options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore();
-  const held: string[] = [];
-  const notifier = notifierFor(options, held);
-  const deps = {
-    reader,
-    store,
-    notifier,
-    policy: policyOf(options),
-    alertPolicy: {
-      ...DEFAULT_ALERT_POLICY,
-      reminderIntervalSeconds: options.reminderIntervalSeconds,
-    },
-    clock: io.now,
-    runId: `cli-${randomUUID()}`,
-    lockMs: Math.max(60_000, options.intervalSeconds * 2000),
-  };
+export async function watch(options: WatchOptions, parts: WatchParts, io: Io): Promise<number> {
+  const { cluster, cycle, held } = parts;
   if (options.output === 'table') {
     io.stdout(
       `watching ${cluster} every ${options.intervalSeconds}s (grace ${options.gracePeriodSeconds}s)` +
@@ -104,7 +54,7 @@ export async function watch(options: WatchOptions, io: Io): Promise<number> {
     if (io.signal.aborted) break;
     let outcome: CycleOutcome;
     try {
-      outcome = await runCheckCycle(cluster, deps, io.signal);
+      outcome = await runCheckCycle(cluster, cycle, io.signal);
     } catch (error) {
       if (io.signal.aborted) break;
       throw error;
@@ -139,7 +89,7 @@ function report(
     );
   }
   if (outcome.status === 'unreadable') {
-    io.stderr(`lease-watchdog: ${clock(at)} cannot read the cluster: ${outcome.error.message}`);
+    io.stderr(`lease-watchdog: ${timeOfDay(at)} cannot read the cluster: ${outcome.error.message}`);
     if (options.output === 'json')
       io.stdout(
         JSON.stringify({ checkedAt: new Date(at).toISOString(), error: outcome.error.message }),
@@ -152,7 +102,7 @@ function report(
   } else {
     for (const line of changes(previous, evaluation.nodes, evaluation.checkedAt)) io.stdout(line);
     if (previous === undefined)
-      io.stdout(`${clock(evaluation.checkedAt)}   ${renderSummary(evaluation)}`);
+      io.stdout(`${timeOfDay(evaluation.checkedAt)}   ${renderSummary(evaluation)}`);
   }
   if (evaluation.degraded)
     io.stderr(`lease-watchdog: warning: degraded check: ${evaluation.degraded}`);

@@ -19,12 +19,12 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import type { ClusterAuth } from '../config.js';
+import type { ClusterAuth } from '../settings/index.js';
 import { ClusterAuthError, describeAwsError, errorName, isAbortError } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
 import { EksTokenIssuer } from './eks-token.js';
 
-/** How the watchdog reaches one cluster: defined with the settings, in `lambda/config.ts`. */
+/** How the watchdog reaches one cluster: defined with the settings, in `lambda/settings/`. */
 export type { ClusterAuth };
 
 export interface ClusterAuthDeps {

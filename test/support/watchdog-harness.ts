@@ -2,8 +2,9 @@
  * The scheduled function with real parts, for end-to-end tests: one or more simulated clusters
  * behind their HTTPS API servers, a local Secrets Manager holding their bearer tokens, dynalite
  * with the state table, a local SNS endpoint, real AWS SDK clients pointed at them (static fake
- * credentials, us-east-1), and a `Watchdog` wired like `lambda/handler.ts` wires it. Only the
- * logger and metrics are fakes (they are ports), and the clock: one fake clock drives the sims
+ * credentials, us-east-1), and the middy handler that `createHandler` builds, middlewares included,
+ * exactly as `lambda/handler.ts` builds it. Only the logger and metrics are fakes (they are ports),
+ * and the clock: one fake clock drives the sims
  * (lazy lease renewals, the API's Date header), the watchdog, the state TTL, the SNS server's
  * `receivedAt` and the fast-mode sleep, so an hour of schedule takes a second. Never AWS.
  *
@@ -13,21 +14,21 @@
  *   h.sns.messages            // what SNS accepted
  *   await h.close();
  */
+import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { parseWatchdogSettings, type WatchdogSettings } from '../../lambda/config.js';
-import { ClusterAuthProvider } from '../../lambda/kube/cluster-auth.js';
-import { SnsNotifier } from '../../lambda/notify/sns-notifier.js';
-import { DynamoDbStateStore } from '../../lambda/state/dynamodb-store.js';
-import {
-  type KubeConfigSource,
-  type MetricName,
-  Watchdog,
-  type WatchdogDeps,
-  type WatchdogEvent,
-  type WatchdogLogger,
-  type WatchdogMetrics,
+import type { Context } from 'aws-lambda';
+import { createHandler, type WatchdogHandler } from '../../lambda/create-handler.js';
+import type { ClusterCredentials } from '../../lambda/kube/authenticated-reader.js';
+import type { ClusterAuthProvider } from '../../lambda/kube/cluster-auth.js';
+import { parseWatchdogSettings, type WatchdogSettings } from '../../lambda/settings/index.js';
+import type {
+  ClusterReport,
+  MetricName,
+  WatchdogEvent,
+  WatchdogLogger,
+  WatchdogMetrics,
 } from '../../lambda/watchdog.js';
 import { SimCluster } from '../../sim/cluster.js';
 import { type SimServer, startSimServer } from '../../sim/server.js';
@@ -173,8 +174,8 @@ export interface HarnessOptions {
   readonly unreachableClusters?: readonly string[];
   /** SNS client attempts (1: every failure is seen by the watchdog; the SDK default is 3). */
   readonly snsMaxAttempts?: number;
-  /** Per-request timeout towards the API servers, real ms. Default 2,000. */
-  readonly requestTimeoutMs?: number;
+  /** Per-request timeout towards the API servers, real seconds. Default 2. */
+  readonly requestTimeoutSeconds?: number;
 }
 
 export interface SimTarget {
@@ -186,10 +187,20 @@ export interface SimTarget {
   readonly nodes: string[];
 }
 
-/** One "Lambda container": its own clients, caches and watchdog, sharing the outside world. */
+export interface Invocation {
+  /** The Lambda request id (default: a fresh run id). */
+  readonly runId?: string;
+  /** What `context.getRemainingTimeInMillis()` says at the start, real ms (default 55,000). */
+  readonly remainingMs?: number;
+}
+
+export type Report = { clusters: ClusterReport[] };
+
+/** One "Lambda container": its own clients, caches and handler, sharing the outside world. */
 export interface Container {
-  readonly watchdog: Watchdog;
-  readonly auth: ClusterAuthProvider;
+  readonly handler: WatchdogHandler;
+  /** One invocation of the handler, as Lambda would make it. */
+  invoke(event?: WatchdogEvent | null, invocation?: Invocation): Promise<Report>;
   readonly metrics: RecordingMetrics;
   readonly logger: RecordingLogger;
   destroy(): void;
@@ -204,19 +215,18 @@ export interface Harness {
   readonly dynamo: LocalDynamoDb;
   readonly tableName: string;
   /** The default container's parts. */
-  readonly watchdog: Watchdog;
   readonly metrics: RecordingMetrics;
   readonly logger: RecordingLogger;
   target(name?: string): SimTarget;
   /** Another container (as a concurrent or later Lambda invocation would get). */
   container(overrides?: {
-    auth?: (provider: ClusterAuthProvider) => KubeConfigSource;
+    credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
     metrics?: RecordingMetrics;
   }): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
-  run(event?: WatchdogEvent | null): ReturnType<Watchdog['run']>;
+  run(event?: WatchdogEvent | null): Promise<Report>;
   /** Advances the clock by one schedule interval, then runs. */
-  tick(event?: WatchdogEvent | null): ReturnType<Watchdog['run']>;
+  tick(event?: WatchdogEvent | null): Promise<Report>;
   /** A fresh run id (like a Lambda request id). */
   nextRunId(): string;
   /** Messages SNS accepted, optionally of one kind (the `kind` message attribute). */
@@ -277,7 +287,13 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
         },
       });
     }
-    const settings = parseWatchdogSettings({ ...options.settings, clusters: clusterSettings });
+    const settings = parseWatchdogSettings({
+      requestTimeoutSeconds: options.requestTimeoutSeconds ?? 2,
+      ...options.settings,
+      clusters: clusterSettings,
+    });
+    let runs = 0;
+    const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
 
     const container: Harness['container'] = (overrides = {}) => {
       const dynamoClient = new DynamoDBClient({
@@ -294,49 +310,49 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       });
       // Token mode never calls EKS; a client for a closed port proves it if it ever does.
       const eksClients: EKSClient[] = [];
-      const auth = new ClusterAuthProvider({
-        secrets: secrets.client,
-        eks: (region) => {
-          const client = new EKSClient({
-            endpoint: 'http://127.0.0.1:9',
-            region: region ?? 'us-east-1',
-            credentials: localCredentials(),
-            maxAttempts: 1,
-          });
-          eksClients.push(client);
-          return client;
-        },
-        credentials: async () => localCredentials(),
-        region: 'us-east-1',
-        now: clock.now,
-      });
       const metrics = overrides.metrics ?? new RecordingMetrics();
       const logger = new RecordingLogger();
-      const deps: WatchdogDeps = {
-        settings,
-        auth: overrides.auth ? overrides.auth(auth) : auth,
-        store: new DynamoDbStateStore({ client: dynamoClient, tableName, clock: clock.now }),
-        notifier: new SnsNotifier({ client: snsClient, topicArn: TOPIC_ARN }),
-        logger,
-        metrics,
-        clock: clock.now,
-        requestTimeoutMs: options.requestTimeoutMs ?? 2_000,
-        sleep: clock.sleep,
-      };
+      const handler = createHandler(
+        { settings, topicArn: TOPIC_ARN, stateTable: tableName },
+        {
+          clients: {
+            sns: snsClient,
+            dynamodb: dynamoClient,
+            secrets: secrets.client,
+            eks: (region) => {
+              const client = new EKSClient({
+                endpoint: 'http://127.0.0.1:9',
+                region: region ?? 'us-east-1',
+                credentials: localCredentials(),
+                maxAttempts: 1,
+              });
+              eksClients.push(client);
+              return client;
+            },
+            credentials: async () => localCredentials(),
+            region: 'us-east-1',
+          },
+          clock: clock.now,
+          sleep: clock.sleep,
+          powertoolsLogger: new Logger({ serviceName: 'lease-watchdog', logLevel: 'SILENT' }),
+          logger,
+          metrics,
+          ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
+        },
+      );
       const destroy = () => {
         dynamoClient.destroy();
         snsClient.destroy();
         for (const client of eksClients) client.destroy();
       };
       closers.push(destroy);
-      return { watchdog: new Watchdog(deps), auth, metrics, logger, destroy };
+      const invoke = (event: WatchdogEvent | null = null, invocation: Invocation = {}) =>
+        handler(event, lambdaContext(invocation.runId ?? nextRunId(), invocation.remainingMs));
+      return { handler, invoke, metrics, logger, destroy };
     };
 
     const main = container();
-    let runs = 0;
-    const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
-    const run = (event: WatchdogEvent | null = null) =>
-      main.watchdog.run(event, nextRunId(), 55_000);
+    const run = (event: WatchdogEvent | null = null) => main.invoke(event);
 
     return {
       clock,
@@ -346,7 +362,6 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       secrets,
       dynamo,
       tableName,
-      watchdog: main.watchdog,
       metrics: main.metrics,
       logger: main.logger,
       target(name) {
@@ -394,4 +409,23 @@ export function attributesOf(message: ReceivedMessage): {
 /** Subject and kind of each message, in order: compact for assertion messages. */
 export function summary(messages: readonly ReceivedMessage[]): string {
   return JSON.stringify(messages.map((m) => `${kindOf(m)} | ${m.subject}`));
+}
+
+/** A Lambda context whose deadline is `remainingMs` of real time from now. */
+export function lambdaContext(requestId: string, remainingMs = 55_000): Context {
+  const deadline = Date.now() + remainingMs;
+  return {
+    awsRequestId: requestId,
+    functionName: 'lease-watchdog',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:lease-watchdog',
+    memoryLimitInMB: '512',
+    logGroupName: '/aws/lambda/lease-watchdog',
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
 }

@@ -1,0 +1,114 @@
+/**
+ * The local composition root: the one place where the command line's options become the parts
+ * of a check — the kubeconfig, the cluster reader, the policies, and for `watch` the state store
+ * and the notifier. `check` and `watch` receive the parts; they build nothing themselves.
+ */
+import { randomUUID } from 'node:crypto';
+import { SNSClient } from '@aws-sdk/client-sns';
+import type { CycleDeps } from '../check-cycle.js';
+import { labelsUsedBy } from '../core/evaluate.js';
+import type { Notifier } from '../core/notification.js';
+import { KubeClusterReader, NodeCache, suspectAgeFor } from '../kube/kube-reader.js';
+import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { renderSubject } from '../notify/render.js';
+import { SnsNotifier } from '../notify/sns-notifier.js';
+import { TerminalNotifier } from '../notify/terminal-notifier.js';
+import { type ClusterPolicies, DEFAULTS, policiesOf } from '../settings/index.js';
+import { FileStateStore } from '../state/file-store.js';
+import { MemoryStateStore } from '../state/memory-store.js';
+import type { CommonOptions, WatchOptions } from './args.js';
+import { type Io, timeOfDay } from './io.js';
+
+export interface CheckParts extends ClusterPolicies {
+  /** The name the cluster is reported under: the kubeconfig context. */
+  readonly cluster: string;
+  readonly reader: KubeClusterReader;
+}
+
+export interface WatchParts extends CheckParts {
+  readonly cycle: CycleDeps;
+  /** Terminal output held until the check's changes are printed (each email after its cause). */
+  readonly held: string[];
+}
+
+function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
+  return policiesOf(
+    {
+      gracePeriodSeconds: options.gracePeriodSeconds,
+      startupGraceSeconds: options.startupGraceSeconds,
+      reminderIntervalSeconds:
+        'reminderIntervalSeconds' in options
+          ? options.reminderIntervalSeconds
+          : DEFAULTS.reminderIntervalSeconds,
+      storm: DEFAULTS.storm,
+    },
+    { excludeSelector: options.exclude },
+  );
+}
+
+function readerFor(
+  options: CommonOptions,
+  io: Io,
+  policies: ClusterPolicies,
+  nodeCache?: NodeCache,
+): KubeClusterReader {
+  const kubeConfig = loadKubeConfig({
+    path: options.kubeconfig,
+    context: options.context,
+    env: io.env,
+  });
+  return new KubeClusterReader({
+    kubeConfig,
+    cluster: kubeConfig.getCurrentContext(),
+    namespace: options.namespace,
+    requestTimeoutMs: options.timeoutSeconds * 1000,
+    labelKeys: labelsUsedBy(policies.policy),
+    nodeCache,
+    suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
+  });
+}
+
+export function composeCheck(options: CommonOptions, io: Io): CheckParts {
+  const policies = policiesFor(options);
+  const reader = readerFor(options, io, policies);
+  return { ...policies, cluster: reader.cluster, reader };
+}
+
+/** Where notifications go: SNS with --sns-topic-arn, else the terminal. */
+function notifierFor(options: WatchOptions, held: string[]): Notifier {
+  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text));
+  const region = options.snsTopicArn.split(':')[3];
+  const sns = new SnsNotifier({ client: new SNSClient({ region }), topicArn: options.snsTopicArn });
+  return {
+    async publish(notification, signal) {
+      await sns.publish(notification, signal);
+      held.push(`${timeOfDay(notification.at)}   published to SNS: ${renderSubject(notification)}`);
+    },
+  };
+}
+
+export function composeWatch(options: WatchOptions, io: Io): WatchParts {
+  const policies = policiesFor(options);
+  const nodeCache =
+    options.nodeRefreshSeconds > 0
+      ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
+      : undefined;
+  const reader = readerFor(options, io, policies, nodeCache);
+  const held: string[] = [];
+  return {
+    ...policies,
+    cluster: reader.cluster,
+    reader,
+    held,
+    cycle: {
+      reader,
+      store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
+      notifier: notifierFor(options, held),
+      policy: policies.policy,
+      alertPolicy: policies.alertPolicy,
+      clock: io.now,
+      runId: `cli-${randomUUID()}`,
+      lockMs: Math.max(60_000, options.intervalSeconds * 2000),
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The cloud composition root: from parsed settings and AWS clients, the whole middy handler that
+ * Lambda invokes (lambda/handler.ts only calls this). Tests build the same handler with clients
+ * pointed at local endpoints, a fake clock, and loggers or metrics of their own.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import middy from '@middy/core';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { Context } from 'aws-lambda';
+import { authenticatedReaders, type ClusterCredentials } from './kube/authenticated-reader.js';
+import { ClusterAuthProvider } from './kube/cluster-auth.js';
+import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
+import { SnsNotifier } from './notify/sns-notifier.js';
+import type { RuntimeConfig } from './settings/index.js';
+import { DynamoDbStateStore } from './state/dynamodb-store.js';
+import {
+  type ClusterReport,
+  Watchdog,
+  type WatchdogEvent,
+  type WatchdogLogger,
+  type WatchdogMetrics,
+} from './watchdog.js';
+
+/** The AWS clients the watchdog uses, built once per container by the caller. */
+export interface AwsClients {
+  readonly sns: SNSClient;
+  readonly dynamodb: DynamoDBClient;
+  readonly secrets: SecretsManagerClient;
+  /** An EKS client for a region (the function's own when undefined). */
+  readonly eks: (region?: string) => EKSClient;
+  /** Signs EKS tokens. */
+  readonly credentials: AwsCredentialIdentityProvider;
+  /** The function's region: the default for `eks` clusters. */
+  readonly region: string;
+}
+
+export interface HandlerParts {
+  readonly clients: AwsClients;
+  /** Epoch ms. Default Date.now. */
+  readonly clock?: () => number;
+  /** Waits between fast-mode checks; rejects when the signal aborts. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Default: a Powertools Logger writing structured lines to stdout. */
+  readonly powertoolsLogger?: Logger;
+  /** The watchdog's own logger and metrics ports; default: adapters over Powertools. */
+  readonly logger?: WatchdogLogger;
+  readonly metrics?: WatchdogMetrics;
+  /** Wraps the cluster credentials (tests inject failures here). */
+  readonly credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
+}
+
+export type WatchdogHandler = middy.MiddyfiedHandler<
+  WatchdogEvent | null,
+  { clusters: ClusterReport[] },
+  Error,
+  Context
+>;
+
+/** How long before the Lambda deadline the abort signal fires. */
+export const TIMEOUT_EARLY_MS = 3_000;
+
+function loggerPort(logger: Logger): WatchdogLogger {
+  return {
+    info: (message, fields = {}) => logger.info(message, fields as LogAttributes),
+    warn: (message, fields = {}) => logger.warn(message, fields as LogAttributes),
+    error: (message, fields = {}) => logger.error(message, fields as LogAttributes),
+  };
+}
+
+export function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: WatchdogLogger) {
+  const { clients } = parts;
+  const clock = parts.clock ?? Date.now;
+  const provider = new ClusterAuthProvider({
+    secrets: clients.secrets,
+    eks: clients.eks,
+    credentials: clients.credentials,
+    region: clients.region,
+    now: clock,
+  });
+  return new Watchdog({
+    settings: config.settings,
+    readers: authenticatedReaders({
+      credentials: parts.credentials ? parts.credentials(provider) : provider,
+      requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+      nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
+      clock,
+    }),
+    store: new DynamoDbStateStore({
+      client: clients.dynamodb,
+      tableName: config.stateTable,
+      clock,
+      logger,
+    }),
+    notifier: new SnsNotifier({ client: clients.sns, topicArn: config.topicArn, logger }),
+    logger,
+    metrics:
+      parts.metrics ??
+      powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })),
+    clock,
+    ...(parts.sleep ? { sleep: parts.sleep } : {}),
+  });
+}
+
+/** The middy handler: Powertools context in every log line, the abort signal before the deadline. */
+export function createHandler(config: RuntimeConfig, parts: HandlerParts): WatchdogHandler {
+  const logger = parts.powertoolsLogger ?? new Logger({ serviceName: SERVICE_NAME });
+  const watchdog = createWatchdog(config, parts, parts.logger ?? loggerPort(logger));
+  return middy<WatchdogEvent | null, { clusters: ClusterReport[] }, Error, Context>({
+    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+  })
+    .use(injectLambdaContext(logger))
+    .handler((event, context, { signal }) =>
+      watchdog.run(event, context.awsRequestId, context.getRemainingTimeInMillis(), signal),
+    );
+}

@@ -1,0 +1,237 @@
+/**
+ * One watched cluster: its name, how to reach it (auth), where its leases live, which nodes never
+ * page. Declared once; the deployment file, the Lambda's environment and the JSON Schema use it.
+ */
+import { z } from 'zod';
+import { parseSelector } from '../core/selector.js';
+import { DEFAULTS } from './defaults.js';
+import { shown } from './errors.js';
+import { flag, strictObject, text } from './fields.js';
+import { PATTERNS } from './patterns.js';
+import { setting } from './registry.js';
+
+export const AUTH_MODES = ['kubeconfig', 'token', 'eks'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+const AUTH_WHAT = `{"mode": "${AUTH_MODES.join('" | "')}", ...}`;
+
+/** `clusters` in the deployment file (declared first: it heads the table). */
+export const deployedClusters = setting({
+  key: 'clusters[]',
+  places: ['file', 'lambda'],
+  shownDefault: 'required',
+  meaning: 'at least one; each with a `name` and an `auth`',
+  schema: z.lazy(() => clusterList(deployedClusterSchema)),
+});
+
+function secretId() {
+  return text({
+    hint: 'the Secrets Manager secret name or ARN',
+    check: (value) =>
+      (value.startsWith('arn:') ? PATTERNS.SECRET_ARN : PATTERNS.SECRET_NAME).test(value)
+        ? undefined
+        : `must be a Secrets Manager secret name or ARN like arn:aws:secretsmanager:eu-west-1:123456789012:secret:my-secret (got ${shown(value)})`,
+  });
+}
+
+/** An https:// URL without credentials in it (they would end up in errors and logs). */
+export function serverUrlProblem(server: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(server);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:') {
+    return `must be the https:// URL of the Kubernetes API server (got ${shown(server)})`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'must not carry a user or password (https://user:pass@host): keep credentials in the secret';
+  }
+  return undefined;
+}
+
+const kubeconfigAuth = strictObject(
+  {
+    mode: z.literal('kubeconfig'),
+    secretId: secretId(),
+    context: text({ hint: 'the kubeconfig context to use' }).optional(),
+  },
+  'a kubeconfig kept in Secrets Manager',
+);
+
+const tokenAuth = strictObject(
+  {
+    mode: z.literal('token'),
+    server: text({
+      hint: 'the https:// URL of the Kubernetes API server',
+      check: serverUrlProblem,
+    }),
+    caData: text({
+      hint: 'the base64 PEM of the cluster CA',
+      pattern: PATTERNS.BASE64,
+      invalid: () =>
+        "must be base64 of the cluster CA certificate (PEM), as in a kubeconfig's certificate-authority-data",
+    }).optional(),
+    tokenSecretId: secretId(),
+  },
+  'a bearer token kept in Secrets Manager',
+);
+
+export const EKS_CLUSTER_NAME_PROBLEM = (name: string) =>
+  `must be an EKS cluster name: letters, digits, '-' and '_' (got ${shown(name)})`;
+
+const eksAuth = strictObject(
+  {
+    mode: z.literal('eks'),
+    clusterName: text({
+      hint: 'the EKS cluster name',
+      pattern: PATTERNS.EKS_CLUSTER_NAME,
+      invalid: EKS_CLUSTER_NAME_PROBLEM,
+    }).optional(),
+    region: text({
+      hint: 'the AWS region of the cluster',
+      pattern: PATTERNS.REGION,
+      invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
+    }).optional(),
+  },
+  'an EKS cluster',
+);
+
+const name = setting({
+  key: 'clusters[].name',
+  places: ['file', 'lambda'],
+  shownDefault: 'required',
+  meaning:
+    'unique (letters, digits, `.`, `_`, `-`): it names the cluster in emails, metrics and the schedule',
+  schema: text({
+    hint: 'give each cluster a unique name, e.g. "prod-eu"',
+    pattern: PATTERNS.CLUSTER_NAME,
+    invalid: (value) =>
+      `must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit (got ${shown(value)})`,
+  }),
+});
+
+setting({
+  key: '--kubeconfig',
+  places: ['cli'],
+  shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
+  meaning: 'which kubeconfig',
+  cli: {
+    flag: 'kubeconfig',
+    value: 'PATH',
+    help: 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)',
+  },
+  schema: text({ hint: 'a kubeconfig file' }),
+});
+
+setting({
+  key: '--context',
+  places: ['cli'],
+  shownDefault: 'its current-context',
+  meaning: "which context; its name is the cluster's name in output and emails",
+  cli: { flag: 'context', value: 'NAME', help: 'kubeconfig context (default: current-context)' },
+  schema: text({ hint: 'a kubeconfig context' }),
+});
+
+const auth = setting({
+  key: 'clusters[].auth',
+  places: ['file', 'lambda'],
+  shownDefault: 'required',
+  meaning:
+    '`{"mode":"eks","clusterName","region"?}`: endpoint and CA from `eks:DescribeCluster`, an IAM token made in the function (no aws CLI, no exec plugin); `{"mode":"token","server","caData"?,"tokenSecretId"}`: a bearer token kept in Secrets Manager; `{"mode":"kubeconfig","secretId","context"?}`: a whole kubeconfig kept in Secrets Manager (exec plugins do not exist in Lambda: use `eks` mode for EKS). TLS verification is always on',
+  schema: z.discriminatedUnion('mode', [kubeconfigAuth, tokenAuth, eksAuth], {
+    error: (issue) => {
+      const input = issue.input;
+      if (input === undefined) return `is required: ${AUTH_WHAT}`;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+        return `must be an object (how to reach the cluster: ${AUTH_WHAT}), got ${shown(input)}`;
+      }
+      const mode = (input as { mode?: unknown }).mode;
+      if (mode === undefined) return `is required: one of ${AUTH_MODES.join(', ')}`;
+      return `must be one of ${AUTH_MODES.join(', ')} (got ${shown(mode)})`;
+    },
+  }),
+});
+
+/** How the watchdog reaches one cluster's API server. */
+export type ClusterAuth = z.output<typeof auth>;
+
+const namespace = setting({
+  key: 'clusters[].namespace',
+  places: ['file', 'lambda', 'cli'],
+  shownDefault: '`kube-node-lease`',
+  defaultValue: DEFAULTS.namespace,
+  meaning: 'where the node leases live',
+  cli: { flag: 'namespace', short: 'n', value: 'NS', help: 'namespace of the node leases' },
+  schema: text({
+    hint: 'the namespace of the node Leases',
+    pattern: PATTERNS.DNS_LABEL,
+    invalid: (value) =>
+      `must be a Kubernetes namespace name, e.g. ${DEFAULTS.namespace} (got ${shown(value)})`,
+  }),
+});
+
+const excludeSelector = setting({
+  key: 'clusters[].excludeSelector',
+  places: ['file', 'lambda', 'cli'],
+  shownDefault: 'none',
+  meaning: 'label selector of nodes never to page about, e.g. `lease-watchdog.io/ignore`',
+  cli: {
+    flag: 'exclude',
+    value: 'SELECTOR',
+    help: "label selector of nodes never to alert on, e.g. 'pool in (spot)'",
+    meaning: "label selector of nodes never to alert on, e.g. `'pool in (spot,batch)'`",
+  },
+  schema: text({
+    hint: 'a label selector',
+    check: (value) => {
+      try {
+        parseSelector(value);
+        return undefined;
+      } catch (error) {
+        return `must be a label selector like "role=batch,!critical": ${(error as Error).message}`;
+      }
+    },
+  }),
+});
+
+const accessEntry = setting({
+  key: 'clusters[].accessEntry',
+  places: ['file'],
+  shownDefault: '`true` (eks)',
+  meaning:
+    "create the EKS access entry that maps the function's role to the Kubernetes group `lease-watchdog` (same account and region)",
+  schema: flag(),
+});
+
+const CLUSTER_WHAT = 'one cluster: {"name": ..., "auth": {...}}';
+
+/** A cluster as the function sees it. */
+export const clusterSchema = strictObject(
+  {
+    name,
+    auth,
+    namespace: namespace.default(DEFAULTS.namespace),
+    excludeSelector: excludeSelector.optional(),
+  },
+  CLUSTER_WHAT,
+);
+
+/** A cluster as the deployment file holds it: the function's view plus what only the stack needs. */
+export const deployedClusterSchema = strictObject(
+  { ...clusterSchema.shape, accessEntry: accessEntry.optional() },
+  CLUSTER_WHAT,
+);
+
+const listError = (issue: { input?: unknown }) =>
+  issue.input === undefined
+    ? 'is required: list at least one cluster to watch'
+    : `must be a list of clusters, got ${shown(issue.input)}`;
+
+/** `clusters`: at least one. */
+export function clusterList<S extends z.ZodType>(cluster: S) {
+  return z
+    .array(cluster, { error: listError })
+    .min(1, { error: 'must list at least one cluster to watch (it is empty)' });
+}

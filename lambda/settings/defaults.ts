@@ -1,0 +1,21 @@
+/** The value of every setting that has one fixed default (see catalogue.ts for what each means). */
+export const DEFAULTS = Object.freeze({
+  namespace: 'kube-node-lease',
+  gracePeriodSeconds: 50,
+  startupGraceSeconds: 60,
+  reminderIntervalSeconds: 14_400,
+  storm: Object.freeze({
+    zoneFraction: 0.55,
+    zoneMinNodes: 3,
+    clusterFraction: 0.55,
+    clusterMinNodes: 3,
+  }),
+  fastMode: Object.freeze({ checksPerInvocation: 1, intervalSeconds: 10 }),
+  nodeRefreshSeconds: 0,
+  requestTimeoutSeconds: 15,
+  scheduleMinutes: 1,
+  logRetentionDays: 30,
+  memoryMb: 512,
+  stackName: 'LeaseWatchdog',
+  intervalSeconds: 10,
+});

@@ -1,0 +1,102 @@
+/**
+ * Field schemas with the house's messages. Each message is the text after the field's path
+ * (errors.ts puts the path in front): `must be a whole number from 1 to 86400 (got 0)`,
+ * `is required: the EKS cluster name`, `is not a known setting; remove it or use one of: …`.
+ */
+import { z } from 'zod';
+import { shown } from './errors.js';
+
+type Issue = { readonly code?: string; readonly input?: unknown };
+
+function missing(input: unknown): boolean {
+  return input === undefined || input === null || input === '';
+}
+
+/** A whole number in [min, max]; `hint` follows the value in the message. */
+export function wholeNumber(min: number, max: number, hint?: string) {
+  const error = (issue: Issue) =>
+    `must be a whole number from ${min} to ${max} (got ${shown(issue.input)})${hint ? `; ${hint}` : ''}`;
+  return z.int({ error }).min(min, { error }).max(max, { error });
+}
+
+/** A fraction in (0, 1]. */
+export function fraction() {
+  const error = (issue: Issue) =>
+    `must be a fraction greater than 0 and at most 1, e.g. 0.55 (got ${shown(issue.input)})`;
+  return z.number({ error }).gt(0, { error }).lte(1, { error });
+}
+
+export function flag() {
+  return z.boolean({ error: (issue) => `must be true or false (got ${shown(issue.input)})` });
+}
+
+export interface TextRules {
+  /** What the value is, for "is required: …" and "must be a string (…)". */
+  readonly hint: string;
+  readonly pattern?: RegExp;
+  /** The message when the pattern does not match (given the value). */
+  readonly invalid?: (value: string) => string;
+  /** Further checks: a message when the value is wrong, undefined when it is right. */
+  readonly check?: (value: string) => string | undefined;
+}
+
+/** A required string without leading or trailing spaces, checked against `pattern`. */
+export function text(rules: TextRules) {
+  const invalid =
+    rules.invalid ?? ((value: string) => `must match ${rules.pattern} (got ${shown(value)})`);
+  return z
+    .string({
+      error: (issue) =>
+        missing(issue.input)
+          ? `is required: ${rules.hint}`
+          : `must be a string (${rules.hint}), got ${shown(issue.input)}`,
+    })
+    .superRefine((value, ctx) => {
+      const problem =
+        value === ''
+          ? `is required: ${rules.hint}`
+          : value.trim() !== value
+            ? `must not start or end with spaces (got ${shown(value)})`
+            : rules.pattern !== undefined && !rules.pattern.test(value)
+              ? invalid(value)
+              : rules.check?.(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value });
+    });
+}
+
+/**
+ * An object that rejects keys it does not know (a typo must not silently fall back to a
+ * default). `what` describes it for "must be an object (…)"; `required` for "is required: …".
+ */
+export function strictObject<Shape extends z.ZodRawShape>(
+  shape: Shape,
+  what: string,
+  required = what,
+) {
+  const known = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return `is not a known setting; remove it or use one of: ${known}`;
+      }
+      if (issue.input === undefined) return `is required: ${required}`;
+      return `must be an object (${what}), got ${shown(issue.input)}`;
+    },
+  });
+}
+
+/** A non-empty list of ids like `example` (subnets, security groups). */
+export function idList(pattern: RegExp, example: string) {
+  const listError = (issue: Issue) =>
+    `must be a non-empty list, e.g. ["${example}"] (got ${shown(issue.input)})`;
+  return z
+    .array(
+      z
+        .string({ error: (issue) => `must be an id like ${example} (got ${shown(issue.input)})` })
+        .regex(pattern, {
+          error: (issue) => `must be an id like ${example} (got ${shown(issue.input)})`,
+        }),
+      { error: listError },
+    )
+    .min(1, { error: listError });
+}

@@ -1,0 +1,36 @@
+/**
+ * The watchdog's settings: each declared once (catalogue.ts, clusters.ts), parsed once at the
+ * edge (parse.ts), turned into the core's policies in one place (policies.ts).
+ */
+export { AUTH_MODES, type AuthMode } from './clusters.js';
+export { DEFAULTS } from './defaults.js';
+export { ConfigError } from './errors.js';
+export {
+  type AppDeploymentConfig,
+  type ClusterAuth,
+  type ClusterSettings,
+  type DeployedCluster,
+  type DeploymentConfig,
+  type FastModeSettings,
+  fastModeSpanSeconds,
+  type LeaseWatchdogConfig,
+  loadRuntimeConfig,
+  MAX_SETTINGS_ENV_BYTES,
+  parseAppConfig,
+  parseDeploymentConfig,
+  parseWatchdogSettings,
+  RUNTIME_ENV,
+  type RuntimeConfig,
+  type StormSettings,
+  type WatchdogSettings,
+  watchdogSettingsOf,
+} from './parse.js';
+export { PATTERNS } from './patterns.js';
+export {
+  type ClusterPolicies,
+  DEFAULT_ALERT_POLICY,
+  DEFAULT_POLICIES,
+  DEFAULT_POLICY,
+  policiesOf,
+} from './policies.js';
+export { allSettings, type CliFlag, type Place, type SettingInfo } from './registry.js';

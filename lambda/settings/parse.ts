@@ -1,0 +1,302 @@
+/**
+ * Parsing settings once, at the edge, into typed and frozen objects: the deployment file at
+ * `cdk synth`, the same watchdog settings from the Lambda's environment at cold start. A setting
+ * the stack accepted is a setting the function accepts. Pure: no AWS, no clock, no environment
+ * (it is passed in). Every problem is a ConfigError of one line naming the field and the fix.
+ */
+import { z } from 'zod';
+import type { StormPolicy } from '../core/storms.js';
+import {
+  appShape,
+  deploymentShape,
+  environmentFallbacks,
+  MAX_FAST_MODE_SPAN_SECONDS,
+  watchdogSettingsShape,
+} from './catalogue.js';
+import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';
+import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.js';
+import { strictObject, text } from './fields.js';
+import { PATTERNS } from './patterns.js';
+
+const watchdogSettingsSchema = strictObject(watchdogSettingsShape, 'the watchdog settings');
+const deploymentSchema = strictObject(deploymentShape, 'the lease-watchdog configuration');
+const appSchema = strictObject(appShape, 'the lease-watchdog configuration');
+
+type Parsed = z.output<typeof watchdogSettingsSchema>;
+type ParsedCluster = Parsed['clusters'][number];
+
+/** How the watchdog reaches one cluster's API server (the EKS name filled in). */
+export type ClusterAuth =
+  | Exclude<ParsedCluster['auth'], { mode: 'eks' }>
+  | { readonly mode: 'eks'; readonly clusterName: string; readonly region?: string | undefined };
+export type ClusterSettings = Readonly<Omit<ParsedCluster, 'auth'> & { auth: ClusterAuth }>;
+/** The watchdog settings the function runs with (and `watch` builds from its flags). */
+export type WatchdogSettings = Readonly<
+  Omit<Parsed, 'clusters'> & { clusters: readonly ClusterSettings[] }
+>;
+export type StormSettings = StormPolicy;
+export type FastModeSettings = WatchdogSettings['fastMode'];
+
+type ReadonlyDeep<T> = T extends (infer E)[]
+  ? readonly ReadonlyDeep<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> }
+    : T;
+
+/** What the `LeaseWatchdog` construct accepts (and the JSON file holds, minus the stack's fields). */
+export type LeaseWatchdogConfig = ReadonlyDeep<z.input<typeof deploymentSchema>>;
+export interface DeployedCluster extends ClusterSettings {
+  /** Whether to create an EKS access entry (always false for kubeconfig and token clusters). */
+  readonly accessEntry: boolean;
+}
+/** The validated construct configuration, with every default filled in. Frozen. */
+export interface DeploymentConfig
+  extends Omit<z.output<typeof deploymentSchema>, 'clusters' | 'emails' | 'reservedConcurrency'> {
+  readonly clusters: readonly DeployedCluster[];
+  readonly emails: readonly string[];
+  readonly reservedConcurrency: number;
+}
+export interface AppDeploymentConfig extends DeploymentConfig {
+  readonly account?: string;
+  readonly region?: string;
+  readonly stackName: string;
+}
+
+/** Lambda allows 4 KB for all environment variables together; keep room for the others. */
+export const MAX_SETTINGS_ENV_BYTES = 3_500;
+
+/** Seconds from the first to the last check of one invocation. */
+export function fastModeSpanSeconds(fastMode: FastModeSettings): number {
+  return (fastMode.checksPerInvocation - 1) * fastMode.intervalSeconds;
+}
+
+function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw firstProblem(result.error);
+  return result.data;
+}
+
+/** The rules that span fields: unique names, the EKS name's default, the fast-mode span. */
+function checkSettings<
+  C extends ParsedCluster,
+  T extends { clusters: C[]; fastMode: FastModeSettings },
+>(settings: T): Omit<T, 'clusters'> & { clusters: (Omit<C, 'auth'> & { auth: ClusterAuth })[] } {
+  const seen = new Map<string, number>();
+  settings.clusters.forEach((cluster, i) => {
+    const first = seen.get(cluster.name);
+    if (first !== undefined) {
+      throw new ConfigError(
+        `clusters[${i}].name "${cluster.name}" is already used by clusters[${first}]; cluster names must be unique`,
+      );
+    }
+    seen.set(cluster.name, i);
+  });
+  const clusters = settings.clusters.map((cluster, i) => {
+    if (cluster.auth.mode !== 'eks' || cluster.auth.clusterName !== undefined) {
+      return cluster as Omit<C, 'auth'> & { auth: ClusterAuth };
+    }
+    // The EKS name defaults to the watchdog's name for the cluster.
+    if (!PATTERNS.EKS_CLUSTER_NAME.test(cluster.name)) {
+      throw new ConfigError(
+        `clusters[${i}].auth.clusterName ${EKS_CLUSTER_NAME_PROBLEM(cluster.name)}`,
+      );
+    }
+    const { mode, region } = cluster.auth;
+    const auth =
+      region === undefined
+        ? { mode, clusterName: cluster.name }
+        : { mode, clusterName: cluster.name, region };
+    return { ...cluster, auth };
+  });
+  const span = fastModeSpanSeconds(settings.fastMode);
+  if (span > MAX_FAST_MODE_SPAN_SECONDS) {
+    throw new ConfigError(
+      `fastMode spans ${span} s ((checksPerInvocation - 1) × intervalSeconds); keep it at most ${MAX_FAST_MODE_SPAN_SECONDS} s`,
+    );
+  }
+  return { ...settings, clusters };
+}
+
+/**
+ * Validates watchdog settings and fills in the defaults. Throws ConfigError with one line naming
+ * the field and the fix, prefixed with `where` (a file or variable name) when given.
+ */
+export function parseWatchdogSettings(input: unknown, where?: string): WatchdogSettings {
+  return within(where, () => deepFreeze(checkSettings(parseWith(watchdogSettingsSchema, input))));
+}
+
+type ParsedDeployment = z.output<typeof deploymentSchema>;
+
+function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
+  const settings = checkSettings<ParsedDeployment['clusters'][number], ParsedDeployment>(parsed);
+  const emails = parsed.emails ?? [];
+  const seen = new Set<string>();
+  emails.forEach((email, i) => {
+    const key = email.toLowerCase();
+    if (seen.has(key)) {
+      throw new ConfigError(`emails[${i}] ${shown(email)} is listed twice; remove the duplicate`);
+    }
+    seen.add(key);
+  });
+  if (parsed.existingTopicArn === undefined && emails.length === 0) {
+    throw new ConfigError(
+      'emails must list at least one address to notify (or set existingTopicArn to publish to a topic you already have)',
+    );
+  }
+  const span = fastModeSpanSeconds(settings.fastMode);
+  if (span >= parsed.scheduleMinutes * 60) {
+    throw new ConfigError(
+      `fastMode spans ${span} s ((checksPerInvocation - 1) × intervalSeconds), which must be shorter than the schedule period (${parsed.scheduleMinutes * 60} s); lower fastMode.checksPerInvocation or fastMode.intervalSeconds`,
+    );
+  }
+  const clusters = settings.clusters.map((cluster, i): DeployedCluster => {
+    if (cluster.accessEntry === true && cluster.auth.mode !== ('eks' satisfies AuthMode)) {
+      throw new ConfigError(
+        `clusters[${i}].accessEntry applies only to eks clusters; remove it from this ${shown(cluster.auth.mode)} cluster`,
+      );
+    }
+    return {
+      ...cluster,
+      accessEntry: cluster.auth.mode === 'eks' && cluster.accessEntry !== false,
+    };
+  });
+  const config: DeploymentConfig = {
+    ...settings,
+    clusters,
+    emails,
+    reservedConcurrency: parsed.reservedConcurrency ?? clusters.length * 2 + 1,
+  };
+  const settingsBytes = Buffer.byteLength(JSON.stringify(watchdogSettingsOf(config)));
+  if (settingsBytes > MAX_SETTINGS_ENV_BYTES) {
+    throw new ConfigError(
+      `the watchdog settings take ${settingsBytes} bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters`,
+    );
+  }
+  return config;
+}
+
+/**
+ * Validates the construct's configuration (what `new LeaseWatchdog(...)` receives) and fills in
+ * the defaults. Idempotent: a parsed configuration parses to itself.
+ */
+export function parseDeploymentConfig(input: unknown, where?: string): DeploymentConfig {
+  return within(where, () => deepFreeze(checkDeployment(parseWith(deploymentSchema, input))));
+}
+
+/** Validates a whole configuration file: the construct's configuration plus account, region, stack name. */
+export function parseAppConfig(
+  input: unknown,
+  where?: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): AppDeploymentConfig {
+  return within(where, () => {
+    const parsed = parseWith(appSchema, input);
+    const { account, region, stackName, ...deployment } = parsed;
+    const config: AppDeploymentConfig = { ...checkDeployment(deployment), stackName };
+    const fromEnv = (key: 'account' | 'region', name: string): string | undefined => {
+      const value = env[name];
+      if (value === undefined || value === '') return undefined;
+      return parseWith(strictObject({ [key]: environmentFallbacks[key] }, key), { [key]: value })[
+        key
+      ] as string;
+    };
+    const resolvedAccount = account ?? fromEnv('account', 'CDK_DEPLOY_ACCOUNT');
+    const resolvedRegion = region ?? fromEnv('region', 'CDK_DEPLOY_REGION');
+    return deepFreeze({
+      ...config,
+      ...(resolvedAccount === undefined ? {} : { account: resolvedAccount }),
+      ...(resolvedRegion === undefined ? {} : { region: resolvedRegion }),
+    });
+  });
+}
+
+/** The part of the configuration the function receives as LEASE_WATCHDOG_SETTINGS. */
+export function watchdogSettingsOf(config: DeploymentConfig): WatchdogSettings {
+  const settings: Record<string, unknown> = {};
+  for (const key of Object.keys(watchdogSettingsShape)) {
+    settings[key] = config[key as keyof DeploymentConfig];
+  }
+  settings.clusters = config.clusters.map(({ accessEntry: _stackOnly, ...cluster }) => cluster);
+  return deepFreeze(settings as WatchdogSettings);
+}
+
+// --- The Lambda's environment ------------------------------------------------------------------
+
+/** The environment variables the stack sets and the function reads. */
+export const RUNTIME_ENV = Object.freeze({
+  settings: 'LEASE_WATCHDOG_SETTINGS',
+  topicArn: 'TOPIC_ARN',
+  stateTable: 'STATE_TABLE',
+});
+
+export interface RuntimeConfig {
+  readonly settings: WatchdogSettings;
+  readonly topicArn: string;
+  readonly stateTable: string;
+}
+
+const runtimeSchema = z.object({
+  [RUNTIME_ENV.topicArn]: text({
+    hint: 'the SNS topic that receives the notifications',
+    pattern: PATTERNS.TOPIC_ARN,
+    invalid: (value) =>
+      `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got ${shown(value)})`,
+  }),
+  [RUNTIME_ENV.stateTable]: text({
+    hint: 'the DynamoDB table that keeps the watchdog state',
+    pattern: PATTERNS.TABLE_NAME,
+    invalid: (value) => `must be a DynamoDB table name (got ${shown(value)})`,
+  }),
+});
+
+function requiredEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  what: string,
+) {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') throw new ConfigError(`${name} is required (${what})`);
+  return value;
+}
+
+/**
+ * Reads the Lambda's configuration from its environment (set by the CDK stack):
+ * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings), TOPIC_ARN, STATE_TABLE.
+ */
+export function loadRuntimeConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): RuntimeConfig {
+  const raw = requiredEnv(
+    env,
+    RUNTIME_ENV.settings,
+    'JSON of the watchdog settings; the CDK stack sets it',
+  );
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(
+      `${RUNTIME_ENV.settings} must be JSON of the watchdog settings: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+  const settings = parseWatchdogSettings(json, RUNTIME_ENV.settings);
+  const topicArn = requiredEnv(
+    env,
+    RUNTIME_ENV.topicArn,
+    'the SNS topic that receives the notifications',
+  );
+  const stateTable = requiredEnv(
+    env,
+    RUNTIME_ENV.stateTable,
+    'the DynamoDB table that keeps the watchdog state',
+  );
+  const checked = parseWith(runtimeSchema, {
+    [RUNTIME_ENV.topicArn]: topicArn,
+    [RUNTIME_ENV.stateTable]: stateTable,
+  });
+  return deepFreeze({
+    settings,
+    topicArn: checked[RUNTIME_ENV.topicArn] as string,
+    stateTable: checked[RUNTIME_ENV.stateTable] as string,
+  });
+}

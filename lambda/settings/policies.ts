@@ -1,0 +1,46 @@
+/**
+ * The one place where settings become the core's policies: how a cluster's leases are judged
+ * (`Policy`) and how its alerts are raised (`AlertPolicy`). Selectors are parsed here, once.
+ */
+import { DEFAULT_FLAP_POLICY } from '../core/flapping.js';
+import type { AlertPolicy } from '../core/incidents.js';
+import type { Policy } from '../core/policy.js';
+import { parseSelector } from '../core/selector.js';
+import { DEFAULTS } from './defaults.js';
+
+/** What the policies are made of: the watchdog's settings and one cluster's. */
+export interface PolicySettings {
+  readonly gracePeriodSeconds: number;
+  readonly startupGraceSeconds: number;
+  readonly reminderIntervalSeconds: number;
+  readonly storm: AlertPolicy['storm'];
+}
+
+export interface ClusterPolicies {
+  readonly policy: Policy;
+  readonly alertPolicy: AlertPolicy;
+}
+
+export function policiesOf(
+  settings: PolicySettings,
+  cluster: { readonly excludeSelector?: string | undefined },
+): ClusterPolicies {
+  return Object.freeze({
+    policy: Object.freeze({
+      gracePeriodSeconds: settings.gracePeriodSeconds,
+      startupGraceSeconds: settings.startupGraceSeconds,
+      exclude:
+        cluster.excludeSelector === undefined ? undefined : parseSelector(cluster.excludeSelector),
+    }),
+    alertPolicy: Object.freeze({
+      reminderIntervalSeconds: settings.reminderIntervalSeconds,
+      flapping: DEFAULT_FLAP_POLICY,
+      storm: Object.freeze({ ...settings.storm }),
+    }),
+  });
+}
+
+/** The policies every default makes (for tests and examples). */
+export const DEFAULT_POLICIES: ClusterPolicies = policiesOf(DEFAULTS, {});
+export const DEFAULT_POLICY: Policy = DEFAULT_POLICIES.policy;
+export const DEFAULT_ALERT_POLICY: AlertPolicy = DEFAULT_POLICIES.alertPolicy;

@@ -1,0 +1,72 @@
+/**
+ * The registry of settings: every setting is declared once with `setting()`, which returns its
+ * schema (with its default and description attached) and records what the README's tables, the
+ * JSON Schema and the CLI's flags need to know about it.
+ */
+import type { z } from 'zod';
+
+/** Where a setting can be given. */
+export type Place = 'file' | 'lambda' | 'cli';
+
+export interface CliFlag {
+  /** The long option, without dashes: `grace-period`. */
+  readonly flag: string;
+  readonly short?: string;
+  /** The value's placeholder in the usage text: `S`, `PATH`. Absent for a boolean switch. */
+  readonly value?: string;
+  /** The commands that take it; default both. */
+  readonly commands?: readonly ('check' | 'watch')[];
+  /** One line of `--help` (default: the setting's meaning without Markdown). */
+  readonly help?: string;
+  /** The README's "meaning" column for the option, when it differs from the setting's. */
+  readonly meaning?: string;
+  /** How the default reads in the option table, when it differs from the setting's. */
+  readonly shownDefault?: string;
+  /**
+   * The schema a flag value must satisfy, when the command line allows more than the deployment
+   * file (the demo's compressed timings). Default: the setting's own schema.
+   */
+  readonly schema?: z.ZodType;
+}
+
+export interface SettingInfo {
+  /** `gracePeriodSeconds`, `clusters[].namespace`, or the flag for a CLI-only option. */
+  readonly key: string;
+  readonly places: readonly Place[];
+  /** How the default reads in the tables (`50`, `required`, `clusters × 2 + 1`). */
+  readonly shownDefault: string;
+  /** Markdown: what the README says it means. */
+  readonly meaning: string;
+  /** The value it takes when not given, when there is one default for every context. */
+  readonly defaultValue?: unknown;
+  readonly cli?: CliFlag;
+  /** Validates a value (the flag value once converted, for CLI options). */
+  readonly schema: z.ZodType;
+}
+
+const registry: SettingInfo[] = [];
+
+/** Every declared setting, in declaration order (the order of the README's tables). */
+export function allSettings(): readonly SettingInfo[] {
+  return registry;
+}
+
+/** Plain text for a JSON Schema description or `--help`: Markdown backticks and links removed. */
+export function plain(markdown: string): string {
+  return markdown
+    .replace(/\[([^\]]+)\]\([^)]+\)/g, '$1')
+    .replaceAll('`', '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface SettingDeclaration<S extends z.ZodType> extends Omit<SettingInfo, 'schema'> {
+  readonly schema: S;
+}
+
+/** Records a setting and returns its schema described for the JSON Schema. */
+export function setting<S extends z.ZodType>(declaration: SettingDeclaration<S>): S {
+  const schema = declaration.schema.meta({ description: plain(declaration.meaning) }) as S;
+  registry.push({ ...declaration, schema });
+  return schema;
+}
