@@ -1,0 +1,293 @@
+/**
+ * One node in one check: from its verdict, its open incident and its flap record (as remembered
+ * from earlier checks), to its next incident and flap record and what it adds to the check's
+ * notification (at most one entry: firing, resolved, reminder or flapping). Pure; the same
+ * incident and flap record objects come back when they did not change.
+ *
+ * Incidents
+ * - A node whose verdict alerts (`expired`, `not-ready`, `missing-lease`) and has no incident opens
+ *   one: FIRING. A change between alerting verdicts only updates the incident.
+ * - It resolves when the node is `healthy` (resolution 'recovered') or `suppressed` (resolution =
+ *   `suppressedBy`; 'excluded' when the evaluator gave no cause), or the node is gone: verdict
+ *   `orphaned-lease`, or absent from the evaluation (both 'node-deleted'; see `goneStep`).
+ * - `invalid` neither opens nor resolves: the incident stays as it is (and reminders go on).
+ * - A node seen for the first time already alerting (`newlySeen`: no earlier observation of its
+ *   lease, so its silence rests on the kubelet's own clock) opens nothing yet: the next check,
+ *   judged on the watchdog's clock, decides. Storm nodes are not held back.
+ *
+ * Reminders
+ * - An open incident is reminded when `now - lastNotifiedAt >= reminderIntervalSeconds` (exactly
+ *   at the interval counts); `lastNotifiedAt` is set by FIRING, REMINDER, a STORM that lists the
+ *   node, the FLAPPING notice and the "stopped flapping" notice. 0 turns reminders off (for the
+ *   watchdog too). Flapping nodes get no reminders.
+ *
+ * Flapping (see flapping.ts for the counting)
+ * - The transition that makes a node flap puts it in `flapping` (its current verdict; `since` when
+ *   its incident is open, `resolution` when this transition resolved it) instead of FIRING or
+ *   RESOLVED. Later transitions are silent, but the incident is still opened and resolved.
+ * - Released once stable: if its incident is open it is listed in `firing` again (it is steadily
+ *   down now, with `since` = when the incident opened); otherwise in `resolved` with the resolution
+ *   of its current verdict (or of its last silent resolve, when the verdict is `invalid`).
+ * - A node that is gone (absent or `orphaned-lease`) is released at once, in `resolved` with
+ *   'node-deleted'; a gone node's resolution is not counted as a transition. Its flap record is
+ *   dropped, so state stays bounded; flap records are otherwise dropped when their transitions
+ *   have left the window and the node is not flapping.
+ *
+ * Storms (the storm itself is decided per check, in incidents.ts)
+ * - A storm node whose incident opens while the storm is not notifying opens silently.
+ * - When the storm notifies (starts or spreads), every storm node with an open incident is listed
+ *   in `firing`, and counts as notified.
+ */
+
+import { type AlertPolicy, reminderDue } from './alert-policy.js';
+import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state.js';
+import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
+import { isAlerting, type NodeVerdict } from './model.js';
+import type { AlertNode, Resolution } from './notification.js';
+
+/** What is remembered about one node between checks. */
+export interface NodeMemory {
+  readonly incident: Incident | undefined;
+  readonly flap: FlapRecord | undefined;
+}
+
+/** One node's entry in the check's notification. */
+export interface NodeEntry {
+  readonly list: 'firing' | 'resolved' | 'reminders' | 'flapping';
+  readonly node: AlertNode;
+}
+
+/** The node's next memory, and its entry in the notification (null: nothing to say). */
+export interface NodeStep extends NodeMemory {
+  readonly entry: NodeEntry | null;
+}
+
+/** What one check knows that is the same for every node. */
+export interface CheckContext {
+  readonly policy: AlertPolicy;
+  readonly now: number;
+  /** A storm starts or spreads in this check: its STORM notification lists every storm node. */
+  readonly stormNotifies: boolean;
+}
+
+const GONE_REASON = 'no longer in the cluster: neither its Node nor its Lease was found';
+
+/** The incident after this check's verdict, before flapping and storms have their say. */
+interface IncidentChange {
+  readonly incident: Incident | undefined;
+  readonly transition: 'open' | 'resolve' | null;
+  /** How the incident resolved, for 'resolve'. */
+  readonly resolution: Resolution | undefined;
+  /** When the incident (open, or just resolved) opened. */
+  readonly since: number | undefined;
+}
+
+/** How the incident of a node with this (non-alerting, non-invalid) verdict ends. */
+function resolutionOf(node: NodeVerdict): Resolution | undefined {
+  switch (node.verdict) {
+    case 'healthy':
+      return 'recovered';
+    case 'suppressed':
+      return node.suppressedBy ?? 'excluded';
+    case 'orphaned-lease':
+      return 'node-deleted';
+    default:
+      return undefined;
+  }
+}
+
+function snapshotOf(node: NodeVerdict): NodeSnapshot {
+  return {
+    verdict: node.verdict,
+    zone: node.zone,
+    instance: node.instance,
+    renewTime: node.renewTime,
+  };
+}
+
+function sameSnapshot(incident: Incident, node: NodeVerdict): boolean {
+  return (
+    incident.verdict === node.verdict &&
+    incident.zone === node.zone &&
+    incident.instance === node.instance &&
+    incident.renewTime === node.renewTime
+  );
+}
+
+function alertNode(
+  node: NodeVerdict,
+  since: number | undefined,
+  resolution: Resolution | undefined,
+): AlertNode {
+  return {
+    name: node.name,
+    zone: node.zone,
+    instance: node.instance,
+    verdict: node.verdict,
+    reason: node.reason,
+    renewTime: node.renewTime,
+    silentForSeconds: node.silentForSeconds,
+    ...(since === undefined ? {} : { since }),
+    ...(resolution === undefined ? {} : { resolution }),
+  };
+}
+
+/** A node absent from the evaluation, as last remembered. */
+function goneNode(name: string, last: NodeSnapshot, since: number | undefined): AlertNode {
+  return {
+    name,
+    zone: last.zone,
+    instance: last.instance,
+    verdict: last.verdict,
+    reason: GONE_REASON,
+    renewTime: last.renewTime,
+    silentForSeconds: null,
+    ...(since === undefined ? {} : { since }),
+    resolution: 'node-deleted',
+  };
+}
+
+function notified(incident: Incident, now: number): Incident {
+  return incident.lastNotifiedAt === now ? incident : { ...incident, lastNotifiedAt: now };
+}
+
+function entry(list: NodeEntry['list'], node: AlertNode): NodeEntry {
+  return { list, node };
+}
+
+/**
+ * A node that is gone (`orphaned-lease`, given as `node`; or absent from the evaluation, no
+ * `node`): its incident resolves and it is released from flapping, at once; nothing is kept.
+ */
+export function goneStep(
+  name: string,
+  node: NodeVerdict | undefined,
+  memory: NodeMemory,
+): NodeStep {
+  const { incident, flap } = memory;
+  const forgotten = { incident: undefined, flap: undefined };
+  if (incident === undefined && flap?.flapping === undefined) return { ...forgotten, entry: null };
+  const since = incident?.openedAt;
+  if (node !== undefined) {
+    return { ...forgotten, entry: entry('resolved', alertNode(node, since, 'node-deleted')) };
+  }
+  const last = incident ?? flap?.flapping?.node;
+  if (last === undefined) return { ...forgotten, entry: null };
+  return { ...forgotten, entry: entry('resolved', goneNode(name, last, since)) };
+}
+
+function incidentChange(
+  node: NodeVerdict,
+  incident: Incident | undefined,
+  now: number,
+): IncidentChange {
+  if (isAlerting(node.verdict)) {
+    if (incident === undefined) {
+      const opened = { ...snapshotOf(node), openedAt: now, lastNotifiedAt: now };
+      return { incident: opened, transition: 'open', resolution: undefined, since: now };
+    }
+    const updated = sameSnapshot(incident, node) ? incident : { ...incident, ...snapshotOf(node) };
+    return { incident: updated, transition: null, resolution: undefined, since: incident.openedAt };
+  }
+  if (node.verdict !== 'invalid' && incident !== undefined) {
+    const resolution = resolutionOf(node);
+    return { incident: undefined, transition: 'resolve', resolution, since: incident.openedAt };
+  }
+  return { incident, transition: null, resolution: undefined, since: incident?.openedAt };
+}
+
+/** A node in the evaluation (one with an `orphaned-lease` is gone: see `goneStep`). */
+export function nodeStep(
+  node: NodeVerdict,
+  stormNode: boolean,
+  memory: NodeMemory,
+  check: CheckContext,
+): NodeStep {
+  if (node.verdict === 'orphaned-lease') return goneStep(node.name, node, memory);
+  const { policy, now } = check;
+  const flap =
+    memory.flap === undefined ? undefined : pruneFlapRecord(memory.flap, policy.flapping, now);
+  if (isAlerting(node.verdict) && memory.incident === undefined && node.newlySeen && !stormNode) {
+    // Seen for the first time and already silent: that rests on the kubelet's clock alone (a
+    // clock minutes behind looks like a dead node). The next check, on our own clock, decides.
+    return { incident: undefined, flap, entry: null };
+  }
+  const change = incidentChange(node, memory.incident, now);
+  if (change.transition !== null && flapDetectionOn(policy.flapping)) {
+    // Flapping takes over the transitions of a node that flaps.
+    const counted = recordTransition(
+      flap,
+      snapshotOf(node),
+      change.resolution,
+      policy.flapping,
+      now,
+    );
+    if (counted.outcome === 'started') {
+      const flapping = alertNode(node, change.since, change.resolution);
+      return {
+        incident: change.incident,
+        flap: counted.record,
+        entry: entry('flapping', flapping),
+      };
+    }
+    if (counted.outcome === 'held')
+      return { incident: change.incident, flap: counted.record, entry: null };
+    return plainStep(node, stormNode, change, counted.record, check);
+  }
+  if (change.transition === null && flap?.flapping !== undefined) {
+    return flappingStep(node, change, flap, flap.flapping, check);
+  }
+  return plainStep(node, stormNode, change, flap, check);
+}
+
+/** A flapping node without a transition: released once stable, silent until then. */
+function flappingStep(
+  node: NodeVerdict,
+  change: IncidentChange,
+  flap: FlapRecord,
+  flapping: Flapping,
+  check: CheckContext,
+): NodeStep {
+  const { incident, since } = change;
+  if (!stableAgain(flapping, check.policy.flapping, check.now)) {
+    return { incident, flap, entry: null };
+  }
+  if (incident !== undefined) {
+    const firing = alertNode(node, since, undefined);
+    return {
+      incident: notified(incident, check.now),
+      flap: undefined,
+      entry: entry('firing', firing),
+    };
+  }
+  const ended = resolutionOf(node) ?? flapping.resolution ?? 'recovered';
+  return { incident, flap: undefined, entry: entry('resolved', alertNode(node, undefined, ended)) };
+}
+
+/** Plain transitions, storms and reminders. */
+function plainStep(
+  node: NodeVerdict,
+  stormNode: boolean,
+  change: IncidentChange,
+  flap: FlapRecord | undefined,
+  check: CheckContext,
+): NodeStep {
+  const { incident, transition, resolution, since } = change;
+  const quiet = { incident, flap, entry: null };
+  if (transition === 'resolve') {
+    return { ...quiet, entry: entry('resolved', alertNode(node, since, resolution)) };
+  }
+  if (incident === undefined) return quiet;
+  const firing = entry('firing', alertNode(node, since, undefined));
+  if (transition === 'open') {
+    return !stormNode || check.stormNotifies ? { ...quiet, entry: firing } : quiet;
+  }
+  if (stormNode && check.stormNotifies) {
+    return { incident: notified(incident, check.now), flap, entry: firing };
+  }
+  if (reminderDue(incident.lastNotifiedAt, check.policy, check.now)) {
+    const reminder = entry('reminders', alertNode(node, since, undefined));
+    return { incident: notified(incident, check.now), flap, entry: reminder };
+  }
+  return quiet;
+}
