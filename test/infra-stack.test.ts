@@ -676,3 +676,35 @@ test('the stack is a plain Stack whose construct can be reused elsewhere', () =>
     'TopicArn',
   ]);
 });
+
+test('logical ids are stable: a renamed one replaces the resource (the state table loses its state)', () => {
+  const resources = main.template.toJSON().Resources as Record<string, { Type: string }>;
+  const ids = Object.entries(resources).map(([logicalId, r]) => `${logicalId} ${r.Type}`);
+  assert.deepEqual(ids.sort(), [
+    'WatchdogAccessEntryprodeu1C6F4095 AWS::EKS::AccessEntry',
+    'WatchdogDeadLetterAlarmEC124619 AWS::CloudWatch::Alarm',
+    'WatchdogErrorsAlarm729C5C31 AWS::CloudWatch::Alarm',
+    'WatchdogFunction79A09A6B AWS::Lambda::Function',
+    'WatchdogFunctionEventInvokeConfig504B0E0B AWS::Lambda::EventInvokeConfig',
+    'WatchdogFunctionRoleDefaultPolicy14393B80 AWS::IAM::Policy',
+    'WatchdogFunctionRoleE6149ED2 AWS::IAM::Role',
+    'WatchdogLogGroup37E74E43 AWS::Logs::LogGroup',
+    'WatchdogNoSuccessfulCheckedgelabD2F81DD0 AWS::CloudWatch::Alarm',
+    'WatchdogNoSuccessfulCheckonprem12705906 AWS::CloudWatch::Alarm',
+    'WatchdogNoSuccessfulCheckprodeuE51578A7 AWS::CloudWatch::Alarm',
+    'WatchdogScheduleDeadLetterQueue35F461EE AWS::SQS::Queue',
+    'WatchdogScheduleDeadLetterQueuePolicyA0EAAA06 AWS::SQS::QueuePolicy',
+    'WatchdogScheduleedgelab6B7EFF6B AWS::Scheduler::Schedule',
+    'WatchdogScheduleonprem56C92464 AWS::Scheduler::Schedule',
+    'WatchdogScheduleprodeuCB0CEBEB AWS::Scheduler::Schedule',
+    'WatchdogSchedulerRole4F1BE1D6 AWS::IAM::Role',
+    'WatchdogSchedulerRoleDefaultPolicy70696049 AWS::IAM::Policy',
+    'WatchdogStateTable5F2D2FCB AWS::DynamoDB::Table',
+    'WatchdogThrottlesAlarm17F58981 AWS::CloudWatch::Alarm',
+    'WatchdogTopic81C9B143 AWS::SNS::Topic',
+    'WatchdogTopicKeyFB681861 AWS::KMS::Key',
+    'WatchdogTopicPolicy61F433AC AWS::SNS::TopicPolicy',
+    'WatchdogTopiconcallexamplecom6C9359D9 AWS::SNS::Subscription',
+    'WatchdogTopicplatformexamplecom9DA8AAC0 AWS::SNS::Subscription',
+  ]);
+});

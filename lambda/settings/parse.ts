@@ -20,7 +20,8 @@ import { PATTERNS } from './patterns.js';
 
 const watchdogSettingsSchema = strictObject(watchdogSettingsShape, 'the watchdog settings');
 const deploymentSchema = strictObject(deploymentShape, 'the lease-watchdog configuration');
-const appSchema = strictObject(appShape, 'the lease-watchdog configuration');
+/** A whole deployment file. */
+export const appSchema = strictObject(appShape, 'the lease-watchdog configuration');
 
 type Parsed = z.output<typeof watchdogSettingsSchema>;
 type ParsedCluster = Parsed['clusters'][number];
@@ -191,7 +192,7 @@ export function parseAppConfig(
 ): AppDeploymentConfig {
   return within(where, () => {
     const parsed = parseWith(appSchema, input);
-    const { account, region, stackName, ...deployment } = parsed;
+    const { account, region, stackName, $schema: _editorsOnly, ...deployment } = parsed;
     const config: AppDeploymentConfig = { ...checkDeployment(deployment), stackName };
     const fromEnv = (key: 'account' | 'region', name: string): string | undefined => {
       const value = env[name];

@@ -1,0 +1,126 @@
+/**
+ * The watchdog watches itself: alarms on the function's errors and throttles, on undelivered
+ * schedule invocations, and one dead-man's switch per cluster; every alarm notifies the topic on
+ * ALARM and on OK.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/metrics.js';
+import type { DeploymentConfig } from '../lambda/settings/index.js';
+import { idFor } from './construct-id.js';
+import type { NotificationTopic } from './topic.js';
+
+/** The metric the function emits (value 1) after each successful check of a cluster. */
+export const CHECK_SUCCEEDED_METRIC = 'CheckSucceeded';
+/** The dead-man's switch fires after this many schedule periods without a successful check. */
+export const DEAD_MAN_PERIODS = 3;
+
+/**
+ * Sets the Powertools service name and namespace, under which the function emits
+ * `CHECK_SUCCEEDED_METRIC`: the dimension and namespace the dead-man's switches watch.
+ */
+export function bindCheckMetrics(fn: lambda.Function): void {
+  fn.addEnvironment('POWERTOOLS_SERVICE_NAME', SERVICE_NAME);
+  fn.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', METRICS_NAMESPACE);
+}
+
+export interface WatchdogAlarms {
+  readonly errorsAlarm: cloudwatch.Alarm;
+  readonly throttlesAlarm: cloudwatch.Alarm;
+  readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
+  readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
+}
+
+export interface WatchdogAlarmsProps {
+  readonly fn: lambda.IFunction;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly topic: NotificationTopic;
+  readonly config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes'>;
+}
+
+/** Creates the alarms in the given scope and lets them publish to the topic. */
+export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): WatchdogAlarms {
+  const { fn, deadLetterQueue, topic, config } = props;
+  const period = Duration.minutes(config.scheduleMinutes);
+  const alarm = (id: string, alarmProps: cloudwatch.AlarmProps): cloudwatch.Alarm => {
+    const created = new cloudwatch.Alarm(scope, id, alarmProps);
+    created.addAlarmAction(topic.alarmAction);
+    created.addOkAction(topic.alarmAction);
+    return created;
+  };
+  const errorsAlarm = alarm(
+    'ErrorsAlarm',
+    onAnyDatapoint(
+      'lease-watchdog: the function failed (a check threw, timed out or could not start). Read its log group for the error.',
+      fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
+    ),
+  );
+  const throttlesAlarm = alarm(
+    'ThrottlesAlarm',
+    onAnyDatapoint(
+      'lease-watchdog: invocations were throttled at the reserved concurrency cap; checks are running long or piling up.',
+      fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }),
+    ),
+  );
+  const deadLetterAlarm = alarm(
+    'DeadLetterAlarm',
+    onAnyDatapoint(
+      'lease-watchdog: EventBridge Scheduler could not invoke the function; the undelivered invocations are in the dead-letter queue.',
+      deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+    ),
+  );
+  const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
+  for (const cluster of config.clusters) {
+    deadMansSwitches.set(
+      cluster.name,
+      alarm(`NoSuccessfulCheck-${idFor(cluster.name)}`, deadMansSwitch(cluster.name, period)),
+    );
+  }
+  topic.allowAlarmsToPublish([
+    errorsAlarm,
+    throttlesAlarm,
+    deadLetterAlarm,
+    ...deadMansSwitches.values(),
+  ]);
+  return { errorsAlarm, throttlesAlarm, deadLetterAlarm, deadMansSwitches };
+}
+
+/** Alarms on any datapoint of 1 or more in one period; no data is fine. */
+function onAnyDatapoint(
+  alarmDescription: string,
+  metric: cloudwatch.IMetric,
+): cloudwatch.AlarmProps {
+  return {
+    alarmDescription,
+    metric,
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  };
+}
+
+/** Alarms when no successful check of the cluster is counted for `DEAD_MAN_PERIODS` periods. */
+function deadMansSwitch(cluster: string, period: Duration): cloudwatch.AlarmProps {
+  return {
+    alarmDescription: `lease-watchdog: no successful check of cluster ${cluster} for ${DEAD_MAN_PERIODS} schedule periods. The watchdog is not watching it: look for WATCHDOG notifications and the function's errors.`,
+    metric: new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: CHECK_SUCCEEDED_METRIC,
+      dimensionsMap: { service: SERVICE_NAME, cluster },
+      statistic: cloudwatch.Stats.SUM,
+      period,
+    }),
+    threshold: 1,
+    evaluationPeriods: DEAD_MAN_PERIODS,
+    comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Read access to the configured clusters, exactly what each cluster's auth mode needs: its secret,
+ * or `eks:DescribeCluster` and (by default) an EKS access entry mapping the role to the Kubernetes
+ * group that deploy/rbac.yaml binds.
+ */
+import { Arn, ArnFormat, CfnCondition, Fn, Stack, Token } from 'aws-cdk-lib';
+import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import type { ClusterAuth } from '../lambda/settings/index.js';
+import { ConfigError, type DeployedCluster } from '../lambda/settings/index.js';
+import { idFor } from './construct-id.js';
+
+/** The Kubernetes group the function's role is mapped to (bound by deploy/rbac.yaml). */
+export const KUBERNETES_GROUP = 'lease-watchdog';
+
+/**
+ * Grants `role` read access to the cluster at `index` of the configuration (statement ids
+ * `Cluster<index>…`); an access entry and its region condition are created in `scope`.
+ */
+export function grantClusterAccess(
+  scope: Construct,
+  role: iam.Role,
+  cluster: DeployedCluster,
+  index: number,
+): void {
+  const auth: ClusterAuth = cluster.auth;
+  const sid = `Cluster${index}`;
+  switch (auth.mode) {
+    case 'kubeconfig':
+    case 'token': {
+      const secretId = auth.mode === 'kubeconfig' ? auth.secretId : auth.tokenSecretId;
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: `${sid}ReadSecret`,
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: secretArns(scope, secretId),
+        }),
+      );
+      return;
+    }
+    case 'eks': {
+      const stack = Stack.of(scope);
+      const clusterArn = stack.formatArn({
+        service: 'eks',
+        resource: 'cluster',
+        resourceName: auth.clusterName,
+        region: auth.region ?? stack.region,
+      });
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: `${sid}DescribeEksCluster`,
+          actions: ['eks:DescribeCluster'],
+          resources: [clusterArn],
+        }),
+      );
+      if (cluster.accessEntry) addAccessEntry(scope, role, cluster, auth, index);
+      return;
+    }
+  }
+}
+
+function addAccessEntry(
+  scope: Construct,
+  role: iam.Role,
+  cluster: DeployedCluster,
+  auth: ClusterAuth & { mode: 'eks' },
+  index: number,
+): void {
+  const stack = Stack.of(scope);
+  const stackRegion = Token.isUnresolved(stack.region) ? undefined : stack.region;
+  if (auth.region !== undefined && stackRegion !== undefined && auth.region !== stackRegion) {
+    throw new ConfigError(
+      `clusters[${index}].accessEntry must be false: cluster ${cluster.name} is in ${auth.region} but the stack deploys to ${stackRegion}, and CloudFormation creates access entries in its own region only (create the entry yourself, see deploy/rbac.yaml)`,
+    );
+  }
+  const entry = new CfnAccessEntry(scope, `AccessEntry-${idFor(cluster.name)}`, {
+    clusterName: auth.clusterName,
+    principalArn: role.roleArn,
+    kubernetesGroups: [KUBERNETES_GROUP],
+    type: 'STANDARD',
+  });
+  if (auth.region !== undefined && stackRegion === undefined) {
+    // An environment-agnostic stack learns its region at deploy time: create the entry only there.
+    entry.cfnOptions.condition = new CfnCondition(scope, `InClusterRegion-${idFor(cluster.name)}`, {
+      expression: Fn.conditionEquals(stack.region, auth.region),
+    });
+  }
+}
+
+/**
+ * The secret's ARNs for IAM. A name matches `<name>-??????` (Secrets Manager appends six random
+ * characters); an ARN may be complete or partial, so both it and `<arn>-??????` are listed.
+ */
+function secretArns(scope: Construct, secretId: string): string[] {
+  if (secretId.startsWith('arn:')) {
+    const parsed = Arn.split(secretId, ArnFormat.COLON_RESOURCE_NAME);
+    if (parsed.service === 'secretsmanager') return [secretId, `${secretId}-??????`];
+  }
+  return [
+    Stack.of(scope).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${secretId}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    }),
+  ];
+}

@@ -1,0 +1,56 @@
+/**
+ * The DynamoDB state table, and `grantStateAccess`, which gives the function its name and exactly
+ * the actions the state store uses.
+ */
+
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { RUNTIME_ENV } from '../lambda/settings/index.js';
+
+/**
+ * The DynamoDB actions the state store (lambda/state/dynamodb-store.ts) uses, on the table only:
+ * GetItem, Query, conditional PutItem, and BatchWriteItem of puts and deletes. No Scan, no
+ * streams, no DDL. A store that starts using another action must add it here.
+ */
+export const STATE_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/** Creates its table in the given scope (construct id `StateTable`). */
+export class StateTable {
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct) {
+    this.table = new dynamodb.Table(scope, 'StateTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'expiresAt',
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The AWS-managed key (aws/dynamodb): encrypted at rest and auditable in CloudTrail, with no
+      // key policy to maintain. The state holds lease times and incident bookkeeping only.
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // The state is rebuilt from the cluster on the next checks; it is worthless without the watchdog.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  }
+
+  /** Sets STATE_TABLE and allows `STATE_TABLE_ACTIONS` on the table. */
+  grantStateAccess(fn: lambda.Function): void {
+    fn.addEnvironment(RUNTIME_ENV.stateTable, this.table.tableName);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadWriteStateTable',
+        actions: STATE_TABLE_ACTIONS,
+        resources: [this.table.tableArn],
+      }),
+    );
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The notification topic: a KMS-encrypted SNS topic with the email subscriptions, or the configured
+ * existing one. `grantPublish` gives the function its address and the right to publish to it.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import { type DeploymentConfig, RUNTIME_ENV } from '../lambda/settings/index.js';
+
+/** Creates its constructs in the given scope (construct ids `TopicKey` and `Topic`). */
+export class NotificationTopic {
+  readonly topic: sns.ITopic;
+  /** The key that encrypts the topic; undefined with `existingTopicArn`. */
+  readonly key?: kms.Key;
+  /** What every alarm does on ALARM and on OK: notify this topic. */
+  readonly alarmAction: SnsAction;
+
+  constructor(scope: Construct, config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'>) {
+    if (config.existingTopicArn === undefined) {
+      const key = new kms.Key(scope, 'TopicKey', {
+        description: 'lease-watchdog: encrypts the notification topic',
+        enableKeyRotation: true,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      // CloudWatch alarm actions publish to the encrypted topic as the CloudWatch service.
+      key.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'AllowCloudWatchAlarmsToPublishToTheTopic',
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['*'],
+        }),
+      );
+      this.key = key;
+      this.topic = new sns.Topic(scope, 'Topic', {
+        displayName: 'lease-watchdog',
+        masterKey: key,
+        enforceSSL: true,
+      });
+    } else {
+      this.topic = sns.Topic.fromTopicArn(scope, 'Topic', config.existingTopicArn);
+    }
+    for (const email of config.emails) {
+      this.topic.addSubscription(new subscriptions.EmailSubscription(email));
+    }
+    this.alarmAction = new SnsAction(this.topic);
+  }
+
+  /** Sets TOPIC_ARN and allows sns:Publish to the topic (and, for our key, encrypting for it). */
+  grantPublish(fn: lambda.Function): void {
+    fn.addEnvironment(RUNTIME_ENV.topicArn, this.topic.topicArn);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'PublishNotifications',
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+      }),
+    );
+    if (this.key) {
+      // SNS encrypts each published message with a data key from the topic's key, for this topic only.
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: 'EncryptNotifications',
+          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          resources: [this.key.keyArn],
+          conditions: {
+            StringEquals: { 'kms:EncryptionContext:aws:sns:topicArn': this.topic.topicArn },
+          },
+        }),
+      );
+    }
+  }
+
+  /**
+   * The topic's own policy (it holds the SSL-only statement) replaces SNS's default policy, so it
+   * must let these alarms publish; the key policy lets them encrypt. Nothing to do for an existing
+   * topic, whose policy is its owner's.
+   */
+  allowAlarmsToPublish(alarms: readonly cloudwatch.IAlarm[]): void {
+    if (!this.key) return;
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowTheseAlarmsToPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: { ArnLike: { 'aws:SourceArn': alarms.map((a) => a.alarmArn) } },
+      }),
+    );
+  }
+}

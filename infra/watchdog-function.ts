@@ -1,0 +1,108 @@
+/**
+ * The watchdog function with its baked-in defaults (ARM64, Node 24 ESM bundle, explicit timeout and
+ * memory, tracing), its own log group, and a role that may write to that log group only. Everything
+ * else the role may do is granted by the resources it uses (`grantPublish`, `grantStateAccess`, …).
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import {
+  type DeploymentConfig,
+  fastModeSpanSeconds,
+  RUNTIME_ENV,
+  watchdogSettingsOf,
+} from '../lambda/settings/index.js';
+import { placeInVpc } from './vpc-placement.js';
+
+/** Time allowed for one check (list leases and nodes, decide, publish, save), on top of the fast-mode span. */
+export const CHECK_BUDGET_SECONDS = 45;
+
+/** The handler the stack bundles: the same module the tests exercise. */
+export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
+
+/** esbuild emits ESM; some dependencies still call `require`: define it from the module URL. */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __lwCreateRequire } from 'node:module'; const require = __lwCreateRequire(import.meta.url);";
+
+/** Seconds the function may run: one check, plus the fast-mode span; at least a minute. */
+export function functionTimeoutSeconds(config: DeploymentConfig): number {
+  return Math.min(900, Math.max(60, fastModeSpanSeconds(config.fastMode) + CHECK_BUDGET_SECONDS));
+}
+
+export interface WatchdogFunction {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+}
+
+/**
+ * Creates, in the given scope, the log group (`LogGroup`), the role (`FunctionRole`), the VPC
+ * imports when configured, and the function (`Function`) with its settings in the environment.
+ */
+export function createWatchdogFunction(
+  scope: Construct,
+  config: DeploymentConfig,
+  entry: string,
+): WatchdogFunction {
+  const logGroup = new logs.LogGroup(scope, 'LogGroup', {
+    retention: config.logRetentionDays as logs.RetentionDays,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const role = new iam.Role(scope, 'FunctionRole', {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: 'lease-watchdog function: reads the configured clusters, keeps state, notifies',
+  });
+  // Instead of AWSLambdaBasicExecutionRole (logs on every group): this log group only.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'WriteOwnLogs',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+  );
+  const vpcPlacement = placeInVpc(scope, config, role);
+
+  const fn = new NodejsFunction(scope, 'Function', {
+    description: 'lease-watchdog: checks node Leases and notifies when a node stops heart-beating',
+    entry,
+    handler: 'handler',
+    runtime: lambda.Runtime.NODEJS_24_X,
+    architecture: lambda.Architecture.ARM_64,
+    memorySize: config.memoryMb,
+    timeout: Duration.seconds(functionTimeoutSeconds(config)),
+    reservedConcurrentExecutions: config.reservedConcurrency,
+    // The schedule is the retry: the next tick checks again, and the Errors alarm reports the
+    // failure. A throttled event older than one period is superseded by the next tick: drop it.
+    retryAttempts: 0,
+    maxEventAge: Duration.minutes(config.scheduleMinutes),
+    role,
+    logGroup,
+    tracing: lambda.Tracing.ACTIVE,
+    ...vpcPlacement,
+    environment: {
+      NODE_OPTIONS: '--enable-source-maps',
+      [RUNTIME_ENV.settings]: JSON.stringify(watchdogSettingsOf(config)),
+    },
+    bundling: {
+      format: OutputFormat.ESM,
+      minify: true,
+      sourceMap: true,
+      target: 'node24',
+      mainFields: ['module', 'main'],
+      banner: ESM_REQUIRE_BANNER,
+      // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
+      externalModules: [],
+      forceDockerBundling: false,
+    },
+  });
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*". Every other statement names its resource.',
+  });
+  return { function: fn, role, logGroup };
+}
