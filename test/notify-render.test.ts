@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  age,
   BODY_MAX_BYTES,
   renderBody,
   renderSubject,
@@ -207,9 +206,9 @@ describe('renderBody', () => {
     assert.match(body, /^ {2}zone: +eu-west-1a$/m);
     assert.match(body, /^ {2}instance: +i-0aaa1111$/m);
     assert.match(body, /^ {2}verdict: +expired \(/m);
-    assert.match(body, /^ {2}last renewal: +2026-11-29 17:51:40 UTC \(3m 20s ago\)$/m);
+    assert.match(body, /^ {2}last renewal: +2026-11-29 17:51:40 UTC \(3m20s ago\)$/m);
     assert.match(body, /^ {2}reason: +lease not renewed for 200 s/m);
-    assert.match(body, /^ {2}down since: +2026-11-29 17:52:30 UTC \(2m 30s ago\)$/m);
+    assert.match(body, /^ {2}down since: +2026-11-29 17:52:30 UTC \(2m30s ago\)$/m);
     // second node
     assert.match(body, /^ {2}verdict: +not-ready/m);
     assert.match(body, /^ {2}last renewal: +2026-11-29 17:54:52 UTC \(8s ago\)$/m);
@@ -233,7 +232,7 @@ describe('renderBody', () => {
       at,
       firing: [alertNode('a', { renewTime: micro(at - 3_725_000), silentForSeconds: 3725 })],
     });
-    assert.match(renderBody(n), /last renewal: +2000-12-31 22:57:55 UTC \(1h 2m ago\)$/m);
+    assert.match(renderBody(n), /last renewal: +2000-12-31 22:57:55 UTC \(62m ago\)$/m);
   });
 
   it('says when the node clock disagrees with the watchdog clock', () => {
@@ -244,7 +243,7 @@ describe('renderBody', () => {
     assert.match(body, /20s in the future: the node's clock is ahead/);
     assert.match(
       body,
-      /silent for: +2m by the watchdog's clock \(the node's clock seems off by 2m 20s\)/,
+      /silent for: +2m by the watchdog's clock \(the node's clock seems off by 2m20s\)/,
     );
   });
 
@@ -349,7 +348,7 @@ describe('renderBody', () => {
       body,
       /^What failed: +forbidden: cannot list leases in kube-node-lease: 403 Forbidden$/m,
     );
-    assert.match(body, /^Since: +2026-11-29 17:42:55 UTC \(12m 5s ago\)$/m);
+    assert.match(body, /^Since: +2026-11-29 17:42:55 UTC \(12m ago\)$/m);
     const flat = body.replace(/\s+/g, ' ');
     assert.match(flat, /Network path:/);
     assert.match(flat, /Credentials:/);
@@ -372,7 +371,7 @@ describe('renderBody', () => {
         },
       }),
     );
-    assert.match(body, /^From: +2026-11-29 16:55:00 UTC to 2026-11-29 17:55:00 UTC \(1h\)$/m);
+    assert.match(body, /^From: +2026-11-29 16:55:00 UTC to 2026-11-29 17:55:00 UTC \(60m\)$/m);
   });
 
   it('quotes hostile names in the commands it suggests', () => {
@@ -465,20 +464,6 @@ describe('renderBody', () => {
 });
 
 describe('text helpers', () => {
-  it('age', () => {
-    const table: Array<[number, string]> = [
-      [0, '0s'],
-      [-5_000, '0s'],
-      [45_999, '45s'],
-      [60_000, '1m'],
-      [200_000, '3m 20s'],
-      [3_600_000, '1h'],
-      [7_500_000, '2h 5m'],
-      [86_400_000 * 3 + 3_600_000 * 4, '3d 4h'],
-    ];
-    for (const [ms, text] of table) assert.equal(age(ms), text, String(ms));
-  });
-
   it('utc', () => {
     assert.equal(utc(AT), '2026-11-29 17:55:00 UTC');
     assert.equal(utc(Number.NaN), '(unknown time)');

@@ -3,10 +3,10 @@
  * failing watchdog means and what to check, what Kubernetes does next with silent nodes, and the
  * kubectl commands to look further.
  */
+import { formatAge } from '../core/duration.js';
 import type { ClusterReadFailure } from '../core/model.js';
 import type { AlertNode, Notification, StormInfo } from '../core/notification.js';
 import {
-  age,
   bodyText,
   bullets,
   fmt,
@@ -112,7 +112,10 @@ export function watchdogLines(n: Notification): string[] {
     return [
       ...titled('WATCHDOG RESOLVED: the watchdog can read this cluster again'),
       ...labelled('It had failed', failed),
-      ...labelled('From', `${utc(w.since)} to ${utc(n.at)} (${age(n.at - w.since)})`),
+      ...labelled(
+        'From',
+        `${utc(w.since)} to ${utc(n.at)} (${formatAge((n.at - w.since) / 1000)})`,
+      ),
       '',
       ...wrap(
         'Node failures during that time could not be seen; the nodes listed below (if any) are ' +
@@ -123,7 +126,7 @@ export function watchdogLines(n: Notification): string[] {
   return [
     ...titled('WATCHDOG: the watchdog cannot read this cluster'),
     ...labelled('What failed', failed),
-    ...labelled('Since', `${utc(w.since)} (${age(n.at - w.since)} ago)`),
+    ...labelled('Since', `${utc(w.since)} (${formatAge((n.at - w.since) / 1000)} ago)`),
     '',
     ...wrap(
       'Until reads work again, node failures in this cluster go unnoticed. A cluster the ' +

@@ -36,19 +36,6 @@ export function utc(ms: number): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** `45s`, `3m 20s`, `1m`, `2h 5m`, `3d 4h` (like kubectl ages, spaced for reading). */
-export function age(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (!Number.isFinite(s)) return '?';
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 === 0 ? `${m}m` : `${m}m ${s % 60}s`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 === 0 ? `${h}h` : `${h}h ${m % 60}m`;
-  const d = Math.floor(h / 24);
-  return h % 24 === 0 ? `${d}d` : `${d}d ${h % 24}h`;
-}
-
 const numbers = new Intl.NumberFormat('en-US');
 
 /** `1,234`. */

@@ -4,10 +4,11 @@
  * it fits. A node is shown in full (verdict, renewal, reason, times) or, in storms, as a name in a
  * compact list grouped by zone.
  */
+import { formatAge } from '../core/duration.js';
+import { parseTimestamp } from '../core/lease.js';
 import type { Verdict } from '../core/model.js';
 import type { AlertNode, Notification, Resolution } from '../core/notification.js';
 import {
-  age,
   bodyText,
   fmt,
   LABEL_WIDTH,
@@ -103,12 +104,16 @@ function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
   if (skew) lines.push(...labelled('  silent for', skew));
   lines.push(...labelled('  reason', bodyText(x.reason, 500) || '(none given)'));
   if (open && x.since !== undefined) {
-    lines.push(...labelled('  down since', `${utc(x.since)} (${age(at - x.since)} ago)`));
+    lines.push(
+      ...labelled('  down since', `${utc(x.since)} (${formatAge((at - x.since) / 1000)} ago)`),
+    );
   }
   if (!open) {
     lines.push(...labelled('  resolution', resolutionText(x.resolution ?? 'recovered')));
     if (x.since !== undefined) {
-      lines.push(...labelled('  was down', `${age(at - x.since)} (since ${utc(x.since)})`));
+      lines.push(
+        ...labelled('  was down', `${formatAge((at - x.since) / 1000)} (since ${utc(x.since)})`),
+      );
     }
   }
   if (open) {
@@ -206,21 +211,14 @@ function resolutionText(resolution: Resolution): string {
   return RESOLUTION_TEXT[resolution] ?? bodyText(String(resolution), 60);
 }
 
-/** Parses a MicroTime / RFC 3339 string; null when it is not one. */
-function parseTime(text: string | null): number | null {
-  if (text === null) return null;
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : null;
-}
-
 function renewalText(x: AlertNode, at: number): string {
   if (x.renewTime === null) return 'never';
-  const ms = parseTime(x.renewTime);
-  if (ms === null) return `${bodyText(x.renewTime, 64)} (unreadable)`;
+  const ms = parseTimestamp(x.renewTime);
+  if (ms === undefined) return `${bodyText(x.renewTime, 64)} (unreadable)`;
   const delta = at - ms;
   return delta >= 0
-    ? `${utc(ms)} (${age(delta)} ago)`
-    : `${utc(ms)} (${age(-delta)} in the future: the node's clock is ahead)`;
+    ? `${utc(ms)} (${formatAge(delta / 1000)} ago)`
+    : `${utc(ms)} (${formatAge(-delta / 1000)} in the future: the node's clock is ahead)`;
 }
 
 /**
@@ -228,9 +226,9 @@ function renewalText(x: AlertNode, at: number): string {
  * When they disagree by more than 30 s, say so: the node's clock is off.
  */
 function skewText(x: AlertNode, at: number): string | null {
-  const ms = parseTime(x.renewTime);
-  if (ms === null || x.silentForSeconds === null) return null;
+  const ms = x.renewTime === null ? undefined : parseTimestamp(x.renewTime);
+  if (ms === undefined || x.silentForSeconds === null) return null;
   const off = (at - ms) / 1000 - x.silentForSeconds;
   if (Math.abs(off) <= 30) return null;
-  return `${age(x.silentForSeconds * 1000)} by the watchdog's clock (the node's clock seems off by ${age(Math.abs(off) * 1000)})`;
+  return `${formatAge(x.silentForSeconds)} by the watchdog's clock (the node's clock seems off by ${formatAge(Math.abs(off))})`;
 }

@@ -7,5 +7,5 @@
  * prose, kubectl hints) and format.ts (times, counts, wrapping).
  */
 export { BODY_MAX_BYTES, renderBody } from './body.js';
-export { age, utc } from './format.js';
+export { utc } from './format.js';
 export { renderSubject, SUBJECT_MAX_CHARS } from './subject.js';
