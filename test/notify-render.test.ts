@@ -212,11 +212,12 @@ describe('renderBody', () => {
     // second node
     assert.match(body, /^ {2}verdict: +not-ready/m);
     assert.match(body, /^ {2}last renewal: +2026-11-29 17:54:52 UTC \(8s ago\)$/m);
-    // commands, per node
-    for (const name of [eksName(1, 5), eksName(2, 7)]) {
-      assert.ok(body.includes(`kubectl describe node ${name}\n`), name);
-      assert.ok(body.includes(`kubectl get lease ${name} -n kube-node-lease -o yaml\n`), name);
-    }
+    // commands, once per email, about the first node
+    assert.equal(body.match(/look further/gi)?.length, 1, 'said once');
+    assert.match(body, /^Look further$/m);
+    const first = eksName(1, 5);
+    assert.ok(body.includes(`  kubectl describe node ${first}\n`), first);
+    assert.ok(body.includes(`  kubectl get lease ${first} -n kube-node-lease -o yaml\n`), first);
     // Kubernetes' next steps
     assert.match(body, /^What happens next in Kubernetes$/m);
     assert.match(body, /NotReady\/Unknown/);
@@ -224,6 +225,41 @@ describe('renderBody', () => {
     assert.match(body, /node\.kubernetes\.io\/not-ready:NoExecute/);
     assert.match(body, /300 s by\s+default/);
     bodyLinesOk(body);
+  });
+
+  it('kubectl hints name the lease namespace of the render context', () => {
+    const firingBody = renderBody(notification({ firing: two }), { namespace: 'leases-prod' });
+    assert.ok(firingBody.includes(`kubectl get lease ${eksName(1, 5)} -n leases-prod -o yaml\n`));
+    assert.doesNotMatch(firingBody, /kube-node-lease/);
+    const watchdog = renderBody(
+      notification({
+        kind: 'WATCHDOG',
+        watchdog: { state: 'failing', failure: 'forbidden', message: '403', since: AT - 60_000 },
+      }),
+      { namespace: 'leases-prod' },
+    );
+    const flat = watchdog.replace(/\s+/g, ' ');
+    assert.match(flat, /grants get and list on leases in leases-prod and on nodes/);
+    assert.match(flat, /kubectl auth can-i list leases -n leases-prod --as/);
+    assert.match(watchdog, /^ {2}kubectl get leases -n leases-prod$/m);
+    assert.doesNotMatch(watchdog, /kube-node-lease/);
+    const notFound = renderBody(
+      notification({
+        kind: 'WATCHDOG',
+        watchdog: { state: 'failing', failure: 'not-found', message: '404', since: AT - 60_000 },
+      }),
+      { namespace: 'leases-prod' },
+    );
+    assert.match(notFound.replace(/\s+/g, ' '), /the watchdog reads leases-prod in this cluster/);
+  });
+
+  it('a hostile namespace is quoted in commands and kube-node-lease is the default', () => {
+    const body = renderBody(notification({ firing: two }), { namespace: "x'; rm -rf /" });
+    assert.ok(body.includes(`-n 'x'\\''; rm -rf /' -o yaml\n`), body);
+    assert.equal(
+      renderBody(notification({ firing: two }), { namespace: 'kube-node-lease' }),
+      renderBody(notification({ firing: two })),
+    );
   });
 
   it('ages are computed from the check time, not the wall clock', () => {
@@ -327,7 +363,7 @@ describe('renderBody', () => {
       listed.map((x) => `${x}.eu-west-1.compute.internal`),
       nodes.map((x) => x.name),
     );
-    assert.doesNotMatch(body, /look further:/, 'no per-node blocks in a storm');
+    assert.doesNotMatch(body, /^ {2}verdict:/m, 'no per-node blocks in a storm');
     assert.match(body, /55 % of nodes are unhealthy/);
   });
 
@@ -423,7 +459,7 @@ describe('renderBody', () => {
     const body = renderBody(notification({ firing: manyNodes(100_000) }));
     const bytes = Buffer.byteLength(body);
     assert.ok(bytes <= BODY_MAX_BYTES && bytes > BODY_MAX_BYTES - 2_000, `${bytes} bytes`);
-    const shown = body.split('\n').filter((l) => l.startsWith('  look further:')).length;
+    const shown = body.split('\n').filter((l) => l.startsWith('  verdict:')).length;
     const more = /… and ([\d,]+) more nodes \(not listed: message size limit\)/.exec(body);
     assert.ok(more?.[1], 'has an "and N more" line');
     assert.equal(shown + Number(more[1].replaceAll(',', '')), 100_000);

@@ -20,8 +20,6 @@ import {
 import { stormPhrase } from './subject.js';
 import { shellWord } from './text.js';
 
-const LEASE_NAMESPACE = 'kube-node-lease';
-
 export function stormLines(storm: StormInfo): string[] {
   if (storm.state === 'ended') {
     return [
@@ -72,7 +70,9 @@ function stormTable(storm: StormInfo): string[] {
   return lines;
 }
 
-const FAILURE_HINTS: Readonly<Record<ClusterReadFailure | 'unknown', string>> = {
+type Failure = ClusterReadFailure | 'unknown';
+
+const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>, string>> = {
   config:
     'The cluster settings cannot be used: check the kubeconfig or the server URL, CA data and ' +
     'token given to the watchdog.',
@@ -86,12 +86,6 @@ const FAILURE_HINTS: Readonly<Record<ClusterReadFailure | 'unknown', string>> = 
   unauthorized:
     'The API server rejected the credentials (401): an expired or revoked token, or an IAM role ' +
     'that is not mapped into the cluster (EKS access entry or aws-auth).',
-  forbidden:
-    'RBAC denies the watchdog a verb it needs (403): apply deploy/rbac.yaml, which grants get and ' +
-    'list on leases in kube-node-lease and on nodes.',
-  'not-found':
-    'The API answered 404: the lease namespace may not exist (the watchdog reads kube-node-lease ' +
-    'unless configured otherwise).',
   server:
     'The API server answered with an error (5xx) or an unreadable answer: check its health and ' +
     'the control plane logs.',
@@ -104,7 +98,25 @@ const FAILURE_HINTS: Readonly<Record<ClusterReadFailure | 'unknown', string>> = 
   unknown: 'The read failed for a reason the watchdog did not recognise; see the message above.',
 };
 
-export function watchdogLines(n: Notification): string[] {
+/** What a read failure of this kind usually means; `namespace` is where the cluster's leases are. */
+function failureHint(failure: Failure, namespace: string): string {
+  if (failure === 'forbidden') {
+    return (
+      'RBAC denies the watchdog a verb it needs (403): apply deploy/rbac.yaml, which grants get ' +
+      `and list on leases in ${namespace} and on nodes.`
+    );
+  }
+  if (failure === 'not-found') {
+    return (
+      'The API answered 404: the lease namespace may not exist (the watchdog reads ' +
+      `${namespace} in this cluster).`
+    );
+  }
+  return FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown;
+}
+
+/** The watchdog's own trouble (or its end), with what to check; `namespace`: the lease namespace. */
+export function watchdogLines(n: Notification, namespace: string): string[] {
   const w = n.watchdog;
   if (!w) return [];
   const failed = `${w.failure}: ${bodyText(w.message, 1000) || '(no message)'}`;
@@ -135,12 +147,12 @@ export function watchdogLines(n: Notification): string[] {
     '',
     'What to check',
     ...bullets([
-      FAILURE_HINTS[w.failure],
+      failureHint(w.failure, namespace),
       'Network path: from the watchdog (its VPC, subnets, security groups, NAT) to the API ' +
         'server endpoint.',
       'Credentials: the secret or IAM role the watchdog uses is still valid and still mapped ' +
         'into the cluster.',
-      `RBAC: deploy/rbac.yaml is applied (kubectl auth can-i list leases -n ${LEASE_NAMESPACE} ` +
+      `RBAC: deploy/rbac.yaml is applied (kubectl auth can-i list leases -n ${shellWord(namespace)} ` +
         '--as <the watchdog identity>).',
     ]),
   ];
@@ -182,12 +194,17 @@ export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): s
   return ['What happens next in Kubernetes', ...bullets(points)];
 }
 
-export function lookFurther(example: AlertNode | undefined): string[] {
+/**
+ * The kubectl commands to look further, said once per email: about `example` (the first node the
+ * email is about) when there is one, else about the cluster.
+ */
+export function lookFurther(example: AlertNode | undefined, namespace: string): string[] {
+  const ns = shellWord(namespace);
   if (!example) {
     return [
       'Look further',
       "  kubectl get --raw '/readyz?verbose'",
-      `  kubectl get leases -n ${LEASE_NAMESPACE}`,
+      `  kubectl get leases -n ${ns}`,
       '  kubectl get nodes -o wide',
     ];
   }
@@ -196,7 +213,7 @@ export function lookFurther(example: AlertNode | undefined): string[] {
     'Look further',
     '  kubectl get nodes -o wide',
     `  kubectl describe node ${name}`,
-    `  kubectl get lease ${name} -n ${LEASE_NAMESPACE} -o yaml`,
+    `  kubectl get lease ${name} -n ${ns} -o yaml`,
     `  kubectl get events -A --field-selector involvedObject.name=${name}`,
   ];
 }

@@ -6,6 +6,7 @@
  * "… and 1,234 more nodes".
  */
 import type { Notification } from '../core/notification.js';
+import { DEFAULT_NAMESPACE } from '../core/policy.js';
 import { lookFurther, nextInKubernetes, stormLines, watchdogLines } from './advice.js';
 import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { nodeSections, type Section } from './node-sections.js';
@@ -15,8 +16,17 @@ import { utf8Bytes } from './text.js';
 /** SNS accepts 262,144 bytes per publish (message, subject and attributes together). */
 export const BODY_MAX_BYTES = 250_000;
 
-export function renderBody(n: Notification, opts: { maxBytes?: number } = {}): string {
-  const maxBytes = opts.maxBytes ?? BODY_MAX_BYTES;
+/** What the body needs to know besides the notification: how the cluster is set up. */
+export interface RenderContext {
+  /** The namespace of the cluster's node Leases, for the kubectl hints (default kube-node-lease). */
+  readonly namespace?: string | undefined;
+  /** The most UTF-8 bytes the body may take (default BODY_MAX_BYTES). */
+  readonly maxBytes?: number | undefined;
+}
+
+export function renderBody(n: Notification, context: RenderContext = {}): string {
+  const maxBytes = context.maxBytes ?? BODY_MAX_BYTES;
+  const namespace = bodyText(context.namespace ?? '', 63) || DEFAULT_NAMESPACE;
   const cluster = bodyText(n.cluster, 200) || '(unnamed)';
   const head: string[] = [
     `lease-watchdog: ${n.kind} for cluster ${cluster}`,
@@ -26,7 +36,7 @@ export function renderBody(n: Notification, opts: { maxBytes?: number } = {}): s
     ...labelled('Summary', `${headline(n).replace(/^[A-Z ]+: /, '')}.`),
     '',
   ];
-  if (n.watchdog) head.push(...watchdogLines(n), '');
+  if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
   if (n.storm) head.push(...stormLines(n.storm), '');
 
   const tail: string[] = [];
@@ -35,7 +45,7 @@ export function renderBody(n: Notification, opts: { maxBytes?: number } = {}): s
   if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     tail.push(...nextInKubernetes(n, down), '');
   }
-  tail.push(...lookFurther(down[0] ?? n.resolved[0]), '');
+  tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace), '');
   tail.push(`-- lease-watchdog, notification ${bodyText(n.id, 200)}`);
 
   return fitBody(head, nodeSections(n), tail, maxBytes);

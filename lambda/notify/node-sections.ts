@@ -11,7 +11,6 @@ import type { AlertNode, Notification, Resolution } from '../core/notification.j
 import {
   bodyText,
   fmt,
-  LABEL_WIDTH,
   labelled,
   NO_ZONE,
   nodeName,
@@ -22,9 +21,6 @@ import {
   zoneName,
 } from './format.js';
 import { resolvedWord } from './subject.js';
-import { shellWord } from './text.js';
-
-const LEASE_NAMESPACE = 'kube-node-lease';
 
 /** One item of a node list: its text (one or more lines) and how many nodes it shows. */
 export interface Entry {
@@ -94,8 +90,7 @@ function* detailed(nodes: readonly AlertNode[], at: number, open: boolean): Gene
 }
 
 function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
-  const name = nodeName(x.name);
-  const lines = [name];
+  const lines = [nodeName(x.name)];
   lines.push(...labelled('  zone', zoneName(x.zone)));
   lines.push(...labelled('  instance', x.instance ? bodyText(x.instance, 128) : '(unknown)'));
   lines.push(...labelled('  verdict', verdictText(x.verdict)));
@@ -115,12 +110,6 @@ function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
         ...labelled('  was down', `${formatAge((at - x.since) / 1000)} (since ${utc(x.since)})`),
       );
     }
-  }
-  if (open) {
-    lines.push(...labelled('  look further', `kubectl describe node ${shellWord(name)}`));
-    lines.push(
-      `${' '.repeat(LABEL_WIDTH)}kubectl get lease ${shellWord(name)} -n ${LEASE_NAMESPACE} -o yaml`,
-    );
   }
   return { text: lines.join('\n'), nodes: 1, spaced: true };
 }

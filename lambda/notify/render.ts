@@ -6,6 +6,6 @@
  * limit), node-sections.ts (the node lists), advice.ts (storm, watchdog and what-happens-next
  * prose, kubectl hints) and format.ts (times, counts, wrapping).
  */
-export { BODY_MAX_BYTES, renderBody } from './body.js';
+export { BODY_MAX_BYTES, type RenderContext, renderBody } from './body.js';
 export { utc } from './format.js';
 export { renderSubject, SUBJECT_MAX_CHARS } from './subject.js';
