@@ -71,6 +71,23 @@ describe('SnsNotifier on a standard topic', () => {
     assert.equal(logged[0]?.kind, 'FIRING');
   });
 
+  it('renders each body with the context of its cluster', async () => {
+    const asked: string[] = [];
+    const notifier = new SnsNotifier({
+      client,
+      topicArn: TOPIC,
+      contextFor: (cluster) => {
+        asked.push(cluster);
+        return { namespace: 'leases-prod' };
+      },
+    });
+    await notifier.publish(firing);
+    assert.deepEqual(asked, ['prod-eu']);
+    const [m] = sns.messages;
+    assert.equal(m?.message, renderBody(firing, { namespace: 'leases-prod' }));
+    assert.match(m?.message ?? '', / -n leases-prod -o yaml$/m);
+  });
+
   it('every kind goes out with its own kind and severity attributes', async () => {
     const notifier = new SnsNotifier({ client, topicArn: TOPIC });
     const all: Notification[] = [

@@ -5,6 +5,17 @@ import { SEPARATOR, TerminalNotifier } from '../lambda/notify/terminal-notifier.
 import { alertNode, notification } from './support/notifications.js';
 
 describe('TerminalNotifier', () => {
+  it('renders each body with the context of its cluster', async () => {
+    const written: string[] = [];
+    const notifier = new TerminalNotifier((text) => written.push(text), {
+      contextFor: (cluster) => ({ namespace: `${cluster}-leases` }),
+    });
+    const n = notification({ firing: [alertNode('worker-1')] });
+    await notifier.publish(n);
+    assert.ok(written[0]?.includes(renderBody(n, { namespace: 'prod-eu-leases' })));
+    assert.match(written[0] ?? '', /^ {2}kubectl get lease worker-1 -n prod-eu-leases -o yaml$/m);
+  });
+
   it('prints subject and body between separator lines, once per notification', async () => {
     const written: string[] = [];
     const notifier = new TerminalNotifier((text) => written.push(text));

@@ -1,11 +1,31 @@
-/** Formats a number of seconds the way `kubectl get` prints ages: 45s, 3m20s, 2h5m, 3d4h. */
+/**
+ * Formats a number of seconds the way `kubectl get` prints ages: a port of HumanDuration from
+ * k8s.io/apimachinery/pkg/util/duration, with two or three significant figures. `45s`, `119s`,
+ * `3m20s`, `10m` (from 10 minutes on, seconds are dropped), `179m`, `3h1m`, `8h` (from 8 hours on,
+ * minutes are dropped), `47h`, `2d1h`, `8d`, `729d`, `2y1d`, `8y`. Fractions of a second are cut
+ * off; a second or less in the future (clock jitter) reads `0s`, more than that `<invalid>`.
+ */
 export function formatAge(totalSeconds: number): string {
-  const s = Math.max(0, Math.floor(totalSeconds));
-  if (s < 60) return `${s}s`;
-  const minutes = Math.floor(s / 60);
-  if (minutes < 60) return s % 60 === 0 ? `${minutes}m` : `${minutes}m${s % 60}s`;
+  if (!Number.isFinite(totalSeconds)) return '<invalid>';
+  const seconds = Math.trunc(totalSeconds);
+  if (seconds < -1) return '<invalid>';
+  if (seconds <= 0) return '0s';
+  if (seconds < 60 * 2) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return withRest(minutes, 'm', seconds % 60, 's');
+  if (minutes < 60 * 3) return `${minutes}m`;
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 8) return withRest(hours, 'h', minutes % 60, 'm');
+  if (hours < 48) return `${hours}h`;
   const days = Math.floor(hours / 24);
-  return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (hours < 24 * 8) return withRest(days, 'd', hours % 24, 'h');
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (hours < 24 * 365 * 8) return withRest(years, 'y', days % 365, 'd');
+  return `${years}y`;
+}
+
+/** `3m20s`, or `3m` when the rest is zero. */
+function withRest(value: number, unit: string, rest: number, restUnit: string): string {
+  return rest === 0 ? `${value}${unit}` : `${value}${unit}${rest}${restUnit}`;
 }

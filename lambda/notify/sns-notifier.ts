@@ -14,7 +14,7 @@ import {
   type SNSClient,
 } from '@aws-sdk/client-sns';
 import type { Notification, Notifier } from '../core/notification.js';
-import { renderBody, renderSubject } from './render.js';
+import { type RenderContext, renderBody, renderSubject } from './render.js';
 import { asciiText, cleanText, squeeze, truncate } from './text.js';
 
 /** The part of a logger this notifier uses (Powertools Logger fits). */
@@ -26,6 +26,8 @@ export interface SnsNotifierOptions {
   readonly client: SNSClient;
   readonly topicArn: string;
   readonly logger?: NotifyLogger | undefined;
+  /** How each cluster is set up, for the email body (default: leases in kube-node-lease). */
+  readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
 }
 
 /** SNS did not accept a notification. `retryable`: whether trying again later may succeed. */
@@ -50,6 +52,7 @@ export class SnsNotifier implements Notifier {
   readonly #client: SNSClient;
   readonly #topicArn: string;
   readonly #logger: NotifyLogger | undefined;
+  readonly #contextFor: (cluster: string) => RenderContext;
 
   constructor(options: SnsNotifierOptions) {
     if (!TOPIC_ARN.test(options.topicArn)) {
@@ -60,10 +63,12 @@ export class SnsNotifier implements Notifier {
     this.#client = options.client;
     this.#topicArn = options.topicArn;
     this.#logger = options.logger;
+    this.#contextFor = options.contextFor ?? (() => ({}));
   }
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
-    const input = publishInput(notification, this.#topicArn);
+    const context = this.#contextFor(notification.cluster);
+    const input = publishInput(notification, this.#topicArn, context);
     let messageId: string | undefined;
     try {
       const output = await this.#client.send(new PublishCommand(input), { abortSignal: signal });
@@ -87,7 +92,11 @@ export class SnsNotifier implements Notifier {
 }
 
 /** The `Publish` request for a notification (pure; exported for tests). */
-export function publishInput(n: Notification, topicArn: string): PublishCommandInput {
+export function publishInput(
+  n: Notification,
+  topicArn: string,
+  context: RenderContext = {},
+): PublishCommandInput {
   const attributes: Record<string, MessageAttributeValue> = {
     cluster: { DataType: 'String', StringValue: attributeValue(n.cluster) },
     kind: { DataType: 'String', StringValue: n.kind },
@@ -96,7 +105,7 @@ export function publishInput(n: Notification, topicArn: string): PublishCommandI
   const input: PublishCommandInput = {
     TopicArn: topicArn,
     Subject: renderSubject(n),
-    Message: renderBody(n),
+    Message: renderBody(n, context),
     MessageAttributes: attributes,
   };
   if (topicArn.endsWith('.fifo')) {

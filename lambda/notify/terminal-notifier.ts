@@ -5,30 +5,37 @@
  * terminal.
  */
 import type { Notification, Notifier } from '../core/notification.js';
-import { renderBody, renderSubject } from './render.js';
+import { type RenderContext, renderBody, renderSubject } from './render.js';
 
 export const SEPARATOR = '='.repeat(78);
 
+export interface TerminalNotifierOptions {
+  /** How each cluster is set up, for the email body (default: leases in kube-node-lease). */
+  readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
+}
+
 export class TerminalNotifier implements Notifier {
   readonly #write: (text: string) => void;
+  readonly #contextFor: (cluster: string) => RenderContext;
 
-  constructor(write: (text: string) => void) {
+  constructor(write: (text: string) => void, options: TerminalNotifierOptions = {}) {
     this.#write = write;
+    this.#contextFor = options.contextFor ?? (() => ({}));
   }
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    this.#write(renderTerminal(notification));
+    this.#write(renderTerminal(notification, this.#contextFor(notification.cluster)));
   }
 }
 
 /** Subject and body as one block of text, ending with a newline. */
-export function renderTerminal(notification: Notification): string {
+export function renderTerminal(notification: Notification, context: RenderContext = {}): string {
   return [
     SEPARATOR,
     `Subject: ${renderSubject(notification)}`,
     SEPARATOR,
-    renderBody(notification),
+    renderBody(notification, context),
     SEPARATOR,
     '',
   ].join('\n');

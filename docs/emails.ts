@@ -139,7 +139,7 @@ export function emailsMarkdown(): string {
     '# What the emails look like',
     '',
     'Rendered by the code (`lambda/notify/render.ts`) from a scripted cluster of 12 nodes, checked every minute',
-    'with the default settings (`sim/email-examples.ts`; `npm run emails` rewrites this file, and a test checks',
+    'with the default settings (`docs/emails.ts`; `npm run emails` rewrites this file, and a test checks',
     'that it is current). SNS sends the subject and the body as a plain-text email; message attributes',
     '`cluster`, `kind` and `severity` let a subscription filter them.',
     '',
@@ -160,6 +160,6 @@ export function emailsMarkdown(): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await writeFile(new URL('../docs/EMAILS.md', import.meta.url), emailsMarkdown());
+  await writeFile(new URL('./EMAILS.md', import.meta.url), emailsMarkdown());
   process.stdout.write('wrote docs/EMAILS.md\n');
 }

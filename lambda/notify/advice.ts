@@ -1,0 +1,219 @@
+/**
+ * The prose of an email around the node lists: what a storm means and what to check, what a
+ * failing watchdog means and what to check, what Kubernetes does next with silent nodes, and the
+ * kubectl commands to look further.
+ */
+import { formatAge } from '../core/duration.js';
+import type { ClusterReadFailure } from '../core/model.js';
+import type { AlertNode, Notification, StormInfo } from '../core/notification.js';
+import {
+  bodyText,
+  bullets,
+  fmt,
+  labelled,
+  nodeName,
+  titled,
+  utc,
+  wrap,
+  zoneName,
+} from './format.js';
+import { stormPhrase } from './subject.js';
+import { shellWord } from './text.js';
+
+export function stormLines(storm: StormInfo): string[] {
+  if (storm.state === 'ended') {
+    return [
+      ...titled('STORM OVER'),
+      ...wrap(
+        `The ${storm.scope === 'cluster' ? 'cluster-wide' : 'zone'} disruption reported earlier is over: ` +
+          `${fmt(storm.clusterAlerting)} of ${fmt(storm.clusterTotal)} nodes are alerting now, below the storm threshold. ` +
+          'Nodes still down stay open as incidents and are listed on their own.',
+      ),
+    ];
+  }
+  return [
+    ...titled(`STORM: ${stormPhrase(storm)}`),
+    ...wrap(
+      `Most ${storm.scope === 'cluster' ? 'of the cluster' : 'nodes of a zone'} went silent in the same check. ` +
+        'When that many nodes stop heart-beating together, the likely cause is the network or ' +
+        'the control plane, not the nodes.',
+    ),
+    '',
+    ...stormTable(storm),
+    '',
+    'What to check',
+    ...bullets([
+      "The zone's network: subnets, route tables, NAT gateways, Transit Gateway or VPN links, " +
+        'security groups between the nodes and the API server endpoint.',
+      "The control plane: API server and etcd health (kubectl get --raw '/readyz?verbose'), and " +
+        'the AWS Health Dashboard for the region and zone.',
+      'One node of the zone: can it still reach the API server? (kubectl describe node, then ' +
+        'the kubelet log on the instance: journalctl -u kubelet)',
+    ]),
+  ];
+}
+
+/** Silent and total nodes per zone, then for the cluster. */
+function stormTable(storm: StormInfo): string[] {
+  const rows = storm.zones.map((z) => [zoneName(z.zone), z.alerting, z.total] as const);
+  const zoneWidth = Math.max(8, ...rows.map(([zone]) => zone.length));
+  const lines = [`  ${'zone'.padEnd(zoneWidth)}  ${'silent'.padStart(8)}  ${'total'.padStart(8)}`];
+  for (const [zone, alerting, total] of rows) {
+    const pct = total > 0 ? ` (${Math.round((alerting / total) * 100)} %)` : '';
+    lines.push(
+      `  ${zone.padEnd(zoneWidth)}  ${fmt(alerting).padStart(8)}  ${fmt(total).padStart(8)}${pct}`,
+    );
+  }
+  lines.push(
+    `  ${'cluster'.padEnd(zoneWidth)}  ${fmt(storm.clusterAlerting).padStart(8)}  ${fmt(storm.clusterTotal).padStart(8)}`,
+  );
+  return lines;
+}
+
+type Failure = ClusterReadFailure | 'unknown';
+
+const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>, string>> = {
+  config:
+    'The cluster settings cannot be used: check the kubeconfig or the server URL, CA data and ' +
+    'token given to the watchdog.',
+  'exec-plugin':
+    'The kubeconfig needs an exec credential plugin (such as aws-iam-authenticator or the aws ' +
+    'CLI), which does not exist here: use the eks authentication mode instead.',
+  unreachable:
+    'The API server could not be reached: DNS, routing, security groups, or the EKS endpoint ' +
+    'access setting (public/private) between the watchdog and the cluster.',
+  tls: 'TLS verification failed: the CA data given to the watchdog does not match the API server certificate.',
+  unauthorized:
+    'The API server rejected the credentials (401): an expired or revoked token, or an IAM role ' +
+    'that is not mapped into the cluster (EKS access entry or aws-auth).',
+  server:
+    'The API server answered with an error (5xx) or an unreadable answer: check its health and ' +
+    'the control plane logs.',
+  timeout:
+    'The API server did not answer in time: a slow or overloaded control plane, or packets ' +
+    'dropped on the network path.',
+  aborted:
+    'The read was cut off by the watchdog deadline (the Lambda timeout): the API server was too ' +
+    'slow to answer.',
+  unknown: 'The read failed for a reason the watchdog did not recognise; see the message above.',
+};
+
+/** What a read failure of this kind usually means; `namespace` is where the cluster's leases are. */
+function failureHint(failure: Failure, namespace: string): string {
+  if (failure === 'forbidden') {
+    return (
+      'RBAC denies the watchdog a verb it needs (403): apply deploy/rbac.yaml, which grants get ' +
+      `and list on leases in ${namespace} and on nodes.`
+    );
+  }
+  if (failure === 'not-found') {
+    return (
+      'The API answered 404: the lease namespace may not exist (the watchdog reads ' +
+      `${namespace} in this cluster).`
+    );
+  }
+  return FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown;
+}
+
+/** The watchdog's own trouble (or its end), with what to check; `namespace`: the lease namespace. */
+export function watchdogLines(n: Notification, namespace: string): string[] {
+  const w = n.watchdog;
+  if (!w) return [];
+  const failed = `${w.failure}: ${bodyText(w.message, 1000) || '(no message)'}`;
+  if (w.state === 'resolved') {
+    return [
+      ...titled('WATCHDOG RESOLVED: the watchdog can read this cluster again'),
+      ...labelled('It had failed', failed),
+      ...labelled(
+        'From',
+        `${utc(w.since)} to ${utc(n.at)} (${formatAge((n.at - w.since) / 1000)})`,
+      ),
+      '',
+      ...wrap(
+        'Node failures during that time could not be seen; the nodes listed below (if any) are ' +
+          'what the watchdog finds now.',
+      ),
+    ];
+  }
+  return [
+    ...titled('WATCHDOG: the watchdog cannot read this cluster'),
+    ...labelled('What failed', failed),
+    ...labelled('Since', `${utc(w.since)} (${formatAge((n.at - w.since) / 1000)} ago)`),
+    '',
+    ...wrap(
+      'Until reads work again, node failures in this cluster go unnoticed. A cluster the ' +
+        'watchdog cannot read is not a healthy cluster.',
+    ),
+    '',
+    'What to check',
+    ...bullets([
+      failureHint(w.failure, namespace),
+      'Network path: from the watchdog (its VPC, subnets, security groups, NAT) to the API ' +
+        'server endpoint.',
+      'Credentials: the secret or IAM role the watchdog uses is still valid and still mapped ' +
+        'into the cluster.',
+      `RBAC: deploy/rbac.yaml is applied (kubectl auth can-i list leases -n ${shellWord(namespace)} ` +
+        '--as <the watchdog identity>).',
+    ]),
+  ];
+}
+
+export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): string[] {
+  const points: string[] = [];
+  const verdicts = new Set(down.map((x) => x.verdict));
+  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
+  if (verdicts.has('expired') || verdicts.has('missing-lease') || stormActive) {
+    points.push(
+      'The node lifecycle controller marks a node whose lease stops renewing NotReady/Unknown ' +
+        'after node-monitor-grace-period (50 s since Kubernetes 1.32, 40 s before) and taints ' +
+        'it node.kubernetes.io/unreachable:NoExecute.',
+    );
+  }
+  if (verdicts.has('not-ready')) {
+    points.push(
+      'A node that reports Ready=False keeps renewing its lease; it is tainted ' +
+        'node.kubernetes.io/not-ready:NoExecute.',
+    );
+  }
+  points.push(
+    'Pods are evicted once their toleration of that taint runs out (tolerationSeconds, 300 s by ' +
+      'default) and their controllers recreate them on other nodes. StatefulSet pods and ' +
+      'volumes attached to the node wait until the node is confirmed gone or deleted.',
+  );
+  if (stormActive) {
+    points.push(
+      'In a zone where at least 55 % of nodes are unhealthy the controller slows evictions ' +
+        '(0.01 nodes/s, none in clusters of 50 nodes or fewer), and it stops them altogether ' +
+        'when every zone is fully disrupted: pods may stay bound to the silent nodes.',
+    );
+  }
+  points.push(
+    'Nothing replaces the machine unless something does it on purpose: the cluster autoscaler, ' +
+      'Karpenter, EKS node auto-repair or a machine health check.',
+  );
+  return ['What happens next in Kubernetes', ...bullets(points)];
+}
+
+/**
+ * The kubectl commands to look further, said once per email: about `example` (the first node the
+ * email is about) when there is one, else about the cluster.
+ */
+export function lookFurther(example: AlertNode | undefined, namespace: string): string[] {
+  const ns = shellWord(namespace);
+  if (!example) {
+    return [
+      'Look further',
+      "  kubectl get --raw '/readyz?verbose'",
+      `  kubectl get leases -n ${ns}`,
+      '  kubectl get nodes -o wide',
+    ];
+  }
+  const name = shellWord(nodeName(example.name));
+  return [
+    'Look further',
+    '  kubectl get nodes -o wide',
+    `  kubectl describe node ${name}`,
+    `  kubectl get lease ${name} -n ${ns} -o yaml`,
+    `  kubectl get events -A --field-selector involvedObject.name=${name}`,
+  ];
+}
