@@ -5,12 +5,13 @@
  *
  *   --kubeconfig PATH  --runs N  --mode full|leases
  */
+
 import { parseArgs } from 'node:util';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
-import { DEFAULT_POLICY } from '../lambda/core/policy.js';
 import { KubeClusterReader } from '../lambda/kube/kube-reader.js';
 import { loadKubeConfig } from '../lambda/kube/kubeconfig.js';
+import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const { values } = parseArgs({
   options: {

@@ -2,6 +2,7 @@
  * The emails the watchdog sends, rendered by the real code from a scripted cluster: the source of
  * docs/EMAILS.md (`npm run emails` rewrites it; a test checks that it is current).
  */
+
 import { writeFile } from 'node:fs/promises';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import { evaluate } from '../lambda/core/evaluate.js';
@@ -9,12 +10,11 @@ import {
   type AlertOutcome,
   alertsForEvaluation,
   alertsForReadFailure,
-  DEFAULT_ALERT_POLICY,
 } from '../lambda/core/incidents.js';
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { DEFAULT_POLICY } from '../lambda/core/policy.js';
 import { renderBody, renderSubject } from '../lambda/notify/render.js';
+import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 50, 0);
 const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];

@@ -84,6 +84,7 @@ export function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logge
     region: clients.region,
     now: clock,
   });
+  const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
   return new Watchdog({
     settings: config.settings,
     readers: authenticatedReaders({
@@ -98,7 +99,12 @@ export function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logge
       clock,
       logger,
     }),
-    notifier: new SnsNotifier({ client: clients.sns, topicArn: config.topicArn, logger }),
+    notifier: new SnsNotifier({
+      client: clients.sns,
+      topicArn: config.topicArn,
+      logger,
+      contextFor: (name) => ({ namespace: namespaces.get(name) }),
+    }),
     logger,
     metrics:
       parts.metrics ??

@@ -9,7 +9,6 @@ import {
   type AlertPolicy,
   alertsForEvaluation,
   alertsForReadFailure,
-  DEFAULT_ALERT_POLICY,
 } from '../lambda/core/incidents.js';
 import {
   type ClusterReadFailure,
@@ -21,6 +20,7 @@ import {
   type ZoneSummary,
 } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 
 /** The pinned time of the first check: 2026-11-29T18:00:00Z. */
 export const T0 = Date.UTC(2026, 10, 29, 18, 0, 0);

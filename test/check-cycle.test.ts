@@ -3,13 +3,13 @@
  * memory store: what SNS accepted is recorded even when the deadline cuts publishing short, a
  * live lock makes another run back off, a stale one does not.
  */
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CycleDeps, runCheckCycle } from '../lambda/check-cycle.js';
-import { DEFAULT_ALERT_POLICY } from '../lambda/core/incidents.js';
 import type { Snapshot } from '../lambda/core/model.js';
 import type { Notification, Notifier } from '../lambda/core/notification.js';
-import { DEFAULT_POLICY } from '../lambda/core/policy.js';
+import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { MemoryStateStore } from '../lambda/state/memory-store.js';
 import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
 

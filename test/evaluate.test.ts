@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evaluate, instanceOf } from '../lambda/core/evaluate.js';
 import type { NodeVerdict, Observations, Snapshot } from '../lambda/core/model.js';
-import { DEFAULT_POLICY, type Policy } from '../lambda/core/policy.js';
+import type { Policy } from '../lambda/core/policy.js';
 import { parseSelector } from '../lambda/core/selector.js';
+import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
 
 const NONE: Observations = new Map();

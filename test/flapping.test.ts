@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
-import { alertsForEvaluation, DEFAULT_ALERT_POLICY } from '../lambda/core/incidents.js';
+import { alertsForEvaluation } from '../lambda/core/incidents.js';
+import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 import {
   evaluation,
   expected,

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
-import {
-  alertsForEvaluation,
-  alertsForReadFailure,
-  DEFAULT_ALERT_POLICY,
-} from '../lambda/core/incidents.js';
+import { alertsForEvaluation, alertsForReadFailure } from '../lambda/core/incidents.js';
 import type { SuppressionCause } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 import {
   evaluation,
   expected,

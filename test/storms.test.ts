@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
-import { alertsForEvaluation, DEFAULT_ALERT_POLICY } from '../lambda/core/incidents.js';
+import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import type { NodeVerdict, Verdict, ZoneSummary } from '../lambda/core/model.js';
-import { DEFAULT_STORM_POLICY, detectStorm, type StormPolicy } from '../lambda/core/storms.js';
+import { detectStorm, type StormPolicy } from '../lambda/core/storms.js';
+import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 import {
   evaluation,
   expected,
@@ -147,7 +148,7 @@ describe('detectStorm', () => {
   for (const c of cases) {
     test(c.name, () => {
       // Prepare
-      const policy = { ...DEFAULT_STORM_POLICY, ...c.policy };
+      const policy = { ...DEFAULT_ALERT_POLICY.storm, ...c.policy };
       // Act
       const detection = detectStorm(c.zones, policy);
       // Assess

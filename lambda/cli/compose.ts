@@ -76,9 +76,14 @@ export function composeCheck(options: CommonOptions, io: Io): CheckParts {
 
 /** Where notifications go: SNS with --sns-topic-arn, else the terminal. */
 function notifierFor(options: WatchOptions, held: string[]): Notifier {
-  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text));
+  const contextFor = () => ({ namespace: options.namespace });
+  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
   const region = options.snsTopicArn.split(':')[3];
-  const sns = new SnsNotifier({ client: new SNSClient({ region }), topicArn: options.snsTopicArn });
+  const sns = new SnsNotifier({
+    client: new SNSClient({ region }),
+    topicArn: options.snsTopicArn,
+    contextFor,
+  });
   return {
     async publish(notification, signal) {
       await sns.publish(notification, signal);

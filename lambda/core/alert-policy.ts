@@ -1,27 +1,19 @@
 /**
  * The alert lifecycle's policy and result types, shared by the node lifecycle (`incidents.ts`)
  * and the read-failure lifecycle (`watchdog-alerts.ts`). Both are re-exported from
- * `incidents.ts`, where callers import them.
+ * `incidents.ts`, where callers import them. Their values come from the settings (lambda/settings/policies.ts).
  */
 import type { AlertState } from './alert-state.js';
-import { DEFAULT_FLAP_POLICY, type FlapPolicy } from './flapping.js';
+import type { FlapPolicy } from './flapping.js';
 import type { Notification } from './notification.js';
-import { DEFAULT_STORM_POLICY, type StormPolicy } from './storms.js';
+import type { StormPolicy } from './storms.js';
 
 export interface AlertPolicy {
-  /** Remind about open incidents (and a failing watchdog) this often. Default 4 h; 0 = off. */
+  /** Remind about open incidents (and a failing watchdog) this often, seconds; 0 = off. */
   readonly reminderIntervalSeconds: number;
   readonly flapping: FlapPolicy;
   readonly storm: StormPolicy;
 }
-
-export const DEFAULT_REMINDER_INTERVAL_SECONDS = 4 * 60 * 60;
-
-export const DEFAULT_ALERT_POLICY: AlertPolicy = Object.freeze({
-  reminderIntervalSeconds: DEFAULT_REMINDER_INTERVAL_SECONDS,
-  flapping: DEFAULT_FLAP_POLICY,
-  storm: DEFAULT_STORM_POLICY,
-});
 
 export interface AlertOutcome {
   readonly notification: Notification | null;

@@ -56,12 +56,7 @@ import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } fr
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
 import { detectStorm, stormChange } from './storms.js';
 
-export {
-  type AlertOutcome,
-  type AlertPolicy,
-  DEFAULT_ALERT_POLICY,
-  DEFAULT_REMINDER_INTERVAL_SECONDS,
-} from './alert-policy.js';
+export type { AlertOutcome, AlertPolicy } from './alert-policy.js';
 export { alertsForReadFailure } from './watchdog-alerts.js';
 
 /** The storm in this check. */

@@ -10,12 +10,5 @@ export interface Policy {
   readonly exclude?: LabelSelector | undefined;
 }
 
-export const DEFAULT_GRACE_PERIOD_SECONDS = 50;
-export const DEFAULT_STARTUP_GRACE_SECONDS = 60;
+/** What a lease without `leaseDurationSeconds` means: the kubelet's default. */
 export const DEFAULT_LEASE_DURATION_SECONDS = 40;
-export const DEFAULT_NAMESPACE = 'kube-node-lease';
-
-export const DEFAULT_POLICY: Policy = Object.freeze({
-  gracePeriodSeconds: DEFAULT_GRACE_PERIOD_SECONDS,
-  startupGraceSeconds: DEFAULT_STARTUP_GRACE_SECONDS,
-});

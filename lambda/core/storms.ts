@@ -29,13 +29,6 @@ export interface StormPolicy {
   readonly clusterMinNodes: number;
 }
 
-export const DEFAULT_STORM_POLICY: StormPolicy = Object.freeze({
-  zoneFraction: 0.55,
-  zoneMinNodes: 3,
-  clusterFraction: 0.55,
-  clusterMinNodes: 3,
-});
-
 /** What one check sees. */
 export interface StormDetection {
   readonly scope: 'zone' | 'cluster';

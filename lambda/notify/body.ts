@@ -6,7 +6,7 @@
  * "… and 1,234 more nodes".
  */
 import type { Notification } from '../core/notification.js';
-import { DEFAULT_NAMESPACE } from '../core/policy.js';
+import { DEFAULTS } from '../settings/index.js';
 import { lookFurther, nextInKubernetes, stormLines, watchdogLines } from './advice.js';
 import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { nodeSections, type Section } from './node-sections.js';
@@ -26,7 +26,7 @@ export interface RenderContext {
 
 export function renderBody(n: Notification, context: RenderContext = {}): string {
   const maxBytes = context.maxBytes ?? BODY_MAX_BYTES;
-  const namespace = bodyText(context.namespace ?? '', 63) || DEFAULT_NAMESPACE;
+  const namespace = bodyText(context.namespace ?? '', 63) || DEFAULTS.namespace;
   const cluster = bodyText(n.cluster, 200) || '(unnamed)';
   const head: string[] = [
     `lease-watchdog: ${n.kind} for cluster ${cluster}`,

@@ -14,6 +14,7 @@ import {
   type SNSClient,
 } from '@aws-sdk/client-sns';
 import type { Notification, Notifier } from '../core/notification.js';
+import { PATTERNS } from '../settings/index.js';
 import { type RenderContext, renderBody, renderSubject } from './render.js';
 import { asciiText, cleanText, squeeze, truncate } from './text.js';
 
@@ -46,8 +47,6 @@ export class PublishError extends Error {
   }
 }
 
-const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
-
 export class SnsNotifier implements Notifier {
   readonly #client: SNSClient;
   readonly #topicArn: string;
@@ -55,7 +54,7 @@ export class SnsNotifier implements Notifier {
   readonly #contextFor: (cluster: string) => RenderContext;
 
   constructor(options: SnsNotifierOptions) {
-    if (!TOPIC_ARN.test(options.topicArn)) {
+    if (!PATTERNS.TOPIC_ARN.test(options.topicArn)) {
       throw new Error(
         `topicArn must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>), got "${truncate(cleanText(options.topicArn), 200)}"`,
       );

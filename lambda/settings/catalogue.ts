@@ -385,7 +385,7 @@ const stackName = setting({
 /** A whole deployment file: the construct's configuration plus where the stack goes. */
 export const appShape = {
   /** The JSON Schema an editor validates the file with (infra/config.schema.json). */
-  $schema: z.string().optional(),
+  $schema: z.string().optional().meta({ description: 'the JSON Schema this file follows' }),
   ...deploymentShape,
   account: account.optional(),
   region: region.optional(),

@@ -43,17 +43,11 @@ export function configurationJsonSchema(): Record<string, unknown> {
     string,
     unknown
   >;
-  const properties = schema.properties as Record<string, unknown>;
   return {
     ...schema,
-    $id: 'https://github.com/lease-watchdog/lease-watchdog/infra/config.schema.json',
     title: 'lease-watchdog deployment configuration',
     description:
       'One deployment of lease-watchdog: the clusters to watch, who to notify, and how to judge silence. Validated again at cdk synth, with one-line errors.',
-    properties: {
-      $schema: { type: 'string', description: 'The JSON Schema this file follows.' },
-      ...properties,
-    },
   };
 }
 

@@ -40,6 +40,9 @@ export interface TextRules {
   readonly check?: (value: string) => string | undefined;
 }
 
+/** Never shown: superRefine in `text` reports a pattern mismatch first. */
+const invalidPattern = () => 'does not match its pattern';
+
 /** A required string without leading or trailing spaces, checked against `pattern`. */
 export function text(rules: TextRules) {
   const invalid =
@@ -61,7 +64,11 @@ export function text(rules: TextRules) {
               ? invalid(value)
               : rules.check?.(value);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value });
-    });
+    })
+    .check(
+      // For the JSON Schema (editors): the checks above already reported the problem.
+      ...(rules.pattern ? [z.regex(rules.pattern, { error: invalidPattern })] : []),
+    );
 }
 
 /**
