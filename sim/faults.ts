@@ -3,6 +3,8 @@
  * comes back, a clock skews, a node is cordoned, tainted, deleted, a lease is corrupted). Each
  * change first materializes the lease as it looks now, so the past stays what it was.
  */
+
+import { dropFutureEvents, keepCreationEvents, recordNodeEvent } from './events.js';
 import {
   type ConditionStatus,
   NODE_LEASE_NAMESPACE,
@@ -23,6 +25,7 @@ export function stopKubelet(store: ClusterStore, name: string): void {
   n.kubelet.stoppedUs = store.nowUs();
   n.rv = nodeRv;
   n.rvAtUs = store.nowUs();
+  recordNodeEvent(store, n, 'NodeNotReady', 'node-controller', store.unknownSinceUs(n));
 }
 
 /** The node comes back: its kubelet renews now, then on schedule. */
@@ -49,6 +52,9 @@ export function startKubelet(store: ClusterStore, name: string): void {
   if (wasDeadUnknown) {
     n.readySinceUs = nowUs;
     store.touchNode(n);
+    dropFutureEvents(store, name, nowUs);
+    recordNodeEvent(store, n, 'Starting', 'kubelet', nowUs);
+    if (n.ready.status === 'True') recordNodeEvent(store, n, 'NodeReady', 'kubelet', nowUs);
   }
 }
 
@@ -68,13 +74,27 @@ export function setReady(
 ): void {
   const n = store.node(name);
   const text = READY_TEXT[status];
+  const changed = n.ready.status !== text.status;
   n.ready = reason ? { ...text, reason } : text;
   n.readySinceUs = store.nowUs();
   store.touchNode(n);
+  if (changed && n.kubelet.alive && status !== 'Unknown') {
+    recordNodeEvent(
+      store,
+      n,
+      status === 'True' ? 'NodeReady' : 'NodeNotReady',
+      'kubelet',
+      store.nowUs(),
+    );
+  }
 }
 
 export function cordon(store: ClusterStore, name: string, on = true): void {
   const n = store.node(name);
+  if (n.unschedulable !== on) {
+    const reason = on ? 'NodeNotSchedulable' : 'NodeSchedulable';
+    recordNodeEvent(store, n, reason, 'kubelet', store.nowUs());
+  }
   n.unschedulable = on;
   const has = n.taints.some((t) => t.key === 'node.kubernetes.io/unschedulable');
   if (on && !has) {
@@ -122,6 +142,9 @@ export function deleteNode(
       deleteLease(store, name);
     }
   }
+  dropFutureEvents(store, name, store.nowUs());
+  keepCreationEvents(store, n);
+  recordNodeEvent(store, n, 'RemovingNode', 'node-controller', store.nowUs());
   n.kubelet.alive = false;
   n.kubelet.stoppedUs = store.nowUs();
   store.nodes.delete(name);

@@ -2,6 +2,7 @@
  * Leases as the API serves and writes them: the view of a record at an instant, create (POST)
  * and replace (PUT) with the API's validation and optimistic concurrency.
  */
+import { deleteLease } from './faults.js';
 import { hashString, uidFrom } from './hashing.js';
 import {
   isRecord,
@@ -11,6 +12,7 @@ import {
   type ObjectMeta,
   SimApiError,
 } from './objects.js';
+import { applyPatch } from './patches.js';
 import type { LeaseRecord } from './records.js';
 import type { ClusterStore } from './store.js';
 import { formatTime } from './time-format.js';
@@ -174,4 +176,39 @@ function readLeaseBody(
   if (isStringMap(meta.annotations)) out.annotations = meta.annotations;
   if (typeof meta.resourceVersion === 'string') out.resourceVersion = meta.resourceVersion;
   return out;
+}
+
+function leaseNotFound(name: string): SimApiError {
+  return new SimApiError(404, 'NotFound', `leases.coordination.k8s.io "${name}" not found`, {
+    name,
+    group: 'coordination.k8s.io',
+    kind: 'leases',
+  });
+}
+
+/** PATCH of a Lease: the patch applied to the lease as served, then written like a PUT. */
+export function patchLease(
+  store: ClusterStore,
+  namespace: string,
+  name: string,
+  type: string,
+  body: unknown,
+): KubeLease {
+  const l = store.leases.get(namespace)?.get(name);
+  if (!l) throw leaseNotFound(name);
+  const before = leaseView(store, l, store.nowUs());
+  const after = applyPatch(before, type, body);
+  if (isRecord(after) && isRecord(after.metadata)) {
+    after.metadata.resourceVersion ??= before.metadata.resourceVersion;
+  }
+  return updateLease(store, namespace, name, after).lease;
+}
+
+/** DELETE of a Lease: answers with the lease as it was. */
+export function deleteLeaseByApi(store: ClusterStore, namespace: string, name: string): KubeLease {
+  const l = store.leases.get(namespace)?.get(name);
+  if (!l) throw leaseNotFound(name);
+  const last = leaseView(store, l, store.nowUs());
+  deleteLease(store, name, namespace);
+  return last;
 }

@@ -4,9 +4,28 @@
  * "get one / list with paging, selectors and Table output" path over these descriptors.
  */
 import type { SimCluster } from './cluster.js';
+import {
+  EVENT_FIELDS,
+  EVENT_NAMESPACE,
+  eventField,
+  eventNames,
+  eventView,
+  findEvent,
+  type KubeEvent,
+} from './events.js';
+import { deleteLeaseByApi, patchLease } from './leases.js';
+import { deleteNodeByApi, patchNode } from './node-writes.js';
 import type { KubeLease, KubeNode, ObjectMeta } from './objects.js';
 import type { Column } from './table.js';
-import { LEASE_COLUMNS, leaseRow, NODE_COLUMNS, nodeRow } from './table.js';
+import {
+  EVENT_COLUMNS,
+  eventRow,
+  LEASE_COLUMNS,
+  leaseRow,
+  NODE_COLUMNS,
+  nodeRow,
+  POD_COLUMNS,
+} from './table.js';
 
 export interface ApiObject {
   metadata: ObjectMeta;
@@ -77,6 +96,8 @@ export function nodeResource(cluster: SimCluster): ResourceKind {
         ? String((obj as KubeNode).spec.unschedulable ?? false)
         : undefined,
     row: (obj) => nodeRow(obj as KubeNode, cluster.nodeSummary(obj.metadata.name), cluster.now()),
+    patch: (_ns, name, type, body) => patchNode(cluster, name, type, body),
+    delete: (_ns, name) => deleteNodeByApi(cluster, name),
   };
 }
 
@@ -100,5 +121,52 @@ export function leaseResource(cluster: SimCluster): ResourceKind {
       const out = cluster.updateLease(ns, name, body);
       return { object: out.lease, created: out.created };
     },
+    patch: (ns, name, type, body) => patchLease(cluster, ns ?? '', name, type, body),
+    delete: (ns, name) => deleteLeaseByApi(cluster, ns ?? '', name),
+  };
+}
+
+/** core/v1 Events: the node lifecycle's events, in the default namespace (see events.ts). */
+export function eventResource(cluster: SimCluster): ResourceKind {
+  const inNamespace = (ns: string | undefined) => ns === undefined || ns === EVENT_NAMESPACE;
+  return {
+    plural: 'events',
+    singular: 'event',
+    group: '',
+    kind: 'Event',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['ev'],
+    storageVersionHash: 'r2yiGXH7wu8=',
+    columns: EVENT_COLUMNS,
+    fields: EVENT_FIELDS,
+    names: (ns) => (inNamespace(ns) ? eventNames(cluster, cluster.nowUs()) : []),
+    get: (ns, name) => {
+      const e = inNamespace(ns) ? findEvent(cluster, name, cluster.nowUs()) : undefined;
+      return e && eventView(e);
+    },
+    labels: () => ({}),
+    fieldValue: (obj, field) => eventField(obj as KubeEvent, field),
+    row: (obj) => eventRow(obj as KubeEvent, cluster.now()),
+  };
+}
+
+/** core/v1 Pods: the sim runs none, but `kubectl describe node` lists them. */
+export function podResource(): ResourceKind {
+  return {
+    plural: 'pods',
+    singular: 'pod',
+    group: '',
+    kind: 'Pod',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['po'],
+    storageVersionHash: 'xPOwRZ+Yhw8=',
+    columns: POD_COLUMNS,
+    fields: ['metadata.name', 'metadata.namespace', 'spec.nodeName', 'status.phase'],
+    names: () => [],
+    get: () => undefined,
+    labels: () => undefined,
+    row: () => [],
   };
 }

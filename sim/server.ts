@@ -16,7 +16,13 @@ import { type KubeconfigOptions, renderKubeconfig } from './kubeconfig.js';
 import { SimApiError } from './objects.js';
 import { generateSimPki } from './pki.js';
 import { serveResource } from './resource-handler.js';
-import { leaseResource, nodeResource, type ResourceKind } from './resources.js';
+import {
+  eventResource,
+  leaseResource,
+  nodeResource,
+  podResource,
+  type ResourceKind,
+} from './resources.js';
 import { createResponder, type Responder } from './responses.js';
 import { classify, type Route } from './routes.js';
 import { defaultFaultMessage, REASONS, routeDetails } from './status.js';
@@ -65,7 +71,12 @@ function faultApplies(f: SimFault, route: Route): boolean {
 
 /** The resources served, by "group/plural". */
 function resourceTable(cluster: SimCluster): Map<string, ResourceKind> {
-  const kinds = [nodeResource(cluster), leaseResource(cluster)];
+  const kinds = [
+    nodeResource(cluster),
+    podResource(),
+    eventResource(cluster),
+    leaseResource(cluster),
+  ];
   return new Map(kinds.map((r) => [`${r.group}/${r.plural}`, r]));
 }
 

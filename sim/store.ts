@@ -8,6 +8,7 @@
  * object does. Members are public for the sim's own modules (faults, views, writes), not for tests.
  */
 import { standardLabels } from './catalogue.js';
+import type { NodeEventRecord } from './events.js';
 import { unit } from './hashing.js';
 import { lastHeartbeatUs, lastRenewalUs, NODE_MONITOR_GRACE_US } from './kubelets.js';
 import { NODE_LEASE_NAMESPACE, SIM_NAMESPACES } from './objects.js';
@@ -31,6 +32,8 @@ export class ClusterStore {
   readonly leases = new Map<string, Map<string, LeaseRecord>>();
   sortedNodes: string[] | null = null;
   readonly sortedLeases = new Map<string, string[]>();
+  /** Recorded node events by node name (creation events are derived, see events.ts). */
+  readonly events = new Map<string, NodeEventRecord[]>();
   private rvCounter = 0;
 
   constructor(opts: SimClusterOptions = {}) {

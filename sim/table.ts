@@ -3,6 +3,7 @@
  * and the Table envelope with its includeObject modes.
  */
 import type { IncomingMessage } from 'node:http';
+import type { KubeEvent } from './events.js';
 import type { KubeLease, KubeNode, ObjectMeta } from './objects.js';
 import { listMetaJson, type Page } from './paging.js';
 import { humanDuration } from './time-format.js';
@@ -148,3 +149,41 @@ export function leaseRow(lease: KubeLease, nowMs: number): unknown[] {
     age(lease.metadata, nowMs),
   ];
 }
+
+export const EVENT_COLUMNS: Column[] = [
+  col('Last Seen', 'The time the event was last observed.'),
+  col('Type', 'Type of this event (Normal, Warning), new types could be added in the future.'),
+  col('Reason', "The reason the transition into the object's current status."),
+  col('Object', 'The object that this event is about.'),
+  col('Subobject', 'The subobject (field path) of the involved object.', 1),
+  col('Source', 'The component reporting this event.', 1),
+  col('Message', 'A human-readable description of the status of this operation.'),
+  col('First Seen', 'The time at which the event was first recorded.', 1),
+  col('Count', 'The number of times this event has occurred.', 1),
+  col('Name', 'The name of the event.', 1),
+];
+
+export function eventRow(ev: KubeEvent, nowMs: number): unknown[] {
+  const since = (t: string) => humanDuration(nowMs - Date.parse(t));
+  const source = ev.source.host ? `${ev.source.component}, ${ev.source.host}` : ev.source.component;
+  return [
+    since(ev.lastTimestamp),
+    ev.type,
+    ev.reason,
+    `${ev.involvedObject.kind.toLowerCase()}/${ev.involvedObject.name}`,
+    '',
+    source,
+    ev.message,
+    since(ev.firstTimestamp),
+    ev.count,
+    ev.metadata.name,
+  ];
+}
+
+export const POD_COLUMNS: Column[] = [
+  NAME_COLUMN,
+  col('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
+  col('Status', 'The aggregate status of the containers in this pod.'),
+  col('Restarts', 'The number of times the containers in this pod have been restarted.'),
+  AGE_COLUMN,
+];
