@@ -12,6 +12,7 @@ import { type Responder, readBody } from './responses.js';
 import type { Route } from './routes.js';
 import { qualifiedName } from './status.js';
 import { tableJson, tableMode } from './table.js';
+import { serveWatch } from './watch.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -75,6 +76,7 @@ export async function serveResource(
     if (route.verb === 'delete' && r.delete) return send(200, r.delete(ns, name));
   }
   if (route.verb === 'list') return serveList(cluster, r, io, rr, ns);
+  if (route.verb === 'watch') return serveWatch(cluster, r, rr, ns);
   throw methodNotAllowed(route.verb);
 }
 
@@ -94,7 +96,7 @@ async function serveOne(
 }
 
 /** Keys "namespace/name" across namespaces, or names within one namespace (or the cluster). */
-function keySpace(cluster: SimCluster, r: ResourceKind, ns: string | undefined) {
+export function keySpace(cluster: SimCluster, r: ResourceKind, ns: string | undefined) {
   if (!r.namespaced || ns !== undefined) {
     return { keys: r.names(ns), split: (key: string): [string | undefined, string] => [ns, key] };
   }
@@ -107,7 +109,7 @@ function keySpace(cluster: SimCluster, r: ResourceKind, ns: string | undefined) 
   return { keys, split };
 }
 
-function acceptor(
+export function acceptor(
   r: ResourceKind,
   params: ListParams,
   split: (key: string) => [string | undefined, string],

@@ -250,6 +250,49 @@ for (const bin of CLIENTS) {
       assert.ok(!names.includes('node-5'));
     });
 
+    test('a watch on one node streams ADDED, then DELETED when kubectl deletes it', async (t) => {
+      if (missing) return t.skip(missing);
+      const s = server as SimServer;
+      const lines: Json[] = [];
+      let wake = () => {};
+      const req = request(
+        `${s.url}/api/v1/nodes?watch=true&fieldSelector=metadata.name%3Dnode-2&timeoutSeconds=20`,
+        { ca: s.caPem, headers: { Authorization: `Bearer ${s.token}` } },
+        (res) => {
+          let buf = '';
+          res.on('data', (c: Buffer) => {
+            buf += c.toString('utf8');
+            for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+              lines.push(JSON.parse(buf.slice(0, i)));
+              buf = buf.slice(i + 1);
+              wake();
+            }
+          });
+        },
+      );
+      req.end();
+      const next = async (count: number) => {
+        const deadline = Date.now() + 10_000;
+        while (lines.length < count && Date.now() < deadline) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, 200);
+          });
+        }
+      };
+      try {
+        await next(1);
+        assert.equal(lines[0]?.type, 'ADDED');
+        assert.equal(lines[0]?.object.metadata.name, 'node-2');
+        await kubectl('delete', 'node', 'node-2');
+        await next(2);
+        assert.equal(lines.at(-1)?.type, 'DELETED');
+        assert.equal(lines.at(-1)?.object.metadata.name, 'node-2');
+      } finally {
+        req.destroy();
+      }
+    });
+
     test('delete lease removes it from kube-node-lease', async (t) => {
       if (missing) return t.skip(missing);
       assert.match(await kubectl('delete', 'lease', '-n', NS, 'node-6'), /deleted/);
