@@ -5,8 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchesSelector } from '../lambda/core/selector.js';
 import type { SimCluster } from './cluster.js';
-import { SimApiError } from './objects.js';
+import { isRecord, SimApiError } from './objects.js';
 import { jsonList, type ListParams, matchesFields, page, parseListParams } from './paging.js';
+import { applyPatch } from './patches.js';
 import { type ApiObject, apiVersionOf, type ResourceKind } from './resources.js';
 import { type Responder, readBody } from './responses.js';
 import type { Route } from './routes.js';
@@ -57,6 +58,18 @@ export async function serveResource(
   const name = route.name;
   const nsOk = !r.namespaced || ns !== undefined;
   const send = (code: number, obj: ApiObject) => io.send(req, res, code, JSON.stringify(obj));
+  const isDelete = route.verb === 'delete' || route.verb === 'deletecollection';
+  // DELETE carries its options (dryRun, preconditions) in an optional DeleteOptions body.
+  const deleteOptions = isDelete ? await readBody(req, {}) : undefined;
+  const bodyDryRun = isRecord(deleteOptions) ? deleteOptions.dryRun : undefined;
+  if (
+    rr.query.get('dryRun') === 'All' ||
+    (Array.isArray(bodyDryRun) && bodyDryRun.includes('All'))
+  ) {
+    if (route.verb !== 'get' && route.verb !== 'list' && route.verb !== 'watch') {
+      return send(...(await dryRun(r, route, rr, ns)));
+    }
+  }
   if (route.verb === 'create' && nsOk && r.create && ns !== undefined) {
     return send(201, r.create(ns, await readBody(req)));
   }
@@ -78,6 +91,31 @@ export async function serveResource(
   if (route.verb === 'list') return serveList(cluster, r, io, rr, ns);
   if (route.verb === 'watch') return serveWatch(cluster, r, rr, ns);
   throw methodNotAllowed(route.verb);
+}
+
+/** dryRun=All: validate what can be validated and answer as if written, changing nothing. */
+async function dryRun(
+  r: ResourceKind,
+  route: Route,
+  { req }: ResourceRequest,
+  ns: string | undefined,
+): Promise<[number, ApiObject]> {
+  const name = route.name;
+  const body =
+    route.verb === 'delete' || route.verb === 'deletecollection' ? undefined : await readBody(req);
+  if (route.verb === 'create' && r.create) return [201, body as ApiObject];
+  if (name === undefined || !r.verbs.includes(route.verb)) throw methodNotAllowed(route.verb);
+  const current = r.get(ns, name);
+  if (route.verb === 'update' && r.update) return [current ? 200 : 201, body as ApiObject];
+  if (!current) throw notFound(r, name);
+  if (route.verb === 'patch') {
+    const type =
+      String(req.headers['content-type'] ?? '')
+        .split(';')[0]
+        ?.trim() ?? '';
+    return [200, applyPatch(current, type, body) as ApiObject];
+  }
+  return [200, current];
 }
 
 async function serveOne(

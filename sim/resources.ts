@@ -60,16 +60,7 @@ export interface ResourceKind {
   delete?(namespace: string | undefined, name: string): ApiObject;
 }
 
-export const ALL_VERBS = [
-  'create',
-  'delete',
-  'deletecollection',
-  'get',
-  'list',
-  'patch',
-  'update',
-  'watch',
-];
+const READ_VERBS = ['get', 'list', 'watch'];
 
 export function apiVersionOf(r: ResourceKind): string {
   return r.group ? `${r.group}/v1` : 'v1';
@@ -82,7 +73,7 @@ export function nodeResource(cluster: SimCluster): ResourceKind {
     group: '',
     kind: 'Node',
     namespaced: false,
-    verbs: ALL_VERBS,
+    verbs: ['delete', 'get', 'list', 'patch', 'watch'],
     shortNames: ['no'],
     storageVersionHash: 'XwShjMxG9Fs=',
     columns: NODE_COLUMNS,
@@ -108,7 +99,7 @@ export function leaseResource(cluster: SimCluster): ResourceKind {
     group: 'coordination.k8s.io',
     kind: 'Lease',
     namespaced: true,
-    verbs: ALL_VERBS,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     storageVersionHash: 'gqkMMb/YqFM=',
     columns: LEASE_COLUMNS,
     fields: ['metadata.name', 'metadata.namespace'],
@@ -135,7 +126,7 @@ export function eventResource(cluster: SimCluster): ResourceKind {
     group: '',
     kind: 'Event',
     namespaced: true,
-    verbs: ALL_VERBS,
+    verbs: READ_VERBS,
     shortNames: ['ev'],
     storageVersionHash: 'r2yiGXH7wu8=',
     columns: EVENT_COLUMNS,
@@ -159,7 +150,7 @@ export function podResource(): ResourceKind {
     group: '',
     kind: 'Pod',
     namespaced: true,
-    verbs: ALL_VERBS,
+    verbs: READ_VERBS,
     shortNames: ['po'],
     storageVersionHash: 'xPOwRZ+Yhw8=',
     columns: POD_COLUMNS,

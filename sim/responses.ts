@@ -74,8 +74,8 @@ export function createResponder(opts: {
   return { send, sendStatus };
 }
 
-/** The request body parsed as JSON (413 over 3 MiB, 400 when not JSON). */
-export function readBody(req: IncomingMessage): Promise<unknown> {
+/** The request body parsed as JSON (413 over 3 MiB, 400 when not JSON; `empty` when none). */
+export function readBody(req: IncomingMessage, empty?: unknown): Promise<unknown> {
   return new Promise<unknown>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -86,8 +86,13 @@ export function readBody(req: IncomingMessage): Promise<unknown> {
       else chunks.push(c);
     });
     req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (empty !== undefined && text.trim() === '') {
+        resolve(empty);
+        return;
+      }
       try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        resolve(JSON.parse(text));
       } catch {
         reject(new BadRequest('the request body is not valid JSON'));
       }

@@ -250,6 +250,19 @@ for (const bin of CLIENTS) {
       assert.ok(!names.includes('node-5'));
     });
 
+    test('server-side dry runs change nothing', async (t) => {
+      if (missing) return t.skip(missing);
+      assert.match(await kubectl('delete', 'node', 'node-1', '--dry-run=server'), /server dry run/);
+      await kubectl('cordon', 'node-1', '--dry-run=server');
+      await kubectl('delete', 'lease', '-n', NS, 'node-1', '--dry-run=server');
+      const n = await node('node-1');
+      assert.equal(n.spec.unschedulable, undefined);
+      assert.equal(
+        (await get(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/node-1`)).status,
+        200,
+      );
+    });
+
     test('a watch on one node streams ADDED, then DELETED when kubectl deletes it', async (t) => {
       if (missing) return t.skip(missing);
       const s = server as SimServer;
