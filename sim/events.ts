@@ -132,7 +132,10 @@ export function keepCreationEvents(store: ClusterStore, n: NodeRecord): void {
 /** The node's events visible now: happened already and not expired. */
 export function nodeEvents(store: ClusterStore, name: string, nowUs: number): NodeEventRecord[] {
   const n = store.nodes.get(name);
-  const all = [...(n ? creationEvents(n) : []), ...(store.events.get(name) ?? [])];
+  const fresh = n !== undefined && n.createdUs + 1 >= nowUs - EVENT_TTL_US;
+  const recorded = store.events.get(name);
+  if (!fresh && recorded === undefined) return [];
+  const all = [...(fresh ? creationEvents(n) : []), ...(recorded ?? [])];
   return all.filter((e) => e.firstUs <= nowUs && e.lastUs >= nowUs - EVENT_TTL_US);
 }
 

@@ -6,7 +6,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchesSelector } from '../lambda/core/selector.js';
 import type { SimCluster } from './cluster.js';
 import { isRecord, SimApiError } from './objects.js';
-import { jsonList, type ListParams, matchesFields, page, parseListParams } from './paging.js';
+import {
+  type FieldTerm,
+  jsonList,
+  type ListParams,
+  matchesFields,
+  page,
+  parseListParams,
+} from './paging.js';
 import { applyPatch } from './patches.js';
 import { type ApiObject, apiVersionOf, type ResourceKind } from './resources.js';
 import { type Responder, readBody } from './responses.js';
@@ -134,12 +141,20 @@ async function serveOne(
 }
 
 /** Keys "namespace/name" across namespaces, or names within one namespace (or the cluster). */
-export function keySpace(cluster: SimCluster, r: ResourceKind, ns: string | undefined) {
+export function keySpace(
+  cluster: SimCluster,
+  r: ResourceKind,
+  ns: string | undefined,
+  fields: readonly FieldTerm[],
+) {
   if (!r.namespaced || ns !== undefined) {
-    return { keys: r.names(ns), split: (key: string): [string | undefined, string] => [ns, key] };
+    return {
+      keys: r.names(ns, fields),
+      split: (key: string): [string | undefined, string] => [ns, key],
+    };
   }
   const namespaces = [...cluster.namespaces()].sort();
-  const keys = namespaces.flatMap((n) => r.names(n).map((name) => `${n}/${name}`));
+  const keys = namespaces.flatMap((n) => r.names(n, fields).map((name) => `${n}/${name}`));
   const split = (key: string): [string | undefined, string] => {
     const slash = key.indexOf('/');
     return [key.slice(0, slash), key.slice(slash + 1)];
@@ -174,7 +189,7 @@ async function serveList(
 ): Promise<void> {
   const params = parseListParams(query, r.fields);
   const rv = cluster.listResourceVersion();
-  const { keys, split } = keySpace(cluster, r, ns);
+  const { keys, split } = keySpace(cluster, r, ns, params.fields);
   const accept = acceptor(r, params, split);
   const table = tableMode(req, query);
   if (table) {

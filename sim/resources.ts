@@ -16,6 +16,7 @@ import {
 import { deleteLeaseByApi, patchLease } from './leases.js';
 import { deleteNodeByApi, patchNode } from './node-writes.js';
 import type { KubeLease, KubeNode, ObjectMeta } from './objects.js';
+import type { FieldTerm } from './paging.js';
 import type { Column } from './table.js';
 import {
   EVENT_COLUMNS,
@@ -46,7 +47,7 @@ export interface ResourceKind {
   /** Field selector labels the API accepts for this resource. */
   readonly fields: readonly string[];
   /** Names in one namespace (or the cluster, for cluster-scoped kinds), in API list order. */
-  names(namespace: string | undefined): readonly string[];
+  names(namespace: string | undefined, fields: readonly FieldTerm[]): readonly string[];
   get(namespace: string | undefined, name: string): ApiObject | undefined;
   /** The object as compact JSON; default JSON.stringify(get(...)). */
   json?(namespace: string | undefined, name: string): string | undefined;
@@ -131,7 +132,12 @@ export function eventResource(cluster: SimCluster): ResourceKind {
     storageVersionHash: 'r2yiGXH7wu8=',
     columns: EVENT_COLUMNS,
     fields: EVENT_FIELDS,
-    names: (ns) => (inNamespace(ns) ? eventNames(cluster, cluster.nowUs()) : []),
+    names: (ns, fields) => {
+      if (!inNamespace(ns)) return [];
+      // involvedObject.name=X (what describe node asks) reads one node's events, not all.
+      const node = fields.find((t) => t.field === 'involvedObject.name' && t.op === '=');
+      return eventNames(cluster, cluster.nowUs(), node?.value);
+    },
     get: (ns, name) => {
       const e = inNamespace(ns) ? findEvent(cluster, name, cluster.nowUs()) : undefined;
       return e && eventView(e);

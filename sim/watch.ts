@@ -24,7 +24,7 @@ function snapshot(
   ns?: string,
 ): Snapshot {
   const params = parseListParams(rr.query, r.fields);
-  const { keys, split } = keySpace(cluster, r, ns);
+  const { keys, split } = keySpace(cluster, r, ns, params.fields);
   const accept = acceptor(r, params, split);
   const out: Snapshot = new Map();
   for (const key of keys) {
