@@ -87,7 +87,7 @@ export function nodeResource(cluster: SimCluster): ResourceKind {
       field === 'spec.unschedulable'
         ? String((obj as KubeNode).spec.unschedulable ?? false)
         : undefined,
-    row: (obj) => nodeRow(obj as KubeNode, cluster.nodeSummary(obj.metadata.name), cluster.now()),
+    row: (obj) => nodeRow(obj as KubeNode, cluster.now()),
     patch: (_ns, name, type, body) => patchNode(cluster, name, type, body),
     delete: (_ns, name) => deleteNodeByApi(cluster, name),
   };

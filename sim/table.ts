@@ -119,18 +119,20 @@ export function age(meta: ObjectMeta, nowMs: number): string {
   return humanDuration(nowMs - Date.parse(meta.creationTimestamp));
 }
 
-export function nodeRow(
-  node: KubeNode,
-  summary: { ready: boolean; unschedulable: boolean; roles: string } | undefined,
-  nowMs: number,
-): unknown[] {
-  const status = [summary?.ready ? 'Ready' : 'NotReady'];
-  if (summary?.unschedulable) status.push('SchedulingDisabled');
+/** The node's row, from the object alone (so a deleted node's last state prints the same). */
+export function nodeRow(node: KubeNode, nowMs: number): unknown[] {
+  const ready = node.status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
+  const status = [ready ? 'Ready' : 'NotReady'];
+  if (node.spec.unschedulable) status.push('SchedulingDisabled');
+  const roles = Object.keys(node.metadata.labels ?? {})
+    .filter((l) => l.startsWith('node-role.kubernetes.io/'))
+    .map((l) => l.slice('node-role.kubernetes.io/'.length))
+    .join(',');
   const ip = node.status.addresses.find((a) => a.type === 'InternalIP')?.address ?? '<none>';
   return [
     node.metadata.name,
     status.join(','),
-    summary?.roles ?? '<none>',
+    roles || '<none>',
     age(node.metadata, nowMs),
     node.status.nodeInfo.kubeletVersion,
     ip,
