@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SimCluster } from './cluster.js';
+import { KUBELET_ANNOTATION } from './node-writes.js';
 import { startSimServer } from './server.js';
 
 const USAGE =
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
 
   const cluster = new SimCluster({ seed: Date.now() % 100_000 });
   const started = Date.now();
-  cluster.addNodes(nodes, { zones, leaseDurationSeconds });
+  const names = cluster.addNodes(nodes, { zones, leaseDurationSeconds });
   const addMs = Date.now() - started;
   const server = await startSimServer({ cluster, port });
   await server.writeKubeconfig(kubeconfigPath);
@@ -72,6 +73,12 @@ async function main(): Promise<void> {
     `  kubectl --kubeconfig ${kubeconfigPath} get nodes`,
     `  kubectl --kubeconfig ${kubeconfigPath} get leases -n kube-node-lease`,
     `  npx lease-watchdog check --kubeconfig ${kubeconfigPath}`,
+    '',
+    "Stop a node's kubelet (its lease goes silent), start it again, or keep it renewing but NotReady:",
+    ...['stopped', 'running', 'not-ready'].map(
+      (state) =>
+        `  kubectl --kubeconfig ${kubeconfigPath} annotate --overwrite node ${names[0] ?? '<node>'} ${KUBELET_ANNOTATION}=${state}`,
+    ),
     '',
     'Press Ctrl-C to stop.',
   ];
