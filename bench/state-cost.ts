@@ -8,11 +8,12 @@
  *
  * Not a test (not *.test.ts): the numbers go into docs/STATE.md.
  */
+
 import { performance } from 'node:perf_hooks';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { ClusterState } from '../lambda/ports.js';
 import { DynamoDbStateStore, type DynamoDbUsage } from '../lambda/state/dynamodb-store.js';
 import { serializeClusterState } from '../lambda/state/state-document.js';
-import type { ClusterState } from '../lambda/state/store.js';
 import {
   healthyObservations,
   nodeNames,

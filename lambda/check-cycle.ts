@@ -10,14 +10,21 @@
  *  2. the outbox is published oldest first; a notification leaves the outbox only once the
  *     notifier accepted it, so a failed publish is retried by the next check.
  */
+
 import { evaluate } from './core/evaluate.js';
 import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './core/incidents.js';
 import type { Evaluation } from './core/model.js';
-import type { Notification, Notifier } from './core/notification.js';
+import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
-import { type ClusterReadError, isClusterReadError } from './kube/errors.js';
-import type { ClusterReader } from './kube/reader.js';
-import { type ClusterState, StateConflictError, type StateStore } from './state/store.js';
+import {
+  type ClusterReadError,
+  type ClusterReader,
+  type ClusterState,
+  isClusterReadError,
+  type Notifier,
+  StateConflictError,
+  type StateStore,
+} from './ports.js';
 
 export interface CycleDeps {
   readonly reader: ClusterReader;

@@ -3,6 +3,7 @@
  * Lambda invokes (lambda/handler.ts only calls this). Tests build the same handler with clients
  * pointed at local endpoints, a fake clock, and loggers or metrics of their own.
  */
+
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
@@ -14,19 +15,14 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
-import { authenticatedReaders, type ClusterCredentials } from './kube/authenticated-reader.js';
+import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
+import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
 import type { RuntimeConfig } from './settings/index.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
-import {
-  type ClusterReport,
-  Watchdog,
-  type WatchdogEvent,
-  type WatchdogLogger,
-  type WatchdogMetrics,
-} from './watchdog.js';
+import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients {
@@ -64,7 +60,7 @@ export type WatchdogHandler = middy.MiddyfiedHandler<
 >;
 
 /** How long before the Lambda deadline the abort signal fires. */
-export const TIMEOUT_EARLY_MS = 3_000;
+const TIMEOUT_EARLY_MS = 3_000;
 
 function loggerPort(logger: Logger): WatchdogLogger {
   return {
@@ -74,7 +70,7 @@ function loggerPort(logger: Logger): WatchdogLogger {
   };
 }
 
-export function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: WatchdogLogger) {
+function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: WatchdogLogger) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
   const provider = new ClusterAuthProvider({

@@ -3,8 +3,9 @@
  * Every metric carries the dimensions `service` and `cluster` (and `verdict` for NodesAlerting):
  * the stack's dead-man's-switch alarm reads `CheckSucceeded` with exactly {service, cluster}.
  */
+
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { WatchdogMetrics } from './watchdog.js';
+import type { WatchdogMetrics } from './ports.js';
 
 export const METRICS_NAMESPACE = 'LeaseWatchdog';
 export const SERVICE_NAME = 'lease-watchdog';

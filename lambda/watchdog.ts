@@ -8,43 +8,21 @@
  * itself is broken: state cannot be loaded or saved, the event names an unknown cluster, a bug.
  * One failing cluster never stops the others.
  */
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
 import type { AlertPolicy } from './core/incidents.js';
 import { VERDICTS } from './core/model.js';
-import type { Notifier } from './core/notification.js';
 import type { Policy } from './core/policy.js';
-import type { ClusterReaderFactory } from './kube/authenticated-reader.js';
-import type { ClusterReader } from './kube/reader.js';
+import type {
+  ClusterReader,
+  ClusterReaderFactory,
+  Notifier,
+  StateStore,
+  WatchdogLogger,
+  WatchdogMetrics,
+} from './ports.js';
 import { type ClusterSettings, policiesOf, type WatchdogSettings } from './settings/index.js';
-import type { StateStore } from './state/store.js';
-
-/** The few logger methods the watchdog uses (Powertools Logger satisfies it). */
-export interface WatchdogLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-export type MetricName =
-  | 'CheckSucceeded'
-  | 'CheckDuration'
-  | 'NodesChecked'
-  | 'NodesAlerting'
-  | 'ClusterReadFailures'
-  | 'NotificationsSent'
-  | 'NotificationsFailed';
-
-/** Metrics with the dimension `cluster` (and optionally `verdict`). */
-export interface WatchdogMetrics {
-  record(
-    cluster: string,
-    name: MetricName,
-    value: number,
-    unit: 'Count' | 'Milliseconds',
-    extra?: Record<string, string>,
-  ): void;
-}
 
 export interface WatchdogDeps {
   readonly settings: WatchdogSettings;

@@ -3,17 +3,15 @@
  * (test/support), each auth mode, the refusals, the caches (injected clock) and the rule that no
  * secret ever shows in an error.
  */
+
 import assert from 'node:assert/strict';
 import type { RequestOptions } from 'node:https';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterAuthError, type ClusterAuthReason } from '../lambda/kube/auth-error.js';
-import {
-  type AuthenticatedCluster,
-  type ClusterAuth,
-  ClusterAuthProvider,
-} from '../lambda/kube/cluster-auth.js';
+import { type ClusterAuth, ClusterAuthProvider } from '../lambda/kube/cluster-auth.js';
+import type { AuthenticatedCluster } from '../lambda/ports.js';
 import { type EksServer, startEksServer } from './support/eks-server.js';
 import { type SecretsServer, startSecretsServer } from './support/secrets-server.js';
 

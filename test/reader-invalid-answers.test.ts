@@ -3,12 +3,13 @@
  * object, a Status, a proxy's HTML page, a list of another kind) fail the read with one clear
  * line instead of reading as an empty cluster. A tiny local HTTP server plays the API server.
  */
+
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterReadError } from '../lambda/kube/errors.js';
 import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports.js';
 import { listenOnLoopback } from './support/ports.js';
 
 interface Reply {

@@ -2,10 +2,10 @@
  * The cluster reader against the simulated cluster over HTTPS, through the real client-node
  * authentication and TLS stack: pagination, the Date header, and every failure class.
  */
+
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterReadError } from '../lambda/kube/errors.js';
 import {
   KubeClusterReader,
   NodeCache,
@@ -13,6 +13,7 @@ import {
   suspectAgeFor,
   suspectNodes,
 } from '../lambda/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 import { closedPort } from './support/ports.js';

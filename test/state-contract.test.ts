@@ -3,6 +3,7 @@
  * the DynamoDB store (the real @aws-sdk/client-dynamodb against dynalite on 127.0.0.1), followed
  * by what is particular to the file and DynamoDB stores.
  */
+
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,20 +18,19 @@ import {
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import type { Observation } from '../lambda/core/model.js';
 import {
-  DynamoDbStateStore,
-  type DynamoDbStateStoreOptions,
-  itemBytes,
-  MAX_ITEM_BYTES,
-  partitionKey,
-} from '../lambda/state/dynamodb-store.js';
-import { FileStateStore } from '../lambda/state/file-store.js';
-import { MemoryStateStore } from '../lambda/state/memory-store.js';
-import {
   type ClusterState,
   StateConflictError,
   StateCorruptError,
   type StateStore,
-} from '../lambda/state/store.js';
+} from '../lambda/ports.js';
+import { itemBytes, partitionKey } from '../lambda/state/dynamodb-items.js';
+import {
+  DynamoDbStateStore,
+  type DynamoDbStateStoreOptions,
+  MAX_ITEM_BYTES,
+} from '../lambda/state/dynamodb-store.js';
+import { FileStateStore } from '../lambda/state/file-store.js';
+import { MemoryStateStore } from '../lambda/state/memory-store.js';
 import { healthyClusterState, sampleAlerts, sampleNotification } from './state-fixtures.js';
 import { type LocalDynamoDb, localClient, startLocalDynamoDb } from './support/dynalite.js';
 

@@ -3,10 +3,11 @@
  * names (`ip-10-0-123-45.eu-west-1.compute.internal`), MicroTime renewTimes with six fractional
  * digits, renewed every 10 s with jitter, and watchdog-clock `changedAt` times. Deterministic.
  */
+
 import { type AlertState, EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import type { Observation } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import type { ClusterState } from '../lambda/state/store.js';
+import type { ClusterState } from '../lambda/ports.js';
 
 /** A small deterministic PRNG (mulberry32). */
 export function random(seed: number): () => number {

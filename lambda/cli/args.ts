@@ -45,7 +45,7 @@ export type Command =
 type Flagged = SettingInfo & { readonly cli: CliFlag };
 
 /** The options of the command line, common ones first, in the order they are declared. */
-export function cliOptions(): readonly Flagged[] {
+function cliOptions(): readonly Flagged[] {
   const flagged = allSettings().filter((s): s is Flagged => s.cli !== undefined);
   const watchOnly = (s: Flagged) => (s.cli.commands ?? ['check', 'watch']).includes('check');
   return [...flagged.filter(watchOnly), ...flagged.filter((s) => !watchOnly(s))];

@@ -3,16 +3,17 @@
  * of a check — the kubeconfig, the cluster reader, the policies, and for `watch` the state store
  * and the notifier. `check` and `watch` receive the parts; they build nothing themselves.
  */
+
 import { randomUUID } from 'node:crypto';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { CycleDeps } from '../check-cycle.js';
 import { labelsUsedBy } from '../core/evaluate.js';
-import type { Notifier } from '../core/notification.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from '../kube/kube-reader.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { renderSubject } from '../notify/render.js';
 import { SnsNotifier } from '../notify/sns-notifier.js';
 import { TerminalNotifier } from '../notify/terminal-notifier.js';
+import type { Notifier } from '../ports.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../settings/index.js';
 import { FileStateStore } from '../state/file-store.js';
 import { MemoryStateStore } from '../state/memory-store.js';

@@ -2,10 +2,10 @@
  * The `lease-watchdog` command: parses the command line, has compose.ts build the parts, runs
  * `check` or `watch`, and maps every expected failure to one line on stderr and exit status 2.
  */
+
 import { readFileSync } from 'node:fs';
 import { evaluate } from '../core/evaluate.js';
-import { isClusterReadError } from '../kube/errors.js';
-import { StateCorruptError } from '../state/store.js';
+import { isClusterReadError, StateCorruptError } from '../ports.js';
 import { type CommonOptions, parseCli, UsageError } from './args.js';
 import { composeCheck, composeWatch } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';

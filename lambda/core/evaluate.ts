@@ -46,7 +46,7 @@ export function labelsUsedBy(policy: Policy): string[] {
   return [ZONE_LABEL, LEGACY_ZONE_LABEL, ...(policy.exclude?.requirements.map((r) => r.key) ?? [])];
 }
 
-export function zoneOf(node: NodeInfo | undefined): string | null {
+function zoneOf(node: NodeInfo | undefined): string | null {
   if (!node) return null;
   return node.labels[ZONE_LABEL] ?? node.labels[LEGACY_ZONE_LABEL] ?? null;
 }

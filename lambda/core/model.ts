@@ -66,11 +66,7 @@ export const VERDICTS = [
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Verdicts that page someone. */
-export const ALERTING_VERDICTS: ReadonlySet<Verdict> = new Set([
-  'expired',
-  'not-ready',
-  'missing-lease',
-]);
+const ALERTING_VERDICTS: ReadonlySet<Verdict> = new Set(['expired', 'not-ready', 'missing-lease']);
 
 export function isAlerting(verdict: Verdict): boolean {
   return ALERTING_VERDICTS.has(verdict);

@@ -82,8 +82,3 @@ export interface Notification {
   readonly storm?: StormInfo | undefined;
   readonly watchdog?: WatchdogInfo | undefined;
 }
-
-/** The port through which notifications leave. Resolves only once the message was accepted. */
-export interface Notifier {
-  publish(notification: Notification, signal?: AbortSignal): Promise<void>;
-}

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { type Cluster, KubeConfig, loadYaml, type User } from '@kubernetes/client-node';
 import { ClusterAuthError } from './auth-error.js';
 
-export interface KubeconfigSource {
+export interface KubeconfigSecret {
   /** The watchdog's name for the cluster (for errors). */
   readonly cluster: string;
   /** Where the text came from (for errors): the secret id. */
@@ -16,7 +16,7 @@ export interface KubeconfigSource {
   readonly context?: string | undefined;
 }
 
-export function kubeConfigFromText(text: string, source: KubeconfigSource): KubeConfig {
+export function kubeConfigFromText(text: string, source: KubeconfigSecret): KubeConfig {
   const fail = (reason: ConstructorParameters<typeof ClusterAuthError>[0], message: string) =>
     new ClusterAuthError(reason, source.cluster, message);
   const where = `kubeconfig in secret '${source.secretId}'`;

@@ -3,26 +3,20 @@
  * port (Secrets Manager, EKS), then reads with `KubeClusterReader`. One reader per cluster, kept
  * for the life of the container with its node cache (when `nodeRefreshSeconds` > 0).
  */
+
 import type { KubeConfig } from '@kubernetes/client-node';
 import { labelsUsedBy } from '../core/evaluate.js';
 import type { Snapshot } from '../core/model.js';
 import type { Policy } from '../core/policy.js';
+import {
+  type ClusterCredentials,
+  ClusterReadError,
+  type ClusterReader,
+  type ClusterReaderFactory,
+} from '../ports.js';
 import type { ClusterSettings } from '../settings/index.js';
 import { isClusterAuthError } from './auth-error.js';
-import type { AuthenticatedCluster } from './cluster-auth.js';
-import { ClusterReadError } from './errors.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from './kube-reader.js';
-import type { ClusterReader } from './reader.js';
-
-/** Where a check gets a KubeConfig for a cluster (ClusterAuthProvider in Lambda). */
-export interface ClusterCredentials {
-  kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig>;
-  /** Drops what is cached for the cluster, so the next check fetches credentials afresh. */
-  forget(cluster: AuthenticatedCluster): void;
-}
-
-/** Builds the reader of one cluster, judged by `policy` (its labels, its grace period). */
-export type ClusterReaderFactory = (cluster: ClusterSettings, policy: Policy) => ClusterReader;
 
 export interface AuthenticatedReaderOptions {
   readonly credentials: ClusterCredentials;

@@ -7,6 +7,7 @@
  * 10 minutes), by the injected clock. Call `kubeConfigFor` once per check: the KubeConfig it
  * returns carries a token valid for that check, not forever.
  */
+
 import {
   DescribeClusterCommand,
   type DescribeClusterCommandOutput,
@@ -19,6 +20,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AuthenticatedCluster } from '../ports.js';
 import type { ClusterAuth } from '../settings/index.js';
 import { ClusterAuthError, describeAwsError, errorName, isAbortError } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
@@ -45,13 +47,8 @@ export interface ClusterAuthDeps {
   readonly tokenRenewAfterMs?: number;
 }
 
-export interface AuthenticatedCluster {
-  readonly name: string;
-  readonly auth: ClusterAuth;
-}
-
-export const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
-export const DEFAULT_CLUSTER_INFO_TTL_MS = 15 * 60_000;
+const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
+const DEFAULT_CLUSTER_INFO_TTL_MS = 15 * 60_000;
 const TOKEN_USER = 'lease-watchdog';
 
 interface Expiring<T> {

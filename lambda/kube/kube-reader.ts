@@ -4,12 +4,12 @@
  * (node-cache.ts), whole Nodes listed only once per refresh period. Every failure is one
  * ClusterReadError with one clear line (read-errors.ts).
  */
+
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
-import { ClusterReadError } from './errors.js';
+import { ClusterReadError, type ClusterReader } from '../ports.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
 import { Interner, projectLease, projectNode } from './projection.js';
-import type { ClusterReader } from './reader.js';
 import { ApiSession, type Listed, type ReadStats } from './transport.js';
 
 export {

@@ -3,13 +3,14 @@
  * ~/.kube/config; selects --context. Failures are one clear ClusterReadError('config') line that
  * names the file or context, never the file's contents.
  */
+
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterReadError } from './errors.js';
+import { ClusterReadError } from '../ports.js';
 
-export interface KubeConfigSource {
+export interface KubeconfigLocation {
   /** --kubeconfig PATH */
   readonly path?: string | undefined;
   /** --context NAME */
@@ -18,7 +19,7 @@ export interface KubeConfigSource {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
+export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
   const files = source.path
     ? [source.path]
     : (source.env.KUBECONFIG?.split(delimiter).filter(Boolean) ?? [

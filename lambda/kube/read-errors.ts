@@ -2,8 +2,9 @@
  * Turns what went wrong while reading a cluster into one ClusterReadError with one clear line:
  * an HTTP status, a transport failure (TLS, unreachable), or credentials that could not be set up.
  */
+
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ClusterReadError } from './errors.js';
+import { ClusterReadError } from '../ports.js';
 import { record, str } from './projection.js';
 
 export type Resource = 'leases' | 'nodes';

@@ -4,9 +4,10 @@
  * settings, lists paginated with `limit` + `continue`, and each request bounded by a timeout and
  * the caller's AbortSignal. Bodies are parsed as plain JSON and projected page by page.
  */
+
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { type Dispatcher, fetch } from 'undici';
-import { ClusterReadError } from './errors.js';
+import { ClusterReadError } from '../ports.js';
 import { record, str } from './projection.js';
 import {
   authSetupError,

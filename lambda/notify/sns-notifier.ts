@@ -6,6 +6,7 @@
  * a `PublishError`, and the caller keeps the notification in its outbox to retry on the next
  * check. The abort signal (the Lambda deadline) cancels the request.
  */
+
 import { createHash } from 'node:crypto';
 import {
   type MessageAttributeValue,
@@ -13,7 +14,8 @@ import {
   type PublishCommandInput,
   type SNSClient,
 } from '@aws-sdk/client-sns';
-import type { Notification, Notifier } from '../core/notification.js';
+import type { Notification } from '../core/notification.js';
+import type { Notifier } from '../ports.js';
 import { PATTERNS } from '../settings/index.js';
 import { type RenderContext, renderBody, renderSubject } from './render.js';
 import { asciiText, cleanText, squeeze, truncate } from './text.js';

@@ -4,7 +4,9 @@
  * characters (the renderer strips them), so hostile names cannot send escape sequences to the
  * terminal.
  */
-import type { Notification, Notifier } from '../core/notification.js';
+
+import type { Notification } from '../core/notification.js';
+import type { Notifier } from '../ports.js';
 import { type RenderContext, renderBody, renderSubject } from './render.js';
 
 export const SEPARATOR = '='.repeat(78);
@@ -30,7 +32,7 @@ export class TerminalNotifier implements Notifier {
 }
 
 /** Subject and body as one block of text, ending with a newline. */
-export function renderTerminal(notification: Notification, context: RenderContext = {}): string {
+function renderTerminal(notification: Notification, context: RenderContext = {}): string {
   return [
     SEPARATOR,
     `Subject: ${renderSubject(notification)}`,

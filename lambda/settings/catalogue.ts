@@ -21,7 +21,7 @@ const DAY = 86_400;
 
 // --- Options of the command line only ---------------------------------------------------------
 
-export const OUTPUT_FORMATS = ['table', 'json'] as const;
+const OUTPUT_FORMATS = ['table', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export const output = setting({

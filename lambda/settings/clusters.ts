@@ -35,7 +35,7 @@ function secretId() {
 }
 
 /** An https:// URL without credentials in it (they would end up in errors and logs). */
-export function serverUrlProblem(server: string): string | undefined {
+function serverUrlProblem(server: string): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(server);
@@ -219,7 +219,7 @@ export const clusterSchema = strictObject(
 );
 
 /** A cluster as the deployment file holds it: the function's view plus what only the stack needs. */
-export const deployedClusterSchema = strictObject(
+const deployedClusterSchema = strictObject(
   { ...clusterSchema.shape, accessEntry: accessEntry.optional() },
   CLUSTER_WHAT,
 );

@@ -28,7 +28,7 @@ export function fieldPath(parent: string, key: PropertyKey): string {
   return parent === '' ? String(key) : `${parent}.${String(key)}`;
 }
 
-export function pathText(path: readonly PropertyKey[]): string {
+function pathText(path: readonly PropertyKey[]): string {
   return path.reduce<string>((at, key) => fieldPath(at, key), '');
 }
 

@@ -15,11 +15,11 @@
  * and its chunks are deleted; the winner deletes the previous generation's chunks. Every item
  * carries the TTL attribute `expiresAt`, so leftovers and clusters no longer checked disappear.
  */
+
 import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import {
-  type AttributeValue,
   BatchWriteItemCommand,
   type ConsumedCapacity,
   type DynamoDBClient,
@@ -28,7 +28,6 @@ import {
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { parseClusterState, serializeClusterState } from './state-document.js';
 import {
   type ClusterState,
   emptyClusterState,
@@ -36,7 +35,21 @@ import {
   StateCorruptError,
   type StateStore,
   type StoredState,
-} from './store.js';
+} from '../ports.js';
+import {
+  binaryOf,
+  chunkKey,
+  type Item,
+  isConditionalCheckFailed,
+  itemBytes,
+  numberOf,
+  partitionKey,
+  sleep,
+  sortKeyOf,
+  split,
+  stringOf,
+} from './dynamodb-items.js';
+import { parseClusterState, serializeClusterState } from './state-document.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -50,8 +63,8 @@ export const STATE_TABLE_KEYS = Object.freeze({
 
 /** DynamoDB's item size limit (400 KB, names and values together). */
 export const MAX_ITEM_BYTES = 400 * 1024;
-export const DEFAULT_CHUNK_BYTES = 350_000;
-export const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
+const DEFAULT_CHUNK_BYTES = 350_000;
+const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_ATTEMPTS = 8;
@@ -85,8 +98,6 @@ export interface DynamoDbUsage {
   itemsWritten: number;
   itemsDeleted: number;
 }
-
-type Item = Record<string, AttributeValue>;
 
 export class DynamoDbStateStore implements StateStore {
   readonly #client: DynamoDBClient;
@@ -399,84 +410,4 @@ export class DynamoDbStateStore implements StateStore {
   #nowSeconds(): number {
     return Math.floor(this.#clock() / 1000);
   }
-}
-
-export function partitionKey(cluster: string): string {
-  return `cluster#${cluster}`;
-}
-
-export function chunkKey(generation: string, index: number): string {
-  return `chunk#${generation}#${String(index).padStart(5, '0')}`;
-}
-
-/**
- * An item's size by DynamoDB's rules: attribute names plus values (strings as UTF-8, binaries
- * raw, numbers about one byte per two significant digits plus one).
- */
-export function itemBytes(item: Item): number {
-  let size = 0;
-  for (const [name, value] of Object.entries(item)) {
-    size += Buffer.byteLength(name, 'utf8') + valueBytes(value);
-  }
-  return size;
-}
-
-function valueBytes(value: AttributeValue): number {
-  if (value.S !== undefined) return Buffer.byteLength(value.S, 'utf8');
-  if (value.B !== undefined) return value.B.length;
-  if (value.N !== undefined) {
-    const digits = value.N.replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
-    return Math.ceil(Math.max(digits.length, 1) / 2) + 1;
-  }
-  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
-}
-
-function sortKeyOf(request: WriteRequest): string | undefined {
-  return (request.PutRequest?.Item ?? request.DeleteRequest?.Key)?.sk?.S;
-}
-
-function split(blob: Buffer, size: number): Buffer[] {
-  const pieces: Buffer[] = [];
-  for (let offset = 0; offset < blob.length; offset += size) {
-    pieces.push(blob.subarray(offset, offset + size));
-  }
-  return pieces;
-}
-
-function numberOf(item: Item, name: string): number {
-  const value = Number(item[name]?.N);
-  if (!Number.isFinite(value)) throw new StateCorruptError(`state item lacks the number ${name}`);
-  return value;
-}
-
-function stringOf(item: Item, name: string): string {
-  const value = item[name]?.S;
-  if (value === undefined) throw new StateCorruptError(`state item lacks the string ${name}`);
-  return value;
-}
-
-function binaryOf(item: Item, name: string): Uint8Array {
-  const value = item[name]?.B;
-  if (value === undefined) throw new StateCorruptError(`state item lacks the binary ${name}`);
-  return value;
-}
-
-function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -11,10 +11,10 @@
  * can still both pass the check (there is no lock between the read and the rename); use DynamoDB
  * where runs can overlap for real.
  */
+
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fromStateDocument, type StateDocument, toStateDocument } from './state-document.js';
 import {
   type ClusterState,
   emptyClusterState,
@@ -22,7 +22,8 @@ import {
   StateCorruptError,
   type StateStore,
   type StoredState,
-} from './store.js';
+} from '../ports.js';
+import { fromStateDocument, type StateDocument, toStateDocument } from './state-document.js';
 
 const FILE_FORMAT = 1;
 const ADVICE = 'delete it or point --state-file elsewhere';

@@ -3,14 +3,14 @@
  * state is held as the same JSON text the other stores keep, so callers can never mutate what is
  * stored (nor the state they loaded through it), and the three stores keep exactly the same things.
  */
-import { parseClusterState, serializeClusterState } from './state-document.js';
 import {
   type ClusterState,
   emptyClusterState,
   StateConflictError,
   type StateStore,
   type StoredState,
-} from './store.js';
+} from '../ports.js';
+import { parseClusterState, serializeClusterState } from './state-document.js';
 
 export class MemoryStateStore implements StateStore {
   readonly #clusters = new Map<string, { readonly version: number; readonly json: string }>();

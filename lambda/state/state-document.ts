@@ -6,10 +6,11 @@
  * is smaller than one object per node, and compresses better, because similar values sit together.
  * `alerts` and `outbox` are opaque JSON values owned by the alert lifecycle.
  */
+
 import type { AlertState } from '../core/alert-state.js';
 import type { Observation } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
-import type { ClusterState, OutboxLock } from './store.js';
+import type { ClusterState, OutboxLock } from '../ports.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
 

@@ -14,22 +14,22 @@
  *   h.sns.messages            // what SNS accepted
  *   await h.close();
  */
+
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { createHandler, type WatchdogHandler } from '../../lambda/create-handler.js';
-import type { ClusterCredentials } from '../../lambda/kube/authenticated-reader.js';
 import type { ClusterAuthProvider } from '../../lambda/kube/cluster-auth.js';
-import { parseWatchdogSettings, type WatchdogSettings } from '../../lambda/settings/index.js';
 import type {
-  ClusterReport,
+  ClusterCredentials,
   MetricName,
-  WatchdogEvent,
   WatchdogLogger,
   WatchdogMetrics,
-} from '../../lambda/watchdog.js';
+} from '../../lambda/ports.js';
+import { parseWatchdogSettings, type WatchdogSettings } from '../../lambda/settings/index.js';
+import type { ClusterReport, WatchdogEvent } from '../../lambda/watchdog.js';
 import { SimCluster } from '../../sim/cluster.js';
 import { type SimServer, startSimServer } from '../../sim/server.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';

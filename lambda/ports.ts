@@ -1,0 +1,171 @@
+/**
+ * The ports: what the use cases (check-cycle.ts, watchdog.ts, the CLI's `watch`) need from the
+ * world outside, declared in one place. Adapters implement them — lambda/kube (reading clusters,
+ * credentials), lambda/state (memory, JSON file, DynamoDB), lambda/notify (SNS, terminal),
+ * lambda/metrics.ts — and the composition roots (create-handler.ts, cli/compose.ts) wire them.
+ * Use cases import this module, the core and the settings; never an adapter folder.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { AlertState } from './core/alert-state.js';
+import { EMPTY_ALERT_STATE } from './core/alert-state.js';
+import type { ClusterReadFailure, Observations, Snapshot } from './core/model.js';
+import type { Notification } from './core/notification.js';
+import type { Policy } from './core/policy.js';
+import type { ClusterAuth, ClusterSettings } from './settings/index.js';
+
+// --- Reading a cluster --------------------------------------------------------------------------
+
+/** Reads one cluster. */
+export interface ClusterReader {
+  /** Lists the node Leases and the Nodes. Rejects with a ClusterReadError; honours `signal`. */
+  read(signal?: AbortSignal): Promise<Snapshot>;
+}
+
+export type { ClusterReadFailure };
+
+/**
+ * Why a cluster could not be read. Every failure of a reader is one of these, with one clear
+ * line (`message`) that names what failed and what to check. Messages never contain secrets.
+ */
+export class ClusterReadError extends Error {
+  override readonly name = 'ClusterReadError';
+  constructor(
+    readonly failure: ClusterReadFailure,
+    message: string,
+    /** HTTP status code, when the API answered. */
+    readonly statusCode?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isClusterReadError(error: unknown): error is ClusterReadError {
+  return error instanceof ClusterReadError;
+}
+
+/** Builds the reader of one cluster, judged by `policy` (its labels, its grace period). */
+export type ClusterReaderFactory = (cluster: ClusterSettings, policy: Policy) => ClusterReader;
+
+/** A cluster as its credentials know it: its name and how to reach it. */
+export interface AuthenticatedCluster {
+  readonly name: string;
+  readonly auth: ClusterAuth;
+}
+
+/** Where a check gets a KubeConfig for a cluster (Secrets Manager and EKS in Lambda). */
+export interface ClusterCredentials {
+  kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig>;
+  /** Drops what is cached for the cluster, so the next check fetches credentials afresh. */
+  forget(cluster: AuthenticatedCluster): void;
+}
+
+// --- Keeping state ------------------------------------------------------------------------------
+
+/** Everything the watchdog carries from one check of a cluster to the next. */
+export interface ClusterState {
+  /** Last seen renewTime per lease, and when it changed on the watchdog's clock. */
+  readonly observations: Observations;
+  readonly alerts: AlertState;
+  /**
+   * Notifications a check saved (with its new state) but the notifier has not accepted yet: the
+   * outbox. A check saves first, then publishes oldest first, removing each once accepted.
+   */
+  readonly outbox: readonly Notification[];
+  /**
+   * Set by a run while it publishes the outbox: other runs that find an unexpired lock back off,
+   * so two overlapping runs never send the same notification twice.
+   */
+  readonly lock?: OutboxLock | null | undefined;
+}
+
+export interface OutboxLock {
+  /** Who holds it (e.g. the Lambda request id). */
+  readonly owner: string;
+  /** Watchdog-clock epoch ms after which the lock is stale (its holder died or timed out). */
+  readonly until: number;
+}
+
+/** A fresh empty state (what stores hand out for a cluster never saved: nothing shared). */
+export function emptyClusterState(): ClusterState {
+  return { observations: new Map(), alerts: EMPTY_ALERT_STATE, outbox: [] };
+}
+
+export interface StoredState {
+  /** 0 when nothing was stored yet for the cluster. */
+  readonly version: number;
+  readonly state: ClusterState;
+}
+
+/** Thrown by `save` when another run saved first: the loser backs off (reload, recompute). */
+export class StateConflictError extends Error {
+  override readonly name = 'StateConflictError';
+  constructor(
+    readonly cluster: string,
+    readonly expectedVersion: number,
+  ) {
+    super(
+      `state of cluster ${cluster} changed since version ${expectedVersion}: another run saved first`,
+    );
+  }
+}
+
+/**
+ * Thrown by `load` (and `save`, when it must read first) when the stored state cannot be read:
+ * a corrupt or foreign state file, shards missing from a DynamoDB generation, a bad checksum.
+ * The message is one line that says what to do.
+ */
+export class StateCorruptError extends Error {
+  override readonly name = 'StateCorruptError';
+}
+
+/** Where state is kept (DynamoDB in the cloud, a JSON file for the CLI, memory in tests). */
+export interface StateStore {
+  load(cluster: string, signal?: AbortSignal): Promise<StoredState>;
+  /**
+   * Saves `state` as version `expectedVersion + 1`, only if the stored version is still
+   * `expectedVersion` (0: nothing stored yet). Returns the new version; throws StateConflictError.
+   */
+  save(
+    cluster: string,
+    state: ClusterState,
+    expectedVersion: number,
+    signal?: AbortSignal,
+  ): Promise<number>;
+}
+
+// --- Notifying ----------------------------------------------------------------------------------
+
+/** Where notifications leave. Resolves only once the message was accepted. */
+export interface Notifier {
+  publish(notification: Notification, signal?: AbortSignal): Promise<void>;
+}
+
+// --- Observing the watchdog itself ---------------------------------------------------------------
+
+/** The few logger methods the watchdog uses (Powertools Logger satisfies it). */
+export interface WatchdogLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export type MetricName =
+  | 'CheckSucceeded'
+  | 'CheckDuration'
+  | 'NodesChecked'
+  | 'NodesAlerting'
+  | 'ClusterReadFailures'
+  | 'NotificationsSent'
+  | 'NotificationsFailed';
+
+/** Metrics with the dimension `cluster` (and optionally `verdict`). */
+export interface WatchdogMetrics {
+  record(
+    cluster: string,
+    name: MetricName,
+    value: number,
+    unit: 'Count' | 'Milliseconds',
+    extra?: Record<string, string>,
+  ): void;
+}
