@@ -4,6 +4,7 @@
  * reads) and every check is held to what incidents.ts and node-step.ts promise, whatever the
  * sequence. Seeded, so a failure names a sequence that replays exactly; no timing involved.
  */
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
@@ -16,18 +17,7 @@ import {
 } from '../lambda/core/incidents.js';
 import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
 import { CLUSTER, evaluation, MINUTE, nv, policy, SECOND, T0 } from './alert-builders.js';
-
-/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random as seeded } from './state-fixtures.js';
 
 type Pick = <T>(choices: readonly T[]) => T;
 
@@ -149,7 +139,7 @@ function assertCheck(before: AlertState, nodes: readonly NodeVerdict[], out: Ale
 
 /** Runs one random sequence of checks, asserting every check. */
 function runSequence(seed: number, checks: number): void {
-  const random = prng(seed);
+  const random = seeded(seed);
   const pick: Pick = (choices) => choices[Math.floor(random() * choices.length)] as never;
   const alertPolicy = randomPolicy(pick);
   let state: AlertState = EMPTY_ALERT_STATE;

@@ -40,7 +40,6 @@ export const output = setting({
 export const interval = setting({
   key: '--interval',
   places: ['cli'],
-  shownDefault: String(DEFAULTS.intervalSeconds),
   defaultValue: DEFAULTS.intervalSeconds,
   meaning: '`watch`: seconds between checks',
   cli: { flag: 'interval', value: 'S', commands: ['watch'], help: 'seconds between checks' },
@@ -87,7 +86,6 @@ export const stateFile = setting({
 export const gracePeriodSeconds = setting({
   key: 'gracePeriodSeconds',
   places: ['file', 'lambda', 'cli'],
-  shownDefault: String(DEFAULTS.gracePeriodSeconds),
   defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
   cli: { flag: 'grace-period', value: 'S', help: 'silence that makes a lease expired, seconds' },
@@ -97,7 +95,6 @@ export const gracePeriodSeconds = setting({
 export const startupGraceSeconds = setting({
   key: 'startupGraceSeconds',
   places: ['file', 'lambda', 'cli'],
-  shownDefault: String(DEFAULTS.startupGraceSeconds),
   defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
   cli: {
@@ -111,7 +108,6 @@ export const startupGraceSeconds = setting({
 export const reminderIntervalSeconds = setting({
   key: 'reminderIntervalSeconds',
   places: ['file', 'lambda', 'cli'],
-  shownDefault: String(DEFAULTS.reminderIntervalSeconds),
   defaultValue: DEFAULTS.reminderIntervalSeconds,
   meaning: 'reminders while a node stays down; 0 turns them off',
   cli: {
@@ -164,7 +160,6 @@ export const fastMode = setting({
 export const nodeRefreshSeconds = setting({
   key: 'nodeRefreshSeconds',
   places: ['file', 'lambda', 'cli'],
-  shownDefault: String(DEFAULTS.nodeRefreshSeconds),
   defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
     'for very large clusters: list whole Nodes (~13× the bytes of Leases) at most this often, and in between re-read only the nodes whose leases look silent (one GET each), so a 100,000-node check costs about the lease list. Silent nodes are always judged on fresh Node facts; `not-ready` and a newly cordoned healthy node are noticed up to one refresh late',
@@ -181,7 +176,6 @@ export const nodeRefreshSeconds = setting({
 export const requestTimeoutSeconds = setting({
   key: 'requestTimeoutSeconds',
   places: ['file', 'lambda', 'cli'],
-  shownDefault: String(DEFAULTS.requestTimeoutSeconds),
   defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
   cli: { flag: 'timeout', value: 'S', help: 'timeout of each API request, seconds' },

@@ -60,13 +60,17 @@ export function plain(markdown: string): string {
     .trim();
 }
 
-export interface SettingDeclaration<S extends z.ZodType> extends Omit<SettingInfo, 'schema'> {
+export interface SettingDeclaration<S extends z.ZodType>
+  extends Omit<SettingInfo, 'schema' | 'shownDefault'> {
   readonly schema: S;
+  /** Default: the default value as written. */
+  readonly shownDefault?: string;
 }
 
 /** Records a setting and returns its schema described for the JSON Schema. */
 export function setting<S extends z.ZodType>(declaration: SettingDeclaration<S>): S {
   const schema = declaration.schema.meta({ description: plain(declaration.meaning) }) as S;
-  registry.push({ ...declaration, schema });
+  const shownDefault = declaration.shownDefault ?? String(declaration.defaultValue ?? 'none');
+  registry.push({ ...declaration, shownDefault, schema });
   return schema;
 }
