@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The `lease-watchdog` command. Runs the TypeScript sources through tsx, so that `npx
-// lease-watchdog` works straight after `npm ci`, with no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-const { cli } = await import('../lambda/cli/main.ts');
-await cli();
+// The `lease-watchdog` command: the compiled CLI (npm run build; `npm ci` and `npm pack` build it).
+let main;
+try {
+  main = await import('../dist/lambda/cli/main.js');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist'))
+    throw error;
+  process.stderr.write('lease-watchdog: not built yet: run `npm run build` in the repository\n');
+  process.exit(2);
+}
+await main.cli();

@@ -287,7 +287,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       {
         name: 'unknown option',
         args: () => ['check', '--frobnicate'],
-        expect: /Unknown option '--frobnicate'/,
+        expect: /unknown flag: --frobnicate/,
       },
       {
         name: 'bad selector',

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { allSettings, type CliFlag, type SettingInfo } from '../settings/index.js';
+import { parseDuration } from './durations.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -77,12 +78,11 @@ export const USAGE = [
   '  --version                print the version',
 ].join('\n');
 
-/** A flag's value checked against its setting: numbers as numbers, the rest as given. */
+/** A flag's value checked against its setting: durations (`90s`, `10m`) and counts as numbers. */
 function checked(s: Flagged, raw: string): unknown {
-  const value =
-    s.cli.value !== undefined && /^[SN]$/.test(s.cli.value) && /^-?\d+(\.\d+)?$/.test(raw.trim())
-      ? Number(raw)
-      : raw;
+  let value: unknown = raw;
+  if (s.cli.value === 'S') value = parseDuration(raw) ?? (/^-\d/.test(raw) ? Number(raw) : raw);
+  else if (s.cli.value === 'N' && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw);
   const result = (s.cli.schema ?? s.schema).safeParse(value);
   if (!result.success) {
     const message = result.error.issues[0]?.message ?? 'is not valid';
@@ -91,19 +91,59 @@ function checked(s: Flagged, raw: string): unknown {
   return result.data;
 }
 
+/**
+ * `--grace-period -5`: Node's parser takes `-5` for an option; kubectl reads it as the value (and
+ * then rejects it). Join such values to their option so the setting's own check answers.
+ */
+function joinNegativeValues(argv: readonly string[], valued: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (valued.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/** Node's parser errors in kubectl's words. */
+function usageErrorOf(error: unknown): UsageError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+  const option = /'(-[^' ]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    return new UsageError(`unknown flag: ${option} (see lease-watchdog --help)`);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    return new UsageError(`flag needs an argument: ${option} (see lease-watchdog --help)`);
+  }
+  return new UsageError(`${message} (see lease-watchdog --help)`);
+}
+
 function parse(argv: readonly string[]) {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
+  const valued = new Set<string>();
   for (const s of cliOptions()) {
     options[s.cli.flag] = { type: 'string', ...(s.cli.short ? { short: s.cli.short } : {}) };
+    valued.add(`--${s.cli.flag}`);
+    if (s.cli.short) valued.add(`-${s.cli.short}`);
+    for (const alias of s.cli.aliases ?? []) {
+      options[alias] = { type: 'string' };
+      valued.add(`--${alias}`);
+    }
   }
   try {
-    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
+    const args = joinNegativeValues(argv, valued);
+    return parseArgs({ args, allowPositionals: true, strict: true, options });
   } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new UsageError(`${message} (see lease-watchdog --help)`);
+    throw usageErrorOf(error);
   }
 }
 
@@ -123,7 +163,9 @@ export function parseCli(argv: readonly string[]): Command {
 
   const given = new Map<string, unknown>();
   for (const s of cliOptions()) {
-    const raw = values[s.cli.flag];
+    const raw = [s.cli.flag, ...(s.cli.aliases ?? [])]
+      .map((name) => values[name])
+      .find((value) => value !== undefined);
     if (typeof raw !== 'string') continue;
     if (!(s.cli.commands ?? ['check', 'watch']).includes(verb as Verb)) {
       throw new UsageError(`--${s.cli.flag} goes with "watch", not "${verb}"`);

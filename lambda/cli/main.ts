@@ -3,16 +3,16 @@
  * `check` or `watch`, and maps every expected failure to one line on stderr and exit status 2.
  */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { evaluate } from '../core/evaluate.js';
 import { isClusterReadError, StateCorruptError } from '../ports.js';
-import { type CommonOptions, parseCli, UsageError } from './args.js';
-import { composeCheck, composeWatch } from './compose.js';
+import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
-import { watch } from './watch.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
+  // The parts (AWS SDK, client-node) load only for a command that uses them: --version is fast.
+  const { composeCheck } = await import('./compose.js');
   const { reader, policy } = composeCheck(options, io);
   const now = io.now();
   const snapshot = await reader.read(io.signal);
@@ -28,15 +28,25 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
   return anyAlerting(evaluation) ? EXIT_ALERTING : EXIT_OK;
 }
 
+/** The package's version: package.json two levels up from the sources, three from dist/. */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
+  for (const up of ['../../package.json', '../../../package.json']) {
+    const url = new URL(up, import.meta.url);
+    if (!existsSync(url)) continue;
+    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'lease-watchdog' && pkg.version) return pkg.version;
+  }
+  return 'unknown';
 }
 
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
+  // Answered before the settings (and their schema library) load: `--version` starts fast.
+  if (argv.length === 1 && argv[0] === '--version') {
+    io.stdout(version());
+    return EXIT_OK;
+  }
+  const { parseCli, UsageError } = await import('./args.js');
   try {
     const command = parseCli(argv);
     switch (command.kind) {
@@ -48,8 +58,13 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return EXIT_OK;
       case 'check':
         return await check(command.options, io);
-      case 'watch':
+      case 'watch': {
+        const [{ composeWatch }, { watch }] = await Promise.all([
+          import('./compose.js'),
+          import('./watch.js'),
+        ]);
         return await watch(command.options, composeWatch(command.options, io), io);
+      }
     }
   } catch (error) {
     if (

@@ -178,7 +178,12 @@ export const requestTimeoutSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
-  cli: { flag: 'timeout', value: 'S', help: 'timeout of each API request, seconds' },
+  cli: {
+    flag: 'timeout',
+    aliases: ['request-timeout'],
+    value: 'S',
+    help: 'timeout of each API request (also --request-timeout)',
+  },
   schema: wholeNumber(1, 300),
 });
 

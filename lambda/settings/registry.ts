@@ -12,6 +12,8 @@ export interface CliFlag {
   /** The long option, without dashes: `grace-period`. */
   readonly flag: string;
   readonly short?: string;
+  /** Other long names it answers to (kubectl's): `request-timeout`. */
+  readonly aliases?: readonly string[];
   /** The value's placeholder in the usage text: `S`, `PATH`. Absent for a boolean switch. */
   readonly value?: string;
   /** The commands that take it; default both. */

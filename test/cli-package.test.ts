@@ -1,0 +1,81 @@
+/**
+ * The CLI as a user installs it: `npm pack`, then `npm install ./lease-watchdog-*.tgz` into an
+ * empty folder, then `npx lease-watchdog` there — compiled JavaScript, no devDependency, on the
+ * Node the project brings — against the simulated cluster.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+describe('the packed CLI, installed into an empty folder', () => {
+  let dir: string;
+  let server: SimServer;
+  let bin: string;
+  let kubeconfig: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-package-'));
+    const packed = join(dir, 'packed');
+    await mkdir(packed);
+    await run('npm', ['pack', '--silent', '--pack-destination', packed], {
+      cwd: ROOT,
+      timeout: 240_000,
+    });
+    const [tarball] = (await readdir(packed)).filter((f) => f.endsWith('.tgz'));
+    assert.ok(tarball, 'npm pack made a tarball');
+    const app = join(dir, 'app');
+    await mkdir(app);
+    await writeFile(join(app, 'package.json'), '{"name":"try-it","private":true}\n');
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(packed, tarball)],
+      { cwd: app, timeout: 240_000 },
+    );
+    bin = join(app, 'node_modules', '.bin', 'lease-watchdog');
+    const cluster = new SimCluster({ seed: 5 });
+    cluster.addNodes(3, { zones: ['eu-west-1a'] });
+    server = await startSimServer({ cluster });
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+  });
+  after(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('holds compiled JavaScript and no devDependency', () => {
+    const installed = join(dir, 'app', 'node_modules');
+    assert.ok(existsSync(join(installed, 'lease-watchdog', 'dist', 'lambda', 'cli', 'main.js')));
+    assert.ok(!existsSync(join(installed, 'lease-watchdog', 'lambda')), 'no TypeScript sources');
+    for (const dev of ['tsx', 'typescript', 'aws-cdk-lib', '@biomejs/biome']) {
+      assert.ok(!existsSync(join(installed, dev)), `${dev} is not installed`);
+    }
+  });
+
+  it('answers --version', async () => {
+    const { stdout } = await run(bin, ['--version'], { cwd: join(dir, 'app') });
+    assert.equal(stdout.trim(), VERSION);
+  });
+
+  it('checks a cluster: three healthy nodes, exit 0', async () => {
+    const { stdout } = await run(bin, ['check', '--kubeconfig', kubeconfig, '-o', 'json'], {
+      cwd: join(dir, 'app'),
+    });
+    const report = JSON.parse(stdout) as { summary: { healthy: number } };
+    assert.equal(report.summary.healthy, 3);
+  });
+});
