@@ -1,0 +1,80 @@
+/**
+ * The README's example of the command line, rendered by the real code from a scripted simulated
+ * cluster (a node that stopped renewing, one that reports Ready=False, one healthy), on a fixed
+ * clock. `npm run docs:cli` rewrites it; test/docs.test.ts fails when it is not current.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../lambda/cli/main.js';
+import { replaceSection } from '../lambda/settings/docs.js';
+import { SimCluster } from '../sim/cluster.js';
+import { startSimServer } from '../sim/server.js';
+
+const T0 = Date.parse('2026-11-29T17:50:00Z');
+const NAMES = [
+  ['ip-10-0-1-11.eu-west-1.compute.internal', 'eu-west-1a'],
+  ['ip-10-0-1-12.eu-west-1.compute.internal', 'eu-west-1a'],
+  ['ip-10-0-2-11.eu-west-1.compute.internal', 'eu-west-1b'],
+] as const;
+
+async function capture(argv: string[], now: () => number): Promise<{ out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  await run(argv, {
+    stdout: (text) => out.push(text),
+    stderr: (text) => err.push(text),
+    env: {},
+    now,
+    signal: new AbortController().signal,
+  });
+  return { out: out.join('\n'), err: err.join('\n') };
+}
+
+/** `lease-watchdog check` and the first lines of `watch` against the scripted cluster. */
+export async function renderCliExample(): Promise<string> {
+  let now = T0;
+  const clock = () => now;
+  const cluster = new SimCluster({ now: clock, seed: 42, jitter: false });
+  for (const [name, zone] of NAMES) cluster.addNode({ name, zone, createdAt: T0 - 86_400_000 });
+  const dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-example-'));
+  const server = await startSimServer({ cluster });
+  try {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    now += 60_000;
+    cluster.stopKubelet(NAMES[0][0]);
+    cluster.setReady(NAMES[2][0], 'False', 'KubeletNotReady');
+    now += 125_000;
+    const check = await capture(['check', '--kubeconfig', kubeconfig], clock);
+    const watch = await capture(
+      ['watch', '--kubeconfig', kubeconfig, '--checks', '2', '--interval', '0.1'],
+      clock,
+    );
+    const subject = watch.out.split('\n').filter((line) => line.startsWith('Subject: '));
+    const changes = watch.out.split('\n').filter((line) => /^\d\d:\d\d:\d\d /.test(line));
+    return [
+      '```',
+      '$ lease-watchdog check',
+      check.out,
+      check.err,
+      '',
+      '$ lease-watchdog watch',
+      ...changes,
+      '==============================================================================',
+      ...subject,
+      '... (the email that would be sent: see docs/EMAILS.md)',
+      '```',
+    ].join('\n');
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const path = new URL('../README.md', import.meta.url);
+  const readme = await readFile(path, 'utf8');
+  await writeFile(path, replaceSection(readme, 'cli-example', await renderCliExample()));
+  console.log('README.md: the command-line example rewritten');
+}
