@@ -10,7 +10,13 @@ import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
 import { ClusterReadError, type ClusterReader } from '../ports.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
 import { Interner, projectLease, projectNode } from './projection.js';
-import { ApiSession, type Listed, type ReadStats } from './transport.js';
+import {
+  ApiSession,
+  type Listed,
+  READ_BOUNDS,
+  type ReadBounds,
+  type ReadStats,
+} from './transport.js';
 
 export {
   MAX_NODE_GETS,
@@ -20,6 +26,7 @@ export {
   suspectNodes,
 } from './node-cache.js';
 export { Interner, projectLease, projectNode } from './projection.js';
+export { READ_BOUNDS, type ReadBounds } from './transport.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfig;
@@ -30,6 +37,11 @@ export interface KubeReaderOptions {
   readonly pageSize?: number | undefined;
   /** Timeout of each request, ms. Default 15,000. */
   readonly requestTimeoutMs?: number | undefined;
+  /**
+   * Bounds of one read: bytes per page, pages per list, and the time of the whole read (never
+   * less than one request's timeout). Default READ_BOUNDS.
+   */
+  readonly bounds?: Partial<ReadBounds> | undefined;
   /**
    * false: list Leases only (no not-ready, missing-lease, orphan or suppression verdicts: the
    * snapshot is degraded). Default true.
@@ -61,6 +73,7 @@ export class KubeClusterReader implements ClusterReader {
   private readonly server: string;
   private readonly labelKeys: ReadonlySet<string> | undefined;
   private readonly suspectAfterMs: number;
+  private readonly bounds: ReadBounds;
 
   constructor(private readonly options: KubeReaderOptions) {
     this.labelKeys = options.labelKeys ? new Set(options.labelKeys) : undefined;
@@ -72,6 +85,8 @@ export class KubeClusterReader implements ClusterReader {
     }
     this.pageSize = options.pageSize ?? 500;
     this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    const bounds = { ...READ_BOUNDS, ...options.bounds };
+    this.bounds = { ...bounds, budgetMs: Math.max(bounds.budgetMs, this.timeoutMs) };
     const server = options.kubeConfig.getCurrentCluster()?.server;
     if (!server) {
       throw new ClusterReadError(
@@ -93,6 +108,7 @@ export class KubeClusterReader implements ClusterReader {
       namespace: this.options.namespace,
       pageSize: this.pageSize,
       timeoutMs: this.timeoutMs,
+      bounds: this.bounds,
     });
     try {
       return await this.readWith(session, new Interner(), signal);

@@ -194,7 +194,7 @@ export function invalidAnswerError(
   body: unknown,
 ): ClusterReadError {
   return new ClusterReadError(
-    'server',
+    'invalid-response',
     `the API server's answer to ${what} is not ${article(expected)} ${expected} (got ${describeBody(body, expected)})`,
     200,
   );
