@@ -23,6 +23,10 @@ export interface CommonOptions {
   readonly exclude?: string | undefined;
   readonly output: OutputFormat;
   readonly timeoutSeconds: number;
+  /** Do not verify the API server's certificate (and allow NODE_TLS_REJECT_UNAUTHORIZED=0). */
+  readonly insecureSkipTlsVerify: boolean;
+  /** Show an exec credential plugin's stderr. */
+  readonly verbose: boolean;
 }
 
 export interface WatchOptions extends CommonOptions {
@@ -56,8 +60,10 @@ function usageLine(s: Flagged): string {
   const name = `${short}--${s.cli.flag}${s.cli.value ? ` ${s.cli.value}` : ''}`;
   const help = s.cli.help ?? s.meaning.replaceAll('`', '');
   const fallback =
-    s.defaultValue === undefined || /default/.test(help) ? '' : ` (default: ${s.defaultValue})`;
-  return `  ${name.padEnd(25)}${help}${fallback}`;
+    s.defaultValue === undefined || s.cli.value === undefined || /default/.test(help)
+      ? ''
+      : ` (default: ${s.defaultValue})`;
+  return `  ${name.padEnd(24)} ${help}${fallback}`;
 }
 
 export const USAGE = [
@@ -97,7 +103,8 @@ function parse(argv: readonly string[]) {
     version: { type: 'boolean' },
   };
   for (const s of cliOptions()) {
-    options[s.cli.flag] = { type: 'string', ...(s.cli.short ? { short: s.cli.short } : {}) };
+    const type = s.cli.value === undefined ? 'boolean' : 'string'; // no value: a switch
+    options[s.cli.flag] = { type, ...(s.cli.short ? { short: s.cli.short } : {}) };
   }
   try {
     return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
@@ -124,11 +131,11 @@ export function parseCli(argv: readonly string[]): Command {
   const given = new Map<string, unknown>();
   for (const s of cliOptions()) {
     const raw = values[s.cli.flag];
-    if (typeof raw !== 'string') continue;
+    if (typeof raw !== 'string' && raw !== true) continue;
     if (!(s.cli.commands ?? ['check', 'watch']).includes(verb as Verb)) {
       throw new UsageError(`--${s.cli.flag} goes with "watch", not "${verb}"`);
     }
-    given.set(s.cli.flag, checked(s, raw));
+    given.set(s.cli.flag, raw === true ? true : checked(s, raw));
   }
   const option = <T>(flag: string): T | undefined => given.get(flag) as T | undefined;
   const withDefault = <T>(flag: string): T => {
@@ -144,6 +151,8 @@ export function parseCli(argv: readonly string[]): Command {
     exclude: option('exclude'),
     output: withDefault('output'),
     timeoutSeconds: withDefault('timeout'),
+    insecureSkipTlsVerify: withDefault('insecure-skip-tls-verify'),
+    verbose: withDefault('verbose'),
   };
   if (verb === 'check') return { kind: 'check', options: Object.freeze(common) };
   const watch: WatchOptions = {

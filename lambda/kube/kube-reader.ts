@@ -8,6 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
 import { ClusterReadError, type ClusterReader } from '../ports.js';
+import { hasUserInfo } from './kubeconfig.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
 import { Interner, projectLease, projectNode } from './projection.js';
 import {
@@ -92,6 +93,13 @@ export class KubeClusterReader implements ClusterReader {
       throw new ClusterReadError(
         'config',
         'the kubeconfig has no current cluster with a server URL: pass --context NAME or fix current-context',
+      );
+    }
+    if (hasUserInfo(server)) {
+      // undici would quote the URL, password and all, in its errors.
+      throw new ClusterReadError(
+        'config',
+        `the server URL of cluster ${options.cluster} has a user name or password in it (https://user:pass@host): remove them and give credentials as a token or certificate`,
       );
     }
     this.server = server.replace(/\/+$/, '');

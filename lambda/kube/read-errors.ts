@@ -220,8 +220,13 @@ function article(word: string): string {
   return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
 
+/** `text` without the `user:pass@` of any URL in it: a password must never reach a message. */
+export function withoutUserInfo(text: string): string {
+  return text.replace(/\/\/[^\s/@]+@/g, '//');
+}
+
 export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = withoutUserInfo(text).replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
 }
 

@@ -117,7 +117,7 @@ export class ApiSession {
   static async open(kubeConfig: KubeConfig, options: SessionOptions): Promise<ApiSession> {
     const context = new RequestContext(options.server, HttpMethod.GET);
     try {
-      await kubeConfig.applySecurityAuthentication(context);
+      await verifyingTls(kubeConfig).applySecurityAuthentication(context);
     } catch (error) {
       throw authSetupError(error, kubeConfig);
     }
@@ -330,6 +330,30 @@ export class ApiSession {
     }
     return transportError(this.target, what, error);
   }
+}
+
+const VERIFYING = Symbol('lease-watchdog: TLS verification explicit');
+type DispatcherOptionsOf = KubeConfig['createDispatcherOptions'];
+
+/**
+ * `kubeConfig`, with TLS verification explicit on every connection pool client-node builds for
+ * it: client-node leaves `rejectUnauthorized` unset unless the kubeconfig says
+ * insecure-skip-tls-verify, and Node then takes it from NODE_TLS_REJECT_UNAUTHORIZED — so a `0`
+ * in the environment would accept any certificate and send the token to it. Explicit `true`
+ * also means a pool of our own when the kubeconfig has no CA (public CAs), never fetch's global one.
+ */
+function verifyingTls(kubeConfig: KubeConfig): KubeConfig {
+  const marked = kubeConfig as KubeConfig & { [VERIFYING]?: true };
+  if (marked[VERIFYING]) return kubeConfig;
+  const original: DispatcherOptionsOf = kubeConfig.createDispatcherOptions.bind(kubeConfig);
+  const explicit: DispatcherOptionsOf = (cluster, agentOptions) =>
+    original(cluster, {
+      ...agentOptions,
+      rejectUnauthorized: agentOptions.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
+    });
+  Object.defineProperty(kubeConfig, 'createDispatcherOptions', { value: explicit });
+  marked[VERIFYING] = true;
+  return kubeConfig;
 }
 
 /** 64 MiB, 1.5 KiB, 300 bytes. */
