@@ -79,6 +79,7 @@ function readerFor(
     labelKeys: labelsUsedBy(policies.policy),
     nodeCache,
     suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
+    showPluginStderr: options.verbose,
   });
 }
 

@@ -44,6 +44,11 @@ export interface KubeReaderOptions {
    */
   readonly bounds?: Partial<ReadBounds> | undefined;
   /**
+   * Quote what a failing exec credential plugin wrote to stderr in the error (the CLI's
+   * --verbose). Default false: a plugin can echo credentials there.
+   */
+  readonly showPluginStderr?: boolean | undefined;
+  /**
    * false: list Leases only (no not-ready, missing-lease, orphan or suppression verdicts: the
    * snapshot is degraded). Default true.
    */
@@ -117,6 +122,7 @@ export class KubeClusterReader implements ClusterReader {
       pageSize: this.pageSize,
       timeoutMs: this.timeoutMs,
       bounds: this.bounds,
+      showPluginStderr: this.options.showPluginStderr,
     });
     try {
       return await this.readWith(session, new Interner(), signal);

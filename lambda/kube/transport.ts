@@ -31,6 +31,8 @@ export interface SessionOptions {
   readonly timeoutMs: number;
   /** Bounds of the whole read (see READ_BOUNDS). */
   readonly bounds: ReadBounds;
+  /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
+  readonly showPluginStderr?: boolean | undefined;
 }
 
 /** How much one read may take from the API server before it is given up as a read failure. */
@@ -119,7 +121,7 @@ export class ApiSession {
     try {
       await verifyingTls(kubeConfig).applySecurityAuthentication(context);
     } catch (error) {
-      throw authSetupError(error, kubeConfig);
+      throw authSetupError(error, kubeConfig, options.showPluginStderr);
     }
     const connection = {
       headers: { ...context.getHeaders(), Accept: 'application/json' },
