@@ -219,6 +219,14 @@ export class KubeClusterReader implements ClusterReader {
     stats: ReadStats,
   ): Snapshot {
     const { namespace, cluster } = this.options;
+    if (leases.items.length === 0 && nodes && nodes.length > 0) {
+      // Every kubelet renews a Lease: none at all beside live Nodes is the wrong namespace, not
+      // every node missing its lease at once (which would page each of them).
+      throw new ClusterReadError(
+        'config',
+        `no Leases in namespace ${namespace} but ${nodes.length} Node${nodes.length === 1 ? '' : 's'} exist: check --namespace (kubelets renew their leases in kube-node-lease)`,
+      );
+    }
     return {
       cluster,
       namespace,
