@@ -47,13 +47,13 @@ function api(leases: (continueToken: string | null, res: ServerResponse) => void
   };
 }
 
-export interface CliResult {
+interface CliResult {
   code: number;
   stdout: string[];
   stderr: string[];
 }
 
-export async function runCli(
+async function runCli(
   argv: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<CliResult> {

@@ -27,7 +27,7 @@ export {
   suspectNodes,
 } from './node-cache.js';
 export { Interner, projectLease, projectNode } from './projection.js';
-export { READ_BOUNDS, type ReadBounds } from './transport.js';
+export type { ReadBounds } from './transport.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfig;

@@ -236,7 +236,7 @@ function article(word: string): string {
 }
 
 /** `text` without the `user:pass@` of any URL in it: a password must never reach a message. */
-export function withoutUserInfo(text: string): string {
+function withoutUserInfo(text: string): string {
   return text.replace(/\/\/[^\s/@]+@/g, '//');
 }
 
