@@ -265,6 +265,12 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
         expect: /namespace nope not found \(404\)/,
       },
       {
+        name: 'a namespace without leases while nodes exist (a typo), not 9 missing-lease alerts',
+        args: () => ['check', '--kubeconfig', kubeconfig, '--namespace', 'default'],
+        expect:
+          /no Leases in namespace default but 9 Nodes exist: check --namespace \(kubelets renew their leases in kube-node-lease\)$/,
+      },
+      {
         name: 'kubeconfig file missing',
         args: () => ['check', '--kubeconfig', join(dir, 'missing')],
         expect: /kubeconfig .*missing does not exist: pass --kubeconfig PATH or set KUBECONFIG/,

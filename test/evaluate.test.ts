@@ -526,6 +526,26 @@ describe('evaluate: the whole cluster', () => {
   });
 });
 
+describe('evaluate: two leases with one name in a list', () => {
+  const stale = lease('a', { renewTime: microTime(T0 - 10 * MIN) });
+  const live = lease('a', { renewTime: microTime(T0 - 3 * S) });
+  for (const [order, leases] of [
+    ['stale first', [stale, live]],
+    ['live first', [live, stale]],
+  ] as const) {
+    it(`the copy renewed last decides (${order}): one healthy verdict`, () => {
+      const verdict = only(snapshot({ leases: [...leases] }));
+      assert.equal(verdict.verdict, 'healthy');
+      assert.equal(verdict.silentForSeconds, 3);
+    });
+  }
+
+  it('a copy with no renewTime does not hide one that renewed', () => {
+    const verdict = only(snapshot({ leases: [lease('a', { renewTime: null }), live] }));
+    assert.equal(verdict.verdict, 'healthy');
+  });
+});
+
 describe('instanceOf', () => {
   for (const [providerID, expected] of [
     ['aws:///eu-west-1a/i-0abc123', 'i-0abc123'],

@@ -156,19 +156,19 @@ describe('KubeClusterReader: 200 answers that are not what was asked for', () =>
     },
   ];
   for (const c of cases) {
-    it(`${c.name} → server, not an empty cluster`, async () => {
+    it(`${c.name} → invalid-response, not an empty cluster`, async () => {
       replies = new Map([
         [LEASES, validLeases()],
         ['/api/v1/nodes', validNodes()],
         [c.path, c.reply],
       ]);
       const error = await failure(reader().read());
-      assert.equal(error.failure, 'server');
+      assert.equal(error.failure, 'invalid-response');
       assert.match(error.message, c.expect);
     });
   }
 
-  it('a node read afresh from the cache answered with something else than a Node → server, not a deleted node', async () => {
+  it('a node read afresh from the cache answered with something else than a Node → invalid-response, not a deleted node', async () => {
     const cache = new NodeCache(60_000);
     replies = new Map([
       // Old enough to be a suspect: the second read GETs its Node.
@@ -183,7 +183,7 @@ describe('KubeClusterReader: 200 answers that are not what was asked for', () =>
 
     replies.set('/api/v1/nodes/n1', json({ kind: 'Status', reason: 'ServiceUnavailable' }));
     const error = await failure(reader(cache).read());
-    assert.equal(error.failure, 'server');
+    assert.equal(error.failure, 'invalid-response');
     assert.match(
       error.message,
       /^the API server's answer to reading node n1 is not a Node \(got a Status: ServiceUnavailable\)$/,

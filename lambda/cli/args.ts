@@ -24,6 +24,10 @@ export interface CommonOptions {
   readonly exclude?: string | undefined;
   readonly output: OutputFormat;
   readonly timeoutSeconds: number;
+  /** Do not verify the API server's certificate (and allow NODE_TLS_REJECT_UNAUTHORIZED=0). */
+  readonly insecureSkipTlsVerify: boolean;
+  /** Show an exec credential plugin's stderr. */
+  readonly verbose: boolean;
 }
 
 export interface WatchOptions extends CommonOptions {
@@ -57,8 +61,10 @@ function usageLine(s: Flagged): string {
   const name = `${short}--${s.cli.flag}${s.cli.value ? ` ${s.cli.value}` : ''}`;
   const help = s.cli.help ?? s.meaning.replaceAll('`', '');
   const fallback =
-    s.defaultValue === undefined || /default/.test(help) ? '' : ` (default: ${s.defaultValue})`;
-  return `  ${name.padEnd(25)}${help}${fallback}`;
+    s.defaultValue === undefined || s.cli.value === undefined || /default/.test(help)
+      ? ''
+      : ` (default: ${s.defaultValue})`;
+  return `  ${name.padEnd(24)} ${help}${fallback}`;
 }
 
 export const USAGE = [
@@ -131,12 +137,15 @@ function parse(argv: readonly string[]) {
   };
   const valued = new Set<string>();
   for (const s of cliOptions()) {
-    options[s.cli.flag] = { type: 'string', ...(s.cli.short ? { short: s.cli.short } : {}) };
-    valued.add(`--${s.cli.flag}`);
-    if (s.cli.short) valued.add(`-${s.cli.short}`);
+    const type = s.cli.value === undefined ? 'boolean' : 'string'; // no value: a switch
+    options[s.cli.flag] = { type, ...(s.cli.short ? { short: s.cli.short } : {}) };
+    if (type === 'string') {
+      valued.add(`--${s.cli.flag}`);
+      if (s.cli.short) valued.add(`-${s.cli.short}`);
+    }
     for (const alias of s.cli.aliases ?? []) {
-      options[alias] = { type: 'string' };
-      valued.add(`--${alias}`);
+      options[alias] = { type };
+      if (type === 'string') valued.add(`--${alias}`);
     }
   }
   try {
@@ -166,11 +175,11 @@ export function parseCli(argv: readonly string[]): Command {
     const raw = [s.cli.flag, ...(s.cli.aliases ?? [])]
       .map((name) => values[name])
       .find((value) => value !== undefined);
-    if (typeof raw !== 'string') continue;
+    if (typeof raw !== 'string' && raw !== true) continue;
     if (!(s.cli.commands ?? ['check', 'watch']).includes(verb as Verb)) {
       throw new UsageError(`--${s.cli.flag} goes with "watch", not "${verb}"`);
     }
-    given.set(s.cli.flag, checked(s, raw));
+    given.set(s.cli.flag, raw === true ? true : checked(s, raw));
   }
   const option = <T>(flag: string): T | undefined => given.get(flag) as T | undefined;
   const withDefault = <T>(flag: string): T => {
@@ -186,6 +195,8 @@ export function parseCli(argv: readonly string[]): Command {
     exclude: option('exclude'),
     output: withDefault('output'),
     timeoutSeconds: withDefault('timeout'),
+    insecureSkipTlsVerify: withDefault('insecure-skip-tls-verify'),
+    verbose: withDefault('verbose'),
   };
   if (verb === 'check') return { kind: 'check', options: Object.freeze(common) };
   const watch: WatchOptions = {

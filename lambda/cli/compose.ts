@@ -13,12 +13,13 @@ import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { renderSubject } from '../notify/render.js';
 import { SnsNotifier } from '../notify/sns-notifier.js';
 import { TerminalNotifier } from '../notify/terminal-notifier.js';
-import type { Notifier } from '../ports.js';
+import { ClusterReadError, type Notifier } from '../ports.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../settings/index.js';
 import { FileStateStore } from '../state/file-store.js';
 import { MemoryStateStore } from '../state/memory-store.js';
 import type { CommonOptions, WatchOptions } from './args.js';
 import { type Io, timeOfDay } from './io.js';
+import { sanitize } from './sanitize.js';
 
 export interface CheckParts extends ClusterPolicies {
   /** The name the cluster is reported under: the kubeconfig context. */
@@ -53,11 +54,23 @@ function readerFor(
   policies: ClusterPolicies,
   nodeCache?: NodeCache,
 ): KubeClusterReader {
+  refuseInsecureEnvironment(options, io);
   const kubeConfig = loadKubeConfig({
     path: options.kubeconfig,
     context: options.context,
     env: io.env,
+    insecureSkipTlsVerify: options.insecureSkipTlsVerify,
   });
+  const cluster = kubeConfig.getCurrentCluster();
+  if (options.insecureSkipTlsVerify) {
+    io.stderr(
+      "lease-watchdog: warning: --insecure-skip-tls-verify: the API server's certificate is not verified; anyone in the network path can read the token and answer for the cluster",
+    );
+  } else if (cluster?.skipTLSVerify) {
+    io.stderr(
+      `lease-watchdog: warning: the kubeconfig's cluster "${sanitize(cluster.name)}" sets insecure-skip-tls-verify: the API server's certificate is not verified`,
+    );
+  }
   return new KubeClusterReader({
     kubeConfig,
     cluster: kubeConfig.getCurrentContext(),
@@ -66,7 +79,20 @@ function readerFor(
     labelKeys: labelsUsedBy(policies.policy),
     nodeCache,
     suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
+    showPluginStderr: options.verbose,
   });
+}
+
+/**
+ * NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks for every connection the process
+ * makes that does not set its own (the AWS SDK's included): refused unless asked for explicitly.
+ */
+function refuseInsecureEnvironment(options: CommonOptions, io: Io): void {
+  if (io.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0' || options.insecureSkipTlsVerify) return;
+  throw new ClusterReadError(
+    'config',
+    'NODE_TLS_REJECT_UNAUTHORIZED=0 is set, which turns off TLS certificate checks: unset it, or pass --insecure-skip-tls-verify to run without verifying the API server',
+  );
 }
 
 export function composeCheck(options: CommonOptions, io: Io): CheckParts {

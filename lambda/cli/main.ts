@@ -9,6 +9,7 @@ import { isClusterReadError, StateCorruptError } from '../ports.js';
 import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
+import { printableJson, sanitize } from './sanitize.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
   // The parts (AWS SDK, client-node) load only for a command that uses them: --version is fast.
@@ -18,9 +19,9 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
   const snapshot = await reader.read(io.signal);
   const evaluation = evaluate(snapshot, new Map(), policy, now);
   if (evaluation.degraded)
-    io.stderr(`lease-watchdog: warning: degraded check: ${evaluation.degraded}`);
+    io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
   if (options.output === 'json') {
-    io.stdout(JSON.stringify(toJson(evaluation), null, 2));
+    io.stdout(printableJson(JSON.stringify(toJson(evaluation), null, 2)));
   } else {
     io.stdout(renderTable(evaluation));
     io.stderr(renderSummary(evaluation));
@@ -72,11 +73,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       isClusterReadError(error) ||
       error instanceof StateCorruptError
     ) {
-      io.stderr(`lease-watchdog: ${error.message}`);
+      io.stderr(`lease-watchdog: ${sanitize(error.message)}`);
       return EXIT_ERROR;
     }
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    io.stderr(`lease-watchdog: unexpected error: ${message}`);
+    io.stderr(`lease-watchdog: unexpected error: ${sanitize(message ?? '')}`);
     if (io.env.LEASE_WATCHDOG_DEBUG && error instanceof Error) io.stderr(error.stack ?? '');
     return EXIT_ERROR;
   }

@@ -1,12 +1,10 @@
 /** How the CLI shows an evaluation: a table like `kubectl get`, or one JSON object. Pure. */
 import { formatAge } from '../core/duration.js';
 import { type Evaluation, isAlerting, type NodeVerdict, VERDICTS } from '../core/model.js';
+import { sanitize, shownName } from './sanitize.js';
 
-/** Keeps a cell on one line and printable, whatever a node is called. */
-function cell(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?');
-}
+/** Keeps a cell on one line and printable, whatever a kubelet wrote (see sanitize.ts). */
+const cell = sanitize;
 
 function renewed(n: NodeVerdict): string {
   if (n.silentForSeconds === null) return '<none>';
@@ -16,7 +14,7 @@ function renewed(n: NodeVerdict): string {
 export function renderTable(evaluation: Evaluation): string {
   const header = ['NAME', 'VERDICT', 'RENEWED', 'DURATION', 'ZONE', 'REASON'];
   const rows = evaluation.nodes.map((n) => [
-    cell(n.name),
+    shownName(n.name),
     n.verdict,
     renewed(n),
     n.leaseDurationSeconds === null ? '<none>' : `${n.leaseDurationSeconds}s`,
@@ -38,7 +36,7 @@ export function renderSummary(evaluation: Evaluation): string {
     (v) => `${evaluation.summary[v]} ${v}`,
   );
   const nodes = evaluation.nodes.filter((n) => n.verdict !== 'orphaned-lease').length;
-  return `${evaluation.cluster}: ${nodes} node${nodes === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+  return `${sanitize(evaluation.cluster)}: ${nodes} node${nodes === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
 }
 
 export function toJson(evaluation: Evaluation): object {

@@ -9,6 +9,7 @@ import type { WatchOptions } from './args.js';
 import type { WatchParts } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
 import { renderSummary, toJson } from './report.js';
+import { printableJson, sanitize, sanitizeLines, shownName } from './sanitize.js';
 
 /** Lines describing verdicts that changed since the previous check (all non-healthy ones at first). */
 function changes(
@@ -24,11 +25,11 @@ function changes(
     if (before === n.verdict || (before === undefined && n.verdict === 'healthy')) continue;
     const arrow = before === undefined ? n.verdict : `${before} → ${n.verdict}`;
     const mark = isAlerting(n.verdict) ? '!' : ' ';
-    lines.push(`${timeOfDay(at)} ${mark} ${n.name}  ${arrow}  (${n.reason})`);
+    lines.push(`${timeOfDay(at)} ${mark} ${shownName(n.name)}  ${arrow}  (${sanitize(n.reason)})`);
   }
   for (const [name, before] of previous ?? []) {
     if (!seen.has(name))
-      lines.push(`${timeOfDay(at)}   ${name}  ${before} → gone (no Node and no Lease)`);
+      lines.push(`${timeOfDay(at)}   ${shownName(name)}  ${before} → gone (no Node and no Lease)`);
   }
   return lines;
 }
@@ -37,7 +38,7 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   const { cluster, cycle, held } = parts;
   if (options.output === 'table') {
     io.stdout(
-      `watching ${cluster} every ${options.intervalSeconds}s (grace ${options.gracePeriodSeconds}s)` +
+      `watching ${sanitize(cluster)} every ${options.intervalSeconds}s (grace ${options.gracePeriodSeconds}s)` +
         `${options.checks ? `, ${options.checks} checks` : ''}; Ctrl-C stops`,
     );
   }
@@ -60,7 +61,7 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       throw error;
     }
     status = report(outcome, options, io, previous);
-    for (const text of held.splice(0)) io.stdout(text);
+    for (const text of held.splice(0)) io.stdout(sanitizeLines(text));
     if (outcome.status === 'checked') {
       previous = new Map(outcome.evaluation.nodes.map((n) => [n.name, n.verdict]));
     }
@@ -76,7 +77,7 @@ function report(
 ) {
   const at = io.now();
   if (outcome.status === 'busy') {
-    io.stderr(`lease-watchdog: ${outcome.reason}; skipped this check`);
+    io.stderr(`lease-watchdog: ${sanitize(outcome.reason)}; skipped this check`);
     return EXIT_OK;
   }
   if (outcome.publishError) {
@@ -85,26 +86,30 @@ function report(
         ? outcome.publishError.message
         : String(outcome.publishError);
     io.stderr(
-      `lease-watchdog: could not publish a notification (${outcome.pending.length} kept, retried next check): ${message}`,
+      `lease-watchdog: could not publish a notification (${outcome.pending.length} kept, retried next check): ${sanitize(message)}`,
     );
   }
   if (outcome.status === 'unreadable') {
-    io.stderr(`lease-watchdog: ${timeOfDay(at)} cannot read the cluster: ${outcome.error.message}`);
+    io.stderr(
+      `lease-watchdog: ${timeOfDay(at)} cannot read the cluster: ${sanitize(outcome.error.message)}`,
+    );
     if (options.output === 'json')
       io.stdout(
-        JSON.stringify({ checkedAt: new Date(at).toISOString(), error: outcome.error.message }),
+        printableJson(
+          JSON.stringify({ checkedAt: new Date(at).toISOString(), error: outcome.error.message }),
+        ),
       );
     return EXIT_ERROR;
   }
   const { evaluation } = outcome;
   if (options.output === 'json') {
-    io.stdout(JSON.stringify(toJson(evaluation)));
+    io.stdout(printableJson(JSON.stringify(toJson(evaluation))));
   } else {
     for (const line of changes(previous, evaluation.nodes, evaluation.checkedAt)) io.stdout(line);
     if (previous === undefined)
       io.stdout(`${timeOfDay(evaluation.checkedAt)}   ${renderSummary(evaluation)}`);
   }
   if (evaluation.degraded)
-    io.stderr(`lease-watchdog: warning: degraded check: ${evaluation.degraded}`);
+    io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
   return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
 }

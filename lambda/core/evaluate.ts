@@ -243,6 +243,26 @@ function zonesOf(nodes: readonly NodeVerdict[]): ZoneSummary[] {
     .map(([zone, counts]) => ({ zone, ...counts }));
 }
 
+/** Where a renewTime places a lease among copies of it: never or unreadable before any time. */
+function renewedAt(lease: LeaseInfo): number {
+  const renew = readRenewTime(lease.renewTime);
+  return renew.kind === 'time' ? renew.at : Number.NEGATIVE_INFINITY;
+}
+
+/**
+ * One lease per name. A list should never hold two, but a broken server or proxy can: the copy
+ * renewed last wins (on a tie, the first listed), so a stale copy listed first cannot make a
+ * live node expired.
+ */
+function latestLeases(leases: readonly LeaseInfo[]): Map<string, LeaseInfo> {
+  const byName = new Map<string, LeaseInfo>();
+  for (const lease of leases) {
+    const kept = byName.get(lease.name);
+    if (!kept || renewedAt(lease) > renewedAt(kept)) byName.set(lease.name, lease);
+  }
+  return byName;
+}
+
 /**
  * Gives every node, and every lease without a node, one verdict. Pure: `now` is the watchdog's
  * clock (epoch ms); the returned observations are to be passed to the next check.
@@ -258,10 +278,8 @@ export function evaluate(
   for (const node of snapshot.nodes ?? []) nodesByName.set(node.name, node);
 
   const verdicts: NodeVerdict[] = [];
-  const leased = new Set<string>();
-  for (const lease of snapshot.leases) {
-    if (leased.has(lease.name)) continue;
-    leased.add(lease.name);
+  const leased = latestLeases(snapshot.leases);
+  for (const lease of leased.values()) {
     verdicts.push(judgeLease(ctx, lease, nodesByName.get(lease.name)));
   }
   for (const node of nodesByName.values()) {

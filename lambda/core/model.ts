@@ -156,5 +156,6 @@ export type ClusterReadFailure =
   | 'forbidden' // 403: RBAC denies a verb on a resource
   | 'not-found' // 404: e.g. the namespace does not exist
   | 'server' // 5xx or an unreadable answer
+  | 'invalid-response' // 200 with something other than the list asked for, or a list out of bounds
   | 'timeout' // no answer in time
   | 'aborted'; // the caller's signal ended the read (e.g. the Lambda deadline)

@@ -8,9 +8,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
 import { ClusterReadError, type ClusterReader } from '../ports.js';
+import { hasUserInfo } from './kubeconfig.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
 import { Interner, projectLease, projectNode } from './projection.js';
-import { ApiSession, type Listed, type ReadStats } from './transport.js';
+import {
+  ApiSession,
+  type Listed,
+  READ_BOUNDS,
+  type ReadBounds,
+  type ReadStats,
+} from './transport.js';
 
 export {
   MAX_NODE_GETS,
@@ -20,6 +27,7 @@ export {
   suspectNodes,
 } from './node-cache.js';
 export { Interner, projectLease, projectNode } from './projection.js';
+export type { ReadBounds } from './transport.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfig;
@@ -30,6 +38,16 @@ export interface KubeReaderOptions {
   readonly pageSize?: number | undefined;
   /** Timeout of each request, ms. Default 15,000. */
   readonly requestTimeoutMs?: number | undefined;
+  /**
+   * Bounds of one read: bytes per page, pages per list, and the time of the whole read (never
+   * less than one request's timeout). Default READ_BOUNDS.
+   */
+  readonly bounds?: Partial<ReadBounds> | undefined;
+  /**
+   * Quote what a failing exec credential plugin wrote to stderr in the error (the CLI's
+   * --verbose). Default false: a plugin can echo credentials there.
+   */
+  readonly showPluginStderr?: boolean | undefined;
   /**
    * false: list Leases only (no not-ready, missing-lease, orphan or suppression verdicts: the
    * snapshot is degraded). Default true.
@@ -61,6 +79,7 @@ export class KubeClusterReader implements ClusterReader {
   private readonly server: string;
   private readonly labelKeys: ReadonlySet<string> | undefined;
   private readonly suspectAfterMs: number;
+  private readonly bounds: ReadBounds;
 
   constructor(private readonly options: KubeReaderOptions) {
     this.labelKeys = options.labelKeys ? new Set(options.labelKeys) : undefined;
@@ -72,11 +91,20 @@ export class KubeClusterReader implements ClusterReader {
     }
     this.pageSize = options.pageSize ?? 500;
     this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    const bounds = { ...READ_BOUNDS, ...options.bounds };
+    this.bounds = { ...bounds, budgetMs: Math.max(bounds.budgetMs, this.timeoutMs) };
     const server = options.kubeConfig.getCurrentCluster()?.server;
     if (!server) {
       throw new ClusterReadError(
         'config',
         'the kubeconfig has no current cluster with a server URL: pass --context NAME or fix current-context',
+      );
+    }
+    if (hasUserInfo(server)) {
+      // undici would quote the URL, password and all, in its errors.
+      throw new ClusterReadError(
+        'config',
+        `the server URL of cluster ${options.cluster} has a user name or password in it (https://user:pass@host): remove them and give credentials as a token or certificate`,
       );
     }
     this.server = server.replace(/\/+$/, '');
@@ -93,6 +121,8 @@ export class KubeClusterReader implements ClusterReader {
       namespace: this.options.namespace,
       pageSize: this.pageSize,
       timeoutMs: this.timeoutMs,
+      bounds: this.bounds,
+      showPluginStderr: this.options.showPluginStderr,
     });
     try {
       return await this.readWith(session, new Interner(), signal);
@@ -189,6 +219,14 @@ export class KubeClusterReader implements ClusterReader {
     stats: ReadStats,
   ): Snapshot {
     const { namespace, cluster } = this.options;
+    if (leases.items.length === 0 && nodes && nodes.length > 0) {
+      // Every kubelet renews a Lease: none at all beside live Nodes is the wrong namespace, not
+      // every node missing its lease at once (which would page each of them).
+      throw new ClusterReadError(
+        'config',
+        `no Leases in namespace ${namespace} but ${nodes.length} Node${nodes.length === 1 ? '' : 's'} exist: check --namespace (kubelets renew their leases in kube-node-lease)`,
+      );
+    }
     return {
       cluster,
       namespace,

@@ -17,6 +17,8 @@ export interface KubeconfigLocation {
   readonly context?: string | undefined;
   /** Environment ($KUBECONFIG, $HOME). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** --insecure-skip-tls-verify: the current cluster's certificate is not verified. */
+  readonly insecureSkipTlsVerify?: boolean | undefined;
 }
 
 export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
@@ -71,11 +73,41 @@ export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
       'the kubeconfig has no current-context: pass --context NAME (kubectl config get-contexts lists them)',
     );
   }
-  if (!kc.getCluster(context.cluster)?.server) {
+  const server = kc.getCluster(context.cluster)?.server;
+  if (!server) {
     throw new ClusterReadError(
       'config',
       `context "${context.name}" names cluster "${context.cluster}", which has no server in the kubeconfig`,
     );
   }
-  return kc;
+  if (hasUserInfo(server)) {
+    throw new ClusterReadError(
+      'config',
+      `context "${context.name}": the server URL of cluster "${context.cluster}" has a user name or password in it (https://user:pass@host): remove them from the URL and give credentials as the kubeconfig user's token or certificate`,
+    );
+  }
+  return source.insecureSkipTlsVerify ? skippingTlsVerify(kc) : kc;
+}
+
+/** true when `server` is a URL with a user name or password (`https://user:pass@host`). */
+export function hasUserInfo(server: string): boolean {
+  try {
+    const url = new URL(server);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return /\/\/[^/\s]*@/.test(server);
+  }
+}
+
+/** The same kubeconfig with its current cluster marked insecure-skip-tls-verify. */
+function skippingTlsVerify(kc: KubeConfig): KubeConfig {
+  const current = kc.getCurrentCluster()?.name;
+  const insecure = new KubeConfig();
+  insecure.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c)),
+    contexts: kc.contexts,
+    users: kc.users,
+    currentContext: kc.getCurrentContext(),
+  });
+  return insecure;
 }

@@ -71,8 +71,17 @@ export function describeRead(resource: Resource, namespace: string): string {
   return resource === 'leases' ? `listing leases in namespace ${namespace}` : 'listing nodes';
 }
 
-/** The kubeconfig's credentials could not be applied (exec plugin missing or failing, bad files). */
-export function authSetupError(error: unknown, kubeConfig: KubeConfig): ClusterReadError {
+/**
+ * The kubeconfig's credentials could not be applied (exec plugin missing or failing, bad files).
+ * A failing exec plugin's stderr (client-node makes it the error's message) can echo credentials:
+ * it is quoted only when `showPluginStderr` (the CLI's --verbose). What the plugin printed on
+ * stdout (the credential itself) is never quoted.
+ */
+export function authSetupError(
+  error: unknown,
+  kubeConfig: KubeConfig,
+  showPluginStderr = false,
+): ClusterReadError {
   const code = errorCode(error);
   const user = kubeConfig.getCurrentUser();
   const command =
@@ -86,9 +95,15 @@ export function authSetupError(error: unknown, kubeConfig: KubeConfig): ClusterR
     );
   }
   if (command) {
+    const why =
+      error instanceof SyntaxError
+        ? 'it did not print an ExecCredential (JSON)'
+        : showPluginStderr
+          ? firstLine(error)
+          : 'pass -v/--verbose to see what it wrote to stderr (it can hold credentials)';
     return new ClusterReadError(
       'exec-plugin',
-      `the credential plugin "${command}" of kubeconfig user "${user?.name}" failed: ${firstLine(error)}`,
+      `the credential plugin "${command}" of kubeconfig user "${user?.name}" failed: ${why}`,
       undefined,
       { cause: error },
     );
@@ -194,7 +209,7 @@ export function invalidAnswerError(
   body: unknown,
 ): ClusterReadError {
   return new ClusterReadError(
-    'server',
+    'invalid-response',
     `the API server's answer to ${what} is not ${article(expected)} ${expected} (got ${describeBody(body, expected)})`,
     200,
   );
@@ -220,8 +235,13 @@ function article(word: string): string {
   return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
 
+/** `text` without the `user:pass@` of any URL in it: a password must never reach a message. */
+function withoutUserInfo(text: string): string {
+  return text.replace(/\/\/[^\s/@]+@/g, '//');
+}
+
 export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = withoutUserInfo(text).replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
 }
 

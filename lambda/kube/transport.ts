@@ -6,7 +6,7 @@
  */
 
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { type Dispatcher, fetch } from 'undici';
+import { type Dispatcher, fetch, type Response } from 'undici';
 import { ClusterReadError } from '../ports.js';
 import { record, str } from './projection.js';
 import {
@@ -29,7 +29,39 @@ export interface SessionOptions {
   readonly pageSize: number;
   /** Timeout of each request, ms. */
   readonly timeoutMs: number;
+  /** Bounds of the whole read (see READ_BOUNDS). */
+  readonly bounds: ReadBounds;
+  /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
+  readonly showPluginStderr?: boolean | undefined;
 }
+
+/** How much one read may take from the API server before it is given up as a read failure. */
+export interface ReadBounds {
+  /** Bytes of one answer's body (after decompression). */
+  readonly maxPageBytes: number;
+  /** Pages of one list. */
+  readonly maxPages: number;
+  /** The whole read (every page of every list, and the node GETs), ms. */
+  readonly budgetMs: number;
+}
+
+/**
+ * The defaults. A hostile or broken server (a proxy, an aggregated API, a bug) must not hold the
+ * watchdog forever or fill its memory: today's worst seen were one continue token repeated
+ * 58,800 times in 20 s and two 600 MB pages (2.7 GB resident, then ERR_STRING_TOO_LONG).
+ */
+export const READ_BOUNDS: ReadBounds = {
+  // A page holds 500 objects (the page size); a Node is 5-40 KB of JSON (its image list is most of
+  // it), so 500 Nodes are at most ~20 MB. 64 MiB leaves 3x headroom and keeps a page's bytes and
+  // its parsed copy well inside a 512 MB Lambda.
+  maxPageBytes: 64 * 1024 * 1024,
+  // 1,000 pages of 500 are 500,000 objects: 50 times the largest supported cluster (5,000 nodes
+  // upstream; EKS and GKE stop below 100,000). More pages than that is a server that never ends.
+  maxPages: 1_000,
+  // Two minutes for every page of both lists: a 100,000-node cluster lists its leases and nodes
+  // in well under a minute; the Lambda's own deadline (the caller's signal) may cut it shorter.
+  budgetMs: 120_000,
+};
 
 /** Requests made and response bytes read, over the whole read. */
 export interface ReadStats {
@@ -72,21 +104,24 @@ interface Answer {
 export class ApiSession {
   readonly stats: ReadStats = { requests: 0, bytes: 0 };
   private readonly target: ReadTarget;
+  /** Aborts when the whole read's budget is spent (created when the session opens). */
+  private readonly budget: AbortSignal;
 
   private constructor(
     private readonly connection: Connection,
     private readonly options: SessionOptions,
   ) {
     this.target = { host: hostOf(options.server), namespace: options.namespace };
+    this.budget = AbortSignal.timeout(options.bounds.budgetMs);
   }
 
   /** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
   static async open(kubeConfig: KubeConfig, options: SessionOptions): Promise<ApiSession> {
     const context = new RequestContext(options.server, HttpMethod.GET);
     try {
-      await kubeConfig.applySecurityAuthentication(context);
+      await verifyingTls(kubeConfig).applySecurityAuthentication(context);
     } catch (error) {
-      throw authSetupError(error, kubeConfig);
+      throw authSetupError(error, kubeConfig, options.showPluginStderr);
     }
     const connection = {
       headers: { ...context.getHeaders(), Accept: 'application/json' },
@@ -107,17 +142,41 @@ export class ApiSession {
     signal: AbortSignal | undefined,
   ): Promise<Listed<T>> {
     const items: T[] = [];
+    const seen = new Set<string>();
     let date: number | undefined;
     let next: string | undefined;
+    let pages = 0;
     do {
       const page: Page<T> = await this.page(resource, path, next, project, signal);
       this.stats.requests++;
       this.stats.bytes += page.bytes;
+      pages++;
       date ??= page.date;
       for (const item of page.items) items.push(item);
       next = page.next;
+      if (next) this.checkContinue(resource, next, seen, pages);
     } while (next);
     return { items, date };
+  }
+
+  /** A continue token seen before (repeated or cycling), or one page too many, ends the read. */
+  private checkContinue(resource: Resource, next: string, seen: Set<string>, pages: number): void {
+    const what = describeRead(resource, this.options.namespace);
+    if (seen.has(next)) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} repeats a continue token after ${pages} pages: the list never ends, read given up`,
+        200,
+      );
+    }
+    if (pages >= this.options.bounds.maxPages) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} is still going after ${pages} pages (the most a list may have): read given up`,
+        200,
+      );
+    }
+    seen.add(next);
   }
 
   /** GETs one Node; undefined when it does not exist (404). */
@@ -172,15 +231,16 @@ export class ApiSession {
   ): Promise<Answer> {
     const what = describeRead(resource, this.options.namespace);
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const combined = AbortSignal.any(
+      signal ? [signal, timeout, this.budget] : [timeout, this.budget],
+    );
     try {
       const response = await fetch(`${this.options.server}${pathAndQuery}`, {
         headers: this.connection.headers,
         dispatcher: this.connection.dispatcher,
         signal: combined,
       });
-      const text = await response.text();
-      const bytes = Buffer.byteLength(text);
+      const { text, bytes } = await this.boundedText(response, what);
       if (response.status === 404 && options.missingIsNull)
         return { body: undefined, date: undefined, bytes };
       if (!response.ok)
@@ -191,7 +251,7 @@ export class ApiSession {
       } catch {
         const type = response.headers.get('content-type')?.split(';')[0];
         throw new ClusterReadError(
-          'server',
+          'invalid-response',
           `the API server's answer to ${what} is not JSON (HTTP ${response.status}${type ? `, ${type}` : ''})`,
         );
       }
@@ -202,6 +262,41 @@ export class ApiSession {
       if (error instanceof ClusterReadError) throw error;
       throw this.unanswered(what, error, signal, timeout);
     }
+  }
+
+  /**
+   * The body as text, read chunk by chunk and given up as soon as it is over the page cap: a
+   * huge answer costs at most the cap in memory, never the whole of it.
+   */
+  private async boundedText(
+    response: Response,
+    what: string,
+  ): Promise<{ text: string; bytes: number }> {
+    const cap = this.options.bounds.maxPageBytes;
+    const tooLarge = () =>
+      new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} is over ${capText(cap)} (the most one page may have): read given up`,
+        response.status,
+      );
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > cap && !response.headers.get('content-encoding')) {
+      await response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    if (response.body) {
+      for await (const chunk of response.body) {
+        bytes += chunk.byteLength;
+        if (bytes > cap) {
+          await response.body.cancel().catch(() => undefined);
+          throw tooLarge();
+        }
+        chunks.push(chunk);
+      }
+    }
+    return { text: Buffer.concat(chunks).toString('utf8'), bytes };
   }
 
   /** No answer: the caller gave up, the timeout struck, or the transport failed. */
@@ -219,6 +314,14 @@ export class ApiSession {
         { cause: error },
       );
     }
+    if (this.budget.aborted && !timeout.aborted) {
+      return new ClusterReadError(
+        'timeout',
+        `${what}: the read of ${this.target.host} took longer than its budget of ${this.options.bounds.budgetMs / 1000}s, given up`,
+        undefined,
+        { cause: error },
+      );
+    }
     if (timeout.aborted) {
       return new ClusterReadError(
         'timeout',
@@ -229,6 +332,37 @@ export class ApiSession {
     }
     return transportError(this.target, what, error);
   }
+}
+
+const VERIFYING = Symbol('lease-watchdog: TLS verification explicit');
+type DispatcherOptionsOf = KubeConfig['createDispatcherOptions'];
+
+/**
+ * `kubeConfig`, with TLS verification explicit on every connection pool client-node builds for
+ * it: client-node leaves `rejectUnauthorized` unset unless the kubeconfig says
+ * insecure-skip-tls-verify, and Node then takes it from NODE_TLS_REJECT_UNAUTHORIZED — so a `0`
+ * in the environment would accept any certificate and send the token to it. Explicit `true`
+ * also means a pool of our own when the kubeconfig has no CA (public CAs), never fetch's global one.
+ */
+function verifyingTls(kubeConfig: KubeConfig): KubeConfig {
+  const marked = kubeConfig as KubeConfig & { [VERIFYING]?: true };
+  if (marked[VERIFYING]) return kubeConfig;
+  const original: DispatcherOptionsOf = kubeConfig.createDispatcherOptions.bind(kubeConfig);
+  const explicit: DispatcherOptionsOf = (cluster, agentOptions) =>
+    original(cluster, {
+      ...agentOptions,
+      rejectUnauthorized: agentOptions.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
+    });
+  Object.defineProperty(kubeConfig, 'createDispatcherOptions', { value: explicit });
+  marked[VERIFYING] = true;
+  return kubeConfig;
+}
+
+/** 64 MiB, 1.5 KiB, 300 bytes. */
+function capText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
 }
 
 /** `body` when it is an object of `kind`; otherwise the answer is not what was asked for. */

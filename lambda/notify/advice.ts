@@ -89,6 +89,11 @@ const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>
   server:
     'The API server answered with an error (5xx) or an unreadable answer: check its health and ' +
     'the control plane logs.',
+  'invalid-response':
+    'The API server answered, but not with the list asked for (an empty object, a Status, a ' +
+    "proxy's HTML page, another kind) or with a list beyond the watchdog's bounds (pages too " +
+    'large or too many, a repeating continue token): check what sits between the watchdog and ' +
+    'the API server (proxies, aggregated APIs) and the server URL.',
   timeout:
     'The API server did not answer in time: a slow or overloaded control plane, or packets ' +
     'dropped on the network path.',

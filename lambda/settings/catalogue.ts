@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { clusterList, clusterSchema, deployedClusters } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { fraction, idList, strictObject, text, wholeNumber } from './fields.js';
+import { flag, fraction, idList, strictObject, text, wholeNumber } from './fields.js';
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -79,6 +79,31 @@ export const stateFile = setting({
     help: 'keep observations and incidents in this JSON file across runs',
   },
   schema: text({ hint: 'a file path' }),
+});
+
+export const insecureSkipTlsVerify = setting({
+  key: '--insecure-skip-tls-verify',
+  places: ['cli'],
+  shownDefault: 'off',
+  defaultValue: false,
+  meaning:
+    "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
+  cli: {
+    flag: 'insecure-skip-tls-verify',
+    help: "do not verify the API server's certificate (insecure; warns)",
+  },
+  schema: flag(),
+});
+
+export const verbose = setting({
+  key: '--verbose',
+  places: ['cli'],
+  shownDefault: 'off',
+  defaultValue: false,
+  meaning:
+    "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
+  cli: { flag: 'verbose', short: 'v', help: "show the exec credential plugin's stderr" },
+  schema: flag(),
 });
 
 // --- What the function runs with (the deployment file, the Lambda, and some CLI flags) --------

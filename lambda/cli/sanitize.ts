@@ -1,0 +1,49 @@
+/**
+ * The one sanitiser of everything the CLI writes to a terminal: node and lease names, reasons, a
+ * Node's Ready message, Status messages, error lines. A kubelet (or a hostile API server) can
+ * write any text it likes; escape sequences in it could rewrite the screen, hide a line or fake
+ * one. Control characters (C0, DEL, C1), line and paragraph separators and bidirectional
+ * overrides are shown escaped (`\x1b`, `\u{202e}`), and a backslash is doubled so that an escape
+ * cannot be forged.
+ */
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const UNPRINTABLE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function sanitize(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    if (c === '\\') return '\\\\';
+    const code = c.codePointAt(0) ?? 0;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** Each line of a block (a notification) sanitised; the block keeps its line breaks. */
+export function sanitizeLines(text: string): string {
+  return text.split('\n').map(sanitize).join('\n');
+}
+
+// A DNS-1123 subdomain: what Kubernetes allows in a Node or Lease name.
+const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const MAX_NAME = 253;
+
+/**
+ * A node or lease name for a terminal: as is when it is a DNS-1123 subdomain (at most 253
+ * characters), otherwise quoted, escaped and cut at 253 characters, so that an odd name is seen to
+ * be odd and never printed raw.
+ */
+export function shownName(name: string): string {
+  if (name.length <= MAX_NAME && DNS_1123_SUBDOMAIN.test(name)) return name;
+  const cut = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
+  return `"${sanitize(cut).replaceAll('"', '\\"')}"`;
+}
+
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON text (from JSON.stringify) with the characters it leaves raw escaped as \uXXXX: still JSON. */
+export function printableJson(json: string): string {
+  return json.replace(
+    RAW_IN_JSON,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * TLS that does not depend on the environment, and passwords that never show: the CLI and the
+ * reader as child processes against the simulated cluster over HTTPS. NODE_TLS_REJECT_UNAUTHORIZED=0
+ * does not make a certificate from the wrong CA pass; the CLI refuses to run with it unless
+ * --insecure-skip-tls-verify is given (then warns), a kubeconfig asking to skip verification gets
+ * a warning, and a server URL with a password in it is refused without quoting the password.
+ */
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SimCluster } from '../sim/cluster.js';
+import { renderKubeconfig } from '../sim/kubeconfig.js';
+import { generateSimPki } from '../sim/pki.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
+const TOKEN = 'cli-tls-secret-token-0123456789';
+const PASSWORD = 'hunter2-secret-password';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function spawn(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+    if (!('NODE_TLS_REJECT_UNAUTHORIZED' in env)) delete childEnv.NODE_TLS_REJECT_UNAUTHORIZED;
+    execFile(NODE, args, { cwd: ROOT, env: childEnv, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const cli = (args: string[], env?: Record<string, string>) => spawn([BIN, ...args], env);
+
+/** Node's own warning about the variable, which is not ours to print or suppress. */
+const ours = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((l) => l && !/^\(node:\d+\) Warning: Setting the NODE_TLS|--trace-warnings/.test(l));
+
+describe('TLS and credentials in the CLI', () => {
+  let dir: string;
+  let server: SimServer;
+  let good: string;
+  let wrongCa: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-tls-'));
+    const cluster = new SimCluster({ seed: 5 });
+    cluster.addNodes(3);
+    server = await startSimServer({ cluster, token: TOKEN });
+    good = join(dir, 'good');
+    await server.writeKubeconfig(good);
+    wrongCa = join(dir, 'wrong-ca');
+    const other = await generateSimPki();
+    await writeFile(
+      wrongCa,
+      renderKubeconfig({ server: server.url, caPem: other.caPem, token: TOKEN }),
+    );
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the reader rejects a certificate from the wrong CA with NODE_TLS_REJECT_UNAUTHORIZED=0 set', async () => {
+    const script = [
+      "import { KubeClusterReader } from './lambda/kube/kube-reader.ts';",
+      "import { loadKubeConfig } from './lambda/kube/kubeconfig.ts';",
+      `const kubeConfig = loadKubeConfig({ path: ${JSON.stringify(wrongCa)}, env: {} });`,
+      "const reader = new KubeClusterReader({ kubeConfig, cluster: 'c', namespace: 'kube-node-lease' });",
+      'try { await reader.read(); console.log("READ OK"); }',
+      'catch (e) { console.log(e.failure, e.message); }',
+    ].join('\n');
+    const result = await spawn(['--import', 'tsx', '--input-type=module', '-e', script], {
+      NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    });
+    assert.doesNotMatch(result.stdout, /READ OK/, 'the wrong certificate must not pass');
+    assert.match(result.stdout, /^tls TLS verification of 127\.0\.0\.1:\d+ failed/);
+  });
+
+  it('the CLI refuses to run with NODE_TLS_REJECT_UNAUTHORIZED=0', async () => {
+    const result = await cli(['check', '--kubeconfig', wrongCa], {
+      NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.deepEqual(ours(result.stderr), [
+      'lease-watchdog: NODE_TLS_REJECT_UNAUTHORIZED=0 is set, which turns off TLS certificate checks: unset it, or pass --insecure-skip-tls-verify to run without verifying the API server',
+    ]);
+    assert.equal(result.stdout, '');
+  });
+
+  it('without the variable, the wrong CA is one TLS line (exit 2)', async () => {
+    const result = await cli(['check', '--kubeconfig', wrongCa]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(ours(result.stderr).length, 1, result.stderr);
+    assert.match(result.stderr, /^lease-watchdog: TLS verification of 127\.0\.0\.1:\d+ failed/);
+  });
+
+  it('--insecure-skip-tls-verify runs with the variable set, and warns', async () => {
+    const result = await cli(['check', '--kubeconfig', wrongCa, '--insecure-skip-tls-verify'], {
+      NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      ours(result.stderr)[0] ?? '',
+      /^lease-watchdog: warning: --insecure-skip-tls-verify: the API server's certificate is not verified/,
+    );
+  });
+
+  it('a kubeconfig cluster with insecure-skip-tls-verify: true gets a warning', async () => {
+    const insecure = join(dir, 'insecure');
+    const yaml = server
+      .kubeconfig()
+      .replace(/certificate-authority-data: .*/, 'insecure-skip-tls-verify: true');
+    await writeFile(insecure, yaml);
+    const result = await cli(['check', '--kubeconfig', insecure]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      ours(result.stderr)[0] ?? '',
+      /^lease-watchdog: warning: the kubeconfig's cluster ".+" sets insecure-skip-tls-verify/,
+    );
+  });
+
+  it('a server URL with a password is refused, and the password shows nowhere', async () => {
+    const withPassword = join(dir, 'with-password');
+    await writeFile(
+      withPassword,
+      server.kubeconfig().replace('https://', `https://admin:${PASSWORD}@`),
+    );
+    const result = await cli(['check', '--kubeconfig', withPassword]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /^lease-watchdog: context "lease-watchdog-sim": the server URL of cluster "lease-watchdog-sim" has a user name or password in it/,
+    );
+    assert.doesNotMatch(result.stderr + result.stdout, new RegExp(PASSWORD));
+    assert.doesNotMatch(result.stderr + result.stdout, /admin/);
+  });
+});
