@@ -129,6 +129,16 @@ export const reminderIntervalSeconds = setting({
   ),
 });
 
+export const readFailuresBeforePage = setting({
+  key: 'readFailuresBeforePage',
+  places: ['file', 'lambda'],
+  shownDefault: String(DEFAULTS.readFailuresBeforePage),
+  defaultValue: DEFAULTS.readFailuresBeforePage,
+  meaning:
+    'page the WATCHDOG when reads of a cluster have failed on this many checks in a row (every failure counts in `ClusterReadFailures` from the first); 1 pages the first failed read',
+  schema: wholeNumber(1, 60),
+});
+
 export const storm = setting({
   key: 'storm',
   places: ['file', 'lambda'],
@@ -194,6 +204,7 @@ export const watchdogSettingsShape = {
   gracePeriodSeconds: gracePeriodSeconds.default(DEFAULTS.gracePeriodSeconds),
   startupGraceSeconds: startupGraceSeconds.default(DEFAULTS.startupGraceSeconds),
   reminderIntervalSeconds: reminderIntervalSeconds.default(DEFAULTS.reminderIntervalSeconds),
+  readFailuresBeforePage: readFailuresBeforePage.default(DEFAULTS.readFailuresBeforePage),
   storm: storm.prefault({}),
   fastMode: fastMode.prefault({}),
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
