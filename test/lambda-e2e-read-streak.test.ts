@@ -58,3 +58,33 @@ describe('lambda e2e: a failed read pages once confirmed', () => {
     assert.match(all[1]?.message ?? '', /forbidden/, 'the resolution names the latest failure');
   });
 });
+
+describe('lambda e2e: Secrets Manager throttled', () => {
+  let h: Harness;
+  let target: SimTarget;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } }, requestTimeoutSeconds: 1 });
+    target = h.target('prod');
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('is the failure unavailable (not config) once the cached token is gone', async () => {
+    const before = h.sns.messages.length;
+    h.secrets.unavailable(target.tokenSecretId, 'throttle');
+    // The cached token rides out the throttling; a 401 drops it, then the refetch is throttled.
+    await h.tick();
+    target.server.setFault({ kind: 'status', status: 401 });
+    await h.tick();
+    target.server.setFault(null);
+    await h.tick();
+    const sent = h.sns.messages.slice(before);
+    assert.deepEqual(sent.map(kindOf), ['WATCHDOG'], summary(sent));
+    assert.equal(sent[0]?.subject, '[prod] WATCHDOG: cannot read cluster (unavailable)');
+    assert.match(sent[0]?.message ?? '', /AWS throttled or failed/);
+
+    h.secrets.unavailable(target.tokenSecretId, null);
+    await h.tick();
+    assert.match(h.sns.messages.at(-1)?.subject ?? '', /^\[prod\] WATCHDOG RESOLVED/);
+  });
+});
