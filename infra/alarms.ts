@@ -66,13 +66,19 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
       fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }),
     ),
   );
+  // New messages, not messages present: the queue keeps them 14 days, so an alarm on
+  // ApproximateNumberOfMessagesVisible stays in ALARM after the first failure and every later
+  // one is silent. NumberOfMessagesSent counts each undelivered invocation the scheduler sends
+  // (SendMessage; SQS's own redrive would not count, but nothing redrives into this queue), is
+  // exact, and returns to 0 on its own. A metric-math DIFF of the visible count would also fall
+  // when someone reads or purges the queue, and hide a new failure in the same period.
   const deadLetterAlarm = alarm(
     'DeadLetterAlarm',
     onAnyDatapoint(
-      'lease-watchdog: EventBridge Scheduler could not invoke the function; the undelivered invocations are in the dead-letter queue.',
-      deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      'lease-watchdog: EventBridge Scheduler could not invoke the function; the undelivered invocations are in the dead-letter queue. Alarms again on every new one.',
+      deadLetterQueue.metricNumberOfMessagesSent({
         period: Duration.minutes(5),
-        statistic: cloudwatch.Stats.MAXIMUM,
+        statistic: cloudwatch.Stats.SUM,
       }),
     ),
   );

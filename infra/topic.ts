@@ -2,7 +2,7 @@
  * The notification topic: a KMS-encrypted SNS topic with the email subscriptions, or the configured
  * existing one. `grantPublish` gives the function its address and the right to publish to it.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -28,13 +28,16 @@ export class NotificationTopic {
         enableKeyRotation: true,
         removalPolicy: RemovalPolicy.DESTROY,
       });
-      // CloudWatch alarm actions publish to the encrypted topic as the CloudWatch service.
+      // CloudWatch alarm actions publish to the encrypted topic as the CloudWatch service: only
+      // for alarms of this account and region (no confused deputy). The alarms' own ARNs would
+      // make a cycle (alarm → topic → key), so the topic policy names them instead.
       key.addToResourcePolicy(
         new iam.PolicyStatement({
           sid: 'AllowCloudWatchAlarmsToPublishToTheTopic',
           principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
           actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
           resources: ['*'],
+          conditions: alarmsOfThisAccount(scope),
         }),
       );
       this.key = key;
@@ -94,4 +97,13 @@ export class NotificationTopic {
       }),
     );
   }
+}
+
+/** The condition that limits a service principal to CloudWatch alarms of this stack's account and region. */
+function alarmsOfThisAccount(scope: Construct): Record<string, Record<string, string>> {
+  const { account, region, partition } = Stack.of(scope);
+  return {
+    StringEquals: { 'aws:SourceAccount': account },
+    ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+  };
 }

@@ -262,7 +262,6 @@ describe('IAM: every statement, actions and resources', () => {
           'dynamodb:GetItem',
           'dynamodb:Query',
           'dynamodb:PutItem',
-          'dynamodb:DeleteItem',
           'dynamodb:BatchWriteItem',
         ],
         Resource: `\${${table}.Arn}`,
@@ -362,6 +361,15 @@ describe('the topic', () => {
           JSON.stringify(s.Action) === JSON.stringify(['kms:Decrypt', 'kms:GenerateDataKey*']),
       ),
     );
+    const forCloudWatch = keyPolicy.filter(
+      (s: Statement & { Principal: unknown }) =>
+        JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }),
+    );
+    assert.equal(forCloudWatch.length, 1);
+    assert.deepEqual(flat(forCloudWatch[0].Condition), {
+      StringEquals: { 'aws:SourceAccount': ACCOUNT },
+      ArnLike: { 'aws:SourceArn': `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:*` },
+    });
     const alarms = Object.keys(main.template.findResources('AWS::CloudWatch::Alarm'));
     assert.equal(alarms.length, 6, 'errors, throttles, dead letters, and one per cluster');
     main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
@@ -425,6 +433,28 @@ describe('the state table', () => {
       SSESpecification: { SSEEnabled: true },
     });
   });
+
+  test('deletion protection on, and the stack keeps the table when it is deleted (RETAIN)', () => {
+    main.template.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  test('the state store uses no DynamoDB action beyond the grant (no DeleteItem)', () => {
+    const store = readFileSync(
+      new URL('../lambda/state/dynamodb-store.ts', import.meta.url),
+      'utf8',
+    );
+    const used = [...store.matchAll(/new (\w+)Command\(/g)].map((m) => `dynamodb:${m[1]}`);
+    assert.deepEqual([...new Set(used)].sort(), [
+      'dynamodb:BatchWriteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+    ]);
+  });
 });
 
 describe('the alarms', () => {
@@ -466,22 +496,26 @@ describe('the alarms', () => {
     }
   });
 
-  test('a message in the dead-letter queue notifies the topic', () => {
+  test('each NEW message in the dead-letter queue notifies the topic (not the messages kept 14 days)', () => {
     assert.deepEqual(
-      { ...find('ApproximateNumberOfMessagesVisible'), AlarmDescription: undefined },
+      { ...find('NumberOfMessagesSent'), AlarmDescription: undefined },
       {
         ...toTopic,
         AlarmDescription: undefined,
         Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
+        MetricName: 'NumberOfMessagesSent',
         Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-        Statistic: 'Maximum',
+        Statistic: 'Sum',
         Period: 300,
         EvaluationPeriods: 1,
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
       },
+    );
+    assert.ok(
+      alarms.every((a) => a.MetricName !== 'ApproximateNumberOfMessagesVisible'),
+      'no alarm on the messages present: it would stay in ALARM for 14 days',
     );
   });
 
