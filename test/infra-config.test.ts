@@ -269,6 +269,13 @@ describe('loadRuntimeConfig', () => {
     assert.ok(Object.isFrozen(config));
   });
 
+  test('NODE_TLS_REJECT_UNAUTHORIZED=1 (verification on) is fine', () => {
+    assert.equal(
+      loadRuntimeConfig({ ...env, NODE_TLS_REJECT_UNAUTHORIZED: '1' }).topicArn,
+      env.TOPIC_ARN,
+    );
+  });
+
   const invalid: [string, Record<string, string | undefined>, string][] = [
     [
       'no settings',
@@ -306,6 +313,11 @@ describe('loadRuntimeConfig', () => {
         }
         return '';
       })()}`,
+    ],
+    [
+      'an environment that turns TLS verification off',
+      { ...env, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+      'NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification, and the watchdog would send its cluster tokens to any server; remove it from the function environment',
     ],
     [
       'invalid settings',
