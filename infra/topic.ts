@@ -13,6 +13,21 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { type DeploymentConfig, RUNTIME_ENV } from '../lambda/settings/index.js';
 
+/** Which topic: the notifications' (ids `TopicKey`, `Topic`) or the alarms' own (`AlarmTopic…`). */
+export interface TopicRole {
+  /** Prefix of the construct ids. */
+  readonly idPrefix: string;
+  /** What the topic carries, for the key's description. */
+  readonly carries: string;
+  readonly displayName: string;
+}
+
+export const NOTIFICATIONS: TopicRole = {
+  idPrefix: '',
+  carries: 'the notification topic',
+  displayName: 'lease-watchdog',
+};
+
 /** Creates its constructs in the given scope (construct ids `TopicKey` and `Topic`). */
 export class NotificationTopic {
   readonly topic: sns.ITopic;
@@ -21,10 +36,15 @@ export class NotificationTopic {
   /** What every alarm does on ALARM and on OK: notify this topic. */
   readonly alarmAction: SnsAction;
 
-  constructor(scope: Construct, config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'>) {
+  constructor(
+    scope: Construct,
+    config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'>,
+    role: TopicRole = NOTIFICATIONS,
+  ) {
+    const ids = { key: `${role.idPrefix}TopicKey`, topic: `${role.idPrefix}Topic` };
     if (config.existingTopicArn === undefined) {
-      const key = new kms.Key(scope, 'TopicKey', {
-        description: 'lease-watchdog: encrypts the notification topic',
+      const key = new kms.Key(scope, ids.key, {
+        description: `lease-watchdog: encrypts ${role.carries}`,
         enableKeyRotation: true,
         removalPolicy: RemovalPolicy.DESTROY,
       });
@@ -41,13 +61,13 @@ export class NotificationTopic {
         }),
       );
       this.key = key;
-      this.topic = new sns.Topic(scope, 'Topic', {
-        displayName: 'lease-watchdog',
+      this.topic = new sns.Topic(scope, ids.topic, {
+        displayName: role.displayName,
         masterKey: key,
         enforceSSL: true,
       });
     } else {
-      this.topic = sns.Topic.fromTopicArn(scope, 'Topic', config.existingTopicArn);
+      this.topic = sns.Topic.fromTopicArn(scope, ids.topic, config.existingTopicArn);
     }
     for (const email of config.emails) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(email));
@@ -78,6 +98,21 @@ export class NotificationTopic {
         }),
       );
     }
+  }
+
+  /**
+   * Allows sns:ListSubscriptionsByTopic on the topic, so that the function can count the confirmed
+   * subscriptions (the metric `ConfirmedSubscriptions`): an unsubscribe link must not end all
+   * alerting unnoticed.
+   */
+  grantCountSubscriptions(fn: lambda.Function): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'CountConfirmedSubscriptions',
+        actions: ['sns:ListSubscriptionsByTopic'],
+        resources: [this.topic.topicArn],
+      }),
+    );
   }
 
   /**

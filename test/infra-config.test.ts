@@ -517,9 +517,14 @@ describe('deployment configuration', () => {
       'readFailuresBeforePage must be a whole number from 1 to 60 (got 0)',
     ],
     [
+      'a FIFO alarm topic',
+      { ...valid, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops.fifo' },
+      'alarmTopicArn must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got "arn:aws:sns:eu-west-1:123456789012:ops.fifo")',
+    ],
+    [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
     [
       'settings too big for the Lambda environment',

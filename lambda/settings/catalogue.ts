@@ -270,6 +270,27 @@ const existingTopicArn = setting({
   schema: topicArn('an SNS topic ARN'),
 });
 
+const alarmEmails = setting({
+  key: 'alarmEmails',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "a second delivery path for the watchdog's own alarms: addresses subscribed to a separate alarm topic (its own KMS key), so that one unsubscribe link cannot end all alerting",
+  schema: emails,
+});
+
+const alarmTopicArn = setting({
+  key: 'alarmTopicArn',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "a second delivery path for the watchdog's own alarms: an existing standard ops topic (its policy must let CloudWatch alarms of this account publish)",
+  schema: topicArn('an SNS topic ARN').refine((arn) => !arn.endsWith('.fifo'), {
+    error: (issue) =>
+      `must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got ${shown(issue.input)})`,
+  }),
+});
+
 const scheduleError = (issue: { input?: unknown }) =>
   typeof issue.input === 'number' && Number.isInteger(issue.input) && issue.input > 60
     ? `must be at most 60 (got ${issue.input}): check each cluster at least hourly`
@@ -349,6 +370,8 @@ export const deploymentShape = {
   clusters: deployedClusters,
   emails: emails.optional(),
   existingTopicArn: existingTopicArn.optional(),
+  alarmEmails: alarmEmails.optional(),
+  alarmTopicArn: alarmTopicArn.optional(),
   scheduleMinutes,
   logRetentionDays,
   reservedConcurrency: reservedConcurrency.optional(),

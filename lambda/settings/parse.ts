@@ -139,6 +139,16 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     }
     seen.add(key);
   });
+  const alarmSeen = new Set<string>();
+  parsed.alarmEmails?.forEach((email, i) => {
+    const key = email.toLowerCase();
+    if (alarmSeen.has(key)) {
+      throw new ConfigError(
+        `alarmEmails[${i}] ${shown(email)} is listed twice; remove the duplicate`,
+      );
+    }
+    alarmSeen.add(key);
+  });
   if (parsed.existingTopicArn === undefined && emails.length === 0) {
     throw new ConfigError(
       'emails must list at least one address to notify (or set existingTopicArn to publish to a topic you already have)',
