@@ -100,11 +100,22 @@ export function examples(): { title: string; notification: Notification }[] {
       for (const name of zoneC) s.set(name, { renewedAt: at - 15_000 });
     },
   });
+  const forbidden =
+    'cannot list leases in namespace kube-node-lease (API group coordination.k8s.io) (403 Forbidden): leases.coordination.k8s.io is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease" — grant get/list on leases, see deploy/rbac.yaml';
+  // Two failed reads in a row (readFailuresBeforePage): the second pages.
+  const firstFailure = alertsForReadFailure(
+    'prod-eu',
+    'forbidden',
+    forbidden,
+    EMPTY_ALERT_STATE,
+    DEFAULT_ALERT_POLICY,
+    T + 29 * 60_000,
+  );
   const unreadable = alertsForReadFailure(
     'prod-eu',
     'forbidden',
-    'cannot list leases in namespace kube-node-lease (API group coordination.k8s.io) (403 Forbidden): leases.coordination.k8s.io is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease" — grant get/list on leases, see deploy/rbac.yaml',
-    EMPTY_ALERT_STATE,
+    forbidden,
+    firstFailure.state,
     DEFAULT_ALERT_POLICY,
     T + 30 * 60_000,
   );

@@ -1,7 +1,8 @@
 /**
  * The watchdog watches itself: alarms on the function's errors and throttles, on undelivered
  * schedule invocations, and one dead-man's switch per cluster; every alarm notifies the topic on
- * ALARM and on OK.
+ * ALARM and on OK, and the alarm paths too when there are any (alarm-delivery.ts), which also get
+ * an alarm when the notification topic has no confirmed subscription left.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -15,6 +16,12 @@ import type { NotificationTopic } from './topic.js';
 
 /** The metric the function emits (value 1) after each successful check of a cluster. */
 export const CHECK_SUCCEEDED_METRIC = 'CheckSucceeded';
+/**
+ * The metric the function emits (namespace `LeaseWatchdog`, dimension `service` only): how many
+ * confirmed subscriptions the notification topic has (sns:ListSubscriptionsByTopic, those whose
+ * SubscriptionArn is not `PendingConfirmation`).
+ */
+export const CONFIRMED_SUBSCRIPTIONS_METRIC = 'ConfirmedSubscriptions';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */
 export const DEAD_MAN_PERIODS = 3;
 
@@ -33,23 +40,33 @@ export interface WatchdogAlarms {
   readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
+  /** "The notification topic has no confirmed subscription": only with an alarm path, notifying it. */
+  readonly noSubscriberAlarm?: cloudwatch.Alarm;
 }
 
 export interface WatchdogAlarmsProps {
   readonly fn: lambda.IFunction;
   readonly deadLetterQueue: sqs.IQueue;
   readonly topic: NotificationTopic;
+  /** The second delivery path: every alarm notifies these too. */
+  readonly alarmPaths?: readonly NotificationTopic[];
   readonly config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes'>;
 }
 
 /** Creates the alarms in the given scope and lets them publish to the topic. */
 export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): WatchdogAlarms {
-  const { fn, deadLetterQueue, topic, config } = props;
+  const { fn, deadLetterQueue, topic, config, alarmPaths = [] } = props;
   const period = Duration.minutes(config.scheduleMinutes);
-  const alarm = (id: string, alarmProps: cloudwatch.AlarmProps): cloudwatch.Alarm => {
+  const alarm = (
+    id: string,
+    alarmProps: cloudwatch.AlarmProps,
+    to: readonly NotificationTopic[] = [topic, ...alarmPaths],
+  ): cloudwatch.Alarm => {
     const created = new cloudwatch.Alarm(scope, id, alarmProps);
-    created.addAlarmAction(topic.alarmAction);
-    created.addOkAction(topic.alarmAction);
+    for (const target of to) {
+      created.addAlarmAction(target.alarmAction);
+      created.addOkAction(target.alarmAction);
+    }
     return created;
   };
   const errorsAlarm = alarm(
@@ -66,13 +83,19 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
       fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }),
     ),
   );
+  // New messages, not messages present: the queue keeps them 14 days, so an alarm on
+  // ApproximateNumberOfMessagesVisible stays in ALARM after the first failure and every later
+  // one is silent. NumberOfMessagesSent counts each undelivered invocation the scheduler sends
+  // (SendMessage; SQS's own redrive would not count, but nothing redrives into this queue), is
+  // exact, and returns to 0 on its own. A metric-math DIFF of the visible count would also fall
+  // when someone reads or purges the queue, and hide a new failure in the same period.
   const deadLetterAlarm = alarm(
     'DeadLetterAlarm',
     onAnyDatapoint(
-      'lease-watchdog: EventBridge Scheduler could not invoke the function; the undelivered invocations are in the dead-letter queue.',
-      deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      'lease-watchdog: EventBridge Scheduler could not invoke the function; the undelivered invocations are in the dead-letter queue. Alarms again on every new one.',
+      deadLetterQueue.metricNumberOfMessagesSent({
         period: Duration.minutes(5),
-        statistic: cloudwatch.Stats.MAXIMUM,
+        statistic: cloudwatch.Stats.SUM,
       }),
     ),
   );
@@ -83,13 +106,37 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
       alarm(`NoSuccessfulCheck-${idFor(cluster.name)}`, deadMansSwitch(cluster.name, period)),
     );
   }
-  topic.allowAlarmsToPublish([
-    errorsAlarm,
-    throttlesAlarm,
-    deadLetterAlarm,
-    ...deadMansSwitches.values(),
-  ]);
-  return { errorsAlarm, throttlesAlarm, deadLetterAlarm, deadMansSwitches };
+  const alarms = [errorsAlarm, throttlesAlarm, deadLetterAlarm, ...deadMansSwitches.values()];
+  topic.allowAlarmsToPublish(alarms);
+  if (alarmPaths.length === 0) {
+    return { errorsAlarm, throttlesAlarm, deadLetterAlarm, deadMansSwitches };
+  }
+  // Told on the alarm paths only: the notification topic is the one that lost its subscribers.
+  const noSubscriberAlarm = alarm('NoConfirmedSubscription', noSubscriber(period), alarmPaths);
+  for (const path of alarmPaths) path.allowAlarmsToPublish([...alarms, noSubscriberAlarm]);
+  return { errorsAlarm, throttlesAlarm, deadLetterAlarm, deadMansSwitches, noSubscriberAlarm };
+}
+
+/**
+ * Alarms when the notification topic had no confirmed subscription in a schedule period. Missing
+ * data is not breaching: a function that stops emitting it is the dead-man's switch's to report.
+ */
+function noSubscriber(period: Duration): cloudwatch.AlarmProps {
+  return {
+    alarmDescription:
+      'lease-watchdog: the notification topic has no confirmed subscription (an unsubscribe link, or a mail gateway that followed it): node alerts reach nobody. Subscribe the addresses again (a new deploy, or aws sns subscribe) and confirm them.',
+    metric: new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: CONFIRMED_SUBSCRIPTIONS_METRIC,
+      dimensionsMap: { service: SERVICE_NAME },
+      statistic: cloudwatch.Stats.MAXIMUM,
+      period,
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  };
 }
 
 /** Alarms on any datapoint of 1 or more in one period; no data is fine. */

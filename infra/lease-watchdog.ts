@@ -3,7 +3,8 @@
  *
  * One function, one schedule per cluster (input `{"cluster": "<name>"}`), a KMS-encrypted SNS topic
  * (or an existing one), a DynamoDB state table, least-privilege access to the configured secrets and
- * clusters, and alarms that watch the watchdog itself, all notifying the same topic. Each part lives
+ * clusters, and alarms that watch the watchdog itself, notifying the same topic and, when
+ * configured, a second delivery path (alarm-delivery.ts). Each part lives
  * in its own module and creates its constructs directly in this construct's scope, so the logical
  * ids are those of a single construct.
  */
@@ -22,6 +23,7 @@ import {
   type LeaseWatchdogConfig,
   parseDeploymentConfig,
 } from '../lambda/settings/index.js';
+import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
 import { grantClusterAccess } from './cluster-access.js';
 import { createSchedules } from './schedules.js';
@@ -29,7 +31,11 @@ import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
 import { createWatchdogFunction, DEFAULT_ENTRY } from './watchdog-function.js';
 
-export { CHECK_SUCCEEDED_METRIC, DEAD_MAN_PERIODS } from './alarms.js';
+export {
+  CHECK_SUCCEEDED_METRIC,
+  CONFIRMED_SUBSCRIPTIONS_METRIC,
+  DEAD_MAN_PERIODS,
+} from './alarms.js';
 export { KUBERNETES_GROUP } from './cluster-access.js';
 export { STATE_TABLE_ACTIONS } from './state-table.js';
 export {
@@ -61,6 +67,10 @@ export class LeaseWatchdog extends Construct {
   readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Per cluster: "no successful check for 3 schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
+  /** The alarms' second delivery path (`alarmEmails`, `alarmTopicArn`): empty without one. */
+  readonly alarmTopics: readonly sns.ITopic[];
+  /** "The notification topic has no confirmed subscription", on the alarm path; none without one. */
+  readonly noSubscriberAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: LeaseWatchdogProps) {
     super(scope, id);
@@ -79,6 +89,9 @@ export class LeaseWatchdog extends Construct {
     this.role = watchdog.role;
     this.logGroup = watchdog.logGroup;
     topic.grantPublish(this.function);
+    topic.grantCountSubscriptions(this.function);
+    const alarmPaths = createAlarmPaths(this, config);
+    this.alarmTopics = alarmPaths.map((path) => path.topic);
     state.grantStateAccess(this.function);
     bindCheckMetrics(this.function);
     config.clusters.forEach((cluster, index) => {
@@ -94,11 +107,13 @@ export class LeaseWatchdog extends Construct {
       fn: this.function,
       deadLetterQueue: this.deadLetterQueue,
       topic,
+      alarmPaths,
       config,
     });
     this.errorsAlarm = alarms.errorsAlarm;
     this.throttlesAlarm = alarms.throttlesAlarm;
     this.deadLetterAlarm = alarms.deadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
+    if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
   }
 }

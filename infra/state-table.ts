@@ -12,14 +12,14 @@ import { RUNTIME_ENV } from '../lambda/settings/index.js';
 
 /**
  * The DynamoDB actions the state store (lambda/state/dynamodb-store.ts) uses, on the table only:
- * GetItem, Query, conditional PutItem, and BatchWriteItem of puts and deletes. No Scan, no
- * streams, no DDL. A store that starts using another action must add it here.
+ * GetItem, Query, conditional PutItem, and BatchWriteItem of puts and deletes (a delete inside
+ * BatchWriteItem needs only dynamodb:BatchWriteItem). No DeleteItem, no Scan, no streams, no DDL.
+ * A store that starts using another action must add it here.
  */
 export const STATE_TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',
-  'dynamodb:DeleteItem',
   'dynamodb:BatchWriteItem',
 ];
 
@@ -37,8 +37,11 @@ export class StateTable {
       // The AWS-managed key (aws/dynamodb): encrypted at rest and auditable in CloudTrail, with no
       // key policy to maintain. The state holds lease times and incident bookkeeping only.
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      // The state is rebuilt from the cluster on the next checks; it is worthless without the watchdog.
-      removalPolicy: RemovalPolicy.DESTROY,
+      // The state holds open incidents and the outbox of notifications not yet accepted by SNS:
+      // losing it loses alerts. Deleting the table takes two deliberate steps (turn protection
+      // off, then delete), and deleting the stack keeps it.
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 

@@ -2,7 +2,7 @@
  * The notification topic: a KMS-encrypted SNS topic with the email subscriptions, or the configured
  * existing one. `grantPublish` gives the function its address and the right to publish to it.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,6 +13,21 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { type DeploymentConfig, RUNTIME_ENV } from '../lambda/settings/index.js';
 
+/** Which topic: the notifications' (ids `TopicKey`, `Topic`) or the alarms' own (`AlarmTopic…`). */
+export interface TopicRole {
+  /** Prefix of the construct ids. */
+  readonly idPrefix: string;
+  /** What the topic carries, for the key's description. */
+  readonly carries: string;
+  readonly displayName: string;
+}
+
+export const NOTIFICATIONS: TopicRole = {
+  idPrefix: '',
+  carries: 'the notification topic',
+  displayName: 'lease-watchdog',
+};
+
 /** Creates its constructs in the given scope (construct ids `TopicKey` and `Topic`). */
 export class NotificationTopic {
   readonly topic: sns.ITopic;
@@ -21,30 +36,38 @@ export class NotificationTopic {
   /** What every alarm does on ALARM and on OK: notify this topic. */
   readonly alarmAction: SnsAction;
 
-  constructor(scope: Construct, config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'>) {
+  constructor(
+    scope: Construct,
+    config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'>,
+    role: TopicRole = NOTIFICATIONS,
+  ) {
+    const ids = { key: `${role.idPrefix}TopicKey`, topic: `${role.idPrefix}Topic` };
     if (config.existingTopicArn === undefined) {
-      const key = new kms.Key(scope, 'TopicKey', {
-        description: 'lease-watchdog: encrypts the notification topic',
+      const key = new kms.Key(scope, ids.key, {
+        description: `lease-watchdog: encrypts ${role.carries}`,
         enableKeyRotation: true,
         removalPolicy: RemovalPolicy.DESTROY,
       });
-      // CloudWatch alarm actions publish to the encrypted topic as the CloudWatch service.
+      // CloudWatch alarm actions publish to the encrypted topic as the CloudWatch service: only
+      // for alarms of this account and region (no confused deputy). The alarms' own ARNs would
+      // make a cycle (alarm → topic → key), so the topic policy names them instead.
       key.addToResourcePolicy(
         new iam.PolicyStatement({
           sid: 'AllowCloudWatchAlarmsToPublishToTheTopic',
           principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
           actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
           resources: ['*'],
+          conditions: alarmsOfThisAccount(scope),
         }),
       );
       this.key = key;
-      this.topic = new sns.Topic(scope, 'Topic', {
-        displayName: 'lease-watchdog',
+      this.topic = new sns.Topic(scope, ids.topic, {
+        displayName: role.displayName,
         masterKey: key,
         enforceSSL: true,
       });
     } else {
-      this.topic = sns.Topic.fromTopicArn(scope, 'Topic', config.existingTopicArn);
+      this.topic = sns.Topic.fromTopicArn(scope, ids.topic, config.existingTopicArn);
     }
     for (const email of config.emails) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(email));
@@ -78,6 +101,21 @@ export class NotificationTopic {
   }
 
   /**
+   * Allows sns:ListSubscriptionsByTopic on the topic, so that the function can count the confirmed
+   * subscriptions (the metric `ConfirmedSubscriptions`): an unsubscribe link must not end all
+   * alerting unnoticed.
+   */
+  grantCountSubscriptions(fn: lambda.Function): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        sid: 'CountConfirmedSubscriptions',
+        actions: ['sns:ListSubscriptionsByTopic'],
+        resources: [this.topic.topicArn],
+      }),
+    );
+  }
+
+  /**
    * The topic's own policy (it holds the SSL-only statement) replaces SNS's default policy, so it
    * must let these alarms publish; the key policy lets them encrypt. Nothing to do for an existing
    * topic, whose policy is its owner's.
@@ -94,4 +132,13 @@ export class NotificationTopic {
       }),
     );
   }
+}
+
+/** The condition that limits a service principal to CloudWatch alarms of this stack's account and region. */
+function alarmsOfThisAccount(scope: Construct): Record<string, Record<string, string>> {
+  const { account, region, partition } = Stack.of(scope);
+  return {
+    StringEquals: { 'aws:SourceAccount': account },
+    ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+  };
 }

@@ -112,12 +112,15 @@ export function evaluation(options: {
 
 export function policy(overrides: {
   reminderIntervalSeconds?: number;
+  readFailuresBeforePage?: number;
   flapping?: Partial<AlertPolicy['flapping']>;
   storm?: Partial<AlertPolicy['storm']>;
 }): AlertPolicy {
   return {
     reminderIntervalSeconds:
       overrides.reminderIntervalSeconds ?? DEFAULT_ALERT_POLICY.reminderIntervalSeconds,
+    readFailuresBeforePage:
+      overrides.readFailuresBeforePage ?? DEFAULT_ALERT_POLICY.readFailuresBeforePage,
     flapping: { ...DEFAULT_ALERT_POLICY.flapping, ...overrides.flapping },
     storm: { ...DEFAULT_ALERT_POLICY.storm, ...overrides.storm },
   };

@@ -9,6 +9,7 @@ import type { RequestOptions } from 'node:https';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { ClusterAuthError, type ClusterAuthReason } from '../lambda/kube/auth-error.js';
 import { type ClusterAuth, ClusterAuthProvider } from '../lambda/kube/cluster-auth.js';
 import type { AuthenticatedCluster } from '../lambda/ports.js';
@@ -125,7 +126,7 @@ after(async () => {
   await eks.close();
 });
 
-function setup() {
+function setup(credentials: AwsCredentialIdentityProvider = async () => CREDENTIALS) {
   let now = T0;
   const eksRegions: (string | undefined)[] = [];
   const provider = new ClusterAuthProvider({
@@ -134,7 +135,7 @@ function setup() {
       eksRegions.push(region);
       return eks.client;
     },
-    credentials: async () => CREDENTIALS,
+    credentials,
     region: 'eu-west-1',
     now: () => now,
   });
@@ -504,5 +505,119 @@ describe('abort', () => {
     );
     setTimeout(() => controller.abort(new Error('deadline')), 50);
     await authError(pending, 'aborted');
+  });
+});
+
+describe("AWS throttled or failing: the class 'unavailable', and the cache rides it out", () => {
+  const tokenAuth = (secretId: string): ClusterAuth => ({
+    mode: 'token',
+    server: 'https://k.example',
+    tokenSecretId: secretId,
+  });
+  beforeEach(() => {
+    eks.unavailable(null);
+    eks.denyAll(false);
+  });
+
+  for (const how of ['throttle', '5xx'] as const) {
+    it(`Secrets Manager ${how} → unavailable, not config`, async () => {
+      const { provider } = setup();
+      secrets.put(`watchdog/${how}`, SA_TOKEN);
+      secrets.unavailable(`watchdog/${how}`, how);
+      const error = await authError(
+        provider.kubeConfigFor(cluster(tokenAuth(`watchdog/${how}`))),
+        'aws-unavailable',
+      );
+      assert.equal(error.failure, 'unavailable');
+      assert.match(error.message, /^Secrets Manager throttled or failed reading secret/);
+      secrets.unavailable(`watchdog/${how}`, null);
+    });
+
+    it(`eks:DescribeCluster ${how} → unavailable, not config`, async () => {
+      const { provider } = setup();
+      eks.unavailable(how);
+      const error = await authError(
+        provider.kubeConfigFor(cluster({ mode: 'eks', clusterName: 'prod' })),
+        'aws-unavailable',
+      );
+      assert.equal(error.failure, 'unavailable');
+      assert.match(error.message, /^eks:DescribeCluster on 'prod' in eu-west-1 was throttled/);
+    });
+  }
+
+  it('STS throttling the credentials that sign the EKS token → unavailable', async () => {
+    // The credential chain's STS call cannot be made to throttle here: the error it would throw.
+    const throttled = Object.assign(new Error('Rate exceeded'), {
+      name: 'Throttling',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const { provider } = setup(async () => {
+      throw throttled;
+    });
+    const error = await authError(
+      provider.kubeConfigFor(cluster({ mode: 'eks', clusterName: 'prod' })),
+      'aws-unavailable',
+    );
+    assert.equal(error.failure, 'unavailable');
+  });
+
+  it('a cached secret keeps serving while its refresh is throttled, for at most an hour', async () => {
+    const { provider, advance } = setup();
+    secrets.put('watchdog/stale', 'cached-token');
+    const auth = tokenAuth('watchdog/stale');
+    await provider.kubeConfigFor(cluster(auth));
+    secrets.unavailable('watchdog/stale', 'throttle');
+    const before = secrets.callsFor('watchdog/stale');
+
+    advance(5 * MIN); // expired: refreshed, throttled, the cached value serves
+    const stale = await provider.kubeConfigFor(cluster(auth));
+    advance(60 * MIN - 1);
+    const stillStale = await provider.kubeConfigFor(cluster(auth));
+    assert.equal(stale.getCurrentUser()?.token, 'cached-token');
+    assert.equal(stillStale.getCurrentUser()?.token, 'cached-token');
+    assert.equal(secrets.callsFor('watchdog/stale') - before, 2, 'each check tries the refresh');
+
+    advance(1); // an hour past its expiry: no longer served
+    await authError(provider.kubeConfigFor(cluster(auth)), 'aws-unavailable');
+
+    secrets.unavailable('watchdog/stale', null);
+    secrets.put('watchdog/stale', 'fresh-token');
+    const fresh = await provider.kubeConfigFor(cluster(auth));
+    assert.equal(fresh.getCurrentUser()?.token, 'fresh-token');
+  });
+
+  it('a cached secret does not mask access denied, nor outlive forget() (a 401)', async () => {
+    const { provider, advance } = setup();
+    secrets.put('watchdog/revoked', 'cached-token');
+    const auth = tokenAuth('watchdog/revoked');
+    await provider.kubeConfigFor(cluster(auth));
+    secrets.unavailable('watchdog/revoked', '5xx');
+    provider.forget(cluster(auth));
+    await authError(provider.kubeConfigFor(cluster(auth)), 'aws-unavailable');
+
+    secrets.unavailable('watchdog/revoked', null);
+    await provider.kubeConfigFor(cluster(auth));
+    secrets.deny('watchdog/revoked');
+    advance(5 * MIN);
+    await authError(provider.kubeConfigFor(cluster(auth)), 'secret-access-denied');
+  });
+
+  it('a cached endpoint keeps serving while DescribeCluster fails; the token is still renewed', async () => {
+    const { provider, advance } = setup();
+    const auth: ClusterAuth = { mode: 'eks', clusterName: 'prod' };
+    const first = await provider.kubeConfigFor(cluster(auth));
+    eks.unavailable('5xx');
+    const before = eks.calls;
+
+    advance(15 * MIN);
+    const stale = await provider.kubeConfigFor(cluster(auth));
+    assert.equal(eks.calls - before, 1, 'the refresh was tried');
+    assert.equal(stale.getCurrentCluster()?.server, first.getCurrentCluster()?.server);
+    assert.equal(stale.getCurrentCluster()?.caData, CA_DATA);
+    assert.notEqual(stale.getCurrentUser()?.token, first.getCurrentUser()?.token, 'a new token');
+
+    advance(60 * MIN);
+    await authError(provider.kubeConfigFor(cluster(auth)), 'aws-unavailable');
   });
 });

@@ -20,6 +20,8 @@ import {
 } from './alert-builders.js';
 
 const FOUR_HOURS = 4 * HOUR;
+/** Today's behaviour before the streak: the first failed read pages. */
+const PAGE_FIRST = policy({ readFailuresBeforePage: 1 });
 
 describe('incidents: open and resolve', () => {
   const suppressions: SuppressionCause[] = [
@@ -511,7 +513,8 @@ describe('incidents: reminders', () => {
 describe('watchdog', () => {
   runScenarios([
     {
-      name: 'read failure → WATCHDOG failing once, quiet, reminder at the interval, resolved on the next evaluation',
+      name: 'readFailuresBeforePage 1: read failure → WATCHDOG failing once, quiet, reminder at the interval, resolved on the next evaluation',
+      policy: PAGE_FIRST,
       checks: [
         {
           at: T0,
@@ -547,28 +550,31 @@ describe('watchdog', () => {
       ],
     },
     {
-      name: 'failure class changes → said once',
+      name: 'a change in what fails while the WATCHDOG is open is not a second page; the reminder and the resolution say the latest',
+      policy: PAGE_FIRST,
       checks: [
         {
           at: T0,
           failure: 'timeout',
           expect: expected({ kind: 'WATCHDOG', severity: 'critical', watchdog: 'failing timeout' }),
         },
+        { at: T0 + MINUTE, failure: 'unauthorized', expect: null },
+        { at: T0 + 2 * MINUTE, failure: 'tls', expect: null },
         {
-          at: T0 + MINUTE,
-          failure: 'unauthorized',
-          expect: expected({
-            kind: 'WATCHDOG',
-            severity: 'critical',
-            watchdog: 'failing unauthorized',
-          }),
+          at: T0 + FOUR_HOURS,
+          failure: 'tls',
+          expect: expected({ kind: 'WATCHDOG', severity: 'critical', watchdog: 'failing tls' }),
         },
-        { at: T0 + 2 * MINUTE, failure: 'unauthorized', expect: null },
+        {
+          at: T0 + FOUR_HOURS + MINUTE,
+          nodes: [nv('a', 'healthy')],
+          expect: expected({ kind: 'WATCHDOG', severity: 'info', watchdog: 'resolved tls' }),
+        },
       ],
     },
     {
       name: 'watchdog reminders off with 0',
-      policy: policy({ reminderIntervalSeconds: 0 }),
+      policy: policy({ reminderIntervalSeconds: 0, readFailuresBeforePage: 1 }),
       checks: [
         {
           at: T0,
@@ -584,6 +590,7 @@ describe('watchdog', () => {
     },
     {
       name: 'node incidents survive a read failure: no RESOLVED, no new FIRING, reminders held back',
+      policy: PAGE_FIRST,
       checks: [
         {
           at: T0,
@@ -610,6 +617,7 @@ describe('watchdog', () => {
     },
     {
       name: 'watchdog resolved with node changes → headline from the nodes, watchdog carried',
+      policy: PAGE_FIRST,
       checks: [
         {
           at: T0,
@@ -635,6 +643,7 @@ describe('watchdog', () => {
     },
     {
       name: 'watchdog resolved with a new failure → FIRING headline',
+      policy: PAGE_FIRST,
       checks: [
         {
           at: T0,
@@ -662,7 +671,7 @@ describe('watchdog', () => {
       'timeout',
       'no answer in 10 s',
       EMPTY_ALERT_STATE,
-      DEFAULT_ALERT_POLICY,
+      PAGE_FIRST,
       T0,
     );
     const quiet = alertsForReadFailure(
@@ -670,7 +679,7 @@ describe('watchdog', () => {
       'timeout',
       'no answer in 12 s',
       first.state,
-      DEFAULT_ALERT_POLICY,
+      PAGE_FIRST,
       T0 + MINUTE,
     );
     // Act
@@ -679,13 +688,13 @@ describe('watchdog', () => {
       'forbidden',
       'leases is forbidden',
       quiet.state,
-      DEFAULT_ALERT_POLICY,
+      PAGE_FIRST,
       T0 + 2 * MINUTE,
     );
     const healed = alertsForEvaluation(
       evaluation({ nodes: [] }),
       changed.state,
-      DEFAULT_ALERT_POLICY,
+      PAGE_FIRST,
       T0 + 3 * MINUTE,
     );
     // Assess
@@ -697,11 +706,13 @@ describe('watchdog', () => {
     });
     assert.equal(quiet.notification, null);
     assert.equal(quiet.state.watchdog?.message, 'no answer in 12 s');
-    assert.deepStrictEqual(changed.notification?.watchdog, {
-      state: 'failing',
+    assert.equal(changed.notification, null);
+    assert.deepStrictEqual(changed.state.watchdog, {
       failure: 'forbidden',
       message: 'leases is forbidden',
       since: T0,
+      failures: 1,
+      lastNotifiedAt: T0,
     });
     assert.deepStrictEqual(healed.notification?.watchdog, {
       state: 'resolved',
@@ -710,13 +721,7 @@ describe('watchdog', () => {
       since: T0,
     });
     assert.equal(healed.state.watchdog, null);
-    assert.deepStrictEqual(
-      [first, changed].map((o) => [o.notification?.firing, o.notification?.resolved]),
-      [
-        [[], []],
-        [[], []],
-      ],
-    );
+    assert.deepStrictEqual([first.notification?.firing, first.notification?.resolved], [[], []]);
   });
 
   test('a read failure leaves node incidents exactly as they were', () => {
@@ -741,6 +746,184 @@ describe('watchdog', () => {
     assert.equal(failed.state.flaps, open.state.flaps);
     assert.equal(failed.state.storm, open.state.storm);
     assert.deepStrictEqual(Object.keys(failed.state.incidents).sort(), ['a', 'b']);
+  });
+});
+
+describe('watchdog: a failed read pages once confirmed (readFailuresBeforePage)', () => {
+  const failing = (failure: 'unreachable' | 'tls' | 'timeout') =>
+    expected({ kind: 'WATCHDOG', severity: 'critical', watchdog: `failing ${failure}` });
+  runScenarios([
+    {
+      name: 'default 2: one failed read between good checks pages nothing, and nothing resolves',
+      checks: [
+        { at: T0, nodes: [nv('a', 'healthy')], expect: null },
+        { at: T0 + MINUTE, failure: 'unreachable', expect: null },
+        { at: T0 + 2 * MINUTE, nodes: [nv('a', 'healthy')], expect: null },
+      ],
+    },
+    {
+      name: 'default 2: the second failed read in a row pages',
+      checks: [
+        { at: T0, failure: 'unreachable', expect: null },
+        { at: T0 + MINUTE, failure: 'unreachable', expect: failing('unreachable') },
+        { at: T0 + 2 * MINUTE, failure: 'unreachable', expect: null },
+        {
+          at: T0 + 3 * MINUTE,
+          nodes: [nv('a', 'healthy')],
+          expect: expected({
+            kind: 'WATCHDOG',
+            severity: 'info',
+            watchdog: 'resolved unreachable',
+          }),
+        },
+      ],
+    },
+    {
+      name: 'default 2: failures of different classes make one streak; the page names the latest',
+      checks: [
+        { at: T0, failure: 'unreachable', expect: null },
+        { at: T0 + MINUTE, failure: 'tls', expect: failing('tls') },
+        { at: T0 + 2 * MINUTE, failure: 'timeout', expect: null },
+      ],
+    },
+    {
+      name: 'default 2: a good check breaks the streak',
+      checks: [
+        { at: T0, failure: 'timeout', expect: null },
+        { at: T0 + MINUTE, nodes: [nv('a', 'healthy')], expect: null },
+        { at: T0 + 2 * MINUTE, failure: 'timeout', expect: null },
+        { at: T0 + 3 * MINUTE, nodes: [nv('a', 'healthy')], expect: null },
+        { at: T0 + 4 * MINUTE, failure: 'timeout', expect: null },
+        { at: T0 + 5 * MINUTE, failure: 'timeout', expect: failing('timeout') },
+      ],
+    },
+    {
+      name: '3: pages on the third failed read in a row',
+      policy: policy({ readFailuresBeforePage: 3 }),
+      checks: [
+        { at: T0, failure: 'timeout', expect: null },
+        { at: T0 + MINUTE, failure: 'timeout', expect: null },
+        { at: T0 + 2 * MINUTE, failure: 'timeout', expect: failing('timeout') },
+      ],
+    },
+    {
+      name: 'default 2: an unconfirmed failure ends silently with the node changes of the next check',
+      checks: [
+        {
+          at: T0,
+          nodes: [nv('a', 'expired'), nv('b', 'healthy')],
+          expect: expected({ kind: 'FIRING', severity: 'critical', firing: ['a'] }),
+        },
+        { at: T0 + MINUTE, failure: 'server', expect: null },
+        {
+          at: T0 + 2 * MINUTE,
+          nodes: [nv('a', 'healthy'), nv('b', 'healthy')],
+          expect: expected({ kind: 'RESOLVED', severity: 'info', resolved: ['a:recovered'] }),
+        },
+      ],
+    },
+    {
+      name: 'default 2: reminders count from the page, and a new class is not a page',
+      checks: [
+        { at: T0, failure: 'unreachable', expect: null },
+        { at: T0 + MINUTE, failure: 'unreachable', expect: failing('unreachable') },
+        { at: T0 + 2 * MINUTE, failure: 'tls', expect: null },
+        { at: T0 + FOUR_HOURS, failure: 'tls', expect: null },
+        { at: T0 + MINUTE + FOUR_HOURS, failure: 'tls', expect: failing('tls') },
+      ],
+    },
+  ]);
+
+  test('the streak is remembered from its first failure, and the page says since then', () => {
+    // Prepare / Act
+    const run = runChecks([
+      { at: T0, failure: 'unreachable', message: 'connect ECONNREFUSED 10.0.0.1:443' },
+      { at: T0 + MINUTE, failure: 'tls', message: 'self-signed certificate' },
+      { at: T0 + 2 * MINUTE, failure: 'tls', message: 'self-signed certificate' },
+    ]);
+    // Assess
+    assert.deepStrictEqual(run.states[0]?.watchdog, {
+      failure: 'unreachable',
+      message: 'connect ECONNREFUSED 10.0.0.1:443',
+      since: T0,
+      failures: 1,
+      lastNotifiedAt: null,
+    });
+    assert.deepStrictEqual(run.notifications[1]?.watchdog, {
+      state: 'failing',
+      failure: 'tls',
+      message: 'self-signed certificate',
+      since: T0,
+    });
+    assert.deepStrictEqual(run.states[1]?.watchdog, {
+      failure: 'tls',
+      message: 'self-signed certificate',
+      since: T0,
+      failures: 2,
+      lastNotifiedAt: T0 + MINUTE,
+    });
+    assert.deepStrictEqual(run.states[2], run.states[1]);
+  });
+
+  test('an unchanged failing cluster hands back the same state object (no write)', () => {
+    // Prepare
+    const pending = alertsForReadFailure(
+      'prod-eu',
+      'timeout',
+      'x',
+      EMPTY_ALERT_STATE,
+      DEFAULT_ALERT_POLICY,
+      T0,
+    );
+    const paged = alertsForReadFailure(
+      'prod-eu',
+      'timeout',
+      'x',
+      pending.state,
+      DEFAULT_ALERT_POLICY,
+      T0 + MINUTE,
+    );
+    // Act
+    const again = alertsForReadFailure(
+      'prod-eu',
+      'timeout',
+      'x',
+      paged.state,
+      DEFAULT_ALERT_POLICY,
+      T0 + 2 * MINUTE,
+    );
+    // Assess
+    assert.notEqual(pending.state, EMPTY_ALERT_STATE);
+    assert.equal(pending.notification, null);
+    assert.equal(paged.notification?.kind, 'WATCHDOG');
+    assert.equal(again.notification, null);
+    assert.equal(again.state, paged.state);
+  });
+
+  test('a record written before the streak existed (no failures) counts as paged', () => {
+    // Prepare
+    const old = {
+      ...EMPTY_ALERT_STATE,
+      watchdog: { failure: 'timeout' as const, message: 'x', since: T0, lastNotifiedAt: T0 },
+    };
+    // Act
+    const quiet = alertsForReadFailure(
+      'prod-eu',
+      'tls',
+      'y',
+      old,
+      DEFAULT_ALERT_POLICY,
+      T0 + MINUTE,
+    );
+    const healed = alertsForEvaluation(
+      evaluation({ nodes: [] }),
+      quiet.state,
+      DEFAULT_ALERT_POLICY,
+      T0 + 2 * MINUTE,
+    );
+    // Assess
+    assert.equal(quiet.notification, null);
+    assert.equal(healed.notification?.watchdog?.state, 'resolved');
   });
 });
 
@@ -784,7 +967,7 @@ describe('notification id', () => {
     {
       name: 'another kind',
       notification: () =>
-        alertsForReadFailure('prod-eu', 'timeout', 'x', EMPTY_ALERT_STATE, DEFAULT_ALERT_POLICY, T0)
+        alertsForReadFailure('prod-eu', 'timeout', 'x', EMPTY_ALERT_STATE, PAGE_FIRST, T0)
           .notification,
     },
   ];

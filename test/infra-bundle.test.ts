@@ -92,6 +92,16 @@ describe('the Lambda bundle', () => {
     });
     assert.notEqual(unconfigured.status, 0);
     assert.match(unconfigured.stderr, /LEASE_WATCHDOG_SETTINGS is required/);
+
+    // TLS verification off for the whole process: the cold start fails with one clear line.
+    const insecure = load({
+      LEASE_WATCHDOG_SETTINGS: settings,
+      TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
+      STATE_TABLE: 'LeaseWatchdog-StateTable',
+      NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    });
+    assert.notEqual(insecure.status, 0);
+    assert.match(insecure.stderr, /NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification/);
   });
 });
 

@@ -14,6 +14,7 @@ import {
   parseAppConfig,
   parseDeploymentConfig,
   parseWatchdogSettings,
+  policiesOf,
   watchdogSettingsOf,
 } from '../lambda/settings/index.js';
 
@@ -62,6 +63,7 @@ describe('parseWatchdogSettings', () => {
       gracePeriodSeconds: 50,
       startupGraceSeconds: 60,
       reminderIntervalSeconds: 14_400,
+      readFailuresBeforePage: 2,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
       nodeRefreshSeconds: 0,
@@ -70,6 +72,14 @@ describe('parseWatchdogSettings', () => {
     assert.ok(Object.isFrozen(settings));
     assert.ok(Object.isFrozen(settings.clusters[0]?.auth));
     assert.ok(Object.isFrozen(settings.storm));
+  });
+
+  test('readFailuresBeforePage reaches the alert policy (1 restores paging the first failure)', () => {
+    const eks = { name: 'prod', auth: { mode: 'eks' } };
+    const byDefault = parseWatchdogSettings({ clusters: [eks] });
+    const first = parseWatchdogSettings({ clusters: [eks], readFailuresBeforePage: 1 });
+    assert.equal(policiesOf(byDefault, {}).alertPolicy.readFailuresBeforePage, 2);
+    assert.equal(policiesOf(first, {}).alertPolicy.readFailuresBeforePage, 1);
   });
 
   test('keeps every auth mode with its own fields, and defaults the EKS name to the cluster name', () => {
@@ -222,7 +232,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -257,6 +267,13 @@ describe('loadRuntimeConfig', () => {
     assert.equal(config.settings.clusters[0]?.name, 'prod-eu');
     assert.equal(config.settings.gracePeriodSeconds, 50);
     assert.ok(Object.isFrozen(config));
+  });
+
+  test('NODE_TLS_REJECT_UNAUTHORIZED=1 (verification on) is fine', () => {
+    assert.equal(
+      loadRuntimeConfig({ ...env, NODE_TLS_REJECT_UNAUTHORIZED: '1' }).topicArn,
+      env.TOPIC_ARN,
+    );
   });
 
   const invalid: [string, Record<string, string | undefined>, string][] = [
@@ -296,6 +313,11 @@ describe('loadRuntimeConfig', () => {
         }
         return '';
       })()}`,
+    ],
+    [
+      'an environment that turns TLS verification off',
+      { ...env, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+      'NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification, and the watchdog would send its cluster tokens to any server; remove it from the function environment',
     ],
     [
       'invalid settings',
@@ -490,9 +512,19 @@ describe('deployment configuration', () => {
       'vpc.securityGroupIds[0] must be an id like sg-0123456789abcdef0 (got "default")',
     ],
     [
+      'no read failure before a page',
+      { ...valid, readFailuresBeforePage: 0 },
+      'readFailuresBeforePage must be a whole number from 1 to 60 (got 0)',
+    ],
+    [
+      'a FIFO alarm topic',
+      { ...valid, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops.fifo' },
+      'alarmTopicArn must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got "arn:aws:sns:eu-west-1:123456789012:ops.fifo")',
+    ],
+    [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
     [
       'settings too big for the Lambda environment',
@@ -503,7 +535,7 @@ describe('deployment configuration', () => {
           auth: { ...token.auth, caData: 'QUJD'.repeat(60) },
         })),
       },
-      'the watchdog settings take 8483 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
+      'the watchdog settings take 8510 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
     ],
   ];
   for (const [name, input, message] of invalid) {

@@ -256,13 +256,18 @@ describe('IAM: every statement, actions and resources', () => {
         Condition: { StringEquals: { 'kms:EncryptionContext:aws:sns:topicArn': `\${${topic}}` } },
       },
       {
+        Sid: 'CountConfirmedSubscriptions',
+        Effect: 'Allow',
+        Action: 'sns:ListSubscriptionsByTopic',
+        Resource: `\${${topic}}`,
+      },
+      {
         Sid: 'ReadWriteStateTable',
         Effect: 'Allow',
         Action: [
           'dynamodb:GetItem',
           'dynamodb:Query',
           'dynamodb:PutItem',
-          'dynamodb:DeleteItem',
           'dynamodb:BatchWriteItem',
         ],
         Resource: `\${${table}.Arn}`,
@@ -362,6 +367,15 @@ describe('the topic', () => {
           JSON.stringify(s.Action) === JSON.stringify(['kms:Decrypt', 'kms:GenerateDataKey*']),
       ),
     );
+    const forCloudWatch = keyPolicy.filter(
+      (s: Statement & { Principal: unknown }) =>
+        JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }),
+    );
+    assert.equal(forCloudWatch.length, 1);
+    assert.deepEqual(flat(forCloudWatch[0].Condition), {
+      StringEquals: { 'aws:SourceAccount': ACCOUNT },
+      ArnLike: { 'aws:SourceArn': `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:*` },
+    });
     const alarms = Object.keys(main.template.findResources('AWS::CloudWatch::Alarm'));
     assert.equal(alarms.length, 6, 'errors, throttles, dead letters, and one per cluster');
     main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
@@ -397,12 +411,130 @@ describe('the topic', () => {
       statements.filter((st) =>
         [st.Action].flat().some((a) => a.startsWith('sns:') || a.startsWith('kms:')),
       ),
-      [{ Sid: 'PublishNotifications', Effect: 'Allow', Action: 'sns:Publish', Resource: existing }],
+      [
+        { Sid: 'PublishNotifications', Effect: 'Allow', Action: 'sns:Publish', Resource: existing },
+        {
+          Sid: 'CountConfirmedSubscriptions',
+          Effect: 'Allow',
+          Action: 'sns:ListSubscriptionsByTopic',
+          Resource: existing,
+        },
+      ],
     );
     for (const alarm of Object.values(s.template.findResources('AWS::CloudWatch::Alarm'))) {
       assert.deepEqual(alarm.Properties.AlarmActions, [existing]);
     }
     assert.deepEqual(nagFindings(s.app), []);
+  });
+});
+
+describe('a second delivery path for the alarms (one unsubscribe cannot end all alerting)', () => {
+  const ops = 'arn:aws:sns:eu-west-1:123456789012:ops-pager';
+  const withPaths = synth({ ...base, alarmEmails: ['ops@example.com'], alarmTopicArn: ops });
+  const alarmsOf = (s: Synth) =>
+    Object.entries(s.template.findResources('AWS::CloudWatch::Alarm')).map(([id, a]) => ({
+      id,
+      ...(a.Properties as {
+        MetricName: string;
+        AlarmActions: unknown[];
+        OKActions: unknown[];
+        [key: string]: unknown;
+      }),
+    }));
+  const ids = Object.keys(withPaths.template.findResources('AWS::SNS::Topic'));
+  const mainTopic = withPaths.id(withPaths.stack.watchdog.topic as unknown as IConstruct);
+  const alarmTopic = ids.find((id) => id !== mainTopic) as string;
+
+  test('alarmEmails: a separate topic with its own rotating key, SSL-only, with those addresses', () => {
+    assert.equal(ids.length, 2);
+    withPaths.template.resourceCountIs('AWS::KMS::Key', 2);
+    const topics = withPaths.template.findResources('AWS::SNS::Topic');
+    const keyOf = (id: string) => topics[id]?.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    assert.notEqual(keyOf(alarmTopic), keyOf(mainTopic), 'one key each');
+    withPaths.template.hasResourceProperties('AWS::KMS::Key', {
+      Description: "lease-watchdog: encrypts the topic of the watchdog's own alarms",
+      EnableKeyRotation: true,
+    });
+    const subscriptions = Object.values(
+      withPaths.template.findResources('AWS::SNS::Subscription'),
+    ).map((sub) => [sub.Properties.Endpoint, sub.Properties.TopicArn]);
+    assert.deepEqual(subscriptions, [
+      ['oncall@example.com', { Ref: mainTopic }],
+      ['platform@example.com', { Ref: mainTopic }],
+      ['ops@example.com', { Ref: alarmTopic }],
+    ]);
+    const policies = Object.values(withPaths.template.findResources('AWS::SNS::TopicPolicy'));
+    assert.ok(
+      policies.some(
+        (p) =>
+          JSON.stringify(p.Properties.Topics) === JSON.stringify([{ Ref: alarmTopic }]) &&
+          p.Properties.PolicyDocument.Statement.some(
+            (st: { Sid?: string }) => st.Sid === 'AllowTheseAlarmsToPublish',
+          ),
+      ),
+      'the alarms may publish to the alarm topic',
+    );
+  });
+
+  test('every alarm notifies the notification topic as well as both alarm paths', () => {
+    const all = alarmsOf(withPaths).filter((a) => a.MetricName !== 'ConfirmedSubscriptions');
+    assert.equal(all.length, 5, 'errors, throttles, dead letters, one per cluster');
+    for (const a of all) {
+      const to = [{ Ref: mainTopic }, { Ref: alarmTopic }, ops];
+      assert.deepEqual(a.AlarmActions, to, a.id);
+      assert.deepEqual(a.OKActions, to, a.id);
+    }
+  });
+
+  test('no confirmed subscription on the notification topic: an alarm on the alarm paths only', () => {
+    const [alarm, ...more] = alarmsOf(withPaths).filter(
+      (a) => a.MetricName === 'ConfirmedSubscriptions',
+    );
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      { ...alarm, id: undefined, AlarmDescription: undefined },
+      {
+        id: undefined,
+        AlarmDescription: undefined,
+        AlarmActions: [{ Ref: alarmTopic }, ops],
+        OKActions: [{ Ref: alarmTopic }, ops],
+        Namespace: 'LeaseWatchdog',
+        MetricName: 'ConfirmedSubscriptions',
+        Dimensions: [{ Name: 'service', Value: 'lease-watchdog' }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'notBreaching',
+      },
+    );
+  });
+
+  test('alarmTopicArn alone: alarms notify that topic too; nothing else is created', () => {
+    const s = synth({ ...base, alarmTopicArn: ops });
+    s.template.resourceCountIs('AWS::SNS::Topic', 1);
+    const topic = s.id(s.stack.watchdog.topic as unknown as IConstruct);
+    for (const a of alarmsOf(s)) {
+      const to = a.MetricName === 'ConfirmedSubscriptions' ? [ops] : [{ Ref: topic }, ops];
+      assert.deepEqual(a.AlarmActions, to, a.id);
+    }
+    assert.deepEqual(nagFindings(s.app), []);
+  });
+
+  test('without a second path: no alarm topic and no subscription alarm', () => {
+    main.template.resourceCountIs('AWS::SNS::Topic', 1);
+    assert.ok(alarmsOf(main).every((a) => a.MetricName !== 'ConfirmedSubscriptions'));
+  });
+
+  test('cdk-nag finds nothing with both paths', () => {
+    assert.deepEqual(nagFindings(withPaths.app), []);
+  });
+
+  test('alarmEmails are checked like emails', () => {
+    assert.throws(() => synth({ ...base, alarmEmails: ['ops@example.com', 'OPS@example.com'] }), {
+      message: 'alarmEmails[1] "OPS@example.com" is listed twice; remove the duplicate',
+    });
   });
 });
 
@@ -424,6 +556,28 @@ describe('the state table', () => {
       // The AWS-managed key (aws/dynamodb).
       SSESpecification: { SSEEnabled: true },
     });
+  });
+
+  test('deletion protection on, and the stack keeps the table when it is deleted (RETAIN)', () => {
+    main.template.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  test('the state store uses no DynamoDB action beyond the grant (no DeleteItem)', () => {
+    const store = readFileSync(
+      new URL('../lambda/state/dynamodb-store.ts', import.meta.url),
+      'utf8',
+    );
+    const used = [...store.matchAll(/new (\w+)Command\(/g)].map((m) => `dynamodb:${m[1]}`);
+    assert.deepEqual([...new Set(used)].sort(), [
+      'dynamodb:BatchWriteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+    ]);
   });
 });
 
@@ -466,22 +620,26 @@ describe('the alarms', () => {
     }
   });
 
-  test('a message in the dead-letter queue notifies the topic', () => {
+  test('each NEW message in the dead-letter queue notifies the topic (not the messages kept 14 days)', () => {
     assert.deepEqual(
-      { ...find('ApproximateNumberOfMessagesVisible'), AlarmDescription: undefined },
+      { ...find('NumberOfMessagesSent'), AlarmDescription: undefined },
       {
         ...toTopic,
         AlarmDescription: undefined,
         Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
+        MetricName: 'NumberOfMessagesSent',
         Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-        Statistic: 'Maximum',
+        Statistic: 'Sum',
         Period: 300,
         EvaluationPeriods: 1,
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
       },
+    );
+    assert.ok(
+      alarms.every((a) => a.MetricName !== 'ApproximateNumberOfMessagesVisible'),
+      'no alarm on the messages present: it would stay in ALARM for 14 days',
     );
   });
 

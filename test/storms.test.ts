@@ -463,8 +463,10 @@ const scenarios: Scenario[] = [
           storm: 'active zone a=11/20',
         }),
       },
+      // Read failures page on the second in a row (readFailuresBeforePage).
+      { at: T0 + MINUTE, failure: 'unreachable', expect: null },
       {
-        at: T0 + MINUTE,
+        at: T0 + 2 * MINUTE,
         failure: 'unreachable',
         expect: expected({
           kind: 'WATCHDOG',
@@ -473,7 +475,7 @@ const scenarios: Scenario[] = [
         }),
       },
       {
-        at: T0 + 2 * MINUTE,
+        at: T0 + 3 * MINUTE,
         nodes: [...a11, ...calm],
         expect: expected({ kind: 'WATCHDOG', severity: 'info', watchdog: 'resolved unreachable' }),
       },

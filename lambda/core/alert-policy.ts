@@ -11,6 +11,11 @@ import type { StormPolicy } from './storms.js';
 export interface AlertPolicy {
   /** Remind about open incidents (and a failing watchdog) this often, seconds; 0 = off. */
   readonly reminderIntervalSeconds: number;
+  /**
+   * Failed reads on this many checks in a row page the WATCHDOG (≥ 1; 1 pages the first). A
+   * single failed read is usually a blip; the streak is counted from its first failure.
+   */
+  readonly readFailuresBeforePage: number;
   readonly flapping: FlapPolicy;
   readonly storm: StormPolicy;
 }

@@ -55,8 +55,14 @@ export interface WatchdogIncident {
   readonly message: string;
   /** When reads started failing (kept when the failure class changes). */
   readonly since: number;
-  /** When a WATCHDOG failing notice was last sent. */
-  readonly lastNotifiedAt: number;
+  /**
+   * Checks in a row whose read failed, counted from the first up to the page (not further: the
+   * state of a cluster that stays unreadable is not rewritten on every check). Absent in records
+   * written before the count existed; those were paged.
+   */
+  readonly failures?: number;
+  /** When a WATCHDOG failing notice was last sent; null while the failure is not confirmed yet. */
+  readonly lastNotifiedAt: number | null;
 }
 
 export interface StormIncident {

@@ -38,7 +38,8 @@
  *
  * Watchdog (see watchdog-alerts.ts for failing reads)
  * - The next successful check resolves a watchdog incident: `watchdog.state` 'resolved' with the
- *   failure, last message and since, grouped with that check's node changes.
+ *   failure, last message and since, grouped with that check's node changes; an incident that had
+ *   not paged yet (fewer failed checks in a row than `readFailuresBeforePage`) ends silently.
  *
  * State: the same object comes back when nothing in it changed (callers may skip a write): the
  * steps hand back the records they did not change, and the state is rebuilt only when a record,
@@ -182,8 +183,9 @@ export function alertsForEvaluation(
   }
   absentNodes(evaluation, seen, records, policy, now);
 
+  // A watchdog incident that never paged (a streak shorter than readFailuresBeforePage) ends silently.
   const watchdog: WatchdogInfo | undefined =
-    state.watchdog === null
+    state.watchdog === null || state.watchdog.lastNotifiedAt === null
       ? undefined
       : {
           state: 'resolved',

@@ -149,6 +149,7 @@ export interface Evaluation {
 /** Why a cluster could not be read (set by the reader adapter, used by WATCHDOG alerts). */
 export type ClusterReadFailure =
   | 'config' // the kubeconfig (or auth settings) cannot be used
+  | 'unavailable' // AWS (Secrets Manager, STS, eks:DescribeCluster) throttled or failed (5xx)
   | 'exec-plugin' // the kubeconfig needs an exec credential plugin that is not installed
   | 'unreachable' // DNS, connection refused, reset, no route
   | 'tls' // certificate verification failed

@@ -3,18 +3,24 @@
  * I/O, no clock (`now` is an argument, epoch ms on the watchdog's clock). Re-exported from
  * `incidents.ts`.
  *
- * - The first failed read opens a watchdog incident: WATCHDOG, critical, `watchdog.state` 'failing'.
- * - While reads keep failing: silent, except at the reminder interval (0 = off) and once when the
- *   failure class changes (`since` stays the first failure; the latest message is kept).
+ * - The first failed read opens a watchdog incident, silently: the failing streak is remembered
+ *   (`failures`, `since` the first failure) but nothing is paged yet.
+ * - Once reads have failed on `readFailuresBeforePage` checks in a row (whatever failed in each),
+ *   the WATCHDOG pages: critical, `watchdog.state` 'failing', `since` the first failure. With 1,
+ *   the first failed read pages.
+ * - While reads keep failing after the page: silent, except at the reminder interval (0 = off). A
+ *   change in what fails (unreachable, then TLS) updates the record (the failure class and the
+ *   latest message, shown by the next reminder and the resolution) but is not a second page.
  * - A failed read never touches node incidents, flap records or the storm, and sends no node
  *   reminders (those that fell due go out with the next successful check): a cluster that cannot
  *   be read must not look healthy, nor be guessed at.
- * - The next successful check resolves the watchdog incident (`alertsForEvaluation`: 'resolved'
- *   with the failure, last message and since, grouped with that check's node changes).
+ * - The next successful check ends the watchdog incident (`alertsForEvaluation`): 'resolved' with
+ *   the failure, last message and since, grouped with that check's node changes, when it paged;
+ *   silently when it had not paged yet.
  * - State: the same object comes back when nothing in it changed.
  */
 import { type AlertOutcome, type AlertPolicy, reminderDue } from './alert-policy.js';
-import type { AlertState } from './alert-state.js';
+import type { AlertState, WatchdogIncident } from './alert-state.js';
 import { composeNotification } from './grouping.js';
 import type { ClusterReadFailure } from './model.js';
 
@@ -28,20 +34,19 @@ export function alertsForReadFailure(
   now: number,
 ): AlertOutcome {
   const previous = state.watchdog;
-  const notify =
-    previous === null ||
-    previous.failure !== failure ||
-    reminderDue(previous.lastNotifiedAt, policy, now);
+  const paged = previous !== null && previous.lastNotifiedAt !== null;
+  const threshold = Math.max(1, policy.readFailuresBeforePage);
+  // Records from before the count were paged; a paged streak is not counted further.
+  const failures = paged
+    ? (previous.failures ?? threshold)
+    : Math.min((previous?.failures ?? 0) + 1, threshold);
+  const notify = paged
+    ? previous.lastNotifiedAt !== null && reminderDue(previous.lastNotifiedAt, policy, now)
+    : failures >= threshold;
   const since = previous?.since ?? now;
-  const lastNotifiedAt = notify ? now : (previous?.lastNotifiedAt ?? now);
-  const unchanged =
-    previous !== null &&
-    previous.failure === failure &&
-    previous.message === message &&
-    previous.lastNotifiedAt === lastNotifiedAt;
-  const next: AlertState = unchanged
-    ? state
-    : { ...state, watchdog: { failure, message, since, lastNotifiedAt } };
+  const lastNotifiedAt = notify ? now : (previous?.lastNotifiedAt ?? null);
+  const record: WatchdogIncident = { failure, message, since, failures, lastNotifiedAt };
+  const next: AlertState = sameRecord(previous, record) ? state : { ...state, watchdog: record };
   const notification = notify
     ? composeNotification({
         cluster,
@@ -54,4 +59,15 @@ export function alertsForReadFailure(
       })
     : null;
   return { notification, state: next };
+}
+
+function sameRecord(previous: WatchdogIncident | null, next: WatchdogIncident): boolean {
+  return (
+    previous !== null &&
+    previous.failure === next.failure &&
+    previous.message === next.message &&
+    previous.since === next.since &&
+    (previous.failures ?? next.failures) === next.failures &&
+    previous.lastNotifiedAt === next.lastNotifiedAt
+  );
 }

@@ -6,6 +6,13 @@
  * caches secrets (5 minutes), cluster endpoints and CAs (15 minutes) and EKS tokens (renewed after
  * 10 minutes), by the injected clock. Call `kubeConfigFor` once per check: the KubeConfig it
  * returns carries a token valid for that check, not forever.
+ *
+ * Stale while error: when refreshing an expired secret or endpoint fails for a reason of AWS's
+ * (throttled, 5xx, network), the cached value keeps serving, for at most `maxStaleMs` (1 hour)
+ * past its expiry; every check tries the refresh again. What AWS says about the request itself
+ * (not found, access denied) is never masked, and `forget()` (after a 401) drops the value.
+ * Throttling and 5xx of Secrets Manager, STS or eks:DescribeCluster are the failure
+ * 'unavailable', not 'config': the settings are fine.
  */
 
 import {
@@ -22,7 +29,14 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AuthenticatedCluster } from '../ports.js';
 import type { ClusterAuth } from '../settings/index.js';
-import { ClusterAuthError, describeAwsError, errorName, isAbortError } from './auth-error.js';
+import {
+  aborted,
+  ClusterAuthError,
+  type ClusterAuthReason,
+  describeClusterError,
+  secretError,
+  stsUnavailable,
+} from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
 import { EksTokenIssuer } from './eks-token.js';
 
@@ -45,10 +59,19 @@ export interface ClusterAuthDeps {
   readonly clusterInfoTtlMs?: number;
   /** How long an EKS token is reused; default 10 minutes (they last 15). */
   readonly tokenRenewAfterMs?: number;
+  /** How long past its expiry a secret or endpoint still serves while its refresh fails; 1 hour. */
+  readonly maxStaleMs?: number;
 }
 
 const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
 const DEFAULT_CLUSTER_INFO_TTL_MS = 15 * 60_000;
+const DEFAULT_MAX_STALE_MS = 60 * 60_000;
+/** Failures of a refresh that a cached value may ride out: AWS's trouble, not the request's. */
+const TRANSIENT: ReadonlySet<ClusterAuthReason> = new Set<ClusterAuthReason>([
+  'aws-unavailable',
+  'secret-unavailable',
+  'describe-cluster-failed',
+]);
 const TOKEN_USER = 'lease-watchdog';
 
 interface Expiring<T> {
@@ -68,10 +91,12 @@ export class ClusterAuthProvider {
   private readonly tokens: EksTokenIssuer;
   private readonly secretTtlMs: number;
   private readonly clusterInfoTtlMs: number;
+  private readonly maxStaleMs: number;
 
   constructor(private readonly deps: ClusterAuthDeps) {
     this.secretTtlMs = deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS;
     this.clusterInfoTtlMs = deps.clusterInfoTtlMs ?? DEFAULT_CLUSTER_INFO_TTL_MS;
+    this.maxStaleMs = deps.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
     this.tokens = new EksTokenIssuer({
       credentials: deps.credentials,
       now: deps.now,
@@ -105,7 +130,7 @@ export class ClusterAuthProvider {
       case 'eks': {
         const region = auth.region ?? this.deps.region;
         const info = await this.clusterInfo(cluster.name, auth.clusterName, region, signal);
-        const { token } = await this.tokens.token(auth.clusterName, region);
+        const { token } = await this.tokens.token(auth.clusterName, region).catch(stsUnavailable);
         return singleUserConfig(cluster.name, info.endpoint, info.caData, token);
       }
     }
@@ -145,7 +170,9 @@ export class ClusterAuthProvider {
         signal ? { abortSignal: signal } : {},
       );
     } catch (error) {
-      throw secretError(cluster, secretId, error, signal);
+      const failure = secretError(cluster, secretId, error, signal);
+      if (this.servesStale(cached, failure, now)) return cached.value;
+      throw failure;
     }
     const value =
       output.SecretString ??
@@ -175,7 +202,9 @@ export class ClusterAuthProvider {
         signal ? { abortSignal: signal } : {},
       );
     } catch (error) {
-      throw describeClusterError(cluster, clusterName, region, error, signal);
+      const failure = describeClusterError(cluster, clusterName, region, error, signal);
+      if (this.servesStale(cached, failure, now)) return cached.value;
+      throw failure;
     }
     const endpoint = description.cluster?.endpoint;
     const caData = description.cluster?.certificateAuthority?.data;
@@ -193,6 +222,19 @@ export class ClusterAuthProvider {
     };
     this.clusterInfoCache.set(key, { value: info, expiresAt: now + this.clusterInfoTtlMs });
     return info;
+  }
+
+  /** Whether an expired value rides out this failure of its refresh (see the module comment). */
+  private servesStale<T>(
+    cached: Expiring<T> | undefined,
+    failure: ClusterAuthError,
+    now: number,
+  ): cached is Expiring<T> {
+    return (
+      cached !== undefined &&
+      TRANSIENT.has(failure.reason) &&
+      now < cached.expiresAt + this.maxStaleMs
+    );
   }
 
   private eksClient(region: string): EKSClient {
@@ -294,82 +336,4 @@ function bearerToken(cluster: string, secretId: string, value: string): string {
     );
   }
   return token;
-}
-
-function aborted(cluster: string, cause: unknown): ClusterAuthError {
-  return new ClusterAuthError(
-    'aborted',
-    cluster,
-    `authentication for cluster '${cluster}' was aborted`,
-    {
-      cause,
-    },
-  );
-}
-
-function secretError(cluster: string, secretId: string, error: unknown, signal?: AbortSignal) {
-  if (isAbortError(error, signal)) return aborted(cluster, error);
-  switch (errorName(error)) {
-    case 'ResourceNotFoundException':
-      return new ClusterAuthError(
-        'secret-not-found',
-        cluster,
-        `secret '${secretId}' for cluster '${cluster}' was not found in Secrets Manager`,
-        { cause: error },
-      );
-    case 'AccessDeniedException':
-      return new ClusterAuthError(
-        'secret-access-denied',
-        cluster,
-        `access denied reading secret '${secretId}' for cluster '${cluster}': the function's role needs secretsmanager:GetSecretValue on it`,
-        { cause: error },
-      );
-    case 'DecryptionFailure':
-      return new ClusterAuthError(
-        'secret-access-denied',
-        cluster,
-        `secret '${secretId}' for cluster '${cluster}' could not be decrypted: the function's role needs kms:Decrypt on the secret's KMS key`,
-        { cause: error },
-      );
-    default:
-      return new ClusterAuthError(
-        'secret-unavailable',
-        cluster,
-        `could not read secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)})`,
-        { cause: error },
-      );
-  }
-}
-
-function describeClusterError(
-  cluster: string,
-  clusterName: string,
-  region: string,
-  error: unknown,
-  signal?: AbortSignal,
-) {
-  if (isAbortError(error, signal)) return aborted(cluster, error);
-  switch (errorName(error)) {
-    case 'ResourceNotFoundException':
-      return new ClusterAuthError(
-        'cluster-not-found',
-        cluster,
-        `EKS cluster '${clusterName}' was not found in ${region} (eks:DescribeCluster)`,
-        { cause: error },
-      );
-    case 'AccessDeniedException':
-      return new ClusterAuthError(
-        'describe-cluster-denied',
-        cluster,
-        `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: the function's role needs the eks:DescribeCluster permission on that cluster`,
-        { cause: error },
-      );
-    default:
-      return new ClusterAuthError(
-        'describe-cluster-failed',
-        cluster,
-        `eks:DescribeCluster on '${clusterName}' in ${region} failed (${describeAwsError(error)})`,
-        { cause: error },
-      );
-  }
 }

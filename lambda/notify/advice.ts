@@ -76,6 +76,9 @@ const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>
   config:
     'The cluster settings cannot be used: check the kubeconfig or the server URL, CA data and ' +
     'token given to the watchdog.',
+  unavailable:
+    'AWS throttled or failed (5xx) a call the watchdog needs to reach the cluster (Secrets ' +
+    'Manager, STS or eks:DescribeCluster): the settings are fine; it passes when AWS recovers.',
   'exec-plugin':
     'The kubeconfig needs an exec credential plugin (such as aws-iam-authenticator or the aws ' +
     'CLI), which does not exist here: use the eks authentication mode instead.',

@@ -150,6 +150,16 @@ export const reminderIntervalSeconds = setting({
   ),
 });
 
+export const readFailuresBeforePage = setting({
+  key: 'readFailuresBeforePage',
+  places: ['file', 'lambda'],
+  shownDefault: String(DEFAULTS.readFailuresBeforePage),
+  defaultValue: DEFAULTS.readFailuresBeforePage,
+  meaning:
+    'page the WATCHDOG when reads of a cluster have failed on this many checks in a row (every failure counts in `ClusterReadFailures` from the first); 1 pages the first failed read',
+  schema: wholeNumber(1, 60),
+});
+
 export const storm = setting({
   key: 'storm',
   places: ['file', 'lambda'],
@@ -218,6 +228,7 @@ export const watchdogSettingsShape = {
   gracePeriodSeconds: gracePeriodSeconds.default(DEFAULTS.gracePeriodSeconds),
   startupGraceSeconds: startupGraceSeconds.default(DEFAULTS.startupGraceSeconds),
   reminderIntervalSeconds: reminderIntervalSeconds.default(DEFAULTS.reminderIntervalSeconds),
+  readFailuresBeforePage: readFailuresBeforePage.default(DEFAULTS.readFailuresBeforePage),
   storm: storm.prefault({}),
   fastMode: fastMode.prefault({}),
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
@@ -281,6 +292,27 @@ const existingTopicArn = setting({
   shownDefault: 'none',
   meaning: 'publish to this topic (standard or FIFO) instead of creating one',
   schema: topicArn('an SNS topic ARN'),
+});
+
+const alarmEmails = setting({
+  key: 'alarmEmails',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "a second delivery path for the watchdog's own alarms: addresses subscribed to a separate alarm topic (its own KMS key), so that one unsubscribe link cannot end all alerting",
+  schema: emails,
+});
+
+const alarmTopicArn = setting({
+  key: 'alarmTopicArn',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "a second delivery path for the watchdog's own alarms: an existing standard ops topic (its policy must let CloudWatch alarms of this account publish)",
+  schema: topicArn('an SNS topic ARN').refine((arn) => !arn.endsWith('.fifo'), {
+    error: (issue) =>
+      `must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got ${shown(issue.input)})`,
+  }),
 });
 
 const scheduleError = (issue: { input?: unknown }) =>
@@ -362,6 +394,8 @@ export const deploymentShape = {
   clusters: deployedClusters,
   emails: emails.optional(),
   existingTopicArn: existingTopicArn.optional(),
+  alarmEmails: alarmEmails.optional(),
+  alarmTopicArn: alarmTopicArn.optional(),
   scheduleMinutes,
   logRetentionDays,
   reservedConcurrency: reservedConcurrency.optional(),

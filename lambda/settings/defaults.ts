@@ -4,6 +4,7 @@ export const DEFAULTS = Object.freeze({
   gracePeriodSeconds: 50,
   startupGraceSeconds: 60,
   reminderIntervalSeconds: 14_400,
+  readFailuresBeforePage: 2,
   storm: Object.freeze({
     zoneFraction: 0.55,
     zoneMinNodes: 3,

@@ -139,6 +139,16 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     }
     seen.add(key);
   });
+  const alarmSeen = new Set<string>();
+  parsed.alarmEmails?.forEach((email, i) => {
+    const key = email.toLowerCase();
+    if (alarmSeen.has(key)) {
+      throw new ConfigError(
+        `alarmEmails[${i}] ${shown(email)} is listed twice; remove the duplicate`,
+      );
+    }
+    alarmSeen.add(key);
+  });
   if (parsed.existingTopicArn === undefined && emails.length === 0) {
     throw new ConfigError(
       'emails must list at least one address to notify (or set existingTopicArn to publish to a topic you already have)',
@@ -262,11 +272,18 @@ function requiredEnv(
 
 /**
  * Reads the Lambda's configuration from its environment (set by the CDK stack):
- * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings), TOPIC_ARN, STATE_TABLE.
+ * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings), TOPIC_ARN, STATE_TABLE. Refuses an
+ * environment that turns TLS verification off for the whole process
+ * (NODE_TLS_REJECT_UNAUTHORIZED=0): the function sends bearer tokens to API servers.
  */
 export function loadRuntimeConfig(
   env: Readonly<Record<string, string | undefined>>,
 ): RuntimeConfig {
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
+    throw new ConfigError(
+      'NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification, and the watchdog would send its cluster tokens to any server; remove it from the function environment',
+    );
+  }
   const raw = requiredEnv(
     env,
     RUNTIME_ENV.settings,

@@ -13,6 +13,8 @@ export interface PolicySettings {
   readonly gracePeriodSeconds: number;
   readonly startupGraceSeconds: number;
   readonly reminderIntervalSeconds: number;
+  /** Absent where it cannot be given (the CLI): the default. */
+  readonly readFailuresBeforePage?: number | undefined;
   readonly storm: AlertPolicy['storm'];
 }
 
@@ -34,6 +36,7 @@ export function policiesOf(
     }),
     alertPolicy: Object.freeze({
       reminderIntervalSeconds: settings.reminderIntervalSeconds,
+      readFailuresBeforePage: settings.readFailuresBeforePage ?? DEFAULTS.readFailuresBeforePage,
       flapping: DEFAULT_FLAP_POLICY,
       storm: Object.freeze({ ...settings.storm }),
     }),

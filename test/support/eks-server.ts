@@ -25,6 +25,8 @@ export interface EksServer {
   put(name: string, cluster: EksCluster): void;
   /** Answer 403 AccessDeniedException for every request. */
   denyAll(deny: boolean): void;
+  /** Answer 429 ThrottlingException or 503 ServiceUnavailableException to every request; null: answer again. */
+  unavailable(how: 'throttle' | '5xx' | null): void;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startEksServer(
   const clusters = new Map(Object.entries(initial));
   const requests: string[] = [];
   let denied = false;
+  let unavailable: 'throttle' | '5xx' | null = null;
 
   const server = createServer((req, res) => {
     req.resume();
@@ -44,6 +47,14 @@ export async function startEksServer(
       answer(res, 400, 'InvalidRequestException', {
         message: `unsupported: ${req.method} ${path}`,
       });
+      return;
+    }
+    if (unavailable !== null) {
+      const [status, type] =
+        unavailable === 'throttle'
+          ? [429, 'ThrottlingException']
+          : [503, 'ServiceUnavailableException'];
+      answer(res, status, type, { message: 'Rate exceeded or service unavailable' });
       return;
     }
     if (denied) {
@@ -94,6 +105,9 @@ export async function startEksServer(
     },
     denyAll: (deny) => {
       denied = deny;
+    },
+    unavailable: (how) => {
+      unavailable = how;
     },
     close: async () => {
       client.destroy();

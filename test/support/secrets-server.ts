@@ -21,6 +21,8 @@ export interface SecretsServer {
   deny(secretId: string): void;
   /** Never answer for this secret (the request hangs until the client gives up). */
   hang(secretId: string): void;
+  /** Answer ThrottlingException (400) or InternalServiceError (500) for this secret; null: answer again. */
+  unavailable(secretId: string, how: 'throttle' | '5xx' | null): void;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export async function startSecretsServer(
   const secrets = new Map(Object.entries(initial));
   const denied = new Set<string>();
   const hanging = new Set<string>();
+  const unavailable = new Map<string, 'throttle' | '5xx'>();
   const counts = new Map<string, number>();
   let calls = 0;
 
@@ -58,6 +61,15 @@ export async function startSecretsServer(
       return;
     }
     if (hanging.has(secretId)) return;
+    const how = unavailable.get(secretId);
+    if (how === 'throttle') {
+      answer(res, 400, { __type: 'ThrottlingException', message: 'Rate exceeded' });
+      return;
+    }
+    if (how === '5xx') {
+      answer(res, 500, { __type: 'InternalServiceError', message: 'An error occurred' });
+      return;
+    }
     if (denied.has(secretId)) {
       answer(res, 400, {
         __type: 'AccessDeniedException',
@@ -109,6 +121,10 @@ export async function startSecretsServer(
     },
     hang: (secretId) => {
       hanging.add(secretId);
+    },
+    unavailable: (secretId, how) => {
+      if (how === null) unavailable.delete(secretId);
+      else unavailable.set(secretId, how);
     },
     close: async () => {
       client.destroy();

@@ -1,0 +1,90 @@
+/**
+ * A single failed read is not a page (readFailuresBeforePage, default 2), through the real
+ * handler: every failure counts in ClusterReadFailures from the first, the WATCHDOG pages on the
+ * second failed check in a row, and a change in what fails while it is open is not a second page.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  type Harness,
+  kindOf,
+  type SimTarget,
+  startWatchdogHarness,
+  summary,
+} from './support/watchdog-harness.js';
+
+describe('lambda e2e: a failed read pages once confirmed', () => {
+  let h: Harness;
+  let target: SimTarget;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } }, requestTimeoutSeconds: 1 });
+    target = h.target('prod');
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('one failed read between good checks: counted, not paged, nothing resolved', async () => {
+    const before = h.sns.messages.length;
+    const mark = h.metrics.mark();
+    target.server.setFault({ kind: 'status', status: 503 });
+    const failed = await h.tick();
+    target.server.setFault(null);
+    await h.tick();
+    assert.equal(failed.clusters[0]?.lastStatus, 'unreadable');
+    assert.equal(h.metrics.countSince(mark, 'ClusterReadFailures', 'prod'), 1);
+    assert.deepEqual(h.sns.messages.slice(before).map(kindOf), [], summary(h.sns.messages));
+  });
+
+  it('the second failed check in a row pages; a new failure class is not a second page', async () => {
+    const before = h.sns.messages.length;
+    const mark = h.metrics.mark();
+    target.server.setFault({ kind: 'status', status: 503 });
+    await h.tick();
+    assert.deepEqual(h.sns.messages.slice(before).map(kindOf), []);
+    await h.tick();
+    target.server.setFault({ kind: 'status', status: 403 });
+    await h.tick();
+    await h.tick();
+    const failing = h.sns.messages.slice(before);
+    assert.deepEqual(failing.map(kindOf), ['WATCHDOG'], summary(failing));
+    assert.equal(failing[0]?.subject, '[prod] WATCHDOG: cannot read cluster (server)');
+    assert.equal(h.metrics.countSince(mark, 'ClusterReadFailures', 'prod'), 4);
+
+    target.server.setFault(null);
+    await h.tick();
+    const all = h.sns.messages.slice(before);
+    assert.deepEqual(all.map(kindOf), ['WATCHDOG', 'WATCHDOG'], summary(all));
+    assert.match(all[1]?.subject ?? '', /^\[prod\] WATCHDOG RESOLVED/);
+    assert.match(all[1]?.message ?? '', /forbidden/, 'the resolution names the latest failure');
+  });
+});
+
+describe('lambda e2e: Secrets Manager throttled', () => {
+  let h: Harness;
+  let target: SimTarget;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } }, requestTimeoutSeconds: 1 });
+    target = h.target('prod');
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('is the failure unavailable (not config) once the cached token is gone', async () => {
+    const before = h.sns.messages.length;
+    h.secrets.unavailable(target.tokenSecretId, 'throttle');
+    // The cached token rides out the throttling; a 401 drops it, then the refetch is throttled.
+    await h.tick();
+    target.server.setFault({ kind: 'status', status: 401 });
+    await h.tick();
+    target.server.setFault(null);
+    await h.tick();
+    const sent = h.sns.messages.slice(before);
+    assert.deepEqual(sent.map(kindOf), ['WATCHDOG'], summary(sent));
+    assert.equal(sent[0]?.subject, '[prod] WATCHDOG: cannot read cluster (unavailable)');
+    assert.match(sent[0]?.message ?? '', /AWS throttled or failed/);
+
+    h.secrets.unavailable(target.tokenSecretId, null);
+    await h.tick();
+    assert.match(h.sns.messages.at(-1)?.subject ?? '', /^\[prod\] WATCHDOG RESOLVED/);
+  });
+});
