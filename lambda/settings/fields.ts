@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { shown } from './errors.js';
+import { PATTERNS } from './patterns.js';
 
 type Issue = { readonly code?: string; readonly input?: unknown };
 
@@ -106,4 +107,12 @@ export function idList(pattern: RegExp, example: string) {
       { error: listError },
     )
     .min(1, { error: listError });
+}
+
+const topicArnProblem = (value: string) =>
+  `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got ${shown(value)})`;
+
+/** An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too). */
+export function topicArn(hint: string) {
+  return text({ hint, pattern: PATTERNS.TOPIC_ARN, invalid: topicArnProblem });
 }

@@ -6,17 +6,12 @@
  */
 import { z } from 'zod';
 import type { StormPolicy } from '../core/storms.js';
-import {
-  appShape,
-  deploymentShape,
-  environmentFallbacks,
-  MAX_FAST_MODE_SPAN_SECONDS,
-  watchdogSettingsShape,
-} from './catalogue.js';
+import { MAX_FAST_MODE_SPAN_SECONDS, watchdogSettingsShape } from './catalogue.js';
 import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';
 import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.js';
 import { strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
+import { appShape, deploymentShape, environmentFallbacks } from './stack-settings.js';
 
 const watchdogSettingsSchema = strictObject(watchdogSettingsShape, 'the watchdog settings');
 const deploymentSchema = strictObject(deploymentShape, 'the lease-watchdog configuration');

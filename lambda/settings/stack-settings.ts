@@ -1,0 +1,200 @@
+/**
+ * The settings only the stack needs (the deployment file): who is notified, how often the
+ * schedule runs, the function's size and place, and where the stack goes. Declared after the
+ * function's settings (catalogue.ts), so the README's table lists them after those.
+ */
+import { z } from 'zod';
+import { watchdogSettingsShape } from './catalogue.js';
+import { deployedClusters } from './clusters.js';
+import { DEFAULTS } from './defaults.js';
+import { shown } from './errors.js';
+import { idList, strictObject, text, topicArn, wholeNumber } from './fields.js';
+import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
+import { setting } from './registry.js';
+
+const emailError = (issue: { input?: unknown }) =>
+  `must be an email address like oncall@example.com (got ${shown(issue.input)})`;
+
+const emails = setting({
+  key: 'emails',
+  places: ['file'],
+  shownDefault: 'required unless `existingTopicArn`',
+  meaning: 'addresses subscribed to the topic',
+  schema: z.array(
+    z
+      .string({ error: emailError })
+      .max(254, { error: emailError })
+      .regex(PATTERNS.EMAIL, { error: emailError }),
+    {
+      error: (issue) =>
+        `must be a list of email addresses, e.g. ["oncall@example.com"] (got ${shown(issue.input)})`,
+    },
+  ),
+});
+
+const existingTopicArn = setting({
+  key: 'existingTopicArn',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning: 'publish to this topic (standard or FIFO) instead of creating one',
+  schema: topicArn('an SNS topic ARN'),
+});
+
+const alarmEmails = setting({
+  key: 'alarmEmails',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "a second delivery path for the watchdog's own alarms: addresses subscribed to a separate alarm topic (its own KMS key), so that one unsubscribe link cannot end all alerting",
+  schema: emails,
+});
+
+const alarmTopicArn = setting({
+  key: 'alarmTopicArn',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "a second delivery path for the watchdog's own alarms: an existing standard ops topic (its policy must let CloudWatch alarms of this account publish)",
+  schema: topicArn('an SNS topic ARN').refine((arn) => !arn.endsWith('.fifo'), {
+    error: (issue) =>
+      `must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got ${shown(issue.input)})`,
+  }),
+});
+
+const scheduleError = (issue: { input?: unknown }) =>
+  typeof issue.input === 'number' && Number.isInteger(issue.input) && issue.input > 60
+    ? `must be at most 60 (got ${issue.input}): check each cluster at least hourly`
+    : `must be a whole number ≥ 1; for sub-minute detection use fastMode (got ${shown(issue.input)})`;
+
+const scheduleMinutes = setting({
+  key: 'scheduleMinutes',
+  places: ['file'],
+  shownDefault: String(DEFAULTS.scheduleMinutes),
+  meaning: 'check every N minutes (whole minutes, 1-60; for sub-minute detection use `fastMode`)',
+  schema: z
+    .int({ error: scheduleError })
+    .min(1, { error: scheduleError })
+    .max(60, { error: scheduleError })
+    .default(DEFAULTS.scheduleMinutes),
+});
+
+const logRetentionDays = setting({
+  key: 'logRetentionDays',
+  places: ['file'],
+  shownDefault: String(DEFAULTS.logRetentionDays),
+  meaning: "the function's log group",
+  schema: z
+    .union(
+      LOG_RETENTION_DAYS.map((days) => z.literal(days)),
+      {
+        error: (issue) =>
+          `must be one of ${LOG_RETENTION_DAYS.join(', ')} (got ${shown(issue.input)})`,
+      },
+    )
+    .default(DEFAULTS.logRetentionDays),
+});
+
+const reservedConcurrency = setting({
+  key: 'reservedConcurrency',
+  places: ['file'],
+  shownDefault: 'clusters × 2 + 1',
+  meaning: "a cap, so a runaway cannot eat the account's concurrency",
+  schema: wholeNumber(1, 1000, 'the default is clusters × 2 + 1'),
+});
+
+const memoryMb = setting({
+  key: 'memoryMb',
+  places: ['file'],
+  shownDefault: String(DEFAULTS.memoryMb),
+  meaning:
+    "the function's memory: 512 MB has room for ~20,000 nodes; give a 100,000-node cluster ~1,024 MB ([measured](docs/BENCHMARKS.md))",
+  schema: wholeNumber(
+    256,
+    10_240,
+    'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~1,024 MB for 100,000',
+  ).default(DEFAULTS.memoryMb),
+});
+
+const vpcIdError = (issue: { input?: unknown }) =>
+  `must be a VPC id like vpc-0123456789abcdef0 (got ${shown(issue.input)})`;
+
+const vpc = setting({
+  key: 'vpc',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    '`{"vpcId","subnetIds":[],"securityGroupIds"?:[]}` for private API endpoints (the subnets need a path to SNS, DynamoDB, Secrets Manager, EKS and STS)',
+  schema: strictObject(
+    {
+      vpcId: z.string({ error: vpcIdError }).regex(PATTERNS.VPC_ID, { error: vpcIdError }),
+      subnetIds: idList(PATTERNS.SUBNET_ID, 'subnet-0123456789abcdef0'),
+      securityGroupIds: idList(PATTERNS.SECURITY_GROUP_ID, 'sg-0123456789abcdef0').optional(),
+    },
+    '{"vpcId": "vpc-...", "subnetIds": ["subnet-..."]}',
+  ),
+});
+
+/** What the `LeaseWatchdog` construct receives. */
+export const deploymentShape = {
+  ...watchdogSettingsShape,
+  clusters: deployedClusters,
+  emails: emails.optional(),
+  existingTopicArn: existingTopicArn.optional(),
+  alarmEmails: alarmEmails.optional(),
+  alarmTopicArn: alarmTopicArn.optional(),
+  scheduleMinutes,
+  logRetentionDays,
+  reservedConcurrency: reservedConcurrency.optional(),
+  memoryMb,
+  vpc: vpc.optional(),
+};
+
+const account = setting({
+  key: 'account',
+  places: ['file'],
+  shownDefault: '`CDK_DEPLOY_ACCOUNT`',
+  meaning: 'the 12-digit AWS account; without account and region the stack is environment-agnostic',
+  schema: text({
+    hint: 'a 12-digit AWS account id',
+    pattern: PATTERNS.ACCOUNT,
+    invalid: (value) => `must be a 12-digit AWS account id (got ${shown(value)})`,
+  }),
+});
+
+const region = setting({
+  key: 'region',
+  places: ['file'],
+  shownDefault: '`CDK_DEPLOY_REGION`',
+  meaning: 'the AWS region to deploy to',
+  schema: text({
+    hint: 'an AWS region',
+    pattern: PATTERNS.REGION,
+    invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
+  }),
+});
+
+const stackName = setting({
+  key: 'stackName',
+  places: ['file'],
+  shownDefault: `\`${DEFAULTS.stackName}\``,
+  meaning: 'the CloudFormation stack',
+  schema: text({
+    hint: 'the CloudFormation stack name',
+    pattern: PATTERNS.STACK_NAME,
+    invalid: (value) =>
+      `must start with a letter and hold only letters, digits and '-' (got ${shown(value)})`,
+  }).default(DEFAULTS.stackName),
+});
+
+/** A whole deployment file: the construct's configuration plus where the stack goes. */
+export const appShape = {
+  /** The JSON Schema an editor validates the file with (infra/config.schema.json). */
+  $schema: z.string().optional().meta({ description: 'the JSON Schema this file follows' }),
+  ...deploymentShape,
+  account: account.optional(),
+  region: region.optional(),
+  stackName,
+};
+
+/** Validates an account or region taken from the environment with the file's own rules. */
+export const environmentFallbacks = { account, region };
