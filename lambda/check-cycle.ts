@@ -17,7 +17,7 @@ import type { Evaluation } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
 import {
-  type ClusterReadError,
+  ClusterReadError,
   type ClusterReader,
   type ClusterState,
   isClusterReadError,
@@ -73,8 +73,8 @@ export async function runCheckCycle(
     const snapshot = await deps.reader.read(signal);
     evaluation = evaluate(snapshot, stored.state.observations, deps.policy, now);
   } catch (error) {
-    if (!isClusterReadError(error) || error.failure === 'aborted') throw error;
-    readError = error;
+    if (!isClusterReadError(error)) throw error;
+    readError = cutShort(error, cluster, signal);
   }
   const decided = evaluation
     ? alertsForEvaluation(evaluation, stored.state.alerts, deps.alertPolicy, now)
@@ -89,31 +89,35 @@ export async function runCheckCycle(
   const outbox = decided.notification
     ? [...stored.state.outbox, decided.notification]
     : stored.state.outbox;
+  // Past the deadline (the read was cut short) nothing is published: save without the lock.
+  const publishing = outbox.length > 0 && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
     alerts: decided.state,
     outbox,
-    lock: outbox.length > 0 ? { owner: deps.runId, until: now + deps.lockMs } : null,
+    lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
   };
-  let version: number;
-  try {
-    version = await deps.store.save(cluster, claimed, stored.version, signal);
-  } catch (error) {
-    if (error instanceof StateConflictError) {
-      return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
-    }
-    throw error;
+  const version = await claim(cluster, claimed, stored.version, deps.store, signal);
+  if (version === undefined) {
+    return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
   }
 
-  const delivery = await publishOutbox(outbox, deps.notifier, signal);
-  if (outbox.length > 0) {
+  const delivery = publishing
+    ? await publishOutbox(outbox, deps.notifier, signal)
+    : {
+        published: [],
+        pending: outbox,
+        ...(outbox.length > 0 ? { publishError: signal?.reason } : {}),
+      };
+  if (publishing) {
     // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
-    // publishing: a lost record would send those notifications again. It gets its own short budget.
+    // publishing: a lost record would send those notifications again. It gets its own budget,
+    // which the caller's deadline leaves free, and is awaited before the run returns.
     await deps.store.save(
       cluster,
       { ...claimed, outbox: delivery.pending, lock: null },
       version,
-      AbortSignal.timeout(RECORD_TIMEOUT_MS),
+      AbortSignal.timeout(RECORD_BUDGET_MS),
     );
   }
   return evaluation
@@ -121,8 +125,54 @@ export async function runCheckCycle(
     : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
 }
 
-/** How long recording the delivery may take after publishing (middy aborts 3 s before the deadline). */
-const RECORD_TIMEOUT_MS = 2_500;
+/**
+ * Saves the new state and the outbox (the claim). Undefined when another run saved first. Once
+ * the deadline has passed (a read cut short) the save gets the record budget instead.
+ */
+async function claim(
+  cluster: string,
+  state: ClusterState,
+  expectedVersion: number,
+  store: StateStore,
+  signal: AbortSignal | undefined,
+): Promise<number | undefined> {
+  const budget = signal?.aborted ? AbortSignal.timeout(RECORD_BUDGET_MS) : signal;
+  try {
+    return await store.save(cluster, state, expectedVersion, budget);
+  } catch (error) {
+    if (error instanceof StateConflictError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * How long recording the delivery may take after publishing. A caller with a hard deadline (the
+ * Lambda) aborts `signal` at least this long before it, so the record is made inside its time.
+ */
+export const RECORD_BUDGET_MS = 2_500;
+
+/**
+ * A read stopped by the caller's deadline (a TimeoutError reason, as `AbortSignal.timeout` gives)
+ * is a `timeout` failure of the cluster, not an error of the watchdog; any other abort (the CLI's
+ * Ctrl-C) ends the check.
+ */
+function cutShort(
+  error: ClusterReadError,
+  cluster: string,
+  signal: AbortSignal | undefined,
+): ClusterReadError {
+  if (error.failure !== 'aborted') return error;
+  const reason: unknown = signal?.reason;
+  const deadline =
+    typeof reason === 'object' && reason !== null && (reason as Error).name === 'TimeoutError';
+  if (!deadline) throw error;
+  return new ClusterReadError(
+    'timeout',
+    `reading cluster ${cluster} did not finish before the invocation's deadline`,
+    undefined,
+    { cause: error },
+  );
+}
 
 async function publishOutbox(
   outbox: readonly Notification[],
@@ -131,6 +181,13 @@ async function publishOutbox(
 ): Promise<Delivery> {
   const published: Notification[] = [];
   for (const notification of outbox) {
+    if (signal?.aborted) {
+      return {
+        published,
+        pending: outbox.slice(published.length),
+        publishError: signal.reason,
+      };
+    }
     try {
       await notifier.publish(notification, signal);
       published.push(notification);

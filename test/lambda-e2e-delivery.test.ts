@@ -1,0 +1,107 @@
+/**
+ * Delivery end to end at the edges (see test/support/watchdog-harness.ts): the invocation's
+ * deadline strikes while SNS hangs or while the cluster is being read; the record of what SNS
+ * accepted is made inside the invocation, so nothing is sent twice.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
+import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
+
+/** The nodes each notification in the stored outbox fires for. */
+async function storedOutbox(h: Harness, cluster = 'prod') {
+  const store = new DynamoDbStateStore({
+    client: h.dynamo.client,
+    tableName: h.tableName,
+    clock: h.clock.now,
+  });
+  const { state } = await store.load(cluster);
+  return { outbox: state.outbox.map((n) => n.firing.map((f) => f.name)), lock: state.lock };
+}
+
+describe('lambda e2e: the deadline strikes while publishing', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('returns only after recording what SNS accepted; nothing is sent twice', async () => {
+    const t = h.target('prod');
+    const [a, b] = t.nodes as [string, string];
+    t.sim.stopKubelet(a);
+    h.sns.failNext(1, 'internal');
+    await h.tick();
+    assert.deepEqual((await storedOutbox(h)).outbox, [[a]], "a's FIRING waits in the outbox");
+
+    // b dies too. a's FIRING is accepted, b's hangs until the invocation's deadline.
+    t.sim.stopKubelet(b);
+    h.sns.failNext(1, 'accept');
+    h.sns.failNext(1, 'hang');
+    h.clock.advance(60_000);
+    const report = await h.container().invoke(null, { remainingMs: 4_000 });
+    assert.equal(report.clusters[0]?.published, 1, 'the invocation resolves, a report');
+    assert.equal(report.clusters[0]?.pending, 1);
+    const stored = await storedOutbox(h);
+    assert.deepEqual(stored.outbox, [[b]], 'what SNS accepted has left the outbox');
+    assert.equal(stored.lock, null, 'the lock is released');
+    assert.deepEqual(h.messages().map(kindOf), ['FIRING']);
+
+    await h.tick();
+    await h.tick();
+    const fired = h
+      .messages()
+      .map((m) => [kindOf(m), m.message.includes(a), m.message.includes(b)]);
+    assert.deepEqual(
+      fired,
+      [
+        ['FIRING', true, false],
+        ['FIRING', false, true],
+      ],
+      summary(h.messages()),
+    );
+  });
+});
+
+describe('lambda e2e: the deadline strikes while reading', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({
+      clusters: { prod: { nodes: 6 } },
+      requestTimeoutSeconds: 30,
+    });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('a read cut short is a timeout failure of the cluster, not an error of the invocation', async () => {
+    const t = h.target('prod');
+    t.server.setFault({ kind: 'hang' });
+    h.clock.advance(60_000);
+    const c = h.container();
+    const report = await c.invoke(null, { remainingMs: 4_000 });
+    assert.equal(report.clusters[0]?.lastStatus, 'unreadable');
+    const failed = c.logger.entries.find((e) => e.message === 'cannot read the cluster');
+    assert.equal(failed?.fields.failure, 'timeout', JSON.stringify(failed));
+    assert.equal((await storedOutbox(h)).lock, null, 'nothing was claimed for publishing');
+
+    // Whatever it decided (a WATCHDOG, and its resolution once readable) goes out once each.
+    t.server.setFault(null);
+    await h.tick();
+    await h.tick();
+    const subjects = h.messages().map((m) => m.subject);
+    assert.ok(
+      h.messages().every((m) => kindOf(m) === 'WATCHDOG'),
+      summary(h.messages()),
+    );
+    assert.equal(
+      new Set(subjects).size,
+      subjects.length,
+      `nothing twice: ${summary(h.messages())}`,
+    );
+    if (subjects.length > 0) {
+      assert.equal(subjects[0], '[prod] WATCHDOG: cannot read cluster (timeout)');
+    }
+  });
+});
