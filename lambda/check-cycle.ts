@@ -8,7 +8,11 @@
  *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
  *     backs off without sending anything;
  *  2. the outbox is published oldest first; a notification leaves the outbox only once the
- *     notifier accepted it, so a failed publish is retried by the next check.
+ *     notifier accepted it, so a failed publish is retried by the next check — unless the
+ *     notifier refused it for good on MAX_REFUSALS checks: then it is given up (reported as
+ *     `abandoned`), so that it never blocks the notifications behind it;
+ *  3. what was accepted is recorded before the run returns (the caller's deadline leaves
+ *     RECORD_BUDGET_MS for it).
  */
 
 import { evaluate } from './core/evaluate.js';
@@ -45,9 +49,27 @@ interface Delivery {
   readonly published: readonly Notification[];
   /** Notifications still in the outbox (retried by the next check). */
   readonly pending: readonly Notification[];
-  /** Why publishing stopped, when it did. */
+  /**
+   * Notifications given up in this run: the notifier refused each for good (`retryable: false`)
+   * on MAX_REFUSALS checks. They left the outbox unsent.
+   */
+  readonly abandoned: readonly Abandoned[];
+  /** Why a publish failed (the last failure), when one did. */
   readonly publishError?: unknown;
 }
+
+export interface Abandoned {
+  readonly notification: Notification;
+  /** The last refusal. */
+  readonly error: unknown;
+}
+
+/**
+ * How many checks may try a notification that the notifier refuses for good (InvalidParameter, a
+ * disabled KMS key, a topic that is gone) before it is given up: a key re-enabled or a topic
+ * restored within these checks still gets it out; after them it no longer blocks anything.
+ */
+export const MAX_REFUSALS = 5;
 
 export type CycleOutcome =
   | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery)
@@ -102,11 +124,12 @@ export async function runCheckCycle(
     return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
   }
 
-  const delivery = publishing
-    ? await publishOutbox(outbox, deps.notifier, signal)
+  const delivery: Delivery & { refusals?: Readonly<Record<string, number>> } = publishing
+    ? await publishOutbox(outbox, stored.state.refusals ?? {}, deps.notifier, signal)
     : {
         published: [],
         pending: outbox,
+        abandoned: [],
         ...(outbox.length > 0 ? { publishError: signal?.reason } : {}),
       };
   if (publishing) {
@@ -115,7 +138,7 @@ export async function runCheckCycle(
     // which the caller's deadline leaves free, and is awaited before the run returns.
     await deps.store.save(
       cluster,
-      { ...claimed, outbox: delivery.pending, lock: null },
+      { ...claimed, outbox: delivery.pending, refusals: delivery.refusals ?? {}, lock: null },
       version,
       AbortSignal.timeout(RECORD_BUDGET_MS),
     );
@@ -123,6 +146,15 @@ export async function runCheckCycle(
   return evaluation
     ? { status: 'checked', evaluation, ...delivery }
     : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
+}
+
+/** Whether a publish failure says the message will never be accepted as it is. */
+function refusedForGood(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { retryable?: unknown }).retryable === false
+  );
 }
 
 /**
@@ -174,26 +206,53 @@ function cutShort(
   );
 }
 
+/**
+ * Publishes the outbox oldest first. A notification refused for good does not stop the others: it
+ * is counted, and given up at MAX_REFUSALS. A transient failure (throttling, 5xx, no answer) is
+ * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
+ * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
+ */
 async function publishOutbox(
   outbox: readonly Notification[],
+  refused: Readonly<Record<string, number>>,
   notifier: Notifier,
   signal: AbortSignal | undefined,
-): Promise<Delivery> {
+): Promise<Delivery & { refusals: Record<string, number> }> {
   const published: Notification[] = [];
+  const pending: Notification[] = [];
+  const abandoned: Abandoned[] = [];
+  const refusals: Record<string, number> = {};
+  let publishError: unknown;
+  let stopped = false;
   for (const notification of outbox) {
-    if (signal?.aborted) {
-      return {
-        published,
-        pending: outbox.slice(published.length),
-        publishError: signal.reason,
-      };
+    const before = refused[notification.id] ?? 0;
+    if (stopped || signal?.aborted) {
+      if (!stopped && signal?.aborted) publishError = signal.reason;
+      stopped = true;
+      pending.push(notification);
+      if (before > 0) refusals[notification.id] = before;
+      continue;
     }
     try {
       await notifier.publish(notification, signal);
       published.push(notification);
-    } catch (publishError) {
-      return { published, pending: outbox.slice(published.length), publishError };
+    } catch (error) {
+      publishError = error;
+      const count = refusedForGood(error) ? before + 1 : before;
+      if (count >= MAX_REFUSALS) {
+        abandoned.push({ notification, error });
+        continue;
+      }
+      pending.push(notification);
+      if (count > 0) refusals[notification.id] = count;
+      if (!refusedForGood(error)) stopped = true;
     }
   }
-  return { published, pending: [] };
+  return {
+    published,
+    pending,
+    abandoned,
+    refusals,
+    ...(publishError !== undefined ? { publishError } : {}),
+  };
 }

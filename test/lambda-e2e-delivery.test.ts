@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { MAX_REFUSALS } from '../lambda/check-cycle.js';
 import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
 import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
 
@@ -103,5 +104,75 @@ describe('lambda e2e: the deadline strikes while reading', () => {
     if (subjects.length > 0) {
       assert.equal(subjects[0], '[prod] WATCHDOG: cannot read cluster (timeout)');
     }
+  });
+});
+
+describe('lambda e2e: a notification SNS refuses for good', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('does not block the others, and is given up after a bounded number of tries', async () => {
+    const t = h.target('prod');
+    const [a, b] = t.nodes as [string, string];
+    const mark = h.metrics.mark();
+    t.sim.stopKubelet(a);
+    h.sns.failNext(1, 'invalid-parameter');
+    await h.tick();
+    assert.deepEqual((await storedOutbox(h)).outbox, [[a]]);
+
+    // b dies: a's FIRING is refused again, b's goes out behind it all the same.
+    t.sim.stopKubelet(b);
+    h.sns.failNext(1, 'invalid-parameter');
+    await h.tick();
+    assert.equal(h.messages().length, 1, summary(h.messages()));
+    assert.ok(h.messages()[0]?.message.includes(b));
+    assert.deepEqual((await storedOutbox(h)).outbox, [[a]], 'the refused one is kept');
+
+    // Refused on every check: given up at the bound, logged with its subject, counted.
+    for (let i = 2; i < MAX_REFUSALS; i++) {
+      h.sns.failNext(1, 'invalid-parameter');
+      await h.tick();
+    }
+    assert.deepEqual((await storedOutbox(h)).outbox, [], 'given up');
+    const abandoned = h.logger.entries.filter((e) =>
+      e.message.startsWith('notification abandoned'),
+    );
+    assert.equal(abandoned.length, 1);
+    assert.match(String(abandoned[0]?.fields.subject), /^\[prod\] FIRING: 1 node down/);
+    assert.match(String(abandoned[0]?.fields.error), /InvalidParameter/);
+    const counted = h.metrics.of('NotificationsAbandoned', 'prod');
+    assert.equal(
+      counted.reduce((sum, m) => sum + m.value, 0),
+      1,
+    );
+    assert.ok(h.metrics.countSince(mark, 'NotificationsAbandoned') > 1, 'recorded on every check');
+
+    // It is not tried again; later notifications flow.
+    const requests = h.sns.requests;
+    await h.tick();
+    assert.equal(h.sns.requests, requests, 'no publish for an empty outbox');
+    t.sim.startKubelet(b);
+    await h.tick();
+    assert.deepEqual(h.messages().map(kindOf), ['FIRING', 'RESOLVED'], summary(h.messages()));
+  });
+
+  it('a notification refused a few times and then accepted goes out once', async () => {
+    const t = h.target('prod');
+    const c = t.nodes[2] as string;
+    const before = h.messages().length;
+    t.sim.stopKubelet(c);
+    h.sns.failNext(2, 'invalid-parameter');
+    await h.tick();
+    await h.tick();
+    assert.equal(h.messages().length, before);
+    await h.tick();
+    await h.tick();
+    const sent = h.messages().slice(before);
+    assert.deepEqual(sent.map(kindOf), ['FIRING'], summary(sent));
+    assert.ok(sent[0]?.message.includes(c));
   });
 });
