@@ -13,6 +13,15 @@
  *     `abandoned`), so that it never blocks the notifications behind it;
  *  3. what was accepted is recorded before the run returns (the caller's deadline leaves
  *     RECORD_BUDGET_MS for it).
+ *
+ * The bound on duplicates: a call that was applied but whose answer was lost (a timeout after
+ * accept) costs at most one duplicate per lost answer. A lost SNS answer keeps that notification
+ * in the outbox, so the next check sends it once more (a FIFO topic drops that copy by its
+ * deduplication id within 5 minutes). A lost answer to the claim sends nothing (the run fails; the
+ * next run past the lock sends the outbox once; with SDK retries the store recognises its own
+ * write and the run goes on). A lost answer to the record fails the run after the record was
+ * applied: nothing is sent again. Only a record that was never applied (the request lost, the
+ * run killed) sends the notifications of that run once more.
  */
 
 import { evaluate } from './core/evaluate.js';

@@ -1,12 +1,14 @@
 /**
  * Delivery end to end at the edges (see test/support/watchdog-harness.ts): the invocation's
  * deadline strikes while SNS hangs or while the cluster is being read; the record of what SNS
- * accepted is made inside the invocation, so nothing is sent twice.
+ * accepted is made inside the invocation, so nothing is sent twice; SNS refuses a notification for
+ * good; SNS or DynamoDB apply a call and the answer is lost (at most one duplicate per lost answer).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_REFUSALS } from '../lambda/check-cycle.js';
 import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
+import { type LossyProxy, startLossyProxy } from './support/lossy-proxy.js';
 import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
 
 /** The nodes each notification in the stored outbox fires for. */
@@ -174,5 +176,106 @@ describe('lambda e2e: a notification SNS refuses for good', () => {
     const sent = h.messages().slice(before);
     assert.deepEqual(sent.map(kindOf), ['FIRING'], summary(sent));
     assert.ok(sent[0]?.message.includes(c));
+  });
+});
+
+describe('lambda e2e: SNS takes a message and its answer is lost', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('sends it again once: at most one duplicate per lost response', async () => {
+    const t = h.target('prod');
+    const [a, b] = t.nodes as [string, string];
+    t.sim.stopKubelet(a);
+    h.sns.failNext(1, 'accept-then-hang');
+    h.clock.advance(60_000);
+    const report = await h.container().invoke(null, { remainingMs: 4_000 });
+    assert.equal(report.clusters[0]?.pending, 1, 'not known to be accepted: kept');
+    assert.equal(h.messages().length, 1, 'SNS has it');
+
+    // The next check sends it again, once; then nothing more.
+    await h.tick();
+    await h.tick();
+    t.sim.stopKubelet(b);
+    await h.tick();
+    await h.tick();
+    const fired = h
+      .messages()
+      .map((m) => [kindOf(m), m.message.includes(a), m.message.includes(b)]);
+    assert.deepEqual(
+      fired,
+      [
+        ['FIRING', true, false],
+        ['FIRING', true, false],
+        ['FIRING', false, true],
+      ],
+      summary(h.messages()),
+    );
+    assert.equal(h.messages()[0]?.subject, h.messages()[1]?.subject, 'the same notification');
+  });
+});
+
+describe('lambda e2e: DynamoDB applies a save and its answer is lost', () => {
+  let h: Harness;
+  let proxy: LossyProxy;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    proxy = await startLossyProxy(h.dynamo.endpoint);
+    await h.run();
+  });
+  after(async () => {
+    await proxy.close();
+    await h.close();
+  });
+
+  it('the record: the invocation fails, and nothing is sent twice', async () => {
+    const t = h.target('prod');
+    const a = t.nodes[0] as string;
+    const before = h.messages().length;
+    t.sim.stopKubelet(a);
+    h.clock.advance(60_000);
+    proxy.loseNext('PutItem', 1, { skip: 1 }); // the claim passes, the record's answer is lost
+    const c = h.container({ dynamoEndpoint: proxy.url });
+    await assert.rejects(c.invoke(), /WatchdogError|cluster checks failed/);
+    assert.equal(h.messages().length, before + 1, 'published before the record');
+    for (let i = 0; i < 3; i++) await h.tick();
+    assert.equal(h.messages().length, before + 1, summary(h.messages()));
+    assert.deepEqual((await storedOutbox(h)).outbox, []);
+  });
+
+  it('the claim, answered to no one: the SDK retries, the store sees its own write; sent once', async () => {
+    const t = h.target('prod');
+    const b = t.nodes[1] as string;
+    const before = h.messages().length;
+    t.sim.stopKubelet(b);
+    h.clock.advance(60_000);
+    proxy.loseNext('PutItem', 1);
+    const c = h.container({ dynamoEndpoint: proxy.url, dynamoMaxAttempts: 3 });
+    const report = await c.invoke();
+    assert.equal(report.clusters[0]?.published, 1);
+    for (let i = 0; i < 3; i++) await h.tick();
+    const sent = h.messages().slice(before);
+    assert.deepEqual(sent.map(kindOf), ['FIRING'], summary(sent));
+    assert.ok(sent[0]?.message.includes(b));
+  });
+
+  it('the claim, without retries: the invocation fails, the next run sends it once', async () => {
+    const t = h.target('prod');
+    const c3 = t.nodes[2] as string;
+    const before = h.messages().length;
+    t.sim.stopKubelet(c3);
+    h.clock.advance(60_000);
+    proxy.loseNext('PutItem', 1);
+    const c = h.container({ dynamoEndpoint: proxy.url });
+    await assert.rejects(c.invoke(), /cluster checks failed/);
+    assert.equal(h.messages().length, before, 'nothing published without a known claim');
+    for (let i = 0; i < 3; i++) await h.tick();
+    const sent = h.messages().slice(before);
+    assert.deepEqual(sent.map(kindOf), ['FIRING'], summary(sent));
+    assert.ok(sent[0]?.message.includes(c3));
   });
 });
