@@ -67,6 +67,21 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * Writes lines to a standard stream. A reader that went away (`check | head -6`: EPIPE) is not an
+ * error of the check: later lines are dropped, and the exit status still says what was found.
+ */
+function lines(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) stream.write(`${text}\n`);
+  };
+}
+
 export async function cli(): Promise<void> {
   const controller = new AbortController();
   let interrupted = false;
@@ -77,8 +92,8 @@ export async function cli(): Promise<void> {
   });
   process.on('SIGTERM', () => controller.abort());
   process.exitCode = await run(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(`${text}\n`),
-    stderr: (text) => process.stderr.write(`${text}\n`),
+    stdout: lines(process.stdout),
+    stderr: lines(process.stderr),
     env: process.env,
     now: Date.now,
     signal: controller.signal,
