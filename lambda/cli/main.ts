@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { evaluate } from '../core/evaluate.js';
 import { isClusterReadError, StateCorruptError } from '../ports.js';
+import { lockStateFile, StateFileLockedError } from '../state/state-file-lock.js';
 import { type CommonOptions, parseCli, UsageError } from './args.js';
 import { composeCheck, composeWatch } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
@@ -48,14 +49,23 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return EXIT_OK;
       case 'check':
         return await check(command.options, io);
-      case 'watch':
-        return await watch(command.options, composeWatch(command.options, io), io);
+      case 'watch': {
+        // One process per state file: a second one is refused (exit 2, one line).
+        const { stateFile } = command.options;
+        const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);
+        try {
+          return await watch(command.options, composeWatch(command.options, io), io);
+        } finally {
+          lock?.release();
+        }
+      }
     }
   } catch (error) {
     if (
       error instanceof UsageError ||
       isClusterReadError(error) ||
-      error instanceof StateCorruptError
+      error instanceof StateCorruptError ||
+      error instanceof StateFileLockedError
     ) {
       io.stderr(`lease-watchdog: ${error.message}`);
       return EXIT_ERROR;
