@@ -8,7 +8,20 @@
  *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
  *     backs off without sending anything;
  *  2. the outbox is published oldest first; a notification leaves the outbox only once the
- *     notifier accepted it, so a failed publish is retried by the next check.
+ *     notifier accepted it, so a failed publish is retried by the next check — unless the
+ *     notifier refused it for good on MAX_REFUSALS checks: then it is given up (reported as
+ *     `abandoned`), so that it never blocks the notifications behind it;
+ *  3. what was accepted is recorded before the run returns (the caller's deadline leaves
+ *     RECORD_BUDGET_MS for it).
+ *
+ * The bound on duplicates: a call that was applied but whose answer was lost (a timeout after
+ * accept) costs at most one duplicate per lost answer. A lost SNS answer keeps that notification
+ * in the outbox, so the next check sends it once more (a FIFO topic drops that copy by its
+ * deduplication id within 5 minutes). A lost answer to the claim sends nothing (the run fails; the
+ * next run past the lock sends the outbox once; with SDK retries the store recognises its own
+ * write and the run goes on). A lost answer to the record fails the run after the record was
+ * applied: nothing is sent again. Only a record that was never applied (the request lost, the
+ * run killed) sends the notifications of that run once more.
  */
 
 import { evaluate } from './core/evaluate.js';
@@ -17,7 +30,7 @@ import type { Evaluation } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
 import {
-  type ClusterReadError,
+  ClusterReadError,
   type ClusterReader,
   type ClusterState,
   isClusterReadError,
@@ -45,9 +58,27 @@ interface Delivery {
   readonly published: readonly Notification[];
   /** Notifications still in the outbox (retried by the next check). */
   readonly pending: readonly Notification[];
-  /** Why publishing stopped, when it did. */
+  /**
+   * Notifications given up in this run: the notifier refused each for good (`retryable: false`)
+   * on MAX_REFUSALS checks. They left the outbox unsent.
+   */
+  readonly abandoned: readonly Abandoned[];
+  /** Why a publish failed (the last failure), when one did. */
   readonly publishError?: unknown;
 }
+
+export interface Abandoned {
+  readonly notification: Notification;
+  /** The last refusal. */
+  readonly error: unknown;
+}
+
+/**
+ * How many checks may try a notification that the notifier refuses for good (InvalidParameter, a
+ * disabled KMS key, a topic that is gone) before it is given up: a key re-enabled or a topic
+ * restored within these checks still gets it out; after them it no longer blocks anything.
+ */
+export const MAX_REFUSALS = 5;
 
 export type CycleOutcome =
   | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery)
@@ -73,8 +104,8 @@ export async function runCheckCycle(
     const snapshot = await deps.reader.read(signal);
     evaluation = evaluate(snapshot, stored.state.observations, deps.policy, now);
   } catch (error) {
-    if (!isClusterReadError(error) || error.failure === 'aborted') throw error;
-    readError = error;
+    if (!isClusterReadError(error)) throw error;
+    readError = cutShort(error, cluster, signal);
   }
   const decided = evaluation
     ? alertsForEvaluation(evaluation, stored.state.alerts, deps.alertPolicy, now)
@@ -89,31 +120,36 @@ export async function runCheckCycle(
   const outbox = decided.notification
     ? [...stored.state.outbox, decided.notification]
     : stored.state.outbox;
+  // Past the deadline (the read was cut short) nothing is published: save without the lock.
+  const publishing = outbox.length > 0 && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
     alerts: decided.state,
     outbox,
-    lock: outbox.length > 0 ? { owner: deps.runId, until: now + deps.lockMs } : null,
+    lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
   };
-  let version: number;
-  try {
-    version = await deps.store.save(cluster, claimed, stored.version, signal);
-  } catch (error) {
-    if (error instanceof StateConflictError) {
-      return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
-    }
-    throw error;
+  const version = await claim(cluster, claimed, stored.version, deps.store, signal);
+  if (version === undefined) {
+    return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
   }
 
-  const delivery = await publishOutbox(outbox, deps.notifier, signal);
-  if (outbox.length > 0) {
+  const delivery: Delivery & { refusals?: Readonly<Record<string, number>> } = publishing
+    ? await publishOutbox(outbox, stored.state.refusals ?? {}, deps.notifier, signal)
+    : {
+        published: [],
+        pending: outbox,
+        abandoned: [],
+        ...(outbox.length > 0 ? { publishError: signal?.reason } : {}),
+      };
+  if (publishing) {
     // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
-    // publishing: a lost record would send those notifications again. It gets its own short budget.
+    // publishing: a lost record would send those notifications again. It gets its own budget,
+    // which the caller's deadline leaves free, and is awaited before the run returns.
     await deps.store.save(
       cluster,
-      { ...claimed, outbox: delivery.pending, lock: null },
+      { ...claimed, outbox: delivery.pending, refusals: delivery.refusals ?? {}, lock: null },
       version,
-      AbortSignal.timeout(RECORD_TIMEOUT_MS),
+      AbortSignal.timeout(RECORD_BUDGET_MS),
     );
   }
   return evaluation
@@ -121,22 +157,111 @@ export async function runCheckCycle(
     : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
 }
 
-/** How long recording the delivery may take after publishing (middy aborts 3 s before the deadline). */
-const RECORD_TIMEOUT_MS = 2_500;
+/** Whether a publish failure says the message will never be accepted as it is. */
+function refusedForGood(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { retryable?: unknown }).retryable === false
+  );
+}
 
+/**
+ * Saves the new state and the outbox (the claim). Undefined when another run saved first. Once
+ * the deadline has passed (a read cut short) the save gets the record budget instead.
+ */
+async function claim(
+  cluster: string,
+  state: ClusterState,
+  expectedVersion: number,
+  store: StateStore,
+  signal: AbortSignal | undefined,
+): Promise<number | undefined> {
+  const budget = signal?.aborted ? AbortSignal.timeout(RECORD_BUDGET_MS) : signal;
+  try {
+    return await store.save(cluster, state, expectedVersion, budget);
+  } catch (error) {
+    if (error instanceof StateConflictError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * How long recording the delivery may take after publishing. A caller with a hard deadline (the
+ * Lambda) aborts `signal` at least this long before it, so the record is made inside its time.
+ */
+export const RECORD_BUDGET_MS = 2_500;
+
+/**
+ * A read stopped by the caller's deadline (a TimeoutError reason, as `AbortSignal.timeout` gives)
+ * is a `timeout` failure of the cluster, not an error of the watchdog; any other abort (the CLI's
+ * Ctrl-C) ends the check.
+ */
+function cutShort(
+  error: ClusterReadError,
+  cluster: string,
+  signal: AbortSignal | undefined,
+): ClusterReadError {
+  if (error.failure !== 'aborted') return error;
+  const reason: unknown = signal?.reason;
+  const deadline =
+    typeof reason === 'object' && reason !== null && (reason as Error).name === 'TimeoutError';
+  if (!deadline) throw error;
+  return new ClusterReadError(
+    'timeout',
+    `reading cluster ${cluster} did not finish before the invocation's deadline`,
+    undefined,
+    { cause: error },
+  );
+}
+
+/**
+ * Publishes the outbox oldest first. A notification refused for good does not stop the others: it
+ * is counted, and given up at MAX_REFUSALS. A transient failure (throttling, 5xx, no answer) is
+ * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
+ * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
+ */
 async function publishOutbox(
   outbox: readonly Notification[],
+  refused: Readonly<Record<string, number>>,
   notifier: Notifier,
   signal: AbortSignal | undefined,
-): Promise<Delivery> {
+): Promise<Delivery & { refusals: Record<string, number> }> {
   const published: Notification[] = [];
+  const pending: Notification[] = [];
+  const abandoned: Abandoned[] = [];
+  const refusals: Record<string, number> = {};
+  let publishError: unknown;
+  let stopped = false;
   for (const notification of outbox) {
+    const before = refused[notification.id] ?? 0;
+    if (stopped || signal?.aborted) {
+      if (!stopped && signal?.aborted) publishError = signal.reason;
+      stopped = true;
+      pending.push(notification);
+      if (before > 0) refusals[notification.id] = before;
+      continue;
+    }
     try {
       await notifier.publish(notification, signal);
       published.push(notification);
-    } catch (publishError) {
-      return { published, pending: outbox.slice(published.length), publishError };
+    } catch (error) {
+      publishError = error;
+      const count = refusedForGood(error) ? before + 1 : before;
+      if (count >= MAX_REFUSALS) {
+        abandoned.push({ notification, error });
+        continue;
+      }
+      pending.push(notification);
+      if (count > 0) refusals[notification.id] = count;
+      if (!refusedForGood(error)) stopped = true;
     }
   }
-  return { published, pending: [] };
+  return {
+    published,
+    pending,
+    abandoned,
+    refusals,
+    ...(publishError !== undefined ? { publishError } : {}),
+  };
 }

@@ -15,6 +15,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
+import { RECORD_BUDGET_MS } from './check-cycle.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
@@ -59,8 +60,21 @@ export type WatchdogHandler = middy.MiddyfiedHandler<
   Context
 >;
 
-/** How long before the Lambda deadline the abort signal fires. */
-const TIMEOUT_EARLY_MS = 3_000;
+/**
+ * The last resort: middy rejects the invocation this long before Lambda's own deadline, should the
+ * watchdog overrun its own (which leaves RECORD_BUDGET_MS before this for recording deliveries).
+ */
+const LAST_RESORT_MS = 500;
+
+/**
+ * The watchdog's own deadline: reads and publishes stop RECORD_BUDGET_MS before middy's last
+ * resort, so that recording what SNS accepted is awaited inside the invocation (a record made
+ * after the invocation returned is frozen or lost, and the notifications would go out again).
+ */
+function deadlineSignal(context: Context): AbortSignal {
+  const ms = context.getRemainingTimeInMillis() - LAST_RESORT_MS - RECORD_BUDGET_MS;
+  return AbortSignal.timeout(Math.max(0, ms));
+}
 
 function loggerPort(logger: Logger): WatchdogLogger {
   return {
@@ -110,15 +124,20 @@ function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: Watc
   });
 }
 
-/** The middy handler: Powertools context in every log line, the abort signal before the deadline. */
+/** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
 export function createHandler(config: RuntimeConfig, parts: HandlerParts): WatchdogHandler {
   const logger = parts.powertoolsLogger ?? new Logger({ serviceName: SERVICE_NAME });
   const watchdog = createWatchdog(config, parts, parts.logger ?? loggerPort(logger));
   return middy<WatchdogEvent | null, { clusters: ClusterReport[] }, Error, Context>({
-    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+    timeoutEarlyInMillis: LAST_RESORT_MS,
   })
     .use(injectLambdaContext(logger))
-    .handler((event, context, { signal }) =>
-      watchdog.run(event, context.awsRequestId, context.getRemainingTimeInMillis(), signal),
+    .handler((event, context) =>
+      watchdog.run(
+        event,
+        context.awsRequestId,
+        context.getRemainingTimeInMillis(),
+        deadlineSignal(context),
+      ),
     );
 }

@@ -77,6 +77,11 @@ export interface ClusterState {
    * so two overlapping runs never send the same notification twice.
    */
   readonly lock?: OutboxLock | null | undefined;
+  /**
+   * Per outbox notification id: how many checks the notifier refused it for good (absent: 0).
+   * Older state documents have none.
+   */
+  readonly refusals?: Readonly<Record<string, number>> | undefined;
 }
 
 export interface OutboxLock {
@@ -136,9 +141,15 @@ export interface StateStore {
 
 // --- Notifying ----------------------------------------------------------------------------------
 
-/** Where notifications leave. Resolves only once the message was accepted. */
+/**
+ * Where notifications leave. `publish` resolves only once the message was accepted; it rejects
+ * with an error whose `retryable` is `false` when the message will never be accepted as it is
+ * (e.g. SNS's InvalidParameter, a disabled KMS key, a topic that is gone).
+ */
 export interface Notifier {
   publish(notification: Notification, signal?: AbortSignal): Promise<void>;
+  /** A one-line description of a notification for logs (the email subject). */
+  subjectOf?(notification: Notification): string;
 }
 
 // --- Observing the watchdog itself ---------------------------------------------------------------
@@ -157,7 +168,9 @@ export type MetricName =
   | 'NodesAlerting'
   | 'ClusterReadFailures'
   | 'NotificationsSent'
-  | 'NotificationsFailed';
+  | 'NotificationsFailed'
+  /** Notifications given up after being refused for good on MAX_REFUSALS checks. */
+  | 'NotificationsAbandoned';
 
 /** Metrics with the dimension `cluster` (and optionally `verdict`). */
 export interface WatchdogMetrics {

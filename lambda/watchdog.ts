@@ -10,7 +10,7 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
+import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
 import type { AlertPolicy } from './core/incidents.js';
 import { VERDICTS } from './core/model.js';
 import type { Policy } from './core/policy.js';
@@ -217,7 +217,7 @@ export class Watchdog {
       });
     }
     metrics.record(name, 'NotificationsSent', outcome.published.length, 'Count');
-    if (outcome.publishError !== undefined) {
+    if (outcome.publishError !== undefined && outcome.pending.length > 0) {
       const message =
         outcome.publishError instanceof Error
           ? outcome.publishError.message
@@ -229,6 +229,7 @@ export class Watchdog {
       });
       metrics.record(name, 'NotificationsFailed', outcome.pending.length, 'Count');
     }
+    this.reportAbandoned(name, outcome.abandoned);
     if (outcome.status === 'unreadable') {
       logger.error('cannot read the cluster', {
         cluster: name,
@@ -274,6 +275,22 @@ export class Watchdog {
     // The dead-man's switch: a check counts as successful once its notifications are out too.
     if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
     return outcome;
+  }
+
+  /** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
+  private reportAbandoned(cluster: string, abandoned: readonly Abandoned[]): void {
+    const { logger, metrics, notifier } = this.deps;
+    for (const { notification, error } of abandoned) {
+      logger.error('notification abandoned: the notifier refused it for good', {
+        cluster,
+        kind: notification.kind,
+        id: notification.id,
+        subject: notifier.subjectOf?.(notification) ?? notification.kind,
+        checks: MAX_REFUSALS,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
   }
 }
 

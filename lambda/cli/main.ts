@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { evaluate } from '../core/evaluate.js';
 import { isClusterReadError, StateCorruptError } from '../ports.js';
+import { lockStateFile, StateFileLockedError } from '../state/state-file-lock.js';
 import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
@@ -64,14 +65,22 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           import('./compose.js'),
           import('./watch.js'),
         ]);
-        return await watch(command.options, composeWatch(command.options, io), io);
+        // One process per state file: a second one is refused (exit 2, one line).
+        const { stateFile } = command.options;
+        const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);
+        try {
+          return await watch(command.options, composeWatch(command.options, io), io);
+        } finally {
+          lock?.release();
+        }
       }
     }
   } catch (error) {
     if (
       error instanceof UsageError ||
       isClusterReadError(error) ||
-      error instanceof StateCorruptError
+      error instanceof StateCorruptError ||
+      error instanceof StateFileLockedError
     ) {
       io.stderr(`lease-watchdog: ${sanitize(error.message)}`);
       return EXIT_ERROR;
@@ -81,6 +90,21 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     if (io.env.LEASE_WATCHDOG_DEBUG && error instanceof Error) io.stderr(error.stack ?? '');
     return EXIT_ERROR;
   }
+}
+
+/**
+ * Writes lines to a standard stream. A reader that went away (`check | head -6`: EPIPE) is not an
+ * error of the check: later lines are dropped, and the exit status still says what was found.
+ */
+function lines(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) stream.write(`${text}\n`);
+  };
 }
 
 export async function cli(): Promise<void> {
@@ -93,8 +117,8 @@ export async function cli(): Promise<void> {
   });
   process.on('SIGTERM', () => controller.abort());
   process.exitCode = await run(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(`${text}\n`),
-    stderr: (text) => process.stderr.write(`${text}\n`),
+    stdout: lines(process.stdout),
+    stderr: lines(process.stderr),
     env: process.env,
     now: Date.now,
     signal: controller.signal,

@@ -3,7 +3,7 @@
  * happens and every notification (to the terminal, or published to SNS with --sns-topic-arn).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type CycleOutcome, runCheckCycle } from '../check-cycle.js';
+import { type CycleOutcome, MAX_REFUSALS, runCheckCycle } from '../check-cycle.js';
 import { isAlerting, type NodeVerdict, type Verdict } from '../core/model.js';
 import type { WatchOptions } from './args.js';
 import type { WatchParts } from './compose.js';
@@ -44,6 +44,7 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   }
   let previous: Map<string, Verdict> | undefined;
   let status = EXIT_OK;
+  let unsent = 0;
   for (let i = 0; options.checks === undefined || i < options.checks; i++) {
     if (i > 0) {
       try {
@@ -60,13 +61,33 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       if (io.signal.aborted) break;
       throw error;
     }
-    status = report(outcome, options, io, previous);
+    const last = options.checks !== undefined && i === options.checks - 1;
+    status = report(outcome, options, io, previous, last);
+    if (outcome.status !== 'busy') unsent = outcome.pending.length;
     for (const text of held.splice(0)) io.stdout(sanitizeLines(text));
     if (outcome.status === 'checked') {
       previous = new Map(outcome.evaluation.nodes.map((n) => [n.name, n.verdict]));
     }
   }
-  return status;
+  return unsent > 0 ? leftUnsent(unsent, options, io, status) : status;
+}
+
+/**
+ * Notifications still unsent when `watch` ends: with --state-file they wait in that file for the
+ * next run; without one nothing keeps them, so they are lost and the exit status says so.
+ */
+function leftUnsent(count: number, options: WatchOptions, io: Io, status: number): number {
+  const what = `${count} notification${count === 1 ? '' : 's'} not published`;
+  if (options.stateFile !== undefined) {
+    io.stderr(
+      `lease-watchdog: ${what}; kept in ${options.stateFile} for the next run with this --state-file`,
+    );
+    return status;
+  }
+  io.stderr(
+    `lease-watchdog: ${what} and lost: without --state-file nothing keeps ${count === 1 ? 'it' : 'them'}`,
+  );
+  return EXIT_ERROR;
 }
 
 function report(
@@ -74,19 +95,22 @@ function report(
   options: WatchOptions,
   io: Io,
   previous: Map<string, Verdict> | undefined,
+  last: boolean,
 ) {
   const at = io.now();
   if (outcome.status === 'busy') {
     io.stderr(`lease-watchdog: ${sanitize(outcome.reason)}; skipped this check`);
     return EXIT_OK;
   }
-  if (outcome.publishError) {
-    const message =
-      outcome.publishError instanceof Error
-        ? outcome.publishError.message
-        : String(outcome.publishError);
+  if (outcome.publishError !== undefined && outcome.pending.length > 0) {
+    const retried = last ? '' : ` (${outcome.pending.length} kept, retried next check)`;
     io.stderr(
-      `lease-watchdog: could not publish a notification (${outcome.pending.length} kept, retried next check): ${sanitize(message)}`,
+      `lease-watchdog: could not publish a notification${retried}: ${errorLine(outcome.publishError)}`,
+    );
+  }
+  for (const { notification, error } of outcome.abandoned) {
+    io.stderr(
+      `lease-watchdog: gave up a ${notification.kind} notification refused on ${MAX_REFUSALS} checks: ${errorLine(error)}`,
     );
   }
   if (outcome.status === 'unreadable') {
@@ -112,4 +136,8 @@ function report(
   if (evaluation.degraded)
     io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
   return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
+}
+
+function errorLine(error: unknown): string {
+  return sanitize(error instanceof Error ? error.message : String(error));
 }

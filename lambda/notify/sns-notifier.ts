@@ -67,6 +67,10 @@ export class SnsNotifier implements Notifier {
     this.#contextFor = options.contextFor ?? (() => ({}));
   }
 
+  subjectOf(notification: Notification): string {
+    return renderSubject(notification);
+  }
+
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
     const context = this.#contextFor(notification.cluster);
     const input = publishInput(notification, this.#topicArn, context);

@@ -7,9 +7,9 @@
  *
  * Concurrency is good enough for one machine: saves through stores of the same process are
  * serialised (per file path), and each save re-reads the file and checks the cluster's version
- * against it just before the rename. Two processes saving the same file at the very same moment
- * can still both pass the check (there is no lock between the read and the rename); use DynamoDB
- * where runs can overlap for real.
+ * against it just before the rename. The store itself has no lock between the read and the
+ * rename: `lease-watchdog watch` holds `<file>.lock` (state-file-lock.ts) for its whole run, so a
+ * second process on the same file is refused; use DynamoDB where runs can overlap for real.
  */
 
 import { randomBytes } from 'node:crypto';

@@ -26,6 +26,8 @@ export interface StateDocument {
   readonly alerts: unknown;
   readonly outbox: unknown;
   readonly lock?: OutboxLock | null;
+  /** Outbox notification id → checks that refused it for good; absent in older documents. */
+  readonly refusals?: Readonly<Record<string, number>>;
 }
 
 export function toStateDocument(state: ClusterState): StateDocument {
@@ -45,7 +47,19 @@ export function toStateDocument(state: ClusterState): StateDocument {
     alerts: state.alerts,
     outbox: state.outbox,
     lock: state.lock ?? null,
+    refusals: outboxRefusals(state),
   };
+}
+
+/** The refusal counts of notifications still in the outbox (others are dropped). */
+function outboxRefusals(state: ClusterState): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const refusals = state.refusals ?? {};
+  for (const n of state.outbox) {
+    const count = refusals[n.id];
+    if (count !== undefined && count > 0) counts[n.id] = count;
+  }
+  return counts;
 }
 
 /**
@@ -100,6 +114,13 @@ export function fromStateDocument(value: unknown): ClusterState {
   ) {
     throw new Error('lock must be null or { owner, until }');
   }
+  const refusals: unknown = value.refusals ?? {};
+  if (
+    !isRecord(refusals) ||
+    !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
+  ) {
+    throw new Error('refusals must be an object of whole numbers');
+  }
   if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
   return {
@@ -108,6 +129,7 @@ export function fromStateDocument(value: unknown): ClusterState {
     alerts: value.alerts as unknown as AlertState,
     outbox: value.outbox as Notification[],
     lock: lock as OutboxLock | null,
+    refusals: refusals as Record<string, number>,
   };
 }
 

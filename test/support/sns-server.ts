@@ -28,7 +28,9 @@
  * `failNext(count, failure)` makes the next publishes fail as SNS does under trouble: `internal`
  * (500 InternalError), `throttled` (429 Throttled, SNS's own throttling answer, which the SDK maps
  * to ThrottledException) or `throttling` (400 Throttling, the generic AWS query throttling code);
- * or `hang` (never answer: for deadline and abort tests).
+ * or `hang` (never answer: for deadline and abort tests); `invalid-parameter` (400, never
+ * retryable); `accept-then-hang` (the message is taken, the answer never comes: a lost response);
+ * `accept` (a normal answer, to script a sequence).
  * The SDK's retry strategy treats all three as retryable (5xx transient; `ThrottledException` and
  * `Throttling` are in its throttling codes, as is any 429).
  *
@@ -61,8 +63,19 @@ export interface ReceivedMessage {
   readonly receivedAt: number;
 }
 
-/** `hang`: never answer (until the client gives up or the server closes). */
-export type InjectedFailure = 'internal' | 'throttled' | 'throttling' | 'hang';
+/**
+ * `hang`: never answer (until the client gives up or the server closes). `invalid-parameter`: 400
+ * InvalidParameter, as for a message SNS will never take. `accept-then-hang`: accept the message,
+ * then never answer (a lost response). `accept`: answer normally (to script a sequence).
+ */
+export type InjectedFailure =
+  | 'internal'
+  | 'throttled'
+  | 'throttling'
+  | 'invalid-parameter'
+  | 'hang'
+  | 'accept-then-hang'
+  | 'accept';
 
 export interface SnsServerOptions {
   /** Reject non-ASCII subjects (default true). */
@@ -107,7 +120,11 @@ class SnsFault extends Error {
 const invalid = (message: string) => new SnsFault(400, 'InvalidParameter', message);
 const invalidValue = (message: string) => new SnsFault(400, 'ParameterValueInvalid', message);
 
-const FAILURES: Readonly<Record<Exclude<InjectedFailure, 'hang'>, () => SnsFault>> = {
+const FAILURES: Readonly<
+  Record<Exclude<InjectedFailure, 'hang' | 'accept-then-hang' | 'accept'>, () => SnsFault>
+> = {
+  'invalid-parameter': () =>
+    new SnsFault(400, 'InvalidParameter', 'Invalid parameter: injected by the test'),
   internal: () => new SnsFault(500, 'InternalError', 'Request could not be completed', 'Receiver'),
   throttled: () => new SnsFault(429, 'Throttled', 'Rate exceeded'),
   throttling: () => new SnsFault(400, 'Throttling', 'Rate exceeded'),
@@ -253,8 +270,11 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
       }
       const injected = pending.shift();
       if (injected === 'hang') return null;
-      if (injected) throw FAILURES[injected]();
+      if (injected && injected !== 'accept' && injected !== 'accept-then-hang') {
+        throw FAILURES[injected]();
+      }
       const { messageId, sequenceNumber } = publish(form);
+      if (injected === 'accept-then-hang') return null;
       const seq = sequenceNumber ? `<SequenceNumber>${sequenceNumber}</SequenceNumber>` : '';
       return {
         status: 200,

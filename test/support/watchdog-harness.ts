@@ -222,6 +222,10 @@ export interface Harness {
   container(overrides?: {
     credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
     metrics?: RecordingMetrics;
+    /** Where this container's DynamoDB client goes (e.g. a lossy proxy); default dynalite. */
+    dynamoEndpoint?: string;
+    /** DynamoDB client attempts (default 1: every failure is seen; the SDK default is 3). */
+    dynamoMaxAttempts?: number;
   }): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
   run(event?: WatchdogEvent | null): Promise<Report>;
@@ -297,10 +301,10 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
 
     const container: Harness['container'] = (overrides = {}) => {
       const dynamoClient = new DynamoDBClient({
-        endpoint: dynamo.endpoint,
+        endpoint: overrides.dynamoEndpoint ?? dynamo.endpoint,
         region: 'us-east-1',
         credentials: localCredentials(),
-        maxAttempts: 1,
+        maxAttempts: overrides.dynamoMaxAttempts ?? 1,
       });
       const snsClient = new SNSClient({
         endpoint: sns.url,

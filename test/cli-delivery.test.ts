@@ -1,0 +1,116 @@
+/**
+ * `lease-watchdog watch --sns-topic-arn` as a process when SNS does not take a notification on its
+ * last check: with --state-file it is kept for the next run (and sent by it), without one it is
+ * lost and the exit status says so.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+import { type SnsServer, startSnsServer } from './support/sns-server.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(
+      NODE,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('lease-watchdog watch: a publish that fails on the last check', () => {
+  let dir: string;
+  let server: SimServer;
+  let sns: SnsServer;
+  let kubeconfig: string;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-delivery-'));
+    const cluster = new SimCluster({ seed: 7 });
+    const names = cluster.addNodes(3, { zones: ['eu-west-1a'] });
+    const dead = names[0] as string;
+    cluster.stopKubelet(dead);
+    cluster.setLeaseField(dead, {
+      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+    });
+    server = await startSimServer({ cluster });
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    sns = await startSnsServer();
+    env = {
+      AWS_ENDPOINT_URL_SNS: sns.url,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'eu-west-1',
+    };
+  });
+  after(async () => {
+    await sns.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // Two checks: a node first seen already silent pages on the second, the last.
+  const watch = (...extra: string[]) => [
+    'watch',
+    '--kubeconfig',
+    kubeconfig,
+    '--interval',
+    '0.2',
+    '--sns-topic-arn',
+    TOPIC,
+    ...extra,
+  ];
+
+  it('with --state-file: says it is kept, and the next run sends it', async () => {
+    const stateFile = join(dir, 'state.json');
+    sns.reset();
+    sns.failNext(100, 'internal');
+    const first = await cli(watch('--checks', '2', '--state-file', stateFile), env);
+    assert.equal(first.code, 1, first.stderr);
+    assert.doesNotMatch(first.stderr, /retried next check/);
+    assert.match(
+      first.stderr,
+      new RegExp(`1 notification not published; kept in ${stateFile} for the next run`),
+    );
+    assert.equal(sns.messages.length, 0);
+
+    sns.reset();
+    const second = await cli(watch('--checks', '1', '--state-file', stateFile), env);
+    assert.equal(second.code, 1, second.stderr);
+    assert.equal(sns.messages.length, 1, second.stderr);
+    assert.match(sns.messages[0]?.subject ?? '', /FIRING: 1 node down/);
+  });
+
+  it('without --state-file: says it is lost, and exits 2', async () => {
+    sns.reset();
+    sns.failNext(100, 'internal');
+    const result = await cli(watch('--checks', '2'), env);
+    assert.equal(result.code, 2, result.stderr);
+    assert.doesNotMatch(result.stderr, /retried next check/);
+    assert.match(
+      result.stderr,
+      /1 notification not published and lost: without --state-file nothing keeps it/,
+    );
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * Two `lease-watchdog watch` processes on one --state-file: the second is refused with one line
+ * (exit 2) while the first runs; a lock left by a process that is gone is taken over.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(NODE, [BIN, ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, ['-e', ''], { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', () => resolve(child.pid as number));
+  });
+}
+
+describe('lease-watchdog watch: one process per state file', () => {
+  let dir: string;
+  let server: SimServer;
+  let kubeconfig: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-lock-'));
+    const cluster = new SimCluster({ seed: 9 });
+    cluster.addNodes(3, { zones: ['eu-west-1a'] });
+    server = await startSimServer({ cluster });
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a second process with one line and exit 2; the first removes its lock', async () => {
+    const stateFile = join(dir, 'state.json');
+    const lock = `${stateFile}.lock`;
+    const first = spawn(
+      NODE,
+      [BIN, 'watch', '--kubeconfig', kubeconfig, '--state-file', stateFile, '--interval', '1'],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
+    const exited = new Promise<number | null>((resolve) => first.once('exit', resolve));
+    try {
+      await until(() => existsSync(lock), 'the first process to take the lock');
+      const second = await cli(['watch', '--kubeconfig', kubeconfig, '--state-file', stateFile]);
+      assert.equal(second.code, 2, second.stderr);
+      const lines = second.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, second.stderr);
+      assert.match(
+        lines[0] ?? '',
+        new RegExp(`^lease-watchdog: another lease-watchdog \\(pid ${first.pid}\\) is watching`),
+      );
+    } finally {
+      first.kill('SIGINT');
+    }
+    assert.equal(await exited, 0);
+    assert.equal(existsSync(lock), false, 'the lock is gone with its process');
+  });
+
+  it('takes over a lock left by a process that is gone', async () => {
+    const stateFile = join(dir, 'stale.json');
+    const lock = `${stateFile}.lock`;
+    await writeFile(lock, `${await deadPid()}\n`);
+    const result = await cli([
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--state-file',
+      stateFile,
+      '--checks',
+      '1',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(existsSync(lock), false);
+    assert.ok(existsSync(stateFile));
+  });
+});
