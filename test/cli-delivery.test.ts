@@ -3,40 +3,20 @@
  * last check: with --state-file it is kept for the next run (and sent by it), without one it is
  * lost and the exit status says so.
  */
+
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { runCli } from './support/cli-process.js';
 import { type SnsServer, startSnsServer } from './support/sns-server.js';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(
-      NODE,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = runCli;
 
 describe('lease-watchdog watch: a publish that fails on the last check', () => {
   let dir: string;

@@ -2,8 +2,9 @@
  * Two `lease-watchdog watch` processes on one --state-file: the second is refused with one line
  * (exit 2) while the first runs; a lock left by a process that is gone is taken over.
  */
+
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,25 +12,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { BIN, NODE, ROOT, runCli } from './support/cli-process.js';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(NODE, [BIN, ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = runCli;
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 600; i++) {

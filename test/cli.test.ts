@@ -2,41 +2,21 @@
  * The `lease-watchdog` command as a process, against the simulated cluster over HTTPS: exit
  * statuses, the JSON contract, and one clean line on stderr for every failure class.
  */
+
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { type CliResult as Result, runCli } from './support/cli-process.js';
 import { closedPort } from './support/ports.js';
 import { startSnsServer } from './support/sns-server.js';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
 const TOKEN = 'cli-test-secret-token-0123456789';
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(
-      NODE,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = runCli;
 
 /** An expected failure: exit 2, exactly one line on stderr, no stack trace, no secret. */
 function assertCleanFailure(result: Result, pattern: RegExp): void {
