@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evaluate, instanceOf } from '../lambda/core/evaluate.js';
-import type { NodeVerdict, Observations, Snapshot } from '../lambda/core/model.js';
+import { evaluate, instanceOf, labelsUsedBy } from '../lambda/core/evaluate.js';
+import type { NodeFacts, NodeVerdict, Observations, Snapshot } from '../lambda/core/model.js';
+import { NODE_FACT_LABELS, nodeFactsOf } from '../lambda/core/node-facts.js';
 import type { Policy } from '../lambda/core/policy.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
@@ -558,4 +559,52 @@ describe('instanceOf', () => {
     it(`${JSON.stringify(providerID)} → ${expected}`, () =>
       assert.equal(instanceOf(providerID), expected));
   }
+});
+
+describe('node facts: node group, instance type, capacity type from the well-known labels', () => {
+  const cases: ReadonlyArray<readonly [string, Record<string, string>, NodeFacts]> = [
+    [
+      'an EKS managed node group',
+      {
+        'eks.amazonaws.com/nodegroup': 'general',
+        'node.kubernetes.io/instance-type': 'm6i.large',
+        'eks.amazonaws.com/capacityType': 'ON_DEMAND',
+      },
+      { nodeGroup: 'general', instanceType: 'm6i.large', capacityType: 'on-demand' },
+    ],
+    [
+      'a Karpenter node pool on spot',
+      {
+        'karpenter.sh/nodepool': 'batch',
+        'beta.kubernetes.io/instance-type': 'c7g.xlarge',
+        'karpenter.sh/capacity-type': 'spot',
+      },
+      { nodeGroup: 'batch', instanceType: 'c7g.xlarge', capacityType: 'spot' },
+    ],
+    [
+      'an eksctl node group, nothing else',
+      { 'alpha.eksctl.io/nodegroup-name': 'ng-1' },
+      { nodeGroup: 'ng-1' },
+    ],
+    ['no labels at all', {}, {}],
+    ['an empty label value is no value', { 'eks.amazonaws.com/nodegroup': '' }, {}],
+  ];
+  for (const [name, labels, facts] of cases) {
+    it(name, () => assert.deepEqual(nodeFactsOf(node('n', { labels })), facts));
+  }
+
+  it('evaluate carries them on the verdict, and a check keeps the labels that give them', () => {
+    const n = node('n1', {
+      labels: { 'karpenter.sh/nodepool': 'batch', 'karpenter.sh/capacity-type': 'spot' },
+    });
+    const { nodes: verdicts } = evaluate(
+      snapshot({ leases: [lease('n1', { renewTime: microTime(T0 - 5_000) })], nodes: [n] }),
+      new Map(),
+      DEFAULT_POLICY,
+      T0,
+    );
+    assert.equal(verdicts[0]?.nodeGroup, 'batch');
+    assert.equal(verdicts[0]?.capacityType, 'spot');
+    for (const key of NODE_FACT_LABELS) assert.ok(labelsUsedBy(DEFAULT_POLICY).includes(key), key);
+  });
 });

@@ -6,11 +6,11 @@
  * Records are keyed by node name. They are kept compact, because a whole-cluster storm at 100,000
  * nodes means 100,000 open incidents: the key is the name, so no record repeats it.
  */
-import type { ClusterReadFailure, Verdict } from './model.js';
+import type { ClusterReadFailure, NodeFacts, Verdict } from './model.js';
 import type { Resolution } from './notification.js';
 
 /** What a notification needs to show a node that is no longer in the evaluation. */
-export interface NodeSnapshot {
+export interface NodeSnapshot extends NodeFacts {
   readonly verdict: Verdict;
   readonly zone: string | null;
   readonly instance: string | null;

@@ -35,15 +35,21 @@ import {
   type Verdict,
   type ZoneSummary,
 } from './model.js';
+import { NODE_FACT_LABELS, nodeFactsOf } from './node-facts.js';
 import type { Policy } from './policy.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 
-/** The Node labels a check reads: the zone, and whatever the exclusion selector names. */
+/** The Node labels a check reads: the zone, the node facts, and whatever the exclusion selector names. */
 export function labelsUsedBy(policy: Policy): string[] {
-  return [ZONE_LABEL, LEGACY_ZONE_LABEL, ...(policy.exclude?.requirements.map((r) => r.key) ?? [])];
+  return [
+    ZONE_LABEL,
+    LEGACY_ZONE_LABEL,
+    ...NODE_FACT_LABELS,
+    ...(policy.exclude?.requirements.map((r) => r.key) ?? []),
+  ];
 }
 
 function zoneOf(node: NodeInfo | undefined): string | null {
@@ -107,7 +113,13 @@ interface Context {
 
 function base(name: string, node: NodeInfo | undefined) {
   const providerID = node?.providerID ?? null;
-  return { name, zone: zoneOf(node), instance: instanceOf(node?.providerID), providerID };
+  return {
+    name,
+    zone: zoneOf(node),
+    instance: instanceOf(node?.providerID),
+    providerID,
+    ...nodeFactsOf(node),
+  };
 }
 
 function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined): NodeVerdict {

@@ -5,6 +5,7 @@
  */
 
 /** What the reader keeps of one Lease in `kube-node-lease`. Fields are raw: the core validates them. */
+
 export interface LeaseInfo {
   readonly name: string;
   /** `spec.renewTime` exactly as the API sent it (a MicroTime string, null, or anything else). */
@@ -80,7 +81,15 @@ export type SuppressionCause =
   | 'karpenter-disruption'
   | 'excluded';
 
-export interface NodeVerdict {
+/** Where a node runs, as far as its labels tell (see node-facts.ts); each field only when a label gives it. */
+export interface NodeFacts {
+  readonly nodeGroup?: string | undefined;
+  readonly instanceType?: string | undefined;
+  /** `on-demand` or `spot` (EKS's `ON_DEMAND`/`SPOT` lowercased). */
+  readonly capacityType?: string | undefined;
+}
+
+export interface NodeVerdict extends NodeFacts {
   /** Node name (or lease name for an orphaned lease). */
   readonly name: string;
   readonly verdict: Verdict;

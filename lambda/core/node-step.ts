@@ -42,7 +42,7 @@
 import { type AlertPolicy, reminderDue } from './alert-policy.js';
 import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state.js';
 import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
-import { isAlerting, type NodeVerdict } from './model.js';
+import { isAlerting, type NodeFacts, type NodeVerdict } from './model.js';
 import type { AlertNode, Resolution } from './notification.js';
 
 /** What is remembered about one node between checks. */
@@ -96,12 +96,22 @@ function resolutionOf(node: NodeVerdict): Resolution | undefined {
   }
 }
 
+/** The node facts that are present (stored state and notifications carry no undefined keys). */
+function factsOf(node: NodeFacts): NodeFacts {
+  return {
+    ...(node.nodeGroup === undefined ? {} : { nodeGroup: node.nodeGroup }),
+    ...(node.instanceType === undefined ? {} : { instanceType: node.instanceType }),
+    ...(node.capacityType === undefined ? {} : { capacityType: node.capacityType }),
+  };
+}
+
 function snapshotOf(node: NodeVerdict): NodeSnapshot {
   return {
     verdict: node.verdict,
     zone: node.zone,
     instance: node.instance,
     renewTime: node.renewTime,
+    ...factsOf(node),
   };
 }
 
@@ -123,6 +133,7 @@ function alertNode(
     name: node.name,
     zone: node.zone,
     instance: node.instance,
+    ...factsOf(node),
     verdict: node.verdict,
     reason: node.reason,
     renewTime: node.renewTime,
@@ -138,6 +149,7 @@ function goneNode(name: string, last: NodeSnapshot, since: number | undefined): 
     name,
     zone: last.zone,
     instance: last.instance,
+    ...factsOf(last),
     verdict: last.verdict,
     reason: GONE_REASON,
     renewTime: last.renewTime,

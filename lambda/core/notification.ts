@@ -3,7 +3,7 @@
  * (pure), rendered and published by a notifier (SNS, terminal). One per cluster per check that
  * changes something, like an Alertmanager group: every node that changed is listed in it.
  */
-import type { ClusterReadFailure, Verdict, ZoneSummary } from './model.js';
+import type { ClusterReadFailure, NodeFacts, Verdict, ZoneSummary } from './model.js';
 
 export const NOTIFICATION_KINDS = [
   'FIRING',
@@ -28,7 +28,7 @@ export type Resolution =
   | 'node-deleted'; // the Node is gone (its lease may be orphaned)
 
 /** One node as a notification shows it. */
-export interface AlertNode {
+export interface AlertNode extends NodeFacts {
   readonly name: string;
   readonly zone: string | null;
   readonly instance: string | null;
