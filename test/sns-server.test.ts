@@ -4,7 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { PublishCommand, type PublishCommandInput, SNSClient } from '@aws-sdk/client-sns';
+import {
+  ListSubscriptionsByTopicCommand,
+  PublishCommand,
+  type PublishCommandInput,
+  SNSClient,
+  SubscribeCommand,
+} from '@aws-sdk/client-sns';
 import { SNS_MAX_MESSAGE_BYTES, type SnsServer, startSnsServer } from './support/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:us-east-1:000000000000:alerts';
@@ -259,5 +265,96 @@ describe('sns-server injected failures, as the SDK sees them', () => {
       { name: 'AbortError' },
     );
     assert.equal(sns.messages.length, 0);
+  });
+});
+
+describe('sns-server subscriptions (Subscribe, ListSubscriptionsByTopic)', () => {
+  const subscribe = (Protocol: string, Endpoint: string, c = client) =>
+    c.send(new SubscribeCommand({ TopicArn: TOPIC, Protocol, Endpoint }));
+  const list = (NextToken?: string, c = client) =>
+    c.send(new ListSubscriptionsByTopicCommand({ TopicArn: TOPIC, NextToken }));
+
+  it('an email subscription is pending until confirmed; an sqs one is confirmed at once', async () => {
+    const email = await subscribe('email', 'oncall@example.com');
+    assert.equal(email.SubscriptionArn, 'pending confirmation');
+    const queue = await subscribe('sqs', 'arn:aws:sqs:us-east-1:000000000000:q');
+    assert.match(
+      queue.SubscriptionArn ?? '',
+      /^arn:aws:sns:us-east-1:000000000000:alerts:[0-9a-f-]{36}$/,
+    );
+    const withArn = await client.send(
+      new SubscribeCommand({
+        TopicArn: TOPIC,
+        Protocol: 'email',
+        Endpoint: 'platform@example.com',
+        ReturnSubscriptionArn: true,
+      }),
+    );
+    assert.match(withArn.SubscriptionArn ?? '', /^arn:aws:sns:/);
+
+    const before = await list();
+    assert.deepEqual(
+      before.Subscriptions?.map((s) => [s.Protocol, s.Endpoint, s.SubscriptionArn, s.Owner]),
+      [
+        ['email', 'oncall@example.com', 'PendingConfirmation', '000000000000'],
+        ['sqs', 'arn:aws:sqs:us-east-1:000000000000:q', queue.SubscriptionArn, '000000000000'],
+        ['email', 'platform@example.com', 'PendingConfirmation', '000000000000'],
+      ],
+    );
+    assert.equal(before.NextToken, undefined);
+    sns.confirm('oncall@example.com');
+    sns.unsubscribe('arn:aws:sqs:us-east-1:000000000000:q');
+    const after = await list();
+    assert.deepEqual(
+      after.Subscriptions?.map((s) => [s.Endpoint, s.SubscriptionArn?.startsWith('arn:')]),
+      [
+        ['oncall@example.com', true],
+        ['platform@example.com', false],
+      ],
+    );
+  });
+
+  it('lists 100 a page, then follows NextToken; other topics are not listed', async () => {
+    for (let i = 0; i < 101; i++)
+      await subscribe('sqs', `arn:aws:sqs:us-east-1:000000000000:q${i}`);
+    await client.send(
+      new SubscribeCommand({
+        TopicArn: `${TOPIC}-other`,
+        Protocol: 'sqs',
+        Endpoint: 'arn:aws:sqs:us-east-1:000000000000:x',
+      }),
+    );
+    const first = await list();
+    assert.equal(first.Subscriptions?.length, 100);
+    assert.ok(first.NextToken);
+    const second = await list(first.NextToken);
+    assert.deepEqual(
+      second.Subscriptions?.map((s) => s.Endpoint),
+      ['arn:aws:sqs:us-east-1:000000000000:q100'],
+    );
+    assert.equal(second.NextToken, undefined);
+    assert.equal(sns.listRequests, 2);
+    assert.equal(sns.requests, 0, 'requests counts publishes only');
+  });
+
+  it('rejects what SNS rejects: an unknown protocol, a malformed topic or NextToken', async () => {
+    await assert.rejects(subscribe('pigeon', 'coop'), { name: 'InvalidParameterException' });
+    await assert.rejects(
+      client.send(new ListSubscriptionsByTopicCommand({ TopicArn: 'not-an-arn' })),
+      { name: 'InvalidParameterException' },
+    );
+    await assert.rejects(list('bogus'), { name: 'InvalidParameterException' });
+  });
+
+  it('failures are scripted per action: a failed listing leaves publishes alone', async () => {
+    sns.failNext(1, 'authorization', 'ListSubscriptionsByTopic');
+    await publish({});
+    assert.equal(sns.messages.length, 1);
+    await assert.rejects(list(), (error: Error & { $metadata?: { httpStatusCode?: number } }) => {
+      assert.equal(error.name, 'AuthorizationErrorException');
+      assert.equal(error.$metadata?.httpStatusCode, 403);
+      return true;
+    });
+    assert.deepEqual((await list()).Subscriptions, []);
   });
 });

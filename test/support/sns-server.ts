@@ -34,8 +34,18 @@
  * The SDK's retry strategy treats all three as retryable (5xx transient; `ThrottledException` and
  * `Throttling` are in its throttling codes, as is any 429).
  *
+ * Subscriptions: `Subscribe` (TopicArn, Protocol, Endpoint, ReturnSubscriptionArn) and
+ * `ListSubscriptionsByTopic` (pages of `subscriptionPageSize`, 100 as in SNS, followed by an opaque
+ * NextToken). As in SNS, an `email`, `email-json`, `http` or `https` subscription waits for its
+ * confirmation: Subscribe answers `pending confirmation` (the ARN with ReturnSubscriptionArn) and
+ * the listing shows `PendingConfirmation` until the test calls `confirm(endpoint)`; other protocols
+ * (sqs, lambda, …) are confirmed at once. `unsubscribe(endpoint)` removes one, as an unsubscribe
+ * link does. Topics are not created: any well-formed topic ARN exists, with no subscription.
+ * `failNext(count, failure, 'ListSubscriptionsByTopic')` scripts the listing's failures, apart from
+ * Publish's; `authorization` answers 403 AuthorizationError (no permission).
+ *
  * Not supported: the AWS JSON protocol (`X-Amz-Target`) — the installed client does not send it —
- * and actions other than Publish (answered with InvalidAction).
+ * and other actions (answered with InvalidAction).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -75,13 +85,28 @@ export type InjectedFailure =
   | 'invalid-parameter'
   | 'hang'
   | 'accept-then-hang'
-  | 'accept';
+  | 'accept'
+  | 'authorization';
+
+/** The actions this server answers; `failNext` scripts each apart. */
+export type SnsAction = 'Publish' | 'Subscribe' | 'ListSubscriptionsByTopic';
+
+export interface SubscriptionRecord {
+  readonly topicArn: string;
+  readonly protocol: string;
+  readonly endpoint: string;
+  /** Its ARN, confirmed or not (SNS lists a pending one as `PendingConfirmation`). */
+  readonly arn: string;
+  confirmed: boolean;
+}
 
 export interface SnsServerOptions {
   /** Reject non-ASCII subjects (default true). */
   readonly asciiSubjects?: boolean;
   /** Clock for FIFO deduplication (default Date.now). */
   readonly now?: () => number;
+  /** Subscriptions per ListSubscriptionsByTopic page (default 100, as SNS). */
+  readonly subscriptionPageSize?: number;
 }
 
 export interface SnsServer {
@@ -89,15 +114,23 @@ export interface SnsServer {
   readonly url: string;
   /** Accepted messages, in order (FIFO duplicates are not added again). */
   readonly messages: ReceivedMessage[];
-  /** Every request answered, accepted or not: how many attempts the client made. */
+  /** Every Publish request answered, accepted or not: how many attempts the client made. */
   readonly requests: number;
+  /** ListSubscriptionsByTopic requests answered (each page is one), accepted or not. */
+  readonly listRequests: number;
+  /** The subscriptions, of every topic, in the order they were made. */
+  readonly subscriptions: readonly SubscriptionRecord[];
+  /** Confirms the subscriptions of `endpoint` (as its owner clicking the confirmation link). */
+  confirm(endpoint: string): void;
+  /** Removes the subscriptions of `endpoint` (as its unsubscribe link does). */
+  unsubscribe(endpoint: string): void;
   /** Publishes accepted as duplicates of an earlier FIFO deduplication id. */
   readonly duplicates: number;
   /** Rejections sent, with their codes, for assertions. */
   readonly rejections: readonly { code: string; message: string }[];
-  /** Make the next `count` requests fail with the given failure. */
-  failNext(count: number, failure: InjectedFailure): void;
-  /** Forget messages, counters, injected failures and the deduplication memory. */
+  /** Make the next `count` requests of `action` (default Publish) fail with the given failure. */
+  failNext(count: number, failure: InjectedFailure, action?: SnsAction): void;
+  /** Forget messages, subscriptions, counters, injected failures and the deduplication memory. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -123,6 +156,12 @@ const invalidValue = (message: string) => new SnsFault(400, 'ParameterValueInval
 const FAILURES: Readonly<
   Record<Exclude<InjectedFailure, 'hang' | 'accept-then-hang' | 'accept'>, () => SnsFault>
 > = {
+  authorization: () =>
+    new SnsFault(
+      403,
+      'AuthorizationError',
+      'User is not authorized to perform this action: injected by the test',
+    ),
   'invalid-parameter': () =>
     new SnsFault(400, 'InvalidParameter', 'Invalid parameter: injected by the test'),
   internal: () => new SnsFault(500, 'InternalError', 'Request could not be completed', 'Receiver'),
@@ -136,8 +175,11 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
   const messages: ReceivedMessage[] = [];
   const rejections: { code: string; message: string }[] = [];
   const seen = new Map<string, { messageId: string; at: number }>();
-  const pending: InjectedFailure[] = [];
+  const scripted = new Map<SnsAction, InjectedFailure[]>();
+  const subscriptions: SubscriptionRecord[] = [];
+  const pageSize = options.subscriptionPageSize ?? 100;
   let requests = 0;
+  let listRequests = 0;
   let duplicates = 0;
   let sequence = 10_000_000_000_000_000n;
 
@@ -235,6 +277,72 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
     return { messageId };
   }
 
+  /** Subscribe: the result's inner XML. */
+  function subscribe(form: URLSearchParams): string {
+    const topicArn = requiredTopicArn(form);
+    const protocol = form.get('Protocol');
+    if (!protocol) {
+      throw invalid('Invalid parameter: Protocol Reason: no value for required parameter');
+    }
+    if (!PROTOCOLS.has(protocol)) {
+      throw invalid(
+        `Invalid parameter: Amazon SNS does not support this protocol string: ${protocol}`,
+      );
+    }
+    const endpoint = form.get('Endpoint');
+    if (!endpoint)
+      throw invalid('Invalid parameter: Endpoint Reason: no value for required parameter');
+    if (protocol.startsWith('email') && !/^[^@\s]+@[^@\s]+$/.test(endpoint)) {
+      throw invalid('Invalid parameter: Email address');
+    }
+    let sub = subscriptions.find(
+      (s) => s.topicArn === topicArn && s.protocol === protocol && s.endpoint === endpoint,
+    );
+    if (!sub) {
+      sub = {
+        topicArn,
+        protocol,
+        endpoint,
+        arn: `${topicArn}:${randomUUID()}`,
+        confirmed: !CONFIRMED_BY_THE_ENDPOINT.has(protocol),
+      };
+      subscriptions.push(sub);
+    }
+    const shown =
+      sub.confirmed || form.get('ReturnSubscriptionArn') === 'true'
+        ? sub.arn
+        : 'pending confirmation';
+    return `<SubscriptionArn>${escapeXml(shown)}</SubscriptionArn>`;
+  }
+
+  /** ListSubscriptionsByTopic: the result's inner XML, one page. */
+  function listSubscriptions(form: URLSearchParams): string {
+    const topicArn = requiredTopicArn(form);
+    const token = form.get('NextToken');
+    let start = 0;
+    if (token !== null) {
+      const decoded = /^page:(\d+)$/.exec(Buffer.from(token, 'base64').toString('utf8'));
+      if (!decoded) throw invalid('Invalid parameter: NextToken');
+      start = Number(decoded[1]);
+    }
+    const ofTopic = subscriptions.filter((sub) => sub.topicArn === topicArn);
+    const page = ofTopic.slice(start, start + pageSize);
+    const owner = topicArn.split(':')[4] ?? '';
+    const members = page
+      .map(
+        (sub) =>
+          `<member><TopicArn>${escapeXml(sub.topicArn)}</TopicArn><Protocol>${escapeXml(sub.protocol)}</Protocol>` +
+          `<SubscriptionArn>${sub.confirmed ? escapeXml(sub.arn) : 'PendingConfirmation'}</SubscriptionArn>` +
+          `<Owner>${owner}</Owner><Endpoint>${escapeXml(sub.endpoint)}</Endpoint></member>`,
+      )
+      .join('');
+    const next =
+      start + pageSize < ofTopic.length
+        ? `<NextToken>${Buffer.from(`page:${start + pageSize}`).toString('base64')}</NextToken>`
+        : '';
+    return `<Subscriptions>${members}</Subscriptions>${next}`;
+  }
+
   function handle(
     req: http.IncomingMessage,
     body: Buffer,
@@ -261,17 +369,29 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
       }
       const form = new URLSearchParams(body.toString('utf8'));
       const action = form.get('Action');
-      if (action !== 'Publish') {
+      if (action !== 'Publish' && action !== 'Subscribe' && action !== 'ListSubscriptionsByTopic') {
         throw new SnsFault(
           400,
           'InvalidAction',
           `Could not find operation ${action ?? '(none)'} for version 2010-03-31`,
         );
       }
-      const injected = pending.shift();
+      if (action === 'Publish') requests += 1;
+      if (action === 'ListSubscriptionsByTopic') listRequests += 1;
+      const injected = scripted.get(action)?.shift();
       if (injected === 'hang') return null;
       if (injected && injected !== 'accept' && injected !== 'accept-then-hang') {
         throw FAILURES[injected]();
+      }
+      if (action !== 'Publish') {
+        const result = action === 'Subscribe' ? subscribe(form) : listSubscriptions(form);
+        if (injected === 'accept-then-hang') return null;
+        return {
+          status: 200,
+          xml:
+            `<${action}Response xmlns="${XMLNS}"><${action}Result>${result}</${action}Result>` +
+            `<ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></${action}Response>`,
+        };
       }
       const { messageId, sequenceNumber } = publish(form);
       if (injected === 'accept-then-hang') return null;
@@ -305,8 +425,9 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
       if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
     });
     req.on('end', () => {
-      requests += 1;
       const requestId = randomUUID();
+      // Only a Publish can be that large.
+      if (size > MAX_REQUEST_BYTES) requests += 1;
       const answer =
         size > MAX_REQUEST_BYTES
           ? {
@@ -340,16 +461,32 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
     get duplicates() {
       return duplicates;
     },
+    get listRequests() {
+      return listRequests;
+    },
+    subscriptions,
+    confirm(endpoint: string) {
+      for (const sub of subscriptions) if (sub.endpoint === endpoint) sub.confirmed = true;
+    },
+    unsubscribe(endpoint: string) {
+      for (let i = subscriptions.length - 1; i >= 0; i--) {
+        if (subscriptions[i]?.endpoint === endpoint) subscriptions.splice(i, 1);
+      }
+    },
     rejections,
-    failNext(count: number, failure: InjectedFailure) {
-      for (let i = 0; i < count; i++) pending.push(failure);
+    failNext(count: number, failure: InjectedFailure, action: SnsAction = 'Publish') {
+      const queue = scripted.get(action) ?? [];
+      for (let i = 0; i < count; i++) queue.push(failure);
+      scripted.set(action, queue);
     },
     reset() {
       messages.length = 0;
       rejections.length = 0;
-      pending.length = 0;
+      subscriptions.length = 0;
+      scripted.clear();
       seen.clear();
       requests = 0;
+      listRequests = 0;
       duplicates = 0;
     },
     close() {
@@ -359,6 +496,32 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
       });
     },
   };
+}
+
+/** SNS's subscription protocols. */
+const PROTOCOLS = new Set([
+  'http',
+  'https',
+  'email',
+  'email-json',
+  'sms',
+  'sqs',
+  'application',
+  'lambda',
+  'firehose',
+]);
+/** Protocols whose endpoint must confirm the subscription (the others are confirmed at once). */
+const CONFIRMED_BY_THE_ENDPOINT = new Set(['http', 'https', 'email', 'email-json']);
+
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+
+function requiredTopicArn(form: URLSearchParams): string {
+  const topicArn = form.get('TopicArn');
+  if (!topicArn) {
+    throw invalid('Invalid parameter: TopicArn Reason: no value for required parameter');
+  }
+  if (!TOPIC_ARN.test(topicArn)) throw invalid('Invalid parameter: TopicArn');
+  return topicArn;
 }
 
 function checkSubject(subject: string, ascii: boolean): void {
