@@ -1,6 +1,7 @@
 /**
  * The watchdog watches itself: alarms on the function's errors and throttles, on undelivered
- * schedule invocations, and one dead-man's switch per cluster; every alarm notifies the topic on
+ * schedule invocations, on notifications given up (one alarm over every cluster), and one
+ * dead-man's switch per cluster; every alarm notifies the topic on
  * ALARM and on OK, and the alarm paths too when there are any (alarm-delivery.ts), which also get
  * an alarm when the notification topic has no confirmed subscription left.
  */
@@ -9,19 +10,31 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/metrics.js';
+import {
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_DIMENSIONS,
+  SERVICE_NAME,
+  type ServiceMetricName,
+} from '../lambda/metrics.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { idFor } from './construct-id.js';
 import type { NotificationTopic } from './topic.js';
 
 /** The metric the function emits (value 1) after each successful check of a cluster. */
-export const CHECK_SUCCEEDED_METRIC = 'CheckSucceeded';
+export const CHECK_SUCCEEDED_METRIC: MetricName = 'CheckSucceeded';
 /**
  * The metric the function emits (namespace `LeaseWatchdog`, dimension `service` only): how many
  * confirmed subscriptions the notification topic has (sns:ListSubscriptionsByTopic, those whose
  * SubscriptionArn is not `PendingConfirmation`).
  */
-export const CONFIRMED_SUBSCRIPTIONS_METRIC = 'ConfirmedSubscriptions';
+export const CONFIRMED_SUBSCRIPTIONS_METRIC: ServiceMetricName = 'ConfirmedSubscriptions';
+/**
+ * The metric the function emits per check: notifications given up because SNS refused them for
+ * good on several checks. Emitted per cluster and, in the same EMF line, for the whole deployment
+ * (dimension `service` only: `ALSO_FOR_SERVICE` in lambda/metrics.ts), which one alarm watches.
+ */
+export const NOTIFICATIONS_ABANDONED_METRIC: MetricName = 'NotificationsAbandoned';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */
 export const DEAD_MAN_PERIODS = 3;
 
@@ -38,6 +51,8 @@ export interface WatchdogAlarms {
   readonly errorsAlarm: cloudwatch.Alarm;
   readonly throttlesAlarm: cloudwatch.Alarm;
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** "A notification was given up": one alarm, over every cluster. */
+  readonly abandonedAlarm: cloudwatch.Alarm;
   /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** "The notification topic has no confirmed subscription": only with an alarm path, notifying it. */
@@ -99,6 +114,7 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
       }),
     ),
   );
+  const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
   const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
   for (const cluster of config.clusters) {
     deadMansSwitches.set(
@@ -106,15 +122,43 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
       alarm(`NoSuccessfulCheck-${idFor(cluster.name)}`, deadMansSwitch(cluster.name, period)),
     );
   }
-  const alarms = [errorsAlarm, throttlesAlarm, deadLetterAlarm, ...deadMansSwitches.values()];
+  const alarms = [
+    errorsAlarm,
+    throttlesAlarm,
+    deadLetterAlarm,
+    abandonedAlarm,
+    ...deadMansSwitches.values(),
+  ];
   topic.allowAlarmsToPublish(alarms);
-  if (alarmPaths.length === 0) {
-    return { errorsAlarm, throttlesAlarm, deadLetterAlarm, deadMansSwitches };
-  }
+  const created = {
+    errorsAlarm,
+    throttlesAlarm,
+    deadLetterAlarm,
+    abandonedAlarm,
+    deadMansSwitches,
+  };
+  if (alarmPaths.length === 0) return created;
   // Told on the alarm paths only: the notification topic is the one that lost its subscribers.
   const noSubscriberAlarm = alarm('NoConfirmedSubscription', noSubscriber(period), alarmPaths);
   for (const path of alarmPaths) path.allowAlarmsToPublish([...alarms, noSubscriberAlarm]);
-  return { errorsAlarm, throttlesAlarm, deadLetterAlarm, deadMansSwitches, noSubscriberAlarm };
+  return { ...created, noSubscriberAlarm };
+}
+
+/**
+ * Alarms when any notification of any cluster was given up in a schedule period: it reached
+ * nobody. One alarm whatever the number of clusters (the metric's deployment-wide copy).
+ */
+function notificationsAbandoned(period: Duration): cloudwatch.AlarmProps {
+  return onAnyDatapoint(
+    'lease-watchdog: a notification was given up after SNS refused it for good on several checks (an invalid parameter, a disabled or deleted KMS key, a topic that is gone, a topic or key policy that denies the function): it reached nobody. Find the "notification abandoned" line in the function\'s log group: its cluster, subject and error. Then check that the topic exists and that its policy and its KMS key (enabled, key policy) let the function publish; later notifications are sent as usual once that is fixed.',
+    new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: NOTIFICATIONS_ABANDONED_METRIC,
+      dimensionsMap: { ...SERVICE_DIMENSIONS },
+      statistic: cloudwatch.Stats.SUM,
+      period,
+    }),
+  );
 }
 
 /**
@@ -128,7 +172,7 @@ function noSubscriber(period: Duration): cloudwatch.AlarmProps {
     metric: new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName: CONFIRMED_SUBSCRIPTIONS_METRIC,
-      dimensionsMap: { service: SERVICE_NAME },
+      dimensionsMap: { ...SERVICE_DIMENSIONS },
       statistic: cloudwatch.Stats.MAXIMUM,
       period,
     }),

@@ -101,11 +101,12 @@ export class NotificationTopic {
   }
 
   /**
-   * Allows sns:ListSubscriptionsByTopic on the topic, so that the function can count the confirmed
-   * subscriptions (the metric `ConfirmedSubscriptions`): an unsubscribe link must not end all
-   * alerting unnoticed.
+   * Sets TOPIC_ARN and allows sns:ListSubscriptionsByTopic on the topic, so that the function can
+   * count the confirmed subscriptions (the metric `ConfirmedSubscriptions`): an unsubscribe link
+   * must not end all alerting unnoticed.
    */
   grantCountSubscriptions(fn: lambda.Function): void {
+    fn.addEnvironment(RUNTIME_ENV.topicArn, this.topic.topicArn);
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         sid: 'CountConfirmedSubscriptions',

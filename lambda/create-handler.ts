@@ -16,10 +16,12 @@ import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
 import { RECORD_BUDGET_MS } from './check-cycle.js';
+import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
+import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
 import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
 import type { RuntimeConfig } from './settings/index.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
@@ -84,7 +86,12 @@ function loggerPort(logger: Logger): WatchdogLogger {
   };
 }
 
-function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: WatchdogLogger) {
+function createWatchdog(
+  config: RuntimeConfig,
+  parts: HandlerParts,
+  logger: WatchdogLogger,
+  metrics: WatchdogMetrics,
+) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
   const provider = new ClusterAuthProvider({
@@ -116,9 +123,7 @@ function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: Watc
       contextFor: (name) => ({ namespace: namespaces.get(name) }),
     }),
     logger,
-    metrics:
-      parts.metrics ??
-      powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })),
+    metrics,
     clock,
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
   });
@@ -127,17 +132,37 @@ function createWatchdog(config: RuntimeConfig, parts: HandlerParts, logger: Watc
 /** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
 export function createHandler(config: RuntimeConfig, parts: HandlerParts): WatchdogHandler {
   const logger = parts.powertoolsLogger ?? new Logger({ serviceName: SERVICE_NAME });
-  const watchdog = createWatchdog(config, parts, parts.logger ?? loggerPort(logger));
+  const watchdogLogger = parts.logger ?? loggerPort(logger);
+  const metrics =
+    parts.metrics ??
+    powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
+  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics);
+  // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
+  const subscriptions = new ConfirmedSubscriptionsGauge({
+    subscriptions: new SnsTopicSubscriptions({
+      client: parts.clients.sns,
+      topicArn: config.topicArn,
+    }),
+    metrics,
+    logger: watchdogLogger,
+    clock: parts.clock ?? Date.now,
+  });
   return middy<WatchdogEvent | null, { clusters: ClusterReport[] }, Error, Context>({
     timeoutEarlyInMillis: LAST_RESORT_MS,
   })
     .use(injectLambdaContext(logger))
-    .handler((event, context) =>
-      watchdog.run(
-        event,
-        context.awsRequestId,
-        context.getRemainingTimeInMillis(),
-        deadlineSignal(context),
-      ),
-    );
+    .handler(async (event, context) => {
+      const deadline = deadlineSignal(context);
+      const counted = subscriptions.report(deadline);
+      try {
+        return await watchdog.run(
+          event,
+          context.awsRequestId,
+          context.getRemainingTimeInMillis(),
+          deadline,
+        );
+      } finally {
+        await counted;
+      }
+    });
 }

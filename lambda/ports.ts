@@ -181,4 +181,25 @@ export interface WatchdogMetrics {
     unit: 'Count' | 'Milliseconds',
     extra?: Record<string, string>,
   ): void;
+  /** A metric of the deployment as a whole, not of one cluster (no `cluster` dimension). */
+  recordForService(name: ServiceMetricName, value: number, unit: 'Count'): void;
+}
+
+/** Metrics of the deployment as a whole. */
+export type ServiceMetricName =
+  /** How many confirmed subscriptions the notification topic has. */
+  'ConfirmedSubscriptions';
+
+// --- Watching the notification topic -----------------------------------------------------------
+
+/**
+ * The notification topic's subscriptions: an unsubscribe link (or a mail gateway that follows
+ * it) removes one silently, and with the last one every alert reaches nobody.
+ */
+export interface TopicSubscriptions {
+  /**
+   * How many subscriptions of the topic are confirmed (pending and deleted ones do not count).
+   * Rejects when they cannot be listed; honours `signal`.
+   */
+  confirmedCount(signal?: AbortSignal): Promise<number>;
 }

@@ -377,7 +377,11 @@ describe('the topic', () => {
       ArnLike: { 'aws:SourceArn': `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:*` },
     });
     const alarms = Object.keys(main.template.findResources('AWS::CloudWatch::Alarm'));
-    assert.equal(alarms.length, 6, 'errors, throttles, dead letters, and one per cluster');
+    assert.equal(
+      alarms.length,
+      7,
+      'errors, throttles, dead letters, abandoned notifications, and one per cluster',
+    );
     main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -478,7 +482,7 @@ describe('a second delivery path for the alarms (one unsubscribe cannot end all 
 
   test('every alarm notifies the notification topic as well as both alarm paths', () => {
     const all = alarmsOf(withPaths).filter((a) => a.MetricName !== 'ConfirmedSubscriptions');
-    assert.equal(all.length, 5, 'errors, throttles, dead letters, one per cluster');
+    assert.equal(all.length, 6, 'errors, throttles, dead letters, abandoned, one per cluster');
     for (const a of all) {
       const to = [{ Ref: mainTopic }, { Ref: alarmTopic }, ops];
       assert.deepEqual(a.AlarmActions, to, a.id);
@@ -850,6 +854,8 @@ test('logical ids are stable: a renamed one replaces the resource (the state tab
     'WatchdogNoSuccessfulCheckedgelabD2F81DD0 AWS::CloudWatch::Alarm',
     'WatchdogNoSuccessfulCheckonprem12705906 AWS::CloudWatch::Alarm',
     'WatchdogNoSuccessfulCheckprodeuE51578A7 AWS::CloudWatch::Alarm',
+    // One alarm over every cluster's abandoned notifications (not one per cluster).
+    'WatchdogNotificationsAbandonedAlarmAD599F2D AWS::CloudWatch::Alarm',
     'WatchdogScheduleDeadLetterQueue35F461EE AWS::SQS::Queue',
     'WatchdogScheduleDeadLetterQueuePolicyA0EAAA06 AWS::SQS::QueuePolicy',
     'WatchdogScheduleedgelab6B7EFF6B AWS::Scheduler::Schedule',

@@ -25,6 +25,7 @@ import type { ClusterAuthProvider } from '../../lambda/kube/cluster-auth.js';
 import type {
   ClusterCredentials,
   MetricName,
+  ServiceMetricName,
   WatchdogLogger,
   WatchdogMetrics,
 } from '../../lambda/ports.js';
@@ -136,6 +137,13 @@ export class RecordingMetrics implements WatchdogMetrics {
   mark(): number {
     return this.records.length;
   }
+
+  /** Metrics of the whole deployment (`recordForService`), in order. */
+  readonly service: { name: ServiceMetricName; value: number; unit: string }[] = [];
+
+  recordForService(name: ServiceMetricName, value: number, unit: 'Count'): void {
+    this.service.push({ name, value, unit });
+  }
 }
 
 export interface LogEntry {
@@ -226,6 +234,11 @@ export interface Harness {
     dynamoEndpoint?: string;
     /** DynamoDB client attempts (default 1: every failure is seen; the SDK default is 3). */
     dynamoMaxAttempts?: number;
+    /**
+     * The handler's own metrics (Powertools, EMF lines on stdout) instead of recording them at
+     * the port; `metrics` then records nothing.
+     */
+    emfMetrics?: boolean;
   }): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
   run(event?: WatchdogEvent | null): Promise<Report>;
@@ -340,7 +353,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
           sleep: clock.sleep,
           powertoolsLogger: new Logger({ serviceName: 'lease-watchdog', logLevel: 'SILENT' }),
           logger,
-          metrics,
+          ...(overrides.emfMetrics ? {} : { metrics }),
           ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
         },
       );
