@@ -168,7 +168,7 @@ function notificationsAbandoned(period: Duration): cloudwatch.AlarmProps {
 function noSubscriber(period: Duration): cloudwatch.AlarmProps {
   return {
     alarmDescription:
-      'lease-watchdog: the notification topic has no confirmed subscription (an unsubscribe link, or a mail gateway that followed it): node alerts reach nobody. Subscribe the addresses again (a new deploy, or aws sns subscribe) and confirm them.',
+      'lease-watchdog: the notification topic has no confirmed subscription (an unsubscribe link, or a mail gateway that followed it): node alerts reach nobody. Subscribe the addresses again with aws sns subscribe (a deploy does not re-create a subscription CloudFormation still lists) and confirm them.',
     metric: new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName: CONFIRMED_SUBSCRIPTIONS_METRIC,
