@@ -72,9 +72,67 @@ export async function renderCliExample(): Promise<string> {
   }
 }
 
+/** `-l`, `-o wide` and `-o yaml` against two node groups, one node of the gpu group silent. */
+export async function renderSelectorExample(): Promise<string> {
+  let now = T0;
+  const clock = () => now;
+  const cluster = new SimCluster({ now: clock, seed: 42, jitter: false });
+  const gpu = { 'eks.amazonaws.com/nodegroup': 'gpu', 'eks.amazonaws.com/capacityType': 'SPOT' };
+  const createdAt = T0 - 86_400_000;
+  cluster.addNode({ name: NAMES[0][0], zone: NAMES[0][1], createdAt });
+  cluster.addNode({ name: NAMES[2][0], zone: NAMES[2][1], createdAt });
+  cluster.addNode({
+    name: 'ip-10-0-3-11.eu-west-1.compute.internal',
+    zone: 'eu-west-1c',
+    createdAt,
+    labels: gpu,
+  });
+  cluster.addNode({
+    name: 'ip-10-0-3-12.eu-west-1.compute.internal',
+    zone: 'eu-west-1c',
+    createdAt,
+    labels: gpu,
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-example-'));
+  const server = await startSimServer({ cluster });
+  try {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    now += 60_000;
+    cluster.stopKubelet('ip-10-0-3-12.eu-west-1.compute.internal');
+    now += 125_000;
+    const wideArgs = ['-l', 'eks.amazonaws.com/nodegroup=gpu', '-o', 'wide'];
+    const wide = await capture(['check', '--kubeconfig', kubeconfig, ...wideArgs], clock);
+    const yamlArgs = [
+      '-l',
+      'kubernetes.io/hostname=ip-10-0-3-11.eu-west-1.compute.internal',
+      '-o',
+      'yaml',
+    ];
+    const yaml = await capture(['check', '--kubeconfig', kubeconfig, ...yamlArgs], clock);
+    return [
+      '```',
+      `$ lease-watchdog check ${wideArgs.join(' ')}`,
+      wide.out,
+      wide.err,
+      '',
+      `$ lease-watchdog check ${yamlArgs.join(' ')}`,
+      yaml.out,
+      '```',
+    ].join('\n');
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const path = new URL('../README.md', import.meta.url);
   const readme = await readFile(path, 'utf8');
-  await writeFile(path, replaceSection(readme, 'cli-example', await renderCliExample()));
-  console.log('README.md: the command-line example rewritten');
+  const rewritten = replaceSection(readme, 'cli-example', await renderCliExample());
+  await writeFile(
+    path,
+    replaceSection(rewritten, 'cli-selector-example', await renderSelectorExample()),
+  );
+  console.log('README.md: the command-line examples rewritten');
 }

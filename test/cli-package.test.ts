@@ -1,7 +1,9 @@
 /**
  * The CLI as a user installs it: `npm pack`, then `npm install ./lease-watchdog-*.tgz` into an
  * empty folder, then `npx lease-watchdog` there — compiled JavaScript, no devDependency, on the
- * Node the project brings — against the simulated cluster.
+ * Node the project brings — against the simulated cluster. And again on the oldest Node that
+ * `engines` names (22.19), when npm can install that binary from its cache (no network needed);
+ * otherwise those tests are skipped with a message that says how to get it.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -20,6 +22,37 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
+
+/** The oldest Node `engines` allows: undici, which the reader uses, needs 22.19.0. */
+const OLDEST_NODE = '22.19.0';
+
+/**
+ * A folder holding the oldest Node's binary (npm's `node-<platform>-<arch>` package, installed
+ * from npm's cache), or why there is none.
+ */
+async function oldestNode(): Promise<{ bin: string } | { missing: string }> {
+  const dir = join(tmpdir(), `lease-watchdog-node-${OLDEST_NODE}`);
+  const bin = join(dir, 'node_modules', '.bin');
+  const pkg = `node-${process.platform}-${process.arch}@${OLDEST_NODE}`;
+  try {
+    if (!existsSync(join(bin, 'node'))) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'package.json'), '{"name":"oldest-node","private":true}\n');
+      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-save', pkg], {
+        cwd: dir,
+        timeout: 240_000,
+      });
+    }
+    const { stdout } = await run(join(bin, 'node'), ['--version']);
+    if (stdout.trim() !== `v${OLDEST_NODE}`) return { missing: `${pkg} answers ${stdout.trim()}` };
+    return { bin };
+  } catch (error) {
+    const why = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    return {
+      missing: `Node ${OLDEST_NODE} is not in npm's cache (${why}); \`npm cache add ${pkg}\` (online) adds it`,
+    };
+  }
+}
 
 describe('the packed CLI, installed into an empty folder', () => {
   let dir: string;
@@ -77,5 +110,39 @@ describe('the packed CLI, installed into an empty folder', () => {
     });
     const report = JSON.parse(stdout) as { summary: { healthy: number } };
     assert.equal(report.summary.healthy, 3);
+  });
+
+  describe(`on the oldest Node that engines names (${OLDEST_NODE})`, async () => {
+    const oldest = await oldestNode();
+    const skip = 'missing' in oldest ? oldest.missing : false;
+    if (skip) console.log(`# skipped: ${skip}`);
+    // The bin's `#!/usr/bin/env node` finds the oldest Node first on the PATH.
+    const env = () => ({
+      ...process.env,
+      PATH: `${'bin' in oldest ? oldest.bin : ''}:${process.env.PATH ?? ''}`,
+    });
+
+    it('engines names it', () => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        engines: { node: string };
+      };
+      assert.equal(pkg.engines.node, `>=${OLDEST_NODE.replace(/\.0$/, '')}`);
+    });
+
+    it('answers --version', { skip }, async () => {
+      const { stdout } = await run(bin, ['--version'], { cwd: join(dir, 'app'), env: env() });
+      assert.equal(stdout.trim(), VERSION);
+      const node = await run('node', ['--version'], { env: env() });
+      assert.equal(node.stdout.trim(), `v${OLDEST_NODE}`, 'the bin runs on that Node');
+    });
+
+    it('checks a cluster: three healthy nodes, exit 0', { skip }, async () => {
+      const { stdout } = await run(bin, ['check', '--kubeconfig', kubeconfig, '-o', 'json'], {
+        cwd: join(dir, 'app'),
+        env: env(),
+      });
+      const report = JSON.parse(stdout) as { summary: { healthy: number } };
+      assert.equal(report.summary.healthy, 3);
+    });
   });
 });

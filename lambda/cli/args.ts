@@ -11,7 +11,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export type OutputFormat = 'table' | 'json';
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
 type Verb = 'check' | 'watch';
 
 export interface CommonOptions {
@@ -22,7 +22,11 @@ export interface CommonOptions {
   readonly startupGraceSeconds: number;
   /** Label selector of nodes never to alert on (checked; parsed by the composer). */
   readonly exclude?: string | undefined;
+  /** Label selector of the nodes to check (checked; parsed by the composer); absent: every node. */
+  readonly selector?: string | undefined;
   readonly output: OutputFormat;
+  /** Table and wide output without the header row. */
+  readonly noHeaders: boolean;
   readonly timeoutSeconds: number;
   /** Do not verify the API server's certificate (and allow NODE_TLS_REJECT_UNAUTHORIZED=0). */
   readonly insecureSkipTlsVerify: boolean;
@@ -193,7 +197,9 @@ export function parseCli(argv: readonly string[]): Command {
     gracePeriodSeconds: withDefault('grace-period'),
     startupGraceSeconds: withDefault('startup-grace'),
     exclude: option('exclude'),
+    selector: option('selector'),
     output: withDefault('output'),
+    noHeaders: withDefault('no-headers'),
     timeoutSeconds: withDefault('timeout'),
     insecureSkipTlsVerify: withDefault('insecure-skip-tls-verify'),
     verbose: withDefault('verbose'),

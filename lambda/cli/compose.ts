@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { CycleDeps } from '../check-cycle.js';
 import { labelsUsedBy } from '../core/evaluate.js';
+import { parseSelector } from '../core/selector.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from '../kube/kube-reader.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { renderSubject } from '../notify/render.js';
@@ -80,6 +81,7 @@ function readerFor(
     nodeCache,
     suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
     showPluginStderr: options.verbose,
+    nodeSelector: options.selector === undefined ? undefined : parseSelector(options.selector),
   });
 }
 

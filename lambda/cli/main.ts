@@ -11,6 +11,7 @@ import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { printableJson, sanitize } from './sanitize.js';
+import { toYaml } from './yaml.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
   // The parts (AWS SDK, client-node) load only for a command that uses them: --version is fast.
@@ -23,9 +24,20 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
     io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
   if (options.output === 'json') {
     io.stdout(printableJson(JSON.stringify(toJson(evaluation), null, 2)));
+  } else if (options.output === 'yaml') {
+    io.stdout(toYaml(toJson(evaluation)));
   } else {
-    io.stdout(renderTable(evaluation));
+    const table = renderTable(evaluation, {
+      wide: options.output === 'wide',
+      noHeaders: options.noHeaders,
+    });
+    if (table !== '') io.stdout(table);
     io.stderr(renderSummary(evaluation));
+  }
+  if (options.selector !== undefined && evaluation.nodes.length === 0) {
+    io.stderr(
+      `lease-watchdog: warning: no node matches the selector "${sanitize(options.selector)}"`,
+    );
   }
   return anyAlerting(evaluation) ? EXIT_ALERTING : EXIT_OK;
 }

@@ -1,4 +1,7 @@
-/** How the CLI shows an evaluation: a table like `kubectl get`, or one JSON object. Pure. */
+/**
+ * How the CLI shows an evaluation: a table like `kubectl get` (`wide` adds where each node runs),
+ * or one document as JSON or YAML. Pure.
+ */
 import { formatAge } from '../core/duration.js';
 import { type Evaluation, isAlerting, type NodeVerdict, VERDICTS } from '../core/model.js';
 import { sanitize, shownName } from './sanitize.js';
@@ -11,23 +14,49 @@ function renewed(n: NodeVerdict): string {
   return n.renewTime === null ? 'never' : `${formatAge(n.silentForSeconds)} ago`;
 }
 
-export function renderTable(evaluation: Evaluation): string {
-  const header = ['NAME', 'VERDICT', 'RENEWED', 'DURATION', 'ZONE', 'REASON'];
+/** A fact of a node for a table cell: `<none>` when unknown, as kubectl shows it. */
+function fact(value: string | null | undefined): string {
+  return value === null || value === undefined || value === '' ? '<none>' : cell(value);
+}
+
+export interface TableOptions {
+  /** `-o wide`: also INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE, before REASON. */
+  readonly wide?: boolean | undefined;
+  /** `--no-headers`: the rows alone. */
+  readonly noHeaders?: boolean | undefined;
+}
+
+export function renderTable(evaluation: Evaluation, options: TableOptions = {}): string {
+  const wide = options.wide === true;
+  const header = [
+    'NAME',
+    'VERDICT',
+    'RENEWED',
+    'DURATION',
+    'ZONE',
+    ...(wide ? ['INSTANCE', 'NODE-GROUP', 'INSTANCE-TYPE', 'CAPACITY-TYPE'] : []),
+    'REASON',
+  ];
   const rows = evaluation.nodes.map((n) => [
     shownName(n.name),
     n.verdict,
     renewed(n),
     n.leaseDurationSeconds === null ? '<none>' : `${n.leaseDurationSeconds}s`,
-    n.zone === null ? '<none>' : cell(n.zone),
+    fact(n.zone),
+    ...(wide
+      ? [fact(n.instance), fact(n.nodeGroup), fact(n.instanceType), fact(n.capacityType)]
+      : []),
     cell(n.reason),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // Without the header row, as kubectl's columns: as wide as the widest cell.
+  const sized = options.noHeaders ? rows : [header, ...rows];
+  const widths = header.map((_, i) => Math.max(0, ...sized.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
       .join('')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return [...(options.noHeaders ? [] : [line(header)]), ...rows.map(line)].join('\n');
 }
 
 /** One line: "12 nodes: 9 healthy, 2 expired, 1 suppressed". */
@@ -54,6 +83,9 @@ export function toJson(evaluation: Evaluation): object {
       reason: n.reason,
       zone: n.zone,
       instance: n.instance,
+      nodeGroup: n.nodeGroup ?? null,
+      instanceType: n.instanceType ?? null,
+      capacityType: n.capacityType ?? null,
     })),
     summary: evaluation.summary,
   };

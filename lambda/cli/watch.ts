@@ -10,12 +10,14 @@ import type { WatchParts } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
 import { renderSummary, toJson } from './report.js';
 import { printableJson, sanitize, sanitizeLines, shownName } from './sanitize.js';
+import { toYaml } from './yaml.js';
 
 /** Lines describing verdicts that changed since the previous check (all non-healthy ones at first). */
 function changes(
   previous: Map<string, Verdict> | undefined,
   nodes: readonly NodeVerdict[],
   at: number,
+  selected: boolean,
 ): string[] {
   const lines: string[] = [];
   const seen = new Set<string>();
@@ -27,16 +29,18 @@ function changes(
     const mark = isAlerting(n.verdict) ? '!' : ' ';
     lines.push(`${timeOfDay(at)} ${mark} ${shownName(n.name)}  ${arrow}  (${sanitize(n.reason)})`);
   }
+  // With a selector, a node also leaves the check when its labels stop matching.
+  const gone = selected ? 'no selected Node' : 'no Node and no Lease';
   for (const [name, before] of previous ?? []) {
     if (!seen.has(name))
-      lines.push(`${timeOfDay(at)}   ${shownName(name)}  ${before} → gone (no Node and no Lease)`);
+      lines.push(`${timeOfDay(at)}   ${shownName(name)}  ${before} → gone (${gone})`);
   }
   return lines;
 }
 
 export async function watch(options: WatchOptions, parts: WatchParts, io: Io): Promise<number> {
   const { cluster, cycle, held } = parts;
-  if (options.output === 'table') {
+  if (options.output === 'table' || options.output === 'wide') {
     io.stdout(
       `watching ${sanitize(cluster)} every ${options.intervalSeconds}s (grace ${options.gracePeriodSeconds}s)` +
         `${options.checks ? `, ${options.checks} checks` : ''}; Ctrl-C stops`,
@@ -117,19 +121,21 @@ function report(
     io.stderr(
       `lease-watchdog: ${timeOfDay(at)} cannot read the cluster: ${sanitize(outcome.error.message)}`,
     );
-    if (options.output === 'json')
-      io.stdout(
-        printableJson(
-          JSON.stringify({ checkedAt: new Date(at).toISOString(), error: outcome.error.message }),
-        ),
-      );
+    const failed = { checkedAt: new Date(at).toISOString(), error: outcome.error.message };
+    if (options.output === 'json') io.stdout(printableJson(JSON.stringify(failed)));
+    if (options.output === 'yaml') io.stdout(`---\n${toYaml(failed)}`);
     return EXIT_ERROR;
   }
   const { evaluation } = outcome;
   if (options.output === 'json') {
     io.stdout(printableJson(JSON.stringify(toJson(evaluation))));
+  } else if (options.output === 'yaml') {
+    // One document per check, as `kubectl get -w -o yaml` separates them.
+    io.stdout(`---\n${toYaml(toJson(evaluation))}`);
   } else {
-    for (const line of changes(previous, evaluation.nodes, evaluation.checkedAt)) io.stdout(line);
+    const selected = options.selector !== undefined;
+    for (const line of changes(previous, evaluation.nodes, evaluation.checkedAt, selected))
+      io.stdout(line);
     if (previous === undefined)
       io.stdout(`${timeOfDay(evaluation.checkedAt)}   ${renderSummary(evaluation)}`);
   }

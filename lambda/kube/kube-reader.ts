@@ -7,6 +7,7 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
+import { type LabelSelector, matchesSelector } from '../core/selector.js';
 import { ClusterReadError, type ClusterReader } from '../ports.js';
 import { hasUserInfo } from './kubeconfig.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
@@ -71,6 +72,14 @@ export interface KubeReaderOptions {
    * (SUSPECT_AGE_MS), right for a grace period of 40 s or more.
    */
   readonly suspectAfterMs?: number | undefined;
+  /**
+   * Check only the Nodes this label selector matches (the CLI's -l): Nodes are listed with it as
+   * `labelSelector` (and matched again here, as are Nodes read one by one), and only the leases of
+   * the selected Nodes are kept, matched by name: a lease has no node labels, and the lease of a
+   * node that is not selected is not an orphan. Needs the Nodes: forbidden Nodes fail the read.
+   * With a node cache, a node that starts to match is seen at the next full list.
+   */
+  readonly nodeSelector?: LabelSelector | undefined;
 }
 
 export class KubeClusterReader implements ClusterReader {
@@ -82,7 +91,16 @@ export class KubeClusterReader implements ClusterReader {
   private readonly bounds: ReadBounds;
 
   constructor(private readonly options: KubeReaderOptions) {
-    this.labelKeys = options.labelKeys ? new Set(options.labelKeys) : undefined;
+    const selectorKeys = options.nodeSelector?.requirements.map((r) => r.key) ?? [];
+    this.labelKeys = options.labelKeys
+      ? new Set([...options.labelKeys, ...selectorKeys])
+      : undefined;
+    if (options.nodeSelector && options.readNodes === false) {
+      throw new ClusterReadError(
+        'config',
+        'a node selector needs the Nodes: not in leases-only mode',
+      );
+    }
     this.suspectAfterMs = options.suspectAfterMs ?? SUSPECT_AGE_MS;
     if (!(this.suspectAfterMs >= 0)) {
       throw new RangeError(
@@ -147,7 +165,16 @@ export class KubeClusterReader implements ClusterReader {
           ? undefined // refreshed below, from what the leases say
           : this.listNodes(session, interner, signal).catch((error: unknown) => {
               // Without Nodes the check still runs on leases alone: degraded, and it says so.
-              if (error instanceof ClusterReadError && error.failure === 'forbidden') return error;
+              // Not with a node selector: which leases it selects is known only from the Nodes.
+              if (error instanceof ClusterReadError && error.failure === 'forbidden') {
+                if (!this.options.nodeSelector) return error;
+                throw new ClusterReadError(
+                  'forbidden',
+                  `${error.message}; the node selector "${this.options.nodeSelector.source}" needs them`,
+                  error.statusCode,
+                  { cause: error },
+                );
+              }
               throw error;
             }),
     ]);
@@ -176,14 +203,24 @@ export class KubeClusterReader implements ClusterReader {
     interner: Interner,
     signal: AbortSignal | undefined,
   ): Promise<Listed<NodeInfo>> {
+    const selector = this.options.nodeSelector;
     const listed = await session.list(
       'nodes',
       '/api/v1/nodes',
       (item) => projectNode(item, this.labelKeys, interner),
       signal,
+      selector ? { labelSelector: selector.source.trim() } : {},
     );
-    this.options.nodeCache?.replace(listed.items);
-    return listed;
+    // Matched again: a proxy or server that ignored the labelSelector must not widen the check.
+    const items = selector ? listed.items.filter((n) => this.selects(n)) : listed.items;
+    this.options.nodeCache?.replace(items);
+    return { ...listed, items };
+  }
+
+  /** Whether the node selector (if any) selects the node. */
+  private selects(node: NodeInfo): boolean {
+    const selector = this.options.nodeSelector;
+    return selector === undefined || matchesSelector(selector, node.labels);
   }
 
   /**
@@ -199,14 +236,21 @@ export class KubeClusterReader implements ClusterReader {
     signal: AbortSignal | undefined,
   ): Promise<NodeInfo[]> {
     const serverTime = leases.date ?? Date.now();
-    const suspects = suspectNodes(leases.items, cached, serverTime, this.suspectAfterMs);
+    // With a node selector, a lease whose node is not among the selected ones is not a suspect:
+    // it belongs to a node that is not selected (or to none), not to a node that needs a GET.
+    const considered = this.options.nodeSelector
+      ? leases.items.filter((lease) => cached.has(lease.name))
+      : leases.items;
+    const suspects = suspectNodes(considered, cached, serverTime, this.suspectAfterMs);
     if (suspects.length > MAX_NODE_GETS) {
       return (await this.listNodes(session, interner, signal)).items;
     }
     await Promise.all(
       suspects.map(async (name) => {
         const body = await session.getNode(name, signal);
-        cache.update(name, body ? projectNode(body, this.labelKeys, interner) : undefined);
+        const node = body ? projectNode(body, this.labelKeys, interner) : undefined;
+        // A node relabelled out of the selection leaves it, as a deleted one does.
+        cache.update(name, node && this.selects(node) ? node : undefined);
       }),
     );
     return [...(cache.current() ?? cached).values()];
@@ -227,10 +271,12 @@ export class KubeClusterReader implements ClusterReader {
         `no Leases in namespace ${namespace} but ${nodes.length} Node${nodes.length === 1 ? '' : 's'} exist: check --namespace (kubelets renew their leases in kube-node-lease)`,
       );
     }
+    // With a node selector, the leases of the selected nodes only (nodes is not null here).
+    const selected = this.options.nodeSelector && nodes ? new Set(nodes.map((n) => n.name)) : null;
     return {
       cluster,
       namespace,
-      leases: leases.items,
+      leases: selected ? leases.items.filter((lease) => selected.has(lease.name)) : leases.items,
       nodes,
       // Paginated lists are one consistent read as of the first page: its Date is the server's time.
       serverTime: leases.date ?? Date.now(),

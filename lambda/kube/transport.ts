@@ -140,6 +140,8 @@ export class ApiSession {
     path: string,
     project: (item: unknown) => T | undefined,
     signal: AbortSignal | undefined,
+    /** More query parameters of every page (`labelSelector`). */
+    params: Readonly<Record<string, string>> = {},
   ): Promise<Listed<T>> {
     const items: T[] = [];
     const seen = new Set<string>();
@@ -147,7 +149,7 @@ export class ApiSession {
     let next: string | undefined;
     let pages = 0;
     do {
-      const page: Page<T> = await this.page(resource, path, next, project, signal);
+      const page: Page<T> = await this.page(resource, path, next, project, signal, params);
       this.stats.requests++;
       this.stats.bytes += page.bytes;
       pages++;
@@ -198,8 +200,9 @@ export class ApiSession {
     continueToken: string | undefined,
     project: (item: unknown) => T | undefined,
     signal: AbortSignal | undefined,
+    params: Readonly<Record<string, string>>,
   ): Promise<Page<T>> {
-    const query = new URLSearchParams({ limit: String(this.options.pageSize) });
+    const query = new URLSearchParams({ ...params, limit: String(this.options.pageSize) });
     if (continueToken) query.set('continue', continueToken);
     const answer = await this.request(resource, `${path}?${query}`, signal);
     const what = describeRead(resource, this.options.namespace);

@@ -7,6 +7,7 @@
  * Declaration order is the order of the README's tables.
  */
 import { z } from 'zod';
+import { parseSelector } from '../core/selector.js';
 import { clusterList, clusterSchema } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
@@ -20,8 +21,33 @@ const DAY = 86_400;
 
 // --- Options of the command line only ---------------------------------------------------------
 
-const OUTPUT_FORMATS = ['table', 'json'] as const;
+const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export const selector = setting({
+  key: '--selector',
+  places: ['cli'],
+  shownDefault: 'every node',
+  meaning:
+    "label selector of the nodes to check, as `kubectl get nodes -l` takes it (`'pool=gpu'`, `'pool in (gpu,batch)'`, `'!spot'`): other nodes are not shown, counted or paged, and their leases are not orphans (see [below](#choosing-nodes))",
+  cli: {
+    flag: 'selector',
+    short: 'l',
+    value: 'SELECTOR',
+    help: "check only the nodes this label selector matches, e.g. 'pool=gpu'",
+  },
+  schema: text({
+    hint: 'a label selector',
+    check: (value) => {
+      try {
+        parseSelector(value);
+        return undefined;
+      } catch (error) {
+        return `must be a label selector like "pool=gpu,!spot": ${(error as Error).message}`;
+      }
+    },
+  }),
+});
 
 export const output = setting({
   key: '--output',
@@ -29,11 +55,21 @@ export const output = setting({
   shownDefault: '`table`',
   defaultValue: 'table',
   meaning:
-    '`json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read)',
-  cli: { flag: 'output', short: 'o', value: 'table|json', help: 'output format' },
+    '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read); `yaml` is the same document as YAML',
+  cli: { flag: 'output', short: 'o', value: 'table|wide|json|yaml', help: 'output format' },
   schema: z.enum(OUTPUT_FORMATS, {
-    error: (issue) => `must be table or json (got ${shown(issue.input)})`,
+    error: (issue) => `must be table, wide, json or yaml (got ${shown(issue.input)})`,
   }),
+});
+
+export const noHeaders = setting({
+  key: '--no-headers',
+  places: ['cli'],
+  shownDefault: 'off',
+  defaultValue: false,
+  meaning: '`table` and `wide`: print no header row',
+  cli: { flag: 'no-headers', help: 'table and wide: print no header row' },
+  schema: flag(),
 });
 
 export const interval = setting({
