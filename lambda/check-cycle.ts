@@ -29,6 +29,7 @@ import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './c
 import type { Evaluation } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
+import { alertsForDegraded, stateResetNotice } from './core/watchdog-alerts.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -36,6 +37,7 @@ import {
   isClusterReadError,
   type Notifier,
   StateConflictError,
+  type StateReset,
   type StateStore,
 } from './ports.js';
 
@@ -80,9 +82,14 @@ export interface Abandoned {
  */
 export const MAX_REFUSALS = 5;
 
+/** The state the store could not read and reset, when it did (announced by a NOTICE). */
+interface Reset {
+  readonly reset?: StateReset | undefined;
+}
+
 export type CycleOutcome =
-  | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery)
-  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery)
+  | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery & Reset)
+  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery & Reset)
   /** Another run holds this cluster: this one backed off and sent nothing. */
   | { readonly status: 'busy'; readonly reason: string };
 
@@ -117,14 +124,28 @@ export async function runCheckCycle(
         deps.alertPolicy,
         now,
       );
-  const outbox = decided.notification
-    ? [...stored.state.outbox, decided.notification]
-    : stored.state.outbox;
+  // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
+  // their own ahead of the check's notification.
+  const degraded = evaluation
+    ? alertsForDegraded(
+        cluster,
+        evaluation.degraded,
+        stored.state.alerts.degraded ?? null,
+        decided.state,
+        now,
+      )
+    : decided;
+  const fresh = [
+    stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
+    evaluation ? degraded.notification : null,
+    decided.notification,
+  ].filter((n): n is Notification => n !== null);
+  const outbox = fresh.length > 0 ? [...stored.state.outbox, ...fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
   const publishing = outbox.length > 0 && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
-    alerts: decided.state,
+    alerts: degraded.state,
     outbox,
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
   };
@@ -152,9 +173,10 @@ export async function runCheckCycle(
       AbortSignal.timeout(RECORD_BUDGET_MS),
     );
   }
+  const reset = stored.reset ? { reset: stored.reset } : {};
   return evaluation
-    ? { status: 'checked', evaluation, ...delivery }
-    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
+    ? { status: 'checked', evaluation, ...delivery, ...reset }
+    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery, ...reset };
 }
 
 /** Whether a publish failure says the message will never be accepted as it is. */
