@@ -13,7 +13,7 @@ import {
 } from '../lambda/core/incidents.js';
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { alertsForDegraded } from '../lambda/core/watchdog-alerts.js';
+import { alertsForDegraded, stateResetNotice } from '../lambda/core/watchdog-alerts.js';
 import { renderBody, renderSubject } from '../lambda/notify/render.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
@@ -157,6 +157,18 @@ export function examples(): { title: string; notification: Notification }[] {
         (() => {
           throw new Error('no NOTICE');
         })(),
+    },
+    {
+      title: 'The stored state could not be read: reset, kept aside, announced once (NOTICE)',
+      notification: stateResetNotice(
+        'prod-eu',
+        {
+          reason:
+            'state of cluster prod-eu in table LeaseWatchdog-StateTable is unreadable: the stored blob does not match its checksum',
+          copy: 'table LeaseWatchdog-StateTable, pk cluster#prod-eu, sk corrupt#2026-11-29T18:40:00.000Z#head',
+        },
+        T + 50 * 60_000,
+      ),
     },
   ];
 }

@@ -3,6 +3,10 @@
  * notifications in the outbox, publish them, record what was accepted. Both composition roots
  * (the Lambda handler and `lease-watchdog watch`) run exactly this.
  *
+ * A stored state that cannot be read is reset by the store (`loadOrReset`: the copy kept aside,
+ * the version kept, so the claim below still races fairly) and announced by one NOTICE, saved in
+ * the claim's outbox like every notification.
+ *
  * Ordering is what makes alerts neither lost nor doubled:
  *  1. the new state and the notifications to send are saved first, conditionally on the version
  *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
@@ -98,7 +102,11 @@ export async function runCheckCycle(
   deps: CycleDeps,
   signal?: AbortSignal,
 ): Promise<CycleOutcome> {
-  const stored = await deps.store.load(cluster, signal);
+  // A state the store cannot read is kept aside and replaced (a NOTICE says so), rather than
+  // failing every check from now on.
+  const stored = deps.store.loadOrReset
+    ? await deps.store.loadOrReset(cluster, signal)
+    : await deps.store.load(cluster, signal);
   const now = deps.clock();
   const held = stored.state.lock;
   if (held && held.owner !== deps.runId && held.until > now) {

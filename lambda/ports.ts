@@ -151,6 +151,13 @@ export interface StateStore {
     expectedVersion: number,
     signal?: AbortSignal,
   ): Promise<number>;
+  /**
+   * Like `load`, but a state it cannot read (what makes `load` throw StateCorruptError) is kept
+   * aside and an empty state handed out instead, with `reset` saying why and where the copy is.
+   * Other errors (the store cannot be reached) still throw. Stores that cannot hold unreadable
+   * state need not offer it.
+   */
+  loadOrReset?(cluster: string, signal?: AbortSignal): Promise<StoredState>;
 }
 
 // --- Notifying ----------------------------------------------------------------------------------

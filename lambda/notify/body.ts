@@ -47,7 +47,10 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     tail.push(...nextInKubernetes(n, down), '');
   }
-  tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace), '');
+  // A reset of the watchdog's own state says nothing about the cluster: no kubectl to run.
+  if (n.notice?.topic !== 'state-reset') {
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace), '');
+  }
   tail.push(`-- lease-watchdog, notification ${bodyText(n.id, 200)}`);
 
   return fitBody(head, nodeSections(n), tail, maxBytes);

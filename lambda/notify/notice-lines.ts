@@ -73,7 +73,9 @@ function stateResetLines(notice: Extract<NoticeInfo, { topic: 'state-reset' }>):
     '',
     'What to check',
     ...bullets([
-      'The copy, to see what went wrong (docs/STATE.md: the layout). Delete it once looked at.',
+      'The copy, to see what went wrong (docs/STATE.md describes the layout). A copy in the ' +
+        'state table expires like every state item (30 days by default); a file copy stays ' +
+        'until you delete it.',
       'Who else writes the state table or file: only the watchdog should.',
     ]),
   ];
