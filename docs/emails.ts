@@ -13,6 +13,7 @@ import {
 } from '../lambda/core/incidents.js';
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { alertsForDegraded, stateResetNotice } from '../lambda/core/watchdog-alerts.js';
 import { renderBody, renderSubject } from '../lambda/notify/render.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
@@ -119,6 +120,13 @@ export function examples(): { title: string; notification: Notification }[] {
     DEFAULT_ALERT_POLICY,
     T + 30 * 60_000,
   );
+  const degraded = alertsForDegraded(
+    'prod-eu',
+    'cannot list nodes (403 Forbidden): nodes is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "nodes" in API group "" at the cluster scope — grant get/list on nodes, see deploy/rbac.yaml; checked leases alone',
+    null,
+    EMPTY_ALERT_STATE,
+    T + 40 * 60_000,
+  );
   const pick = (list: Notification[], kind: string) => {
     const found = list.find((n) => n.kind === kind);
     if (!found) throw new Error(`the scenario sent no ${kind}`);
@@ -141,6 +149,26 @@ export function examples(): { title: string; notification: Notification }[] {
         (() => {
           throw new Error('no WATCHDOG');
         })(),
+    },
+    {
+      title: 'The Nodes cannot be read: checks run on leases alone (one NOTICE)',
+      notification:
+        degraded.notification ??
+        (() => {
+          throw new Error('no NOTICE');
+        })(),
+    },
+    {
+      title: 'The stored state could not be read: reset, kept aside, announced once (NOTICE)',
+      notification: stateResetNotice(
+        'prod-eu',
+        {
+          reason:
+            'state of cluster prod-eu in table LeaseWatchdog-StateTable is unreadable: the stored blob does not match its checksum',
+          copy: 'table LeaseWatchdog-StateTable, pk cluster#prod-eu, sk corrupt#2026-11-29T18:40:00.000Z#head',
+        },
+        T + 50 * 60_000,
+      ),
     },
   ];
 }

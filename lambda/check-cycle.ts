@@ -3,6 +3,10 @@
  * notifications in the outbox, publish them, record what was accepted. Both composition roots
  * (the Lambda handler and `lease-watchdog watch`) run exactly this.
  *
+ * A stored state that cannot be read is reset by the store (`loadOrReset`: the copy kept aside,
+ * the version kept, so the claim below still races fairly) and announced by one NOTICE, saved in
+ * the claim's outbox like every notification.
+ *
  * Ordering is what makes alerts neither lost nor doubled:
  *  1. the new state and the notifications to send are saved first, conditionally on the version
  *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
@@ -29,6 +33,7 @@ import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './c
 import type { Evaluation } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
+import { alertsForDegraded, stateResetNotice } from './core/watchdog-alerts.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -36,6 +41,7 @@ import {
   isClusterReadError,
   type Notifier,
   StateConflictError,
+  type StateReset,
   type StateStore,
 } from './ports.js';
 
@@ -80,9 +86,14 @@ export interface Abandoned {
  */
 export const MAX_REFUSALS = 5;
 
+/** The state the store could not read and reset, when it did (announced by a NOTICE). */
+interface Reset {
+  readonly reset?: StateReset | undefined;
+}
+
 export type CycleOutcome =
-  | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery)
-  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery)
+  | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery & Reset)
+  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery & Reset)
   /** Another run holds this cluster: this one backed off and sent nothing. */
   | { readonly status: 'busy'; readonly reason: string };
 
@@ -91,7 +102,11 @@ export async function runCheckCycle(
   deps: CycleDeps,
   signal?: AbortSignal,
 ): Promise<CycleOutcome> {
-  const stored = await deps.store.load(cluster, signal);
+  // A state the store cannot read is kept aside and replaced (a NOTICE says so), rather than
+  // failing every check from now on.
+  const stored = deps.store.loadOrReset
+    ? await deps.store.loadOrReset(cluster, signal)
+    : await deps.store.load(cluster, signal);
   const now = deps.clock();
   const held = stored.state.lock;
   if (held && held.owner !== deps.runId && held.until > now) {
@@ -117,14 +132,28 @@ export async function runCheckCycle(
         deps.alertPolicy,
         now,
       );
-  const outbox = decided.notification
-    ? [...stored.state.outbox, decided.notification]
-    : stored.state.outbox;
+  // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
+  // their own ahead of the check's notification.
+  const degraded = evaluation
+    ? alertsForDegraded(
+        cluster,
+        evaluation.degraded,
+        stored.state.alerts.degraded ?? null,
+        decided.state,
+        now,
+      )
+    : decided;
+  const fresh = [
+    stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
+    evaluation ? degraded.notification : null,
+    decided.notification,
+  ].filter((n): n is Notification => n !== null);
+  const outbox = fresh.length > 0 ? [...stored.state.outbox, ...fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
   const publishing = outbox.length > 0 && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
-    alerts: decided.state,
+    alerts: degraded.state,
     outbox,
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
   };
@@ -152,9 +181,10 @@ export async function runCheckCycle(
       AbortSignal.timeout(RECORD_BUDGET_MS),
     );
   }
+  const reset = stored.reset ? { reset: stored.reset } : {};
   return evaluation
-    ? { status: 'checked', evaluation, ...delivery }
-    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery };
+    ? { status: 'checked', evaluation, ...delivery, ...reset }
+    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery, ...reset };
 }
 
 /** Whether a publish failure says the message will never be accepted as it is. */

@@ -100,6 +100,20 @@ export interface StoredState {
   /** 0 when nothing was stored yet for the cluster. */
   readonly version: number;
   readonly state: ClusterState;
+  /**
+   * Set when the stored state could not be read: the store kept the unreadable copy aside and
+   * hands out an empty state, with the version to save over (a conditional save still protects
+   * against an overlapping run). The check announces it once (a NOTICE).
+   */
+  readonly reset?: StateReset | undefined;
+}
+
+/** What a store did with a state it could not read. */
+export interface StateReset {
+  /** Why it could not be read: one line, no secrets. */
+  readonly reason: string;
+  /** Where the unreadable copy was kept (a DynamoDB key, a file path). */
+  readonly copy: string;
 }
 
 /** Thrown by `save` when another run saved first: the loser backs off (reload, recompute). */
@@ -137,6 +151,13 @@ export interface StateStore {
     expectedVersion: number,
     signal?: AbortSignal,
   ): Promise<number>;
+  /**
+   * Like `load`, but a state it cannot read (what makes `load` throw StateCorruptError) is kept
+   * aside and an empty state handed out instead, with `reset` saying why and where the copy is.
+   * Other errors (the store cannot be reached) still throw. Stores that cannot hold unreadable
+   * state need not offer it.
+   */
+  loadOrReset?(cluster: string, signal?: AbortSignal): Promise<StoredState>;
 }
 
 // --- Notifying ----------------------------------------------------------------------------------
@@ -170,7 +191,9 @@ export type MetricName =
   | 'NotificationsSent'
   | 'NotificationsFailed'
   /** Notifications given up after being refused for good on MAX_REFUSALS checks. */
-  | 'NotificationsAbandoned';
+  | 'NotificationsAbandoned'
+  /** 1 for a check that ran degraded (Nodes unreadable, leases read), 0 for a complete one. */
+  | 'DegradedChecks';
 
 /** Metrics with the dimension `cluster` (and optionally `verdict`). */
 export interface WatchdogMetrics {

@@ -230,6 +230,13 @@ export class Watchdog {
       metrics.record(name, 'NotificationsFailed', outcome.pending.length, 'Count');
     }
     this.reportAbandoned(name, outcome.abandoned);
+    if (outcome.reset !== undefined) {
+      logger.error('state was unreadable: reset to empty, the unreadable copy kept', {
+        cluster: name,
+        reason: outcome.reset.reason,
+        copy: outcome.reset.copy,
+      });
+    }
     if (outcome.status === 'unreadable') {
       logger.error('cannot read the cluster', {
         cluster: name,
@@ -242,6 +249,7 @@ export class Watchdog {
     const { evaluation } = outcome;
     const alerting = alertingCount(outcome);
     metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
+    metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
     for (const verdict of ['expired', 'not-ready', 'missing-lease'] as const) {
       metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
     }

@@ -73,11 +73,21 @@ export interface StormIncident {
   readonly since: number;
 }
 
+/** Checks of the cluster run degraded (Nodes unreadable, leases read): since when, and why. */
+export interface DegradedChecks {
+  /** The first degraded check of this stretch. */
+  readonly since: number;
+  /** The reader's line at that check. */
+  readonly message: string;
+}
+
 export interface AlertState {
   readonly incidents: Readonly<Record<string, Incident>>;
   readonly flaps: Readonly<Record<string, FlapRecord>>;
   readonly watchdog: WatchdogIncident | null;
   readonly storm: StormIncident | null;
+  /** Set while checks run degraded (watchdog-alerts.ts). Absent in older state: not degraded. */
+  readonly degraded?: DegradedChecks | null | undefined;
 }
 
 export const EMPTY_ALERT_STATE: AlertState = Object.freeze({

@@ -75,8 +75,8 @@ export function composeNotification(changes: CheckChanges): Notification | null 
 /**
  * sha256 (hex) over what identifies a notification: cluster, time of the check, kind, severity,
  * and per list the node names with their verdict and resolution; the storm's state, scope and
- * zones; the watchdog's state, failure and since. Reasons and messages are left out: they are
- * prose, not identity. Same inputs, same id (a retried publish deduplicates on it).
+ * zones; the watchdog's state, failure and since; a notice's topic, state and since. Reasons
+ * and messages are left out: they are prose, not identity. Same inputs, same id (a retried publish deduplicates on it).
  */
 export function notificationId(notification: Omit<Notification, 'id'>): string {
   const hash = createHash('sha256');
@@ -102,5 +102,9 @@ export function notificationId(notification: Omit<Notification, 'id'>): string {
   }
   const watchdog = notification.watchdog;
   if (watchdog !== undefined) line('watchdog', watchdog.state, watchdog.failure, watchdog.since);
+  const notice = notification.notice;
+  if (notice !== undefined) {
+    line('notice', notice.topic, notice.topic === 'degraded' ? [notice.state, notice.since] : null);
+  }
   return hash.digest('hex');
 }

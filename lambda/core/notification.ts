@@ -12,6 +12,7 @@ export const NOTIFICATION_KINDS = [
   'FLAPPING',
   'STORM',
   'WATCHDOG',
+  'NOTICE',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -66,11 +67,36 @@ export interface WatchdogInfo {
   readonly since: number;
 }
 
+/**
+ * The watchdog's word about itself that is not a read failure (kind NOTICE; a WATCHDOG means the
+ * cluster cannot be read, and pages). Sent on its own, never grouped with node changes.
+ * - 'degraded': the Nodes cannot be read (e.g. 403) while the leases can, so the checks run on
+ *   leases alone ('started', warning) — or can be read again ('ended', info). One notice per change.
+ * - 'state-reset': the stored state could not be read; it was kept aside and the watchdog started
+ *   afresh (warning). Open alerts may be announced again.
+ */
+export type NoticeInfo =
+  | {
+      readonly topic: 'degraded';
+      readonly state: 'started' | 'ended';
+      /** The reader's one line on what is missing (never contains secrets). */
+      readonly message: string;
+      /** Watchdog clock (epoch ms) of the first degraded check. */
+      readonly since: number;
+    }
+  | {
+      readonly topic: 'state-reset';
+      /** Why the stored state could not be read (one line, never secrets). */
+      readonly message: string;
+      /** Where the unreadable copy was kept (a DynamoDB key, a file path). */
+      readonly copy: string;
+    };
+
 export interface Notification {
   /** Deterministic id (same inputs, same id): used as SNS FIFO deduplication id and outbox key. */
   readonly id: string;
   readonly cluster: string;
-  /** The headline kind: STORM > WATCHDOG > FIRING > FLAPPING > REMINDER > RESOLVED. */
+  /** The headline kind: STORM > WATCHDOG > FIRING > FLAPPING > REMINDER > RESOLVED (NOTICE: alone). */
   readonly kind: NotificationKind;
   readonly severity: Severity;
   /** Watchdog clock (epoch ms) of the check that produced it. */
@@ -81,4 +107,6 @@ export interface Notification {
   readonly flapping: readonly AlertNode[];
   readonly storm?: StormInfo | undefined;
   readonly watchdog?: WatchdogInfo | undefined;
+  /** Set on NOTICE notifications only. */
+  readonly notice?: NoticeInfo | undefined;
 }

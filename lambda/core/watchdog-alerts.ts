@@ -18,11 +18,16 @@
  *   the failure, last message and since, grouped with that check's node changes, when it paged;
  *   silently when it had not paged yet.
  * - State: the same object comes back when nothing in it changed.
+ *
+ * Also here: the watchdog's notices about itself that are not read failures (kind NOTICE, sent on
+ * their own): degraded checks (`alertsForDegraded`) and a reset of unreadable state
+ * (`stateResetNotice`).
  */
 import { type AlertOutcome, type AlertPolicy, reminderDue } from './alert-policy.js';
-import type { AlertState, WatchdogIncident } from './alert-state.js';
-import { composeNotification } from './grouping.js';
+import type { AlertState, DegradedChecks, WatchdogIncident } from './alert-state.js';
+import { composeNotification, notificationId } from './grouping.js';
 import type { ClusterReadFailure } from './model.js';
+import type { NoticeInfo, Notification } from './notification.js';
 
 /** After a failed read of a cluster. Node incidents, flap records and the storm stay as they are. */
 export function alertsForReadFailure(
@@ -70,4 +75,62 @@ function sameRecord(previous: WatchdogIncident | null, next: WatchdogIncident): 
     (previous.failures ?? next.failures) === next.failures &&
     previous.lastNotifiedAt === next.lastNotifiedAt
   );
+}
+
+/**
+ * The degraded-check lifecycle (the Nodes cannot be read, the leases can): one NOTICE when checks
+ * of the cluster become degraded ('started', warning), none while they stay so (whatever the
+ * reader's line says meanwhile), one when a check is complete again ('ended', info). Called after
+ * each successful check with its `evaluation.degraded`, on the state the node lifecycle returned
+ * (`previous`: the record before the check; the node lifecycle does not carry it). A failed read
+ * says nothing about it: the record stays.
+ */
+export function alertsForDegraded(
+  cluster: string,
+  degraded: string | undefined,
+  previous: DegradedChecks | null,
+  state: AlertState,
+  now: number,
+): AlertOutcome {
+  const record: DegradedChecks | null =
+    degraded === undefined ? null : (previous ?? { since: now, message: degraded });
+  const next: AlertState =
+    (state.degraded ?? null) === record ? state : { ...state, degraded: record };
+  const notice: NoticeInfo | null =
+    record !== null && previous === null
+      ? { topic: 'degraded', state: 'started', message: record.message, since: record.since }
+      : record === null && previous !== null
+        ? { topic: 'degraded', state: 'ended', message: previous.message, since: previous.since }
+        : null;
+  return { notification: notice ? composeNotice(cluster, now, notice) : null, state: next };
+}
+
+/** The NOTICE for a stored state that could not be read and was reset (sent once, by the reset). */
+export function stateResetNotice(
+  cluster: string,
+  reset: { readonly reason: string; readonly copy: string },
+  now: number,
+): Notification {
+  return composeNotice(cluster, now, {
+    topic: 'state-reset',
+    message: reset.reason,
+    copy: reset.copy,
+  });
+}
+
+/** A NOTICE on its own: no node lists; warning, or info when a degraded stretch ends. */
+function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
+  const severity = notice.topic === 'degraded' && notice.state === 'ended' ? 'info' : 'warning';
+  const body = {
+    cluster,
+    kind: 'NOTICE' as const,
+    severity,
+    at,
+    firing: [],
+    resolved: [],
+    reminders: [],
+    flapping: [],
+    notice,
+  } satisfies Omit<Notification, 'id'>;
+  return { id: notificationId(body), ...body };
 }

@@ -10,6 +10,7 @@ import { DEFAULTS } from '../settings/index.js';
 import { lookFurther, nextInKubernetes, stormLines, watchdogLines } from './advice.js';
 import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { nodeSections, type Section } from './node-sections.js';
+import { noticeLines } from './notice-lines.js';
 import { headline } from './subject.js';
 import { utf8Bytes } from './text.js';
 
@@ -37,6 +38,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
     '',
   ];
   if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
+  if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace), '');
   if (n.storm) head.push(...stormLines(n.storm), '');
 
   const tail: string[] = [];
@@ -45,7 +47,10 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     tail.push(...nextInKubernetes(n, down), '');
   }
-  tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace), '');
+  // A reset of the watchdog's own state says nothing about the cluster: no kubectl to run.
+  if (n.notice?.topic !== 'state-reset') {
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace), '');
+  }
   tail.push(`-- lease-watchdog, notification ${bodyText(n.id, 200)}`);
 
   return fitBody(head, nodeSections(n), tail, maxBytes);

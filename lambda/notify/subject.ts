@@ -3,7 +3,13 @@
  * ASCII, at most 99 characters (SNS wants fewer than 100), starting with `[` (punctuation, which
  * SNS accepts as a first character).
  */
-import type { AlertNode, Notification, Resolution, StormInfo } from '../core/notification.js';
+import type {
+  AlertNode,
+  NoticeInfo,
+  Notification,
+  Resolution,
+  StormInfo,
+} from '../core/notification.js';
 import { fmt, plural, zoneName } from './format.js';
 import { asciiText, squeeze, truncate } from './text.js';
 
@@ -23,6 +29,7 @@ export function renderSubject(n: Notification): string {
 
 /** `FIRING: 2 nodes down`, `STORM: 14 of 20 nodes silent in eu-west-1a`, ... */
 export function headline(n: Notification): string {
+  if (n.notice) return noticeHeadline(n.notice);
   const watchdog = n.watchdog;
   if (watchdog?.state === 'failing') {
     return `${n.kind}: cannot read cluster (${watchdog.failure})`;
@@ -42,6 +49,14 @@ export function headline(n: Notification): string {
   const label =
     n.kind === 'WATCHDOG' && watchdog?.state === 'resolved' ? 'WATCHDOG RESOLVED' : n.kind;
   return `${label}: ${parts.join('; ') || 'no node changes'}`;
+}
+
+/** `NOTICE: degraded checks: Nodes cannot be read`, ... */
+function noticeHeadline(notice: NoticeInfo): string {
+  if (notice.topic === 'state-reset') return 'NOTICE: state was unreadable and was reset';
+  return notice.state === 'started'
+    ? 'NOTICE: degraded checks: Nodes cannot be read'
+    : 'NOTICE: checks complete again: Nodes readable';
 }
 
 /** `14 of 20 nodes silent in eu-west-1a`, `60 of 60 nodes silent cluster-wide`. */

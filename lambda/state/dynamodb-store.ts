@@ -14,6 +14,7 @@
  * expected version; the head write is the commit. The loser of a race gets StateConflictError
  * and its chunks are deleted; the winner deletes the previous generation's chunks. Every item
  * carries the TTL attribute `expiresAt`, so leftovers and clusters no longer checked disappear.
+ * A state that cannot be read is copied aside by `loadOrReset` (docs/STATE.md).
  */
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -143,32 +144,124 @@ export class DynamoDbStateStore implements StateStore {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
       const head = await this.#getHead(pk, signal);
-      if (head === undefined) return { version: 0, state: emptyClusterState() };
-      const version = numberOf(head, 'version');
-      // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
-      // for ttlSeconds, so its state is stale; keep counting versions from where it was.
-      if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
-        return { version, state: emptyClusterState() };
-      }
-      const chunks = numberOf(head, 'chunks');
-      const generation = stringOf(head, 'generation');
-      let blob: Buffer;
-      if (chunks === 0) {
-        blob = Buffer.from(binaryOf(head, 'state'));
-      } else {
-        const pieces = await this.#queryChunks(pk, generation, signal);
-        if (pieces.length !== chunks) {
-          // A save that committed after our head read deletes this generation: read again.
-          if (attempt < LOAD_ATTEMPTS) continue;
-          throw this.#corrupt(
-            cluster,
-            `generation ${generation} has ${pieces.length} of its ${chunks} chunks`,
-          );
-        }
-        blob = Buffer.concat(pieces);
-      }
-      return { version, state: await this.#decode(cluster, head, blob) };
+      const stored = await this.#fromHead(cluster, head, attempt, signal);
+      if (stored !== 'again') return stored;
     }
+  }
+
+  /**
+   * `load`, except that a state it cannot read is kept aside and replaced by an empty one: the
+   * head and the chunks of its generation are copied, as they are, to `corrupt#<time>#head` and
+   * `corrupt#<time>#<chunk key>` in the same partition (expiring after `ttlSeconds` like every
+   * item), and the empty state comes with the stored version, so that the check's conditional save
+   * moves it on (and an overlapping run that reset too loses that race). Nothing is deleted here:
+   * the next save overwrites the head and deletes the old generation's chunks as usual.
+   */
+  async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
+    const pk = partitionKey(cluster);
+    for (let attempt = 1; ; attempt++) {
+      const head = await this.#getHead(pk, signal);
+      let stored: StoredState | 'again';
+      try {
+        stored = await this.#fromHead(cluster, head, attempt, signal);
+      } catch (error) {
+        if (!(error instanceof StateCorruptError) || head === undefined) throw error;
+        return this.#keepAside(cluster, head, error, signal);
+      }
+      if (stored !== 'again') return stored;
+    }
+  }
+
+  /** The state a head names; 'again' when its chunks went missing (a save committed meanwhile). */
+  async #fromHead(
+    cluster: string,
+    head: Item | undefined,
+    attempt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<StoredState | 'again'> {
+    if (head === undefined) return { version: 0, state: emptyClusterState() };
+    const pk = partitionKey(cluster);
+    const version = numberOf(head, 'version');
+    // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
+    // for ttlSeconds, so its state is stale; keep counting versions from where it was.
+    if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
+      return { version, state: emptyClusterState() };
+    }
+    const chunks = numberOf(head, 'chunks');
+    const generation = stringOf(head, 'generation');
+    let blob: Buffer;
+    if (chunks === 0) {
+      blob = Buffer.from(binaryOf(head, 'state'));
+    } else {
+      const pieces = await this.#queryChunks(pk, generation, signal);
+      if (pieces.length !== chunks) {
+        // A save that committed after our head read deletes this generation: read again.
+        if (attempt < LOAD_ATTEMPTS) return 'again';
+        throw this.#corrupt(
+          cluster,
+          `generation ${generation} has ${pieces.length} of its ${chunks} chunks`,
+        );
+      }
+      blob = Buffer.concat(pieces);
+    }
+    return { version, state: await this.#decode(cluster, head, blob) };
+  }
+
+  /** Copies an unreadable head and its chunks aside; hands out an empty state to save over it. */
+  async #keepAside(
+    cluster: string,
+    head: Item,
+    error: StateCorruptError,
+    signal: AbortSignal | undefined,
+  ): Promise<StoredState> {
+    const pk = partitionKey(cluster);
+    const prefix = `corrupt#${new Date(this.#clock()).toISOString()}#`;
+    const expiresAt = { N: String(this.#nowSeconds() + this.#ttlSeconds) };
+    const generation = head.generation?.S;
+    const chunks =
+      generation === undefined ? [] : await this.#rawItems(pk, `chunk#${generation}#`, signal);
+    const copies = [head, ...chunks].map(
+      (item): Item => ({
+        ...item,
+        sk: { S: `${prefix}${item === head ? 'head' : String(item.sk?.S)}` },
+        expiresAt,
+      }),
+    );
+    await this.#batchWrite(
+      copies.map((item) => ({ PutRequest: { Item: item } })),
+      signal,
+    );
+    // A head without a number for its version is saved over as version 0 (see `save`).
+    const version = Number(head.version?.N);
+    const copy = `table ${this.#table}, pk ${pk}, sk ${prefix}head${chunks.length > 0 ? ` and ${chunks.length} chunk items under ${prefix}chunk#` : ''}`;
+    return {
+      version: head.version?.N === undefined || !Number.isFinite(version) ? 0 : version,
+      state: emptyClusterState(),
+      reset: { reason: reasonOf(error), copy },
+    };
+  }
+
+  /** Every item of the partition whose sort key starts with `prefix`, as stored. */
+  async #rawItems(pk: string, prefix: string, signal: AbortSignal | undefined): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      const output = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': { S: pk }, ':prefix': { S: prefix } },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.#count(output.ConsumedCapacity, 'read');
+      items.push(...(output.Items ?? []));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
   }
 
   async save(
@@ -216,11 +309,16 @@ export class DynamoDbStateStore implements StateStore {
         new PutItemCommand({
           TableName: this.#table,
           Item: head,
+          // Version 0: nothing stored, or a head without a number for its version (kept aside by
+          // loadOrReset); either way the first save to land wins.
           ConditionExpression:
-            expectedVersion === 0 ? 'attribute_not_exists(pk)' : 'version = :expected',
-          ...(expectedVersion === 0
-            ? {}
-            : { ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } } }),
+            expectedVersion === 0
+              ? 'attribute_not_exists(pk) OR NOT attribute_type(version, :number)'
+              : 'version = :expected',
+          ExpressionAttributeValues:
+            expectedVersion === 0
+              ? { ':number': { S: 'N' } }
+              : { ':expected': { N: String(expectedVersion) } },
           ReturnValues: 'ALL_OLD',
           ReturnConsumedCapacity: 'TOTAL',
         }),
@@ -410,4 +508,9 @@ export class DynamoDbStateStore implements StateStore {
   #nowSeconds(): number {
     return Math.floor(this.#clock() / 1000);
   }
+}
+
+/** A StateCorruptError's reason, without the advice to delete (the reset did what it says). */
+function reasonOf(error: StateCorruptError): string {
+  return error.message.replace(/ — delete its items .*$/, '');
 }

@@ -13,7 +13,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   type ClusterState,
@@ -36,11 +36,16 @@ interface StateFile {
 /** Saves queued per absolute path, so that stores of one process never interleave on a file. */
 const queues = new Map<string, Promise<unknown>>();
 
+/** A file that holds something, but not a state the store can read. */
+class UnreadableStateError extends StateCorruptError {}
+
 export class FileStateStore implements StateStore {
   readonly path: string;
+  readonly #clock: () => number;
 
-  constructor(path: string) {
+  constructor(path: string, options: { readonly clock?: () => number } = {}) {
     this.path = resolve(path);
+    this.#clock = options.clock ?? Date.now;
   }
 
   async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
@@ -49,6 +54,46 @@ export class FileStateStore implements StateStore {
     const entry = file.clusters[cluster];
     if (entry === undefined) return { version: 0, state: emptyClusterState() };
     return { version: entry.version, state: this.#decode(cluster, entry.state) };
+  }
+
+  /**
+   * `load`, except that a file it cannot read as state is kept aside: a file that is not a state
+   * file at all is renamed to `<file>.corrupt-<time>` (every cluster in it starts afresh); a
+   * cluster whose state alone is unreadable gets a copy of the file there, and an empty state with
+   * its version, which the next save moves on. A file that cannot be read (permissions) still
+   * throws.
+   */
+  async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
+    signal?.throwIfAborted();
+    let file: StateFile;
+    try {
+      file = await this.#read();
+    } catch (error) {
+      if (!(error instanceof UnreadableStateError)) throw error;
+      const copy = this.#corruptPath();
+      await rename(this.path, copy);
+      return { version: 0, state: emptyClusterState(), reset: { reason: reasonOf(error), copy } };
+    }
+    const entry = file.clusters[cluster];
+    if (entry === undefined) return { version: 0, state: emptyClusterState() };
+    try {
+      return { version: entry.version, state: this.#decode(cluster, entry.state) };
+    } catch (error) {
+      if (!(error instanceof UnreadableStateError)) throw error;
+      const copy = this.#corruptPath();
+      await copyFile(this.path, copy);
+      return {
+        version: entry.version,
+        state: emptyClusterState(),
+        reset: { reason: reasonOf(error), copy },
+      };
+    }
+  }
+
+  /** `<file>.corrupt-20261129T120000.000Z`, from the store's clock. */
+  #corruptPath(): string {
+    const stamp = new Date(this.#clock()).toISOString().replaceAll('-', '').replaceAll(':', '');
+    return `${this.path}.corrupt-${stamp}`;
   }
 
   save(
@@ -103,7 +148,7 @@ export class FileStateStore implements StateStore {
       value = JSON.parse(text);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new StateCorruptError(
+      throw new UnreadableStateError(
         `state file ${this.path} is not valid JSON: ${oneLine(reason)} — ${ADVICE}`,
         { cause: error },
       );
@@ -113,7 +158,7 @@ export class FileStateStore implements StateStore {
 
   #checkShape(value: unknown): StateFile {
     const invalid = (what: string): StateCorruptError =>
-      new StateCorruptError(
+      new UnreadableStateError(
         `state file ${this.path} is not a lease-watchdog state file: ${what} — ${ADVICE}`,
       );
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -138,7 +183,7 @@ export class FileStateStore implements StateStore {
       return fromStateDocument(document);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new StateCorruptError(
+      throw new UnreadableStateError(
         `state file ${this.path} holds an unreadable state for cluster ${cluster}: ${reason} — ${ADVICE}`,
         { cause: error },
       );
@@ -170,6 +215,11 @@ export class FileStateStore implements StateStore {
 
 function isErrno(error: unknown, code: string): boolean {
   return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+/** An error's reason, without the advice to delete the file (the reset did what it says). */
+function reasonOf(error: Error): string {
+  return error.message.replace(` — ${ADVICE}`, '');
 }
 
 function oneLine(text: string): string {

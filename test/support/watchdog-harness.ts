@@ -180,10 +180,19 @@ export interface HarnessOptions {
   readonly settings?: Readonly<Record<string, unknown>>;
   /** Clusters added to the settings whose API server nothing listens on. */
   readonly unreachableClusters?: readonly string[];
+  /** Clusters added to the settings behind a scripted API server (e.g. test/support/tiny-api.ts). */
+  readonly scriptedClusters?: Readonly<Record<string, ScriptedCluster>>;
   /** SNS client attempts (1: every failure is seen by the watchdog; the SDK default is 3). */
   readonly snsMaxAttempts?: number;
   /** Per-request timeout towards the API servers, real seconds. Default 2. */
   readonly requestTimeoutSeconds?: number;
+}
+
+/** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
+export interface ScriptedCluster {
+  readonly url: string;
+  readonly caPem: string;
+  readonly token: string;
 }
 
 export interface SimTarget {
@@ -288,6 +297,19 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
           mode: 'token',
           server: server.url,
           caData: Buffer.from(server.caPem).toString('base64'),
+          tokenSecretId,
+        },
+      });
+    }
+    for (const [name, scripted] of Object.entries(options.scriptedClusters ?? {})) {
+      const tokenSecretId = `${name}-token`;
+      secrets.put(tokenSecretId, scripted.token);
+      clusterSettings.push({
+        name,
+        auth: {
+          mode: 'token',
+          server: scripted.url,
+          caData: Buffer.from(scripted.caPem).toString('base64'),
           tokenSecretId,
         },
       });
