@@ -1,18 +1,28 @@
 /**
- * The real thing, once each: the Lambda bundle CDK builds with the local esbuild (no Docker), and
- * `npx cdk synth` on a bad configuration failing with one line.
+ * The real thing, once each: the Lambda bundle CDK builds with the local esbuild (no Docker),
+ * loaded and invoked in a fresh Node process as Lambda would (against a simulated cluster, a local
+ * Secrets Manager, dynalite and a local SNS endpoint), and `npx cdk synth` on a bad configuration
+ * failing with one line.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative, resolve } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loadConfigFile } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
+import { parseAppConfig } from '../lambda/settings/index.js';
+import type { ClusterReport } from '../lambda/watchdog.js';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+import { type LocalDynamoDb, startLocalDynamoDb } from './support/dynalite.js';
+import { type SecretsServer, startSecretsServer } from './support/secrets-server.js';
+import { type SnsServer, startSnsServer } from './support/sns-server.js';
+import { FakeClock, SCHEDULE_MS, summary, TOPIC_ARN } from './support/watchdog-harness.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'node_modules', '.bin');
@@ -24,17 +34,84 @@ const env = {
 };
 const work = mkdtempSync(join(tmpdir(), 'lease-watchdog-infra-'));
 
+/** The simulated cluster the deployed configuration names, besides the example's two. */
+const SIM = 'sim';
+const SIM_TOKEN_SECRET = 'lease-watchdog/sim-token';
+const STATE_TABLE = 'LeaseWatchdog-StateTable';
+
+/** What the bundled function meets when it runs: a cluster, its token, state and SNS. */
+interface World {
+  readonly clock: FakeClock;
+  readonly sim: SimCluster;
+  readonly server: SimServer;
+  readonly nodes: string[];
+  readonly secrets: SecretsServer;
+  readonly dynamo: LocalDynamoDb;
+  readonly sns: SnsServer;
+}
+
+/** The stack synthesized once from the example configuration plus the simulated cluster. */
+interface Synthesized {
+  readonly asset: string;
+  readonly bundle: string;
+  readonly variables: Record<string, string>;
+}
+
+let world: World;
+let synthesized: Synthesized;
+
+before(async () => {
+  const clock = new FakeClock();
+  const sim = new SimCluster({ now: clock.now, seed: 11 });
+  const nodes = sim.addNodes(3, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+  const server = await startSimServer({ cluster: sim });
+  const secrets = await startSecretsServer({ [SIM_TOKEN_SECRET]: server.token });
+  const dynamo = await startLocalDynamoDb();
+  await dynamo.createStateTable(STATE_TABLE);
+  const sns = await startSnsServer({ now: clock.now });
+  world = { clock, sim, server, nodes, secrets, dynamo, sns };
+
+  const example = JSON.parse(readFileSync(join(root, 'infra', 'config.example.json'), 'utf8')) as {
+    clusters: unknown[];
+  };
+  const config = parseAppConfig({
+    ...example,
+    clusters: [
+      ...example.clusters,
+      {
+        name: SIM,
+        auth: {
+          mode: 'token',
+          server: server.url,
+          caData: Buffer.from(server.caPem).toString('base64'),
+          tokenSecretId: SIM_TOKEN_SECRET,
+        },
+      },
+    ],
+  });
+  const app = new App({ outdir: join(work, 'cdk.out') });
+  const template = Template.fromStack(buildStack(app, config));
+  const assembly = app.synth();
+  const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+  const s3Key = fn?.Properties.Code.S3Key as string;
+  const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
+  synthesized = {
+    asset,
+    bundle: join(asset, 'index.mjs'),
+    variables: fn?.Properties.Environment.Variables as Record<string, string>,
+  };
+});
+
+after(async () => {
+  await world?.sns.close();
+  await world?.dynamo.stop();
+  await world?.secrets.close();
+  await world?.server.close();
+});
+
 describe('the Lambda bundle', () => {
   test('is built locally by esbuild from lambda/handler.ts, as ESM that loads in Node and exports handler', () => {
-    const app = new App({ outdir: join(work, 'cdk.out') });
-    const stack = buildStack(app, loadConfigFile(join(root, 'infra', 'config.example.json')));
-    const template = Template.fromStack(stack);
-    const assembly = app.synth();
-
-    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
-    const s3Key = fn?.Properties.Code.S3Key as string;
-    const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
-    const bundle = join(asset, 'index.mjs');
+    const { asset, bundle } = synthesized;
     assert.ok(existsSync(bundle), `${bundle} exists`);
     const code = readFileSync(bundle, 'utf8');
     assert.ok(
@@ -57,7 +134,7 @@ describe('the Lambda bundle', () => {
     );
     assert.ok(own.includes('lambda/create-handler.ts'), 'the handler createHandler builds');
 
-    const settings = fn?.Properties.Environment.Variables.LEASE_WATCHDOG_SETTINGS as string;
+    const settings = synthesized.variables.LEASE_WATCHDOG_SETTINGS as string;
     const load = (vars: Record<string, string>) =>
       spawnSync(
         process.execPath,
@@ -73,15 +150,15 @@ describe('the Lambda bundle', () => {
           env: {
             PATH: process.env.PATH ?? '',
             AWS_REGION: 'eu-west-1',
-            NODE_OPTIONS: '--enable-source-maps',
+            ...nodeOptions(),
             ...vars,
           },
         },
       );
     const loaded = load({
       LEASE_WATCHDOG_SETTINGS: settings,
-      TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
-      STATE_TABLE: 'LeaseWatchdog-StateTable',
+      TOPIC_ARN,
+      STATE_TABLE,
     });
     assert.equal(loaded.status, 0, loaded.stderr);
     assert.equal(loaded.stdout.trim(), 'function');
@@ -96,12 +173,126 @@ describe('the Lambda bundle', () => {
     // TLS verification off for the whole process: the cold start fails with one clear line.
     const insecure = load({
       LEASE_WATCHDOG_SETTINGS: settings,
-      TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
-      STATE_TABLE: 'LeaseWatchdog-StateTable',
+      TOPIC_ARN,
+      STATE_TABLE,
       NODE_TLS_REJECT_UNAUTHORIZED: '0',
     });
     assert.notEqual(insecure.status, 0);
     assert.match(insecure.stderr, /NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification/);
+  });
+});
+
+/** NODE_OPTIONS as the function's environment sets it (if it does). */
+function nodeOptions(): { NODE_OPTIONS?: string } {
+  const value = synthesized.variables.NODE_OPTIONS;
+  return value === undefined ? {} : { NODE_OPTIONS: value };
+}
+
+type Answer = { ready: true } | { report: { clusters: ClusterReport[] } } | { error: string };
+
+describe('the bundled handler, invoked as Lambda invokes it', () => {
+  let runtime: ChildProcess;
+  let output = '';
+  let runs = 0;
+  /** The next answer of the runtime process; rejects, with its output, when it exits first. */
+  const answer = () =>
+    new Promise<Answer>((resolve, reject) => {
+      const exited = (code: number | null) =>
+        reject(new Error(`the runtime process exited (${code}):\n${output}`));
+      runtime.once('exit', exited);
+      runtime.once('message', (message: Answer) => {
+        runtime.off('exit', exited);
+        resolve(message);
+      });
+    });
+  /** One scheduled invocation for the simulated cluster, at the fake clock's now. */
+  const invoke = async (): Promise<ClusterReport> => {
+    const next = answer();
+    runtime.send({
+      now: world.clock.now(),
+      event: { cluster: SIM },
+      requestId: `run-${++runs}`,
+    });
+    const got = await next;
+    assert.ok('report' in got, `the invocation failed: ${JSON.stringify(got)}\n${output}`);
+    const [report] = got.report.clusters;
+    assert.ok(report, `a report: ${JSON.stringify(got.report)}`);
+    return report;
+  };
+
+  before(async () => {
+    const { variables } = synthesized;
+    // A fresh Node process with the function's environment, AWS endpoints pointed at the local
+    // servers (the SDK reads AWS_ENDPOINT_URL_<SERVICE>), and no tsx: Lambda runs plain Node.
+    runtime = fork(join(root, 'test', 'support', 'bundle-runtime.ts'), [synthesized.bundle], {
+      cwd: work,
+      execArgv: [],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        LEASE_WATCHDOG_SETTINGS: variables.LEASE_WATCHDOG_SETTINGS as string,
+        POWERTOOLS_SERVICE_NAME: variables.POWERTOOLS_SERVICE_NAME as string,
+        POWERTOOLS_METRICS_NAMESPACE: variables.POWERTOOLS_METRICS_NAMESPACE as string,
+        ...nodeOptions(),
+        TOPIC_ARN,
+        STATE_TABLE,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_CONFIG_FILE: join(work, 'no-aws-config'),
+        AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_ENDPOINT_URL_SNS: world.sns.url,
+        AWS_ENDPOINT_URL_DYNAMODB: world.dynamo.endpoint,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secrets.url,
+        // Token mode calls neither: a closed port proves it if it ever does.
+        AWS_ENDPOINT_URL_EKS: 'http://127.0.0.1:9',
+        AWS_ENDPOINT_URL_STS: 'http://127.0.0.1:9',
+        LW_TEST_NOW: String(world.clock.now()),
+      },
+    });
+    runtime.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    runtime.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    assert.deepEqual(await answer(), { ready: true });
+  });
+  after(() => runtime?.kill());
+
+  test('reads the cluster with its token from Secrets Manager, keeps state in DynamoDB, and publishes one FIRING to SNS', async () => {
+    const { clock, sim, nodes, sns, secrets, dynamo } = world;
+    const first = await invoke();
+    assert.deepEqual(
+      { status: first.lastStatus, alerting: first.alerting, published: first.published },
+      { status: 'checked', alerting: 0, published: 0 },
+      output,
+    );
+    assert.equal(secrets.callsFor(SIM_TOKEN_SECRET), 1, 'the token came from Secrets Manager');
+    const saved = await dynamo.client.send(new ScanCommand({ TableName: STATE_TABLE }));
+    assert.ok((saved.Count ?? 0) > 0, 'the check saved its state in DynamoDB');
+
+    clock.advance(SCHEDULE_MS);
+    await invoke();
+    const victim = nodes[0] as string;
+    clock.at(clock.now() + 23_000, () => sim.stopKubelet(victim));
+    clock.advance(SCHEDULE_MS);
+    await invoke();
+    clock.advance(SCHEDULE_MS);
+    const fired = await invoke();
+
+    assert.equal(fired.lastStatus, 'checked');
+    assert.equal(sns.messages.length, 1, `one message: ${summary(sns.messages)}`);
+    const [firing] = sns.messages;
+    assert.equal(firing?.attributes.kind?.stringValue, 'FIRING', summary(sns.messages));
+    assert.equal(firing?.attributes.cluster?.stringValue, SIM);
+    assert.ok(firing?.subject?.includes(victim.slice(0, 12)), `names the node: ${firing?.subject}`);
+    assert.match(
+      output,
+      /"function_request_id":"run-4"/,
+      'Powertools logs carry the Lambda context',
+    );
   });
 });
 

@@ -4,7 +4,9 @@
  * no file system (files a kubeconfig names are refused before client-node could read them).
  */
 import path from 'node:path';
-import { type Cluster, KubeConfig, loadYaml, type User } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { Cluster, User } from '@kubernetes/client-node/dist/config_types.js';
+import { loadYaml } from '@kubernetes/client-node/dist/yaml.js';
 import { ClusterAuthError } from './auth-error.js';
 
 export interface KubeconfigSecret {

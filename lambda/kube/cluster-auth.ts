@@ -25,7 +25,7 @@ import {
   type GetSecretValueCommandOutput,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AuthenticatedCluster } from '../ports.js';
 import type { ClusterAuth } from '../settings/index.js';

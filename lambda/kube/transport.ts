@@ -5,7 +5,8 @@
  * the caller's AbortSignal. Bodies are parsed as plain JSON and projected page by page.
  */
 
-import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { type Dispatcher, fetch, type Response } from 'undici';
 import { ClusterReadError } from '../ports.js';
 import { record, str } from './projection.js';

@@ -6,7 +6,7 @@
  *
  * Declaration order is the order of the README's tables.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseSelector } from '../core/selector.js';
 import { clusterList, clusterSchema } from './clusters.js';
 import { DEFAULTS } from './defaults.js';

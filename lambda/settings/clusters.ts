@@ -2,7 +2,7 @@
  * One watched cluster: its name, how to reach it (auth), where its leases live, which nodes never
  * page. Declared once; the deployment file, the Lambda's environment and the JSON Schema use it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseSelector } from '../core/selector.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';

@@ -3,7 +3,7 @@
  * command-line tables, and the JSON Schema of the deployment file. Rendered from the one
  * declaration of each setting; a test keeps README.md and infra/config.schema.json current.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { appSchema } from './parse.js';
 import { allSettings, type SettingInfo } from './registry.js';
 

@@ -3,7 +3,7 @@
  * (errors.ts puts the path in front): `must be a whole number from 1 to 86400 (got 0)`,
  * `is required: the EKS cluster name`, `is not a known setting; remove it or use one of: …`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { shown } from './errors.js';
 import { PATTERNS } from './patterns.js';
 

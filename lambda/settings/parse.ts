@@ -4,7 +4,7 @@
  * the stack accepted is a setting the function accepts. Pure: no AWS, no clock, no environment
  * (it is passed in). Every problem is a ConfigError of one line naming the field and the fix.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StormPolicy } from '../core/storms.js';
 import { MAX_FAST_MODE_SPAN_SECONDS, watchdogSettingsShape } from './catalogue.js';
 import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';

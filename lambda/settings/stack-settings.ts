@@ -3,7 +3,7 @@
  * schedule runs, the function's size and place, and where the stack goes. Declared after the
  * function's settings (catalogue.ts), so the README's table lists them after those.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { watchdogSettingsShape } from './catalogue.js';
 import { deployedClusters } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
