@@ -113,6 +113,7 @@ export function evaluation(options: {
 export function policy(overrides: {
   reminderIntervalSeconds?: number;
   readFailuresBeforePage?: number;
+  stuckRemovalSeconds?: number;
   flapping?: Partial<AlertPolicy['flapping']>;
   storm?: Partial<AlertPolicy['storm']>;
 }): AlertPolicy {
@@ -121,6 +122,7 @@ export function policy(overrides: {
       overrides.reminderIntervalSeconds ?? DEFAULT_ALERT_POLICY.reminderIntervalSeconds,
     readFailuresBeforePage:
       overrides.readFailuresBeforePage ?? DEFAULT_ALERT_POLICY.readFailuresBeforePage,
+    stuckRemovalSeconds: overrides.stuckRemovalSeconds ?? DEFAULT_ALERT_POLICY.stuckRemovalSeconds,
     flapping: { ...DEFAULT_ALERT_POLICY.flapping, ...overrides.flapping },
     storm: { ...DEFAULT_ALERT_POLICY.storm, ...overrides.storm },
   };

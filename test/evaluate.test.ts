@@ -273,6 +273,20 @@ describe('evaluate: suppression of expected removals', () => {
       assert.match(v.reason, /no lease renewal for 5m/);
     });
   }
+  it('a suppressed node says which verdict it hides (what a stuck removal pages with)', () => {
+    const silent = only(
+      snapshot({ leases: [silentLease], nodes: [node('a', { unschedulable: true })] }),
+    );
+    assert.equal(silent.suppressedVerdict, 'expired');
+    const leaseless = only(snapshot({ leases: [], nodes: [node('a', { unschedulable: true })] }));
+    assert.equal(leaseless.suppressedVerdict, 'missing-lease');
+  });
+  it("the user's exclusion comes before an expected removal (it is never timed out)", () => {
+    const policy = { ...DEFAULT_POLICY, exclude: parseSelector('pool=batch') };
+    const spec = { unschedulable: true, labels: { pool: 'batch' } };
+    const v = only(snapshot({ leases: [silentLease], nodes: [node('a', spec)] }), policy);
+    assert.equal(v.suppressedBy, 'excluded');
+  });
   it('an unrelated taint does not suppress', () => {
     const spec = { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
     assert.equal(

@@ -78,6 +78,13 @@ export interface AlertState {
   readonly flaps: Readonly<Record<string, FlapRecord>>;
   readonly watchdog: WatchdogIncident | null;
   readonly storm: StormIncident | null;
+  /**
+   * Nodes suppressed by an expected removal (cordoned, being deleted, autoscaler or Karpenter
+   * taint; not the user's exclusion) and silent: since when, on the watchdog's clock (the first
+   * check that saw both). Past `stuckRemovalSeconds` the node pages (node-step.ts). Absent in
+   * documents written before it, and when empty.
+   */
+  readonly removals?: Readonly<Record<string, number>>;
 }
 
 export const EMPTY_ALERT_STATE: AlertState = Object.freeze({

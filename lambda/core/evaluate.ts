@@ -206,6 +206,7 @@ function suppressedOr(
     ...judged,
     verdict: 'suppressed',
     suppressedBy: cause,
+    suppressedVerdict: verdict,
     reason: `${describeSuppression(cause, policy)}; ${what}`,
   };
 }

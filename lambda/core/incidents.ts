@@ -13,12 +13,12 @@
  * successful check): a cluster that cannot be read must not look healthy, nor be guessed at.
  *
  * Absent nodes
- * - A node remembered (open incident or flap record) but absent from the evaluation is gone:
- *   its incident resolves with 'node-deleted', a flapping node is released at once, in `resolved`,
- *   and both records are dropped.
+ * - A node remembered (open incident, flap record or stuck-removal clock) but absent from the
+ *   evaluation is gone: its incident resolves with 'node-deleted', a flapping node is released at
+ *   once, in `resolved`, and its records are dropped.
  * - A degraded evaluation (`evaluation.degraded`: the Nodes could not be read) does not prove
- *   that an absent node is gone: incidents and flap records of absent nodes are then kept as they
- *   are (flap records only lose the transitions that left the window). Nodes present in it are
+ *   that an absent node is gone: incidents, flap records and stuck-removal clocks of absent nodes
+ *   are then kept as they are (flap records only lose the transitions that left the window). Nodes present in it are
  *   handled as usual.
  *
  * Grouping (see grouping.ts): one notification per check with every node that changed, sorted by
@@ -94,15 +94,22 @@ function stormStep(
 class CheckRecords {
   readonly incidents: Map<string, Incident>;
   readonly flaps: Map<string, FlapRecord>;
+  readonly removals: Map<string, number>;
   readonly entries: NodeEntry[] = [];
 
   constructor(state: AlertState) {
     this.incidents = new Map(Object.entries(state.incidents));
     this.flaps = new Map(Object.entries(state.flaps));
+    this.removals = new Map(Object.entries(state.removals ?? {}));
   }
 
   memoryOf(name: string): NodeMemory {
-    return { incident: this.incidents.get(name), flap: this.flaps.get(name) };
+    const removal = this.removals.get(name);
+    return {
+      incident: this.incidents.get(name),
+      flap: this.flaps.get(name),
+      ...(removal === undefined ? {} : { removal }),
+    };
   }
 
   /** Keeps a step's outcome: records that changed are replaced (or dropped), entries collected. */
@@ -114,6 +121,10 @@ class CheckRecords {
     if (step.flap !== before.flap) {
       if (step.flap === undefined) this.flaps.delete(name);
       else this.flaps.set(name, step.flap);
+    }
+    if (step.removal !== before.removal) {
+      if (step.removal === undefined) this.removals.delete(name);
+      else this.removals.set(name, step.removal);
     }
     if (step.entry !== null) this.entries.push(step.entry);
   }
@@ -151,6 +162,9 @@ function absentNodes(
   for (const name of absent) {
     const memory = records.memoryOf(name);
     records.apply(name, memory, goneStep(name, undefined, memory));
+  }
+  for (const name of [...records.removals.keys()]) {
+    if (!seen.has(name)) records.removals.delete(name);
   }
 }
 
@@ -207,7 +221,8 @@ export function alertsForEvaluation(
     storm.next === state.storm &&
     state.watchdog === null &&
     sameRecords(state.incidents, records.incidents) &&
-    sameRecords(state.flaps, records.flaps);
+    sameRecords(state.flaps, records.flaps) &&
+    sameRecords(state.removals ?? {}, records.removals);
   const next: AlertState = unchanged
     ? state
     : {
@@ -215,6 +230,7 @@ export function alertsForEvaluation(
         flaps: Object.fromEntries(records.flaps),
         watchdog: null,
         storm: storm.next,
+        ...(records.removals.size === 0 ? {} : { removals: Object.fromEntries(records.removals) }),
       };
   return { notification, state: next };
 }
