@@ -235,7 +235,7 @@ describe('stuck removals', () => {
     assert.equal(node?.verdict, 'expired');
     assert.match(
       node?.reason ?? '',
-      /^removal seems stuck: cordoned and silent for 65m \(pages after 30m\): node is cordoned;/,
+      /^removal seems stuck: cordoned and silent for 65m \(limit 30m\): node is cordoned;/,
     );
     assert.equal(node?.since, T0 + 65 * MINUTE);
   });

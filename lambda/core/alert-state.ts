@@ -66,10 +66,15 @@ export interface WatchdogIncident {
 }
 
 export interface StormIncident {
-  /** 'cluster' once the whole cluster crossed the threshold during this storm (never downgraded). */
-  readonly scope: 'zone' | 'cluster';
+  /**
+   * 'cluster' once the whole cluster crossed the threshold during this storm (never downgraded);
+   * otherwise 'zone' when a zone did, 'node-group' when only node groups did.
+   */
+  readonly scope: 'zone' | 'node-group' | 'cluster';
   /** Every zone that crossed the zone threshold during this storm, sorted. */
   readonly zones: readonly string[];
+  /** Every node group that crossed the threshold during this storm, sorted; absent when none. */
+  readonly nodeGroups?: readonly string[];
   readonly since: number;
 }
 

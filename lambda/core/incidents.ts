@@ -26,8 +26,9 @@
  * REMINDER > RESOLVED; an ended storm or a resolved watchdog is the headline only when alone.
  *
  * Storms (see storms.ts for the thresholds)
- * - Storm nodes are the alerting nodes of the storm zones (every alerting node for a cluster
- *   storm), except flapping ones.
+ * - Storm nodes are the silent nodes (`expired`, `missing-lease`) of the storm zones and node
+ *   groups (every silent node for a cluster storm), except flapping ones. A `not-ready` node is
+ *   not part of a storm: it fires on its own.
  * - When a storm starts or spreads: one STORM notification (kind STORM, critical, `storm.state`
  *   'active') with every storm node in `firing` (those already firing before too: it is the
  *   summary of what is down) plus any other node that opened in that check.
@@ -52,10 +53,10 @@ import type { AlertState, FlapRecord, Incident, StormIncident } from './alert-st
 import { pruneFlapRecord } from './flapping.js';
 import { composeNotification } from './grouping.js';
 import type { Evaluation, NodeVerdict } from './model.js';
-import { isAlerting } from './model.js';
+import { isSilent } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
-import { detectStorm, stormChange } from './storms.js';
+import { detectStorm, inStorm, stormChange } from './storms.js';
 
 export type { AlertOutcome, AlertPolicy } from './alert-policy.js';
 export { alertsForReadFailure } from './watchdog-alerts.js';
@@ -67,7 +68,7 @@ interface StormStep {
   readonly info: StormInfo | undefined;
   /** It starts or spreads in this check. */
   readonly notifies: boolean;
-  /** True for a storm node (an alerting node of a storm zone). */
+  /** True for a storm node (a silent node of a storm zone or node group). */
   readonly holds: (node: NodeVerdict) => boolean;
 }
 
@@ -77,16 +78,13 @@ function stormStep(
   policy: AlertPolicy,
   now: number,
 ): StormStep {
-  const detection = detectStorm(evaluation.zones, policy.storm);
-  const change = stormChange(previous, detection, evaluation.zones, now);
+  const detection = detectStorm(evaluation.zones, policy.storm, evaluation.nodeGroups);
+  const change = stormChange(previous, detection, evaluation, now);
   return {
     next: change.next,
     info: change.notice === null ? undefined : change.info,
     notifies: change.notice === 'active',
-    holds: (node) =>
-      detection !== null &&
-      isAlerting(node.verdict) &&
-      (detection.stormZones === null || detection.stormZones.has(node.zone ?? '')),
+    holds: (node) => isSilent(node.verdict) && inStorm(detection, node),
   };
 }
 

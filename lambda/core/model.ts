@@ -147,10 +147,18 @@ export interface Observation {
 
 export type Observations = ReadonlyMap<string, Observation>;
 
+/** Nodes of one zone: how many, and how many of them are silent (`isSilent`). */
 export interface ZoneSummary {
   readonly zone: string;
   readonly total: number;
-  readonly alerting: number;
+  readonly silent: number;
+}
+
+/** Nodes of one node group (or node pool): how many, and how many of them are silent. */
+export interface NodeGroupSummary {
+  readonly nodeGroup: string;
+  readonly total: number;
+  readonly silent: number;
 }
 
 export interface Evaluation {
@@ -164,6 +172,8 @@ export interface Evaluation {
   readonly summary: Readonly<Record<Verdict, number>>;
   /** Nodes grouped by zone (nodes with no zone under ''), for storm detection. */
   readonly zones: readonly ZoneSummary[];
+  /** Nodes grouped by node group (nodes with none are left out), sorted, for storm detection. */
+  readonly nodeGroups: readonly NodeGroupSummary[];
   /** Observations to carry into the next check. */
   readonly observations: Observations;
 }

@@ -244,7 +244,7 @@ function stuckRemoval(node: NodeVerdict, since: number | undefined, check: Check
   return {
     ...node,
     verdict,
-    reason: `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (pages after ${limit}): ${node.reason}`,
+    reason: `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (limit ${limit}): ${node.reason}`,
   };
 }
 
