@@ -102,12 +102,10 @@ class CheckRecords {
   }
 
   memoryOf(name: string): NodeMemory {
+    const incident = this.incidents.get(name);
+    const flap = this.flaps.get(name);
     const removal = this.removals.get(name);
-    return {
-      incident: this.incidents.get(name),
-      flap: this.flaps.get(name),
-      ...(removal === undefined ? {} : { removal }),
-    };
+    return removal === undefined ? { incident, flap } : { incident, flap, removal };
   }
 
   /** Keeps a step's outcome: records that changed are replaced (or dropped), entries collected. */
