@@ -31,6 +31,7 @@ interface NodeState {
   /** Last renewal, epoch ms (kubelet clock = server clock here). */
   renewedAt: number;
   ready?: 'True' | 'False';
+  cordoned?: boolean;
 }
 
 /** The cluster as the reader would hand it over at `at`: every live kubelet renewed 3 s ago. */
@@ -48,8 +49,12 @@ function snapshot(at: number, states: Map<string, NodeState>): Snapshot {
     nodes.push({
       name,
       createdAt: '2026-11-01T08:00:00Z',
-      labels: { 'topology.kubernetes.io/zone': zone },
-      unschedulable: false,
+      labels: {
+        'topology.kubernetes.io/zone': zone,
+        // The last node of each zone is in the GPU node group.
+        'eks.amazonaws.com/nodegroup': i % 4 === 3 ? 'gpu' : 'general',
+      },
+      unschedulable: state?.cordoned ?? false,
       taints: [],
       ready: state?.ready ?? 'True',
       readyReason: state?.ready === 'False' ? 'KubeletNotReady' : 'KubeletReady',
@@ -86,6 +91,7 @@ function scenario(
 
 const [a1, , , , b1] = NAMES as [string, string, string, string, string];
 const zoneC = NAMES.slice(8);
+const gpu = NAMES.filter((_, i) => i % 4 === 3);
 
 export function examples(): { title: string; notification: Notification }[] {
   const failing = scenario(8, {
@@ -100,6 +106,14 @@ export function examples(): { title: string; notification: Notification }[] {
     1: (s, at) => {
       for (const name of zoneC) s.set(name, { renewedAt: at - 15_000 });
     },
+  });
+  const gpuStorm = scenario(3, {
+    1: (s, at) => {
+      for (const name of gpu) s.set(name, { renewedAt: at - 15_000 });
+    },
+  });
+  const stuck = scenario(33, {
+    1: (s, at) => s.set(a1, { renewedAt: at - 20_000, cordoned: true }),
   });
   const forbidden =
     'cannot list leases in namespace kube-node-lease (API group coordination.k8s.io) (403 Forbidden): leases.coordination.k8s.io is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease" — grant get/list on leases, see deploy/rbac.yaml';
@@ -141,6 +155,14 @@ export function examples(): { title: string; notification: Notification }[] {
     {
       title: 'A zone goes dark: one summary, not one email per node',
       notification: pick(storm.sent, 'STORM'),
+    },
+    {
+      title: 'A node group goes dark across zones: one summary per node group',
+      notification: pick(gpuStorm.sent, 'STORM'),
+    },
+    {
+      title: 'A cordoned node stays silent for 30 minutes: its removal seems stuck',
+      notification: pick(stuck.sent, 'FIRING'),
     },
     {
       title: 'The watchdog cannot read the cluster',

@@ -13,7 +13,8 @@ import {
 import {
   type ClusterReadFailure,
   type Evaluation,
-  isAlerting,
+  isSilent,
+  type NodeGroupSummary,
   type NodeVerdict,
   VERDICTS,
   type Verdict,
@@ -72,18 +73,35 @@ export function nodes(
   );
 }
 
-/** Zone counts as the evaluator makes them: every node but orphaned leases, zone null → ''. */
-export function zonesOf(list: readonly NodeVerdict[]): ZoneSummary[] {
-  const byZone = new Map<string, { total: number; alerting: number }>();
+/** Counts as the evaluator makes them: every node but orphaned leases; a null key leaves it out. */
+function countBy(
+  list: readonly NodeVerdict[],
+  keyOf: (node: NodeVerdict) => string | null,
+): [string, { total: number; silent: number }][] {
+  const byKey = new Map<string, { total: number; silent: number }>();
   for (const node of list) {
     if (node.verdict === 'orphaned-lease') continue;
-    const zone = node.zone ?? '';
-    const counts = byZone.get(zone) ?? { total: 0, alerting: 0 };
+    const key = keyOf(node);
+    if (key === null) continue;
+    const counts = byKey.get(key) ?? { total: 0, silent: 0 };
     counts.total++;
-    if (isAlerting(node.verdict)) counts.alerting++;
-    byZone.set(zone, counts);
+    if (isSilent(node.verdict)) counts.silent++;
+    byKey.set(key, counts);
   }
-  return [...byZone].map(([zone, counts]) => ({ zone, ...counts }));
+  return [...byKey];
+}
+
+/** Zone counts as the evaluator makes them: zone null → ''. */
+export function zonesOf(list: readonly NodeVerdict[]): ZoneSummary[] {
+  return countBy(list, (node) => node.zone ?? '').map(([zone, counts]) => ({ zone, ...counts }));
+}
+
+/** Node group counts as the evaluator makes them: nodes without a node group left out. */
+export function nodeGroupsOf(list: readonly NodeVerdict[]): NodeGroupSummary[] {
+  return countBy(list, (node) => node.nodeGroup ?? null).map(([nodeGroup, counts]) => ({
+    nodeGroup,
+    ...counts,
+  }));
 }
 
 export function evaluation(options: {
@@ -105,6 +123,7 @@ export function evaluation(options: {
     nodes: sorted,
     summary,
     zones: options.zones ?? zonesOf(sorted),
+    nodeGroups: nodeGroupsOf(sorted),
     observations: new Map(),
     ...(options.degraded === undefined ? {} : { degraded: options.degraded }),
   };
@@ -113,6 +132,7 @@ export function evaluation(options: {
 export function policy(overrides: {
   reminderIntervalSeconds?: number;
   readFailuresBeforePage?: number;
+  stuckRemovalSeconds?: number;
   flapping?: Partial<AlertPolicy['flapping']>;
   storm?: Partial<AlertPolicy['storm']>;
 }): AlertPolicy {
@@ -121,6 +141,7 @@ export function policy(overrides: {
       overrides.reminderIntervalSeconds ?? DEFAULT_ALERT_POLICY.reminderIntervalSeconds,
     readFailuresBeforePage:
       overrides.readFailuresBeforePage ?? DEFAULT_ALERT_POLICY.readFailuresBeforePage,
+    stuckRemovalSeconds: overrides.stuckRemovalSeconds ?? DEFAULT_ALERT_POLICY.stuckRemovalSeconds,
     flapping: { ...DEFAULT_ALERT_POLICY.flapping, ...overrides.flapping },
     storm: { ...DEFAULT_ALERT_POLICY.storm, ...overrides.storm },
   };
@@ -189,7 +210,7 @@ export interface Digest {
   resolved: string[];
   reminders: string[];
   flapping: string[];
-  /** `state scope zone=alerting/total,…`. */
+  /** `state scope zone=silent/total,…` and ` groups group=silent/total,…` when node groups are named. */
   storm?: string;
   /** `state failure`. */
   watchdog?: string;
@@ -207,8 +228,9 @@ export function digest(notification: Notification | null): Digest | null {
   };
   if (notification.storm !== undefined) {
     const s = notification.storm;
-    const zones = s.zones.map((z) => `${z.zone}=${z.alerting}/${z.total}`).join(',');
-    out.storm = `${s.state ?? 'active'} ${s.scope} ${zones}`;
+    const zones = s.zones.map((z) => `${z.zone}=${z.silent}/${z.total}`).join(',');
+    const groups = (s.nodeGroups ?? []).map((g) => `${g.nodeGroup}=${g.silent}/${g.total}`);
+    out.storm = `${s.state ?? 'active'} ${s.scope} ${zones}${groups.length > 0 ? ` groups ${groups.join(',')}` : ''}`;
   }
   if (notification.watchdog !== undefined) {
     out.watchdog = `${notification.watchdog.state} ${notification.watchdog.failure}`;

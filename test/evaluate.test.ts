@@ -273,6 +273,20 @@ describe('evaluate: suppression of expected removals', () => {
       assert.match(v.reason, /no lease renewal for 5m/);
     });
   }
+  it('a suppressed node says which verdict it hides (what a stuck removal pages with)', () => {
+    const silent = only(
+      snapshot({ leases: [silentLease], nodes: [node('a', { unschedulable: true })] }),
+    );
+    assert.equal(silent.suppressedVerdict, 'expired');
+    const leaseless = only(snapshot({ leases: [], nodes: [node('a', { unschedulable: true })] }));
+    assert.equal(leaseless.suppressedVerdict, 'missing-lease');
+  });
+  it("the user's exclusion comes before an expected removal (it is never timed out)", () => {
+    const policy = { ...DEFAULT_POLICY, exclude: parseSelector('pool=batch') };
+    const spec = { unschedulable: true, labels: { pool: 'batch' } };
+    const v = only(snapshot({ leases: [silentLease], nodes: [node('a', spec)] }), policy);
+    assert.equal(v.suppressedBy, 'excluded');
+  });
   it('an unrelated taint does not suppress', () => {
     const spec = { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
     assert.equal(
@@ -507,11 +521,42 @@ describe('evaluate: the whole cluster', () => {
       invalid: 0,
     });
     assert.deepEqual(result.zones, [
-      { zone: 'z1', total: 2, alerting: 1 },
-      { zone: 'z2', total: 2, alerting: 1 },
+      { zone: 'z1', total: 2, silent: 1 },
+      { zone: 'z2', total: 2, silent: 1 },
     ]);
     assert.equal(result.nodes[1]?.instance, 'i-b');
     assert.equal(result.nodes[1]?.zone, 'z1');
+  });
+
+  it('counts only silent nodes per zone and per node group (not-ready is not silent)', () => {
+    const ng = (group: string) => ({ 'eks.amazonaws.com/nodegroup': group });
+    const result = evaluate(
+      snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 5 * MIN) }), lease('b'), lease('c')],
+        nodes: [
+          node('a', { zone: 'z1', labels: ng('gpu') }),
+          node('b', { zone: 'z1', labels: ng('gpu'), ready: 'False' }),
+          node('c', { zone: 'z1' }),
+          node('d', { zone: 'z2', labels: ng('web') }),
+        ],
+      }),
+      NONE,
+      DEFAULT_POLICY,
+      T0,
+    );
+    assert.deepEqual(
+      result.nodes.map((n) => n.verdict),
+      ['expired', 'not-ready', 'healthy', 'missing-lease'],
+    );
+    assert.deepEqual(result.zones, [
+      { zone: 'z1', total: 3, silent: 1 },
+      { zone: 'z2', total: 1, silent: 1 },
+    ]);
+    // Node c has no node group label: in no node group.
+    assert.deepEqual(result.nodeGroups, [
+      { nodeGroup: 'gpu', total: 2, silent: 1 },
+      { nodeGroup: 'web', total: 1, silent: 1 },
+    ]);
   });
 
   it('evaluates 100,000 nodes', () => {

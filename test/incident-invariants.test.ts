@@ -15,7 +15,7 @@ import {
   alertsForEvaluation,
   alertsForReadFailure,
 } from '../lambda/core/incidents.js';
-import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
+import { isAlerting, isSilent, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
 import { CLUSTER, evaluation, MINUTE, nv, policy, SECOND, T0 } from './alert-builders.js';
 import { random as seeded } from './state-fixtures.js';
 
@@ -38,6 +38,9 @@ const CHOICES: readonly (Verdict | 'absent')[] = [
   'absent',
 ];
 
+const HELD_BY = ['cordoned', 'deleting', 'excluded'] as const;
+const HIDDEN = ['expired', 'not-ready', 'expired', 'missing-lease'] as const;
+
 /** Policies small enough for flapping, reminders and storms to happen within a sequence. */
 function randomPolicy(pick: Pick): AlertPolicy {
   return policy({
@@ -48,6 +51,7 @@ function randomPolicy(pick: Pick): AlertPolicy {
       stableSeconds: pick([5 * 60, 15 * 60]),
     },
     storm: { zoneMinNodes: pick([2, 3]), clusterMinNodes: pick([3, 4]) },
+    stuckRemovalSeconds: pick([300, 600, 1800]),
   });
 }
 
@@ -79,6 +83,12 @@ function verdictsOf(
     list.push(
       nv(name, verdict, {
         zone: ZONES[i % ZONES.length] ?? null,
+        // Node groups cut across the zones.
+        nodeGroup: i < 3 ? 'general' : 'gpu',
+        // Held by the same cause, hiding the same verdict, each time (so removals get stuck).
+        ...(verdict === 'suppressed'
+          ? { suppressedBy: HELD_BY[i % HELD_BY.length], suppressedVerdict: HIDDEN[i % 4] }
+          : {}),
         renewTime: random() < 0.8 ? '2026-11-29T17:58:47.065888Z' : '2026-11-29T17:59:27.102934Z',
         ...(random() < 0.15 ? { newlySeen: true } : {}),
       }),
@@ -91,10 +101,23 @@ function names(list: readonly { readonly name: string }[]): Set<string> {
   return new Set(list.map((node) => node.name));
 }
 
-/** True while the storm in `state` covers this node's zone. */
+/** True while the storm in `state` covers this node's zone or node group. */
 function stormCovers(state: AlertState, node: NodeVerdict): boolean {
   const storm = state.storm;
-  return storm !== null && (storm.scope === 'cluster' || storm.zones.includes(node.zone ?? ''));
+  if (storm === null) return false;
+  if (storm.scope === 'cluster' || storm.zones.includes(node.zone ?? '')) return true;
+  return node.nodeGroup !== undefined && (storm.nodeGroups ?? []).includes(node.nodeGroup);
+}
+
+/** A node held by an expected removal while silent: it may page once the removal is stuck. */
+function heldSilent(node: NodeVerdict): boolean {
+  const hidden = node.suppressedVerdict;
+  return (
+    node.verdict === 'suppressed' &&
+    node.suppressedBy !== 'excluded' &&
+    hidden !== undefined &&
+    isSilent(hidden)
+  );
 }
 
 /** Checks what one successful check may do, given the state before it and what came out. */
@@ -106,9 +129,13 @@ function assertCheck(before: AlertState, nodes: readonly NodeVerdict[], out: Ale
     if (before.incidents[node.name] !== undefined || after.incidents[node.name] === undefined) {
       continue;
     }
-    // An incident opened: only for an alerting verdict, and only with a FIRING, STORM or FLAPPING
-    // notification naming the node, or silently while a storm covers it or while it flaps.
-    assert.ok(isAlerting(node.verdict), `${node.name} opened on ${node.verdict}`);
+    // An incident opened: only for an alerting verdict (or a silent node whose removal is stuck,
+    // never an excluded one), and only with a FIRING, STORM or FLAPPING notification naming the
+    // node, or silently while a storm covers it or while it flaps.
+    assert.ok(
+      isAlerting(node.verdict) || heldSilent(node),
+      `${node.name} opened on ${node.verdict}`,
+    );
     const said = firing.has(node.name) || flapping.has(node.name);
     const silently = stormCovers(after, node) || after.flaps[node.name]?.flapping !== undefined;
     assert.ok(said || silently, `${node.name} opened without a notice`);
@@ -133,6 +160,12 @@ function assertCheck(before: AlertState, nodes: readonly NodeVerdict[], out: Ale
   }
   if (before.storm === null && after.storm !== null) assert.equal(storm?.state, 'active');
   if (before.storm !== null && after.storm === null) assert.equal(storm?.state, 'ended');
+  // Stuck-removal clocks are kept only for nodes held silently by an expected removal (or, in a
+  // degraded check, for nodes it does not list).
+  for (const name of Object.keys(after.removals ?? {})) {
+    const node = nodes.find((n) => n.name === name);
+    assert.ok(node === undefined ? before.removals?.[name] !== undefined : heldSilent(node), name);
+  }
   // The same object comes back exactly when nothing in it changed.
   assert.equal(after === before, isDeepStrictEqual(after, before), 'state identity');
 }

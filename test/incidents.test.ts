@@ -1017,7 +1017,7 @@ describe('scale', () => {
 
   test('100,000 nodes: a whole-cluster storm', () => {
     // Prepare
-    const all = nodes('n', 100_000, 'not-ready', 'eu-west-1a');
+    const all = nodes('n', 100_000, 'expired', 'eu-west-1a');
     // Act
     const run = runChecks([
       { at: T0, nodes: all },

@@ -64,6 +64,7 @@ describe('parseWatchdogSettings', () => {
       startupGraceSeconds: 60,
       reminderIntervalSeconds: 14_400,
       readFailuresBeforePage: 2,
+      stuckRemovalSeconds: 1800,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
       nodeRefreshSeconds: 0,
@@ -80,6 +81,14 @@ describe('parseWatchdogSettings', () => {
     const first = parseWatchdogSettings({ clusters: [eks], readFailuresBeforePage: 1 });
     assert.equal(policiesOf(byDefault, {}).alertPolicy.readFailuresBeforePage, 2);
     assert.equal(policiesOf(first, {}).alertPolicy.readFailuresBeforePage, 1);
+  });
+
+  test('stuckRemovalSeconds reaches the alert policy (default 30 min)', () => {
+    const eks = { name: 'prod', auth: { mode: 'eks' } };
+    const byDefault = parseWatchdogSettings({ clusters: [eks] });
+    const hour = parseWatchdogSettings({ clusters: [eks], stuckRemovalSeconds: 3600 });
+    assert.equal(policiesOf(byDefault, {}).alertPolicy.stuckRemovalSeconds, 1800);
+    assert.equal(policiesOf(hour, {}).alertPolicy.stuckRemovalSeconds, 3600);
   });
 
   test('keeps every auth mode with its own fields, and defaults the EKS name to the cluster name', () => {
@@ -232,7 +241,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -517,6 +526,11 @@ describe('deployment configuration', () => {
       'readFailuresBeforePage must be a whole number from 1 to 60 (got 0)',
     ],
     [
+      'a stuck-removal limit shorter than a reboot',
+      { ...valid, stuckRemovalSeconds: 60 },
+      'stuckRemovalSeconds must be a whole number from 300 to 604800 (got 60)',
+    ],
+    [
       'a FIFO alarm topic',
       { ...valid, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops.fifo' },
       'alarmTopicArn must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got "arn:aws:sns:eu-west-1:123456789012:ops.fifo")',
@@ -524,7 +538,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
     [
       'settings too big for the Lambda environment',
@@ -535,7 +549,7 @@ describe('deployment configuration', () => {
           auth: { ...token.auth, caData: 'QUJD'.repeat(60) },
         })),
       },
-      'the watchdog settings take 8510 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
+      'the watchdog settings take 8537 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
     ],
   ];
   for (const [name, input, message] of invalid) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { StormInfo } from '../lambda/core/notification.js';
 import {
   BODY_MAX_BYTES,
   renderBody,
@@ -93,9 +94,9 @@ describe('renderSubject', () => {
         firing: manyNodes(14),
         storm: {
           scope: 'zone',
-          zones: [{ zone: 'eu-west-1a', total: 20, alerting: 14 }],
+          zones: [{ zone: 'eu-west-1a', total: 20, silent: 14 }],
           clusterTotal: 60,
-          clusterAlerting: 14,
+          clusterSilent: 14,
         },
       }),
       subject: '[prod-eu] STORM: 14 of 20 nodes silent in eu-west-1a',
@@ -107,9 +108,9 @@ describe('renderSubject', () => {
         firing: manyNodes(1500),
         storm: {
           scope: 'cluster',
-          zones: [{ zone: 'eu-west-1a', total: 2000, alerting: 1500 }],
+          zones: [{ zone: 'eu-west-1a', total: 2000, silent: 1500 }],
           clusterTotal: 2000,
-          clusterAlerting: 1500,
+          clusterSilent: 1500,
         },
       }),
       subject: '[prod-eu] STORM: 1,500 of 2,000 nodes silent cluster-wide',
@@ -340,9 +341,9 @@ describe('renderBody', () => {
         firing: nodes,
         storm: {
           scope: 'zone',
-          zones: [{ zone: 'eu-west-1a', total: 20, alerting: 14 }],
+          zones: [{ zone: 'eu-west-1a', total: 20, silent: 14 }],
           clusterTotal: 60,
-          clusterAlerting: 14,
+          clusterSilent: 14,
         },
       }),
     );
@@ -365,6 +366,57 @@ describe('renderBody', () => {
     );
     assert.doesNotMatch(body, /^ {2}verdict:/m, 'no per-node blocks in a storm');
     assert.match(body, /55 % of nodes are unhealthy/);
+  });
+
+  it('STORM by node group: a count and a fraction per node group, what to check', () => {
+    const nodes = manyNodes(3).map((x) => ({ ...x, nodeGroup: 'gpu-a10g' }));
+    const storm = {
+      scope: 'node-group' as const,
+      zones: [],
+      nodeGroups: [{ nodeGroup: 'gpu-a10g', total: 4, silent: 3 }],
+      clusterTotal: 60,
+      clusterSilent: 3,
+    };
+    const n = notification({ kind: 'STORM', firing: nodes, storm });
+    const body = renderBody(n);
+    assert.equal(renderSubject(n), '[prod-eu] STORM: 3 of 4 nodes silent in node group gpu-a10g');
+    assert.match(body, /^STORM: 3 of 4 nodes silent in node group gpu-a10g$/m);
+    assert.match(body, /^ {2}node group +silent +total$/m);
+    assert.match(body, /^ {2}gpu-a10g +3 +4 \(75 %\)$/m);
+    assert.match(body, /^ {2}cluster +3 +60$/m);
+    assert.doesNotMatch(body, /^ {2}zone +silent/m, 'no empty zone table');
+    assert.match(body.replace(/\s+/g, ' '), /The node group: a rollout in progress/);
+  });
+
+  it('STORM in a zone naming a node group too: both tables', () => {
+    const body = renderBody(
+      notification({
+        kind: 'STORM',
+        firing: manyNodes(3),
+        storm: {
+          scope: 'zone',
+          zones: [{ zone: 'eu-west-1a', total: 5, silent: 3 }],
+          nodeGroups: [{ nodeGroup: 'spot', total: 4, silent: 3 }],
+          clusterTotal: 10,
+          clusterSilent: 3,
+        },
+      }),
+    );
+    assert.match(body, /^STORM: 3 of 5 nodes silent in eu-west-1a$/m);
+    assert.match(body, /^ {2}eu-west-1a +3 +5 \(60 %\)$/m);
+    assert.match(body, /^ {2}spot +3 +4 \(75 %\)$/m);
+  });
+
+  it('a STORM stored before the silent counts were named so still renders its counts', () => {
+    const stored = {
+      scope: 'zone',
+      zones: [{ zone: 'eu-west-1a', total: 20, alerting: 14 }],
+      clusterTotal: 60,
+      clusterAlerting: 14,
+    } as unknown as StormInfo;
+    const n = notification({ kind: 'STORM', firing: manyNodes(14), storm: stored });
+    assert.equal(renderSubject(n), '[prod-eu] STORM: 14 of 20 nodes silent in eu-west-1a');
+    assert.match(renderBody(n), /^ {2}cluster +14 +60$/m);
   });
 
   it('WATCHDOG: what failed, since when, what to check', () => {
@@ -422,7 +474,7 @@ describe('renderBody', () => {
       notification({
         kind: 'STORM',
         firing: nodes,
-        storm: { scope: 'cluster', zones: [], clusterTotal: 6000, clusterAlerting: 5000 },
+        storm: { scope: 'cluster', zones: [], clusterTotal: 6000, clusterSilent: 5000 },
       }),
     );
     assert.ok(Buffer.byteLength(body) <= BODY_MAX_BYTES, `${Buffer.byteLength(body)} bytes`);
@@ -440,7 +492,7 @@ describe('renderBody', () => {
       notification({
         kind: 'STORM',
         firing: nodes,
-        storm: { scope: 'cluster', zones: [], clusterTotal: 20_000, clusterAlerting: 20_000 },
+        storm: { scope: 'cluster', zones: [], clusterTotal: 20_000, clusterSilent: 20_000 },
       }),
     );
     const bytes = Buffer.byteLength(body);
@@ -543,9 +595,9 @@ describe('a storm that ended', () => {
     storm: {
       scope: 'zone',
       state: 'ended',
-      zones: [{ zone: 'eu-west-1c', total: 4, alerting: 0 }],
+      zones: [{ zone: 'eu-west-1c', total: 4, silent: 0 }],
       clusterTotal: 12,
-      clusterAlerting: 1,
+      clusterSilent: 1,
     },
   });
 
@@ -559,7 +611,7 @@ describe('a storm that ended', () => {
     const body = renderBody(ended);
     assert.match(
       body,
-      /STORM OVER\n-+\nThe zone disruption reported earlier is over: 1 of 12 nodes are alerting now/,
+      /STORM OVER\n-+\nThe zone disruption reported earlier is over: 1 of 12 nodes are silent now/,
     );
     assert.doesNotMatch(body, /likely cause is the network/);
     assert.doesNotMatch(body, /slows evictions/);

@@ -100,9 +100,9 @@ describe('SnsNotifier on a standard topic', () => {
         firing: manyNodes(14),
         storm: {
           scope: 'zone',
-          zones: [{ zone: 'eu-west-1a', total: 20, alerting: 14 }],
+          zones: [{ zone: 'eu-west-1a', total: 20, silent: 14 }],
           clusterTotal: 60,
-          clusterAlerting: 14,
+          clusterSilent: 14,
         },
       }),
       notification({

@@ -16,6 +16,11 @@ export interface AlertPolicy {
    * single failed read is usually a blip; the streak is counted from its first failure.
    */
   readonly readFailuresBeforePage: number;
+  /**
+   * A node suppressed by an expected removal (not the user's exclusion) and silent this long,
+   * seconds on the watchdog's clock, pages: its removal seems stuck (node-step.ts).
+   */
+  readonly stuckRemovalSeconds: number;
   readonly flapping: FlapPolicy;
   readonly storm: StormPolicy;
 }

@@ -66,10 +66,15 @@ export interface WatchdogIncident {
 }
 
 export interface StormIncident {
-  /** 'cluster' once the whole cluster crossed the threshold during this storm (never downgraded). */
-  readonly scope: 'zone' | 'cluster';
+  /**
+   * 'cluster' once the whole cluster crossed the threshold during this storm (never downgraded);
+   * otherwise 'zone' when a zone did, 'node-group' when only node groups did.
+   */
+  readonly scope: 'zone' | 'node-group' | 'cluster';
   /** Every zone that crossed the zone threshold during this storm, sorted. */
   readonly zones: readonly string[];
+  /** Every node group that crossed the threshold during this storm, sorted; absent when none. */
+  readonly nodeGroups?: readonly string[];
   readonly since: number;
 }
 
@@ -88,6 +93,13 @@ export interface AlertState {
   readonly storm: StormIncident | null;
   /** Set while checks run degraded (watchdog-alerts.ts). Absent in older state: not degraded. */
   readonly degraded?: DegradedChecks | null | undefined;
+  /**
+   * Nodes suppressed by an expected removal (cordoned, being deleted, autoscaler or Karpenter
+   * taint; not the user's exclusion) and silent: since when, on the watchdog's clock (the first
+   * check that saw both). Past `stuckRemovalSeconds` the node pages (node-step.ts). Absent in
+   * documents written before it, and when empty.
+   */
+  readonly removals?: Readonly<Record<string, number>>;
 }
 
 export const EMPTY_ALERT_STATE: AlertState = Object.freeze({

@@ -23,8 +23,9 @@ import {
 } from './lease.js';
 import {
   type Evaluation,
-  isAlerting,
+  isSilent,
   type LeaseInfo,
+  type NodeGroupSummary,
   type NodeInfo,
   type NodeVerdict,
   type Observation,
@@ -206,6 +207,7 @@ function suppressedOr(
     ...judged,
     verdict: 'suppressed',
     suppressedBy: cause,
+    suppressedVerdict: verdict,
     reason: `${describeSuppression(cause, policy)}; ${what}`,
   };
 }
@@ -239,20 +241,35 @@ function summarise(nodes: readonly NodeVerdict[]): Record<Verdict, number> {
   return summary;
 }
 
-/** Nodes per zone (orphaned leases are not nodes), with how many alert. */
-function zonesOf(nodes: readonly NodeVerdict[]): ZoneSummary[] {
-  const zones = new Map<string, { total: number; alerting: number }>();
+/** Nodes per key (orphaned leases are not nodes; a null key leaves the node out), with how many are silent. */
+function countBy(
+  nodes: readonly NodeVerdict[],
+  keyOf: (node: NodeVerdict) => string | null,
+): [string, { total: number; silent: number }][] {
+  const groups = new Map<string, { total: number; silent: number }>();
   for (const n of nodes) {
     if (n.verdict === 'orphaned-lease') continue;
-    const key = n.zone ?? '';
-    const zone = zones.get(key) ?? { total: 0, alerting: 0 };
-    zone.total++;
-    if (isAlerting(n.verdict)) zone.alerting++;
-    zones.set(key, zone);
+    const key = keyOf(n);
+    if (key === null) continue;
+    const group = groups.get(key) ?? { total: 0, silent: 0 };
+    group.total++;
+    if (isSilent(n.verdict)) group.silent++;
+    groups.set(key, group);
   }
-  return [...zones.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([zone, counts]) => ({ zone, ...counts }));
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Nodes per zone (no zone: ''), with how many are silent. */
+function zonesOf(nodes: readonly NodeVerdict[]): ZoneSummary[] {
+  return countBy(nodes, (n) => n.zone ?? '').map(([zone, counts]) => ({ zone, ...counts }));
+}
+
+/** Nodes per node group (nodes without one are left out), with how many are silent. */
+function nodeGroupsOf(nodes: readonly NodeVerdict[]): NodeGroupSummary[] {
+  return countBy(nodes, (n) => n.nodeGroup ?? null).map(([nodeGroup, counts]) => ({
+    nodeGroup,
+    ...counts,
+  }));
 }
 
 /** Where a renewTime places a lease among copies of it: never or unreadable before any time. */
@@ -307,6 +324,7 @@ export function evaluate(
     nodes: verdicts,
     summary: summarise(verdicts),
     zones: zonesOf(verdicts),
+    nodeGroups: nodeGroupsOf(verdicts),
     observations: ctx.next,
   };
 }

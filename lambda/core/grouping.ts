@@ -97,8 +97,10 @@ export function notificationId(notification: Omit<Notification, 'id'>): string {
   }
   const storm = notification.storm;
   if (storm !== undefined) {
-    line('storm', storm.state ?? 'active', storm.scope, storm.clusterTotal, storm.clusterAlerting);
-    for (const zone of storm.zones) line(zone.zone, zone.total, zone.alerting);
+    line('storm', storm.state ?? 'active', storm.scope, storm.clusterTotal, storm.clusterSilent);
+    for (const zone of storm.zones) line(zone.zone, zone.total, zone.silent);
+    for (const group of storm.nodeGroups ?? [])
+      line('group', group.nodeGroup, group.total, group.silent);
   }
   const watchdog = notification.watchdog;
   if (watchdog !== undefined) line('watchdog', watchdog.state, watchdog.failure, watchdog.since);

@@ -13,12 +13,12 @@
  * successful check): a cluster that cannot be read must not look healthy, nor be guessed at.
  *
  * Absent nodes
- * - A node remembered (open incident or flap record) but absent from the evaluation is gone:
- *   its incident resolves with 'node-deleted', a flapping node is released at once, in `resolved`,
- *   and both records are dropped.
+ * - A node remembered (open incident, flap record or stuck-removal clock) but absent from the
+ *   evaluation is gone: its incident resolves with 'node-deleted', a flapping node is released at
+ *   once, in `resolved`, and its records are dropped.
  * - A degraded evaluation (`evaluation.degraded`: the Nodes could not be read) does not prove
- *   that an absent node is gone: incidents and flap records of absent nodes are then kept as they
- *   are (flap records only lose the transitions that left the window). Nodes present in it are
+ *   that an absent node is gone: incidents, flap records and stuck-removal clocks of absent nodes
+ *   are then kept as they are (flap records only lose the transitions that left the window). Nodes present in it are
  *   handled as usual.
  *
  * Grouping (see grouping.ts): one notification per check with every node that changed, sorted by
@@ -26,8 +26,9 @@
  * REMINDER > RESOLVED; an ended storm or a resolved watchdog is the headline only when alone.
  *
  * Storms (see storms.ts for the thresholds)
- * - Storm nodes are the alerting nodes of the storm zones (every alerting node for a cluster
- *   storm), except flapping ones.
+ * - Storm nodes are the silent nodes (`expired`, `missing-lease`) of the storm zones and node
+ *   groups (every silent node for a cluster storm), except flapping ones. A `not-ready` node is
+ *   not part of a storm: it fires on its own.
  * - When a storm starts or spreads: one STORM notification (kind STORM, critical, `storm.state`
  *   'active') with every storm node in `firing` (those already firing before too: it is the
  *   summary of what is down) plus any other node that opened in that check.
@@ -52,10 +53,10 @@ import type { AlertState, FlapRecord, Incident, StormIncident } from './alert-st
 import { pruneFlapRecord } from './flapping.js';
 import { composeNotification } from './grouping.js';
 import type { Evaluation, NodeVerdict } from './model.js';
-import { isAlerting } from './model.js';
+import { isSilent } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
-import { detectStorm, stormChange } from './storms.js';
+import { detectStorm, inStorm, stormChange } from './storms.js';
 
 export type { AlertOutcome, AlertPolicy } from './alert-policy.js';
 export { alertsForReadFailure } from './watchdog-alerts.js';
@@ -67,7 +68,7 @@ interface StormStep {
   readonly info: StormInfo | undefined;
   /** It starts or spreads in this check. */
   readonly notifies: boolean;
-  /** True for a storm node (an alerting node of a storm zone). */
+  /** True for a storm node (a silent node of a storm zone or node group). */
   readonly holds: (node: NodeVerdict) => boolean;
 }
 
@@ -77,16 +78,13 @@ function stormStep(
   policy: AlertPolicy,
   now: number,
 ): StormStep {
-  const detection = detectStorm(evaluation.zones, policy.storm);
-  const change = stormChange(previous, detection, evaluation.zones, now);
+  const detection = detectStorm(evaluation.zones, policy.storm, evaluation.nodeGroups);
+  const change = stormChange(previous, detection, evaluation, now);
   return {
     next: change.next,
     info: change.notice === null ? undefined : change.info,
     notifies: change.notice === 'active',
-    holds: (node) =>
-      detection !== null &&
-      isAlerting(node.verdict) &&
-      (detection.stormZones === null || detection.stormZones.has(node.zone ?? '')),
+    holds: (node) => isSilent(node.verdict) && inStorm(detection, node),
   };
 }
 
@@ -94,15 +92,20 @@ function stormStep(
 class CheckRecords {
   readonly incidents: Map<string, Incident>;
   readonly flaps: Map<string, FlapRecord>;
+  readonly removals: Map<string, number>;
   readonly entries: NodeEntry[] = [];
 
   constructor(state: AlertState) {
     this.incidents = new Map(Object.entries(state.incidents));
     this.flaps = new Map(Object.entries(state.flaps));
+    this.removals = new Map(Object.entries(state.removals ?? {}));
   }
 
   memoryOf(name: string): NodeMemory {
-    return { incident: this.incidents.get(name), flap: this.flaps.get(name) };
+    const incident = this.incidents.get(name);
+    const flap = this.flaps.get(name);
+    const removal = this.removals.get(name);
+    return removal === undefined ? { incident, flap } : { incident, flap, removal };
   }
 
   /** Keeps a step's outcome: records that changed are replaced (or dropped), entries collected. */
@@ -114,6 +117,10 @@ class CheckRecords {
     if (step.flap !== before.flap) {
       if (step.flap === undefined) this.flaps.delete(name);
       else this.flaps.set(name, step.flap);
+    }
+    if (step.removal !== before.removal) {
+      if (step.removal === undefined) this.removals.delete(name);
+      else this.removals.set(name, step.removal);
     }
     if (step.entry !== null) this.entries.push(step.entry);
   }
@@ -151,6 +158,9 @@ function absentNodes(
   for (const name of absent) {
     const memory = records.memoryOf(name);
     records.apply(name, memory, goneStep(name, undefined, memory));
+  }
+  for (const name of [...records.removals.keys()]) {
+    if (!seen.has(name)) records.removals.delete(name);
   }
 }
 
@@ -207,7 +217,8 @@ export function alertsForEvaluation(
     storm.next === state.storm &&
     state.watchdog === null &&
     sameRecords(state.incidents, records.incidents) &&
-    sameRecords(state.flaps, records.flaps);
+    sameRecords(state.flaps, records.flaps) &&
+    sameRecords(state.removals ?? {}, records.removals);
   const next: AlertState = unchanged
     ? state
     : {
@@ -215,6 +226,7 @@ export function alertsForEvaluation(
         flaps: Object.fromEntries(records.flaps),
         watchdog: null,
         storm: storm.next,
+        ...(records.removals.size === 0 ? {} : { removals: Object.fromEntries(records.removals) }),
       };
   return { notification, state: next };
 }

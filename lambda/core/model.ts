@@ -73,6 +73,17 @@ export function isAlerting(verdict: Verdict): boolean {
   return ALERTING_VERDICTS.has(verdict);
 }
 
+/**
+ * Verdicts of a node whose kubelet is not heard from: its lease stopped renewing, or it has none
+ * past the startup grace (a kubelet that can write recreates a deleted lease within seconds).
+ * A `not-ready` node is alerting but not silent: its kubelet renews and reports.
+ */
+const SILENT_VERDICTS: ReadonlySet<Verdict> = new Set(['expired', 'missing-lease']);
+
+export function isSilent(verdict: Verdict): boolean {
+  return SILENT_VERDICTS.has(verdict);
+}
+
 /** Why a node is suppressed (an expected removal or the user's exclusion). */
 export type SuppressionCause =
   | 'cordoned'
@@ -107,6 +118,8 @@ export interface NodeVerdict extends NodeFacts {
   readonly providerID: string | null;
   /** Set when verdict is `suppressed`. */
   readonly suppressedBy?: SuppressionCause | undefined;
+  /** Set when verdict is `suppressed`: the verdict the node would have without its suppression. */
+  readonly suppressedVerdict?: Verdict | undefined;
   /** True when the silence was estimated from the API server's clock (no earlier observation). */
   readonly firstSight?: boolean | undefined;
   /**
@@ -134,10 +147,18 @@ export interface Observation {
 
 export type Observations = ReadonlyMap<string, Observation>;
 
+/** Nodes of one zone: how many, and how many of them are silent (`isSilent`). */
 export interface ZoneSummary {
   readonly zone: string;
   readonly total: number;
-  readonly alerting: number;
+  readonly silent: number;
+}
+
+/** Nodes of one node group (or node pool): how many, and how many of them are silent. */
+export interface NodeGroupSummary {
+  readonly nodeGroup: string;
+  readonly total: number;
+  readonly silent: number;
 }
 
 export interface Evaluation {
@@ -151,6 +172,8 @@ export interface Evaluation {
   readonly summary: Readonly<Record<Verdict, number>>;
   /** Nodes grouped by zone (nodes with no zone under ''), for storm detection. */
   readonly zones: readonly ZoneSummary[];
+  /** Nodes grouped by node group (nodes with none are left out), sorted, for storm detection. */
+  readonly nodeGroups: readonly NodeGroupSummary[];
   /** Observations to carry into the next check. */
   readonly observations: Observations;
 }

@@ -33,6 +33,16 @@
  *   dropped, so state stays bounded; flap records are otherwise dropped when their transitions
  *   have left the window and the node is not flapping.
  *
+ * Stuck removals
+ * - A node suppressed by an expected removal (cordoned, being deleted, autoscaler or Karpenter
+ *   taint) whose verdict would otherwise be silent (`expired`, `missing-lease`) is remembered in
+ *   `removal`: the first check that saw it so, on the watchdog's clock. From
+ *   `stuckRemovalSeconds` after that (exactly at it counts) it is judged by that verdict, with a
+ *   reason saying the removal seems stuck, and pages like any other node. A node that stops being
+ *   both (renews, is un-cordoned, is deleted) is forgotten; its incident resolves as usual.
+ * - Not the user's exclusion (it is for good), and not a suppressed `not-ready` node (its kubelet
+ *   is alive and says so: nothing is hidden).
+ *
  * Storms (the storm itself is decided per check, in incidents.ts)
  * - A storm node whose incident opens while the storm is not notifying opens silently.
  * - When the storm notifies (starts or spreads), every storm node with an open incident is listed
@@ -41,14 +51,18 @@
 
 import { type AlertPolicy, reminderDue } from './alert-policy.js';
 import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state.js';
+import { formatAge } from './duration.js';
 import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
-import { isAlerting, type NodeFacts, type NodeVerdict } from './model.js';
+import { isAlerting, isSilent, type NodeFacts, type NodeVerdict } from './model.js';
 import type { AlertNode, Resolution } from './notification.js';
+import { removalPhrase } from './suppression.js';
 
 /** What is remembered about one node between checks. */
 export interface NodeMemory {
   readonly incident: Incident | undefined;
   readonly flap: FlapRecord | undefined;
+  /** Since when it has been suppressed by an expected removal and silent (see Stuck removals). */
+  readonly removal?: number | undefined;
 }
 
 /** One node's entry in the check's notification. */
@@ -208,6 +222,32 @@ function incidentChange(
   return { incident, transition: null, resolution: undefined, since: incident?.openedAt };
 }
 
+/** Since when `node` has been suppressed by an expected removal and silent; undefined if it is not. */
+function removalSince(node: NodeVerdict, since: number | undefined, now: number) {
+  const cause = node.suppressedBy;
+  const silent = node.suppressedVerdict !== undefined && isSilent(node.suppressedVerdict);
+  if (node.verdict !== 'suppressed' || !silent || cause === undefined || cause === 'excluded') {
+    return undefined;
+  }
+  return since ?? now;
+}
+
+/** The node as judged once its removal has been stuck too long: by the verdict it hides. */
+function stuckRemoval(node: NodeVerdict, since: number | undefined, check: CheckContext) {
+  const limitMs = check.policy.stuckRemovalSeconds * 1000;
+  const cause = node.suppressedBy;
+  const verdict = node.suppressedVerdict;
+  if (since === undefined || check.now - since < limitMs) return node;
+  if (cause === undefined || cause === 'excluded' || verdict === undefined) return node;
+  const stuckFor = formatAge((check.now - since) / 1000);
+  const limit = formatAge(check.policy.stuckRemovalSeconds);
+  return {
+    ...node,
+    verdict,
+    reason: `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (limit ${limit}): ${node.reason}`,
+  };
+}
+
 /** A node in the evaluation (one with an `orphaned-lease` is gone: see `goneStep`). */
 export function nodeStep(
   node: NodeVerdict,
@@ -216,6 +256,17 @@ export function nodeStep(
   check: CheckContext,
 ): NodeStep {
   if (node.verdict === 'orphaned-lease') return goneStep(node.name, node, memory);
+  const removal = removalSince(node, memory.removal, check.now);
+  const step = verdictStep(stuckRemoval(node, removal, check), stormNode, memory, check);
+  return removal === undefined ? step : { ...step, removal };
+}
+
+function verdictStep(
+  node: NodeVerdict,
+  stormNode: boolean,
+  memory: NodeMemory,
+  check: CheckContext,
+): NodeStep {
   const { policy, now } = check;
   const flap =
     memory.flap === undefined ? undefined : pruneFlapRecord(memory.flap, policy.flapping, now);

@@ -3,7 +3,13 @@
  * (pure), rendered and published by a notifier (SNS, terminal). One per cluster per check that
  * changes something, like an Alertmanager group: every node that changed is listed in it.
  */
-import type { ClusterReadFailure, NodeFacts, Verdict, ZoneSummary } from './model.js';
+import type {
+  ClusterReadFailure,
+  NodeFacts,
+  NodeGroupSummary,
+  Verdict,
+  ZoneSummary,
+} from './model.js';
 
 export const NOTIFICATION_KINDS = [
   'FIRING',
@@ -50,12 +56,18 @@ export interface StormInfo {
    * (severity info). Absent means 'active'. Set only on the checks where the storm changes.
    */
   readonly state?: 'active' | 'ended' | undefined;
-  /** 'zone' when one or more zones crossed the threshold, 'cluster' when the whole cluster did. */
-  readonly scope: 'zone' | 'cluster';
-  /** The zones that crossed the threshold (all zones, for scope 'cluster'). */
+  /**
+   * 'zone' when one or more zones crossed the threshold (node groups may have too), 'node-group'
+   * when only node groups did, 'cluster' when the whole cluster did.
+   */
+  readonly scope: 'zone' | 'node-group' | 'cluster';
+  /** The zones that crossed the threshold (all zones, for scope 'cluster'), with silent counts. */
   readonly zones: readonly ZoneSummary[];
+  /** The node groups that crossed the threshold (all, for scope 'cluster'); absent when none. */
+  readonly nodeGroups?: readonly NodeGroupSummary[] | undefined;
   readonly clusterTotal: number;
-  readonly clusterAlerting: number;
+  /** Silent nodes in the cluster (notifications stored before it was named so: `clusterAlerting`). */
+  readonly clusterSilent: number;
 }
 
 export interface WatchdogInfo {

@@ -1,79 +1,110 @@
 /**
- * Storms: when most nodes of a zone, or of the whole cluster, alert in the same check, the cause is
- * usually the network or the control plane, not the nodes. Pure.
+ * Storms: when most nodes of a zone, of a node group, or of the whole cluster go silent in the
+ * same check, the cause is usually the network, the control plane or something the node group
+ * shares (its image, its launch template, its subnet), not the nodes. Pure.
  *
- * - A zone crosses the threshold when `alerting / total >= zoneFraction` and
- *   `alerting >= zoneMinNodes` (counts of *alerting* nodes, like the node lifecycle controller's
- *   "more than 2 not ready and at least 55 %"). So a zone of 2 nodes never storms on its own.
+ * - Only silent nodes count (`expired`, `missing-lease`: see `isSilent`): a `not-ready` node's
+ *   kubelet is alive and renewing, so it is not part of "many nodes went silent together".
+ * - A zone crosses the threshold when `silent / total >= zoneFraction` and
+ *   `silent >= zoneMinNodes` (like the node lifecycle controller's "more than 2 not ready and at
+ *   least 55 %"). So a zone of 2 nodes never storms on its own.
+ * - A node group crosses it likewise, with the zone thresholds. Nodes without a node group label
+ *   are in no node group (they are counted in their zone and the cluster only).
  * - The cluster crosses it likewise, with the sums over `evaluation.zones`.
- * - Scope 'cluster' wins over 'zone'; for 'cluster' every zone is listed, for 'zone' the zones
- *   that crossed.
+ * - Scope 'cluster' wins; otherwise 'zone' when a zone crossed (node groups that crossed are
+ *   named too), else 'node-group'. For 'cluster' every zone and node group is listed, otherwise
+ *   those that crossed.
  * - Fractions are compared by division (`11 / 20 >= 0.55`), which is exact at the boundary where
  *   `0.55 * 20` would not be. A fraction above 1 turns that test off.
- * - A storm's state only grows while it lasts (zones are a union, scope escalates zone → cluster
- *   and never back), so a storm that wobbles around the threshold does not re-notify; it notifies
- *   again only when it spreads (a zone not named before, or the whole cluster).
+ * - A storm's state only grows while it lasts (zones and node groups are unions, scope escalates
+ *   to cluster and never back), so a storm that wobbles around the threshold does not re-notify;
+ *   it notifies again only when it spreads (a zone or node group not named before, or the whole
+ *   cluster).
  */
 import type { StormIncident } from './alert-state.js';
-import type { ZoneSummary } from './model.js';
+import type { NodeGroupSummary, ZoneSummary } from './model.js';
 import type { StormInfo } from './notification.js';
 
 export interface StormPolicy {
-  /** Share of a zone's nodes alerting at once that makes a zone storm. Default 0.55. */
+  /** Share of a zone's (or node group's) nodes silent at once that makes it storm. Default 0.55. */
   readonly zoneFraction: number;
-  /** At least this many alerting nodes in the zone. Default 3. */
+  /** At least this many silent nodes in the zone (or node group). Default 3. */
   readonly zoneMinNodes: number;
-  /** Share of the cluster's nodes alerting at once that makes a cluster storm. Default 0.55. */
+  /** Share of the cluster's nodes silent at once that makes a cluster storm. Default 0.55. */
   readonly clusterFraction: number;
-  /** At least this many alerting nodes in the cluster. Default 3. */
+  /** At least this many silent nodes in the cluster. Default 3. */
   readonly clusterMinNodes: number;
 }
 
+export type StormScope = 'zone' | 'node-group' | 'cluster';
+
 /** What one check sees. */
 export interface StormDetection {
-  readonly scope: 'zone' | 'cluster';
-  /** Zones that crossed the zone threshold, sorted by name (possibly none, for scope 'cluster'). */
+  readonly scope: StormScope;
+  /** Zones that crossed the zone threshold, sorted by name (possibly none). */
   readonly crossed: readonly ZoneSummary[];
-  /** Names of the zones whose alerting nodes are storm nodes; null means every zone. */
+  /** Node groups that crossed the threshold, sorted by name (possibly none). */
+  readonly crossedNodeGroups: readonly NodeGroupSummary[];
+  /** Names of the zones whose silent nodes are storm nodes; null means every node. */
   readonly stormZones: ReadonlySet<string> | null;
+  /** Names of the node groups whose silent nodes are storm nodes (empty for scope 'cluster'). */
+  readonly stormNodeGroups: ReadonlySet<string>;
   readonly clusterTotal: number;
-  readonly clusterAlerting: number;
+  readonly clusterSilent: number;
 }
 
-function crosses(alerting: number, total: number, fraction: number, minNodes: number): boolean {
-  return total > 0 && alerting >= minNodes && alerting / total >= fraction;
+function crosses(silent: number, total: number, fraction: number, minNodes: number): boolean {
+  return total > 0 && silent >= minNodes && silent / total >= fraction;
 }
 
 function byZone(a: ZoneSummary, b: ZoneSummary): number {
   return a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0;
 }
 
+function byNodeGroup(a: NodeGroupSummary, b: NodeGroupSummary): number {
+  return a.nodeGroup < b.nodeGroup ? -1 : a.nodeGroup > b.nodeGroup ? 1 : 0;
+}
+
 export function detectStorm(
   zones: readonly ZoneSummary[],
   policy: StormPolicy,
+  nodeGroups: readonly NodeGroupSummary[] = [],
 ): StormDetection | null {
   let clusterTotal = 0;
-  let clusterAlerting = 0;
+  let clusterSilent = 0;
   const crossed: ZoneSummary[] = [];
   for (const zone of zones) {
     clusterTotal += zone.total;
-    clusterAlerting += zone.alerting;
-    if (crosses(zone.alerting, zone.total, policy.zoneFraction, policy.zoneMinNodes)) {
+    clusterSilent += zone.silent;
+    if (crosses(zone.silent, zone.total, policy.zoneFraction, policy.zoneMinNodes)) {
       crossed.push(zone);
     }
   }
   crossed.sort(byZone);
-  if (crosses(clusterAlerting, clusterTotal, policy.clusterFraction, policy.clusterMinNodes)) {
-    return { scope: 'cluster', crossed, stormZones: null, clusterTotal, clusterAlerting };
+  const crossedNodeGroups = nodeGroups
+    .filter((g) => crosses(g.silent, g.total, policy.zoneFraction, policy.zoneMinNodes))
+    .sort(byNodeGroup);
+  const counts = { crossed, crossedNodeGroups, clusterTotal, clusterSilent };
+  if (crosses(clusterSilent, clusterTotal, policy.clusterFraction, policy.clusterMinNodes)) {
+    return { scope: 'cluster', ...counts, stormZones: null, stormNodeGroups: new Set() };
   }
-  if (crossed.length === 0) return null;
+  if (crossed.length === 0 && crossedNodeGroups.length === 0) return null;
   return {
-    scope: 'zone',
-    crossed,
+    scope: crossed.length > 0 ? 'zone' : 'node-group',
+    ...counts,
     stormZones: new Set(crossed.map((z) => z.zone)),
-    clusterTotal,
-    clusterAlerting,
+    stormNodeGroups: new Set(crossedNodeGroups.map((g) => g.nodeGroup)),
   };
+}
+
+/** True for a storm node: a node of a storm zone or storm node group (its silence is checked by the caller). */
+export function inStorm(
+  detection: StormDetection | null,
+  node: { readonly zone: string | null; readonly nodeGroup?: string | undefined },
+): boolean {
+  if (detection === null) return false;
+  if (detection.stormZones === null || detection.stormZones.has(node.zone ?? '')) return true;
+  return node.nodeGroup !== undefined && detection.stormNodeGroups.has(node.nodeGroup);
 }
 
 export type StormChange =
@@ -84,66 +115,127 @@ export type StormChange =
       readonly info: StormInfo;
     };
 
-function sameZones(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((zone, i) => zone === b[i]);
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
+/** What the storm sees now, beside the counts: zones and node groups of this check. */
+export interface StormCounts {
+  readonly zones: readonly ZoneSummary[];
+  readonly nodeGroups: readonly NodeGroupSummary[];
 }
 
 /** Compares this check's detection with the storm remembered from earlier checks. */
 export function stormChange(
   previous: StormIncident | null,
   detection: StormDetection | null,
-  zones: readonly ZoneSummary[],
+  counts: StormCounts,
   now: number,
 ): StormChange {
   if (detection === null) {
     if (previous === null) return { notice: null, next: null };
-    return { notice: 'ended', next: null, info: endedInfo(previous, zones) };
+    return { notice: 'ended', next: null, info: endedInfo(previous, counts) };
   }
-  const crossedNames = detection.crossed.map((z) => z.zone);
+  const crossedZones = detection.crossed.map((z) => z.zone);
+  const crossedGroups = detection.crossedNodeGroups.map((g) => g.nodeGroup);
   if (previous === null) {
     return {
       notice: 'active',
-      next: { scope: detection.scope, zones: crossedNames, since: now },
-      info: activeInfo(detection, zones),
+      next: {
+        scope: detection.scope,
+        zones: crossedZones,
+        ...(crossedGroups.length === 0 ? {} : { nodeGroups: crossedGroups }),
+        since: now,
+      },
+      info: activeInfo(detection, counts),
     };
   }
-  const known = new Set(previous.zones);
+  const knownZones = new Set(previous.zones);
+  const knownGroups = new Set(previous.nodeGroups ?? []);
   const spread =
-    previous.scope === 'zone' &&
-    (detection.scope === 'cluster' || crossedNames.some((zone) => !known.has(zone)));
-  const union = [...new Set([...previous.zones, ...crossedNames])].sort();
-  const scope = previous.scope === 'cluster' ? 'cluster' : detection.scope;
+    previous.scope !== 'cluster' &&
+    (detection.scope === 'cluster' ||
+      crossedZones.some((zone) => !knownZones.has(zone)) ||
+      crossedGroups.some((group) => !knownGroups.has(group)));
+  const zones = [...new Set([...previous.zones, ...crossedZones])].sort();
+  const nodeGroups = [...new Set([...(previous.nodeGroups ?? []), ...crossedGroups])].sort();
+  const scope: StormScope =
+    previous.scope === 'cluster' || detection.scope === 'cluster'
+      ? 'cluster'
+      : zones.length > 0
+        ? 'zone'
+        : 'node-group';
   const next =
-    scope === previous.scope && sameZones(union, previous.zones)
+    scope === previous.scope &&
+    sameNames(zones, previous.zones) &&
+    sameNames(nodeGroups, previous.nodeGroups ?? [])
       ? previous
-      : { scope, zones: union, since: previous.since };
+      : {
+          scope,
+          zones,
+          ...(nodeGroups.length === 0 ? {} : { nodeGroups }),
+          since: previous.since,
+        };
   if (!spread) return { notice: null, next };
-  return { notice: 'active', next, info: activeInfo(detection, zones) };
+  return { notice: 'active', next, info: activeInfo(detection, counts) };
 }
 
-function activeInfo(detection: StormDetection, zones: readonly ZoneSummary[]): StormInfo {
+function activeInfo(detection: StormDetection, counts: StormCounts): StormInfo {
+  const cluster = detection.scope === 'cluster';
+  const nodeGroups = cluster
+    ? [...counts.nodeGroups].sort(byNodeGroup)
+    : detection.crossedNodeGroups;
   return {
     state: 'active',
     scope: detection.scope,
-    zones: detection.scope === 'cluster' ? [...zones].sort(byZone) : detection.crossed,
+    zones: cluster ? [...counts.zones].sort(byZone) : detection.crossed,
+    ...(nodeGroups.length === 0 ? {} : { nodeGroups }),
     clusterTotal: detection.clusterTotal,
-    clusterAlerting: detection.clusterAlerting,
+    clusterSilent: detection.clusterSilent,
   };
 }
 
-/** The zones of the storm that ended, with their counts now. */
-function endedInfo(previous: StormIncident, zones: readonly ZoneSummary[]): StormInfo {
+/** The zones and node groups of the storm that ended, with their counts now. */
+function endedInfo(previous: StormIncident, counts: StormCounts): StormInfo {
   let clusterTotal = 0;
-  let clusterAlerting = 0;
-  const current = new Map<string, ZoneSummary>();
-  for (const zone of zones) {
+  let clusterSilent = 0;
+  const zones = new Map<string, ZoneSummary>();
+  for (const zone of counts.zones) {
     clusterTotal += zone.total;
-    clusterAlerting += zone.alerting;
-    current.set(zone.zone, zone);
+    clusterSilent += zone.silent;
+    zones.set(zone.zone, zone);
   }
-  const listed =
-    previous.scope === 'cluster'
-      ? [...zones].sort(byZone)
-      : previous.zones.map((zone) => current.get(zone) ?? { zone, total: 0, alerting: 0 });
-  return { state: 'ended', scope: previous.scope, zones: listed, clusterTotal, clusterAlerting };
+  const groups = new Map(counts.nodeGroups.map((g) => [g.nodeGroup, g]));
+  const cluster = previous.scope === 'cluster';
+  const listedZones = cluster
+    ? [...counts.zones].sort(byZone)
+    : previous.zones.map((zone) => zones.get(zone) ?? { zone, total: 0, silent: 0 });
+  const listedGroups = cluster
+    ? [...counts.nodeGroups].sort(byNodeGroup)
+    : (previous.nodeGroups ?? []).map(
+        (nodeGroup) => groups.get(nodeGroup) ?? { nodeGroup, total: 0, silent: 0 },
+      );
+  return {
+    state: 'ended',
+    scope: previous.scope,
+    zones: listedZones,
+    ...(listedGroups.length === 0 ? {} : { nodeGroups: listedGroups }),
+    clusterTotal,
+    clusterSilent,
+  };
+}
+
+/**
+ * The silent count of a zone or node group of a stored notification: notifications stored (in
+ * the outbox) before the count was named `silent` call it `alerting`.
+ */
+export function silentIn(group: { readonly silent: number }): number {
+  return group.silent ?? (group as { readonly alerting?: number }).alerting ?? 0;
+}
+
+/** The cluster's silent count of a stored storm (formerly `clusterAlerting`). */
+export function clusterSilentIn(storm: StormInfo): number {
+  return (
+    storm.clusterSilent ?? (storm as { readonly clusterAlerting?: number }).clusterAlerting ?? 0
+  );
 }

@@ -22,15 +22,19 @@ const DESCRIPTIONS: Record<SuppressionCause, string> = {
   excluded: 'node is excluded by the selector',
 };
 
-/** Why this node's silence is expected, or undefined when it is not. Most specific cause first. */
+/**
+ * Why this node's silence is expected, or undefined when it is not. The user's exclusion first (it
+ * is for good: a silent excluded node never pages), then the most specific expected removal (those
+ * page once silent for too long: see node-step.ts).
+ */
 export function suppressionOf(node: NodeInfo, policy: Policy): SuppressionCause | undefined {
+  if (policy.exclude && matchesSelector(policy.exclude, node.labels)) return 'excluded';
   if (node.deletionTimestamp) return 'deleting';
   if (node.taints.some((t) => t.key === AUTOSCALER_REMOVAL_TAINT)) return 'autoscaler-removal';
   if (node.taints.some((t) => KARPENTER_DISRUPTION_TAINTS.includes(t.key))) {
     return 'karpenter-disruption';
   }
   if (node.unschedulable) return 'cordoned';
-  if (policy.exclude && matchesSelector(policy.exclude, node.labels)) return 'excluded';
   return undefined;
 }
 
@@ -39,4 +43,16 @@ export function describeSuppression(cause: SuppressionCause, policy: Policy): st
     return `node is excluded by the selector "${policy.exclude.source}"`;
   }
   return DESCRIPTIONS[cause];
+}
+
+const REMOVALS: Record<Exclude<SuppressionCause, 'excluded'>, string> = {
+  deleting: 'being deleted',
+  'autoscaler-removal': 'tainted for removal by the cluster autoscaler',
+  'karpenter-disruption': 'being disrupted by Karpenter',
+  cordoned: 'cordoned',
+};
+
+/** How a stuck removal is named in a reason: `cordoned` (and silent for 1h05m). */
+export function removalPhrase(cause: Exclude<SuppressionCause, 'excluded'>): string {
+  return REMOVALS[cause];
 }

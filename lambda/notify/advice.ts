@@ -6,11 +6,13 @@
 import { formatAge } from '../core/duration.js';
 import type { ClusterReadFailure } from '../core/model.js';
 import type { AlertNode, Notification, StormInfo } from '../core/notification.js';
+import { clusterSilentIn, silentIn } from '../core/storms.js';
 import {
   bodyText,
   bullets,
   fmt,
   labelled,
+  nodeGroupName,
   nodeName,
   titled,
   utc,
@@ -20,23 +22,36 @@ import {
 import { stormPhrase } from './subject.js';
 import { shellWord } from './text.js';
 
+const SCOPE_WORDS: Readonly<Record<StormInfo['scope'], string>> = {
+  zone: 'zone',
+  'node-group': 'node group',
+  cluster: 'cluster-wide',
+};
+
 export function stormLines(storm: StormInfo): string[] {
   if (storm.state === 'ended') {
     return [
       ...titled('STORM OVER'),
       ...wrap(
-        `The ${storm.scope === 'cluster' ? 'cluster-wide' : 'zone'} disruption reported earlier is over: ` +
-          `${fmt(storm.clusterAlerting)} of ${fmt(storm.clusterTotal)} nodes are alerting now, below the storm threshold. ` +
+        `The ${SCOPE_WORDS[storm.scope] ?? 'zone'} disruption reported earlier is over: ` +
+          `${fmt(clusterSilentIn(storm))} of ${fmt(storm.clusterTotal)} nodes are silent now, below the storm threshold. ` +
           'Nodes still down stay open as incidents and are listed on their own.',
       ),
     ];
   }
+  const groups = (storm.nodeGroups ?? []).length > 0;
+  const most =
+    storm.scope === 'cluster'
+      ? 'of the cluster'
+      : storm.scope === 'node-group'
+        ? 'nodes of a node group'
+        : 'nodes of a zone';
   return [
     ...titled(`STORM: ${stormPhrase(storm)}`),
     ...wrap(
-      `Most ${storm.scope === 'cluster' ? 'of the cluster' : 'nodes of a zone'} went silent in the same check. ` +
+      `Most ${most} went silent in the same check. ` +
         'When that many nodes stop heart-beating together, the likely cause is the network or ' +
-        'the control plane, not the nodes.',
+        `the control plane${groups ? ', or something the nodes of a group share' : ''}, not the nodes.`,
     ),
     '',
     ...stormTable(storm),
@@ -45,28 +60,47 @@ export function stormLines(storm: StormInfo): string[] {
     ...bullets([
       "The zone's network: subnets, route tables, NAT gateways, Transit Gateway or VPN links, " +
         'security groups between the nodes and the API server endpoint.',
+      ...(groups
+        ? [
+            'The node group: a rollout in progress (AMI or launch template update), its security ' +
+              'groups, instance profile or bootstrap settings, a spot capacity reclaim.',
+          ]
+        : []),
       "The control plane: API server and etcd health (kubectl get --raw '/readyz?verbose'), and " +
         'the AWS Health Dashboard for the region and zone.',
-      'One node of the zone: can it still reach the API server? (kubectl describe node, then ' +
+      `One node of the ${groups && storm.zones.length === 0 ? 'node group' : 'zone'}: can it still reach the API server? (kubectl describe node, then ` +
         'the kubelet log on the instance: journalctl -u kubelet)',
     ]),
   ];
 }
 
-/** Silent and total nodes per zone, then for the cluster. */
+/** Silent and total nodes per zone, then per node group (when any), then for the cluster. */
 function stormTable(storm: StormInfo): string[] {
-  const rows = storm.zones.map((z) => [zoneName(z.zone), z.alerting, z.total] as const);
-  const zoneWidth = Math.max(8, ...rows.map(([zone]) => zone.length));
-  const lines = [`  ${'zone'.padEnd(zoneWidth)}  ${'silent'.padStart(8)}  ${'total'.padStart(8)}`];
-  for (const [zone, alerting, total] of rows) {
-    const pct = total > 0 ? ` (${Math.round((alerting / total) * 100)} %)` : '';
+  const zones = storm.zones.map((z) => [zoneName(z.zone), silentIn(z), z.total] as const);
+  const groups = (storm.nodeGroups ?? []).map(
+    (g) => [nodeGroupName(g.nodeGroup), silentIn(g), g.total] as const,
+  );
+  const width = Math.max(10, ...[...zones, ...groups].map(([name]) => name.length));
+  const row = (name: string, silent: number, total: number, pct: boolean) =>
+    `  ${name.padEnd(width)}  ${fmt(silent).padStart(8)}  ${fmt(total).padStart(8)}` +
+    (pct && total > 0 ? ` (${Math.round((silent / total) * 100)} %)` : '');
+  const head = (what: string) =>
+    `  ${what.padEnd(width)}  ${'silent'.padStart(8)}  ${'total'.padStart(8)}`;
+  const lines: string[] = [];
+  if (zones.length > 0 || groups.length === 0) {
     lines.push(
-      `  ${zone.padEnd(zoneWidth)}  ${fmt(alerting).padStart(8)}  ${fmt(total).padStart(8)}${pct}`,
+      head('zone'),
+      ...zones.map(([name, silent, total]) => row(name, silent, total, true)),
     );
   }
-  lines.push(
-    `  ${'cluster'.padEnd(zoneWidth)}  ${fmt(storm.clusterAlerting).padStart(8)}  ${fmt(storm.clusterTotal).padStart(8)}`,
-  );
+  if (groups.length > 0) {
+    if (lines.length > 0) lines.push('');
+    lines.push(
+      head('node group'),
+      ...groups.map(([name, silent, total]) => row(name, silent, total, true)),
+    );
+  }
+  lines.push(row('cluster', clusterSilentIn(storm), storm.clusterTotal, false));
   return lines;
 }
 

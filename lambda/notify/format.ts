@@ -15,6 +15,10 @@ export function zoneName(zone: string | null): string {
   return (zone && bodyText(zone, 63)) || NO_ZONE;
 }
 
+export function nodeGroupName(nodeGroup: string): string {
+  return bodyText(nodeGroup, 63) || '(unnamed)';
+}
+
 export function nodeName(name: string): string {
   return bodyText(name, 253) || '(unnamed)';
 }

@@ -10,7 +10,8 @@ import type {
   Resolution,
   StormInfo,
 } from '../core/notification.js';
-import { fmt, plural, zoneName } from './format.js';
+import { clusterSilentIn, silentIn } from '../core/storms.js';
+import { fmt, nodeGroupName, plural, zoneName } from './format.js';
 import { asciiText, squeeze, truncate } from './text.js';
 
 /** SNS: "Subjects must be … less than 100 characters long". */
@@ -59,18 +60,27 @@ function noticeHeadline(notice: NoticeInfo): string {
     : 'NOTICE: checks complete again: Nodes readable';
 }
 
-/** `14 of 20 nodes silent in eu-west-1a`, `60 of 60 nodes silent cluster-wide`. */
+/**
+ * `14 of 20 nodes silent in eu-west-1a`, `3 of 3 nodes silent in node group gpu`, `60 of 60 nodes
+ * silent cluster-wide`.
+ */
 export function stormPhrase(storm: StormInfo): string {
-  if (storm.scope === 'cluster' || storm.zones.length === 0) {
-    return `${fmt(storm.clusterAlerting)} of ${fmt(storm.clusterTotal)} nodes silent cluster-wide`;
+  const groups = storm.nodeGroups ?? [];
+  const byGroup = storm.scope === 'node-group' && groups.length > 0;
+  if (storm.scope === 'cluster' || (storm.zones.length === 0 && !byGroup)) {
+    return `${fmt(clusterSilentIn(storm))} of ${fmt(storm.clusterTotal)} nodes silent cluster-wide`;
   }
-  const alerting = storm.zones.reduce((sum, z) => sum + z.alerting, 0);
-  const total = storm.zones.reduce((sum, z) => sum + z.total, 0);
-  const zones =
-    storm.zones.length <= 2
-      ? storm.zones.map((z) => zoneName(z.zone)).join(', ')
-      : `${storm.zones.length} zones`;
-  return `${fmt(alerting)} of ${fmt(total)} nodes silent in ${zones}`;
+  const listed = byGroup
+    ? groups.map((g) => ({ name: nodeGroupName(g.nodeGroup), total: g.total, silent: silentIn(g) }))
+    : storm.zones.map((z) => ({ name: zoneName(z.zone), total: z.total, silent: silentIn(z) }));
+  const silent = listed.reduce((sum, g) => sum + g.silent, 0);
+  const total = listed.reduce((sum, g) => sum + g.total, 0);
+  const what = byGroup ? 'node group' : 'zone';
+  const where =
+    listed.length <= 2
+      ? `${byGroup ? 'node group ' : ''}${listed.map((g) => g.name).join(', ')}`
+      : `${listed.length} ${what}s`;
+  return `${fmt(silent)} of ${fmt(total)} nodes silent in ${where}`;
 }
 
 /**

@@ -210,6 +210,16 @@ export const readFailuresBeforePage = setting({
   schema: wholeNumber(1, 60),
 });
 
+export const stuckRemovalSeconds = setting({
+  key: 'stuckRemovalSeconds',
+  places: ['file', 'lambda'],
+  shownDefault: `${DEFAULTS.stuckRemovalSeconds} (30 min)`,
+  defaultValue: DEFAULTS.stuckRemovalSeconds,
+  meaning:
+    "a cordoned, being-deleted or autoscaler/Karpenter-tainted node that is also silent (`expired` or `missing-lease` but for that) this long, on the watchdog's clock, pages: its removal seems stuck. Drains happen while the kubelet still renews; the silence of a normal removal or reboot lasts minutes. The `excludeSelector` is never timed out",
+  schema: wholeNumber(300, 7 * DAY),
+});
+
 export const storm = setting({
   key: 'storm',
   places: ['file', 'lambda'],
@@ -279,6 +289,7 @@ export const watchdogSettingsShape = {
   startupGraceSeconds: startupGraceSeconds.default(DEFAULTS.startupGraceSeconds),
   reminderIntervalSeconds: reminderIntervalSeconds.default(DEFAULTS.reminderIntervalSeconds),
   readFailuresBeforePage: readFailuresBeforePage.default(DEFAULTS.readFailuresBeforePage),
+  stuckRemovalSeconds: stuckRemovalSeconds.default(DEFAULTS.stuckRemovalSeconds),
   storm: storm.prefault({}),
   fastMode: fastMode.prefault({}),
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),

@@ -5,6 +5,7 @@ export const DEFAULTS = Object.freeze({
   startupGraceSeconds: 60,
   reminderIntervalSeconds: 14_400,
   readFailuresBeforePage: 2,
+  stuckRemovalSeconds: 1_800,
   storm: Object.freeze({
     zoneFraction: 0.55,
     zoneMinNodes: 3,

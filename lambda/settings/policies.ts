@@ -15,6 +15,8 @@ export interface PolicySettings {
   readonly reminderIntervalSeconds: number;
   /** Absent where it cannot be given (the CLI): the default. */
   readonly readFailuresBeforePage?: number | undefined;
+  /** Absent where it cannot be given (the CLI): the default. */
+  readonly stuckRemovalSeconds?: number | undefined;
   readonly storm: AlertPolicy['storm'];
 }
 
@@ -37,6 +39,7 @@ export function policiesOf(
     alertPolicy: Object.freeze({
       reminderIntervalSeconds: settings.reminderIntervalSeconds,
       readFailuresBeforePage: settings.readFailuresBeforePage ?? DEFAULTS.readFailuresBeforePage,
+      stuckRemovalSeconds: settings.stuckRemovalSeconds ?? DEFAULTS.stuckRemovalSeconds,
       flapping: DEFAULT_FLAP_POLICY,
       storm: Object.freeze({ ...settings.storm }),
     }),
