@@ -275,6 +275,26 @@ function latestLeases(leases: readonly LeaseInfo[]): Map<string, LeaseInfo> {
   return byName;
 }
 
+/** At least this many of the last check's leases missing (and at least half) make a list suspect. */
+export const SUSPECT_VANISHED_MIN = 3;
+
+/**
+ * A lease list that lacks most of the leases the last check saw (at least half of them, and at
+ * least SUSPECT_VANISHED_MIN) is suspect: a proxy, a cache or an API server bug answering part of
+ * the list, more often than half a cluster deleted in one minute. Its check is degraded: nodes
+ * absent from it are not taken for gone, a node whose lease vanished is not judged (no wave of
+ * RESOLVED "removed", no wave of missing-lease). The next check, compared with this one, confirms.
+ */
+function suspectList(
+  leased: ReadonlyMap<string, LeaseInfo>,
+  previous: Observations,
+): string | undefined {
+  let vanished = 0;
+  for (const name of previous.keys()) if (!leased.has(name)) vanished++;
+  if (vanished < SUSPECT_VANISHED_MIN || vanished * 2 < previous.size) return undefined;
+  return `the lease list lacks ${vanished} of the ${previous.size} leases the last check saw: suspect, nodes missing from it are kept as they were until the next check confirms`;
+}
+
 /**
  * Gives every node, and every lease without a node, one verdict. Pure: `now` is the watchdog's
  * clock (epoch ms); the returned observations are to be passed to the next check.
@@ -294,8 +314,12 @@ export function evaluate(
   for (const lease of leased.values()) {
     verdicts.push(judgeLease(ctx, lease, nodesByName.get(lease.name)));
   }
+  const suspect = suspectList(leased, observations);
   for (const node of nodesByName.values()) {
-    if (!leased.has(node.name)) verdicts.push(judgeNodeWithoutLease(ctx, node));
+    if (leased.has(node.name)) continue;
+    // In a suspect list, a lease seen by the last check and missing now is not judged yet.
+    if (suspect !== undefined && observations.has(node.name)) continue;
+    verdicts.push(judgeNodeWithoutLease(ctx, node));
   }
   verdicts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
@@ -303,7 +327,10 @@ export function evaluate(
     cluster: snapshot.cluster,
     checkedAt: now,
     serverTime: snapshot.serverTime,
-    degraded: snapshot.degraded,
+    degraded:
+      snapshot.degraded !== undefined && suspect !== undefined
+        ? `${snapshot.degraded}; ${suspect}`
+        : (snapshot.degraded ?? suspect),
     nodes: verdicts,
     summary: summarise(verdicts),
     zones: zonesOf(verdicts),
