@@ -11,7 +11,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, request as httpsRequest, type Server } from 'node:https';
+import { Agent, createServer, request as httpsRequest, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generateSimPki, type SimPki } from '../../sim/pki.js';
 
@@ -52,6 +52,7 @@ export async function startHostileFront(
   const [own, foreign]: SimPki[] = await Promise.all([generateSimPki(), generateSimPki()]);
   if (!own || !foreign) throw new Error('no PKI');
   const target = new URL(upstream);
+  const agent = new Agent({ keepAlive: true, ca: upstreamCa });
   let answer: HostileAnswer | null = null;
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
@@ -68,8 +69,7 @@ export async function startHostileFront(
         method: req.method,
         path: `${url.pathname}${url.search}`,
         headers,
-        ca: upstreamCa,
-        agent: false,
+        agent,
       },
       (upstreamRes) => {
         const rewrite = answer !== null && lists && upstreamRes.statusCode === 200;
@@ -125,6 +125,7 @@ export async function startHostileFront(
       answer = next;
     },
     async close() {
+      agent.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -112,19 +112,19 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'SNS hangs past the deadline',
     inject:
-      "node a dies; SNS never answers the publish; the invocation's deadline (4 s left) strikes",
+      "node a dies; SNS never answers the publish; the invocation's deadline (6 s left) strikes",
     truth: ['FIRING(a)'],
     async run(ctx) {
       ctx.t.sim.stopKubelet(ctx.node('a'));
       ctx.h.sns.failNext(1, 'hang');
       ctx.h.clock.advance(60_000);
-      await ctx.invoke(ctx.h.container(), { remainingMs: 4_000 });
+      await ctx.invoke(ctx.h.container(), { remainingMs: 6_000 });
       await ticks(ctx, 2);
     },
   },
   {
     name: 'SNS accepts, the answer is lost',
-    inject: 'node a dies; SNS takes the FIRING and never answers; the deadline (4 s left) strikes',
+    inject: 'node a dies; SNS takes the FIRING and never answers; the deadline (6 s left) strikes',
     truth: ['FIRING(a)'],
     lostResponses: 1,
     duplicates: 1,
@@ -132,7 +132,7 @@ export const SCENARIOS: readonly Scenario[] = [
       ctx.t.sim.stopKubelet(ctx.node('a'));
       ctx.h.sns.failNext(1, 'accept-then-hang');
       ctx.h.clock.advance(60_000);
-      await ctx.invoke(ctx.h.container(), { remainingMs: 4_000 });
+      await ctx.invoke(ctx.h.container(), { remainingMs: 6_000 });
       await ticks(ctx, 2);
     },
   },
@@ -198,7 +198,7 @@ export const SCENARIOS: readonly Scenario[] = [
       ctx.h.clock.advance(60_000);
       ctx.h.sns.failNext(1, 'hang');
       const requests = ctx.h.sns.requests;
-      const first = ctx.invoke(a, { remainingMs: 5_000 });
+      const first = ctx.invoke(a, { remainingMs: 6_000 });
       while (ctx.h.sns.requests === requests) await new Promise((r) => setTimeout(r, 5));
       await ctx.invoke(b);
       await first;
@@ -356,7 +356,7 @@ export const SCENARIOS: readonly Scenario[] = [
 const DEFAULT_HARNESS: HarnessOptions = {
   clusters: { prod: { nodes: 6 } },
   snsMaxAttempts: 1,
-  requestTimeoutSeconds: 1,
+  requestTimeoutSeconds: 2,
 };
 
 /** Runs one scenario on its own harness; resolves to what happened, counted. */
