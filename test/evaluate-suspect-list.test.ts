@@ -1,6 +1,6 @@
 /**
- * A lease list that suddenly lacks most of the leases the last check saw (≥ half, ≥ 3) is suspect:
- * the check is degraded, open incidents of the nodes missing from it are kept (no RESOLVED
+ * A lease list that suddenly lacks most of the leases the last check saw (≥ half, ≥ 3), or a Node
+ * list that lacks most of the nodes whose leases are being renewed, is suspect: the check is degraded, open incidents of the nodes missing from it are kept (no RESOLVED
  * "removed", and no second FIRING when they come back), nodes whose lease vanished are not judged
  * missing-lease; the next check, compared with this one, confirms. Found by the fault matrix of
  * docs/RELIABILITY.md ("Most nodes vanish from one list").
@@ -90,6 +90,28 @@ describe('evaluate: a list that lacks most of the last check', () => {
     // Still missing on the next check: now it is what it looks like.
     const confirmed = check(carried, cluster(at(2), ['a', 'b'], NAMES), at(2));
     assert.match(confirmed.verdicts, /d:missing-lease/);
+  });
+
+  it('Nodes missing while their leases renew: checked on leases alone, no lease orphaned', () => {
+    const carried = paged();
+    const suspect = check(carried, cluster(at(1), NAMES, ['a']), at(1));
+    assert.equal(suspect.sent, null, 'no wave of RESOLVED "deleted"');
+    assert.match(
+      suspect.degraded ?? '',
+      /Node list lacks 3 of the 4 nodes whose leases were renewed/,
+    );
+    assert.doesNotMatch(suspect.verdicts, /orphaned-lease/);
+    const back = check(carried, cluster(at(2), NAMES), at(2));
+    assert.equal(back.sent, null, 'no second FIRING for c and e');
+    assert.equal(back.degraded, undefined);
+  });
+
+  it('a deleted node (its kubelet stopped) is still gone', () => {
+    const carried = paged();
+    // c and e are dead: their leases do not renew, so their Nodes missing is believed.
+    const deleted = check(carried, cluster(at(1), NAMES, ['a', 'b', 'd', 'f']), at(1));
+    assert.equal(deleted.degraded, undefined);
+    assert.equal(deleted.sent, 'RESOLVED firing= resolved=c,e');
   });
 
   it('fewer than half, or fewer than 3, missing: an ordinary check', () => {

@@ -296,6 +296,31 @@ function suspectList(
 }
 
 /**
+ * A Node list that lacks most of the nodes whose kubelets are alive (leases renewed since the last
+ * check: at least half of them, at least SUSPECT_VANISHED_MIN) is suspect the same way: a kubelet
+ * that renews its lease has a Node. The check then runs on the leases alone, as when Nodes cannot
+ * be read: no lease is called orphaned, no incident resolves as deleted — for as long as those
+ * kubelets renew with no Node (a deleted node's kubelet stops, and its lease then counts as gone).
+ */
+function suspectNodeList(
+  leased: ReadonlyMap<string, LeaseInfo>,
+  nodesByName: ReadonlyMap<string, NodeInfo>,
+  previous: Observations,
+): string | undefined {
+  let live = 0;
+  let unlisted = 0;
+  for (const lease of leased.values()) {
+    const before = previous.get(lease.name);
+    const renew = readRenewTime(lease.renewTime);
+    if (!before || renew.kind !== 'time' || renew.raw === before.renewTime) continue;
+    live++;
+    if (!nodesByName.has(lease.name)) unlisted++;
+  }
+  if (unlisted < SUSPECT_VANISHED_MIN || unlisted * 2 < live) return undefined;
+  return `the Node list lacks ${unlisted} of the ${live} nodes whose leases were renewed since the last check: suspect, checked on leases alone`;
+}
+
+/**
  * Gives every node, and every lease without a node, one verdict. Pure: `now` is the watchdog's
  * clock (epoch ms); the returned observations are to be passed to the next check.
  */
@@ -305,12 +330,16 @@ export function evaluate(
   policy: Policy,
   now: number,
 ): Evaluation {
-  const ctx: Context = { snapshot, policy, now, previous: observations, next: new Map() };
-  const nodesByName = new Map<string, NodeInfo>();
-  for (const node of snapshot.nodes ?? []) nodesByName.set(node.name, node);
+  const listed = new Map<string, NodeInfo>();
+  for (const node of snapshot.nodes ?? []) listed.set(node.name, node);
+  const leased = latestLeases(snapshot.leases);
+  const nodeListSuspect =
+    snapshot.nodes === null ? undefined : suspectNodeList(leased, listed, observations);
+  const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
+  const nodesByName = nodeListSuspect === undefined ? listed : new Map<string, NodeInfo>();
+  const ctx: Context = { snapshot: judged, policy, now, previous: observations, next: new Map() };
 
   const verdicts: NodeVerdict[] = [];
-  const leased = latestLeases(snapshot.leases);
   for (const lease of leased.values()) {
     verdicts.push(judgeLease(ctx, lease, nodesByName.get(lease.name)));
   }
@@ -328,9 +357,8 @@ export function evaluate(
     checkedAt: now,
     serverTime: snapshot.serverTime,
     degraded:
-      snapshot.degraded !== undefined && suspect !== undefined
-        ? `${snapshot.degraded}; ${suspect}`
-        : (snapshot.degraded ?? suspect),
+      [snapshot.degraded, suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') ||
+      undefined,
     nodes: verdicts,
     summary: summarise(verdicts),
     zones: zonesOf(verdicts),

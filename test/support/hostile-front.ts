@@ -20,8 +20,8 @@ export type HostileAnswer =
   | { readonly kind: 'not-a-list' }
   /** Every lease list page carries a continue token, cycling a → b → a. */
   | { readonly kind: 'cycling-continue' }
-  /** Node and lease lists (or only the lease lists) keep only their first `keep` items. */
-  | { readonly kind: 'lacks-most'; readonly keep: number; readonly only?: 'leases' }
+  /** Node and lease lists (or only one of them) keep only their first `keep` items. */
+  | { readonly kind: 'lacks-most'; readonly keep: number; readonly only?: 'leases' | 'nodes' }
   /** The TLS handshake presents a certificate signed by another CA. */
   | { readonly kind: 'foreign-ca' };
 
@@ -95,7 +95,10 @@ export async function startHostileFront(
               ...list,
               metadata: { ...list.metadata, continue: next },
             });
-          } else if (current?.kind === 'lacks-most' && (isLeases || current.only !== 'leases')) {
+          } else if (
+            current?.kind === 'lacks-most' &&
+            (current.only === undefined || current.only === (isLeases ? 'leases' : 'nodes'))
+          ) {
             send(res, upstreamRes.headers, {
               ...list,
               items: (list.items ?? []).slice(0, current.keep),

@@ -318,6 +318,22 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'Most Nodes vanish from one list, leases all listed',
+    inject: 'node c down and paged; then one check lists 2 of the 6 Nodes and every lease',
+    truth: ['FIRING(c)', 'RESOLVED(c)'],
+    harness: { clusters: { prod: { nodes: 6, front: true } } },
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('c'));
+      await ctx.tick();
+      ctx.t.front?.setAnswer({ kind: 'lacks-most', keep: 2, only: 'nodes' });
+      await ctx.tick();
+      ctx.t.front?.setAnswer(null);
+      await ticks(ctx, 2);
+      ctx.t.sim.startKubelet(ctx.node('c'));
+      await ticks(ctx, 2);
+    },
+  },
+  {
     name: 'Clock-skewed kubelets (±10 min, and a step)',
     inject:
       "node a's clock steps 10 min ahead, b's 10 min behind, c's ahead then back; 5 checks; then a dies",
