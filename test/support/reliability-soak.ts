@@ -32,6 +32,7 @@ import { MemoryStateStore } from '../../lambda/state/memory-store.js';
 import { serializeClusterState } from '../../lambda/state/state-document.js';
 import { SimCluster } from '../../sim/cluster.js';
 import { NODE_LEASE_NAMESPACE } from '../../sim/objects.js';
+import { random } from '../state-fixtures.js';
 import { FakeClock, T0 } from './fake-clock.js';
 import type { Counts } from './reliability-tally.js';
 
@@ -39,7 +40,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const CLUSTER = 'soak';
-const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
+export const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
 
 export interface SoakOptions {
   readonly days?: number;
@@ -71,18 +72,6 @@ export interface SoakResult {
     readonly count: number;
     readonly minGapSeconds: number;
     readonly maxGapSeconds: number;
-  };
-}
-
-/** mulberry32: a small seeded PRNG. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
 
@@ -157,7 +146,7 @@ class RecordingNotifier implements Notifier {
 }
 
 /** Real outages of one node (kubelet stopped by a death, a flap or a storm), [start, end). */
-interface Outage {
+export interface Outage {
   readonly node: string;
   readonly start: number;
   end: number;
@@ -166,13 +155,31 @@ interface Outage {
 
 const names = (list: readonly AlertNode[]) => list.map((n) => n.name);
 
-export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
-  const days = options.days ?? 7;
-  const nodeCount = options.nodes ?? 12;
-  const rand = random(options.seed ?? 2026);
-  const clock = new FakeClock(T0);
-  const sim = new SimCluster({ now: clock.now, seed: options.seed ?? 2026 });
-  const nodes = sim.addNodes(nodeCount, { zones: ZONES });
+/** What the fault schedule works on: the soak's in-process world, or the harness's (bench/). */
+export interface FaultWorld {
+  readonly clock: FakeClock;
+  readonly sim: SimCluster;
+  /** Node names, in the order they were added (round-robin over ZONES). */
+  readonly nodes: readonly string[];
+  readonly rand: () => number;
+  /** The API server stops answering (true) or answers again (false); calls nest. */
+  api(down: boolean): void;
+}
+
+export interface FaultSchedule {
+  /** What is injected, by kind (callers add their own: restarts, overlaps). */
+  readonly injected: Record<string, number>;
+  readonly outages: readonly Outage[];
+  readonly stalls: readonly { start: number; end: number }[];
+  readonly apiOutages: readonly { start: number; end: number }[];
+}
+
+/**
+ * Schedules `days` of faults on the world's clock (see the top of this file): deaths, flapping, a
+ * storm, six 45-s stalls a day, one 5-minute API outage. Seeded: the same schedule every time.
+ */
+export function scheduleFaults(world: FaultWorld, days: number): FaultSchedule {
+  const { clock, sim, nodes, rand } = world;
   const zoneOf = (name: string) => ZONES[nodes.indexOf(name) % ZONES.length] as string;
   const injected: Record<string, number> = {};
   const count = (kind: string) => {
@@ -207,7 +214,6 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
     clock.at(start, on);
     clock.at(start + ms, off);
   };
-  let apiDown = 0;
   const stalls: { start: number; end: number }[] = [];
   const outagesOfApi: { start: number; end: number }[] = [];
 
@@ -269,11 +275,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
         start,
         45_000,
         () => {
-          apiDown++;
+          world.api(true);
           for (const n of nodes) setStopped(n, 'stall', true);
         },
         () => {
-          apiDown--;
+          world.api(false);
           for (const n of nodes) setStopped(n, 'stall', false);
         },
       );
@@ -287,15 +293,41 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
     outageStart,
     5 * MINUTE,
     () => {
-      apiDown++;
+      world.api(true);
       for (const n of nodes) setStopped(n, 'outage', true);
     },
     () => {
-      apiDown--;
+      world.api(false);
       for (const n of nodes) setStopped(n, 'outage', false);
     },
   );
   count('API outages (5 min)');
+  return { injected, outages, stalls, apiOutages: outagesOfApi };
+}
+
+export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
+  const days = options.days ?? 7;
+  const nodeCount = options.nodes ?? 12;
+  const rand = random(options.seed ?? 2026);
+  const clock = new FakeClock(T0);
+  const sim = new SimCluster({ now: clock.now, seed: options.seed ?? 2026 });
+  const nodes = sim.addNodes(nodeCount, { zones: ZONES });
+  let apiDown = 0;
+  const { injected, outages, stalls, apiOutages } = scheduleFaults(
+    {
+      clock,
+      sim,
+      nodes,
+      rand,
+      api: (down) => {
+        apiDown += down ? 1 : -1;
+      },
+    },
+    days,
+  );
+  const count = (kind: string) => {
+    injected[kind] = (injected[kind] ?? 0) + 1;
+  };
 
   const store = new MeasuredStore();
   const sent: Sent[] = [];
@@ -347,7 +379,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
     runs,
     sent: countKinds(sent),
     stallChecks,
-    ...judge(sent, outages, stalls, outagesOfApi),
+    ...judge(sent, outages, stalls, apiOutages),
     stateBytesPerDay,
     quietStateBytes: { first: firstQuiet, last: store.last.length },
   };
