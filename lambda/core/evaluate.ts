@@ -292,6 +292,51 @@ function latestLeases(leases: readonly LeaseInfo[]): Map<string, LeaseInfo> {
   return byName;
 }
 
+/** At least this many of the last check's leases missing (and at least half) make a list suspect. */
+export const SUSPECT_VANISHED_MIN = 3;
+
+/**
+ * A lease list that lacks most of the leases the last check saw (at least half of them, and at
+ * least SUSPECT_VANISHED_MIN) is suspect: a proxy, a cache or an API server bug answering part of
+ * the list, more often than half a cluster deleted in one minute. Its check is degraded: nodes
+ * absent from it are not taken for gone, a node whose lease vanished is not judged (no wave of
+ * RESOLVED "removed", no wave of missing-lease). The next check, compared with this one, confirms.
+ */
+function suspectList(
+  leased: ReadonlyMap<string, LeaseInfo>,
+  previous: Observations,
+): string | undefined {
+  let vanished = 0;
+  for (const name of previous.keys()) if (!leased.has(name)) vanished++;
+  if (vanished < SUSPECT_VANISHED_MIN || vanished * 2 < previous.size) return undefined;
+  return `the lease list lacks ${vanished} of the ${previous.size} leases the last check saw: suspect, nodes missing from it are kept as they were until the next check confirms`;
+}
+
+/**
+ * A Node list that lacks most of the nodes whose kubelets are alive (leases renewed since the last
+ * check: at least half of them, at least SUSPECT_VANISHED_MIN) is suspect the same way: a kubelet
+ * that renews its lease has a Node. The check then runs on the leases alone, as when Nodes cannot
+ * be read: no lease is called orphaned, no incident resolves as deleted — for as long as those
+ * kubelets renew with no Node (a deleted node's kubelet stops, and its lease then counts as gone).
+ */
+function suspectNodeList(
+  leased: ReadonlyMap<string, LeaseInfo>,
+  nodesByName: ReadonlyMap<string, NodeInfo>,
+  previous: Observations,
+): string | undefined {
+  let live = 0;
+  let unlisted = 0;
+  for (const lease of leased.values()) {
+    const before = previous.get(lease.name);
+    const renew = readRenewTime(lease.renewTime);
+    if (!before || renew.kind !== 'time' || renew.raw === before.renewTime) continue;
+    live++;
+    if (!nodesByName.has(lease.name)) unlisted++;
+  }
+  if (unlisted < SUSPECT_VANISHED_MIN || unlisted * 2 < live) return undefined;
+  return `the Node list lacks ${unlisted} of the ${live} nodes whose leases were renewed since the last check: suspect, checked on leases alone`;
+}
+
 /**
  * Gives every node, and every lease without a node, one verdict. Pure: `now` is the watchdog's
  * clock (epoch ms); the returned observations are to be passed to the next check.
@@ -302,17 +347,25 @@ export function evaluate(
   policy: Policy,
   now: number,
 ): Evaluation {
-  const ctx: Context = { snapshot, policy, now, previous: observations, next: new Map() };
-  const nodesByName = new Map<string, NodeInfo>();
-  for (const node of snapshot.nodes ?? []) nodesByName.set(node.name, node);
+  const listed = new Map<string, NodeInfo>();
+  for (const node of snapshot.nodes ?? []) listed.set(node.name, node);
+  const leased = latestLeases(snapshot.leases);
+  const nodeListSuspect =
+    snapshot.nodes === null ? undefined : suspectNodeList(leased, listed, observations);
+  const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
+  const nodesByName = nodeListSuspect === undefined ? listed : new Map<string, NodeInfo>();
+  const ctx: Context = { snapshot: judged, policy, now, previous: observations, next: new Map() };
 
   const verdicts: NodeVerdict[] = [];
-  const leased = latestLeases(snapshot.leases);
   for (const lease of leased.values()) {
     verdicts.push(judgeLease(ctx, lease, nodesByName.get(lease.name)));
   }
+  const suspect = suspectList(leased, observations);
   for (const node of nodesByName.values()) {
-    if (!leased.has(node.name)) verdicts.push(judgeNodeWithoutLease(ctx, node));
+    if (leased.has(node.name)) continue;
+    // In a suspect list, a lease seen by the last check and missing now is not judged yet.
+    if (suspect !== undefined && observations.has(node.name)) continue;
+    verdicts.push(judgeNodeWithoutLease(ctx, node));
   }
   verdicts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
@@ -320,7 +373,9 @@ export function evaluate(
     cluster: snapshot.cluster,
     checkedAt: now,
     serverTime: snapshot.serverTime,
-    degraded: snapshot.degraded,
+    degraded:
+      [snapshot.degraded, suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') ||
+      undefined,
     nodes: verdicts,
     summary: summarise(verdicts),
     zones: zonesOf(verdicts),

@@ -34,66 +34,19 @@ import type { ClusterReport, WatchdogEvent } from '../../lambda/watchdog.js';
 import { SimCluster } from '../../sim/cluster.js';
 import { type SimServer, startSimServer } from '../../sim/server.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
+import { FakeClock } from './fake-clock.js';
+import { type HostileFront, startHostileFront } from './hostile-front.js';
 import { closedPort } from './ports.js';
 import { type SecretsServer, startSecretsServer } from './secrets-server.js';
 import { type ReceivedMessage, type SnsServer, startSnsServer } from './sns-server.js';
 
-/** The harness's epoch: 2026-11-29T12:00:00Z. */
-export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+export { FakeClock, T0 } from './fake-clock.js';
 /** The default schedule: one invocation a minute. */
 export const SCHEDULE_MS = 60_000;
 export const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:lease-watchdog-alerts';
 /** Static fake credentials; a fresh object each time (the SDK annotates the one it is given). */
 export function localCredentials(): { accessKeyId: string; secretAccessKey: string } {
   return { accessKeyId: 'local', secretAccessKey: 'local' };
-}
-
-/**
- * A clock that moves only when told. Actions scheduled with `at` run when the clock passes their
- * time, with the clock set to exactly that time (e.g. "the kubelet stops 23 s after this run").
- */
-export class FakeClock {
-  #now: number;
-  readonly #actions: { at: number; run: () => void }[] = [];
-
-  constructor(start = T0) {
-    this.#now = start;
-  }
-
-  readonly now = (): number => this.#now;
-
-  at(time: number, run: () => void): void {
-    if (time < this.#now) throw new Error(`cannot schedule in the past (${time} < ${this.#now})`);
-    this.#actions.push({ at: time, run });
-    this.#actions.sort((a, b) => a.at - b.at);
-  }
-
-  advance(ms: number): void {
-    this.advanceTo(this.#now + ms);
-  }
-
-  advanceTo(time: number): void {
-    if (time < this.#now) throw new Error(`the clock does not go back (${time} < ${this.#now})`);
-    for (;;) {
-      const next = this.#actions[0];
-      if (!next || next.at > time) break;
-      this.#actions.shift();
-      this.#now = next.at;
-      next.run();
-    }
-    this.#now = time;
-  }
-
-  /**
-   * The watchdog's fast-mode sleep on this clock: moves the clock to `ms` after the call (never
-   * back: concurrent sleepers that started together wake together). No real time passes.
-   */
-  readonly sleep = async (ms: number, signal?: AbortSignal): Promise<void> => {
-    signal?.throwIfAborted();
-    const until = this.#now + ms;
-    await Promise.resolve();
-    if (until > this.#now) this.advanceTo(until);
-  };
 }
 
 export interface RecordedMetric {
@@ -171,6 +124,8 @@ export interface SimClusterSpec {
   readonly nodes?: number;
   readonly zones?: string[];
   readonly seed?: number;
+  /** Put a hostile HTTPS front (test/support/hostile-front.ts) between the watchdog and the sim. */
+  readonly front?: boolean;
 }
 
 export interface HarnessOptions {
@@ -202,6 +157,8 @@ export interface SimTarget {
   readonly tokenSecretId: string;
   /** Node names, in the order they were added (round-robin over the zones). */
   readonly nodes: string[];
+  /** The hostile front the watchdog reads through, when the spec asked for one. */
+  readonly front?: HostileFront;
 }
 
 export interface Invocation {
@@ -290,13 +247,15 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       closers.push(() => server.close());
       const tokenSecretId = `${name}-token`;
       secrets.put(tokenSecretId, server.token);
-      targets.set(name, { name, sim, server, tokenSecretId, nodes });
+      const front = spec.front ? await startHostileFront(server.url, server.caPem) : undefined;
+      if (front) closers.push(() => front.close());
+      targets.set(name, { name, sim, server, tokenSecretId, nodes, ...(front ? { front } : {}) });
       clusterSettings.push({
         name,
         auth: {
           mode: 'token',
-          server: server.url,
-          caData: Buffer.from(server.caPem).toString('base64'),
+          server: front?.url ?? server.url,
+          caData: Buffer.from(front?.caPem ?? server.caPem).toString('base64'),
           tokenSecretId,
         },
       });

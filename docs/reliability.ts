@@ -1,0 +1,125 @@
+/**
+ * docs/RELIABILITY.md, rendered from what the tests measure: the fault matrix
+ * (test/support/reliability-matrix.ts, through the real handler and parts) and the simulated week
+ * (test/support/reliability-soak.ts). `npm run docs:reliability` runs both and rewrites the file;
+ * test/reliability.test.ts runs both, asserts the guarantees, and checks the file is current. No
+ * timings: every number comes from the fake clock and seeded randomness.
+ */
+import { writeFile } from 'node:fs/promises';
+import { runMatrix, type ScenarioResult } from '../test/support/reliability-matrix.js';
+import { runSoak, type SoakResult } from '../test/support/reliability-soak.js';
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function runsText(runs: Readonly<Record<string, number>>): string {
+  const order = ['checked', 'unreadable', 'busy', 'failed', 'not-run'];
+  const known = order.filter((status) => runs[status]);
+  const rest = Object.keys(runs)
+    .filter((status) => !order.includes(status))
+    .sort();
+  return [...known, ...rest].map((status) => `${runs[status]} ${status}`).join(', ');
+}
+
+function matrixRow(r: ScenarioResult): string {
+  const did = [`invocations: ${runsText(r.runs)}`, ...r.notes].join('; ');
+  const sent = r.sent.length > 0 ? r.sent.map((key) => `\`${key}\``).join(' → ') : 'nothing';
+  const duplicated =
+    r.lostResponses > 0
+      ? `${r.counts.duplicated} (≤ ${r.lostResponses} lost response${r.lostResponses > 1 ? 's' : ''})`
+      : String(r.counts.duplicated);
+  return `| ${[
+    r.name,
+    r.inject,
+    did,
+    sent,
+    String(r.counts.lost),
+    duplicated,
+    String(r.counts.falseAlarms),
+    String(r.counts.silent),
+  ]
+    .map(cell)
+    .join(' | ')} |`;
+}
+
+function counted(record: Readonly<Record<string, number>>): string {
+  return Object.entries(record)
+    .map(([key, value]) => `${value} ${key}`)
+    .join(', ');
+}
+
+export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: SoakResult): string {
+  const bytes = soak.stateBytesPerDay;
+  return [
+    '# Reliability: the fault matrix and a simulated week',
+    '',
+    '<!-- Rendered by `npm run docs:reliability` from test/support/reliability-matrix.ts and',
+    'test/support/reliability-soak.ts; test/reliability.test.ts fails when the guarantees or this',
+    'file no longer hold. Do not edit by hand. -->',
+    '',
+    'Each row below is a test: the fault is injected, the watchdog runs, and one tally compares what',
+    "SNS accepted with the scenario's ground truth (the notifications that must arrive, once each).",
+    '',
+    '- **lost**: a notification of the ground truth that never arrived.',
+    '- **duplicated**: arrivals beyond the one expected. The bound: at most one duplicate per lost',
+    '  response (a call that was applied but whose answer never came back; see docs/STATE.md).',
+    '- **false FIRING/STORM**: a page the ground truth does not have.',
+    '- **silent**: the cluster could not be read long enough to page, and no WATCHDOG was paged.',
+    '',
+    'Any other notification the ground truth does not have fails the test too.',
+    '',
+    '## The fault matrix',
+    '',
+    'Through the real parts: the middy handler `createHandler` builds, the simulated cluster over',
+    'HTTPS (with a hostile HTTPS front for answers the simulator never gives), DynamoDB (dynalite,',
+    'with a proxy that loses answers), the local SNS server and its failure modes. Six nodes, a–f,',
+    'one check a minute on a fake clock; the first check (healthy) is counted in the invocations.',
+    'Sent keys: the kind and the nodes it names, or the failure class of a WATCHDOG.',
+    '',
+    '| fault | injected | what the watchdog did | sent (accepted by SNS) | lost | duplicated | false FIRING/STORM | silent |',
+    '|---|---|---|---|---|---|---|---|',
+    ...matrix.map(matrixRow),
+    '',
+    '## A simulated week',
+    '',
+    `${soak.checks.toLocaleString('en-US')} checks, one a minute for ${soak.days} days, of a cluster of ${soak.nodes} nodes in three zones,`,
+    'run at the check-cycle level (`runCheckCycle`, the use case the Lambda and `watch` both run) with',
+    "in-process parts so that a week takes seconds: the simulator's cluster model (its lazy kubelets",
+    'and fault API) read through the reader port without HTTP, the memory state store (each cluster',
+    'kept as the same JSON document the DynamoDB store keeps, gzip-compressed, in its item), and a',
+    'notifier that records what it is handed. Restarts are new readers and notifiers (the state is',
+    'reloaded from its document on every check); overlapping runs are two cycles started at once.',
+    '',
+    '| | |',
+    '|---|---|',
+    `| injected | ${counted(soak.injected)} |`,
+    `| check cycles | ${runsText(soak.runs)} |`,
+    `| checks inside a 45-s stall | ${soak.stallChecks} (read failed, not paged) |`,
+    `| FIRING/STORM from stalls | ${soak.stallAlarms} |`,
+    `| sent | ${counted(soak.sent)} |`,
+    `| lost | ${soak.counts.lost} |`,
+    `| duplicated | ${soak.counts.duplicated} |`,
+    `| false FIRING/STORM | ${soak.counts.falseAlarms} |`,
+    `| other unexpected | ${soak.counts.unexpected} |`,
+    `| silent (the 5-min API outage not paged) | ${soak.counts.silent} |`,
+    `| reminders | ${soak.reminders.count}; gaps between notices of one outage ${soak.reminders.minGapSeconds} s to ${soak.reminders.maxGapSeconds} s (interval ${soak.reminders.intervalSeconds} s) |`,
+    `| state when quiet | ${soak.quietStateBytes.first} bytes after the first check, ${soak.quietStateBytes.last} bytes at the end of the week |`,
+    '',
+    'The largest state document of each day (JSON; gzip, as the DynamoDB item holds it):',
+    '',
+    `| day | ${bytes.map((_, i) => String(i + 1)).join(' | ')} |`,
+    `|---|${bytes.map(() => '---|').join('')}`,
+    `| JSON bytes | ${bytes.map((b) => String(b.json)).join(' | ')} |`,
+    `| gzip bytes | ${bytes.map((b) => String(b.gzip)).join(' | ')} |`,
+    '',
+    'A lost or false count, or a state or reminder gap out of its bound, fails',
+    '`test/reliability.test.ts`.',
+    '',
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const matrix = await runMatrix();
+  const soak = await runSoak();
+  await writeFile(new URL('./RELIABILITY.md', import.meta.url), reliabilityMarkdown(matrix, soak));
+  process.stdout.write('wrote docs/RELIABILITY.md\n');
+}
