@@ -258,6 +258,7 @@ export class Watchdog {
       ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
       alerting,
       degraded: evaluation.degraded,
+      suspect: evaluation.suspect,
       durationMs: clock() - started,
     });
     // One line per node that is not healthy, capped: a zone outage must not flood the log.

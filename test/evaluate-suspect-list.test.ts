@@ -1,6 +1,6 @@
 /**
  * A lease list that suddenly lacks most of the leases the last check saw (≥ half, ≥ 3), or a Node
- * list that lacks most of the nodes whose leases are being renewed, is suspect: the check is degraded, open incidents of the nodes missing from it are kept (no RESOLVED
+ * list that lacks most of the nodes whose leases are being renewed, is suspect: the check is suspect, open incidents of the nodes missing from it are kept (no RESOLVED
  * "removed", and no second FIRING when they come back), nodes whose lease vanished are not judged
  * missing-lease; the next check, compared with this one, confirms. Found by the fault matrix of
  * docs/RELIABILITY.md ("Most nodes vanish from one list").
@@ -39,7 +39,7 @@ interface Carried {
   alerts: AlertState;
 }
 
-/** One check: the notification's kind and named nodes (or null), and the evaluation's degraded. */
+/** One check: the notification's kind and named nodes (or null), and the evaluation's suspect. */
 function check(carried: Carried, snap: Snapshot, at: number) {
   const evaluation = evaluate(snap, carried.observations, DEFAULT_POLICY, at);
   const outcome = alertsForEvaluation(evaluation, carried.alerts, DEFAULT_ALERT_POLICY, at);
@@ -50,7 +50,7 @@ function check(carried: Carried, snap: Snapshot, at: number) {
     sent: n
       ? `${n.kind} firing=${n.firing.map((x) => x.name).join(',')} resolved=${n.resolved.map((x) => x.name).join(',')}`
       : null,
-    degraded: evaluation.degraded,
+    suspect: evaluation.suspect,
     verdicts: evaluation.nodes.map((v) => `${v.name}:${v.verdict}`).join(' '),
   };
 }
@@ -64,21 +64,21 @@ function paged(): Carried {
 }
 
 describe('evaluate: a list that lacks most of the last check', () => {
-  it('is degraded; the incidents of the missing nodes are kept; the full list back sends nothing', () => {
+  it('is suspect; the incidents of the missing nodes are kept; the full list back sends nothing', () => {
     const carried = paged();
     const suspect = check(carried, cluster(at(1), ['a']), at(1));
     assert.equal(suspect.sent, null, 'no wave of RESOLVED "removed"');
-    assert.match(suspect.degraded ?? '', /lease list lacks 5 of the 6 leases the last check saw/);
+    assert.match(suspect.suspect ?? '', /lease list lacks 5 of the 6 leases the last check saw/);
     const back = check(carried, cluster(at(2), NAMES), at(2));
     assert.equal(back.sent, null, 'no second FIRING for c and e');
-    assert.equal(back.degraded, undefined);
+    assert.equal(back.suspect, undefined);
   });
 
   it('the next check confirms a list that stays short: the nodes are gone', () => {
     const carried = paged();
     check(carried, cluster(at(1), ['a']), at(1));
     const confirmed = check(carried, cluster(at(2), ['a']), at(2));
-    assert.equal(confirmed.degraded, undefined);
+    assert.equal(confirmed.suspect, undefined);
     assert.equal(confirmed.sent, 'RESOLVED firing= resolved=c,e');
   });
 
@@ -97,32 +97,32 @@ describe('evaluate: a list that lacks most of the last check', () => {
     const suspect = check(carried, cluster(at(1), NAMES, ['a']), at(1));
     assert.equal(suspect.sent, null, 'no wave of RESOLVED "deleted"');
     assert.match(
-      suspect.degraded ?? '',
+      suspect.suspect ?? '',
       /Node list lacks 3 of the 4 nodes whose leases were renewed/,
     );
     assert.doesNotMatch(suspect.verdicts, /orphaned-lease/);
     const back = check(carried, cluster(at(2), NAMES), at(2));
     assert.equal(back.sent, null, 'no second FIRING for c and e');
-    assert.equal(back.degraded, undefined);
+    assert.equal(back.suspect, undefined);
   });
 
   it('a deleted node (its kubelet stopped) is still gone', () => {
     const carried = paged();
     // c and e are dead: their leases do not renew, so their Nodes missing is believed.
     const deleted = check(carried, cluster(at(1), NAMES, ['a', 'b', 'd', 'f']), at(1));
-    assert.equal(deleted.degraded, undefined);
+    assert.equal(deleted.suspect, undefined);
     assert.equal(deleted.sent, 'RESOLVED firing= resolved=c,e');
   });
 
   it('fewer than half, or fewer than 3, missing: an ordinary check', () => {
     const carried = paged();
     const two = check(carried, cluster(at(1), ['a', 'b', 'd', 'f']), at(1));
-    assert.equal(two.degraded, undefined);
+    assert.equal(two.suspect, undefined);
     assert.equal(two.sent, 'RESOLVED firing= resolved=c,e');
 
     const small: Carried = { observations: new Map(), alerts: EMPTY_ALERT_STATE };
     check(small, cluster(T0, ['a', 'b', 'c']), T0);
     const halfOfThree = check(small, cluster(at(1), ['a']), at(1));
-    assert.equal(halfOfThree.degraded, undefined, 'two of three is not enough');
+    assert.equal(halfOfThree.suspect, undefined, 'two of three is not enough');
   });
 });

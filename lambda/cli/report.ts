@@ -74,6 +74,7 @@ export function toJson(evaluation: Evaluation): object {
     checkedAt: new Date(evaluation.checkedAt).toISOString(),
     serverTime: new Date(evaluation.serverTime).toISOString(),
     ...(evaluation.degraded ? { degraded: evaluation.degraded } : {}),
+    ...(evaluation.suspect ? { suspect: evaluation.suspect } : {}),
     nodes: evaluation.nodes.map((n) => ({
       name: n.name,
       verdict: n.verdict,

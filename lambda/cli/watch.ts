@@ -141,6 +141,8 @@ function report(
   }
   if (evaluation.degraded)
     io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
+  if (evaluation.suspect)
+    io.stderr(`lease-watchdog: warning: suspect answer: ${sanitize(evaluation.suspect)}`);
   return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
 }
 

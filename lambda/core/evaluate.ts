@@ -373,9 +373,8 @@ export function evaluate(
     cluster: snapshot.cluster,
     checkedAt: now,
     serverTime: snapshot.serverTime,
-    degraded:
-      [snapshot.degraded, suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') ||
-      undefined,
+    degraded: snapshot.degraded,
+    suspect: [suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') || undefined,
     nodes: verdicts,
     summary: summarise(verdicts),
     zones: zonesOf(verdicts),

@@ -16,8 +16,9 @@
  * - A node remembered (open incident, flap record or stuck-removal clock) but absent from the
  *   evaluation is gone: its incident resolves with 'node-deleted', a flapping node is released at
  *   once, in `resolved`, and its records are dropped.
- * - A degraded evaluation (`evaluation.degraded`: the Nodes could not be read) does not prove
- *   that an absent node is gone: incidents, flap records and stuck-removal clocks of absent nodes
+ * - A degraded evaluation (`evaluation.degraded`: the Nodes could not be read) or a suspect one
+ *   (`evaluation.suspect`: a list lacking most of the last check) does not prove that an absent
+ *   node is gone: incidents, flap records and stuck-removal clocks of absent nodes
  *   are then kept as they are (flap records only lose the transitions that left the window). Nodes present in it are
  *   handled as usual.
  *
@@ -130,7 +131,7 @@ class CheckRecords {
   }
 }
 
-/** Remembered nodes absent from the evaluation: gone, unless the evaluation is degraded. */
+/** Remembered nodes absent from the evaluation: gone, unless the evaluation is degraded or suspect. */
 function absentNodes(
   evaluation: Evaluation,
   seen: ReadonlySet<string>,
@@ -138,7 +139,7 @@ function absentNodes(
   policy: AlertPolicy,
   now: number,
 ): void {
-  if (evaluation.degraded !== undefined) {
+  if (evaluation.degraded !== undefined || evaluation.suspect !== undefined) {
     for (const [name, flap] of records.flaps) {
       if (seen.has(name)) continue;
       const pruned = pruneFlapRecord(flap, policy.flapping, now);

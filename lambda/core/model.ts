@@ -166,7 +166,14 @@ export interface Evaluation {
   /** Watchdog clock at the check, epoch ms. */
   readonly checkedAt: number;
   readonly serverTime: number;
+  /** Why the check ran on leases alone (the Nodes could not be read), when it did. */
   readonly degraded?: string | undefined;
+  /**
+   * Why the answer looked partial (a list lacking most of what the last check saw), when it did:
+   * this check keeps what it cannot confirm as it was, and the next one confirms. Unlike
+   * `degraded`, it is transient and announces nothing.
+   */
+  readonly suspect?: string | undefined;
   /** Sorted by name. */
   readonly nodes: readonly NodeVerdict[];
   readonly summary: Readonly<Record<Verdict, number>>;

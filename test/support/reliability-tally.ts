@@ -2,7 +2,7 @@
  * The one tally of the reliability figures (docs/RELIABILITY.md): what SNS accepted, against what
  * the scenario's ground truth says should have been sent. A notification is known by its key:
  * its kind and the nodes it names (`FIRING(a,b)`, `RESOLVED(a)`), or for the watchdog's own page
- * the failure class (`WATCHDOG(timeout)`, `WATCHDOG RESOLVED`).
+ * the failure class (`WATCHDOG(timeout)`, `WATCHDOG RESOLVED`), for a NOTICE what it is about.
  *
  * - lost: a notification of the ground truth that never arrived;
  * - duplicated: arrivals of a ground-truth notification beyond the one expected;
@@ -38,6 +38,13 @@ export function keyOfMessage(
   if (kind === 'WATCHDOG') {
     const failing = /WATCHDOG: cannot read cluster \(([^)]+)\)/.exec(subject ?? '');
     return failing ? `WATCHDOG(${failing[1]})` : 'WATCHDOG RESOLVED';
+  }
+  if (kind === 'NOTICE') {
+    // The notice's own headline names what it is about: `NOTICE(degraded checks)`, `NOTICE(state reset)`.
+    if (/state was unreadable/.test(subject ?? '')) return 'NOTICE(state reset)';
+    if (/degraded checks/.test(subject ?? '')) return 'NOTICE(degraded checks)';
+    if (/complete again/.test(subject ?? '')) return 'NOTICE(complete again)';
+    return `NOTICE(${subject ?? '?'})`;
   }
   const named = [...nodes].filter(([, name]) => body.includes(name)).map(([letter]) => letter);
   return `${kind ?? '?'}(${named.sort().join(',')})`;
