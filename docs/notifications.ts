@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { composeNotification } from '../lambda/core/grouping.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
+import { renderChatNotification } from '../lambda/notify/chat.js';
 import { renderDocument } from '../lambda/notify/document.js';
 import { DOCUMENT_SCHEMA, documentJsonSchema } from '../lambda/notify/document-schema.js';
 import {
@@ -216,6 +217,45 @@ export function notificationsMarkdown(): string {
       '',
     );
   }
+  const [first] = notificationExamples();
+  if (!first) throw new Error('no example');
+  parts.push(
+    '## Chat: Slack and Microsoft Teams',
+    '',
+    'With `"chatNotifications": {"link": "https://..."}` (or `{}` without a link) in the deployment',
+    'file, the stack creates a second topic, encrypted like the first, and the function publishes',
+    'each notification to it as an Amazon Q Developer in chat applications (formerly AWS Chatbot)',
+    '[custom notification](https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html):',
+    'a title with the headline, a description of the nodes (ten at most, then a count), the kubectl',
+    'commands the email advises as next steps, and the link. To show them in a channel:',
+    '',
+    '1. `npx cdk deploy -c config=watchdog.json` and note the output `ChatTopicArn`.',
+    '2. In the Amazon Q Developer in chat applications console, configure the Slack workspace or',
+    '   Microsoft Teams team, then in the channel configuration add that topic (same region) under',
+    '   notifications.',
+    '',
+    'Why a topic of its own: the chat service subscribes to a topic with protocol `https`, so in',
+    'the JSON-structured publish above it would get the `https` entry, which every HTTPS webhook',
+    'subscriber shares; no protocol key reaches the chat integration alone. Its own topic gets',
+    'exactly the custom-notification event, and the notification topic keeps its formats.',
+    '',
+    'The notification topic stays the record: the chat copy is published once that topic has',
+    'accepted the notification; if the chat publish fails, the function logs',
+    '`chat notification not published` and goes on, so a chat outage neither delays nor',
+    'duplicates the emails. Untrusted text loses `<`, `>` and backticks (chat markdown would read',
+    'them as links, mentions or code).',
+    '',
+    `The first example above, with a link, as the chat topic receives it:`,
+    '',
+    '```json',
+    json(
+      renderChatNotification(first.notification, {
+        link: 'https://wiki.example.com/runbooks/lease-watchdog',
+      }),
+    ),
+    '```',
+    '',
+  );
   return parts.join('\n');
 }
 

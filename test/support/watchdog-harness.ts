@@ -176,6 +176,8 @@ export interface HarnessOptions {
   readonly snsMaxAttempts?: number;
   /** Per-request timeout towards the API servers, real seconds. Default 2. */
   readonly requestTimeoutSeconds?: number;
+  /** The chat topic (CHAT_TOPIC_ARN), with `chatNotifications` in `settings`. */
+  readonly chatTopicArn?: string;
 }
 
 export interface SimTarget {
@@ -317,7 +319,12 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       const metrics = overrides.metrics ?? new RecordingMetrics();
       const logger = new RecordingLogger();
       const handler = createHandler(
-        { settings, topicArn: TOPIC_ARN, stateTable: tableName },
+        {
+          settings,
+          topicArn: TOPIC_ARN,
+          stateTable: tableName,
+          ...(options.chatTopicArn ? { chatTopicArn: options.chatTopicArn } : {}),
+        },
         {
           clients: {
             sns: snsClient,
