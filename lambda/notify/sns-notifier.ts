@@ -141,14 +141,17 @@ export function structuredMessage(n: Notification, context: RenderContext = {}):
   for (const protocol of DOCUMENT_PROTOCOLS) machine[protocol] = document;
   const without = utf8Bytes(JSON.stringify({ default: '', ...machine }));
   const limit = Math.min(context.maxBytes ?? MESSAGE_MAX_BYTES, MESSAGE_MAX_BYTES);
-  // The text is escaped inside the JSON (newlines and quotes take two bytes): shrink until it fits.
-  let room = limit - without;
+  // The text is escaped inside the JSON (newlines and quotes take two bytes): when the first
+  // rendering overflows, render again for the room left at the escaping rate it showed.
+  const textRoom = limit - without;
+  let room = textRoom;
   for (let attempt = 0; ; attempt++) {
     const text = renderBody(n, { ...context, maxBytes: Math.max(1_000, room) });
     const message = JSON.stringify({ default: text, ...machine });
     const over = utf8Bytes(message) - limit;
     if (over <= 0 || attempt >= 4) return message;
-    room -= over;
+    const rate = (utf8Bytes(JSON.stringify(text)) - 2) / Math.max(1, utf8Bytes(text));
+    room = Math.min(room - over, Math.floor(textRoom / rate)) - 64;
   }
 }
 
