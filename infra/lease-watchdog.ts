@@ -25,6 +25,7 @@ import {
 } from '../lambda/settings/index.js';
 import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
+import { createChatTopic, grantChatPublish } from './chat-topic.js';
 import { grantClusterAccess } from './cluster-access.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
@@ -71,6 +72,8 @@ export class LeaseWatchdog extends Construct {
   readonly alarmTopics: readonly sns.ITopic[];
   /** "The notification topic has no confirmed subscription", on the alarm path; none without one. */
   readonly noSubscriberAlarm?: cloudwatch.Alarm;
+  /** The topic of chat notifications (`chatNotifications`); undefined without it. */
+  readonly chatTopic?: sns.ITopic;
 
   constructor(scope: Construct, id: string, props: LeaseWatchdogProps) {
     super(scope, id);
@@ -90,6 +93,11 @@ export class LeaseWatchdog extends Construct {
     this.logGroup = watchdog.logGroup;
     topic.grantPublish(this.function);
     topic.grantCountSubscriptions(this.function);
+    const chat = createChatTopic(this, config);
+    if (chat) {
+      grantChatPublish(chat, this.function);
+      this.chatTopic = chat.topic;
+    }
     const alarmPaths = createAlarmPaths(this, config);
     this.alarmTopics = alarmPaths.map((path) => path.topic);
     state.grantStateAccess(this.function);

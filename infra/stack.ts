@@ -32,6 +32,9 @@ export class LeaseWatchdogStack extends Stack {
       value: this.watchdog.role.roleArn,
     });
     new CfnOutput(this, 'TopicArn', { value: this.watchdog.topic.topicArn });
+    if (this.watchdog.chatTopic) {
+      new CfnOutput(this, 'ChatTopicArn', { value: this.watchdog.chatTopic.topicArn });
+    }
     new CfnOutput(this, 'StateTableName', { value: this.watchdog.table.tableName });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.watchdog.deadLetterQueue.queueUrl });
   }

@@ -20,6 +20,7 @@ import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
+import { WithChatCopy } from './notify/chat-notifier.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
 import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
 import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
@@ -102,6 +103,16 @@ function createWatchdog(
     now: clock,
   });
   const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
+  const chatLink = config.settings.chatNotifications?.link;
+  const withChat = (notifier: SnsNotifier) =>
+    config.chatTopicArn === undefined
+      ? notifier
+      : new WithChatCopy(notifier, {
+          client: clients.sns,
+          topicArn: config.chatTopicArn,
+          logger,
+          contextFor: (name) => ({ namespace: namespaces.get(name), link: chatLink }),
+        });
   return new Watchdog({
     settings: config.settings,
     readers: authenticatedReaders({
@@ -116,12 +127,14 @@ function createWatchdog(
       clock,
       logger,
     }),
-    notifier: new SnsNotifier({
-      client: clients.sns,
-      topicArn: config.topicArn,
-      logger,
-      contextFor: (name) => ({ namespace: namespaces.get(name) }),
-    }),
+    notifier: withChat(
+      new SnsNotifier({
+        client: clients.sns,
+        topicArn: config.topicArn,
+        logger,
+        contextFor: (name) => ({ namespace: namespaces.get(name) }),
+      }),
+    ),
     logger,
     metrics,
     clock,

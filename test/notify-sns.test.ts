@@ -62,6 +62,11 @@ describe('SnsNotifier on a standard topic', () => {
       cluster: { dataType: 'String', stringValue: 'prod-eu', binaryValue: undefined },
       kind: { dataType: 'String', stringValue: 'FIRING', binaryValue: undefined },
       severity: { dataType: 'String', stringValue: 'critical', binaryValue: undefined },
+      zones: {
+        dataType: 'String.Array',
+        stringValue: '["eu-west-1a","eu-west-1b"]',
+        binaryValue: undefined,
+      },
     });
     assert.equal(m?.messageGroupId, undefined);
     assert.equal(m?.messageDeduplicationId, undefined);
@@ -289,7 +294,8 @@ describe('publishInput', () => {
   it('is pure and matches the renderer', () => {
     const input = publishInput(firing, FIFO);
     assert.equal(input.Subject, renderSubject(firing));
-    assert.equal(input.Message, renderBody(firing));
+    assert.equal(input.MessageStructure, 'json');
+    assert.equal(JSON.parse(input.Message ?? '').default, renderBody(firing));
     assert.equal(input.MessageGroupId, 'prod-eu');
     assert.deepEqual(publishInput(firing, FIFO), input);
   });

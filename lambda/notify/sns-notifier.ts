@@ -17,8 +17,9 @@ import {
 import type { Notification } from '../core/notification.js';
 import type { Notifier } from '../ports.js';
 import { PATTERNS } from '../settings/index.js';
+import { nodeGroupsOf, renderDocument, zonesOf } from './document.js';
 import { type RenderContext, renderBody, renderSubject } from './render.js';
-import { asciiText, cleanText, squeeze, truncate } from './text.js';
+import { asciiText, cleanText, squeeze, truncate, utf8Bytes } from './text.js';
 
 /** The part of a logger this notifier uses (Powertools Logger fits). */
 export interface NotifyLogger {
@@ -91,33 +92,96 @@ export class SnsNotifier implements Notifier {
         notification.reminders.length +
         notification.flapping.length +
         notification.resolved.length,
-      bytes: Buffer.byteLength(input.Message ?? '', 'utf8'),
+      bytes: utf8Bytes(input.Message ?? ''),
     });
   }
 }
 
-/** The `Publish` request for a notification (pure; exported for tests). */
+/** The protocols that receive the JSON document; every other one (email, SMS...) gets `default`. */
+export const DOCUMENT_PROTOCOLS = ['sqs', 'lambda', 'http', 'https', 'firehose'] as const;
+
+/**
+ * The most UTF-8 bytes of the `Message` parameter (the whole JSON message structure): SNS takes
+ * 262,144 bytes for message, subject and attributes together; the rest is kept for those.
+ */
+export const MESSAGE_MAX_BYTES = 250_000;
+/** The most UTF-8 bytes of one String.Array attribute value (`zones`, `nodeGroups`). */
+export const ARRAY_ATTRIBUTE_MAX_BYTES = 4_096;
+
+/**
+ * The `Publish` request for a notification (pure; exported for tests): `MessageStructure: json`
+ * with the email text under `default` (email, email-json and SMS subscribers get it) and the
+ * versioned JSON document (document-schema.ts) under each machine protocol's key. The whole
+ * message stays within MESSAGE_MAX_BYTES: the document lists what fits in DOCUMENT_MAX_BYTES, and
+ * the email text is shortened to fit the rest.
+ */
 export function publishInput(
   n: Notification,
   topicArn: string,
   context: RenderContext = {},
 ): PublishCommandInput {
-  const attributes: Record<string, MessageAttributeValue> = {
-    cluster: { DataType: 'String', StringValue: attributeValue(n.cluster) },
-    kind: { DataType: 'String', StringValue: n.kind },
-    severity: { DataType: 'String', StringValue: n.severity },
-  };
   const input: PublishCommandInput = {
     TopicArn: topicArn,
     Subject: renderSubject(n),
-    Message: renderBody(n, context),
-    MessageAttributes: attributes,
+    Message: structuredMessage(n, context),
+    MessageStructure: 'json',
+    MessageAttributes: messageAttributes(n),
   };
   if (topicArn.endsWith('.fifo')) {
     input.MessageGroupId = messageGroupId(n.cluster);
     input.MessageDeduplicationId = deduplicationId(n.id);
   }
   return input;
+}
+
+/** The JSON message structure: `default` (the email text) and the document per machine protocol. */
+export function structuredMessage(n: Notification, context: RenderContext = {}): string {
+  const document = JSON.stringify(renderDocument(n));
+  const machine: Record<string, string> = {};
+  for (const protocol of DOCUMENT_PROTOCOLS) machine[protocol] = document;
+  const without = utf8Bytes(JSON.stringify({ default: '', ...machine }));
+  const limit = Math.min(context.maxBytes ?? MESSAGE_MAX_BYTES, MESSAGE_MAX_BYTES);
+  // The text is escaped inside the JSON (newlines and quotes take two bytes): when the first
+  // rendering overflows, render again for the room left at the escaping rate it showed.
+  const textRoom = limit - without;
+  let room = textRoom;
+  for (let attempt = 0; ; attempt++) {
+    const text = renderBody(n, { ...context, maxBytes: Math.max(1_000, room) });
+    const message = JSON.stringify({ default: text, ...machine });
+    const over = utf8Bytes(message) - limit;
+    if (over <= 0 || attempt >= 4) return message;
+    const rate = (utf8Bytes(JSON.stringify(text)) - 2) / Math.max(1, utf8Bytes(text));
+    room = Math.min(room - over, Math.floor(textRoom / rate)) - 64;
+  }
+}
+
+/**
+ * The attributes a subscription filter policy can match: `cluster`, `kind`, `severity` (String)
+ * and, when the notification has any, `zones` and `nodeGroups` (String.Array: a JSON array of
+ * strings, matched when any element matches). Values are sanitised; arrays are cut to fit
+ * ARRAY_ATTRIBUTE_MAX_BYTES.
+ */
+export function messageAttributes(n: Notification): Record<string, MessageAttributeValue> {
+  const attributes: Record<string, MessageAttributeValue> = {
+    cluster: { DataType: 'String', StringValue: attributeValue(n.cluster) },
+    kind: { DataType: 'String', StringValue: n.kind },
+    severity: { DataType: 'String', StringValue: n.severity },
+  };
+  const zones = arrayAttribute(zonesOf(n));
+  if (zones) attributes.zones = { DataType: 'String.Array', StringValue: zones };
+  const nodeGroups = arrayAttribute(nodeGroupsOf(n));
+  if (nodeGroups) attributes.nodeGroups = { DataType: 'String.Array', StringValue: nodeGroups };
+  return attributes;
+}
+
+/** A String.Array value (`["a","b"]`) of as many values as fit, or undefined for none. */
+function arrayAttribute(values: readonly string[]): string | undefined {
+  const kept: string[] = [];
+  for (const value of values) {
+    if (utf8Bytes(JSON.stringify([...kept, value])) > ARRAY_ATTRIBUTE_MAX_BYTES) break;
+    kept.push(value);
+  }
+  return kept.length > 0 ? JSON.stringify(kept) : undefined;
 }
 
 /** A non-empty, single-line attribute value: SNS rejects empty String attributes. */

@@ -282,6 +282,28 @@ export const requestTimeoutSeconds = setting({
   schema: wholeNumber(1, 300),
 });
 
+/** An https URL for a chat message: no spaces or characters chat markdown would read as markup. */
+const CHAT_LINK = /^https:\/\/[^\s<>"'`|\\]{1,500}$/;
+
+export const chatNotifications = setting({
+  key: 'chatNotifications',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{}` or `{"link":"https://..."}`: also publish each notification as an Amazon Q Developer in chat applications (AWS Chatbot) custom notification to a topic of its own (output `ChatTopicArn`) for a Slack or Microsoft Teams channel, with the kubectl next steps and the link; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: strictObject(
+    {
+      link: text({
+        hint: 'an https URL shown in chat messages (a runbook, a dashboard)',
+        pattern: CHAT_LINK,
+        invalid: (value) =>
+          `must be an https URL of at most 500 characters without spaces, quotes, <, >, | or backticks (got ${shown(value)})`,
+      }).optional(),
+    },
+    'chat notifications: {} or {"link": "https://..."}',
+  ),
+});
+
 /** What the function receives: the clusters and how to judge them. */
 export const watchdogSettingsShape = {
   clusters: clusterList(clusterSchema),
@@ -294,4 +316,5 @@ export const watchdogSettingsShape = {
   fastMode: fastMode.prefault({}),
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
   requestTimeoutSeconds: requestTimeoutSeconds.default(DEFAULTS.requestTimeoutSeconds),
+  chatNotifications: chatNotifications.optional(),
 };

@@ -220,7 +220,9 @@ export function parseAppConfig(
 export function watchdogSettingsOf(config: DeploymentConfig): WatchdogSettings {
   const settings: Record<string, unknown> = {};
   for (const key of Object.keys(watchdogSettingsShape)) {
-    settings[key] = config[key as keyof DeploymentConfig];
+    const value = config[key as keyof DeploymentConfig];
+    // An optional setting left out stays out (as parseWatchdogSettings leaves it out).
+    if (value !== undefined) settings[key] = value;
   }
   settings.clusters = config.clusters.map(({ accessEntry: _stackOnly, ...cluster }) => cluster);
   return deepFreeze(settings as WatchdogSettings);
@@ -233,12 +235,16 @@ export const RUNTIME_ENV = Object.freeze({
   settings: 'LEASE_WATCHDOG_SETTINGS',
   topicArn: 'TOPIC_ARN',
   stateTable: 'STATE_TABLE',
+  /** The topic of chat notifications: set by the stack when `chatNotifications` is. */
+  chatTopicArn: 'CHAT_TOPIC_ARN',
 });
 
 export interface RuntimeConfig {
   readonly settings: WatchdogSettings;
   readonly topicArn: string;
   readonly stateTable: string;
+  /** Where chat notifications go (`chatNotifications`); undefined when they are off. */
+  readonly chatTopicArn?: string | undefined;
 }
 
 const runtimeSchema = z.object({
@@ -267,8 +273,9 @@ function requiredEnv(
 
 /**
  * Reads the Lambda's configuration from its environment (set by the CDK stack):
- * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings), TOPIC_ARN, STATE_TABLE. Refuses an
- * environment that turns TLS verification off for the whole process
+ * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings), TOPIC_ARN, STATE_TABLE, and
+ * CHAT_TOPIC_ARN with chatNotifications. Refuses an environment that turns TLS verification off
+ * for the whole process
  * (NODE_TLS_REJECT_UNAUTHORIZED=0): the function sends bearer tokens to API servers.
  */
 export function loadRuntimeConfig(
@@ -307,9 +314,23 @@ export function loadRuntimeConfig(
     [RUNTIME_ENV.topicArn]: topicArn,
     [RUNTIME_ENV.stateTable]: stateTable,
   });
+  const chatTopicArn =
+    settings.chatNotifications === undefined
+      ? undefined
+      : requiredEnv(
+          env,
+          RUNTIME_ENV.chatTopicArn,
+          'the SNS topic of chat notifications, as chatNotifications is set; the CDK stack sets it',
+        );
+  if (chatTopicArn !== undefined && !PATTERNS.TOPIC_ARN.test(chatTopicArn)) {
+    throw new ConfigError(
+      `${RUNTIME_ENV.chatTopicArn} must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:chat (got ${shown(chatTopicArn)})`,
+    );
+  }
   return deepFreeze({
     settings,
     topicArn: checked[RUNTIME_ENV.topicArn] as string,
     stateTable: checked[RUNTIME_ENV.stateTable] as string,
+    ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
   });
 }

@@ -18,7 +18,12 @@
  *   own SNS integrations still require.
  * - Message: present, non-empty, at most 262,144 UTF-8 bytes — and the whole payload (message,
  *   subject, attribute names, types and values) too.
- * - Message attributes: at most 10, valid names, known data types, non-empty values.
+ * - Message attributes: at most 10, valid names, known data types, non-empty values; a
+ *   String.Array value must be a JSON array (of strings, numbers, true, false or null).
+ * - MessageStructure: only `json`, and then the Message must be a JSON object with a string
+ *   `default` entry, and the entries of the protocols it knows must be strings. `message` of what
+ *   was received is then what an email subscription gets (`email`, else `default`);
+ *   `deliveredAs(m, protocol)` is what a subscription of another protocol gets.
  * - FIFO topics (ARN ending in `.fifo`): MessageGroupId required, MessageDeduplicationId required
  *   (no content-based deduplication here), both ≤ 128 characters of SNS's allowed set; a repeated
  *   deduplication id within 5 minutes is accepted but not delivered again (same MessageId back).
@@ -65,7 +70,14 @@ export interface ReceivedMessage {
   readonly messageId: string;
   readonly topicArn: string;
   readonly subject?: string | undefined;
+  /** What an email subscription receives: the Message, or with `MessageStructure: json` its `email` (else `default`) entry. */
   readonly message: string;
+  /** The Message parameter exactly as published. */
+  readonly rawMessage?: string | undefined;
+  /** `json` when the publish set MessageStructure. */
+  readonly messageStructure?: string | undefined;
+  /** With `MessageStructure: json`: the string entries of the message, by protocol key. */
+  readonly structure?: Readonly<Record<string, string>> | undefined;
   readonly attributes: Readonly<Record<string, ReceivedAttribute>>;
   readonly messageGroupId?: string | undefined;
   readonly messageDeduplicationId?: string | undefined;
@@ -202,6 +214,14 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
 
     const subject = form.get('Subject') ?? undefined;
     if (subject !== undefined) checkSubject(subject, asciiSubjects);
+    const messageStructure = form.get('MessageStructure') ?? undefined;
+    const structure = readStructure(messageStructure, message);
+    const delivered = {
+      message: structure ? (structure.email ?? structure.default ?? message) : message,
+      rawMessage: message,
+      messageStructure,
+      structure,
+    };
 
     const attributes = readAttributes(form);
     const attributeBytes = Object.entries(attributes).reduce(
@@ -254,7 +274,7 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
         messageId,
         topicArn,
         subject,
-        message,
+        ...delivered,
         attributes,
         messageGroupId,
         messageDeduplicationId,
@@ -268,7 +288,7 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
       messageId,
       topicArn,
       subject,
-      message,
+      ...delivered,
       attributes,
       messageGroupId,
       messageDeduplicationId,
@@ -550,6 +570,21 @@ function checkFifoId(name: string, value: string): void {
 
 const ATTRIBUTE_TYPE = /^(String|Number|Binary|String\.Array)(\.[A-Za-z0-9_.-]+)?$/;
 
+function isAttributeArray(value: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return (
+      Array.isArray(parsed) &&
+      parsed.every(
+        (x) =>
+          x === null || typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean',
+      )
+    );
+  } catch {
+    return false;
+  }
+}
+
 function readAttributes(form: URLSearchParams): Record<string, ReceivedAttribute> {
   const attributes: Record<string, ReceivedAttribute> = {};
   for (let i = 1; ; i++) {
@@ -587,12 +622,67 @@ function readAttributes(form: URLSearchParams): Record<string, ReceivedAttribute
     if (/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.test(value)) {
       throw invalidValue(`The message attribute '${name}' contains invalid characters.`);
     }
+    if (dataType === 'String.Array' && !isAttributeArray(value)) {
+      throw invalidValue(
+        `The message attribute '${name}' with type 'String.Array' must be a JSON array of strings, numbers, true, false or null.`,
+      );
+    }
     if (dataType.startsWith('Number') && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value)) {
       throw invalidValue(`The message attribute '${name}' with type 'Number' must be a number.`);
     }
     attributes[name] = { dataType, stringValue, binaryValue };
   }
   return attributes;
+}
+
+/** The protocol keys SNS gives a meaning to in a JSON message structure: their values must be strings. */
+const PROTOCOL_KEYS = new Set([
+  'default',
+  'email',
+  'email-json',
+  'http',
+  'https',
+  'sqs',
+  'sms',
+  'lambda',
+  'firehose',
+  'application',
+]);
+
+function readStructure(
+  messageStructure: string | undefined,
+  message: string,
+): Record<string, string> | undefined {
+  if (messageStructure === undefined) return undefined;
+  if (messageStructure !== 'json') {
+    throw invalid('Invalid parameter: MessageStructure Reason: must be json');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    throw invalid('Invalid parameter: Message Structure - JSON message body failed to parse');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw invalid('Invalid parameter: Message Structure - JSON message body failed to parse');
+  }
+  const entries: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (typeof value === 'string') entries[key] = value;
+    else if (PROTOCOL_KEYS.has(key)) {
+      throw invalid(`Invalid parameter: Message Structure - the ${key} entry must be a string`);
+    }
+  }
+  if (entries.default === undefined) {
+    throw invalid('Invalid parameter: Message Structure - No default entry in JSON message body');
+  }
+  return entries;
+}
+
+/** What a subscription of `protocol` receives of a message: its entry, else `default`. */
+export function deliveredAs(message: ReceivedMessage, protocol: string): string {
+  if (!message.structure) return message.message;
+  return message.structure[protocol] ?? message.structure.default ?? message.message;
 }
 
 function escapeXml(text: string): string {

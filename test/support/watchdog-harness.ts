@@ -141,6 +141,8 @@ export interface HarnessOptions {
   readonly snsMaxAttempts?: number;
   /** Per-request timeout towards the API servers, real seconds. Default 2. */
   readonly requestTimeoutSeconds?: number;
+  /** The chat topic (CHAT_TOPIC_ARN), with `chatNotifications` in `settings`. */
+  readonly chatTopicArn?: string;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -311,7 +313,12 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       const metrics = overrides.metrics ?? new RecordingMetrics();
       const logger = new RecordingLogger();
       const handler = createHandler(
-        { settings, topicArn: TOPIC_ARN, stateTable: tableName },
+        {
+          settings,
+          topicArn: TOPIC_ARN,
+          stateTable: tableName,
+          ...(options.chatTopicArn ? { chatTopicArn: options.chatTopicArn } : {}),
+        },
         {
           clients: {
             sns: snsClient,
