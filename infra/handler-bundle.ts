@@ -33,7 +33,7 @@ try {
   const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
   rmSync(TARGET, { recursive: true, force: true });
   cpSync(asset, TARGET, { recursive: true });
-  process.stdout.write(
+  process.stderr.write(
     `lease-watchdog: handler bundled into ${TARGET}: ${readdirSync(TARGET).join(', ')}\n`,
   );
 } finally {
