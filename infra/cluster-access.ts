@@ -3,7 +3,7 @@
  * or `eks:DescribeCluster` and (by default) an EKS access entry mapping the role to the Kubernetes
  * group that deploy/rbac.yaml binds.
  */
-import { Arn, ArnFormat, CfnCondition, Fn, Stack, Token } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, CfnCondition, Fn, Stack, Token } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
@@ -34,7 +34,9 @@ export function grantClusterAccess(
         new iam.PolicyStatement({
           sid: `${sid}ReadSecret`,
           actions: ['secretsmanager:GetSecretValue'],
-          resources: secretArns(scope, secretId),
+          resources: Token.isUnresolved(secretId)
+            ? secretArnsAtDeploy(scope, secretId, sid)
+            : secretArns(scope, secretId),
         }),
       );
       return;
@@ -69,7 +71,8 @@ function addAccessEntry(
 ): void {
   const stack = Stack.of(scope);
   const stackRegion = Token.isUnresolved(stack.region) ? undefined : stack.region;
-  if (auth.region !== undefined && stackRegion !== undefined && auth.region !== stackRegion) {
+  const regionKnown = auth.region !== undefined && !Token.isUnresolved(auth.region);
+  if (regionKnown && stackRegion !== undefined && auth.region !== stackRegion) {
     throw new ConfigError(
       `clusters[${index}].accessEntry must be false: cluster ${cluster.name} is in ${auth.region} but the stack deploys to ${stackRegion}, and CloudFormation creates access entries in its own region only (create the entry yourself, see deploy/rbac.yaml)`,
     );
@@ -80,8 +83,9 @@ function addAccessEntry(
     kubernetesGroups: [KUBERNETES_GROUP],
     type: 'STANDARD',
   });
-  if (auth.region !== undefined && stackRegion === undefined) {
-    // An environment-agnostic stack learns its region at deploy time: create the entry only there.
+  if (auth.region !== undefined && (stackRegion === undefined || !regionKnown)) {
+    // An environment-agnostic stack (or a region given as a token) is known at deploy time only:
+    // create the entry only in the cluster's region.
     entry.cfnOptions.condition = new CfnCondition(scope, `InClusterRegion-${idFor(cluster.name)}`, {
       expression: Fn.conditionEquals(stack.region, auth.region),
     });
@@ -97,12 +101,28 @@ function secretArns(scope: Construct, secretId: string): string[] {
     const parsed = Arn.split(secretId, ArnFormat.COLON_RESOURCE_NAME);
     if (parsed.service === 'secretsmanager') return [secretId, `${secretId}-??????`];
   }
+  return [namedSecretArn(scope, secretId)];
+}
+
+function namedSecretArn(scope: Construct, name: string): string {
+  return Stack.of(scope).formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${name}-??????`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
+
+/**
+ * `secretArns` of a token (`secret.secretArn`, `secret.secretName`, a parameter), decided by
+ * CloudFormation: an ARN when the value starts with `arn:` (condition `<sid>SecretIdIsArn`).
+ */
+function secretArnsAtDeploy(scope: Construct, secretId: string, sid: string): string[] {
+  const isArn = new CfnCondition(scope, `${sid}SecretIdIsArn`, {
+    expression: Fn.conditionEquals(Fn.select(0, Fn.split(':', secretId)), 'arn'),
+  });
   return [
-    Stack.of(scope).formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      resourceName: `${secretId}-??????`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    }),
+    Token.asString(Fn.conditionIf(isArn.logicalId, secretId, namedSecretArn(scope, secretId))),
+    Token.asString(Fn.conditionIf(isArn.logicalId, `${secretId}-??????`, Aws.NO_VALUE)),
   ];
 }

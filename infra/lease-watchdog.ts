@@ -2,14 +2,17 @@
  * `LeaseWatchdog`: everything one watchdog runs on, with the good defaults baked in.
  *
  * One function, one schedule per cluster (input `{"cluster": "<name>"}`), a KMS-encrypted SNS topic
- * (or an existing one), a DynamoDB state table, least-privilege access to the configured secrets and
+ * (or an existing one: `topic`, or `existingTopicArn`), a DynamoDB state table, least-privilege access to the configured secrets and
  * clusters, and alarms that watch the watchdog itself, notifying the same topic and, when
  * configured, a second delivery path (alarm-delivery.ts). Each part lives
  * in its own module and creates its constructs directly in this construct's scope, so the logical
  * ids are those of a single construct.
  */
+
+import { Token } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -19,6 +22,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  ConfigError,
   type DeploymentConfig,
   type LeaseWatchdogConfig,
   parseDeploymentConfig,
@@ -30,7 +34,7 @@ import { grantClusterAccess } from './cluster-access.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
-import { createWatchdogFunction, DEFAULT_ENTRY } from './watchdog-function.js';
+import { createWatchdogFunction } from './watchdog-function.js';
 
 export {
   CHECK_SUCCEEDED_METRIC,
@@ -44,10 +48,32 @@ export {
   DEFAULT_ENTRY,
   ESM_REQUIRE_BANNER,
   functionTimeoutSeconds,
+  PREBUILT_HANDLER,
 } from './watchdog-function.js';
 
-export interface LeaseWatchdogProps extends LeaseWatchdogConfig {
-  /** The handler module to bundle. Default: this repository's `lambda/handler.ts`. */
+/**
+ * The deployment file's settings (README, "Configuration"), with CDK objects where a CDK app has
+ * them. Names and ARNs may be tokens (`topic.topicArn`, `secret.secretArn`, a parameter): they
+ * are checked where CloudFormation resolves them; everything known at synth is checked at synth.
+ */
+export interface LeaseWatchdogProps extends Omit<LeaseWatchdogConfig, 'vpc'> {
+  /**
+   * Publish to this existing topic instead of creating one (like `existingTopicArn`; give one
+   * or the other). `emails` are subscribed to it. The function may publish to it (and use its
+   * key); its policy is its owner's, and must let this account's CloudWatch alarms publish (and
+   * its key's policy let `cloudwatch.amazonaws.com` use the key) for the alarms to reach it.
+   */
+  readonly topic?: sns.ITopic;
+  /** Run the function in this VPC, e.g. for private API endpoints. Default: no VPC. */
+  readonly vpc?: ec2.IVpc;
+  /** Which subnets of `vpc`. Default: its private subnets. */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /** The function's security groups in `vpc`. Default: a new one, all egress, no ingress. */
+  readonly securityGroups?: readonly ec2.ISecurityGroup[];
+  /**
+   * The handler module to bundle. Default: `lambda/handler.ts` in a clone of the repository; the
+   * bundle shipped in the package (`PREBUILT_HANDLER`) where it is installed.
+   */
   readonly entry?: string;
 }
 
@@ -56,7 +82,7 @@ export class LeaseWatchdog extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
   readonly topic: sns.ITopic;
-  /** The key that encrypts the topic; undefined with `existingTopicArn`. */
+  /** The key that encrypts the topic; undefined with `topic` or `existingTopicArn`. */
   readonly topicKey?: kms.Key;
   readonly table: dynamodb.Table;
   readonly logGroup: logs.LogGroup;
@@ -77,17 +103,30 @@ export class LeaseWatchdog extends Construct {
 
   constructor(scope: Construct, id: string, props: LeaseWatchdogProps) {
     super(scope, id);
-    const { entry = DEFAULT_ENTRY, ...configInput } = props;
-    const config = parseDeploymentConfig(configInput);
+    const { entry, topic: givenTopic, vpc, vpcSubnets, securityGroups, ...configInput } = props;
+    checkObjects(props);
+    const config = parseDeploymentConfig(
+      givenTopic === undefined
+        ? configInput
+        : { ...configInput, existingTopicArn: givenTopic.topicArn },
+    );
     this.config = config;
 
-    const topic = new NotificationTopic(this, config);
+    const topic = new NotificationTopic(this, {
+      ...config,
+      ...(givenTopic === undefined ? {} : { topic: givenTopic }),
+    });
     this.topic = topic.topic;
     this.topicKey = topic.key;
     const state = new StateTable(this);
     this.table = state.table;
 
-    const watchdog = createWatchdogFunction(this, config, entry);
+    const watchdog = createWatchdogFunction(
+      this,
+      config,
+      entry,
+      vpc === undefined ? undefined : { vpc, vpcSubnets, securityGroups },
+    );
     this.function = watchdog.function;
     this.role = watchdog.role;
     this.logGroup = watchdog.logGroup;
@@ -124,4 +163,30 @@ export class LeaseWatchdog extends Construct {
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
   }
+}
+
+/**
+ * What the settings' validation cannot see: the CDK objects, and a cluster name (which names
+ * construct ids, the schedule and the metrics) that must be known at synth.
+ */
+function checkObjects(props: LeaseWatchdogProps): void {
+  if (props.topic !== undefined && props.existingTopicArn !== undefined) {
+    throw new ConfigError('give topic or existingTopicArn, not both: they name the same thing');
+  }
+  if (props.vpc === undefined) {
+    if (props.vpcSubnets !== undefined || props.securityGroups !== undefined) {
+      throw new ConfigError('vpcSubnets and securityGroups need vpc: pass the VPC they belong to');
+    }
+  } else if (!Construct.isConstruct(props.vpc)) {
+    throw new ConfigError(
+      'vpc must be an ec2.IVpc (e.g. ec2.Vpc.fromLookup); {"vpcId", "subnetIds"} is the deployment file\'s form',
+    );
+  }
+  (props.clusters ?? []).forEach((cluster, i) => {
+    if (Token.isUnresolved(cluster?.name)) {
+      throw new ConfigError(
+        `clusters[${i}].name must be known at synth, not a token: it names the cluster's schedule, alarms and metrics`,
+      );
+    }
+  });
 }

@@ -2,24 +2,30 @@
 import { type App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import type { AppDeploymentConfig } from '../lambda/settings/index.js';
+import type { AppDeploymentConfig, DeploymentConfig } from '../lambda/settings/index.js';
 import { LeaseWatchdog, type LeaseWatchdogProps } from './lease-watchdog.js';
+import { importVpcPlacement } from './vpc-placement.js';
 
 export interface LeaseWatchdogStackProps extends StackProps {
   readonly watchdog: LeaseWatchdogProps;
+  /** The deployment file's `vpc` (ids): imported into the stack and given to the construct. */
+  readonly vpcIds?: DeploymentConfig['vpc'];
 }
 
 export class LeaseWatchdogStack extends Stack {
   readonly watchdog: LeaseWatchdog;
 
   constructor(scope: Construct, id: string, props: LeaseWatchdogStackProps) {
-    const { watchdog, ...stackProps } = props;
+    const { watchdog, vpcIds, ...stackProps } = props;
     super(scope, id, {
       description:
         'lease-watchdog: notifies by SNS and email when a Kubernetes node stops heart-beating',
       ...stackProps,
     });
-    this.watchdog = new LeaseWatchdog(this, 'Watchdog', watchdog);
+    this.watchdog = new LeaseWatchdog(this, 'Watchdog', {
+      ...watchdog,
+      ...importVpcPlacement(this, { vpc: vpcIds }),
+    });
 
     new CfnOutput(this, 'FunctionName', {
       description:
@@ -46,9 +52,10 @@ export class LeaseWatchdogStack extends Stack {
  */
 export function buildStack(app: App, config: AppDeploymentConfig): LeaseWatchdogStack {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const { account, region, stackName, ...watchdog } = config;
+  const { account, region, stackName, vpc, ...watchdog } = config;
   return new LeaseWatchdogStack(app, stackName, {
     watchdog,
+    vpcIds: vpc,
     ...(account !== undefined || region !== undefined ? { env: { account, region } } : {}),
   });
 }

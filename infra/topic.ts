@@ -1,6 +1,7 @@
 /**
  * The notification topic: a KMS-encrypted SNS topic with the email subscriptions, or the configured
- * existing one. `grantPublish` gives the function its address and the right to publish to it.
+ * existing one (a topic object, or an ARN). `grantPublish` gives the function its address and the
+ * right to publish to it.
  */
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -36,13 +37,22 @@ export class NotificationTopic {
   /** What every alarm does on ALARM and on OK: notify this topic. */
   readonly alarmAction: SnsAction;
 
+  /** The key that encrypts an existing topic given as an object, when it names one. */
+  private readonly existingKey?: kms.IKey;
+
   constructor(
     scope: Construct,
-    config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'>,
+    config: Pick<DeploymentConfig, 'existingTopicArn' | 'emails'> & {
+      /** An existing topic (`existingTopicArn` is then its ARN). */
+      readonly topic?: sns.ITopic;
+    },
     role: TopicRole = NOTIFICATIONS,
   ) {
     const ids = { key: `${role.idPrefix}TopicKey`, topic: `${role.idPrefix}Topic` };
-    if (config.existingTopicArn === undefined) {
+    if (config.topic !== undefined) {
+      this.topic = config.topic;
+      this.existingKey = config.topic.masterKey;
+    } else if (config.existingTopicArn === undefined) {
       const key = new kms.Key(scope, ids.key, {
         description: `lease-watchdog: encrypts ${role.carries}`,
         enableKeyRotation: true,
@@ -85,13 +95,14 @@ export class NotificationTopic {
         resources: [this.topic.topicArn],
       }),
     );
-    if (this.key) {
+    const key = this.key ?? this.existingKey;
+    if (key) {
       // SNS encrypts each published message with a data key from the topic's key, for this topic only.
       fn.addToRolePolicy(
         new iam.PolicyStatement({
           sid: 'EncryptNotifications',
           actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-          resources: [this.key.keyArn],
+          resources: [key.keyArn],
           conditions: {
             StringEquals: { 'kms:EncryptionContext:aws:sns:topicArn': this.topic.topicArn },
           },

@@ -3,6 +3,7 @@
  * memory, tracing), its own log group, and a role that may write to that log group only. Everything
  * else the role may do is granted by the resources it uses (`grantPublish`, `grantStateAccess`, …).
  */
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -11,18 +12,41 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
+  ConfigError,
   type DeploymentConfig,
   fastModeSpanSeconds,
   RUNTIME_ENV,
   watchdogSettingsOf,
 } from '../lambda/settings/index.js';
-import { placeInVpc } from './vpc-placement.js';
+import { placeInVpc, type VpcPlacement } from './vpc-placement.js';
 
 /** Time allowed for one check (list leases and nodes, decide, publish, save), on top of the fast-mode span. */
 export const CHECK_BUDGET_SECONDS = 45;
 
 /** The handler the stack bundles: the same module the tests exercise. */
 export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
+
+/**
+ * The installed package has no TypeScript sources: it ships the handler bundled from
+ * `DEFAULT_ENTRY` by this very construct when it was packed (`npm pack` runs
+ * infra/handler-bundle.ts), next to the compiled construct (`dist/handler-bundle`).
+ */
+export const PREBUILT_HANDLER = fileURLToPath(new URL('../handler-bundle', import.meta.url));
+
+/** The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle. */
+function handlerCode(
+  entry: string | undefined,
+): { entry: string; handler: string } | { code: lambda.Code; handler: string } {
+  if (entry !== undefined || existsSync(DEFAULT_ENTRY)) {
+    return { entry: entry ?? DEFAULT_ENTRY, handler: 'handler' };
+  }
+  if (existsSync(PREBUILT_HANDLER)) {
+    return { code: lambda.Code.fromAsset(PREBUILT_HANDLER), handler: 'index.handler' };
+  }
+  throw new ConfigError(
+    `the watchdog's handler is neither at ${DEFAULT_ENTRY} nor bundled at ${PREBUILT_HANDLER}: reinstall lease-watchdog, or pass entry`,
+  );
+}
 
 /** esbuild emits ESM; some dependencies still call `require`: define it from the module URL. */
 export const ESM_REQUIRE_BANNER =
@@ -40,13 +64,14 @@ export interface WatchdogFunction {
 }
 
 /**
- * Creates, in the given scope, the log group (`LogGroup`), the role (`FunctionRole`), the VPC
- * imports when configured, and the function (`Function`) with its settings in the environment.
+ * Creates, in the given scope, the log group (`LogGroup`), the role (`FunctionRole`), and the
+ * function (`Function`) with its settings in the environment, in the VPC when placed in one.
  */
 export function createWatchdogFunction(
   scope: Construct,
   config: DeploymentConfig,
-  entry: string,
+  entry: string | undefined,
+  placement?: VpcPlacement,
 ): WatchdogFunction {
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: config.logRetentionDays as logs.RetentionDays,
@@ -64,12 +89,11 @@ export function createWatchdogFunction(
       resources: [logGroup.logGroupArn],
     }),
   );
-  const vpcPlacement = placeInVpc(scope, config, role);
+  const vpcPlacement = placeInVpc(placement, role);
 
   const fn = new NodejsFunction(scope, 'Function', {
     description: 'lease-watchdog: checks node Leases and notifies when a node stops heart-beating',
-    entry,
-    handler: 'handler',
+    ...handlerCode(entry),
     runtime: lambda.Runtime.NODEJS_24_X,
     architecture: lambda.Architecture.ARM_64,
     memorySize: config.memoryMb,

@@ -9,6 +9,21 @@ import { PATTERNS } from './patterns.js';
 
 type Issue = { readonly code?: string; readonly input?: unknown };
 
+/**
+ * A value CloudFormation fills in at deploy time: a CDK token (`topic.topicArn`, a parameter's
+ * `valueAsString`), recognised by CDK's string encoding (`${Token[…]}`) so that the settings need
+ * no aws-cdk-lib (test/infra-tokens.test.ts checks that it agrees with
+ * `Token.isUnresolved`). Such a value is checked where it is resolved, not at synth.
+ */
+export function isDeployTimeValue(value: unknown): boolean {
+  return typeof value === 'string' && /\$\{Token\[[a-zA-Z0-9:._-]+\]\}/.test(value);
+}
+
+/** Runs a check only on a value known at synth. */
+export const knownAtSynth = {
+  when: (payload: { value: unknown }) => !isDeployTimeValue(payload.value),
+};
+
 function missing(input: unknown): boolean {
   return input === undefined || input === null || input === '';
 }
@@ -44,7 +59,10 @@ export interface TextRules {
 /** Never shown: superRefine in `text` reports a pattern mismatch first. */
 const invalidPattern = () => 'does not match its pattern';
 
-/** A required string without leading or trailing spaces, checked against `pattern`. */
+/**
+ * A required string without leading or trailing spaces, checked against `pattern`; a CDK token
+ * passes (it is a name or ARN CloudFormation resolves at deploy time).
+ */
 export function text(rules: TextRules) {
   const invalid =
     rules.invalid ?? ((value: string) => `must match ${rules.pattern} (got ${shown(value)})`);
@@ -56,6 +74,7 @@ export function text(rules: TextRules) {
           : `must be a string (${rules.hint}), got ${shown(issue.input)}`,
     })
     .superRefine((value, ctx) => {
+      if (isDeployTimeValue(value)) return;
       const problem =
         value === ''
           ? `is required: ${rules.hint}`
@@ -68,7 +87,9 @@ export function text(rules: TextRules) {
     })
     .check(
       // For the JSON Schema (editors): the checks above already reported the problem.
-      ...(rules.pattern ? [z.regex(rules.pattern, { error: invalidPattern })] : []),
+      ...(rules.pattern
+        ? [z.regex(rules.pattern, { error: invalidPattern, ...knownAtSynth })]
+        : []),
     );
 }
 

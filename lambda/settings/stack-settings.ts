@@ -8,7 +8,7 @@ import { watchdogSettingsShape } from './catalogue.js';
 import { deployedClusters } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { idList, strictObject, text, topicArn, wholeNumber } from './fields.js';
+import { idList, knownAtSynth, strictObject, text, topicArn, wholeNumber } from './fields.js';
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -24,7 +24,7 @@ const emails = setting({
     z
       .string({ error: emailError })
       .max(254, { error: emailError })
-      .regex(PATTERNS.EMAIL, { error: emailError }),
+      .regex(PATTERNS.EMAIL, { error: emailError, ...knownAtSynth }),
     {
       error: (issue) =>
         `must be a list of email addresses, e.g. ["oncall@example.com"] (got ${shown(issue.input)})`,

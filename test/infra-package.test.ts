@@ -1,0 +1,174 @@
+/**
+ * The construct as a library: a separate CDK app, written in TypeScript like a user's, imports
+ * `lease-watchdog/infra` from the packed and installed package (compiled JavaScript, its props
+ * types, the handler bundle it ships), gives it its own SNS topic and VPC, and synthesizes with
+ * cdk-nag's AwsSolutions pack: no finding, no second topic, the function in the given VPC.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { linkInstalled, packAndInstall, ROOT, run } from './support/packed-package.js';
+
+/** The README's example (section "Use the construct in your own CDK app"), as a user writes it. */
+const USER_APP = `
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { LeaseWatchdog, type LeaseWatchdogProps } from 'lease-watchdog/infra';
+
+const app = new App({ outdir: process.argv[2] });
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+const stack = new Stack(app, 'Platform', { env: { account: '123456789012', region: 'eu-west-1' } });
+
+const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: { all: {} } });
+const topic = new sns.Topic(stack, 'Alerts', {
+  masterKey: new kms.Key(stack, 'AlertsKey', { enableKeyRotation: true }),
+  enforceSSL: true,
+});
+// The watchdog's own alarms publish to the topic too.
+topic.grantPublish(new iam.ServicePrincipal('cloudwatch.amazonaws.com'));
+
+const props: LeaseWatchdogProps = {
+  clusters: [{ name: 'prod-eu', auth: { mode: 'eks' } }],
+  topic,
+  vpc,
+  vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+};
+new LeaseWatchdog(stack, 'NodeWatchdog', props);
+app.synth();
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    module: 'nodenext',
+    target: 'es2022',
+    strict: true,
+    skipLibCheck: true,
+    outDir: 'out',
+    types: ['node'],
+  },
+  files: ['user-app.ts'],
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: template properties, typed as Template.findResources types them
+type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+describe('lease-watchdog/infra, installed from the packed package into a CDK app of its own', () => {
+  let dir: string;
+  let app: string;
+  let synth: ReturnType<typeof spawnSync>;
+  let resources: Resources;
+  const idOf = (type: string, prefix: string): string => {
+    const ids = Object.keys(resources).filter(
+      (id) => resources[id]?.Type === type && id.startsWith(prefix),
+    );
+    assert.equal(ids.length, 1, `one ${type} ${prefix}: ${ids.join(', ')}`);
+    return ids[0] as string;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-construct-'));
+    app = await packAndInstall(dir);
+    // The user's own CDK app already has these.
+    await linkInstalled(app, ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']);
+    await writeFile(join(app, 'user-app.ts'), USER_APP);
+    await writeFile(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', app], { timeout: 300_000 });
+    synth = spawnSync(process.execPath, [join(app, 'out', 'user-app.js'), join(app, 'cdk.out')], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    const template = join(app, 'cdk.out', 'Platform.template.json');
+    resources = existsSync(template)
+      ? (JSON.parse(readFileSync(template, 'utf8')) as { Resources: Resources }).Resources
+      : {};
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('type-checks against the shipped props types and synthesizes with zero cdk-nag findings', () => {
+    assert.equal(synth.status, 0, String(synth.stderr));
+    assert.ok(Object.keys(resources).length > 0, 'the template has resources');
+  });
+
+  it('installs no TypeScript sources and no esbuild: the function is the bundle the package ships', () => {
+    const installed = join(app, 'node_modules', 'lease-watchdog');
+    assert.ok(!existsSync(join(installed, 'infra')), 'no infra/*.ts');
+    assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'no esbuild');
+    const fn = resources[idOf('AWS::Lambda::Function', 'NodeWatchdogFunction')]?.Properties;
+    assert.equal(fn?.Handler, 'index.handler');
+    assert.equal(fn?.Runtime, 'nodejs24.x');
+    const asset = join(app, 'cdk.out', `asset.${String(fn?.Code.S3Key).replace(/\.zip$/, '')}`);
+    const shipped = join(installed, 'dist', 'handler-bundle', 'index.mjs');
+    assert.ok(
+      readFileSync(join(asset, 'index.mjs')).equals(readFileSync(shipped)),
+      'the asset is the shipped bundle',
+    );
+    const loaded = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(join(asset, 'index.mjs'))}); console.log(typeof m.handler);`,
+      ],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          AWS_REGION: 'eu-west-1',
+          LEASE_WATCHDOG_SETTINGS: fn?.Environment.Variables.LEASE_WATCHDOG_SETTINGS,
+          TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts',
+          STATE_TABLE: 'state',
+        },
+      },
+    );
+    assert.equal(loaded.stdout.trim(), 'function', loaded.stderr);
+  });
+
+  it('publishes to the given topic: no second topic or key, alarms and the function use it', () => {
+    const topic = idOf('AWS::SNS::Topic', 'Alerts');
+    const key = idOf('AWS::KMS::Key', 'AlertsKey');
+    const fn = resources[idOf('AWS::Lambda::Function', 'NodeWatchdogFunction')]?.Properties;
+    assert.deepEqual(fn?.Environment.Variables.TOPIC_ARN, { Ref: topic });
+    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    assert.equal(alarms.length, 4, 'errors, throttles, dead letters, one dead-man switch');
+    for (const alarm of alarms) assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic }]);
+    const role = idOf('AWS::IAM::Role', 'NodeWatchdogFunctionRole');
+    const policy = Object.values(resources).find(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: role }]),
+    );
+    const statements = policy?.Properties.PolicyDocument.Statement as {
+      Sid?: string;
+      Resource: unknown;
+    }[];
+    const bySid = (sid: string) => statements.find((s) => s.Sid === sid)?.Resource;
+    assert.deepEqual(bySid('PublishNotifications'), { Ref: topic });
+    assert.deepEqual(bySid('EncryptNotifications'), { 'Fn::GetAtt': [key, 'Arn'] });
+  });
+
+  it("runs in the given VPC's private subnets, with a security group of its own there", () => {
+    const vpc = idOf('AWS::EC2::VPC', 'Vpc');
+    const fn = resources[idOf('AWS::Lambda::Function', 'NodeWatchdogFunction')]?.Properties;
+    const privateSubnets = Object.keys(resources)
+      .filter((id) => resources[id]?.Type === 'AWS::EC2::Subnet' && /PrivateSubnet/.test(id))
+      .map((id) => ({ Ref: id }));
+    assert.equal(privateSubnets.length, 2);
+    assert.deepEqual(fn?.VpcConfig.SubnetIds, privateSubnets);
+    const group = idOf('AWS::EC2::SecurityGroup', 'NodeWatchdogFunctionSecurityGroup');
+    assert.deepEqual(fn?.VpcConfig.SecurityGroupIds, [{ 'Fn::GetAtt': [group, 'GroupId'] }]);
+    assert.deepEqual(resources[group]?.Properties.VpcId, { Ref: vpc });
+  });
+});
