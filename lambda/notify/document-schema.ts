@@ -9,7 +9,7 @@
  * and enums may gain values (a new kind, verdict or severity); a field is never removed, renamed
  * or given another meaning without a new `schema` string.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { VERDICTS } from '../core/model.js';
 import { NOTIFICATION_KINDS, type Severity } from '../core/notification.js';
 
