@@ -142,7 +142,11 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
     const fn = resources[idOf('AWS::Lambda::Function', 'NodeWatchdogFunction')]?.Properties;
     assert.deepEqual(fn?.Environment.Variables.TOPIC_ARN, { Ref: topic });
     const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 4, 'errors, throttles, dead letters, one dead-man switch');
+    assert.equal(
+      alarms.length,
+      5,
+      'errors, throttles, dead letters, abandoned notifications, one dead-man switch',
+    );
     for (const alarm of alarms) assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic }]);
     const role = idOf('AWS::IAM::Role', 'NodeWatchdogFunctionRole');
     const policy = Object.values(resources).find(
