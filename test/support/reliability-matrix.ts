@@ -445,6 +445,7 @@ export const SCENARIOS: readonly Scenario[] = [
       h.clock.advanceTo(limit - 1000);
       await ctx.invoke();
       const early = h.sns.messages.length;
+      if (early > 0) throw new Error(`${early} sent before stuckRemovalSeconds had passed`);
       h.clock.advanceTo(limit);
       await ctx.invoke();
       await ticks(ctx, 2);
