@@ -27,13 +27,17 @@ function matrixRow(r: ScenarioResult): string {
     r.lostResponses > 0
       ? `${r.counts.duplicated} (≤ ${r.lostResponses} lost response${r.lostResponses > 1 ? 's' : ''})`
       : String(r.counts.duplicated);
+  const resent =
+    r.resentAfterReset.length > 0
+      ? `; ${r.counts.resent} re-sent after reset (${r.resentAfterReset.map((key) => `\`${key}\``).join(', ')})`
+      : '';
   return `| ${[
     r.name,
     r.inject,
     did,
     sent,
     String(r.counts.lost),
-    duplicated,
+    `${duplicated}${resent}`,
     String(r.counts.falseAlarms),
     String(r.counts.silent),
   ]
@@ -62,6 +66,11 @@ export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: Soa
     '- **lost**: a notification of the ground truth that never arrived.',
     '- **duplicated**: arrivals beyond the one expected. The bound: at most one duplicate per lost',
     '  response (a call that was applied but whose answer never came back; see docs/STATE.md).',
+    '- **re-sent after reset**: shown apart in the duplicated column. A state that cannot be read is',
+    '  reset to empty (docs/STATE.md), and the stated cost of a reset is that open incidents are',
+    '  forgotten: a node still down is paged again once its silence is confirmed afresh. Such a',
+    '  repeat is expected (the row asserts it arrives, once), not a duplicate and not a broken',
+    '  guarantee.',
     '- **false FIRING/STORM**: a page the ground truth does not have.',
     '- **silent**: the cluster could not be read long enough to page, and no WATCHDOG was paged.',
     '',
@@ -73,7 +82,8 @@ export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: Soa
     'HTTPS (with a hostile HTTPS front for answers the simulator never gives), DynamoDB (dynalite,',
     'with a proxy that loses answers), the local SNS server and its failure modes. Six nodes, a–f,',
     'one check a minute on a fake clock; the first check (healthy) is counted in the invocations.',
-    'Sent keys: the kind and the nodes it names, or the failure class of a WATCHDOG.',
+    'Sent keys: the kind and the nodes it names (a STORM its scope first), or the failure class of a',
+    'WATCHDOG.',
     '',
     '| fault | injected | what the watchdog did | sent (accepted by SNS) | lost | duplicated | false FIRING/STORM | silent |',
     '|---|---|---|---|---|---|---|---|',

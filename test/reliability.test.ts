@@ -22,7 +22,15 @@ describe('reliability: the fault matrix, through the real handler', () => {
       const result = await runScenario(scenario);
       results.push(result);
       const why = `sent ${JSON.stringify(result.sent)}, truth ${JSON.stringify(result.truth)}`;
-      assert.deepEqual(result.counts, { ...NO_COUNTS, duplicated: scenario.duplicates ?? 0 }, why);
+      assert.deepEqual(
+        result.counts,
+        {
+          ...NO_COUNTS,
+          duplicated: scenario.duplicates ?? 0,
+          resent: scenario.resentAfterReset?.length ?? 0,
+        },
+        why,
+      );
       assert.ok(
         result.counts.duplicated <= result.lostResponses,
         `at most one duplicate per lost response: ${why}`,

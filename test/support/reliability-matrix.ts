@@ -8,7 +8,12 @@
  * the fake clock at 2026-11-29T12:00:00Z, one invocation a minute. A row is one entry: add a fault
  * by adding an entry to SCENARIOS.
  */
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { MAX_REFUSALS } from '../../lambda/check-cycle.js';
+import { DEFAULTS } from '../../lambda/settings/index.js';
+import { partitionKey } from '../../lambda/state/dynamodb-items.js';
+import { patchNode } from '../../sim/node-writes.js';
+import { MERGE_PATCH } from '../../sim/patches.js';
 import { type LossyProxy, startLossyProxy } from './lossy-proxy.js';
 import { type Counts, keyOfMessage, tally } from './reliability-tally.js';
 import {
@@ -48,6 +53,11 @@ export interface Scenario {
   readonly lostResponses?: number;
   /** Duplicates this scenario ends with (within the bound). Default 0. */
   readonly duplicates?: number;
+  /**
+   * Notifications a state reset sends again, once each (docs/STATE.md: the stated cost of a reset,
+   * nodes still down are paged again): counted as re-sent, neither a duplicate nor a lost one.
+   */
+  readonly resentAfterReset?: readonly string[];
   readonly harness?: HarnessOptions;
   run(ctx: ScenarioContext): Promise<void>;
 }
@@ -63,9 +73,38 @@ export interface ScenarioResult {
   readonly counts: Counts;
   readonly lostResponses: number;
   readonly duplicates: number;
+  readonly resentAfterReset: readonly string[];
 }
 
 const LETTERS = ['a', 'b', 'c', 'd', 'e', 'f'];
+const NODE_GROUP_LABEL = 'eks.amazonaws.com/nodegroup';
+const KUBELET_ANNOTATION = 'sim.lease-watchdog.io/kubelet';
+
+/** A Node written as kubectl writes it (a merge patch through the sim's own write path). */
+function patch(t: SimTarget, name: string, metadata: Record<string, unknown>): void {
+  patchNode(t.sim, name, MERGE_PATCH, { metadata });
+}
+
+/** Overwrites the state head's blob in DynamoDB with bytes that do not match its checksum. */
+async function corruptStateHead(h: Harness, cluster: string): Promise<void> {
+  const key = { pk: { S: partitionKey(cluster) }, sk: { S: 'head' } };
+  const out = await h.dynamo.client.send(
+    new GetItemCommand({ TableName: h.tableName, Key: key, ConsistentRead: true }),
+  );
+  if (!out.Item) throw new Error(`no state head for ${cluster}`);
+  const item = { ...out.Item, state: { B: Buffer.from('garbage') } };
+  await h.dynamo.client.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+}
+
+/** Whether a check since log entry `mark` judged `node` suppressed. */
+function suppressedSince(h: Harness, mark: number, node: string): boolean {
+  return h.logger.entries
+    .slice(mark)
+    .some(
+      (e) =>
+        e.message === 'node verdict' && e.fields.node === node && e.fields.verdict === 'suppressed',
+    );
+}
 const ticks = async (ctx: ScenarioContext, n: number) => {
   for (let i = 0; i < n; i++) await ctx.tick();
 };
@@ -369,6 +408,89 @@ export const SCENARIOS: readonly Scenario[] = [
       }
     },
   },
+  {
+    name: 'A corrupt state item',
+    inject:
+      'node a down and paged; the state head in DynamoDB is overwritten with bytes that fail its checksum',
+    truth: ['FIRING(a)', 'NOTICE(state reset)'],
+    resentAfterReset: ['FIRING(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 3);
+      await corruptStateHead(ctx.h, 'prod');
+      await ticks(ctx, 5);
+      ctx.note(
+        'reset to empty and said once; node a, still down, paged again once its silence was confirmed afresh',
+      );
+    },
+  },
+  {
+    name: 'A cordoned node that stays silent',
+    inject: `node a cordoned and its kubelet stopped (a removal that never completes); stuckRemovalSeconds ${DEFAULTS.stuckRemovalSeconds} s`,
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      const { h, t } = ctx;
+      const a = ctx.node('a');
+      t.sim.cordon(a);
+      t.sim.stopKubelet(a);
+      let heldAt: number | undefined;
+      for (let i = 0; i < 5 && heldAt === undefined; i++) {
+        const mark = h.logger.entries.length;
+        await ctx.tick();
+        if (suppressedSince(h, mark, a)) heldAt = h.clock.now();
+      }
+      if (heldAt === undefined) throw new Error('the cordoned silent node was never suppressed');
+      const limit = heldAt + DEFAULTS.stuckRemovalSeconds * 1000;
+      while (h.clock.now() + 60_000 < limit) await ctx.tick();
+      h.clock.advanceTo(limit - 1000);
+      await ctx.invoke();
+      const early = h.sns.messages.length;
+      if (early > 0) throw new Error(`${early} sent before stuckRemovalSeconds had passed`);
+      h.clock.advanceTo(limit);
+      await ctx.invoke();
+      await ticks(ctx, 2);
+      const stuck = h.sns.messages.some((m) => /removal seems stuck/.test(m.message));
+      ctx.note(
+        `suppressed while cordoned; ${early} sent up to 1 s before the limit, the FIRING at ${(limit - heldAt) / 60_000} min cordoned and silent${stuck ? ', naming the stuck removal' : ''}`,
+      );
+    },
+  },
+  {
+    name: 'A node group goes silent together',
+    inject: `nodes a, b, c (one per zone) labelled ${NODE_GROUP_LABEL}=gpu; all three die at once`,
+    truth: ['STORM(node group gpu: a,b,c)', 'RESOLVED(a,b,c)'],
+    async run(ctx) {
+      const group = ['a', 'b', 'c'].map((letter) => ctx.node(letter));
+      for (const name of group) patch(ctx.t, name, { labels: { [NODE_GROUP_LABEL]: 'gpu' } });
+      await ctx.tick();
+      for (const name of group) ctx.t.sim.stopKubelet(name);
+      await ticks(ctx, 3);
+      for (const name of group) ctx.t.sim.startKubelet(name);
+      await ticks(ctx, 2);
+      ctx.note(
+        '3 of 3 of the group (50 % of each zone and of the cluster): one STORM, no per-node FIRING',
+      );
+    },
+  },
+  {
+    name: 'A not-ready wave is not a storm',
+    inject: `nodes a–d (4 of 6) report Ready=False, leases fresh (${KUBELET_ANNOTATION}=not-ready)`,
+    truth: ['FIRING(a,b,c,d)', 'RESOLVED(a,b,c,d)'],
+    async run(ctx) {
+      const wave = ['a', 'b', 'c', 'd'].map((letter) => ctx.node(letter));
+      for (const name of wave)
+        patch(ctx.t, name, { annotations: { [KUBELET_ANNOTATION]: 'not-ready' } });
+      await ticks(ctx, 3);
+      for (const name of wave)
+        patch(ctx.t, name, { annotations: { [KUBELET_ANNOTATION]: 'running' } });
+      await ticks(ctx, 2);
+      const firing = ctx.h.sns.messages.find((m) => kindOf(m) === 'FIRING')?.message ?? '';
+      const judged = firing.match(/verdict:\s+not-ready \(/g)?.length ?? 0;
+      ctx.note(
+        `4 of 6 not ready, none silent (storms count silent nodes only): the FIRING judges ${judged} not-ready, no STORM`,
+      );
+    },
+  },
 ];
 
 const DEFAULT_HARNESS: HarnessOptions = {
@@ -427,9 +549,13 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
       sent,
       runs,
       notes,
-      counts: tally(scenario.truth, sent, { unreadable: scenario.unreadable ?? false }),
+      counts: tally(scenario.truth, sent, {
+        unreadable: scenario.unreadable ?? false,
+        resent: scenario.resentAfterReset ?? [],
+      }),
       lostResponses: scenario.lostResponses ?? 0,
       duplicates: scenario.duplicates ?? 0,
+      resentAfterReset: scenario.resentAfterReset ?? [],
     };
   } finally {
     for (const proxy of proxies) await proxy.close();

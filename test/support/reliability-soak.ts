@@ -483,7 +483,7 @@ function judge(
       gaps.push(((times[k] as number) - (times[k - 1] as number)) / 1000);
   }
   return {
-    counts: { lost, duplicated, falseAlarms, unexpected, silent },
+    counts: { lost, duplicated, falseAlarms, unexpected, silent, resent: 0 },
     stallAlarms,
     reminders: {
       intervalSeconds: DEFAULT_ALERT_POLICY.reminderIntervalSeconds,

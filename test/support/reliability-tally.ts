@@ -1,7 +1,8 @@
 /**
  * The one tally of the reliability figures (docs/RELIABILITY.md): what SNS accepted, against what
  * the scenario's ground truth says should have been sent. A notification is known by its key:
- * its kind and the nodes it names (`FIRING(a,b)`, `RESOLVED(a)`), or for the watchdog's own page
+ * its kind and the nodes it names (`FIRING(a,b)`, `RESOLVED(a)`; a STORM with its scope first,
+ * `STORM(node group gpu: a,b,c)`), or for the watchdog's own page
  * the failure class (`WATCHDOG(timeout)`, `WATCHDOG RESOLVED`), for a NOTICE what it is about.
  *
  * - lost: a notification of the ground truth that never arrived;
@@ -9,7 +10,10 @@
  * - false FIRING/STORM: a FIRING or STORM the ground truth does not have;
  * - unexpected: any other notification the ground truth does not have (a RESOLVED for a node
  *   that is still down, a REMINDER too early...);
- * - silent: the cluster could not be read long enough to page, and no WATCHDOG paged.
+ * - silent: the cluster could not be read long enough to page, and no WATCHDOG paged;
+ * - resent: arrivals a state reset sends again (the scenario's `resent` keys): the stated cost of a
+ *   reset (docs/STATE.md: open incidents are forgotten, nodes still down are paged again), counted
+ *   apart from duplicates, which are bounded by lost responses.
  */
 
 export interface Counts {
@@ -18,6 +22,7 @@ export interface Counts {
   readonly falseAlarms: number;
   readonly unexpected: number;
   readonly silent: number;
+  readonly resent: number;
 }
 
 export const NO_COUNTS: Counts = Object.freeze({
@@ -26,6 +31,7 @@ export const NO_COUNTS: Counts = Object.freeze({
   falseAlarms: 0,
   unexpected: 0,
   silent: 0,
+  resent: 0,
 });
 
 /** What one accepted message says, as a key (see above). `nodes`: letter → node name. */
@@ -46,8 +52,23 @@ export function keyOfMessage(
     if (/complete again/.test(subject ?? '')) return 'NOTICE(complete again)';
     return `NOTICE(${subject ?? '?'})`;
   }
-  const named = [...nodes].filter(([, name]) => body.includes(name)).map(([letter]) => letter);
+  // By its full name, or by its first label alone: a message listing several nodes states the
+  // common suffix once (`every name below ends in .eu-west-1.compute.internal`).
+  const named = [...nodes]
+    .filter(([, name]) => body.includes(name) || namesHost(body, name))
+    .map(([letter]) => letter);
+  // A STORM names its scope as its subject does: `STORM(node group gpu: a,b,c)`, `STORM(zone ...)`.
+  const scope = /^\[[^\]]*\] STORM: .* silent (?:in (.+?)|(cluster-wide))(?:;|$)/.exec(
+    subject ?? '',
+  );
+  if (kind === 'STORM' && scope) return `STORM(${scope[1] ?? scope[2]}: ${named.sort().join(',')})`;
   return `${kind ?? '?'}(${named.sort().join(',')})`;
+}
+
+function namesHost(body: string, name: string): boolean {
+  const host = name.split('.')[0] ?? name;
+  const escaped = host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`).test(body);
 }
 
 function multiset(keys: readonly string[]): Map<string, number> {
@@ -60,18 +81,23 @@ function multiset(keys: readonly string[]): Map<string, number> {
 export function tally(
   truth: readonly string[],
   sent: readonly string[],
-  options: { unreadable?: boolean } = {},
+  options: { unreadable?: boolean; resent?: readonly string[] } = {},
 ): Counts {
   const expected = multiset(truth);
   const got = multiset(sent);
+  const again = multiset(options.resent ?? []);
   let lost = 0;
   let duplicated = 0;
+  let resent = 0;
   let falseAlarms = 0;
   let unexpected = 0;
   for (const [key, count] of expected) {
     const arrived = got.get(key) ?? 0;
+    const beyond = Math.max(0, arrived - count);
+    const reset = Math.min(beyond, again.get(key) ?? 0);
     lost += Math.max(0, count - arrived);
-    duplicated += Math.max(0, arrived - count);
+    resent += reset;
+    duplicated += beyond - reset;
   }
   for (const [key, count] of got) {
     if (expected.has(key)) continue;
@@ -80,5 +106,5 @@ export function tally(
   }
   const paged = sent.some((key) => key.startsWith('WATCHDOG('));
   const silent = options.unreadable === true && !paged ? 1 : 0;
-  return { lost, duplicated, falseAlarms, unexpected, silent };
+  return { lost, duplicated, falseAlarms, unexpected, silent, resent };
 }
