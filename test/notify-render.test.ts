@@ -228,6 +228,35 @@ describe('renderBody', () => {
     bodyLinesOk(body);
   });
 
+  it('per node: node group, instance type and capacity type beside zone and instance', () => {
+    const body = renderBody(
+      notification({
+        firing: [
+          alertNode('a', {
+            zone: 'eu-west-1a',
+            instance: 'i-0123456789abcdef0',
+            nodeGroup: 'gpu\u202e-pool\u0007',
+            instanceType: 'g5.2xlarge',
+            capacityType: 'spot',
+          }),
+          alertNode('b', { instance: 'i-0fedcba9876543210', instanceType: 'm6i.large' }),
+        ],
+      }),
+    );
+    const block = (name: string) => body.slice(body.indexOf(`\n${name}\n`)).split('\n\n')[0] ?? '';
+    assert.match(
+      block('a'),
+      /\n {2}zone: +eu-west-1a\n {2}instance: +i-0123456789abcdef0\n {2}node group: +gpu-pool\n {2}instance type: +g5\.2xlarge\n {2}capacity type: +spot\n/,
+    );
+    // a fact the node does not carry is left out, not shown as unknown
+    assert.match(
+      block('b'),
+      /\n {2}instance: +i-0fedcba9876543210\n {2}instance type: +m6i\.large\n {2}verdict:/,
+    );
+    assert.doesNotMatch(block('b'), /node group|capacity type/);
+    bodyLinesOk(body);
+  });
+
   it('kubectl hints name the lease namespace of the render context', () => {
     const firingBody = renderBody(notification({ firing: two }), { namespace: 'leases-prod' });
     assert.ok(firingBody.includes(`kubectl get lease ${eksName(1, 5)} -n leases-prod -o yaml\n`));

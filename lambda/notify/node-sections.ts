@@ -93,6 +93,7 @@ function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
   const lines = [nodeName(x.name)];
   lines.push(...labelled('  zone', zoneName(x.zone)));
   lines.push(...labelled('  instance', x.instance ? bodyText(x.instance, 128) : '(unknown)'));
+  lines.push(...nodeFactLines(x));
   lines.push(...labelled('  verdict', verdictText(x.verdict)));
   lines.push(...labelled('  last renewal', renewalText(x, at)));
   const skew = skewText(x, at);
@@ -112,6 +113,21 @@ function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
     }
   }
   return { text: lines.join('\n'), nodes: 1, spaced: true };
+}
+
+/**
+ * The node's group, instance type and capacity type, as its labels say (core/node-facts.ts); a
+ * fact the node does not carry is left out rather than shown as unknown.
+ */
+function nodeFactLines(x: AlertNode): string[] {
+  const lines: string[] = [];
+  const group = x.nodeGroup === undefined ? '' : bodyText(x.nodeGroup, 63);
+  const type = x.instanceType === undefined ? '' : bodyText(x.instanceType, 63);
+  const capacity = x.capacityType === undefined ? '' : bodyText(x.capacityType, 20);
+  if (group) lines.push(...labelled('  node group', group));
+  if (type) lines.push(...labelled('  instance type', type));
+  if (capacity) lines.push(...labelled('  capacity type', capacity));
+  return lines;
 }
 
 /**
