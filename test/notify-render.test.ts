@@ -224,7 +224,7 @@ describe('renderBody', () => {
     assert.match(body, /NotReady\/Unknown/);
     assert.match(body, /node\.kubernetes\.io\/unreachable:NoExecute/);
     assert.match(body, /node\.kubernetes\.io\/not-ready:NoExecute/);
-    assert.match(body, /300 s by\s+default/);
+    assert.match(body, /300s by\s+default/);
     bodyLinesOk(body);
   });
 
@@ -255,6 +255,51 @@ describe('renderBody', () => {
     );
     assert.doesNotMatch(block('b'), /node group|capacity type/);
     bodyLinesOk(body);
+  });
+
+  it('says every time one way: a moment with its age, a stretch with its length', () => {
+    const moment = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((\d+[smhdy])+ ago\)$/;
+    const stretch =
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((\d+[smhdy])+\)$/;
+    const bodies = [
+      renderBody(notification({ firing: two })),
+      renderBody(
+        notification({
+          kind: 'RESOLVED',
+          severity: 'info',
+          resolved: [alertNode('a', { verdict: 'healthy', since: AT - 600_000 })],
+        }),
+      ),
+      renderBody(
+        notification({
+          kind: 'NOTICE',
+          severity: 'warning',
+          notice: { topic: 'degraded', state: 'started', message: 'forbidden', since: AT - 90_000 },
+        }),
+      ),
+      renderBody(
+        notification({
+          kind: 'NOTICE',
+          severity: 'info',
+          notice: { topic: 'degraded', state: 'ended', message: 'forbidden', since: AT - 90_000 },
+        }),
+      ),
+    ];
+    const values = (label: string) =>
+      bodies.flatMap((b) =>
+        [...b.matchAll(new RegExp(`^ *${label}: +(.*)$`, 'gm'))].map((m) => m[1] ?? ''),
+      );
+    for (const label of ['last renewal', 'down since', 'Since']) {
+      assert.ok(values(label).length > 0, label);
+      for (const v of values(label)) assert.match(v, moment, `${label}: ${v}`);
+    }
+    for (const label of ['was down', 'From']) {
+      assert.ok(values(label).length > 0, label);
+      for (const v of values(label)) assert.match(v, stretch, `${label}: ${v}`);
+    }
+    assert.match(bodies[2] ?? '', /^Since: +2026-11-29 17:53:30 UTC \(90s ago\)$/m);
+    // seconds are written as kubectl writes them, never `50 s` (reasons are the fixture's text)
+    for (const b of bodies) assert.doesNotMatch(b.replace(/^ {2}reason:.*$/gm, ''), /\d s\b/);
   });
 
   it('kubectl hints name the lease namespace of the render context', () => {
@@ -340,7 +385,7 @@ describe('renderBody', () => {
     );
     assert.match(body, /^RESOLVED: 2 nodes resolved$/m);
     assert.match(body, /resolution: +recovered: the lease is renewing again$/m);
-    assert.match(body, /was down: +10m \(since 2026-11-29 17:45:00 UTC\)$/m);
+    assert.match(body, /was down: +2026-11-29 17:45:00 UTC to 2026-11-29 17:55:00 UTC \(10m\)$/m);
     assert.match(body, /resolution: +cordoned \(spec\.unschedulable\)/m);
     assert.doesNotMatch(body, /What happens next/);
     assert.match(body, /kubectl describe node a$/m);
