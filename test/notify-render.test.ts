@@ -328,6 +328,55 @@ describe('renderBody', () => {
     assert.match(notFound.replace(/\s+/g, ' '), /the watchdog reads leases-prod in this cluster/);
   });
 
+  it('the commands name the kubeconfig context the cluster settings give', () => {
+    const body = renderBody(notification({ firing: two }), { kube: { context: 'prod-eu-admin' } });
+    const first = eksName(1, 5);
+    const block = body.slice(body.indexOf('Look further\n')).split('\n\n')[0];
+    assert.equal(
+      block,
+      [
+        'Look further',
+        '  kubectl --context prod-eu-admin get nodes -o wide',
+        `  kubectl --context prod-eu-admin describe node ${first}`,
+        `  kubectl --context prod-eu-admin get lease ${first} -n kube-node-lease -o yaml`,
+        `  kubectl --context prod-eu-admin get events -A --field-selector involvedObject.name=${first}`,
+      ].join('\n'),
+    );
+    // a hostile context is quoted, on one line
+    const hostile = renderBody(notification({ firing: two }), {
+      kube: { context: 'x; rm -rf /\n$(id)' },
+    });
+    assert.match(hostile, /^ {2}kubectl --context 'x; rm -rf \/ \$\(id\)' get nodes -o wide$/m);
+    bodyLinesOk(hostile);
+  });
+
+  it('for EKS the commands start with the aws eks update-kubeconfig that makes the context', () => {
+    const watchdog = notification({
+      kind: 'WATCHDOG',
+      watchdog: { state: 'failing', failure: 'forbidden', message: 'nope', since: AT - 60_000 },
+    });
+    const body = renderBody(watchdog, {
+      kube: { eks: { clusterName: 'prod-eu', region: 'eu-west-1' } },
+    });
+    const block = body.slice(body.indexOf('Look further\n')).split('\n\n')[0];
+    assert.equal(
+      block,
+      [
+        'Look further',
+        '  aws eks update-kubeconfig --name prod-eu --region eu-west-1 --alias prod-eu',
+        "  kubectl --context prod-eu get --raw '/readyz?verbose'",
+        '  kubectl --context prod-eu get leases -n kube-node-lease',
+        '  kubectl --context prod-eu get nodes -o wide',
+      ].join('\n'),
+    );
+    assert.equal(body.match(/aws eks update-kubeconfig/g)?.length, 1, 'said once');
+    // no region in the settings: the reader's default region
+    const noRegion = renderBody(watchdog, { kube: { eks: { clusterName: 'prod-eu' } } });
+    assert.match(noRegion, /^ {2}aws eks update-kubeconfig --name prod-eu --alias prod-eu$/m);
+    // without settings, plain kubectl as before
+    assert.match(renderBody(watchdog), /^ {2}kubectl get nodes -o wide$/m);
+  });
+
   it('a hostile namespace is quoted in commands and kube-node-lease is the default', () => {
     const body = renderBody(notification({ firing: two }), { namespace: "x'; rm -rf /" });
     assert.ok(body.includes(`-n 'x'\\''; rm -rf /' -o yaml\n`), body);

@@ -233,26 +233,58 @@ export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): s
   return ['What happens next in Kubernetes', ...bullets(points)];
 }
 
+/** How a reader reaches the cluster with kubectl, as the cluster's `auth` setting says. */
+export interface KubeAccess {
+  /** `kubeconfig` mode: the kubeconfig context the watchdog uses. */
+  readonly context?: string | undefined;
+  /** `eks` mode: the EKS cluster; the commands first make a kubeconfig context for it. */
+  readonly eks?: { readonly clusterName: string; readonly region?: string | undefined } | undefined;
+}
+
 /**
- * The kubectl commands to look further, said once per email: about `example` (the first node the
- * email is about) when there is one, else about the cluster.
+ * The commands to look further, said once per email: about `example` (the first node the email is
+ * about) when there is one, else about the cluster. They name the kubeconfig context when the
+ * cluster's settings give one; for EKS, the `aws eks update-kubeconfig` that makes it comes first
+ * (`--alias` names the context after the cluster: its default, the cluster ARN, needs the account).
  */
-export function lookFurther(example: AlertNode | undefined, namespace: string): string[] {
+export function lookFurther(
+  example: AlertNode | undefined,
+  namespace: string,
+  access: KubeAccess = {},
+): string[] {
   const ns = shellWord(namespace);
+  const { setup, kubectl } = kubectlFor(access);
   if (!example) {
     return [
       'Look further',
-      "  kubectl get --raw '/readyz?verbose'",
-      `  kubectl get leases -n ${ns}`,
-      '  kubectl get nodes -o wide',
+      ...setup,
+      `  ${kubectl} get --raw '/readyz?verbose'`,
+      `  ${kubectl} get leases -n ${ns}`,
+      `  ${kubectl} get nodes -o wide`,
     ];
   }
   const name = shellWord(nodeName(example.name));
   return [
     'Look further',
-    '  kubectl get nodes -o wide',
-    `  kubectl describe node ${name}`,
-    `  kubectl get lease ${name} -n ${ns} -o yaml`,
-    `  kubectl get events -A --field-selector involvedObject.name=${name}`,
+    ...setup,
+    `  ${kubectl} get nodes -o wide`,
+    `  ${kubectl} describe node ${name}`,
+    `  ${kubectl} get lease ${name} -n ${ns} -o yaml`,
+    `  ${kubectl} get events -A --field-selector involvedObject.name=${name}`,
   ];
+}
+
+function kubectlFor(access: KubeAccess): { setup: string[]; kubectl: string } {
+  const eksName = access.eks ? bodyText(access.eks.clusterName, 100) : '';
+  if (eksName) {
+    const name = shellWord(eksName);
+    const region = bodyText(access.eks?.region ?? '', 40);
+    const regionFlag = region ? ` --region ${shellWord(region)}` : '';
+    return {
+      setup: [`  aws eks update-kubeconfig --name ${name}${regionFlag} --alias ${name}`],
+      kubectl: `kubectl --context ${name}`,
+    };
+  }
+  const context = bodyText(access.context ?? '', 253);
+  return { setup: [], kubectl: context ? `kubectl --context ${shellWord(context)}` : 'kubectl' };
 }
