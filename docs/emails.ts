@@ -51,8 +51,10 @@ function snapshot(at: number, states: Map<string, NodeState>): Snapshot {
       createdAt: '2026-11-01T08:00:00Z',
       labels: {
         'topology.kubernetes.io/zone': zone,
-        // The last node of each zone is in the GPU node group.
+        // The last node of each zone is in the GPU node group; the third is a spot instance.
         'eks.amazonaws.com/nodegroup': i % 4 === 3 ? 'gpu' : 'general',
+        'node.kubernetes.io/instance-type': i % 4 === 3 ? 'g5.2xlarge' : 'm6i.xlarge',
+        'eks.amazonaws.com/capacityType': i % 4 === 2 ? 'SPOT' : 'ON_DEMAND',
       },
       unschedulable: state?.cordoned ?? false,
       taints: [],
@@ -62,7 +64,7 @@ function snapshot(at: number, states: Map<string, NodeState>): Snapshot {
         state?.ready === 'False'
           ? 'PLEG is not healthy: pleg was last seen active 3m10s ago'
           : undefined,
-      providerID: `aws:///${zone}/i-0${(0x3a7f1c + i * 7919).toString(16)}e5d2b9`,
+      providerID: `aws:///${zone}/i-0${(0x3a7f1c + i * 7919).toString(16)}e5d2b9c41f`,
     });
   });
   return { cluster: 'prod-eu', namespace: 'kube-node-lease', leases, nodes, serverTime: at };

@@ -31,6 +31,16 @@ const firing = notification({
 });
 
 describe('the custom notification', () => {
+  it('its kubectl next steps name the context the cluster settings give', () => {
+    const chat = renderChatNotification(firing, {
+      kube: { eks: { clusterName: 'prod-eu', region: 'eu-west-1' } },
+    });
+    assert.deepEqual(chat.content.nextSteps.slice(0, 2), [
+      '`aws eks update-kubeconfig --name prod-eu --region eu-west-1 --alias prod-eu`',
+      '`kubectl --context prod-eu get nodes -o wide`',
+    ]);
+  });
+
   it('FIRING: title, description per node, kubectl next steps and the link', () => {
     const chat = renderChatNotification(firing, { link: LINK });
     assert.equal(chat.version, '1.0');

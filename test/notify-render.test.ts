@@ -224,8 +224,82 @@ describe('renderBody', () => {
     assert.match(body, /NotReady\/Unknown/);
     assert.match(body, /node\.kubernetes\.io\/unreachable:NoExecute/);
     assert.match(body, /node\.kubernetes\.io\/not-ready:NoExecute/);
-    assert.match(body, /300 s by\s+default/);
+    assert.match(body, /300s by\s+default/);
     bodyLinesOk(body);
+  });
+
+  it('per node: node group, instance type and capacity type beside zone and instance', () => {
+    const body = renderBody(
+      notification({
+        firing: [
+          alertNode('a', {
+            zone: 'eu-west-1a',
+            instance: 'i-0123456789abcdef0',
+            nodeGroup: 'gpu\u202e-pool\u0007',
+            instanceType: 'g5.2xlarge',
+            capacityType: 'spot',
+          }),
+          alertNode('b', { instance: 'i-0fedcba9876543210', instanceType: 'm6i.large' }),
+        ],
+      }),
+    );
+    const block = (name: string) => body.slice(body.indexOf(`\n${name}\n`)).split('\n\n')[0] ?? '';
+    assert.match(
+      block('a'),
+      /\n {2}zone: +eu-west-1a\n {2}instance: +i-0123456789abcdef0\n {2}node group: +gpu-pool\n {2}instance type: +g5\.2xlarge\n {2}capacity type: +spot\n/,
+    );
+    // a fact the node does not carry is left out, not shown as unknown
+    assert.match(
+      block('b'),
+      /\n {2}instance: +i-0fedcba9876543210\n {2}instance type: +m6i\.large\n {2}verdict:/,
+    );
+    assert.doesNotMatch(block('b'), /node group|capacity type/);
+    bodyLinesOk(body);
+  });
+
+  it('says every time one way: a moment with its age, a stretch with its length', () => {
+    const moment = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((\d+[smhdy])+ ago\)$/;
+    const stretch =
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((\d+[smhdy])+\)$/;
+    const bodies = [
+      renderBody(notification({ firing: two })),
+      renderBody(
+        notification({
+          kind: 'RESOLVED',
+          severity: 'info',
+          resolved: [alertNode('a', { verdict: 'healthy', since: AT - 600_000 })],
+        }),
+      ),
+      renderBody(
+        notification({
+          kind: 'NOTICE',
+          severity: 'warning',
+          notice: { topic: 'degraded', state: 'started', message: 'forbidden', since: AT - 90_000 },
+        }),
+      ),
+      renderBody(
+        notification({
+          kind: 'NOTICE',
+          severity: 'info',
+          notice: { topic: 'degraded', state: 'ended', message: 'forbidden', since: AT - 90_000 },
+        }),
+      ),
+    ];
+    const values = (label: string) =>
+      bodies.flatMap((b) =>
+        [...b.matchAll(new RegExp(`^ *${label}: +(.*)$`, 'gm'))].map((m) => m[1] ?? ''),
+      );
+    for (const label of ['last renewal', 'down since', 'Since']) {
+      assert.ok(values(label).length > 0, label);
+      for (const v of values(label)) assert.match(v, moment, `${label}: ${v}`);
+    }
+    for (const label of ['was down', 'From']) {
+      assert.ok(values(label).length > 0, label);
+      for (const v of values(label)) assert.match(v, stretch, `${label}: ${v}`);
+    }
+    assert.match(bodies[2] ?? '', /^Since: +2026-11-29 17:53:30 UTC \(90s ago\)$/m);
+    // seconds are written as kubectl writes them, never `50 s` (reasons are the fixture's text)
+    for (const b of bodies) assert.doesNotMatch(b.replace(/^ {2}reason:.*$/gm, ''), /\d s\b/);
   });
 
   it('kubectl hints name the lease namespace of the render context', () => {
@@ -252,6 +326,55 @@ describe('renderBody', () => {
       { namespace: 'leases-prod' },
     );
     assert.match(notFound.replace(/\s+/g, ' '), /the watchdog reads leases-prod in this cluster/);
+  });
+
+  it('the commands name the kubeconfig context the cluster settings give', () => {
+    const body = renderBody(notification({ firing: two }), { kube: { context: 'prod-eu-admin' } });
+    const first = eksName(1, 5);
+    const block = body.slice(body.indexOf('Look further\n')).split('\n\n')[0];
+    assert.equal(
+      block,
+      [
+        'Look further',
+        '  kubectl --context prod-eu-admin get nodes -o wide',
+        `  kubectl --context prod-eu-admin describe node ${first}`,
+        `  kubectl --context prod-eu-admin get lease ${first} -n kube-node-lease -o yaml`,
+        `  kubectl --context prod-eu-admin get events -A --field-selector involvedObject.name=${first}`,
+      ].join('\n'),
+    );
+    // a hostile context is quoted, on one line
+    const hostile = renderBody(notification({ firing: two }), {
+      kube: { context: 'x; rm -rf /\n$(id)' },
+    });
+    assert.match(hostile, /^ {2}kubectl --context 'x; rm -rf \/ \$\(id\)' get nodes -o wide$/m);
+    bodyLinesOk(hostile);
+  });
+
+  it('for EKS the commands start with the aws eks update-kubeconfig that makes the context', () => {
+    const watchdog = notification({
+      kind: 'WATCHDOG',
+      watchdog: { state: 'failing', failure: 'forbidden', message: 'nope', since: AT - 60_000 },
+    });
+    const body = renderBody(watchdog, {
+      kube: { eks: { clusterName: 'prod-eu', region: 'eu-west-1' } },
+    });
+    const block = body.slice(body.indexOf('Look further\n')).split('\n\n')[0];
+    assert.equal(
+      block,
+      [
+        'Look further',
+        '  aws eks update-kubeconfig --name prod-eu --region eu-west-1 --alias prod-eu',
+        "  kubectl --context prod-eu get --raw '/readyz?verbose'",
+        '  kubectl --context prod-eu get leases -n kube-node-lease',
+        '  kubectl --context prod-eu get nodes -o wide',
+      ].join('\n'),
+    );
+    assert.equal(body.match(/aws eks update-kubeconfig/g)?.length, 1, 'said once');
+    // no region in the settings: the reader's default region
+    const noRegion = renderBody(watchdog, { kube: { eks: { clusterName: 'prod-eu' } } });
+    assert.match(noRegion, /^ {2}aws eks update-kubeconfig --name prod-eu --alias prod-eu$/m);
+    // without settings, plain kubectl as before
+    assert.match(renderBody(watchdog), /^ {2}kubectl get nodes -o wide$/m);
   });
 
   it('a hostile namespace is quoted in commands and kube-node-lease is the default', () => {
@@ -311,7 +434,7 @@ describe('renderBody', () => {
     );
     assert.match(body, /^RESOLVED: 2 nodes resolved$/m);
     assert.match(body, /resolution: +recovered: the lease is renewing again$/m);
-    assert.match(body, /was down: +10m \(since 2026-11-29 17:45:00 UTC\)$/m);
+    assert.match(body, /was down: +2026-11-29 17:45:00 UTC to 2026-11-29 17:55:00 UTC \(10m\)$/m);
     assert.match(body, /resolution: +cordoned \(spec\.unschedulable\)/m);
     assert.doesNotMatch(body, /What happens next/);
     assert.match(body, /kubectl describe node a$/m);

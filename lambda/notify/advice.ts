@@ -3,7 +3,6 @@
  * failing watchdog means and what to check, what Kubernetes does next with silent nodes, and the
  * kubectl commands to look further.
  */
-import { formatAge } from '../core/duration.js';
 import type { ClusterReadFailure } from '../core/model.js';
 import type { AlertNode, Notification, StormInfo } from '../core/notification.js';
 import { clusterSilentIn, silentIn } from '../core/storms.js';
@@ -12,10 +11,11 @@ import {
   bullets,
   fmt,
   labelled,
+  moment,
   nodeGroupName,
   nodeName,
+  period,
   titled,
-  utc,
   wrap,
   zoneName,
 } from './format.js';
@@ -166,10 +166,7 @@ export function watchdogLines(n: Notification, namespace: string): string[] {
     return [
       ...titled('WATCHDOG RESOLVED: the watchdog can read this cluster again'),
       ...labelled('It had failed', failed),
-      ...labelled(
-        'From',
-        `${utc(w.since)} to ${utc(n.at)} (${formatAge((n.at - w.since) / 1000)})`,
-      ),
+      ...labelled('From', period(w.since, n.at)),
       '',
       ...wrap(
         'Node failures during that time could not be seen; the nodes listed below (if any) are ' +
@@ -180,7 +177,7 @@ export function watchdogLines(n: Notification, namespace: string): string[] {
   return [
     ...titled('WATCHDOG: the watchdog cannot read this cluster'),
     ...labelled('What failed', failed),
-    ...labelled('Since', `${utc(w.since)} (${formatAge((n.at - w.since) / 1000)} ago)`),
+    ...labelled('Since', moment(w.since, n.at)),
     '',
     ...wrap(
       'Until reads work again, node failures in this cluster go unnoticed. A cluster the ' +
@@ -207,7 +204,7 @@ export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): s
   if (verdicts.has('expired') || verdicts.has('missing-lease') || stormActive) {
     points.push(
       'The node lifecycle controller marks a node whose lease stops renewing NotReady/Unknown ' +
-        'after node-monitor-grace-period (50 s since Kubernetes 1.32, 40 s before) and taints ' +
+        'after node-monitor-grace-period (50s since Kubernetes 1.32, 40s before) and taints ' +
         'it node.kubernetes.io/unreachable:NoExecute.',
     );
   }
@@ -218,7 +215,7 @@ export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): s
     );
   }
   points.push(
-    'Pods are evicted once their toleration of that taint runs out (tolerationSeconds, 300 s by ' +
+    'Pods are evicted once their toleration of that taint runs out (tolerationSeconds, 300s by ' +
       'default) and their controllers recreate them on other nodes. StatefulSet pods and ' +
       'volumes attached to the node wait until the node is confirmed gone or deleted.',
   );
@@ -236,26 +233,58 @@ export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): s
   return ['What happens next in Kubernetes', ...bullets(points)];
 }
 
+/** How a reader reaches the cluster with kubectl, as the cluster's `auth` setting says. */
+export interface KubeAccess {
+  /** `kubeconfig` mode: the kubeconfig context the watchdog uses. */
+  readonly context?: string | undefined;
+  /** `eks` mode: the EKS cluster; the commands first make a kubeconfig context for it. */
+  readonly eks?: { readonly clusterName: string; readonly region?: string | undefined } | undefined;
+}
+
 /**
- * The kubectl commands to look further, said once per email: about `example` (the first node the
- * email is about) when there is one, else about the cluster.
+ * The commands to look further, said once per email: about `example` (the first node the email is
+ * about) when there is one, else about the cluster. They name the kubeconfig context when the
+ * cluster's settings give one; for EKS, the `aws eks update-kubeconfig` that makes it comes first
+ * (`--alias` names the context after the cluster: its default, the cluster ARN, needs the account).
  */
-export function lookFurther(example: AlertNode | undefined, namespace: string): string[] {
+export function lookFurther(
+  example: AlertNode | undefined,
+  namespace: string,
+  access: KubeAccess = {},
+): string[] {
   const ns = shellWord(namespace);
+  const { setup, kubectl } = kubectlFor(access);
   if (!example) {
     return [
       'Look further',
-      "  kubectl get --raw '/readyz?verbose'",
-      `  kubectl get leases -n ${ns}`,
-      '  kubectl get nodes -o wide',
+      ...setup,
+      `  ${kubectl} get --raw '/readyz?verbose'`,
+      `  ${kubectl} get leases -n ${ns}`,
+      `  ${kubectl} get nodes -o wide`,
     ];
   }
   const name = shellWord(nodeName(example.name));
   return [
     'Look further',
-    '  kubectl get nodes -o wide',
-    `  kubectl describe node ${name}`,
-    `  kubectl get lease ${name} -n ${ns} -o yaml`,
-    `  kubectl get events -A --field-selector involvedObject.name=${name}`,
+    ...setup,
+    `  ${kubectl} get nodes -o wide`,
+    `  ${kubectl} describe node ${name}`,
+    `  ${kubectl} get lease ${name} -n ${ns} -o yaml`,
+    `  ${kubectl} get events -A --field-selector involvedObject.name=${name}`,
   ];
+}
+
+function kubectlFor(access: KubeAccess): { setup: string[]; kubectl: string } {
+  const eksName = access.eks ? bodyText(access.eks.clusterName, 100) : '';
+  if (eksName) {
+    const name = shellWord(eksName);
+    const region = bodyText(access.eks?.region ?? '', 40);
+    const regionFlag = region ? ` --region ${shellWord(region)}` : '';
+    return {
+      setup: [`  aws eks update-kubeconfig --name ${name}${regionFlag} --alias ${name}`],
+      kubectl: `kubectl --context ${name}`,
+    };
+  }
+  const context = bodyText(access.context ?? '', 253);
+  return { setup: [], kubectl: context ? `kubectl --context ${shellWord(context)}` : 'kubectl' };
 }

@@ -7,7 +7,13 @@
  */
 import type { Notification } from '../core/notification.js';
 import { DEFAULTS } from '../settings/index.js';
-import { lookFurther, nextInKubernetes, stormLines, watchdogLines } from './advice.js';
+import {
+  type KubeAccess,
+  lookFurther,
+  nextInKubernetes,
+  stormLines,
+  watchdogLines,
+} from './advice.js';
 import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
@@ -21,6 +27,8 @@ export const BODY_MAX_BYTES = 250_000;
 export interface RenderContext {
   /** The namespace of the cluster's node Leases, for the kubectl hints (default kube-node-lease). */
   readonly namespace?: string | undefined;
+  /** How to reach the cluster with kubectl (its context, or the EKS cluster), when known. */
+  readonly kube?: KubeAccess | undefined;
   /** The most UTF-8 bytes the body may take (default BODY_MAX_BYTES). */
   readonly maxBytes?: number | undefined;
 }
@@ -49,7 +57,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   }
   // A reset of the watchdog's own state says nothing about the cluster: no kubectl to run.
   if (n.notice?.topic !== 'state-reset') {
-    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace), '');
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube), '');
   }
   tail.push(`-- lease-watchdog, notification ${bodyText(n.id, 200)}`);
 

@@ -9,7 +9,7 @@
  * bounded well within what the chat applications show.
  */
 import type { AlertNode, Notification, Severity } from '../core/notification.js';
-import { lookFurther } from './advice.js';
+import { type KubeAccess, lookFurther } from './advice.js';
 import { safeText } from './document.js';
 import { fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
@@ -43,6 +43,8 @@ export interface ChatNotification {
 export interface ChatContext {
   /** The namespace of the cluster's leases, for the kubectl next steps. */
   readonly namespace?: string | undefined;
+  /** How to reach the cluster with kubectl (its context, or the EKS cluster), when known. */
+  readonly kube?: KubeAccess | undefined;
   /** An https URL to show (a runbook, a dashboard): `chatNotifications.link`. */
   readonly link?: string | undefined;
 }
@@ -116,7 +118,7 @@ function contextLines(n: Notification): string[] {
 function nextSteps(n: Notification, context: ChatContext): string[] {
   const example = n.firing[0] ?? n.flapping[0] ?? n.reminders[0] ?? n.resolved[0];
   const namespace = context.namespace ?? 'kube-node-lease';
-  const commands = lookFurther(example, namespace)
+  const commands = lookFurther(example, namespace, context.kube)
     .slice(1)
     .map((line) => `\`${truncate(line.trim().replace(/`/g, "'"), NEXT_STEP_MAX_CHARS - 2)}\``);
   if (n.watchdog?.state === 'failing') {

@@ -2,6 +2,7 @@
  * The small formatting pieces every part of an email uses: times, counts, labelled lines and
  * prose wrapped to a fixed width, and untrusted text (names, reasons) made safe for one line.
  */
+import { formatAge } from '../core/duration.js';
 import { cleanText, squeeze, truncate } from './text.js';
 
 /** Width of the body's prose, in columns. */
@@ -38,6 +39,20 @@ export function utc(ms: number): string {
   const date = new Date(ms);
   if (Number.isNaN(date.getTime())) return '(unknown time)';
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/**
+ * A moment and its age at the check, the one way the email says when something happened:
+ * `2026-11-29 17:50:40 UTC (80s ago)`. Ages are kubectl's (`formatAge`), in the email as in
+ * `kubectl get`.
+ */
+export function moment(ms: number, at: number): string {
+  return `${utc(ms)} (${formatAge((at - ms) / 1000)} ago)`;
+}
+
+/** A stretch of time and its length, the one way the email says how long something lasted. */
+export function period(from: number, to: number): string {
+  return `${utc(from)} to ${utc(to)} (${formatAge((to - from) / 1000)})`;
 }
 
 const numbers = new Intl.NumberFormat('en-US');

@@ -12,8 +12,10 @@ import {
   bodyText,
   fmt,
   labelled,
+  moment,
   NO_ZONE,
   nodeName,
+  period,
   plural,
   utc,
   WIDTH,
@@ -93,25 +95,37 @@ function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
   const lines = [nodeName(x.name)];
   lines.push(...labelled('  zone', zoneName(x.zone)));
   lines.push(...labelled('  instance', x.instance ? bodyText(x.instance, 128) : '(unknown)'));
+  lines.push(...nodeFactLines(x));
   lines.push(...labelled('  verdict', verdictText(x.verdict)));
   lines.push(...labelled('  last renewal', renewalText(x, at)));
   const skew = skewText(x, at);
   if (skew) lines.push(...labelled('  silent for', skew));
   lines.push(...labelled('  reason', bodyText(x.reason, 500) || '(none given)'));
   if (open && x.since !== undefined) {
-    lines.push(
-      ...labelled('  down since', `${utc(x.since)} (${formatAge((at - x.since) / 1000)} ago)`),
-    );
+    lines.push(...labelled('  down since', moment(x.since, at)));
   }
   if (!open) {
     lines.push(...labelled('  resolution', resolutionText(x.resolution ?? 'recovered')));
     if (x.since !== undefined) {
-      lines.push(
-        ...labelled('  was down', `${formatAge((at - x.since) / 1000)} (since ${utc(x.since)})`),
-      );
+      lines.push(...labelled('  was down', period(x.since, at)));
     }
   }
   return { text: lines.join('\n'), nodes: 1, spaced: true };
+}
+
+/**
+ * The node's group, instance type and capacity type, as its labels say (core/node-facts.ts); a
+ * fact the node does not carry is left out rather than shown as unknown.
+ */
+function nodeFactLines(x: AlertNode): string[] {
+  const lines: string[] = [];
+  const group = x.nodeGroup === undefined ? '' : bodyText(x.nodeGroup, 63);
+  const type = x.instanceType === undefined ? '' : bodyText(x.instanceType, 63);
+  const capacity = x.capacityType === undefined ? '' : bodyText(x.capacityType, 20);
+  if (group) lines.push(...labelled('  node group', group));
+  if (type) lines.push(...labelled('  instance type', type));
+  if (capacity) lines.push(...labelled('  capacity type', capacity));
+  return lines;
 }
 
 /**
@@ -206,13 +220,13 @@ function renewalText(x: AlertNode, at: number): string {
   if (ms === undefined) return `${bodyText(x.renewTime, 64)} (unreadable)`;
   const delta = at - ms;
   return delta >= 0
-    ? `${utc(ms)} (${formatAge(delta / 1000)} ago)`
+    ? moment(ms, at)
     : `${utc(ms)} (${formatAge(-delta / 1000)} in the future: the node's clock is ahead)`;
 }
 
 /**
  * renewTime is written with the kubelet's clock; silentForSeconds is measured on the watchdog's.
- * When they disagree by more than 30 s, say so: the node's clock is off.
+ * When they disagree by more than 30s, say so: the node's clock is off.
  */
 function skewText(x: AlertNode, at: number): string | null {
   const ms = x.renewTime === null ? undefined : parseTimestamp(x.renewTime);

@@ -3,9 +3,8 @@
  * checks that run degraded (the Nodes cannot be read) and their end, and a reset of unreadable
  * state. Says what is missing and how to fix it.
  */
-import { formatAge } from '../core/duration.js';
 import type { NoticeInfo } from '../core/notification.js';
-import { bodyText, bullets, labelled, titled, utc, wrap } from './format.js';
+import { bodyText, bullets, labelled, moment, period, titled, wrap } from './format.js';
 import { shellWord } from './text.js';
 
 /** `namespace`: where the cluster's leases are; `at`: the time of the check. */
@@ -16,10 +15,7 @@ export function noticeLines(notice: NoticeInfo, at: number, namespace: string): 
     return [
       ...titled('NOTICE: checks of this cluster are complete again'),
       ...labelled('It had failed', what),
-      ...labelled(
-        'From',
-        `${utc(notice.since)} to ${utc(at)} (${formatAge((at - notice.since) / 1000)})`,
-      ),
+      ...labelled('From', period(notice.since, at)),
       '',
       ...wrap(
         'The Nodes can be read again: not-ready nodes, expected removals and missing leases are ' +
@@ -30,7 +26,7 @@ export function noticeLines(notice: NoticeInfo, at: number, namespace: string): 
   return [
     ...titled('NOTICE: checks of this cluster run degraded: the Nodes cannot be read'),
     ...labelled('What failed', what),
-    ...labelled('Since', utc(notice.since)),
+    ...labelled('Since', moment(notice.since, at)),
     '',
     ...wrap(
       'The leases are still read, so a node whose lease goes silent is still detected and paged. ' +
