@@ -31,6 +31,7 @@ import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
 import { createChatTopic, grantChatPublish } from './chat-topic.js';
 import { grantClusterAccess } from './cluster-access.js';
+import { createDashboard } from './dashboard.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
@@ -100,6 +101,8 @@ export class LeaseWatchdog extends Construct {
   readonly noSubscriberAlarm?: cloudwatch.Alarm;
   /** The topic of chat notifications (`chatNotifications`); undefined without it. */
   readonly chatTopic?: sns.ITopic;
+  /** Every cluster's checks, nodes, notifications and dead-man's switch, and the alarms (dashboard.ts). */
+  readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: LeaseWatchdogProps) {
     super(scope, id);
@@ -162,6 +165,7 @@ export class LeaseWatchdog extends Construct {
     this.deadLetterAlarm = alarms.deadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
+    this.dashboard = createDashboard(this, { alarms, config });
   }
 }
 

@@ -43,6 +43,11 @@ export class LeaseWatchdogStack extends Stack {
     }
     new CfnOutput(this, 'StateTableName', { value: this.watchdog.table.tableName });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.watchdog.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DashboardName', {
+      description:
+        'The CloudWatch dashboard of every cluster and of the alarms (CloudWatch, Dashboards)',
+      value: this.watchdog.dashboard.dashboardName,
+    });
   }
 }
 

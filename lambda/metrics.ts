@@ -12,6 +12,7 @@ import type { MetricName, WatchdogMetrics } from './ports.js';
 
 /** The names the function emits, for the stack's alarms to be checked against. */
 export type { MetricName, ServiceMetricName } from './ports.js';
+export { NODES_ALERTING_VERDICTS } from './ports.js';
 
 export const METRICS_NAMESPACE = 'LeaseWatchdog';
 export const SERVICE_NAME = 'lease-watchdog';

@@ -8,7 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AlertState } from './core/alert-state.js';
 import { EMPTY_ALERT_STATE } from './core/alert-state.js';
-import type { ClusterReadFailure, Observations, Snapshot } from './core/model.js';
+import type { ClusterReadFailure, Observations, Snapshot, Verdict } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
 import type { ClusterAuth, ClusterSettings } from './settings/index.js';
@@ -194,6 +194,13 @@ export type MetricName =
   | 'NotificationsAbandoned'
   /** 1 for a check that ran degraded (Nodes unreadable, leases read), 0 for a complete one. */
   | 'DegradedChecks';
+
+/** The verdicts `NodesAlerting` is emitted for (dimension `verdict`), one value each per check. */
+export const NODES_ALERTING_VERDICTS = [
+  'expired',
+  'not-ready',
+  'missing-lease',
+] as const satisfies readonly Verdict[];
 
 /** Metrics with the dimension `cluster` (and optionally `verdict`). */
 export interface WatchdogMetrics {

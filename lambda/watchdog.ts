@@ -22,6 +22,7 @@ import type {
   WatchdogLogger,
   WatchdogMetrics,
 } from './ports.js';
+import { NODES_ALERTING_VERDICTS } from './ports.js';
 import { type ClusterSettings, policiesOf, type WatchdogSettings } from './settings/index.js';
 
 export interface WatchdogDeps {
@@ -250,7 +251,7 @@ export class Watchdog {
     const alerting = alertingCount(outcome);
     metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
     metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
-    for (const verdict of ['expired', 'not-ready', 'missing-lease'] as const) {
+    for (const verdict of NODES_ALERTING_VERDICTS) {
       metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
     }
     logger.info('cluster checked', {

@@ -830,6 +830,7 @@ test('the stack is a plain Stack whose construct can be reused elsewhere', () =>
   assert.ok(main.stack instanceof Stack);
   assert.equal(main.stack.stackName, 'LeaseWatchdog');
   assert.deepEqual(Object.keys(main.template.toJSON().Outputs).sort(), [
+    'DashboardName',
     'DeadLetterQueueUrl',
     'FunctionName',
     'FunctionRoleArn',
@@ -844,6 +845,8 @@ test('logical ids are stable: a renamed one replaces the resource (the state tab
   const ids = Object.entries(resources).map(([logicalId, r]) => `${logicalId} ${r.Type}`);
   assert.deepEqual(ids.sort(), [
     'WatchdogAccessEntryprodeu1C6F4095 AWS::EKS::AccessEntry',
+    // One dashboard whatever the number of clusters (infra/dashboard.ts).
+    'WatchdogDashboard660E9A2D AWS::CloudWatch::Dashboard',
     'WatchdogDeadLetterAlarmEC124619 AWS::CloudWatch::Alarm',
     'WatchdogErrorsAlarm729C5C31 AWS::CloudWatch::Alarm',
     'WatchdogFunction79A09A6B AWS::Lambda::Function',
