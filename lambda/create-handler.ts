@@ -20,11 +20,12 @@ import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
+import type { KubeAccess } from './notify/advice.js';
 import { WithChatCopy } from './notify/chat-notifier.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
 import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
 import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
-import type { RuntimeConfig } from './settings/index.js';
+import type { ClusterSettings, RuntimeConfig } from './settings/index.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
 
@@ -103,6 +104,9 @@ function createWatchdog(
     now: clock,
   });
   const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
+  const kubeAccess = new Map(
+    config.settings.clusters.map((c) => [c.name, kubeAccessOf(c, clients.region)]),
+  );
   const chatLink = config.settings.chatNotifications?.link;
   const withChat = (notifier: SnsNotifier) =>
     config.chatTopicArn === undefined
@@ -111,7 +115,11 @@ function createWatchdog(
           client: clients.sns,
           topicArn: config.chatTopicArn,
           logger,
-          contextFor: (name) => ({ namespace: namespaces.get(name), link: chatLink }),
+          contextFor: (name) => ({
+            namespace: namespaces.get(name),
+            kube: kubeAccess.get(name),
+            link: chatLink,
+          }),
         });
   return new Watchdog({
     settings: config.settings,
@@ -132,7 +140,7 @@ function createWatchdog(
         client: clients.sns,
         topicArn: config.topicArn,
         logger,
-        contextFor: (name) => ({ namespace: namespaces.get(name) }),
+        contextFor: (name) => ({ namespace: namespaces.get(name), kube: kubeAccess.get(name) }),
       }),
     ),
     logger,
@@ -178,4 +186,21 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         await counted;
       }
     });
+}
+
+/**
+ * How an on-call engineer reaches a cluster with kubectl, for the commands the emails advise: the
+ * EKS cluster (the email first says how to make its kubeconfig context), or the kubeconfig context
+ * the settings name; nothing for a bearer token (the engineer's own context is not known).
+ */
+export function kubeAccessOf(
+  cluster: Pick<ClusterSettings, 'auth'>,
+  functionRegion: string,
+): KubeAccess | undefined {
+  const { auth } = cluster;
+  if (auth.mode === 'eks') {
+    return { eks: { clusterName: auth.clusterName, region: auth.region ?? functionRegion } };
+  }
+  if (auth.mode === 'kubeconfig' && auth.context !== undefined) return { context: auth.context };
+  return undefined;
 }

@@ -105,7 +105,10 @@ export function composeCheck(options: CommonOptions, io: Io): CheckParts {
 
 /** Where notifications go: SNS with --sns-topic-arn, else the terminal. */
 function notifierFor(options: WatchOptions, held: string[]): Notifier {
-  const contextFor = () => ({ namespace: options.namespace });
+  const contextFor = () => ({
+    namespace: options.namespace,
+    kube: options.context === undefined ? undefined : { context: options.context },
+  });
   if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
   const region = options.snsTopicArn.split(':')[3];
   const sns = new SnsNotifier({
