@@ -407,6 +407,25 @@ describe('renderBody', () => {
     );
   });
 
+  it('a correct clock seen one gap between checks late is not called off; a clock 10m behind is', () => {
+    // The watchdog times silence from the check that first saw the renewal: up to ~2 min later.
+    const late = renderBody(
+      notification({
+        firing: [alertNode('a', { renewTime: micro(AT - 170_000), silentForSeconds: 60 })],
+      }),
+    );
+    assert.doesNotMatch(late, /clock seems off/);
+    const behind = renderBody(
+      notification({
+        firing: [alertNode('a', { renewTime: micro(AT - 660_000), silentForSeconds: 60 })],
+      }),
+    );
+    assert.match(
+      behind,
+      /silent for: +60s by the watchdog's clock \(the node's clock seems off by 10m\)/,
+    );
+  });
+
   it('never-renewed and unreadable renew times', () => {
     const body = renderBody(
       notification({

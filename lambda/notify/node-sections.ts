@@ -225,13 +225,24 @@ function renewalText(x: AlertNode, at: number): string {
 }
 
 /**
- * renewTime is written with the kubelet's clock; silentForSeconds is measured on the watchdog's.
- * When they disagree by more than 30s, say so: the node's clock is off.
+ * How much longer than the watchdog-clock silence a correct kubelet clock may make a lease look
+ * silent: the watchdog times silence from the check that first saw the last renewal, which comes
+ * up to one gap between checks later (EventBridge Scheduler's `rate(1 minute)` leaves up to ~119 s
+ * between two runs), plus 30s of tolerance.
+ */
+const BEHIND_TOLERANCE_S = 150;
+/** A renewal this much younger than the watchdog-clock silence means the node's clock is ahead. */
+const AHEAD_TOLERANCE_S = 30;
+
+/**
+ * renewTime is written with the kubelet's clock; silentForSeconds is measured on the watchdog's,
+ * from the check that first saw the renewal (so it is the shorter of the two on a correct clock).
+ * When they disagree by more than a gap between checks explains, say so: the node's clock is off.
  */
 function skewText(x: AlertNode, at: number): string | null {
   const ms = x.renewTime === null ? undefined : parseTimestamp(x.renewTime);
   if (ms === undefined || x.silentForSeconds === null) return null;
   const off = (at - ms) / 1000 - x.silentForSeconds;
-  if (Math.abs(off) <= 30) return null;
+  if (off >= -AHEAD_TOLERANCE_S && off <= BEHIND_TOLERANCE_S) return null;
   return `${formatAge(x.silentForSeconds)} by the watchdog's clock (the node's clock seems off by ${formatAge(Math.abs(off))})`;
 }
