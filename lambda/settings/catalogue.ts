@@ -7,11 +7,18 @@
  * Declaration order is the order of the README's tables.
  */
 import * as z from 'zod';
-import { parseSelector } from '../core/selector.js';
 import { clusterList, clusterSchema } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { flag, fraction, strictObject, text, topicArn, wholeNumber } from './fields.js';
+import {
+  flag,
+  fraction,
+  labelSelector,
+  strictObject,
+  text,
+  topicArn,
+  wholeNumber,
+} from './fields.js';
 import { setting } from './registry.js';
 
 /** The longest a fast-mode invocation may spend between its first and last check (Lambda's limit is 900 s). */
@@ -36,17 +43,7 @@ export const selector = setting({
     value: 'SELECTOR',
     help: "check only the nodes this label selector matches, e.g. 'pool=gpu'",
   },
-  schema: text({
-    hint: 'a label selector',
-    check: (value) => {
-      try {
-        parseSelector(value);
-        return undefined;
-      } catch (error) {
-        return `must be a label selector like "pool=gpu,!spot": ${(error as Error).message}`;
-      }
-    },
-  }),
+  schema: labelSelector('pool=gpu,!spot'),
 });
 
 export const output = setting({

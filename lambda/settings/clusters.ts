@@ -3,10 +3,9 @@
  * page. Declared once; the deployment file, the Lambda's environment and the JSON Schema use it.
  */
 import * as z from 'zod';
-import { parseSelector } from '../core/selector.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { flag, strictObject, text } from './fields.js';
+import { flag, labelSelector, strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -183,17 +182,7 @@ const excludeSelector = setting({
     help: "label selector of nodes never to alert on, e.g. 'pool in (spot)'",
     meaning: "label selector of nodes never to alert on, e.g. `'pool in (spot,batch)'`",
   },
-  schema: text({
-    hint: 'a label selector',
-    check: (value) => {
-      try {
-        parseSelector(value);
-        return undefined;
-      } catch (error) {
-        return `must be a label selector like "role=batch,!critical": ${(error as Error).message}`;
-      }
-    },
-  }),
+  schema: labelSelector('role=batch,!critical'),
 });
 
 const accessEntry = setting({

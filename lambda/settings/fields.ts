@@ -4,6 +4,7 @@
  * `is required: the EKS cluster name`, `is not a known setting; remove it or use one of: …`.
  */
 import * as z from 'zod';
+import { parseSelector } from '../core/selector.js';
 import { shown } from './errors.js';
 import { PATTERNS } from './patterns.js';
 
@@ -136,4 +137,19 @@ const topicArnProblem = (value: string) =>
 /** An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too). */
 export function topicArn(hint: string) {
   return text({ hint, pattern: PATTERNS.TOPIC_ARN, invalid: topicArnProblem });
+}
+
+/** A Kubernetes label selector (`kubectl -l` syntax); `example` shows a valid one in the error. */
+export function labelSelector(example: string) {
+  return text({
+    hint: 'a label selector',
+    check: (value) => {
+      try {
+        parseSelector(value);
+        return undefined;
+      } catch (error) {
+        return `must be a label selector like "${example}": ${(error as Error).message}`;
+      }
+    },
+  });
 }
