@@ -20,15 +20,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import {
-  BatchWriteItemCommand,
-  type ConsumedCapacity,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import {
   type ClusterState,
   emptyClusterState,
@@ -45,11 +37,10 @@ import {
   itemBytes,
   numberOf,
   partitionKey,
-  sleep,
-  sortKeyOf,
   split,
   stringOf,
 } from './dynamodb-items.js';
+import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
 import { parseClusterState, serializeClusterState } from './state-document.js';
 
 const gzipAsync = promisify(gzip);
@@ -67,8 +58,6 @@ export const MAX_ITEM_BYTES = 400 * 1024;
 const DEFAULT_CHUNK_BYTES = 350_000;
 const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
-const BATCH_WRITE_LIMIT = 25;
-const BATCH_ATTEMPTS = 8;
 const LOAD_ATTEMPTS = 3;
 
 export interface DynamoDbStateStoreOptions {
@@ -87,35 +76,15 @@ export interface DynamoDbStateStoreOptions {
     | undefined;
 }
 
-/** What the store has asked of DynamoDB so far (as DynamoDB reported it; for metrics, benchmarks). */
-export interface DynamoDbUsage {
-  requests: number;
-  readCapacityUnits: number;
-  writeCapacityUnits: number;
-  /** Sum of the sizes of items put (DynamoDB's item size rules), bytes. */
-  bytesWritten: number;
-  /** Sum of the sizes of items read, bytes. */
-  bytesRead: number;
-  itemsWritten: number;
-  itemsDeleted: number;
-}
+export type { DynamoDbUsage } from './dynamodb-table.js';
 
 export class DynamoDbStateStore implements StateStore {
-  readonly #client: DynamoDBClient;
+  readonly #io: StateTable;
   readonly #table: string;
   readonly #ttlSeconds: number;
   readonly #chunkBytes: number;
   readonly #clock: () => number;
   readonly #logger: DynamoDbStateStoreOptions['logger'];
-  readonly #usage: DynamoDbUsage = {
-    requests: 0,
-    readCapacityUnits: 0,
-    writeCapacityUnits: 0,
-    bytesWritten: 0,
-    bytesRead: 0,
-    itemsWritten: 0,
-    itemsDeleted: 0,
-  };
 
   constructor(options: DynamoDbStateStoreOptions) {
     const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
@@ -127,7 +96,7 @@ export class DynamoDbStateStore implements StateStore {
       throw new RangeError('ttlSeconds must be a positive integer');
     }
     if (options.tableName === '') throw new RangeError('tableName is required');
-    this.#client = options.client;
+    this.#io = new StateTable(options.client, options.tableName);
     this.#table = options.tableName;
     this.#ttlSeconds = ttlSeconds;
     this.#chunkBytes = chunkBytes;
@@ -137,13 +106,13 @@ export class DynamoDbStateStore implements StateStore {
 
   /** Counters since the store was made; read them before and after a check for its cost. */
   usage(): Readonly<DynamoDbUsage> {
-    return { ...this.#usage };
+    return { ...this.#io.usage };
   }
 
   async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
-      const head = await this.#getHead(pk, signal);
+      const head = await this.#io.head(pk, signal);
       const stored = await this.#fromHead(cluster, head, attempt, signal);
       if (stored !== 'again') return stored;
     }
@@ -160,7 +129,7 @@ export class DynamoDbStateStore implements StateStore {
   async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
-      const head = await this.#getHead(pk, signal);
+      const head = await this.#io.head(pk, signal);
       let stored: StoredState | 'again';
       try {
         stored = await this.#fromHead(cluster, head, attempt, signal);
@@ -219,7 +188,7 @@ export class DynamoDbStateStore implements StateStore {
     const expiresAt = { N: String(this.#nowSeconds() + this.#ttlSeconds) };
     const generation = head.generation?.S;
     const chunks =
-      generation === undefined ? [] : await this.#rawItems(pk, `chunk#${generation}#`, signal);
+      generation === undefined ? [] : await this.#io.query(pk, `chunk#${generation}#`, signal);
     const copies = [head, ...chunks].map(
       (item): Item => ({
         ...item,
@@ -227,7 +196,7 @@ export class DynamoDbStateStore implements StateStore {
         expiresAt,
       }),
     );
-    await this.#batchWrite(
+    await this.#io.batchWrite(
       copies.map((item) => ({ PutRequest: { Item: item } })),
       signal,
     );
@@ -239,29 +208,6 @@ export class DynamoDbStateStore implements StateStore {
       state: emptyClusterState(),
       reset: { reason: reasonOf(error), copy },
     };
-  }
-
-  /** Every item of the partition whose sort key starts with `prefix`, as stored. */
-  async #rawItems(pk: string, prefix: string, signal: AbortSignal | undefined): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const output = await this.#client.send(
-        new QueryCommand({
-          TableName: this.#table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': { S: pk }, ':prefix': { S: prefix } },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
-      );
-      this.#count(output.ConsumedCapacity, 'read');
-      items.push(...(output.Items ?? []));
-      startKey = output.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
   }
 
   async save(
@@ -285,7 +231,7 @@ export class DynamoDbStateStore implements StateStore {
       }),
     );
     if (chunkItems.length > 0) {
-      await this.#batchWrite(
+      await this.#io.batchWrite(
         chunkItems.map((item) => ({ PutRequest: { Item: item } })),
         signal,
       );
@@ -305,7 +251,7 @@ export class DynamoDbStateStore implements StateStore {
     };
     let previous: Item | undefined;
     try {
-      const output = await this.#client.send(
+      const output = await this.#io.client.send(
         new PutItemCommand({
           TableName: this.#table,
           Item: head,
@@ -324,12 +270,12 @@ export class DynamoDbStateStore implements StateStore {
         }),
         { abortSignal: signal },
       );
-      this.#count(output.ConsumedCapacity, 'write');
-      this.#usage.bytesWritten += itemBytes(head);
-      this.#usage.itemsWritten += 1;
+      this.#io.count(output.ConsumedCapacity, 'write');
+      this.#io.usage.bytesWritten += itemBytes(head);
+      this.#io.usage.itemsWritten += 1;
       previous = output.Attributes;
     } catch (error) {
-      this.#count(undefined, 'write');
+      this.#io.count(undefined, 'write');
       if (!isConditionalCheckFailed(error)) {
         // The head may have been written all the same (e.g. a timeout after DynamoDB applied
         // it): keep the chunks, the TTL removes them if they are garbage.
@@ -340,7 +286,7 @@ export class DynamoDbStateStore implements StateStore {
       // (The previous generation's chunks are then left to the TTL: that answer is lost.)
       let current: Item | undefined;
       try {
-        current = await this.#getHead(pk, undefined);
+        current = await this.#io.head(pk, undefined);
       } catch {
         throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
       }
@@ -358,54 +304,21 @@ export class DynamoDbStateStore implements StateStore {
     return version;
   }
 
-  async #getHead(pk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
-    const output = await this.#client.send(
-      new GetItemCommand({
-        TableName: this.#table,
-        Key: { pk: { S: pk }, sk: { S: 'head' } },
-        ConsistentRead: true,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: signal },
-    );
-    this.#count(output.ConsumedCapacity, 'read');
-    if (output.Item !== undefined) this.#usage.bytesRead += itemBytes(output.Item);
-    return output.Item;
-  }
-
-  /** The chunks of one generation, in order (Query pages through DynamoDB's 1 MB pages). */
+  /** The chunks of one generation, in order; a gap ends them (the caller reports it as missing). */
   async #queryChunks(
     pk: string,
     generation: string,
     signal: AbortSignal | undefined,
   ): Promise<Buffer[]> {
-    const pieces: Buffer[] = [];
-    let startKey: Item | undefined;
-    do {
-      const output = await this.#client.send(
-        new QueryCommand({
-          TableName: this.#table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': { S: pk },
-            ':prefix': { S: `chunk#${generation}#` },
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
-      );
-      this.#count(output.ConsumedCapacity, 'read');
-      for (const item of output.Items ?? []) {
-        this.#usage.bytesRead += itemBytes(item);
-        const index = Number(stringOf(item, 'sk').slice(`chunk#${generation}#`.length));
-        if (index !== pieces.length) break; // a gap: reported as missing chunks by the caller
-        pieces.push(Buffer.from(binaryOf(item, 'data')));
-      }
-      startKey = output.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return pieces;
+    const prefix = `chunk#${generation}#`;
+    let next = 0;
+    const items = await this.#io.query(
+      pk,
+      prefix,
+      signal,
+      (item) => Number(stringOf(item, 'sk').slice(prefix.length)) === next++,
+    );
+    return items.map((item) => Buffer.from(binaryOf(item, 'data')));
   }
 
   async #decode(cluster: string, head: Item, blob: Buffer): Promise<ClusterState> {
@@ -418,40 +331,6 @@ export class DynamoDbStateStore implements StateStore {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw this.#corrupt(cluster, reason);
-    }
-  }
-
-  /** BatchWriteItem in groups of 25, retrying unprocessed items with back-off. */
-  async #batchWrite(requests: WriteRequest[], signal: AbortSignal | undefined): Promise<void> {
-    for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
-      let pending = requests.slice(start, start + BATCH_WRITE_LIMIT);
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > BATCH_ATTEMPTS) {
-          throw new Error(
-            `DynamoDB left ${pending.length} writes to ${this.#table} unprocessed after ${BATCH_ATTEMPTS} attempts`,
-          );
-        }
-        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), signal);
-        const output = await this.#client.send(
-          new BatchWriteItemCommand({
-            RequestItems: { [this.#table]: pending },
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-          { abortSignal: signal },
-        );
-        this.#count(output.ConsumedCapacity, 'write');
-        const unprocessed = output.UnprocessedItems?.[this.#table] ?? [];
-        const left = new Set(unprocessed.map(sortKeyOf));
-        for (const request of pending.filter((r) => !left.has(sortKeyOf(r)))) {
-          if (request.PutRequest?.Item !== undefined) {
-            this.#usage.itemsWritten += 1;
-            this.#usage.bytesWritten += itemBytes(request.PutRequest.Item);
-          } else {
-            this.#usage.itemsDeleted += 1;
-          }
-        }
-        pending = unprocessed;
-      }
     }
   }
 
@@ -469,7 +348,7 @@ export class DynamoDbStateStore implements StateStore {
       }),
     );
     try {
-      await this.#batchWrite(requests, undefined);
+      await this.#io.batchWrite(requests, undefined);
     } catch (error) {
       this.#logger?.warn('could not delete state chunks; their TTL will', {
         table: this.#table,
@@ -480,23 +359,6 @@ export class DynamoDbStateStore implements StateStore {
         error: error instanceof Error ? error.message : String(error),
       });
     }
-  }
-
-  /** Counts one request and the capacity DynamoDB says it consumed. */
-  #count(
-    capacity: ConsumedCapacity | readonly ConsumedCapacity[] | undefined,
-    kind: 'read' | 'write',
-  ): void {
-    this.#usage.requests += 1;
-    const all: readonly ConsumedCapacity[] =
-      capacity === undefined
-        ? []
-        : Array.isArray(capacity)
-          ? capacity
-          : [capacity as ConsumedCapacity];
-    const units = all.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-    if (kind === 'read') this.#usage.readCapacityUnits += units;
-    else this.#usage.writeCapacityUnits += units;
   }
 
   #corrupt(cluster: string, reason: string): StateCorruptError {

@@ -1,0 +1,150 @@
+/**
+ * The state table's I/O for DynamoDbStateStore: the head read, paged Queries of a partition's
+ * items by sort-key prefix, and BatchWriteItem with retries of what DynamoDB left unprocessed —
+ * each counted in one DynamoDbUsage (requests, capacity units, items and bytes).
+ */
+import {
+  BatchWriteItemCommand,
+  type ConsumedCapacity,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import { type Item, itemBytes, sleep, sortKeyOf } from './dynamodb-items.js';
+
+const BATCH_WRITE_LIMIT = 25;
+const BATCH_ATTEMPTS = 8;
+
+/** What the store has asked of DynamoDB so far (as DynamoDB reported it; for metrics, benchmarks). */
+export interface DynamoDbUsage {
+  requests: number;
+  readCapacityUnits: number;
+  writeCapacityUnits: number;
+  /** Sum of the sizes of items put (DynamoDB's item size rules), bytes. */
+  bytesWritten: number;
+  /** Sum of the sizes of items read, bytes. */
+  bytesRead: number;
+  itemsWritten: number;
+  itemsDeleted: number;
+}
+
+export class StateTable {
+  readonly usage: DynamoDbUsage = {
+    requests: 0,
+    readCapacityUnits: 0,
+    writeCapacityUnits: 0,
+    bytesWritten: 0,
+    bytesRead: 0,
+    itemsWritten: 0,
+    itemsDeleted: 0,
+  };
+
+  constructor(
+    readonly client: DynamoDBClient,
+    readonly name: string,
+  ) {}
+
+  /** The head item of a partition (strongly consistent), or undefined. */
+  async head(pk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
+    const output = await this.client.send(
+      new GetItemCommand({
+        TableName: this.name,
+        Key: { pk: { S: pk }, sk: { S: 'head' } },
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: signal },
+    );
+    this.count(output.ConsumedCapacity, 'read');
+    if (output.Item !== undefined) this.usage.bytesRead += itemBytes(output.Item);
+    return output.Item;
+  }
+
+  /**
+   * The partition's items whose sort key starts with `prefix`, in sort-key order, as stored
+   * (Query pages through DynamoDB's 1 MB pages; strongly consistent). `keep` may stop early by
+   * returning false.
+   */
+  async query(
+    pk: string,
+    prefix: string,
+    signal: AbortSignal | undefined,
+    keep: (item: Item) => boolean = () => true,
+  ): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.name,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': { S: pk }, ':prefix': { S: prefix } },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.count(output.ConsumedCapacity, 'read');
+      for (const item of output.Items ?? []) {
+        this.usage.bytesRead += itemBytes(item);
+        if (!keep(item)) return items;
+        items.push(item);
+      }
+      startKey = output.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
+  }
+
+  /** BatchWriteItem in groups of 25, retrying unprocessed items with back-off. */
+  async batchWrite(requests: WriteRequest[], signal: AbortSignal | undefined): Promise<void> {
+    for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
+      let pending = requests.slice(start, start + BATCH_WRITE_LIMIT);
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        if (attempt > BATCH_ATTEMPTS) {
+          throw new Error(
+            `DynamoDB left ${pending.length} writes to ${this.name} unprocessed after ${BATCH_ATTEMPTS} attempts`,
+          );
+        }
+        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), signal);
+        const output = await this.client.send(
+          new BatchWriteItemCommand({
+            RequestItems: { [this.name]: pending },
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          { abortSignal: signal },
+        );
+        this.count(output.ConsumedCapacity, 'write');
+        const unprocessed = output.UnprocessedItems?.[this.name] ?? [];
+        const left = new Set(unprocessed.map(sortKeyOf));
+        for (const request of pending.filter((r) => !left.has(sortKeyOf(r)))) {
+          if (request.PutRequest?.Item !== undefined) {
+            this.usage.itemsWritten += 1;
+            this.usage.bytesWritten += itemBytes(request.PutRequest.Item);
+          } else {
+            this.usage.itemsDeleted += 1;
+          }
+        }
+        pending = unprocessed;
+      }
+    }
+  }
+
+  /** Counts one request and the capacity DynamoDB says it consumed. */
+  count(
+    capacity: ConsumedCapacity | readonly ConsumedCapacity[] | undefined,
+    kind: 'read' | 'write',
+  ): void {
+    this.usage.requests += 1;
+    const all: readonly ConsumedCapacity[] =
+      capacity === undefined
+        ? []
+        : Array.isArray(capacity)
+          ? capacity
+          : [capacity as ConsumedCapacity];
+    const units = all.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+    if (kind === 'read') this.usage.readCapacityUnits += units;
+    else this.usage.writeCapacityUnits += units;
+  }
+}
