@@ -5,7 +5,7 @@
  * ALARM and on OK, and the alarm paths too when there are any (alarm-delivery.ts), which also get
  * an alarm when the notification topic has no confirmed subscription left.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -18,6 +18,7 @@ import {
   type ServiceMetricName,
 } from '../lambda/metrics.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
+import type { ClusterScopes } from './cluster-stacks.js';
 import { idFor } from './construct-id.js';
 import type { NotificationTopic } from './topic.js';
 
@@ -66,18 +67,21 @@ export interface WatchdogAlarmsProps {
   /** The second delivery path: every alarm notifies these too. */
   readonly alarmPaths?: readonly NotificationTopic[];
   readonly config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes'>;
+  /** Where a cluster's dead-man's switch goes (cluster-stacks.ts); default the given scope. */
+  readonly clusterScopes?: ClusterScopes;
 }
 
 /** Creates the alarms in the given scope and lets them publish to the topic. */
 export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): WatchdogAlarms {
-  const { fn, deadLetterQueue, topic, config, alarmPaths = [] } = props;
+  const { fn, deadLetterQueue, topic, config, alarmPaths = [], clusterScopes } = props;
   const period = Duration.minutes(config.scheduleMinutes);
   const alarm = (
     id: string,
     alarmProps: cloudwatch.AlarmProps,
     to: readonly NotificationTopic[] = [topic, ...alarmPaths],
+    where: Construct = scope,
   ): cloudwatch.Alarm => {
-    const created = new cloudwatch.Alarm(scope, id, alarmProps);
+    const created = new cloudwatch.Alarm(where, id, alarmProps);
     for (const target of to) {
       created.addAlarmAction(target.alarmAction);
       created.addOkAction(target.alarmAction);
@@ -116,20 +120,28 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
   );
   const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
   const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
+  // In nested stacks (a fleet), the switches are named after the stack, so that the topic's
+  // policy names them all with one pattern: 300 alarm ARNs would pass its 30 KB.
+  const nested = clusterScopes?.nested === true;
+  const switchPrefix = `${Stack.of(scope).stackName}-NoSuccessfulCheck-`;
   for (const cluster of config.clusters) {
     deadMansSwitches.set(
       cluster.name,
-      alarm(`NoSuccessfulCheck-${idFor(cluster.name)}`, deadMansSwitch(cluster.name, period)),
+      alarm(
+        `NoSuccessfulCheck-${idFor(cluster.name)}`,
+        {
+          ...deadMansSwitch(cluster.name, period),
+          ...(nested ? { alarmName: `${switchPrefix}${cluster.name}` } : {}),
+        },
+        undefined,
+        clusterScopes?.scopeOf(cluster.name) ?? scope,
+      ),
     );
   }
-  const alarms = [
-    errorsAlarm,
-    throttlesAlarm,
-    deadLetterAlarm,
-    abandonedAlarm,
-    ...deadMansSwitches.values(),
-  ];
-  topic.allowAlarmsToPublish(alarms);
+  const deploymentWide = [errorsAlarm, throttlesAlarm, deadLetterAlarm, abandonedAlarm];
+  const alarms = nested ? deploymentWide : [...deploymentWide, ...deadMansSwitches.values()];
+  const namedLike = nested ? [`${switchPrefix}*`] : [];
+  topic.allowAlarmsToPublish(alarms, namedLike);
   const created = {
     errorsAlarm,
     throttlesAlarm,
@@ -140,7 +152,8 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
   if (alarmPaths.length === 0) return created;
   // Told on the alarm paths only: the notification topic is the one that lost its subscribers.
   const noSubscriberAlarm = alarm('NoConfirmedSubscription', noSubscriber(period), alarmPaths);
-  for (const path of alarmPaths) path.allowAlarmsToPublish([...alarms, noSubscriberAlarm]);
+  for (const path of alarmPaths)
+    path.allowAlarmsToPublish([...alarms, noSubscriberAlarm], namedLike);
   return { ...created, noSubscriberAlarm };
 }
 

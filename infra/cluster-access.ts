@@ -62,6 +62,68 @@ export function grantClusterAccess(
   }
 }
 
+/**
+ * A fleet's read access (above `CLUSTERS_IN_ONE_STACK` clusters): the same permissions as
+ * `grantClusterAccess`, but statements of up to `ARNS_PER_STATEMENT` EKS clusters
+ * (`ClustersDescribeEks<n>`) and secrets named at synth (`ClustersReadSecrets<n>`) instead of one
+ * per cluster, whose sids alone would fill IAM's 10,240 characters of a role's inline policies
+ * near 150 clusters. Access
+ * entries (and their region conditions) go where `scopeOf` puts the cluster.
+ */
+export function grantFleetAccess(
+  role: iam.Role,
+  clusters: readonly DeployedCluster[],
+  scopeOf: (name: string) => Construct,
+): void {
+  const scope = role.node.scope ?? role;
+  const eksArns: string[] = [];
+  const secretResources: string[] = [];
+  clusters.forEach((cluster, index) => {
+    const auth: ClusterAuth = cluster.auth;
+    if (auth.mode === 'eks') {
+      const stack = Stack.of(scope);
+      eksArns.push(
+        stack.formatArn({
+          service: 'eks',
+          resource: 'cluster',
+          resourceName: auth.clusterName,
+          region: auth.region ?? stack.region,
+        }),
+      );
+      if (cluster.accessEntry) addAccessEntry(scopeOf(cluster.name), role, cluster, auth, index);
+      return;
+    }
+    const secretId = auth.mode === 'kubeconfig' ? auth.secretId : auth.tokenSecretId;
+    if (Token.isUnresolved(secretId)) {
+      grantClusterAccess(scope, role, cluster, index);
+      return;
+    }
+    secretResources.push(...secretArns(scope, secretId));
+  });
+  addChunked(role, 'ClustersDescribeEks', 'eks:DescribeCluster', eksArns);
+  addChunked(role, 'ClustersReadSecrets', 'secretsmanager:GetSecretValue', [
+    ...new Set(secretResources),
+  ]);
+}
+
+/**
+ * ARNs per statement: ~60 ARNs (~4 KB) fit IAM's 6,144 characters of a managed policy, into which
+ * CDK moves whole statements once the role's inline policy is full (it cannot split one).
+ */
+const ARNS_PER_STATEMENT = 60;
+
+function addChunked(role: iam.Role, sid: string, action: string, arns: readonly string[]): void {
+  for (let start = 0; start < arns.length; start += ARNS_PER_STATEMENT) {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: `${sid}${start / ARNS_PER_STATEMENT}`,
+        actions: [action],
+        resources: arns.slice(start, start + ARNS_PER_STATEMENT),
+      }),
+    );
+  }
+}
+
 function addAccessEntry(
   scope: Construct,
   role: iam.Role,

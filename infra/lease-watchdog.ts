@@ -6,7 +6,8 @@
  * clusters, and alarms that watch the watchdog itself, notifying the same topic and, when
  * configured, a second delivery path (alarm-delivery.ts). Each part lives
  * in its own module and creates its constructs directly in this construct's scope, so the logical
- * ids are those of a single construct.
+ * ids are those of a single construct; above 100 clusters, each cluster's schedule, dead-man's
+ * switch and access entry go into nested stacks (cluster-stacks.ts).
  */
 
 import { Token } from 'aws-cdk-lib';
@@ -30,7 +31,8 @@ import {
 import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
 import { createChatTopic, grantChatPublish } from './chat-topic.js';
-import { grantClusterAccess } from './cluster-access.js';
+import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
+import { clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
@@ -144,11 +146,17 @@ export class LeaseWatchdog extends Construct {
     this.alarmTopics = alarmPaths.map((path) => path.topic);
     state.grantStateAccess(this.function);
     bindCheckMetrics(this.function);
-    config.clusters.forEach((cluster, index) => {
-      grantClusterAccess(this, this.role, cluster, index);
-    });
+    // A fleet's clusters in nested stacks (cluster-stacks.ts); up to 100, here as always.
+    const scopes = clusterScopes(this, config.clusters);
+    if (scopes.nested) {
+      grantFleetAccess(this.role, config.clusters, scopes.scopeOf);
+    } else {
+      config.clusters.forEach((cluster, index) => {
+        grantClusterAccess(this, this.role, cluster, index);
+      });
+    }
 
-    const schedules = createSchedules(this, this.function, config);
+    const schedules = createSchedules(this, this.function, config, scopes.scopeOf);
     this.deadLetterQueue = schedules.deadLetterQueue;
     this.schedulerRole = schedules.schedulerRole;
     this.schedules = schedules.schedules;
@@ -159,6 +167,7 @@ export class LeaseWatchdog extends Construct {
       topic,
       alarmPaths,
       config,
+      clusterScopes: scopes,
     });
     this.errorsAlarm = alarms.errorsAlarm;
     this.throttlesAlarm = alarms.throttlesAlarm;

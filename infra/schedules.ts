@@ -49,6 +49,8 @@ export function createSchedules(
   scope: Construct,
   fn: lambda.IFunction,
   config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes'>,
+  /** Where a cluster's schedule goes (cluster-stacks.ts); default `scope`. */
+  scopeOf: (cluster: string) => Construct = () => scope,
 ): WatchdogSchedules {
   const deadLetterQueue = new sqs.Queue(scope, 'ScheduleDeadLetterQueue', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -66,7 +68,7 @@ export function createSchedules(
   for (const cluster of config.clusters) {
     schedules.set(
       cluster.name,
-      new scheduler.Schedule(scope, `Schedule-${idFor(cluster.name)}`, {
+      new scheduler.Schedule(scopeOf(cluster.name), `Schedule-${idFor(cluster.name)}`, {
         description: `lease-watchdog: check cluster ${cluster.name}`,
         schedule: scheduler.ScheduleExpression.rate(period),
         target: new InvokeFunction(fn, {

@@ -132,15 +132,25 @@ export class NotificationTopic {
    * must let these alarms publish; the key policy lets them encrypt. Nothing to do for an existing
    * topic, whose policy is its owner's.
    */
-  allowAlarmsToPublish(alarms: readonly cloudwatch.IAlarm[]): void {
+  allowAlarmsToPublish(
+    alarms: readonly cloudwatch.IAlarm[],
+    /** Alarm names with `*` wildcards, for alarms too many to list (cluster-stacks.ts). */
+    namedLike: readonly string[] = [],
+  ): void {
     if (!this.key) return;
+    const { account, region, partition } = Stack.of(this.topic);
+    const patterns = namedLike.map(
+      (name) => `arn:${partition}:cloudwatch:${region}:${account}:alarm:${name}`,
+    );
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'AllowTheseAlarmsToPublish',
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: { ArnLike: { 'aws:SourceArn': alarms.map((a) => a.alarmArn) } },
+        conditions: {
+          ArnLike: { 'aws:SourceArn': [...alarms.map((a) => a.alarmArn), ...patterns] },
+        },
       }),
     );
   }

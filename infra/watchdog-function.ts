@@ -3,18 +3,29 @@
  * memory, tracing), its own log group, and a role that may write to that log group only. Everything
  * else the role may do is granted by the resources it uses (`grantPublish`, `grantStateAccess`, …).
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  DockerImage,
+  Duration,
+  RemovalPolicy,
+  Stage,
+  Validations,
+} from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
+  CLUSTER_FILE,
   ConfigError,
   type DeploymentConfig,
   fastModeSpanSeconds,
+  functionSettingsOf,
   RUNTIME_ENV,
   watchdogSettingsOf,
 } from '../lambda/settings/index.js';
@@ -33,19 +44,71 @@ export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', impor
  */
 export const PREBUILT_HANDLER = fileURLToPath(new URL('../handler-bundle', import.meta.url));
 
-/** The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle. */
+/**
+ * The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle; either
+ * way with the cluster file (lambda/settings/cluster-file.ts) next to the handler. The file's
+ * text is written once into the cloud assembly's directory at synth and copied into the code
+ * (esbuild's `afterBundling` hook; a local "bundling" that copies the shipped bundle), so it is
+ * part of the asset's hash: a cluster added or removed is a code update of the same deploy.
+ */
 function handlerCode(
+  scope: Construct,
   entry: string | undefined,
-): { entry: string; handler: string } | { code: lambda.Code; handler: string } {
+  clusterFile: string,
+):
+  | { entry: string; handler: string; bundling: { commandHooks: ICommandHooks } }
+  | { code: lambda.Code; handler: string } {
+  const source = stagedClusterFile(scope, clusterFile);
   if (entry !== undefined || existsSync(DEFAULT_ENTRY)) {
-    return { entry: entry ?? DEFAULT_ENTRY, handler: 'handler' };
+    return {
+      entry: entry ?? DEFAULT_ENTRY,
+      handler: 'handler',
+      bundling: {
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_input: string, output: string) => [
+            `cp ${shellQuoted(source)} ${shellQuoted(join(output, CLUSTER_FILE))}`,
+          ],
+        },
+      },
+    };
   }
   if (existsSync(PREBUILT_HANDLER)) {
-    return { code: lambda.Code.fromAsset(PREBUILT_HANDLER), handler: 'index.handler' };
+    const code = lambda.Code.fromAsset(PREBUILT_HANDLER, {
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        // Never used: the local copy below always succeeds (no Docker at synth).
+        image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox'),
+        local: {
+          tryBundle(output: string): boolean {
+            cpSync(PREBUILT_HANDLER, output, { recursive: true });
+            writeFileSync(join(output, CLUSTER_FILE), clusterFile);
+            return true;
+          },
+        },
+      },
+    });
+    return { code, handler: 'index.handler' };
   }
   throw new ConfigError(
     `the watchdog's handler is neither at ${DEFAULT_ENTRY} nor bundled at ${PREBUILT_HANDLER}: reinstall lease-watchdog, or pass entry`,
   );
+}
+
+/** Writes the cluster file's text into the cloud assembly's directory; returns its path. */
+function stagedClusterFile(scope: Construct, text: string): string {
+  const dir = Stage.of(scope)?.outdir;
+  if (dir === undefined) throw new ConfigError('the LeaseWatchdog construct must be in a CDK App');
+  mkdirSync(dir, { recursive: true });
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const path = join(dir, `lease-watchdog-clusters.${hash}.json`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function shellQuoted(path: string): string {
+  return `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** esbuild emits ESM; some dependencies still call `require`: define it from the module URL. */
@@ -65,7 +128,8 @@ export interface WatchdogFunction {
 
 /**
  * Creates, in the given scope, the log group (`LogGroup`), the role (`FunctionRole`), and the
- * function (`Function`) with its settings in the environment, in the VPC when placed in one.
+ * function (`Function`) with its global settings in the environment and its clusters in its code,
+ * in the VPC when placed in one.
  */
 export function createWatchdogFunction(
   scope: Construct,
@@ -90,10 +154,12 @@ export function createWatchdogFunction(
     }),
   );
   const vpcPlacement = placeInVpc(placement, role);
+  const settings = functionSettingsOf(watchdogSettingsOf(config));
+  const code = handlerCode(scope, entry, settings.clusterFile);
 
   const fn = new NodejsFunction(scope, 'Function', {
     description: 'lease-watchdog: checks node Leases and notifies when a node stops heart-beating',
-    ...handlerCode(entry),
+    ...code,
     runtime: lambda.Runtime.NODEJS_24_X,
     architecture: lambda.Architecture.ARM_64,
     memorySize: config.memoryMb,
@@ -109,9 +175,11 @@ export function createWatchdogFunction(
     ...vpcPlacement,
     environment: {
       NODE_OPTIONS: '--enable-source-maps',
-      [RUNTIME_ENV.settings]: JSON.stringify(watchdogSettingsOf(config)),
+      // The clusters are in the code (CLUSTER_FILE): the environment holds 4 KB in all.
+      [RUNTIME_ENV.settings]: settings.environment,
     },
     bundling: {
+      ...('bundling' in code ? code.bundling : {}),
       format: OutputFormat.ESM,
       minify: true,
       // Mapped stack traces (NODE_OPTIONS above), from a map without the sources' text: 2.4 MB

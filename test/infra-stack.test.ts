@@ -13,10 +13,13 @@ import type { IConstruct } from 'constructs';
 
 import { buildStack, type LeaseWatchdogStack } from '../infra/stack.js';
 import {
+  CLUSTER_FILE,
   ConfigError,
+  functionSettingsOf,
   loadRuntimeConfig,
   parseAppConfig,
   parseWatchdogSettings,
+  watchdogSettingsOf,
 } from '../lambda/settings/index.js';
 
 const ACCOUNT = '123456789012';
@@ -147,11 +150,17 @@ describe('the function', () => {
     assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'LeaseWatchdog');
     assert.deepEqual(vars.TOPIC_ARN, { Ref: topic });
     assert.deepEqual(vars.STATE_TABLE, { Ref: table });
-    const runtime = loadRuntimeConfig({
-      LEASE_WATCHDOG_SETTINGS: vars.LEASE_WATCHDOG_SETTINGS as string,
-      TOPIC_ARN: `arn:aws:sns:${REGION}:${ACCOUNT}:topic`,
-      STATE_TABLE: 'state',
-    });
+    // The clusters are in the function's code (infra-fleet.test.ts reads them from the bundle).
+    assert.equal('clusters' in JSON.parse(vars.LEASE_WATCHDOG_SETTINGS as string), false);
+    const { clusterFile } = functionSettingsOf(watchdogSettingsOf(main.stack.watchdog.config));
+    const runtime = loadRuntimeConfig(
+      {
+        LEASE_WATCHDOG_SETTINGS: vars.LEASE_WATCHDOG_SETTINGS as string,
+        TOPIC_ARN: `arn:aws:sns:${REGION}:${ACCOUNT}:topic`,
+        STATE_TABLE: 'state',
+      },
+      { path: CLUSTER_FILE, read: () => clusterFile },
+    );
     assert.deepEqual(
       runtime.settings,
       parseWatchdogSettings({ clusters: [eks, token, kubeconfig] }),

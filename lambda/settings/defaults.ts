@@ -18,6 +18,8 @@ export const DEFAULTS = Object.freeze({
   scheduleMinutes: 1,
   logRetentionDays: 30,
   memoryMb: 512,
+  /** `reservedConcurrency` is clusters × 2 + 1, at most this (parse.ts says why). */
+  reservedConcurrencyCap: 200,
   stackName: 'LeaseWatchdog',
   intervalSeconds: 10,
 });

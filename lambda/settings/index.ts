@@ -2,13 +2,16 @@
  * The watchdog's settings: each declared once (catalogue.ts, clusters.ts), parsed once at the
  * edge (parse.ts), turned into the core's policies in one place (policies.ts).
  */
+export { CLUSTER_FILE, type FunctionSettings, functionSettingsOf } from './cluster-file.js';
 export { AUTH_MODES, type AuthMode } from './clusters.js';
 export { DEFAULTS } from './defaults.js';
 export { ConfigError } from './errors.js';
 export {
   type AppDeploymentConfig,
   type ClusterAuth,
+  type ClusterFileSource,
   type ClusterSettings,
+  DEFAULT_CONCURRENCY_CAP,
   type DeployedCluster,
   type DeploymentConfig,
   type FastModeSettings,

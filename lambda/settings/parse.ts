@@ -7,7 +7,9 @@
 import * as z from 'zod';
 import type { StormPolicy } from '../core/storms.js';
 import { MAX_FAST_MODE_SPAN_SECONDS, watchdogSettingsShape } from './catalogue.js';
+import { CLUSTER_FILE, functionSettingsOf } from './cluster-file.js';
 import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';
+import { DEFAULTS } from './defaults.js';
 import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.js';
 import { strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
@@ -60,6 +62,18 @@ export interface AppDeploymentConfig extends DeploymentConfig {
 
 /** Lambda allows 4 KB for all environment variables together; keep room for the others. */
 export const MAX_SETTINGS_ENV_BYTES = 3_500;
+
+/**
+ * The default `reservedConcurrency` is clusters × 2 + 1 (a check and a late one per cluster,
+ * plus a manual run), at most `DEFAULTS.reservedConcurrencyCap` (200): an account has 1,000
+ * concurrent executions by default and Lambda keeps 100 of them unreserved, so all reservations
+ * together stay within 900, and one watchdog should not take them all. A check lasts seconds and
+ * each cluster's schedule fires once a period at its own moment (from when it was created), so
+ * 200 checks at once is a burst a fleet of a few hundred clusters does not reach on the
+ * schedule alone; an event throttled past it waits in Lambda's queue (retried for up to one
+ * period) and the ThrottlesAlarm says so.
+ */
+export const DEFAULT_CONCURRENCY_CAP = DEFAULTS.reservedConcurrencyCap;
 
 /** Seconds from the first to the last check of one invocation. */
 export function fastModeSpanSeconds(fastMode: FastModeSettings): number {
@@ -170,12 +184,15 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     ...settings,
     clusters,
     emails,
-    reservedConcurrency: parsed.reservedConcurrency ?? clusters.length * 2 + 1,
+    reservedConcurrency:
+      parsed.reservedConcurrency ?? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP),
   };
-  const settingsBytes = Buffer.byteLength(JSON.stringify(watchdogSettingsOf(config)));
+  // The clusters go into the function's code (cluster-file.ts); the rest into its environment.
+  const { environment } = functionSettingsOf(watchdogSettingsOf(config));
+  const settingsBytes = Buffer.byteLength(environment);
   if (settingsBytes > MAX_SETTINGS_ENV_BYTES) {
     throw new ConfigError(
-      `the watchdog settings take ${settingsBytes} bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters`,
+      `the watchdog settings other than clusters take ${settingsBytes} bytes but a Lambda environment holds 4 KB; shorten the longest of them`,
     );
   }
   return config;
@@ -271,15 +288,61 @@ function requiredEnv(
   return value;
 }
 
+/** The cluster file (cluster-file.ts) as the function finds it: where, and how to read it. */
+export interface ClusterFileSource {
+  /** For errors: where it was looked for. */
+  readonly path: string;
+  /** Its text; throws when it cannot be read. */
+  read(): string;
+}
+
+function parseJson(raw: string, where: string, what: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(
+      `${where} must be JSON of ${what}: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+}
+
+/** The clusters: from the settings themselves when they list them, else from the cluster file. */
+function withClusters(json: unknown, clusterFile: ClusterFileSource | undefined): unknown {
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || 'clusters' in json) {
+    return json;
+  }
+  if (clusterFile === undefined) {
+    throw new ConfigError(
+      `${RUNTIME_ENV.settings} lists no clusters and there is no ${CLUSTER_FILE}: the CDK stack writes it into the function's code`,
+    );
+  }
+  let raw: string;
+  try {
+    raw = clusterFile.read();
+  } catch (error) {
+    throw new ConfigError(
+      `${clusterFile.path} cannot be read (${(error as Error).message.split('\n')[0]}): the CDK stack writes it into the function's code; deploy again`,
+    );
+  }
+  const file = parseJson(raw, clusterFile.path, '{"clusters": [...]}');
+  if (typeof file !== 'object' || file === null || Array.isArray(file) || !('clusters' in file)) {
+    throw new ConfigError(`${clusterFile.path} must be {"clusters": [...]}; deploy again`);
+  }
+  return { ...json, clusters: file.clusters };
+}
+
 /**
  * Reads the Lambda's configuration from its environment (set by the CDK stack):
- * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings), TOPIC_ARN, STATE_TABLE, and
- * CHAT_TOPIC_ARN with chatNotifications. Refuses an environment that turns TLS verification off
- * for the whole process
+ * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings but the clusters), TOPIC_ARN,
+ * STATE_TABLE, and CHAT_TOPIC_ARN with chatNotifications; and the clusters from the cluster file
+ * in the function's code (cluster-file.ts), validated together with the rest by the deployment
+ * file's own schemas (settings that list `clusters` themselves need no file). Refuses an
+ * environment that turns TLS verification off for the whole process
  * (NODE_TLS_REJECT_UNAUTHORIZED=0): the function sends bearer tokens to API servers.
  */
 export function loadRuntimeConfig(
   env: Readonly<Record<string, string | undefined>>,
+  clusterFile?: ClusterFileSource,
 ): RuntimeConfig {
   if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
     throw new ConfigError(
@@ -291,14 +354,10 @@ export function loadRuntimeConfig(
     RUNTIME_ENV.settings,
     'JSON of the watchdog settings; the CDK stack sets it',
   );
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (error) {
-    throw new ConfigError(
-      `${RUNTIME_ENV.settings} must be JSON of the watchdog settings: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
+  const json = withClusters(
+    parseJson(raw, RUNTIME_ENV.settings, 'the watchdog settings'),
+    clusterFile,
+  );
   const settings = parseWatchdogSettings(json, RUNTIME_ENV.settings);
   const topicArn = requiredEnv(
     env,

@@ -97,9 +97,14 @@ const logRetentionDays = setting({
 const reservedConcurrency = setting({
   key: 'reservedConcurrency',
   places: ['file'],
-  shownDefault: 'clusters × 2 + 1',
-  meaning: "a cap, so a runaway cannot eat the account's concurrency",
-  schema: wholeNumber(1, 1000, 'the default is clusters × 2 + 1'),
+  shownDefault: `clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}`,
+  meaning:
+    "a cap, so a runaway cannot eat the account's concurrency (1,000 by default, of which Lambda keeps 100 unreserved: at most 900)",
+  schema: wholeNumber(
+    1,
+    900,
+    `an account has 1,000 concurrent executions by default and Lambda keeps 100 unreserved; the default is clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}`,
+  ),
 });
 
 const memoryMb = setting({

@@ -1,0 +1,31 @@
+/**
+ * Where the function finds its clusters. The Lambda environment holds 4 KB in all, ~29 `eks`
+ * clusters or two `token` clusters with `caData`: too small for a fleet. So the stack writes the
+ * clusters into a JSON file inside the function's own code (`CLUSTER_FILE`, next to the handler)
+ * and keeps only the small global settings in `LEASE_WATCHDOG_SETTINGS`.
+ *
+ * Why the code and not each schedule's input: a file in the code holds any number of clusters
+ * (a code package holds 250 MB; a schedule's input 8 KB), is read once per cold start, lets any
+ * invocation find a cluster by its name alone (a re-check that names only the cluster, `aws
+ * lambda invoke --payload '{"cluster":"x"}'`), and changes with the code in the same
+ * `cdk deploy` (its content is part of the asset's hash). The function validates it with the
+ * same schemas as the deployment file; secrets stay in Secrets Manager (only their ids are here).
+ */
+import type { WatchdogSettings } from './parse.js';
+
+/** The file, next to the handler (`/var/task` in Lambda), that lists the clusters. */
+export const CLUSTER_FILE = 'lease-watchdog-clusters.json';
+
+/** The watchdog settings as the function receives them. */
+export interface FunctionSettings {
+  /** `LEASE_WATCHDOG_SETTINGS`: every setting but `clusters`. */
+  readonly environment: string;
+  /** The text of `CLUSTER_FILE`: `{"clusters": [...]}`, each cluster with all its fields. */
+  readonly clusterFile: string;
+}
+
+/** Splits validated watchdog settings into the environment's part and the cluster file's. */
+export function functionSettingsOf(settings: WatchdogSettings): FunctionSettings {
+  const { clusters, ...global } = settings;
+  return { environment: JSON.stringify(global), clusterFile: JSON.stringify({ clusters }) };
+}
