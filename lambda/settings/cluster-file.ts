@@ -11,6 +11,7 @@
  * `cdk deploy` (its content is part of the asset's hash). The function validates it with the
  * same schemas as the deployment file; secrets stay in Secrets Manager (only their ids are here).
  */
+import { isDeployTimeValue } from './fields.js';
 import type { WatchdogSettings } from './parse.js';
 
 /** The file, next to the handler (`/var/task` in Lambda), that lists the clusters. */
@@ -18,14 +19,29 @@ export const CLUSTER_FILE = 'lease-watchdog-clusters.json';
 
 /** The watchdog settings as the function receives them. */
 export interface FunctionSettings {
-  /** `LEASE_WATCHDOG_SETTINGS`: every setting but `clusters`. */
+  /**
+   * `LEASE_WATCHDOG_SETTINGS`: every setting but the clusters, except a cluster that holds a
+   * value known at deploy time only (a CDK token: `secret.secretArn`, a parameter), which
+   * CloudFormation resolves in the environment but nothing resolves in a file.
+   */
   readonly environment: string;
-  /** The text of `CLUSTER_FILE`: `{"clusters": [...]}`, each cluster with all its fields. */
+  /** The text of `CLUSTER_FILE`: `{"clusters": [...]}`, every other cluster with all its fields. */
   readonly clusterFile: string;
 }
 
 /** Splits validated watchdog settings into the environment's part and the cluster file's. */
 export function functionSettingsOf(settings: WatchdogSettings): FunctionSettings {
   const { clusters, ...global } = settings;
-  return { environment: JSON.stringify(global), clusterFile: JSON.stringify({ clusters }) };
+  const atDeploy = clusters.filter((cluster) => holdsDeployTimeValue(cluster));
+  const inFile = clusters.filter((cluster) => !holdsDeployTimeValue(cluster));
+  return {
+    environment: JSON.stringify(atDeploy.length === 0 ? global : { ...global, clusters: atDeploy }),
+    clusterFile: JSON.stringify({ clusters: inFile }),
+  };
+}
+
+function holdsDeployTimeValue(value: unknown): boolean {
+  if (typeof value === 'string') return isDeployTimeValue(value);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsDeployTimeValue);
 }

@@ -306,12 +306,15 @@ function parseJson(raw: string, where: string, what: string): unknown {
   }
 }
 
-/** The clusters: from the settings themselves when they list them, else from the cluster file. */
+/**
+ * The clusters: those of the cluster file, then those the settings list themselves (a cluster
+ * with values CloudFormation resolves stays in the environment: cluster-file.ts).
+ */
 function withClusters(json: unknown, clusterFile: ClusterFileSource | undefined): unknown {
-  if (typeof json !== 'object' || json === null || Array.isArray(json) || 'clusters' in json) {
-    return json;
-  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return json;
+  const own = 'clusters' in json ? json.clusters : undefined;
   if (clusterFile === undefined) {
+    if (own !== undefined) return json;
     throw new ConfigError(
       `${RUNTIME_ENV.settings} lists no clusters and there is no ${CLUSTER_FILE}: the CDK stack writes it into the function's code`,
     );
@@ -325,10 +328,16 @@ function withClusters(json: unknown, clusterFile: ClusterFileSource | undefined)
     );
   }
   const file = parseJson(raw, clusterFile.path, '{"clusters": [...]}');
-  if (typeof file !== 'object' || file === null || Array.isArray(file) || !('clusters' in file)) {
+  if (
+    typeof file !== 'object' ||
+    file === null ||
+    !('clusters' in file) ||
+    !Array.isArray(file.clusters) ||
+    (own !== undefined && !Array.isArray(own))
+  ) {
     throw new ConfigError(`${clusterFile.path} must be {"clusters": [...]}; deploy again`);
   }
-  return { ...json, clusters: file.clusters };
+  return { ...json, clusters: [...file.clusters, ...((own as unknown[] | undefined) ?? [])] };
 }
 
 /**

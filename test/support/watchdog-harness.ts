@@ -29,7 +29,14 @@ import type {
   WatchdogLogger,
   WatchdogMetrics,
 } from '../../lambda/ports.js';
-import { parseWatchdogSettings, type WatchdogSettings } from '../../lambda/settings/index.js';
+import {
+  CLUSTER_FILE,
+  functionSettingsOf,
+  loadRuntimeConfig,
+  parseWatchdogSettings,
+  RUNTIME_ENV,
+  type WatchdogSettings,
+} from '../../lambda/settings/index.js';
 import type { ClusterReport, WatchdogEvent } from '../../lambda/watchdog.js';
 import { SimCluster } from '../../sim/cluster.js';
 import { type SimServer, startSimServer } from '../../sim/server.js';
@@ -292,6 +299,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       ...options.settings,
       clusters: clusterSettings,
     });
+    const functionSettings = functionSettingsOf(settings);
     let runs = 0;
     const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
 
@@ -313,12 +321,17 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       const metrics = overrides.metrics ?? new RecordingMetrics();
       const logger = new RecordingLogger();
       const handler = createHandler(
-        {
-          settings,
-          topicArn: TOPIC_ARN,
-          stateTable: tableName,
-          ...(options.chatTopicArn ? { chatTopicArn: options.chatTopicArn } : {}),
-        },
+        // As the function finds its settings: the environment the stack sets, and the clusters
+        // in the file the stack writes into its code (lambda/settings/cluster-file.ts).
+        loadRuntimeConfig(
+          {
+            [RUNTIME_ENV.settings]: functionSettings.environment,
+            [RUNTIME_ENV.topicArn]: TOPIC_ARN,
+            [RUNTIME_ENV.stateTable]: tableName,
+            ...(options.chatTopicArn ? { [RUNTIME_ENV.chatTopicArn]: options.chatTopicArn } : {}),
+          },
+          { path: CLUSTER_FILE, read: () => functionSettings.clusterFile },
+        ),
         {
           clients: {
             sns: snsClient,
