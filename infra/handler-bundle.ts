@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { CLUSTER_FILE } from '../lambda/settings/index.js';
 import { LeaseWatchdog } from './lease-watchdog.js';
 import { DEFAULT_ENTRY } from './watchdog-function.js';
 
@@ -33,6 +34,8 @@ try {
   const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
   rmSync(TARGET, { recursive: true, force: true });
   cpSync(asset, TARGET, { recursive: true });
+  // The throwaway app's clusters: a user's synth writes theirs (watchdog-function.ts).
+  rmSync(join(TARGET, CLUSTER_FILE), { force: true });
   process.stderr.write(
     `lease-watchdog: handler bundled into ${TARGET}: ${readdirSync(TARGET).join(', ')}\n`,
   );

@@ -342,6 +342,86 @@ describe('loadRuntimeConfig', () => {
       );
     });
   }
+
+  const noClusters = {
+    ...env,
+    LEASE_WATCHDOG_SETTINGS: JSON.stringify({ gracePeriodSeconds: 70 }),
+  };
+  const file = (text: string) => ({
+    path: '/var/task/lease-watchdog-clusters.json',
+    read: () => text,
+  });
+
+  test('takes the clusters from the cluster file, every field of each, with the global settings of the environment', () => {
+    const withSelector = { ...eks, name: 'second', namespace: 'leases', excludeSelector: 'spot' };
+    const config = loadRuntimeConfig(
+      noClusters,
+      file(JSON.stringify({ clusters: [eks, withSelector] })),
+    );
+    assert.equal(config.settings.gracePeriodSeconds, 70);
+    assert.deepEqual(
+      config.settings.clusters,
+      parseWatchdogSettings({ clusters: [eks, withSelector] }).clusters,
+    );
+  });
+
+  test('adds the clusters the environment keeps (deploy-time values) after those of the file', () => {
+    const config = loadRuntimeConfig(
+      {
+        ...env,
+        LEASE_WATCHDOG_SETTINGS: JSON.stringify({ clusters: [{ ...eks, name: 'resolved' }] }),
+      },
+      file(JSON.stringify({ clusters: [eks] })),
+    );
+    assert.deepEqual(
+      config.settings.clusters.map((c) => c.name),
+      ['prod-eu', 'resolved'],
+    );
+  });
+
+  const badFiles: [string, Parameters<typeof loadRuntimeConfig>[1], string][] = [
+    [
+      'no cluster file and no clusters',
+      undefined,
+      "LEASE_WATCHDOG_SETTINGS lists no clusters and there is no lease-watchdog-clusters.json: the CDK stack writes it into the function's code",
+    ],
+    [
+      'an unreadable cluster file',
+      {
+        path: '/var/task/lease-watchdog-clusters.json',
+        read: () => {
+          throw new Error(
+            "ENOENT: no such file or directory, open '/var/task/lease-watchdog-clusters.json'",
+          );
+        },
+      },
+      "/var/task/lease-watchdog-clusters.json cannot be read (ENOENT: no such file or directory, open '/var/task/lease-watchdog-clusters.json'): the CDK stack writes it into the function's code; deploy again",
+    ],
+    [
+      'a cluster file that is not JSON',
+      file('{"clusters": ['),
+      /^\/var\/task\/lease-watchdog-clusters.json must be JSON of \{"clusters": \[\.\.\.\]\}: /
+        .source,
+    ],
+    [
+      'a cluster file without a list',
+      file('{"cluster": []}'),
+      '/var/task/lease-watchdog-clusters.json must be {"clusters": [...]}; deploy again',
+    ],
+    [
+      'an invalid cluster in the file',
+      file(JSON.stringify({ clusters: [{ ...eks, auth: { mode: 'ekss' } }] })),
+      'LEASE_WATCHDOG_SETTINGS + lease-watchdog-clusters.json: clusters[0].auth.mode must be one of kubeconfig, token, eks (got "ekss")',
+    ],
+  ];
+  for (const [name, clusterFile, message] of badFiles) {
+    test(`rejects ${name} with one line`, () => {
+      const got = messageOf(() => loadRuntimeConfig(noClusters, clusterFile));
+      if (message.startsWith('^')) assert.match(got, new RegExp(message));
+      else assert.equal(got, message);
+      assert.ok(!got.includes('\n'));
+    });
+  }
 });
 
 describe('deployment configuration', () => {

@@ -367,7 +367,10 @@ export function loadRuntimeConfig(
     parseJson(raw, RUNTIME_ENV.settings, 'the watchdog settings'),
     clusterFile,
   );
-  const settings = parseWatchdogSettings(json, RUNTIME_ENV.settings);
+  const settings = parseWatchdogSettings(
+    json,
+    clusterFile === undefined ? RUNTIME_ENV.settings : `${RUNTIME_ENV.settings} + ${CLUSTER_FILE}`,
+  );
   const topicArn = requiredEnv(
     env,
     RUNTIME_ENV.topicArn,
