@@ -12,7 +12,6 @@
  * same schemas as the deployment file; secrets stay in Secrets Manager (only their ids are here).
  */
 import { isDeployTimeValue } from './fields.js';
-import type { WatchdogSettings } from './parse.js';
 
 /** The file, next to the handler (`/var/task` in Lambda), that lists the clusters. */
 export const CLUSTER_FILE = 'lease-watchdog-clusters.json';
@@ -30,7 +29,9 @@ export interface FunctionSettings {
 }
 
 /** Splits validated watchdog settings into the environment's part and the cluster file's. */
-export function functionSettingsOf(settings: WatchdogSettings): FunctionSettings {
+export function functionSettingsOf(settings: {
+  readonly clusters: readonly object[];
+}): FunctionSettings {
   const { clusters, ...global } = settings;
   const atDeploy = clusters.filter((cluster) => holdsDeployTimeValue(cluster));
   const inFile = clusters.filter((cluster) => !holdsDeployTimeValue(cluster));
