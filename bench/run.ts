@@ -3,9 +3,11 @@
  * cluster sizes, and `kubectl get leases -o json` on the same server for comparison.
  *
  * For each size: a simulated cluster in its own process; the watchdog's check (bundled like the
- * Lambda, in a fresh process, so its peak RSS is its own) run R times for the full check (leases
- * + nodes + evaluate) and for the lease list alone; kubectl R times. Medians, since the machine
- * is shared and noisy. Results go to stdout and docs/BENCHMARKS.md.
+ * Lambda, in a fresh process with a 512 MB Lambda's heap limits, so its peak RSS is its own) run
+ * R times as a relisting check (leases + whole nodes + evaluate) and as a steady-state one (warm
+ * node cache); JSON.parse of the relist's pages alone (the floor), R times; kubectl R times
+ * (BENCH_KUBECTL=0 skips it). Medians, since the machine is shared and noisy. Results go to
+ * stdout and docs/BENCHMARKS.md.
  *
  *   BENCH_SIZES=1000,5000 BENCH_RUNS=5 npm run bench
  */
@@ -22,6 +24,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
 interface Subject {
   times: number[];
+  /** --floor: JSON.parse of the pages of one read, ms, per run. */
+  floor?: number[];
+  floorCpu?: number[];
+  /** RSS sampled during the timed checks alone. */
+  sampledPeakRssBytes?: number;
   /** CPU time of the watchdog's process per check, ms. */
   cpu: number[];
   requests: number;
@@ -118,90 +125,138 @@ try {
   // kubectl missing: its columns say so.
 }
 
+/**
+ * The heap Lambda gives a 512 MB function: its Node.js bootstrap derives V8's limits from
+ * AWS_LAMBDA_FUNCTION_MEMORY_SIZE (new space = memory / 10, semi-space = half of it, old space =
+ * memory − new space). Without them V8 sizes its heap for this machine's memory instead.
+ */
+const LAMBDA_MB = 512;
+const LAMBDA_HEAP = [
+  `--max-semi-space-size=${Math.floor(LAMBDA_MB / 10 / 2)}`,
+  `--max-old-space-size=${LAMBDA_MB - Math.floor(LAMBDA_MB / 10)}`,
+  '--expose-gc',
+];
+
+/** CPU time the process has used so far (Linux), ms; undefined elsewhere. */
+async function cpuOf(pid: number | undefined): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The subject, and the simulated server's CPU per check while it ran. */
+async function subjectRun(
+  sim: ChildProcess,
+  kubeconfig: string,
+  mode: string,
+  checks: number,
+  floor = false,
+): Promise<Subject & { simCpu: number | undefined }> {
+  const before = await cpuOf(sim.pid);
+  const out = await run(NODE, [
+    ...LAMBDA_HEAP,
+    subject,
+    '--kubeconfig',
+    kubeconfig,
+    '--runs',
+    String(RUNS),
+    '--mode',
+    mode,
+    ...(floor ? ['--floor'] : []),
+  ]);
+  const after = await cpuOf(sim.pid);
+  const simCpu =
+    before === undefined || after === undefined ? undefined : (after - before) / checks;
+  return { ...(JSON.parse(out) as Subject), simCpu };
+}
+
 const rows: string[] = [];
 for (const nodes of SIZES) {
   const kubeconfig = join(dir, `kubeconfig-${nodes}`);
   process.stderr.write(`bench: ${nodes} nodes: starting the simulated cluster\n`);
   const sim = await startSim(nodes, kubeconfig);
   try {
-    process.stderr.write(`bench: ${nodes} nodes: ${RUNS} full checks\n`);
-    const full = JSON.parse(
-      await run(NODE, [
-        subject,
-        '--kubeconfig',
-        kubeconfig,
-        '--runs',
-        String(RUNS),
-        '--mode',
-        'full',
-      ]),
-    ) as Subject;
-    process.stderr.write(`bench: ${nodes} nodes: ${RUNS} lease-only reads\n`);
-    const leases = JSON.parse(
-      await run(NODE, [
-        subject,
-        '--kubeconfig',
-        kubeconfig,
-        '--runs',
-        String(RUNS),
-        '--mode',
-        'leases',
-      ]),
-    ) as Subject;
+    process.stderr.write(`bench: ${nodes} nodes: ${RUNS} relisting checks\n`);
+    const relist = await subjectRun(sim, kubeconfig, 'relist', RUNS);
+    process.stderr.write(`bench: ${nodes} nodes: JSON.parse of the same pages, ${RUNS} times\n`);
+    const floor = await subjectRun(sim, kubeconfig, 'relist', 1, true);
+    process.stderr.write(`bench: ${nodes} nodes: ${RUNS} steady-state checks\n`);
+    // One warm-up relist, then RUNS steady checks.
+    const steady = await subjectRun(sim, kubeconfig, 'steady', RUNS + 1);
     let kubectlMedian: number | undefined;
-    if (kubectlVersion !== 'not installed') {
+    if (kubectlVersion !== 'not installed' && process.env.BENCH_KUBECTL !== '0') {
       process.stderr.write(`bench: ${nodes} nodes: ${RUNS} kubectl lease lists\n`);
       kubectlMedian = median(await kubectl(kubeconfig));
     }
+    const floorMedian = median(floor.floor ?? []);
+    const floorCpu = median(floor.floorCpu ?? []);
+    const ratio = (ms: number, of: number) => `${(ms / of).toFixed(1)}×`;
+    const simCpu = (ms: number | undefined) => (ms === undefined ? 'n/a' : s(ms));
     const row = [
       nodes.toLocaleString('en-US'),
-      s(median(full.times)),
-      `${s(Math.min(...full.times))}–${s(Math.max(...full.times))}`,
-      s(median(full.cpu)),
-      mb(full.maxRssBytes),
-      `${mb(full.bytes)} / ${full.requests}`,
-      s(median(leases.times)),
-      mb(leases.maxRssBytes),
+      s(median(relist.times)),
+      `${s(Math.min(...relist.times))}–${s(Math.max(...relist.times))}`,
+      s(median(relist.cpu)),
+      `${s(floorMedian)} / ${s(floorCpu)}`,
+      `${ratio(median(relist.times), floorMedian)} / ${ratio(median(relist.cpu), floorCpu)}`,
+      simCpu(relist.simCpu),
+      mb(relist.maxRssBytes),
+      `${mb(relist.bytes)} / ${relist.requests}`,
+      s(median(steady.times)),
+      s(median(steady.cpu)),
+      mb(steady.sampledPeakRssBytes ?? steady.maxRssBytes),
+      `${mb(steady.bytes)} / ${steady.requests}`,
       kubectlMedian === undefined ? 'n/a' : s(kubectlMedian),
-      kubectlMedian === undefined ? 'n/a' : `${(kubectlMedian / median(leases.times)).toFixed(1)}×`,
     ];
     rows.push(`| ${row.join(' | ')} |`);
     process.stdout.write(`${row.join('  ')}\n`);
+    // Written after every size: a run cut short (a size the machine cannot finish) keeps the rest.
+    await writeSection(rows);
   } finally {
     sim.kill('SIGINT');
   }
 }
 await rm(dir, { recursive: true, force: true });
-
-const header = [
-  '| nodes | full check (median) | min–max | its CPU (median) | peak RSS | bytes / requests | lease list (median) | its peak RSS | kubectl get leases -o json (median) | kubectl ÷ lease list |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-];
-const section = [
-  `## Check cost against the simulated cluster (${new Date().toISOString().slice(0, 10)})`,
-  '',
-  `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The simulated API server runs in its own process on the same machine (it competes for the same 2 cores).`,
-  '',
-  ...header,
-  ...rows,
-  '',
-  'Produced by `npm run bench` (bench/run.ts).',
-  '',
-];
-const file = join(ROOT, 'docs/BENCHMARKS.md');
-let existing = '';
-try {
-  existing = await readFile(file, 'utf8');
-} catch {
-  existing = '# Benchmarks\n\n';
-}
-const marker = '<!-- bench:check -->';
-const start = existing.indexOf(marker);
-const end = existing.indexOf(marker, start + 1);
-const generated = `${marker}\n${section.join('\n')}${marker}`;
-const next =
-  start >= 0 && end > start
-    ? `${existing.slice(0, start)}${generated}${existing.slice(end + marker.length)}`
-    : `${existing.trimEnd()}\n\n${generated}\n`;
-await writeFile(file, next);
 process.stderr.write('bench: wrote docs/BENCHMARKS.md\n');
+
+/** The generated section of docs/BENCHMARKS.md, with the rows measured so far. */
+async function writeSection(rows: readonly string[]): Promise<void> {
+  const header = [
+    '| nodes | relist check (median) | min–max | its CPU (median) | JSON.parse of its pages, the floor (wall / CPU) | relist ÷ floor (wall / CPU) | sim CPU per relist | peak RSS | bytes / requests | steady check (median) | its CPU | its peak RSS | bytes / requests | kubectl get leases -o json (median) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const section = [
+    `## Check cost against the simulated cluster (${new Date().toISOString().slice(0, 10)})`,
+    '',
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap Lambda gives a ${LAMBDA_MB} MB function (\`${LAMBDA_HEAP.join(' ')}\`). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
+    '',
+    '- **relist**: a check that lists the Leases and every whole Node (every check, by default, on this branch). The floor is `JSON.parse` of the very pages that check read, timed alone in the same run (`--floor`); on a loaded machine compare CPU with CPU.',
+    '- **steady**: a warm node cache (`nodeRefreshSeconds`), so a check lists the Leases and GETs only the nodes they single out; its peak RSS is sampled during the steady checks, after the warm-up relist.',
+    '',
+    ...header,
+    ...rows,
+    '',
+    'Produced by `npm run bench` (bench/run.ts).',
+    '',
+  ];
+  const file = join(ROOT, 'docs/BENCHMARKS.md');
+  let existing = '';
+  try {
+    existing = await readFile(file, 'utf8');
+  } catch {
+    existing = '# Benchmarks\n\n';
+  }
+  const marker = '<!-- bench:check -->';
+  const start = existing.indexOf(marker);
+  const end = existing.indexOf(marker, start + 1);
+  const generated = `${marker}\n${section.join('\n')}${marker}`;
+  const next =
+    start >= 0 && end > start
+      ? `${existing.slice(0, start)}${generated}${existing.slice(end + marker.length)}`
+      : `${existing.trimEnd()}\n\n${generated}\n`;
+  await writeFile(file, next);
+}
