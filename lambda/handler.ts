@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
@@ -25,5 +26,6 @@ export const handler = createHandler(loadRuntimeConfig(process.env), {
     },
     credentials: fromNodeProviderChain(),
     region,
+    eventBridge: (r) => new EventBridgeClient({ region: r }),
   },
 });

@@ -18,6 +18,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { createHandler, type WatchdogHandler } from '../../lambda/create-handler.js';
@@ -143,6 +144,8 @@ export interface HarnessOptions {
   readonly requestTimeoutSeconds?: number;
   /** The chat topic (CHAT_TOPIC_ARN), with `chatNotifications` in `settings`. */
   readonly chatTopicArn?: string;
+  /** Where the EventBridge client goes (test/support/events-server.ts), with `eventBus` in `settings`. */
+  readonly eventBridgeEndpoint?: string;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -310,6 +313,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       });
       // Token mode never calls EKS; a client for a closed port proves it if it ever does.
       const eksClients: EKSClient[] = [];
+      const eventClients: EventBridgeClient[] = [];
       const metrics = overrides.metrics ?? new RecordingMetrics();
       const logger = new RecordingLogger();
       const handler = createHandler(
@@ -336,6 +340,17 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
             },
             credentials: async () => localCredentials(),
             region: 'us-east-1',
+            eventBridge: (region) => {
+              const client = new EventBridgeClient({
+                // Nothing listens on port 9: a test that puts events gives its endpoint.
+                endpoint: options.eventBridgeEndpoint ?? 'http://127.0.0.1:9',
+                region,
+                credentials: localCredentials(),
+                maxAttempts: 1,
+              });
+              eventClients.push(client);
+              return client;
+            },
           },
           clock: clock.now,
           sleep: clock.sleep,
@@ -349,6 +364,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
         dynamoClient.destroy();
         snsClient.destroy();
         for (const client of eksClients) client.destroy();
+        for (const client of eventClients) client.destroy();
       };
       closers.push(destroy);
       const invoke = (event: WatchdogEvent | null = null, invocation: Invocation = {}) =>
