@@ -20,6 +20,7 @@ import { RECORD_BUDGET_MS } from './check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
+import { ClusterAwsCredentials, type StsClientOptions } from './kube/cluster-credentials.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
 import type { KubeAccess } from './notify/advice.js';
 import { WithChatCopy } from './notify/chat-notifier.js';
@@ -36,12 +37,17 @@ export interface AwsClients {
   readonly sns: SNSClient;
   readonly dynamodb: DynamoDBClient;
   readonly secrets: SecretsManagerClient;
-  /** An EKS client for a region (the function's own when undefined). */
-  readonly eks: (region?: string) => EKSClient;
+  /**
+   * An EKS client for a region (the function's own when undefined), signing with `credentials`
+   * when given (a cluster's assumed role) instead of the function's own.
+   */
+  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
   /** Signs EKS tokens. */
   readonly credentials: AwsCredentialIdentityProvider;
   /** The function's region: the default for `eks` clusters. */
   readonly region: string;
+  /** The STS client that assumes `clusters[].auth.roleArn` (tests point it at a local endpoint). */
+  readonly sts?: StsClientOptions | undefined;
   /** An EventBridge client for a region, for `eventBus` (built only when it is set). */
   readonly eventBridge?: ((region: string) => EventBridgeClient) | undefined;
 }
@@ -100,10 +106,18 @@ function createWatchdog(
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
+  // Each cluster's AWS credentials (its assumed role, or the function's own).
+  const awsCredentials = new ClusterAwsCredentials({
+    credentials: clients.credentials,
+    region: clients.region,
+    now: clock,
+    sts: clients.sts,
+  });
   const provider = new ClusterAuthProvider({
     secrets: clients.secrets,
     eks: clients.eks,
     credentials: clients.credentials,
+    awsCredentials,
     region: clients.region,
     now: clock,
   });

@@ -19,7 +19,9 @@ export const handler = createHandler(loadRuntimeConfig(process.env), {
     sns: new SNSClient({ region }),
     dynamodb: new DynamoDBClient({ region }),
     secrets: new SecretsManagerClient({ region }),
-    eks: (r = region) => {
+    eks: (r = region, credentials) => {
+      // With a cluster's assumed role: a client of its own (the caller keeps it).
+      if (credentials) return new EKSClient({ region: r, credentials });
       const client = eksClients.get(r) ?? new EKSClient({ region: r });
       eksClients.set(r, client);
       return client;
