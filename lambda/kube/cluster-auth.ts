@@ -1,6 +1,7 @@
 /**
  * A cluster's auth settings → a KubeConfig for the cluster reader, in Lambda: kubeconfig or
- * bearer token from Secrets Manager, or EKS (eks:DescribeCluster + an in-process IAM token).
+ * bearer token from Secrets Manager, or EKS (eks:DescribeCluster + an in-process IAM token), as
+ * the function's role or, with `auth.roleArn`, as that role (cluster-credentials.ts).
  *
  * Keep one provider for the life of the container (module level in the composition root): it
  * caches secrets (5 minutes), cluster endpoints and CAs (15 minutes) and EKS tokens (renewed after
@@ -141,10 +142,11 @@ export class ClusterAuthProvider {
       case 'eks': {
         const region = auth.region ?? this.deps.region;
         const credentials = this.awsCredentials.forCluster(cluster);
-        if (auth.roleArn !== undefined) {
+        const { roleArn } = auth;
+        if (roleArn !== undefined) {
           // Assumed first, so that a refusal names the role (not the calls made with it).
           await abortable(credentials(), signal).catch((error: unknown) => {
-            throw assumeRoleError(cluster.name, auth.roleArn ?? '', error, signal);
+            throw assumeRoleError(cluster.name, roleArn, error, signal);
           });
         }
         const info = await this.clusterInfo(
