@@ -11,6 +11,11 @@ import { renderChatNotification } from '../lambda/notify/chat.js';
 import { renderDocument } from '../lambda/notify/document.js';
 import { DOCUMENT_SCHEMA, documentJsonSchema } from '../lambda/notify/document-schema.js';
 import {
+  EVENT_DETAIL_TYPE,
+  EVENT_SOURCE,
+  notificationEvent,
+} from '../lambda/notify/event-notifier.js';
+import {
   DOCUMENT_PROTOCOLS,
   MESSAGE_MAX_BYTES,
   messageAttributes,
@@ -255,8 +260,62 @@ export function notificationsMarkdown(): string {
     ),
     '```',
     '',
+    ...eventSection(first.notification),
   );
   return parts.join('\n');
+}
+
+/** The EventBridge section: a notification as the event a rule's target receives. */
+function eventSection(notification: Notification): string[] {
+  const entry = notificationEvent(notification, 'on-call');
+  const delivered = {
+    version: '0',
+    id: '6a7e8feb-b491-4cf7-a9f1-bf3703467718',
+    'detail-type': entry.DetailType,
+    source: entry.Source,
+    account: '123456789012',
+    time: entry.Time.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: 'eu-west-1',
+    resources: [],
+    detail: JSON.parse(entry.Detail) as unknown,
+  };
+  return [
+    '## EventBridge: PagerDuty, Opsgenie, any HTTP API',
+    '',
+    'With `"eventBus": "<name or ARN>"` in the deployment file, the function also puts each',
+    'notification, once the notification topic accepted it, on that event bus as one event:',
+    `source \`${EVENT_SOURCE}\`, detail-type \`${EVENT_DETAIL_TYPE}\` (one detail-type: every kind has`,
+    'the same detail, so rules choose by `detail.kind`), time the check time, detail the document',
+    'above, no resources (the nodes and their instance ids are in the detail). The stack allows',
+    '`events:PutEvents` on that bus only; a bus in another account also needs its resource policy',
+    "to allow the function's role.",
+    '',
+    'Bounded: the document is at most 32,000 bytes (nodes listed while they fit, `nodesOmitted`',
+    'counting the rest), far below the 256 KB PutEvents takes for one entry; an entry over that',
+    'is not sent and counts as a failure. Best effort, like the chat copy: a put that fails (an',
+    'error, a 5xx, or PutEvents answering with `FailedEntryCount` 1) is logged as',
+    '`notification event not put` with the error code and counted in the metric',
+    '`NotificationEventsFailed` (per cluster); the notification is not sent again, and the emails',
+    'are neither delayed (one put takes at most 5 s) nor repeated.',
+    '',
+    'A rule that routes FIRING for the node group `gpu` of `prod-eu` (to an API destination, say):',
+    '',
+    '```json',
+    json({
+      source: [EVENT_SOURCE],
+      'detail-type': [EVENT_DETAIL_TYPE],
+      detail: { kind: ['FIRING'], cluster: ['prod-eu'], nodeGroups: ['gpu'] },
+    }),
+    '```',
+    '',
+    "The first example above as the rule's target receives it (`id`, `account` and `region` are",
+    "EventBridge's):",
+    '',
+    '```json',
+    json(delivered),
+    '```',
+    '',
+  ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

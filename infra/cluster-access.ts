@@ -1,7 +1,8 @@
 /**
  * Read access to the configured clusters, exactly what each cluster's auth mode needs: its secret,
  * or `eks:DescribeCluster` and (by default) an EKS access entry mapping the role to the Kubernetes
- * group that deploy/rbac.yaml binds.
+ * group that deploy/rbac.yaml binds; for an `eks` cluster with `roleArn` (another account),
+ * `sts:AssumeRole` on that role alone (README, "Clusters in other accounts").
  */
 import { Arn, ArnFormat, Aws, CfnCondition, Fn, Stack, Token } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
@@ -42,6 +43,18 @@ export function grantClusterAccess(
       return;
     }
     case 'eks': {
+      if (auth.roleArn !== undefined) {
+        // Another account: the role there reads the cluster (eks:DescribeCluster and the access
+        // entry are that account's); here only the right to assume it.
+        role.addToPrincipalPolicy(
+          new iam.PolicyStatement({
+            sid: `${sid}AssumeRole`,
+            actions: ['sts:AssumeRole'],
+            resources: [auth.roleArn],
+          }),
+        );
+        return;
+      }
       const stack = Stack.of(scope);
       const clusterArn = stack.formatArn({
         service: 'eks',
@@ -77,9 +90,15 @@ export function grantFleetAccess(
 ): void {
   const scope = role.node.scope ?? role;
   const eksArns: string[] = [];
+  const roleArns: string[] = [];
   const secretResources: string[] = [];
   clusters.forEach((cluster, index) => {
     const auth: ClusterAuth = cluster.auth;
+    if (auth.mode === 'eks' && auth.roleArn !== undefined) {
+      // Another account: only the right to assume its role (as in grantClusterAccess).
+      roleArns.push(auth.roleArn);
+      return;
+    }
     if (auth.mode === 'eks') {
       const stack = Stack.of(scope);
       eksArns.push(
@@ -101,6 +120,7 @@ export function grantFleetAccess(
     secretResources.push(...secretArns(scope, secretId));
   });
   addChunked(role, 'ClustersDescribeEks', 'eks:DescribeCluster', eksArns);
+  addChunked(role, 'ClustersAssumeRole', 'sts:AssumeRole', [...new Set(roleArns)]);
   addChunked(role, 'ClustersReadSecrets', 'secretsmanager:GetSecretValue', [
     ...new Set(secretResources),
   ]);

@@ -34,6 +34,7 @@ import { createChatTopic, grantChatPublish } from './chat-topic.js';
 import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
+import { grantPutEvents } from './event-bus.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
@@ -142,6 +143,7 @@ export class LeaseWatchdog extends Construct {
       grantChatPublish(chat, this.function);
       this.chatTopic = chat.topic;
     }
+    grantPutEvents(this, this.function, config);
     const alarmPaths = createAlarmPaths(this, config);
     this.alarmTopics = alarmPaths.map((path) => path.topic);
     state.grantStateAccess(this.function);

@@ -34,7 +34,8 @@ export class LeaseWatchdogStack extends Stack {
     });
     new CfnOutput(this, 'LogGroupName', { value: this.watchdog.logGroup.logGroupName });
     new CfnOutput(this, 'FunctionRoleArn', {
-      description: 'The IAM role clusters must map to the Kubernetes group lease-watchdog',
+      description:
+        'The IAM role clusters must map to the Kubernetes group lease-watchdog; the role a cluster in another account gives as auth.roleArn must trust it',
       value: this.watchdog.role.roleArn,
     });
     new CfnOutput(this, 'TopicArn', { value: this.watchdog.topic.topicArn });

@@ -10,6 +10,7 @@ import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EKSClient } from '@aws-sdk/client-eks';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
@@ -19,13 +20,15 @@ import { RECORD_BUDGET_MS } from './check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
+import { ClusterAwsCredentials, type StsClientOptions } from './kube/cluster-credentials.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
 import type { KubeAccess } from './notify/advice.js';
 import { WithChatCopy } from './notify/chat-notifier.js';
+import { WithEventCopy } from './notify/event-notifier.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
 import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
-import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
-import type { ClusterSettings, RuntimeConfig } from './settings/index.js';
+import type { ClusterCredentials, Notifier, WatchdogLogger, WatchdogMetrics } from './ports.js';
+import { type ClusterSettings, PATTERNS, type RuntimeConfig } from './settings/index.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
 
@@ -34,12 +37,19 @@ export interface AwsClients {
   readonly sns: SNSClient;
   readonly dynamodb: DynamoDBClient;
   readonly secrets: SecretsManagerClient;
-  /** An EKS client for a region (the function's own when undefined). */
-  readonly eks: (region?: string) => EKSClient;
+  /**
+   * An EKS client for a region (the function's own when undefined), signing with `credentials`
+   * when given (a cluster's assumed role) instead of the function's own.
+   */
+  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
   /** Signs EKS tokens. */
   readonly credentials: AwsCredentialIdentityProvider;
   /** The function's region: the default for `eks` clusters. */
   readonly region: string;
+  /** The STS client that assumes `clusters[].auth.roleArn` (tests point it at a local endpoint). */
+  readonly sts?: StsClientOptions | undefined;
+  /** An EventBridge client for a region, for `eventBus` (built only when it is set). */
+  readonly eventBridge?: ((region: string) => EventBridgeClient) | undefined;
 }
 
 export interface HandlerParts {
@@ -96,10 +106,18 @@ function createWatchdog(
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
+  // Each cluster's AWS credentials (its assumed role, or the function's own).
+  const awsCredentials = new ClusterAwsCredentials({
+    credentials: clients.credentials,
+    region: clients.region,
+    now: clock,
+    sts: clients.sts,
+  });
   const provider = new ClusterAuthProvider({
     secrets: clients.secrets,
     eks: clients.eks,
     credentials: clients.credentials,
+    awsCredentials,
     region: clients.region,
     now: clock,
   });
@@ -121,6 +139,20 @@ function createWatchdog(
             link: chatLink,
           }),
         });
+  const eventBus = config.settings.eventBus;
+  const withEvents = (notifier: Notifier) => {
+    if (eventBus === undefined) return notifier;
+    if (clients.eventBridge === undefined) {
+      throw new Error('eventBus is set but no EventBridge client was given to createHandler');
+    }
+    const busRegion = PATTERNS.EVENT_BUS_ARN.exec(eventBus)?.[1] ?? clients.region;
+    return new WithEventCopy(notifier, {
+      client: clients.eventBridge(busRegion),
+      eventBus,
+      logger,
+      metrics,
+    });
+  };
   return new Watchdog({
     settings: config.settings,
     readers: authenticatedReaders({
@@ -135,13 +167,15 @@ function createWatchdog(
       clock,
       logger,
     }),
-    notifier: withChat(
-      new SnsNotifier({
-        client: clients.sns,
-        topicArn: config.topicArn,
-        logger,
-        contextFor: (name) => ({ namespace: namespaces.get(name), kube: kubeAccess.get(name) }),
-      }),
+    notifier: withEvents(
+      withChat(
+        new SnsNotifier({
+          client: clients.sns,
+          topicArn: config.topicArn,
+          logger,
+          contextFor: (name) => ({ namespace: namespaces.get(name), kube: kubeAccess.get(name) }),
+        }),
+      ),
     ),
     logger,
     metrics,

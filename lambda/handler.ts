@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
@@ -30,13 +31,16 @@ export const handler = createHandler(
       sns: new SNSClient({ region }),
       dynamodb: new DynamoDBClient({ region }),
       secrets: new SecretsManagerClient({ region }),
-      eks: (r = region) => {
+      eks: (r = region, credentials) => {
+        // With a cluster's assumed role: a client of its own (the caller keeps it).
+        if (credentials) return new EKSClient({ region: r, credentials });
         const client = eksClients.get(r) ?? new EKSClient({ region: r });
         eksClients.set(r, client);
         return client;
       },
       credentials: fromNodeProviderChain(),
       region,
+      eventBridge: (r) => new EventBridgeClient({ region: r }),
     },
   },
 );

@@ -193,7 +193,9 @@ export type MetricName =
   /** Notifications given up after being refused for good on MAX_REFUSALS checks. */
   | 'NotificationsAbandoned'
   /** 1 for a check that ran degraded (Nodes unreadable, leases read), 0 for a complete one. */
-  | 'DegradedChecks';
+  | 'DegradedChecks'
+  /** Notifications the topic accepted whose EventBridge event (`eventBus`) could not be put. */
+  | 'NotificationEventsFailed';
 
 /** The verdicts `NodesAlerting` is emitted for (dimension `verdict`), one value each per check. */
 export const NODES_ALERTING_VERDICTS = [

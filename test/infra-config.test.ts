@@ -166,7 +166,7 @@ describe('parseWatchdogSettings', () => {
     [
       'field of another mode',
       { clusters: [{ name: 'a', auth: { mode: 'eks', secretId: 'x' } }] },
-      'clusters[0].auth.secretId is not a known setting; remove it or use one of: mode, clusterName, region',
+      'clusters[0].auth.secretId is not a known setting; remove it or use one of: mode, clusterName, region, roleArn',
     ],
     [
       'token without a secret',
@@ -241,7 +241,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, eventBus',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -623,7 +623,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, eventBus, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

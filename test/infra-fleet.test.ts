@@ -29,11 +29,21 @@ const CA_DATA = Buffer.from(
   `-----BEGIN CERTIFICATE-----\n${'MIIC'.repeat(360)}\n-----END CERTIFICATE-----\n`,
 ).toString('base64');
 
+function roleOf(i: number): string {
+  return `arn:aws:iam::2100000${String(i).padStart(5, '0')}:role/lease-watchdog-reader`;
+}
+
 function fleetCluster(i: number): object {
   const name = `fleet-${String(i).padStart(3, '0')}`;
   switch (i % 3) {
     case 0:
-      return { name, auth: { mode: 'eks', clusterName: `${name}-eks`, region: REGION } };
+      // Every tenth eks cluster is in another account, read through a role there.
+      return i % 30 === 0
+        ? {
+            name,
+            auth: { mode: 'eks', clusterName: `${name}-eks`, region: REGION, roleArn: roleOf(i) },
+          }
+        : { name, auth: { mode: 'eks', clusterName: `${name}-eks`, region: REGION } };
     case 1:
       return {
         name,
@@ -134,8 +144,24 @@ describe(`${FLEET} clusters in one deployment`, () => {
     const entries = ofType('AWS::EKS::AccessEntry').map((e) => e.Properties.ClusterName);
     assert.deepEqual(
       [...entries].sort(),
-      names.filter((_, i) => i % 3 === 0).map((name) => `${name}-eks`),
+      names.filter((_, i) => i % 3 === 0 && i % 30 !== 0).map((name) => `${name}-eks`),
     );
+  });
+
+  test('every eks cluster in another account has its role to assume, and no access entry here', () => {
+    const statements = Object.values(parent.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy')
+      .flatMap(
+        (r) =>
+          (r.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] })
+            .Statement,
+      );
+    const assumable = statements
+      .filter((st) => st.Action === 'sts:AssumeRole')
+      .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]));
+    const expected = names.flatMap((_, i) => (i % 30 === 0 ? [roleOf(i)] : []));
+    assert.equal(expected.length, 10);
+    assert.deepEqual([...assumable].sort(), expected);
   });
 
   test("every stack stays within CloudFormation's limits", () => {

@@ -22,6 +22,8 @@ export type ClusterAuthReason =
   | 'describe-cluster-denied' // eks:DescribeCluster: AccessDenied
   | 'describe-cluster-failed' // eks:DescribeCluster: any other failure, or no endpoint/CA yet
   | 'credentials' // the AWS credentials to sign the EKS token could not be loaded
+  | 'assume-role-denied' // STS AssumeRole of the cluster's roleArn: AccessDenied
+  | 'assume-role-failed' // STS AssumeRole of the cluster's roleArn: any other failure
   | 'aborted'; // the caller's signal ended the work
 
 export class ClusterAuthError extends Error {
@@ -186,12 +188,45 @@ export function secretError(
   }
 }
 
+/** STS AssumeRole of a cluster's `auth.roleArn` failed. */
+export function assumeRoleError(
+  cluster: string,
+  roleArn: string,
+  error: unknown,
+  signal?: AbortSignal,
+): ClusterAuthError {
+  if (isAbortError(error, signal)) return aborted(cluster, error);
+  if (isAwsUnavailable(error)) {
+    return new ClusterAuthError(
+      'aws-unavailable',
+      cluster,
+      `STS AssumeRole of '${roleArn}' for cluster '${cluster}' was throttled or failed (${describeAwsError(error)}); retried next check`,
+      { cause: error },
+    );
+  }
+  if (/AccessDenied/.test(errorName(error))) {
+    return new ClusterAuthError(
+      'assume-role-denied',
+      cluster,
+      `access denied assuming role '${roleArn}' for cluster '${cluster}': that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see README, "Clusters in other accounts"`,
+      { cause: error },
+    );
+  }
+  return new ClusterAuthError(
+    'assume-role-failed',
+    cluster,
+    `could not assume role '${roleArn}' for cluster '${cluster}' (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (README, "Clusters in other accounts")`,
+    { cause: error },
+  );
+}
+
 export function describeClusterError(
   cluster: string,
   clusterName: string,
   region: string,
   error: unknown,
   signal?: AbortSignal,
+  roleArn?: string,
 ) {
   if (isAbortError(error, signal)) return aborted(cluster, error);
   if (isAwsUnavailable(error)) {
@@ -214,7 +249,7 @@ export function describeClusterError(
       return new ClusterAuthError(
         'describe-cluster-denied',
         cluster,
-        `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: the function's role needs the eks:DescribeCluster permission on that cluster`,
+        `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: ${roleArn === undefined ? "the function's role" : `the role '${roleArn}'`} needs the eks:DescribeCluster permission on that cluster`,
         { cause: error },
       );
     default:

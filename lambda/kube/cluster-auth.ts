@@ -1,6 +1,7 @@
 /**
  * A cluster's auth settings → a KubeConfig for the cluster reader, in Lambda: kubeconfig or
- * bearer token from Secrets Manager, or EKS (eks:DescribeCluster + an in-process IAM token).
+ * bearer token from Secrets Manager, or EKS (eks:DescribeCluster + an in-process IAM token), as
+ * the function's role or, with `auth.roleArn`, as that role (cluster-credentials.ts).
  *
  * Keep one provider for the life of the container (module level in the composition root): it
  * caches secrets (5 minutes), cluster endpoints and CAs (15 minutes) and EKS tokens (renewed after
@@ -31,6 +32,7 @@ import type { AuthenticatedCluster } from '../ports.js';
 import type { ClusterAuth } from '../settings/index.js';
 import {
   aborted,
+  assumeRoleError,
   ClusterAuthError,
   type ClusterAuthReason,
   describeClusterError,
@@ -38,6 +40,7 @@ import {
   stsUnavailable,
 } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
+import { assumedRoleOf, ClusterAwsCredentials } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
 
 /** How the watchdog reaches one cluster: defined with the settings, in `lambda/settings/`. */
@@ -45,10 +48,15 @@ export type { ClusterAuth };
 
 export interface ClusterAuthDeps {
   readonly secrets: SecretsManagerClient;
-  /** An EKS client for `region` (the default region when undefined). */
-  readonly eks: (region?: string) => EKSClient;
+  /**
+   * An EKS client for `region` (the default region when undefined), with `credentials` when given
+   * (an assumed role's) instead of the function's own.
+   */
+  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
   /** Signs EKS tokens. */
   readonly credentials: AwsCredentialIdentityProvider;
+  /** Each cluster's AWS credentials (`auth.roleArn`); default: built from `credentials`. */
+  readonly awsCredentials?: ClusterAwsCredentials;
   /** The function's region: the default for `eks` mode. */
   readonly region: string;
   /** Epoch ms. */
@@ -88,7 +96,9 @@ export class ClusterAuthProvider {
   private readonly secretCache = new Map<string, Expiring<string>>();
   private readonly clusterInfoCache = new Map<string, Expiring<ClusterInfo>>();
   private readonly eksClients = new Map<string, EKSClient>();
-  private readonly tokens: EksTokenIssuer;
+  /** Per assumed role ('' for the function's own credentials). */
+  private readonly tokenIssuers = new Map<string, EksTokenIssuer>();
+  private readonly awsCredentials: ClusterAwsCredentials;
   private readonly secretTtlMs: number;
   private readonly clusterInfoTtlMs: number;
   private readonly maxStaleMs: number;
@@ -97,11 +107,13 @@ export class ClusterAuthProvider {
     this.secretTtlMs = deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS;
     this.clusterInfoTtlMs = deps.clusterInfoTtlMs ?? DEFAULT_CLUSTER_INFO_TTL_MS;
     this.maxStaleMs = deps.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
-    this.tokens = new EksTokenIssuer({
-      credentials: deps.credentials,
-      now: deps.now,
-      ...(deps.tokenRenewAfterMs === undefined ? {} : { renewAfterMs: deps.tokenRenewAfterMs }),
-    });
+    this.awsCredentials =
+      deps.awsCredentials ??
+      new ClusterAwsCredentials({
+        credentials: deps.credentials,
+        region: deps.region,
+        now: deps.now,
+      });
   }
 
   /** Rejects with a ClusterAuthError; honours `signal`. */
@@ -129,8 +141,23 @@ export class ClusterAuthProvider {
       }
       case 'eks': {
         const region = auth.region ?? this.deps.region;
-        const info = await this.clusterInfo(cluster.name, auth.clusterName, region, signal);
-        const { token } = await this.tokens.token(auth.clusterName, region).catch(stsUnavailable);
+        const credentials = this.awsCredentials.forCluster(cluster);
+        const { roleArn } = auth;
+        if (roleArn !== undefined) {
+          // Assumed first, so that a refusal names the role (not the calls made with it).
+          await abortable(credentials(), signal).catch((error: unknown) => {
+            throw assumeRoleError(cluster.name, roleArn, error, signal);
+          });
+        }
+        const info = await this.clusterInfo(
+          { name: cluster.name, auth },
+          region,
+          credentials,
+          signal,
+        );
+        const { token } = await this.tokenIssuer(cluster, credentials)
+          .token(auth.clusterName, region)
+          .catch(stsUnavailable);
         return singleUserConfig(cluster.name, info.endpoint, info.caData, token);
       }
     }
@@ -151,8 +178,8 @@ export class ClusterAuthProvider {
         return;
       case 'eks': {
         const region = auth.region ?? this.deps.region;
-        this.clusterInfoCache.delete(`${region}/${auth.clusterName}`);
-        this.tokens.forget(auth.clusterName, region);
+        this.clusterInfoCache.delete(`${auth.roleArn ?? ''}|${region}/${auth.clusterName}`);
+        this.tokenIssuers.get(auth.roleArn ?? '')?.forget(auth.clusterName, region);
         return;
       }
     }
@@ -185,24 +212,26 @@ export class ClusterAuthProvider {
   }
 
   private async clusterInfo(
-    cluster: string,
-    clusterName: string,
+    settings: { readonly name: string; readonly auth: Extract<ClusterAuth, { mode: 'eks' }> },
     region: string,
+    credentials: AwsCredentialIdentityProvider,
     signal?: AbortSignal,
   ): Promise<ClusterInfo> {
-    const key = `${region}/${clusterName}`;
+    const cluster = settings.name;
+    const { clusterName, roleArn } = settings.auth;
+    const key = `${roleArn ?? ''}|${region}/${clusterName}`;
     const now = this.deps.now();
     const cached = this.clusterInfoCache.get(key);
     if (cached && now < cached.expiresAt) return cached.value;
 
     let description: DescribeClusterCommandOutput;
     try {
-      description = await this.eksClient(region).send(
+      description = await this.eksClient(region, roleArn, credentials).send(
         new DescribeClusterCommand({ name: clusterName }),
         signal ? { abortSignal: signal } : {},
       );
     } catch (error) {
-      const failure = describeClusterError(cluster, clusterName, region, error, signal);
+      const failure = describeClusterError(cluster, clusterName, region, error, signal, roleArn);
       if (this.servesStale(cached, failure, now)) return cached.value;
       throw failure;
     }
@@ -237,14 +266,49 @@ export class ClusterAuthProvider {
     );
   }
 
-  private eksClient(region: string): EKSClient {
-    let client = this.eksClients.get(region);
+  private eksClient(
+    region: string,
+    roleArn: string | undefined,
+    credentials: AwsCredentialIdentityProvider,
+  ): EKSClient {
+    const key = `${roleArn ?? ''}|${region}`;
+    let client = this.eksClients.get(key);
     if (!client) {
-      client = this.deps.eks(region);
-      this.eksClients.set(region, client);
+      client = roleArn === undefined ? this.deps.eks(region) : this.deps.eks(region, credentials);
+      this.eksClients.set(key, client);
     }
     return client;
   }
+
+  /** The EKS token issuer signing with this cluster's credentials (one per assumed role). */
+  private tokenIssuer(
+    cluster: AuthenticatedCluster,
+    credentials: AwsCredentialIdentityProvider,
+  ): EksTokenIssuer {
+    const key = assumedRoleOf(cluster) ?? '';
+    let issuer = this.tokenIssuers.get(key);
+    if (!issuer) {
+      const renewAfterMs = this.deps.tokenRenewAfterMs;
+      issuer = new EksTokenIssuer({
+        credentials,
+        now: this.deps.now,
+        ...(renewAfterMs === undefined ? {} : { renewAfterMs }),
+      });
+      this.tokenIssuers.set(key, issuer);
+    }
+    return issuer;
+  }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (AssumeRole takes no signal). */
+function abortable<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function singleUserConfig(

@@ -19,6 +19,7 @@ import {
   topicArn,
   wholeNumber,
 } from './fields.js';
+import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
 /** The longest a fast-mode invocation may spend between its first and last check (Lambda's limit is 900 s). */
@@ -301,6 +302,21 @@ export const chatNotifications = setting({
   ),
 });
 
+export const eventBus = setting({
+  key: 'eventBus',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    'an EventBridge event bus name (`default`) or ARN: also put each notification, once the topic accepted it, as one event (source `lease-watchdog`, detail-type `Lease Watchdog Notification`, detail the JSON document) for rules that route to PagerDuty, Opsgenie or an API destination; failures count in `NotificationEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: text({
+    hint: 'the EventBridge event bus name or ARN',
+    check: (value) =>
+      (value.startsWith('arn:') ? PATTERNS.EVENT_BUS_ARN : PATTERNS.EVENT_BUS_NAME).test(value)
+        ? undefined
+        : `must be an EventBridge event bus name like default or an ARN like arn:aws:events:eu-west-1:123456789012:event-bus/alerts (got ${shown(value)})`,
+  }),
+});
+
 /** What the function receives: the clusters and how to judge them. */
 export const watchdogSettingsShape = {
   clusters: clusterList(clusterSchema),
@@ -314,4 +330,5 @@ export const watchdogSettingsShape = {
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
   requestTimeoutSeconds: requestTimeoutSeconds.default(DEFAULTS.requestTimeoutSeconds),
   chatNotifications: chatNotifications.optional(),
+  eventBus: eventBus.optional(),
 };

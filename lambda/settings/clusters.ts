@@ -93,6 +93,12 @@ const eksAuth = strictObject(
       pattern: PATTERNS.REGION,
       invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
     }).optional(),
+    roleArn: text({
+      hint: "the IAM role in the cluster's account that the function assumes",
+      pattern: PATTERNS.ROLE_ARN,
+      invalid: (value) =>
+        `must be an IAM role ARN like arn:aws:iam::210987654321:role/lease-watchdog-reader (got ${shown(value)})`,
+    }).optional(),
   },
   'an EKS cluster',
 );
@@ -138,7 +144,7 @@ const auth = setting({
   places: ['file', 'lambda'],
   shownDefault: 'required',
   meaning:
-    '`{"mode":"eks","clusterName","region"?}`: endpoint and CA from `eks:DescribeCluster`, an IAM token made in the function (no aws CLI, no exec plugin); `{"mode":"token","server","caData"?,"tokenSecretId"}`: a bearer token kept in Secrets Manager; `{"mode":"kubeconfig","secretId","context"?}`: a whole kubeconfig kept in Secrets Manager (exec plugins do not exist in Lambda: use `eks` mode for EKS). TLS verification is always on',
+    '`{"mode":"eks","clusterName","region"?,"roleArn"?}`: endpoint and CA from `eks:DescribeCluster`, an IAM token made in the function (no aws CLI, no exec plugin); with `roleArn`, both as that role (STS AssumeRole), for a cluster in another account ([set-up there](#clusters-in-other-accounts)); `{"mode":"token","server","caData"?,"tokenSecretId"}`: a bearer token kept in Secrets Manager; `{"mode":"kubeconfig","secretId","context"?}`: a whole kubeconfig kept in Secrets Manager (exec plugins do not exist in Lambda: use `eks` mode for EKS). TLS verification is always on',
   schema: z.discriminatedUnion('mode', [kubeconfigAuth, tokenAuth, eksAuth], {
     error: (issue) => {
       const input = issue.input;
@@ -188,9 +194,9 @@ const excludeSelector = setting({
 const accessEntry = setting({
   key: 'clusters[].accessEntry',
   places: ['file'],
-  shownDefault: '`true` (eks)',
+  shownDefault: '`true` (eks without `roleArn`)',
   meaning:
-    "create the EKS access entry that maps the function's role to the Kubernetes group `lease-watchdog` (same account and region)",
+    "create the EKS access entry that maps the function's role to the Kubernetes group `lease-watchdog` (same account and region; never with `auth.roleArn`: that cluster's account creates it)",
   schema: flag(),
 });
 

@@ -26,7 +26,13 @@ type ParsedCluster = Parsed['clusters'][number];
 /** How the watchdog reaches one cluster's API server (the EKS name filled in). */
 export type ClusterAuth =
   | Exclude<ParsedCluster['auth'], { mode: 'eks' }>
-  | { readonly mode: 'eks'; readonly clusterName: string; readonly region?: string | undefined };
+  | {
+      readonly mode: 'eks';
+      readonly clusterName: string;
+      readonly region?: string | undefined;
+      /** The role the function assumes to reach the cluster (another account). */
+      readonly roleArn?: string | undefined;
+    };
 export type ClusterSettings = Readonly<Omit<ParsedCluster, 'auth'> & { auth: ClusterAuth }>;
 /** The watchdog settings the function runs with (and `watch` builds from its flags). */
 export type WatchdogSettings = Readonly<
@@ -111,11 +117,13 @@ function checkSettings<
         `clusters[${i}].auth.clusterName ${EKS_CLUSTER_NAME_PROBLEM(cluster.name)}`,
       );
     }
-    const { mode, region } = cluster.auth;
-    const auth =
-      region === undefined
-        ? { mode, clusterName: cluster.name }
-        : { mode, clusterName: cluster.name, region };
+    const { mode, region, roleArn } = cluster.auth;
+    const auth = {
+      mode,
+      clusterName: cluster.name,
+      ...(region === undefined ? {} : { region }),
+      ...(roleArn === undefined ? {} : { roleArn }),
+    };
     return { ...cluster, auth };
   });
   const span = fastModeSpanSeconds(settings.fastMode);
@@ -175,9 +183,15 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
         `clusters[${i}].accessEntry applies only to eks clusters; remove it from this ${shown(cluster.auth.mode)} cluster`,
       );
     }
+    const assumed = cluster.auth.mode === 'eks' && cluster.auth.roleArn !== undefined;
+    if (cluster.accessEntry === true && assumed) {
+      throw new ConfigError(
+        `clusters[${i}].accessEntry must be false with auth.roleArn: cluster ${cluster.name} is reached through a role of its own account, where you create the access entry (README, "Clusters in other accounts")`,
+      );
+    }
     return {
       ...cluster,
-      accessEntry: cluster.auth.mode === 'eks' && cluster.accessEntry !== false,
+      accessEntry: cluster.auth.mode === 'eks' && !assumed && cluster.accessEntry !== false,
     };
   });
   const config: DeploymentConfig = {

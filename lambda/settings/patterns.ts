@@ -16,6 +16,12 @@ export const PATTERNS = Object.freeze({
   SECURITY_GROUP_ID: /^sg-[0-9a-f]{8,17}$/,
   ACCOUNT: /^\d{12}$/,
   STACK_NAME: /^[A-Za-z][A-Za-z0-9-]{0,127}$/,
+  /** An EventBridge event bus name (`default`, a custom or a partner bus). */
+  EVENT_BUS_NAME: /^[A-Za-z0-9._/-]{1,256}$/,
+  EVENT_BUS_ARN:
+    /^arn:aws[a-z-]*:events:([a-z]{2}(-[a-z]+)+-\d{1,2}):\d{12}:event-bus\/[A-Za-z0-9._/-]{1,256}$/,
+  /** An IAM role ARN (with its optional path). */
+  ROLE_ARN: /^arn:aws[a-z-]*:iam::\d{12}:role\/(?:[\x21-\x7e]{0,510}\/)?[\w+=,.@-]{1,64}$/,
 });
 
 /** The values CloudWatch Logs accepts for retention. */

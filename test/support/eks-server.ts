@@ -22,6 +22,8 @@ export interface EksServer {
   readonly calls: number;
   /** Request paths, in order. */
   readonly requests: readonly string[];
+  /** The access key id that signed each request (SigV4 Authorization header), in order. */
+  readonly signedBy: readonly string[];
   put(name: string, cluster: EksCluster): void;
   /** Answer 403 AccessDeniedException for every request. */
   denyAll(deny: boolean): void;
@@ -35,6 +37,7 @@ export async function startEksServer(
 ): Promise<EksServer> {
   const clusters = new Map(Object.entries(initial));
   const requests: string[] = [];
+  const signedBy: string[] = [];
   let denied = false;
   let unavailable: 'throttle' | '5xx' | null = null;
 
@@ -42,6 +45,7 @@ export async function startEksServer(
     req.resume();
     const path = req.url ?? '/';
     requests.push(path);
+    signedBy.push(/Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1] ?? '');
     const match = /^\/clusters\/([^/?]+)$/.exec(path);
     if (req.method !== 'GET' || !match?.[1]) {
       answer(res, 400, 'InvalidRequestException', {
@@ -100,6 +104,7 @@ export async function startEksServer(
       return requests.length;
     },
     requests,
+    signedBy,
     put: (name, cluster) => {
       clusters.set(name, cluster);
     },

@@ -18,6 +18,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { createHandler, type WatchdogHandler } from '../../lambda/create-handler.js';
@@ -150,6 +151,16 @@ export interface HarnessOptions {
   readonly requestTimeoutSeconds?: number;
   /** The chat topic (CHAT_TOPIC_ARN), with `chatNotifications` in `settings`. */
   readonly chatTopicArn?: string;
+  /** Where the EventBridge client goes (test/support/events-server.ts), with `eventBus` in `settings`. */
+  readonly eventBridgeEndpoint?: string;
+  /** `eks` clusters added to the settings (their `auth` without `mode`). */
+  readonly eksClusters?: Readonly<
+    Record<string, { clusterName?: string; region?: string; roleArn?: string }>
+  >;
+  /** Where the EKS clients go (test/support/eks-server.ts); default a closed port. */
+  readonly eksEndpoint?: string;
+  /** Where the STS client that assumes roles goes (test/support/sts-server.ts). */
+  readonly stsEndpoint?: string;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -294,6 +305,9 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
         },
       });
     }
+    for (const [name, auth] of Object.entries(options.eksClusters ?? {})) {
+      clusterSettings.push({ name, auth: { mode: 'eks', ...auth } });
+    }
     const settings = parseWatchdogSettings({
       requestTimeoutSeconds: options.requestTimeoutSeconds ?? 2,
       ...options.settings,
@@ -316,8 +330,10 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
         credentials: localCredentials(),
         maxAttempts: options.snsMaxAttempts ?? 1,
       });
-      // Token mode never calls EKS; a client for a closed port proves it if it ever does.
+      // Token mode never calls EKS; a client for a closed port proves it if it ever does (eks
+      // clusters give `eksEndpoint`).
       const eksClients: EKSClient[] = [];
+      const eventClients: EventBridgeClient[] = [];
       const metrics = overrides.metrics ?? new RecordingMetrics();
       const logger = new RecordingLogger();
       const handler = createHandler(
@@ -337,11 +353,11 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
             sns: snsClient,
             dynamodb: dynamoClient,
             secrets: secrets.client,
-            eks: (region) => {
+            eks: (region, credentials) => {
               const client = new EKSClient({
-                endpoint: 'http://127.0.0.1:9',
+                endpoint: options.eksEndpoint ?? 'http://127.0.0.1:9',
                 region: region ?? 'us-east-1',
-                credentials: localCredentials(),
+                credentials: credentials ?? localCredentials(),
                 maxAttempts: 1,
               });
               eksClients.push(client);
@@ -349,6 +365,20 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
             },
             credentials: async () => localCredentials(),
             region: 'us-east-1',
+            ...(options.stsEndpoint
+              ? { sts: { endpoint: options.stsEndpoint, maxAttempts: 1 } }
+              : {}),
+            eventBridge: (region) => {
+              const client = new EventBridgeClient({
+                // Nothing listens on port 9: a test that puts events gives its endpoint.
+                endpoint: options.eventBridgeEndpoint ?? 'http://127.0.0.1:9',
+                region,
+                credentials: localCredentials(),
+                maxAttempts: 1,
+              });
+              eventClients.push(client);
+              return client;
+            },
           },
           clock: clock.now,
           sleep: clock.sleep,
@@ -362,6 +392,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
         dynamoClient.destroy();
         snsClient.destroy();
         for (const client of eksClients) client.destroy();
+        for (const client of eventClients) client.destroy();
       };
       closers.push(destroy);
       const invoke = (event: WatchdogEvent | null = null, invocation: Invocation = {}) =>

@@ -1,0 +1,100 @@
+/** `eventBus` in the synthesized template: `events:PutEvents` on that bus only, and cdk-nag. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { App, CfnParameter, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { LeaseWatchdog } from '../infra/lease-watchdog.js';
+import { buildStack } from '../infra/stack.js';
+import { parseAppConfig } from '../lambda/settings/index.js';
+
+const base = {
+  account: '123456789012',
+  region: 'eu-west-1',
+  clusters: [{ name: 'prod-eu', auth: { mode: 'eks', clusterName: 'prod-eu-eks' } }],
+  emails: ['oncall@example.com'],
+};
+
+function synth(input: object) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = buildStack(app, parseAppConfig({ ...base, ...input }));
+  return { app, template: Template.fromStack(stack) };
+}
+
+/** Every statement of the stack's IAM policies that allows `action`. */
+function statementsAllowing(template: Template, action: string): Record<string, unknown>[] {
+  return Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+    (policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]).filter((s) =>
+      ([] as unknown[]).concat(s.Action).includes(action),
+    ),
+  );
+}
+
+describe('eventBus', () => {
+  test('a bus name: events:PutEvents on that bus of the stack account and region only', () => {
+    const s = synth({ eventBus: 'on-call' });
+    const statements = statementsAllowing(s.template, 'events:PutEvents');
+    assert.equal(statements.length, 1, JSON.stringify(statements));
+    assert.deepEqual(statements[0], {
+      Sid: 'PutNotificationEvents',
+      Effect: 'Allow',
+      Action: 'events:PutEvents',
+      Resource: {
+        'Fn::Join': [
+          '',
+          ['arn:', { Ref: 'AWS::Partition' }, ':events:eu-west-1:123456789012:event-bus/on-call'],
+        ],
+      },
+    });
+    const report = new AwsSolutionsChecks().validateScope(s.app);
+    assert.deepEqual(
+      report.violations.flatMap((v) =>
+        v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`),
+      ),
+      [],
+    );
+  });
+
+  test('a bus ARN (another account or region): exactly that ARN', () => {
+    const arn = 'arn:aws:events:us-east-1:210987654321:event-bus/pager';
+    const s = synth({ eventBus: arn });
+    const statements = statementsAllowing(s.template, 'events:PutEvents');
+    assert.deepEqual(
+      statements.map((x) => x.Resource),
+      [arn],
+    );
+  });
+
+  test('without it: no events:PutEvents at all', () => {
+    assert.deepEqual(statementsAllowing(synth({}).template, 'events:PutEvents'), []);
+  });
+
+  test('a token (a parameter): CloudFormation decides name or ARN', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Tokens', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    const bus = new CfnParameter(stack, 'Bus').valueAsString;
+    new LeaseWatchdog(stack, 'Watchdog', {
+      clusters: [{ name: 'prod', auth: { mode: 'eks' } }],
+      emails: ['oncall@example.com'],
+      eventBus: bus,
+      entry: 'lambda/handler.ts',
+    });
+    const template = Template.fromStack(stack);
+    const conditions = Object.keys(template.findConditions('*')).filter((id) =>
+      id.startsWith('WatchdogEventBusIsArn'),
+    );
+    assert.equal(conditions.length, 1, JSON.stringify(template.findConditions('*')));
+    const [statement] = statementsAllowing(template, 'events:PutEvents');
+    const resource = statement?.Resource as { 'Fn::If'?: unknown[] } | undefined;
+    assert.deepEqual(resource?.['Fn::If']?.slice(0, 2), [conditions[0], { Ref: 'Bus' }]);
+  });
+
+  test('a bad name or ARN is refused in one line', () => {
+    assert.throws(
+      () => parseAppConfig({ ...base, eventBus: 'arn:aws:sns:eu-west-1:123456789012:alerts' }),
+      /^ConfigError: eventBus must be an EventBridge event bus name like default or an ARN like arn:aws:events:eu-west-1:123456789012:event-bus\/alerts \(got "arn:aws:sns:eu-west-1:123456789012:alerts"\)$/,
+    );
+  });
+});
