@@ -140,6 +140,12 @@ export class StateCorruptError extends Error {
 
 /** Where state is kept (DynamoDB in the cloud, a JSON file for the CLI, memory in tests). */
 export interface StateStore {
+  /**
+   * The stored version and state. Its observations may be those of an earlier save (the DynamoDB
+   * store's snapshot, docs/STATE.md): never newer than the version, and every lease that had
+   * stopped changing is in them as it was saved, so a check that reads them times silence later,
+   * never sooner. Everything else (alerts, outbox, lock) is exactly the version's.
+   */
   load(cluster: string, signal?: AbortSignal): Promise<StoredState>;
   /**
    * Saves `state` as version `expectedVersion + 1`, only if the stored version is still

@@ -154,11 +154,12 @@ describe('DynamoDbStateStore.loadOrReset', () => {
     return { tableName, store: make(), peer: make() };
   }
 
-  it('copies a chunked state with a missing chunk aside, head and chunks, and saves over it', async () => {
-    const { tableName, store: s } = await store(2000);
+  it('copies a state with a missing snapshot chunk aside, head and chunks, and saves over it', async () => {
+    // `s` saved it; `p` is another container, which reads the table (not `s`'s memory).
+    const { tableName, store: s, peer: p } = await store(2000);
     await s.save('prod', healthyClusterState(500, T0), 0);
     const stored = await items(local.client, tableName, 'prod');
-    const chunks = stored.filter((item) => item.sk?.S?.startsWith('chunk#'));
+    const chunks = stored.filter((item) => item.sk?.S?.startsWith('obs#'));
     assert.ok(chunks.length > 2);
     // Drop one chunk (BatchWriteItem: the table's own grants, no DeleteItem).
     const { BatchWriteItemCommand } = await import('@aws-sdk/client-dynamodb');
@@ -169,12 +170,12 @@ describe('DynamoDbStateStore.loadOrReset', () => {
         },
       }),
     );
-    await assert.rejects(s.load('prod'), { name: 'StateCorruptError' });
+    await assert.rejects(p.load('prod'), { name: 'StateCorruptError' });
 
-    const reset = await s.loadOrReset('prod');
+    const reset = await p.loadOrReset('prod');
     assert.equal(reset.version, 1);
     assert.equal(reset.state.observations.size, 0);
-    assert.match(reset.reset?.reason ?? '', /has \d+ of its \d+ chunks/);
+    assert.match(reset.reset?.reason ?? '', /observation snapshot \w+ has lost chunks/);
     assert.doesNotMatch(reset.reset?.reason ?? '', /delete its items/);
     const prefix = `corrupt#${new Date(T0).toISOString()}#`;
     const copies = (await items(local.client, tableName, 'prod')).filter((item) =>
@@ -183,12 +184,12 @@ describe('DynamoDbStateStore.loadOrReset', () => {
     assert.equal(copies.length, chunks.length, 'the head and the chunks left');
     assert.ok(reset.reset?.copy.includes(`${prefix}head`));
 
-    assert.equal(await s.save('prod', healthyClusterState(3, T0), reset.version), 2);
+    assert.equal(await p.save('prod', healthyClusterState(3, T0), reset.version), 2);
     const loaded = await s.load('prod');
     assert.equal(loaded.state.observations.size, 3);
     assert.equal(loaded.reset, undefined);
     const left = await items(local.client, tableName, 'prod');
-    assert.equal(left.filter((item) => item.sk?.S?.startsWith('chunk#')).length, 0);
+    assert.equal(left.filter((item) => item.sk?.S?.startsWith('obs#')).length, 0);
     assert.equal(left.filter((item) => item.sk?.S?.startsWith(prefix)).length, copies.length);
   });
 

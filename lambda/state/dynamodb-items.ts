@@ -15,6 +15,11 @@ export function chunkKey(generation: string, index: number): string {
   return `chunk#${generation}#${String(index).padStart(5, '0')}`;
 }
 
+/** A piece of an observation snapshot (docs/STATE.md): `obs#<generation>#<00000>`. */
+export function snapshotKey(generation: string, index: number): string {
+  return `obs#${generation}#${String(index).padStart(5, '0')}`;
+}
+
 /**
  * An item's size by DynamoDB's rules: attribute names plus values (strings as UTF-8, binaries
  * raw, numbers about one byte per two significant digits plus one).

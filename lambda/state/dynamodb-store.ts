@@ -15,12 +15,20 @@
  * and its chunks are deleted; the winner deletes the previous generation's chunks. Every item
  * carries the TTL attribute `expiresAt`, so leftovers and clusters no longer checked disappear.
  * A state that cannot be read is copied aside by `loadOrReset` (docs/STATE.md).
+ *
+ * The observations of a state with more than INLINE_OBSERVATIONS leases are not in that blob: they
+ * are a snapshot of their own (`sk = obs#<generation>#<00000>`, named by the head's `obs*`
+ * attributes), rewritten only when a cold start could otherwise miss what will page (a lease that
+ * stopped changing) and every SNAPSHOT_MAX_AGE_MS; every other save writes the head alone. The
+ * store remembers, per cluster, the observations of the version it last loaded or saved, so a warm
+ * container reads the head alone (observation-snapshot.ts; docs/STATE.md).
  */
 
 import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { Observations } from '../core/model.js';
 import {
   type ClusterState,
   emptyClusterState,
@@ -37,10 +45,18 @@ import {
   itemBytes,
   numberOf,
   partitionKey,
+  snapshotKey,
   split,
   stringOf,
 } from './dynamodb-items.js';
 import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
+import {
+  INLINE_OBSERVATIONS,
+  type Known,
+  SNAPSHOT_MAX_AGE_MS,
+  type Snapshot,
+  snapshotNeeded,
+} from './observation-snapshot.js';
 import { parseClusterState, serializeClusterState } from './state-document.js';
 
 const gzipAsync = promisify(gzip);
@@ -59,6 +75,8 @@ const DEFAULT_CHUNK_BYTES = 350_000;
 const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
 const LOAD_ATTEMPTS = 3;
+/** Observations remembered across clusters (and both copies of one), at most: a few hundred MB. */
+const MAX_REMEMBERED_OBSERVATIONS = 400_000;
 
 export interface DynamoDbStateStoreOptions {
   /** Built by the composition root (region, credentials, endpoint); never by the store. */
@@ -68,6 +86,11 @@ export interface DynamoDbStateStoreOptions {
   readonly ttlSeconds?: number | undefined;
   /** Largest blob piece per item, in bytes (default 350,000; tests use small ones). */
   readonly chunkBytes?: number | undefined;
+  /**
+   * States with more observations than this keep them in a snapshot of their own, rewritten only
+   * when it matters (default INLINE_OBSERVATIONS, 32; tests use 0).
+   */
+  readonly inlineObservations?: number | undefined;
   /** Epoch ms, for `expiresAt` (default Date.now). */
   readonly clock?: (() => number) | undefined;
   /** Told about best-effort clean-ups that failed (the TTL removes those items later). */
@@ -85,6 +108,10 @@ export class DynamoDbStateStore implements StateStore {
   readonly #chunkBytes: number;
   readonly #clock: () => number;
   readonly #logger: DynamoDbStateStoreOptions['logger'];
+  /** Per cluster, what this process last loaded or saved (observation-snapshot.ts). */
+  readonly #known = new Map<string, Known>();
+  readonly #snapshotMaxAgeMs: number;
+  readonly #inlineObservations: number;
 
   constructor(options: DynamoDbStateStoreOptions) {
     const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
@@ -102,6 +129,11 @@ export class DynamoDbStateStore implements StateStore {
     this.#chunkBytes = chunkBytes;
     this.#clock = options.clock ?? Date.now;
     this.#logger = options.logger;
+    // Well inside the TTL, so that a snapshot still named by a head never expires.
+    this.#inlineObservations = options.inlineObservations ?? INLINE_OBSERVATIONS;
+    if (!(this.#inlineObservations >= 0))
+      throw new RangeError('inlineObservations must be 0 or more');
+    this.#snapshotMaxAgeMs = Math.min(SNAPSHOT_MAX_AGE_MS, (ttlSeconds * 1000) / 4);
   }
 
   /** Counters since the store was made; read them before and after a check for its cost. */
@@ -148,6 +180,8 @@ export class DynamoDbStateStore implements StateStore {
     attempt: number,
     signal: AbortSignal | undefined,
   ): Promise<StoredState | 'again'> {
+    const known = this.#known.get(cluster);
+    this.#known.delete(cluster);
     if (head === undefined) return { version: 0, state: emptyClusterState() };
     const pk = partitionKey(cluster);
     const version = numberOf(head, 'version');
@@ -173,7 +207,77 @@ export class DynamoDbStateStore implements StateStore {
       }
       blob = Buffer.concat(pieces);
     }
-    return { version, state: await this.#decode(cluster, head, blob) };
+    const rest = await this.#decode(cluster, head, blob);
+    if (head.obsGeneration === undefined) {
+      this.#remember(cluster, {
+        version,
+        generation,
+        observations: new Map(rest.observations),
+        handle: rest.observations,
+        exact: true,
+      });
+      return { version, state: rest };
+    }
+    const snapshot = await this.#snapshotOf(cluster, head, known, signal);
+    if (snapshot === 'again') {
+      if (attempt < LOAD_ATTEMPTS) return 'again';
+      throw this.#corrupt(
+        cluster,
+        `observation snapshot ${stringOf(head, 'obsGeneration')} has lost chunks`,
+      );
+    }
+    // This process saved or loaded this very version: its observations, exact, without a read.
+    const same = known?.version === version && known.generation === generation;
+    const observations = same ? known.observations : snapshot.observations;
+    // A copy for the caller: what is remembered stays as it was stored.
+    const handle = new Map(observations);
+    this.#remember(cluster, {
+      version,
+      generation,
+      observations,
+      handle,
+      // An older snapshot (written by an earlier version) is not what the last check saw.
+      exact: same ? known.exact : snapshot.version === version,
+      snapshot,
+    });
+    return { version, state: { ...rest, observations: handle } };
+  }
+
+  /** The snapshot a head names: remembered, or read (its chunks verified); 'again' when gone. */
+  async #snapshotOf(
+    cluster: string,
+    head: Item,
+    known: Known | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Snapshot | 'again'> {
+    const generation = stringOf(head, 'obsGeneration');
+    if (known?.snapshot?.generation === generation) return known.snapshot;
+    const ref = {
+      generation,
+      chunks: numberOf(head, 'obsChunks'),
+      bytes: numberOf(head, 'obsBytes'),
+      sha256: stringOf(head, 'obsSha256'),
+      version: numberOf(head, 'obsVersion'),
+      savedAt: numberOf(head, 'obsSavedAt'),
+    };
+    const prefix = `obs#${generation}#`;
+    let next = 0;
+    const items = await this.#io.query(
+      partitionKey(cluster),
+      prefix,
+      signal,
+      (item) => Number(stringOf(item, 'sk').slice(prefix.length)) === next++,
+    );
+    if (items.length !== ref.chunks) return 'again';
+    const blob = Buffer.concat(items.map((item) => Buffer.from(binaryOf(item, 'data'))));
+    const state = await this.#verified(
+      cluster,
+      blob,
+      ref.bytes,
+      ref.sha256,
+      'observation snapshot',
+    );
+    return { ...ref, observations: state.observations };
   }
 
   /** Copies an unreadable head and its chunks aside; hands out an empty state to save over it. */
@@ -187,8 +291,12 @@ export class DynamoDbStateStore implements StateStore {
     const prefix = `corrupt#${new Date(this.#clock()).toISOString()}#`;
     const expiresAt = { N: String(this.#nowSeconds() + this.#ttlSeconds) };
     const generation = head.generation?.S;
-    const chunks =
-      generation === undefined ? [] : await this.#io.query(pk, `chunk#${generation}#`, signal);
+    const snapshot = head.obsGeneration?.S;
+    const chunks = [
+      ...(generation === undefined ? [] : await this.#io.query(pk, `chunk#${generation}#`, signal)),
+      ...(snapshot === undefined ? [] : await this.#io.query(pk, `obs#${snapshot}#`, signal)),
+    ];
+    this.#known.delete(cluster);
     const copies = [head, ...chunks].map(
       (item): Item => ({
         ...item,
@@ -202,7 +310,7 @@ export class DynamoDbStateStore implements StateStore {
     );
     // A head without a number for its version is saved over as version 0 (see `save`).
     const version = Number(head.version?.N);
-    const copy = `table ${this.#table}, pk ${pk}, sk ${prefix}head${chunks.length > 0 ? ` and ${chunks.length} chunk items under ${prefix}chunk#` : ''}`;
+    const copy = `table ${this.#table}, pk ${pk}, sk ${prefix}head${chunks.length > 0 ? ` and ${chunks.length} chunk items under ${prefix}${snapshot === undefined ? 'chunk#' : ''}` : ''}`;
     return {
       version: head.version?.N === undefined || !Number.isFinite(version) ? 0 : version,
       state: emptyClusterState(),
@@ -218,9 +326,32 @@ export class DynamoDbStateStore implements StateStore {
   ): Promise<number> {
     signal?.throwIfAborted();
     const pk = partitionKey(cluster);
-    const blob = await gzipAsync(Buffer.from(serializeClusterState(state), 'utf8'));
-    const generation = randomBytes(6).toString('hex');
+    const now = this.#clock();
     const expiresAt = String(this.#nowSeconds() + this.#ttlSeconds);
+    const version = expectedVersion + 1;
+    const known = this.#known.get(cluster);
+    // Observations of more than a few leases go to a snapshot of their own, rewritten only when
+    // it matters (observation-snapshot.ts); otherwise the head's blob is the whole state.
+    const separate = state.observations.size > this.#inlineObservations;
+    // Remembered as saved, whatever the caller does with its map afterwards.
+    const observations = new Map(state.observations);
+    let snapshot: Snapshot | undefined;
+    let snapshotItems: Item[] = [];
+    if (separate) {
+      if (
+        known?.snapshot !== undefined &&
+        !snapshotNeeded(known, expectedVersion, state.observations, now, this.#snapshotMaxAgeMs)
+      ) {
+        snapshot = known.snapshot;
+      } else {
+        const written = await this.#newSnapshot(pk, observations, version, now, expiresAt);
+        snapshot = written.snapshot;
+        snapshotItems = written.items;
+      }
+    }
+    const document = separate ? { ...state, observations: new Map() } : state;
+    const blob = await gzipAsync(Buffer.from(serializeClusterState(document), 'utf8'));
+    const generation = randomBytes(6).toString('hex');
     const pieces = blob.length <= this.#chunkBytes ? [] : split(blob, this.#chunkBytes);
     const chunkItems = pieces.map(
       (piece, index): Item => ({
@@ -230,13 +361,13 @@ export class DynamoDbStateStore implements StateStore {
         expiresAt: { N: expiresAt },
       }),
     );
-    if (chunkItems.length > 0) {
+    const written = [...chunkItems, ...snapshotItems];
+    if (written.length > 0) {
       await this.#io.batchWrite(
-        chunkItems.map((item) => ({ PutRequest: { Item: item } })),
+        written.map((item) => ({ PutRequest: { Item: item } })),
         signal,
       );
     }
-    const version = expectedVersion + 1;
     const head: Item = {
       pk: { S: pk },
       sk: { S: 'head' },
@@ -245,10 +376,29 @@ export class DynamoDbStateStore implements StateStore {
       chunks: { N: String(pieces.length) },
       bytes: { N: String(blob.length) },
       sha256: { S: createHash('sha256').update(blob).digest('hex') },
-      updatedAt: { N: String(this.#clock()) },
+      updatedAt: { N: String(now) },
       expiresAt: { N: expiresAt },
       ...(pieces.length === 0 ? { state: { B: blob } } : {}),
+      ...(snapshot === undefined
+        ? {}
+        : {
+            obsGeneration: { S: snapshot.generation },
+            obsChunks: { N: String(snapshot.chunks) },
+            obsBytes: { N: String(snapshot.bytes) },
+            obsSha256: { S: snapshot.sha256 },
+            obsVersion: { N: String(snapshot.version) },
+            obsSavedAt: { N: String(snapshot.savedAt) },
+          }),
     };
+    const remember = (): void =>
+      this.#remember(cluster, {
+        version,
+        generation,
+        observations,
+        handle: state.observations,
+        exact: true,
+        snapshot,
+      });
     let previous: Item | undefined;
     try {
       const output = await this.#io.client.send(
@@ -276,6 +426,8 @@ export class DynamoDbStateStore implements StateStore {
       previous = output.Attributes;
     } catch (error) {
       this.#io.count(undefined, 'write');
+      // Whatever happened, what this process knew of the stored head may be out of date.
+      this.#known.delete(cluster);
       if (!isConditionalCheckFailed(error)) {
         // The head may have been written all the same (e.g. a timeout after DynamoDB applied
         // it): keep the chunks, the TTL removes them if they are garbage.
@@ -290,18 +442,61 @@ export class DynamoDbStateStore implements StateStore {
       } catch {
         throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
       }
-      if (current?.generation?.S === generation) return version;
-      await this.#deleteBestEffort(pk, generation, chunkItems.length, 'lost a race');
+      if (current?.generation?.S === generation) {
+        remember();
+        return version;
+      }
+      await this.#deleteBestEffort(pk, written.map(keyOf), 'lost a race');
       throw new StateConflictError(cluster, expectedVersion);
     }
+    remember();
     if (previous !== undefined) {
+      const stale: string[] = [];
       const oldChunks = Number(previous.chunks?.N ?? 0);
       const oldGeneration = previous.generation?.S;
       if (oldGeneration !== undefined && oldChunks > 0 && oldGeneration !== generation) {
-        await this.#deleteBestEffort(pk, oldGeneration, oldChunks, 'replaced');
+        stale.push(...keys(oldChunks, (index) => chunkKey(oldGeneration, index)));
       }
+      const oldSnapshot = previous.obsGeneration?.S;
+      if (oldSnapshot !== undefined && oldSnapshot !== snapshot?.generation) {
+        const count = Number(previous.obsChunks?.N ?? 0);
+        stale.push(...keys(count, (index) => snapshotKey(oldSnapshot, index)));
+      }
+      await this.#deleteBestEffort(pk, stale, 'replaced');
     }
     return version;
+  }
+
+  /** The items of a new observation snapshot, written by the save of `version`. */
+  async #newSnapshot(
+    pk: string,
+    observations: Observations,
+    version: number,
+    savedAt: number,
+    expiresAt: string,
+  ): Promise<{ snapshot: Snapshot; items: Item[] }> {
+    const text = serializeClusterState({ ...emptyClusterState(), observations });
+    const blob = await gzipAsync(Buffer.from(text, 'utf8'));
+    const generation = randomBytes(6).toString('hex');
+    const pieces = split(blob, this.#chunkBytes);
+    const items = pieces.map(
+      (piece, index): Item => ({
+        pk: { S: pk },
+        sk: { S: snapshotKey(generation, index) },
+        data: { B: piece },
+        expiresAt: { N: expiresAt },
+      }),
+    );
+    const snapshot: Snapshot = {
+      generation,
+      chunks: pieces.length,
+      bytes: blob.length,
+      sha256: createHash('sha256').update(blob).digest('hex'),
+      version,
+      savedAt,
+      observations,
+    };
+    return { snapshot, items };
   }
 
   /** The chunks of one generation, in order; a gap ends them (the caller reports it as missing). */
@@ -322,9 +517,19 @@ export class DynamoDbStateStore implements StateStore {
   }
 
   async #decode(cluster: string, head: Item, blob: Buffer): Promise<ClusterState> {
+    return this.#verified(cluster, blob, numberOf(head, 'bytes'), stringOf(head, 'sha256'), 'blob');
+  }
+
+  async #verified(
+    cluster: string,
+    blob: Buffer,
+    bytes: number,
+    expectedSha256: string,
+    what: string,
+  ): Promise<ClusterState> {
     const sha256 = createHash('sha256').update(blob).digest('hex');
-    if (blob.length !== numberOf(head, 'bytes') || sha256 !== stringOf(head, 'sha256')) {
-      throw this.#corrupt(cluster, 'the stored blob does not match its checksum');
+    if (blob.length !== bytes || sha256 !== expectedSha256) {
+      throw this.#corrupt(cluster, `the stored ${what} does not match its checksum`);
     }
     try {
       return parseClusterState((await gunzipAsync(blob)).toString('utf8'));
@@ -334,18 +539,10 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
-  async #deleteBestEffort(
-    pk: string,
-    generation: string,
-    chunks: number,
-    why: string,
-  ): Promise<void> {
-    if (chunks === 0) return;
-    const requests = Array.from(
-      { length: chunks },
-      (_, index): WriteRequest => ({
-        DeleteRequest: { Key: { pk: { S: pk }, sk: { S: chunkKey(generation, index) } } },
-      }),
+  async #deleteBestEffort(pk: string, sortKeys: readonly string[], why: string): Promise<void> {
+    if (sortKeys.length === 0) return;
+    const requests = sortKeys.map(
+      (sk): WriteRequest => ({ DeleteRequest: { Key: { pk: { S: pk }, sk: { S: sk } } } }),
     );
     try {
       await this.#io.batchWrite(requests, undefined);
@@ -353,11 +550,24 @@ export class DynamoDbStateStore implements StateStore {
       this.#logger?.warn('could not delete state chunks; their TTL will', {
         table: this.#table,
         pk,
-        generation,
-        chunks,
+        chunks: sortKeys.length,
+        first: sortKeys[0],
         why,
         error: error instanceof Error ? error.message : String(error),
       });
+    }
+  }
+
+  /** Remembers a cluster's head, forgetting other clusters' first when too much is remembered. */
+  #remember(cluster: string, known: Known): void {
+    this.#known.delete(cluster);
+    this.#known.set(cluster, known);
+    let total = 0;
+    for (const entry of this.#known.values()) total += remembered(entry);
+    for (const [name, entry] of this.#known) {
+      if (total <= MAX_REMEMBERED_OBSERVATIONS || name === cluster) break;
+      this.#known.delete(name);
+      total -= remembered(entry);
     }
   }
 
@@ -370,6 +580,24 @@ export class DynamoDbStateStore implements StateStore {
   #nowSeconds(): number {
     return Math.floor(this.#clock() / 1000);
   }
+}
+
+function remembered(known: Known): number {
+  const snapshot = known.snapshot?.observations;
+  return (
+    known.observations.size +
+    (snapshot !== undefined && snapshot !== known.observations ? snapshot.size : 0)
+  );
+}
+
+function keyOf(item: Item): string {
+  return stringOf(item, 'sk');
+}
+
+function keys(count: number, key: (index: number) => string): string[] {
+  return Number.isSafeInteger(count) && count > 0
+    ? Array.from({ length: count }, (_, i) => key(i))
+    : [];
 }
 
 /** A StateCorruptError's reason, without the advice to delete (the reset did what it says). */

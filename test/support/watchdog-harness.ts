@@ -197,6 +197,8 @@ export interface Container {
   invoke(event?: WatchdogEvent | null, invocation?: Invocation): Promise<Report>;
   readonly metrics: RecordingMetrics;
   readonly logger: RecordingLogger;
+  /** Its DynamoDB client (e.g. to count the capacity units that the state store consumed). */
+  readonly dynamodb: DynamoDBClient;
   destroy(): void;
 }
 
@@ -397,7 +399,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       closers.push(destroy);
       const invoke = (event: WatchdogEvent | null = null, invocation: Invocation = {}) =>
         handler(event, lambdaContext(invocation.runId ?? nextRunId(), invocation.remainingMs));
-      return { handler, invoke, metrics, logger, destroy };
+      return { handler, invoke, metrics, logger, dynamodb: dynamoClient, destroy };
     };
 
     const main = container();

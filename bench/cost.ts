@@ -1,0 +1,376 @@
+/**
+ * `npm run bench:cost`: the variable cost of one cluster per month at the default settings, from
+ * units measured in this run, times dated list prices. Rewrites docs/COST.md.
+ *
+ * At 100 / 1,000 / 5,000 nodes: the handler built by `createHandler` checks a simulated cluster
+ * over HTTPS (test/support/watchdog-harness.ts: dynalite, the local SNS server), steady checks of
+ * a healthy cluster once a minute; measured per check: DynamoDB capacity units (as dynalite
+ * reports them, by DynamoDB's rules), SNS publishes, log lines and bytes, metric records. The
+ * check's duration is the full-check median of docs/BENCHMARKS.md's check section (`npm run
+ * bench`, a quiet run: the harness's fake clock and in-process sim make its own wall time
+ * meaningless). At 100,000 nodes the sim is too slow for this machine: the snapshot's units come
+ * from the state store alone (the realistic observations of bench/state-cost.ts), the rest from
+ * the 5,000-node run (a healthy check logs and records the same lines whatever its size).
+ *
+ *   npm run bench:cost            (BENCH_COST_CHECKS=5 by default)
+ */
+
+import { readFile, writeFile } from 'node:fs/promises';
+import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
+import { SNAPSHOT_MAX_AGE_MS } from '../lambda/state/observation-snapshot.js';
+import { healthyObservations, nodeNames, sampleAlerts } from '../test/state-fixtures.js';
+import { localClient, startLocalDynamoDb } from '../test/support/dynalite.js';
+import { SCHEDULE_MS, startWatchdogHarness } from '../test/support/watchdog-harness.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CHECKS = Number(process.env.BENCH_COST_CHECKS ?? 5);
+const CHECKS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
+const MEMORY_GB = 512 / 1024; // the stack's default memoryMb (lambda/settings/defaults.ts), arm64
+/**
+ * Lambda gives a function CPU in proportion to its memory (1,769 MB = 1 vCPU): at 512 MB about
+ * 0.29 vCPU. The durations come from a 2-core machine; a check is mostly CPU (parsing lists), so
+ * on the function it may take up to this many times longer (a sensitivity, not in the totals).
+ */
+const LAMBDA_SLOWDOWN = 3;
+/** Powertools' JSON envelope around each log line (timestamp, level, service, function context). */
+const LOG_ENVELOPE_BYTES = 330;
+/** One EMF metric record as CloudWatch ingests it (the `_aws` metadata, dimensions, value). */
+const EMF_BYTES_PER_RECORD = 260;
+/** wip-latency's delayed re-checks (SQS): per check of a healthy cluster, none is assumed. */
+const RECHECKS_PER_CHECK = 0;
+const SQS_REQUESTS_PER_RECHECK = 3; // send, receive, delete
+
+/** us-east-1 list prices, as of 2026-11-30, from aws.amazon.com/<service>/pricing. */
+const PRICES = {
+  lambdaGbSecondArm: 0.0000133334,
+  lambdaRequest: 0.2 / 1e6,
+  schedulerInvocation: 1.0 / 1e6,
+  sqsRequest: 0.4 / 1e6,
+  dynamoWriteUnit: 0.625 / 1e6,
+  dynamoReadUnit: 0.125 / 1e6,
+  dynamoStorageGbMonth: 0.25,
+  snsPublish: 0.5 / 1e6,
+  snsEmailDelivery: 2.0 / 1e5,
+  logsIngestedGb: 0.5,
+  customMetricMonth: 0.3,
+  kmsKeyMonth: 1.0,
+  alarmMonth: 0.1,
+  secretMonth: 0.4,
+  dashboardMonth: 3.0,
+};
+
+interface PerCheck {
+  nodes: number;
+  seconds: number;
+  secondsSource: string;
+  writeUnits: number;
+  readUnits: number;
+  /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per check. */
+  snapshotUnits: number;
+  storedBytes: number;
+  publishes: number;
+  logBytes: number;
+  logLines: number;
+  metricRecords: number;
+  distinctMetrics: number;
+}
+
+function countUnits(client: DynamoDBClient): { read: number; write: number } {
+  const units = { read: 0, write: 0 };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const reported = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+      const all = (
+        Array.isArray(reported) ? reported : reported ? [reported] : []
+      ) as ConsumedCapacity[];
+      const sum = all.reduce((total, c) => total + (c.CapacityUnits ?? 0), 0);
+      if (context.commandName === 'GetItemCommand' || context.commandName === 'QueryCommand') {
+        units.read += sum;
+      } else {
+        units.write += sum;
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'countCapacityUnits' },
+  );
+  return units;
+}
+
+/** The write units of a snapshot of `nodes` healthy observations, and its stored bytes. */
+async function snapshotCost(nodes: number): Promise<{ units: number; bytes: number }> {
+  const local = await startLocalDynamoDb();
+  try {
+    await local.createStateTable('cost');
+    const client = localClient(local.endpoint, 3);
+    const store = new DynamoDbStateStore({ client, tableName: 'cost' });
+    const names = nodeNames(nodes);
+    const at = Date.UTC(2026, 10, 30, 12, 0, 0);
+    const state = {
+      observations: healthyObservations(names, at, 2),
+      alerts: sampleAlerts(at, []),
+      outbox: [],
+    };
+    await store.save('c', state, 0);
+    const usage = store.usage();
+    client.destroy();
+    return { units: usage.writeCapacityUnits, bytes: usage.bytesWritten };
+  } finally {
+    await local.stop();
+  }
+}
+
+async function measure(nodes: number): Promise<PerCheck> {
+  const h = await startWatchdogHarness({
+    clusters: { prod: { nodes } },
+    requestTimeoutSeconds: 60,
+  });
+  try {
+    const lambda = h.container();
+    const units = countUnits(lambda.dynamodb);
+    const check = async () => {
+      h.clock.advance(SCHEDULE_MS);
+      await lambda.invoke();
+    };
+    for (let i = 0; i < 3; i++) await check();
+    const before = {
+      ...units,
+      publishes: h.sns.messages.length,
+      log: lambda.logger.entries.length,
+      metrics: lambda.metrics.records.length,
+    };
+    for (let i = 0; i < CHECKS; i++) await check();
+    const lines = lambda.logger.entries.slice(before.log);
+    const records = lambda.metrics.records.slice(before.metrics);
+    const logBytes = lines.reduce(
+      (sum, e) =>
+        sum +
+        LOG_ENVELOPE_BYTES +
+        Buffer.byteLength(JSON.stringify({ level: e.level, message: e.message, ...e.fields })),
+      0,
+    );
+    const snapshot = await snapshotCost(nodes);
+    const benchmarked = await benchmarkedSeconds(Math.max(nodes, 1_000));
+    return {
+      nodes,
+      seconds: benchmarked,
+      secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
+      writeUnits: (units.write - before.write) / CHECKS,
+      readUnits: (units.read - before.read) / CHECKS,
+      snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
+      storedBytes: snapshot.bytes,
+      publishes: (h.sns.messages.length - before.publishes) / CHECKS,
+      logBytes: (logBytes + records.length * EMF_BYTES_PER_RECORD) / CHECKS,
+      logLines: lines.length / CHECKS,
+      metricRecords: records.length / CHECKS,
+      distinctMetrics: new Set(records.map((r) => `${r.name}|${JSON.stringify(r.extra ?? {})}`))
+        .size,
+    };
+  } finally {
+    await h.close();
+  }
+}
+
+/** A full check's median from docs/BENCHMARKS.md's check section (`npm run bench`), seconds. */
+async function benchmarkedSeconds(nodes: number): Promise<number> {
+  const text = await readFile(`${ROOT}docs/BENCHMARKS.md`, 'utf8');
+  const label = nodes.toLocaleString('en');
+  const row = text.split('\n').find((line) => line.startsWith(`| ${label} | `));
+  const seconds = Number(row?.split('|')[2]?.trim().replace(/ s$/, ''));
+  if (!Number.isFinite(seconds)) throw new Error(`no ${label}-node row in docs/BENCHMARKS.md`);
+  return seconds;
+}
+
+interface Lines {
+  [line: string]: number;
+}
+
+function monthly(c: PerCheck): Lines {
+  const n = CHECKS_PER_MONTH;
+  return {
+    'Lambda compute (GB-s)': c.seconds * MEMORY_GB * PRICES.lambdaGbSecondArm * n,
+    'Lambda requests': PRICES.lambdaRequest * n,
+    'EventBridge Scheduler': PRICES.schedulerInvocation * n,
+    'SQS re-checks': RECHECKS_PER_CHECK * SQS_REQUESTS_PER_RECHECK * PRICES.sqsRequest * n,
+    'DynamoDB writes': (c.writeUnits + c.snapshotUnits) * PRICES.dynamoWriteUnit * n,
+    'DynamoDB reads': c.readUnits * PRICES.dynamoReadUnit * n,
+    'DynamoDB storage': (c.storedBytes / 1e9) * PRICES.dynamoStorageGbMonth,
+    'SNS publishes + email': c.publishes * (PRICES.snsPublish + PRICES.snsEmailDelivery) * n,
+    'CloudWatch Logs ingestion (logs + EMF)': (c.logBytes / 1e9) * PRICES.logsIngestedGb * n,
+    'CloudWatch custom metrics': c.distinctMetrics * PRICES.customMetricMonth,
+  };
+}
+
+const GOALS: Record<number, number> = { 1000: 0.5, 5000: 1, 100000: 5 };
+const SIZES = [100, 1_000, 5_000];
+const measured: PerCheck[] = [];
+for (const nodes of SIZES) {
+  console.error(`measuring ${nodes} nodes...`);
+  measured.push(await measure(nodes));
+}
+const big = measured[measured.length - 1] as PerCheck;
+const bigSnapshot = await snapshotCost(100_000);
+const bigSeconds = await benchmarkedSeconds(100_000);
+measured.push({
+  ...big,
+  nodes: 100_000,
+  seconds: bigSeconds,
+  secondsSource: '',
+  snapshotUnits: (2 * bigSnapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
+  storedBytes: bigSnapshot.bytes,
+});
+
+const money = (x: number): string => (x < 0.005 && x > 0 ? '<$0.01' : `$${x.toFixed(2)}`);
+const lineNames = Object.keys(monthly(big));
+const out: string[] = [];
+out.push(
+  '| per cluster-month | ' +
+    measured.map((c) => `${c.nodes.toLocaleString('en')} nodes`).join(' | ') +
+    ' |',
+);
+out.push(`|---|${measured.map(() => '---:').join('|')}|`);
+const totals = measured.map((c) => Object.values(monthly(c)).reduce((a, b) => a + b, 0));
+for (const name of lineNames) {
+  out.push(`| ${name} | ${measured.map((c) => money(monthly(c)[name] ?? 0)).join(' | ')} |`);
+}
+out.push(`| **total** | ${totals.map((t) => `**${money(t)}**`).join(' | ')} |`);
+out.push(
+  `| total without custom metrics | ${measured
+    .map((c, i) => money((totals[i] ?? 0) - (monthly(c)['CloudWatch custom metrics'] ?? 0)))
+    .join(' | ')} |`,
+);
+out.push(
+  `| goal | ${measured
+    .map((c, i) => {
+      const goal = GOALS[c.nodes];
+      const total = totals[i] ?? 0;
+      return goal === undefined
+        ? '—'
+        : total <= goal
+          ? `≤ $${goal}: met (${money(goal - total)} to spare)`
+          : `≤ $${goal}: **missed** by ${money(total - goal)} (${(total / goal).toFixed(1)}×)`;
+    })
+    .join(' | ')} |`,
+);
+out.push(
+  `| biggest line | ${measured
+    .map((c) => {
+      const lines = Object.entries(monthly(c)).sort((a, b) => b[1] - a[1]);
+      return lines[0]?.[0] ?? '';
+    })
+    .join(' | ')} |`,
+);
+const units: string[] = [];
+units.push(
+  '| per check | ' +
+    measured.map((c) => `${c.nodes.toLocaleString('en')} nodes`).join(' | ') +
+    ' |',
+);
+units.push(`|---|${measured.map(() => '---:').join('|')}|`);
+const row = (name: string, f: (c: PerCheck) => string) =>
+  units.push(`| ${name} | ${measured.map(f).join(' | ')} |`);
+row(
+  'check duration (s, BENCHMARKS.md)',
+  (c) => `${c.seconds.toFixed(2)}${c.secondsSource ? ` (${c.secondsSource})` : ''}`,
+);
+row('DynamoDB write units (steady)', (c) => c.writeUnits.toFixed(1));
+row('+ snapshot rewrites, amortised', (c) => c.snapshotUnits.toFixed(2));
+row('DynamoDB read units', (c) => c.readUnits.toFixed(1));
+row('SNS publishes', (c) => c.publishes.toFixed(1));
+row('log lines / bytes (with EMF)', (c) => `${c.logLines.toFixed(1)} / ${Math.round(c.logBytes)}`);
+row(
+  'metric records / distinct metrics',
+  (c) => `${c.metricRecords.toFixed(1)} / ${c.distinctMetrics}`,
+);
+row('state stored (bytes)', (c) => c.storedBytes.toLocaleString('en'));
+
+const withoutMetrics = measured.map(
+  (c, i) => (totals[i] ?? 0) - (monthly(c)['CloudWatch custom metrics'] ?? 0),
+);
+const verdicts = measured
+  .map((c, i) => {
+    const goal = GOALS[c.nodes];
+    if (goal === undefined) return undefined;
+    const total = totals[i] ?? 0;
+    const bare = withoutMetrics[i] ?? 0;
+    return `${c.nodes.toLocaleString('en')} nodes: ${money(total)} against ≤ $${goal}, ${total <= goal ? 'met' : `missed by ${money(total - goal)}`}; without the custom metrics ${money(bare)}, ${bare <= goal ? 'met' : `still missed by ${money(bare - goal)}`}`;
+  })
+  .filter((v): v is string => v !== undefined);
+const metricsLine = monthly(big)['CloudWatch custom metrics'] ?? 0;
+
+const fixed = [
+  `KMS key (SNS topic encryption): $${PRICES.kmsKeyMonth.toFixed(2)}`,
+  `CloudWatch alarms: $${PRICES.alarmMonth.toFixed(2)} each (standard resolution)`,
+  `Secrets Manager: $${PRICES.secretMonth.toFixed(2)} per secret (a token-mode cluster's token)`,
+  `CloudWatch dashboard: $${PRICES.dashboardMonth.toFixed(2)} (the first three per account are free)`,
+];
+
+const doc = `# What the watchdog costs
+
+<!-- Generated by \`npm run bench:cost\` (bench/cost.ts); do not edit by hand. -->
+
+Variable cost of **one cluster** per month at the default settings: a check every minute
+(43,200 checks in 30 days), the function on **arm64 with 512 MB** (\`memoryMb\`, the stack's
+default), a healthy cluster in steady state (no alert, nothing published). One deployment that
+checks several clusters in one invocation shares the Lambda request and the Scheduler invocation
+between them; the rest is per cluster.
+
+Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages
+(aws.amazon.com/lambda/pricing, /eventbridge/pricing, /sqs/pricing, /dynamodb/pricing/on-demand,
+/sns/pricing, /cloudwatch/pricing, /kms/pricing, /secrets-manager/pricing), free tiers ignored:
+Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $0.20 per million requests; EventBridge
+Scheduler $1.00 per million invocations; SQS $0.40 per million requests; DynamoDB on-demand $0.625
+per million write request units, $0.125 per million read request units, $0.25 per GB-month; SNS
+$0.50 per million publishes, $2.00 per 100,000 email deliveries; CloudWatch Logs $0.50 per GB
+ingested, custom metrics $0.30 per metric-month.
+
+## Per cluster-month
+
+${out.join('\n')}
+
+## Goals
+
+${verdicts.map((v) => `- ${v}.`).join('\n')}
+
+The biggest line up to 5,000 nodes is **CloudWatch custom metrics**: a check records
+${big.distinctMetrics} metrics with the cluster as a dimension, each a billed metric-month
+(${money(metricsLine)} per cluster, whatever its size). It alone misses every goal. What would meet
+them (not built here): keep as custom metrics only the ones an alarm watches, and leave the others
+as fields of the check's log line (queried with Logs Insights, billed as the log bytes above). At
+100,000 nodes the biggest line is **Lambda compute**: a 23 s check at 512 MB; the ways to a faster
+check are in BENCHMARKS.md ("Why a full check of 100,000 nodes misses"). DynamoDB, which was the
+biggest line at 100,000 nodes before the observation snapshots (2,392 write units a check, ~$65 a
+month, docs/STATE.md), is now ${money((monthly(measured[measured.length - 1] as PerCheck)['DynamoDB writes'] ?? 0) + (monthly(measured[measured.length - 1] as PerCheck)['DynamoDB reads'] ?? 0))}.
+
+## Measured per check
+
+${units.join('\n')}
+
+How: 100 / 1,000 / 5,000 nodes are measured in this run through the handler against the simulated
+cluster over HTTPS, dynalite and the local SNS server (${CHECKS} steady checks after 3); DynamoDB
+units as dynalite reports them by DynamoDB's rules. The check's duration is the full-check median
+of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run bench\`; 100 nodes are not
+benchmarked there: the 1,000-node figure), measured on a 2-core machine. **Sensitivity:** at 512 MB
+the function gets about 0.29 vCPU, and a check is mostly CPU (parsing lists), so on Lambda it may
+take up to ${LAMBDA_SLOWDOWN}× as long: the Lambda compute line up to ${LAMBDA_SLOWDOWN}× (at
+100,000 nodes the function needs about 1,024 MB anyway, see BENCHMARKS.md). At 100,000 nodes the
+snapshot comes from the state store alone, and log lines, metrics, publishes and steady units from
+the 5,000-node run (a healthy check logs and records the same lines whatever its size). Logs: Powertools' envelope is counted as
+${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes (estimates);
+metrics are counted per distinct name and dimension set a check records (CloudWatch bills
+metric-months, not puts). SQS: wip-latency's delayed re-checks are assumed absent in a healthy
+cluster (${RECHECKS_PER_CHECK} per check; each would be ${SQS_REQUESTS_PER_RECHECK} requests).
+DynamoDB: a steady check writes the head item alone; the observation snapshot is rewritten (and the
+old one deleted) at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, amortised above
+(docs/STATE.md). An incident adds a few snapshot writes and a publish per notification (SNS + an
+email each, $0.0000205): cents at most.
+
+## Fixed costs (per deployment, not per cluster)
+
+${fixed.map((f) => `- ${f}`).join('\n')}
+`;
+await writeFile(`${ROOT}docs/COST.md`, doc);
+console.log(out.join('\n'));
+console.log();
+console.log(units.join('\n'));
