@@ -15,16 +15,24 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
+import { InstanceStateReader } from './aws/instance-evidence.js';
 import { RECORD_BUDGET_MS } from './check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
+import { accountOfArn, regionOfZone } from './core/aws-instance.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
+import { NodeEventsReader } from './kube/node-events.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
-import type { KubeAccess } from './notify/advice.js';
+import type { AwsPlace, KubeAccess } from './notify/advice.js';
 import { WithChatCopy } from './notify/chat-notifier.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
 import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
-import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
+import type {
+  ClusterCredentials,
+  EvidenceReader,
+  WatchdogLogger,
+  WatchdogMetrics,
+} from './ports.js';
 import type { ClusterSettings, RuntimeConfig } from './settings/index.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
@@ -40,6 +48,8 @@ export interface AwsClients {
   readonly credentials: AwsCredentialIdentityProvider;
   /** The function's region: the default for `eks` clusters. */
   readonly region: string;
+  /** The EC2 endpoint of a region (default `https://ec2.<region>.amazonaws.com`). */
+  readonly ec2Endpoint?: ((region: string) => string) | undefined;
 }
 
 export interface HandlerParts {
@@ -55,6 +65,8 @@ export interface HandlerParts {
   readonly metrics?: WatchdogMetrics;
   /** Wraps the cluster credentials (tests inject failures here). */
   readonly credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
+  /** How long reading a FIRING's evidence may hold it back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number;
 }
 
 export type WatchdogHandler = middy.MiddyfiedHandler<
@@ -103,10 +115,25 @@ function createWatchdog(
     region: clients.region,
     now: clock,
   });
+  const credentials = parts.credentials ? parts.credentials(provider) : provider;
   const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
   const kubeAccess = new Map(
     config.settings.clusters.map((c) => [c.name, kubeAccessOf(c, clients.region)]),
   );
+  // The account of an `eks` cluster is the deployment's (the topic's); other clusters' is unknown.
+  const awsPlaces = new Map(
+    config.settings.clusters.map((c) => [
+      c.name,
+      awsPlaceOf(c, clients.region, accountOfArn(config.topicArn)),
+    ]),
+  );
+  const runbooks = new Map(config.settings.clusters.map((c) => [c.name, c.runbookUrl]));
+  const renderContext = (name: string) => ({
+    namespace: namespaces.get(name),
+    kube: kubeAccess.get(name),
+    aws: awsPlaces.get(name),
+    runbookUrl: runbooks.get(name),
+  });
   const chatLink = config.settings.chatNotifications?.link;
   const withChat = (notifier: SnsNotifier) =>
     config.chatTopicArn === undefined
@@ -115,16 +142,12 @@ function createWatchdog(
           client: clients.sns,
           topicArn: config.chatTopicArn,
           logger,
-          contextFor: (name) => ({
-            namespace: namespaces.get(name),
-            kube: kubeAccess.get(name),
-            link: chatLink,
-          }),
+          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
         });
   return new Watchdog({
     settings: config.settings,
     readers: authenticatedReaders({
-      credentials: parts.credentials ? parts.credentials(provider) : provider,
+      credentials,
       requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
       nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
       clock,
@@ -140,9 +163,21 @@ function createWatchdog(
         client: clients.sns,
         topicArn: config.topicArn,
         logger,
-        contextFor: (name) => ({ namespace: namespaces.get(name), kube: kubeAccess.get(name) }),
+        contextFor: renderContext,
       }),
     ),
+    evidence: (cluster): EvidenceReader[] => [
+      new InstanceStateReader({
+        credentials: awsCredentialsFor(cluster, clients),
+        endpoint: clients.ec2Endpoint,
+        regionOf: (node) => awsPlaces.get(cluster.name)?.region ?? regionOfZone(node.zone),
+      }),
+      new NodeEventsReader({
+        kubeConfig: (signal) => credentials.kubeConfigFor(cluster, signal),
+        requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+      }),
+    ],
+    ...(parts.evidenceBudgetMs === undefined ? {} : { evidenceBudgetMs: parts.evidenceBudgetMs }),
     logger,
     metrics,
     clock,
@@ -186,6 +221,32 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         await counted;
       }
     });
+}
+
+/**
+ * The AWS credentials the watchdog uses for a cluster's AWS calls (EC2 evidence): the function's
+ * own. The one place a cluster's own role (cross-account `eks` clusters) plugs in.
+ */
+export function awsCredentialsFor(
+  _cluster: ClusterSettings,
+  clients: Pick<AwsClients, 'credentials'>,
+): AwsCredentialIdentityProvider {
+  return clients.credentials;
+}
+
+/**
+ * Where an `eks` cluster lives in AWS: its region (its setting, else the function's) and account
+ * (the deployment's, `account`: the cluster is reached with the function's own role). Other
+ * clusters: undefined (the email derives the region from the nodes' zones; the account is unknown).
+ */
+export function awsPlaceOf(
+  cluster: Pick<ClusterSettings, 'auth'>,
+  functionRegion: string,
+  account: string | undefined,
+): AwsPlace | undefined {
+  const { auth } = cluster;
+  if (auth.mode !== 'eks') return undefined;
+  return { region: auth.region ?? functionRegion, ...(account ? { account } : {}) };
 }
 
 /**

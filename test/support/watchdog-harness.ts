@@ -143,6 +143,10 @@ export interface HarnessOptions {
   readonly requestTimeoutSeconds?: number;
   /** The chat topic (CHAT_TOPIC_ARN), with `chatNotifications` in `settings`. */
   readonly chatTopicArn?: string;
+  /** Where the EC2 evidence calls go (every region); default a closed port: never AWS. */
+  readonly ec2Endpoint?: string;
+  /** How long a FIRING's evidence may hold it back, real ms (default the handler's, 2 s). */
+  readonly evidenceBudgetMs?: number;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -292,6 +296,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       ...options.settings,
       clusters: clusterSettings,
     });
+    const ec2Endpoint = options.ec2Endpoint ?? `http://127.0.0.1:${await closedPort()}`;
     let runs = 0;
     const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
 
@@ -336,7 +341,11 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
             },
             credentials: async () => localCredentials(),
             region: 'us-east-1',
+            ec2Endpoint: () => ec2Endpoint,
           },
+          ...(options.evidenceBudgetMs === undefined
+            ? {}
+            : { evidenceBudgetMs: options.evidenceBudgetMs }),
           clock: clock.now,
           sleep: clock.sleep,
           powertoolsLogger: new Logger({ serviceName: 'lease-watchdog', logLevel: 'SILENT' }),
