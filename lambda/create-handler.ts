@@ -100,11 +100,17 @@ function loggerPort(logger: Logger): WatchdogLogger {
   };
 }
 
+/** The function's own account, as the invocation's ARN names it (set at each invocation). */
+interface FunctionAccount {
+  id?: string | undefined;
+}
+
 function createWatchdog(
   config: RuntimeConfig,
   parts: HandlerParts,
   logger: WatchdogLogger,
   metrics: WatchdogMetrics,
+  functionAccount: FunctionAccount,
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
@@ -120,18 +126,18 @@ function createWatchdog(
   const kubeAccess = new Map(
     config.settings.clusters.map((c) => [c.name, kubeAccessOf(c, clients.region)]),
   );
-  // The account of an `eks` cluster is the deployment's (the topic's); other clusters' is unknown.
-  const awsPlaces = new Map(
-    config.settings.clusters.map((c) => [
-      c.name,
-      awsPlaceOf(c, clients.region, accountOfArn(config.topicArn)),
-    ]),
-  );
+  // An `eks` cluster is reached with the function's own role: it is in the function's account
+  // (known once invoked); other clusters' account is unknown.
+  const clustersByName = new Map(config.settings.clusters.map((c) => [c.name, c]));
+  const awsPlace = (name: string) => {
+    const cluster = clustersByName.get(name);
+    return cluster && awsPlaceOf(cluster, clients.region, functionAccount.id);
+  };
   const runbooks = new Map(config.settings.clusters.map((c) => [c.name, c.runbookUrl]));
   const renderContext = (name: string) => ({
     namespace: namespaces.get(name),
     kube: kubeAccess.get(name),
-    aws: awsPlaces.get(name),
+    aws: awsPlace(name),
     runbookUrl: runbooks.get(name),
   });
   const chatLink = config.settings.chatNotifications?.link;
@@ -170,7 +176,7 @@ function createWatchdog(
       new InstanceStateReader({
         credentials: awsCredentialsFor(cluster, clients),
         endpoint: clients.ec2Endpoint,
-        regionOf: (node) => awsPlaces.get(cluster.name)?.region ?? regionOfZone(node.zone),
+        regionOf: (node) => awsPlace(cluster.name)?.region ?? regionOfZone(node.zone),
       }),
       new NodeEventsReader({
         kubeConfig: (signal) => credentials.kubeConfigFor(cluster, signal),
@@ -192,7 +198,8 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
   const metrics =
     parts.metrics ??
     powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
-  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics);
+  const functionAccount: FunctionAccount = {};
+  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics, functionAccount);
   // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
   const subscriptions = new ConfirmedSubscriptionsGauge({
     subscriptions: new SnsTopicSubscriptions({
@@ -209,6 +216,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     .use(injectLambdaContext(logger))
     .handler(async (event, context) => {
       const deadline = deadlineSignal(context);
+      functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       try {
         return await watchdog.run(

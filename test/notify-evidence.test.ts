@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EVIDENCE_MAX_NODES, withEvidence } from '../lambda/alert-evidence.js';
 import type { AlertNode } from '../lambda/core/notification.js';
+import { awsPlaceOf } from '../lambda/create-handler.js';
 import { renderDocument } from '../lambda/notify/document.js';
 import { renderBody } from '../lambda/notify/render.js';
 import { EvidenceReadError, type EvidenceReader } from '../lambda/ports.js';
@@ -39,6 +40,20 @@ describe('the email around the node lists', () => {
     assert.equal(document.runbookUrl, runbookUrl);
     assertValidDocument(document);
     assert.equal(renderDocument(n).runbookUrl, undefined, 'absent without one');
+  });
+
+  it("an eks cluster's place: its region (else the function's) and the function's account", () => {
+    const eks = { auth: { mode: 'eks', clusterName: 'prod' } } as const;
+    assert.deepEqual(awsPlaceOf(eks, 'us-east-1', '123456789012'), {
+      region: 'us-east-1',
+      account: '123456789012',
+    });
+    assert.deepEqual(
+      awsPlaceOf({ auth: { ...eks.auth, region: 'eu-west-1' } }, 'us-east-1', undefined),
+      { region: 'eu-west-1' },
+    );
+    const token = { auth: { mode: 'token', server: 'https://k', tokenSecretId: 's' } } as const;
+    assert.equal(awsPlaceOf(token, 'us-east-1', '123456789012'), undefined);
   });
 
   it("other clusters: the region of the nodes' zones, the account not guessed; nothing for non-EC2 nodes", () => {
