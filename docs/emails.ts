@@ -14,7 +14,7 @@ import {
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { alertsForDegraded, stateResetNotice } from '../lambda/core/watchdog-alerts.js';
-import { renderBody, renderSubject } from '../lambda/notify/render.js';
+import { type RenderContext, renderBody, renderSubject } from '../lambda/notify/render.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 50, 0);
@@ -95,7 +95,75 @@ const [a1, , , , b1] = NAMES as [string, string, string, string, string];
 const zoneC = NAMES.slice(8);
 const gpu = NAMES.filter((_, i) => i % 4 === 3);
 
-export function examples(): { title: string; notification: Notification }[] {
+/** An `eks` cluster in the deployment's account, with a runbook: what its emails add. */
+const EKS_CONTEXT: RenderContext = {
+  kube: { eks: { clusterName: 'prod-eu', region: 'eu-west-1' } },
+  aws: { account: '123456789012', region: 'eu-west-1' },
+  runbookUrl: 'https://wiki.example.com/runbooks/node-down',
+};
+
+/** What EC2 and the cluster's Events said about the first FIRING's nodes (one of each outcome). */
+function withEvidence(n: Notification): Notification {
+  const [first, second] = n.firing;
+  if (!first || !second) throw new Error('the evidence example needs two firing nodes');
+  return {
+    ...n,
+    evidence: {
+      nodes: [
+        {
+          node: first.name,
+          instance: {
+            instanceId: first.instance ?? 'i-0unknown',
+            region: 'eu-west-1',
+            state: 'stopped',
+            stateReason: 'Server.SpotInstanceTermination: Spot instance termination',
+            systemStatus: 'not-applicable',
+            instanceStatus: 'not-applicable',
+            scheduledEvents: [],
+          },
+          events: [
+            {
+              type: 'Normal',
+              reason: 'NodeNotReady',
+              message: `Node ${first.name} status is now: NodeNotReady`,
+              count: 1,
+              lastSeen: new Date(n.at - 20_000).toISOString(),
+            },
+          ],
+        },
+        {
+          node: second.name,
+          instance: {
+            instanceId: second.instance ?? 'i-0unknown',
+            region: 'eu-west-1',
+            state: 'running',
+            systemStatus: 'impaired',
+            instanceStatus: 'ok',
+            scheduledEvents: [
+              'instance-stop from 2026-12-02T09:00:00.000Z: The instance is running on degraded hardware',
+            ],
+          },
+          events: [
+            {
+              type: 'Normal',
+              reason: 'NodeNotReady',
+              message: `Node ${second.name} status is now: NodeNotReady`,
+              count: 1,
+              lastSeen: new Date(n.at - 70_000).toISOString(),
+            },
+          ],
+        },
+      ],
+      unread: [],
+    },
+  };
+}
+
+export function examples(): {
+  title: string;
+  notification: Notification;
+  context?: RenderContext;
+}[] {
   const failing = scenario(8, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
     2: (s, at) => s.set(b1, { renewedAt: at - 3_000, ready: 'False' }),
@@ -153,6 +221,26 @@ export function examples(): { title: string; notification: Notification }[] {
       title: 'A node stops renewing its lease; another reports Ready=False',
       notification: pick(failing.sent, 'FIRING'),
     },
+    {
+      title:
+        'The same FIRING for an EKS cluster with a runbook, and the evidence read at alert time',
+      notification: withEvidence(pick(failing.sent, 'FIRING')),
+      context: EKS_CONTEXT,
+    },
+    {
+      title: 'EC2 could not be read at alert time (one line says why)',
+      notification: {
+        ...pick(failing.sent, 'FIRING'),
+        evidence: {
+          nodes: [],
+          unread: [
+            'EC2 state not read: UnauthorizedOperation (grant ec2:DescribeInstanceStatus)',
+            'Kubernetes Events not read: no answer within 2s',
+          ],
+        },
+      },
+      context: EKS_CONTEXT,
+    },
     { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
     {
       title: 'A zone goes dark: one summary, not one email per node',
@@ -207,14 +295,14 @@ export function emailsMarkdown(): string {
     '`cluster`, `kind` and `severity` let a subscription filter them.',
     '',
   ];
-  for (const { title, notification } of examples()) {
+  for (const { title, notification, context } of examples()) {
     parts.push(
       `## ${title}`,
       '',
       '```',
       `Subject: ${renderSubject(notification)}`,
       '',
-      renderBody(notification),
+      renderBody(notification, context),
       '```',
       '',
     );

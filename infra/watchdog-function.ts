@@ -194,10 +194,18 @@ export function createWatchdogFunction(
       forceDockerBundling: false,
     },
   });
+  // Evidence at alert time (lambda/aws/instance-evidence.ts): EC2's word on a FIRING's instances.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadInstanceEvidence',
+      actions: ['ec2:DescribeInstanceStatus', 'ec2:DescribeInstances'],
+      resources: ['*'],
+    }),
+  );
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason:
-      'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*". Every other statement names its resource.',
+      'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*"; so do ec2:DescribeInstanceStatus and ec2:DescribeInstances (read-only, the EC2 evidence of a FIRING). Every other statement names its resource.',
   });
   return { function: fn, role, logGroup };
 }

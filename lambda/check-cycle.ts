@@ -28,6 +28,7 @@
  * run killed) sends the notifications of that run once more.
  */
 
+import { withEvidence } from './alert-evidence.js';
 import { evaluate } from './core/evaluate.js';
 import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './core/incidents.js';
 import type { Evaluation } from './core/model.js';
@@ -38,6 +39,7 @@ import {
   ClusterReadError,
   type ClusterReader,
   type ClusterState,
+  type EvidenceReader,
   isClusterReadError,
   type Notifier,
   StateConflictError,
@@ -57,6 +59,10 @@ export interface CycleDeps {
   readonly runId: string;
   /** How long this run may hold the outbox lock: at least as long as it can run. */
   readonly lockMs: number;
+  /** Where a FIRING's evidence is read (none: no evidence). */
+  readonly evidence?: readonly EvidenceReader[] | undefined;
+  /** How long reading it may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number | undefined;
 }
 
 interface Delivery {
@@ -143,10 +149,15 @@ export async function runCheckCycle(
         now,
       )
     : decided;
+  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time).
+  const decidedNotification =
+    decided.notification && deps.evidence
+      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
+      : decided.notification;
   const fresh = [
     stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
     evaluation ? degraded.notification : null,
-    decided.notification,
+    decidedNotification,
   ].filter((n): n is Notification => n !== null);
   const outbox = fresh.length > 0 ? [...stored.state.outbox, ...fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.

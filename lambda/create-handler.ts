@@ -16,18 +16,27 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
+import { InstanceStateReader } from './aws/instance-evidence.js';
 import { RECORD_BUDGET_MS } from './check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from './confirmed-subscriptions.js';
+import { accountOfArn, regionOfZone } from './core/aws-instance.js';
 import { authenticatedReaders } from './kube/authenticated-reader.js';
 import { ClusterAuthProvider } from './kube/cluster-auth.js';
 import { ClusterAwsCredentials, type StsClientOptions } from './kube/cluster-credentials.js';
+import { NodeEventsReader } from './kube/node-events.js';
 import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from './metrics.js';
-import type { KubeAccess } from './notify/advice.js';
+import type { AwsPlace, KubeAccess } from './notify/advice.js';
 import { WithChatCopy } from './notify/chat-notifier.js';
 import { WithEventCopy } from './notify/event-notifier.js';
 import { SnsNotifier } from './notify/sns-notifier.js';
 import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
-import type { ClusterCredentials, Notifier, WatchdogLogger, WatchdogMetrics } from './ports.js';
+import type {
+  ClusterCredentials,
+  EvidenceReader,
+  Notifier,
+  WatchdogLogger,
+  WatchdogMetrics,
+} from './ports.js';
 import { type ClusterSettings, PATTERNS, type RuntimeConfig } from './settings/index.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
@@ -50,6 +59,8 @@ export interface AwsClients {
   readonly sts?: StsClientOptions | undefined;
   /** An EventBridge client for a region, for `eventBus` (built only when it is set). */
   readonly eventBridge?: ((region: string) => EventBridgeClient) | undefined;
+  /** The EC2 endpoint of a region (default `https://ec2.<region>.amazonaws.com`). */
+  readonly ec2Endpoint?: ((region: string) => string) | undefined;
 }
 
 export interface HandlerParts {
@@ -65,6 +76,8 @@ export interface HandlerParts {
   readonly metrics?: WatchdogMetrics;
   /** Wraps the cluster credentials (tests inject failures here). */
   readonly credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
+  /** How long reading a FIRING's evidence may hold it back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number;
 }
 
 export type WatchdogHandler = middy.MiddyfiedHandler<
@@ -98,11 +111,17 @@ function loggerPort(logger: Logger): WatchdogLogger {
   };
 }
 
+/** The function's own account, as the invocation's ARN names it (set at each invocation). */
+interface FunctionAccount {
+  id?: string | undefined;
+}
+
 function createWatchdog(
   config: RuntimeConfig,
   parts: HandlerParts,
   logger: WatchdogLogger,
   metrics: WatchdogMetrics,
+  functionAccount: FunctionAccount,
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
@@ -121,10 +140,25 @@ function createWatchdog(
     region: clients.region,
     now: clock,
   });
+  const credentials = parts.credentials ? parts.credentials(provider) : provider;
   const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
   const kubeAccess = new Map(
     config.settings.clusters.map((c) => [c.name, kubeAccessOf(c, clients.region)]),
   );
+  // An `eks` cluster is in the function's account (known once invoked), or in its role's account;
+  // other clusters' account is unknown.
+  const clustersByName = new Map(config.settings.clusters.map((c) => [c.name, c]));
+  const awsPlace = (name: string) => {
+    const cluster = clustersByName.get(name);
+    return cluster && awsPlaceOf(cluster, clients.region, functionAccount.id);
+  };
+  const runbooks = new Map(config.settings.clusters.map((c) => [c.name, c.runbookUrl]));
+  const renderContext = (name: string) => ({
+    namespace: namespaces.get(name),
+    kube: kubeAccess.get(name),
+    aws: awsPlace(name),
+    runbookUrl: runbooks.get(name),
+  });
   const chatLink = config.settings.chatNotifications?.link;
   const withChat = (notifier: SnsNotifier) =>
     config.chatTopicArn === undefined
@@ -133,11 +167,7 @@ function createWatchdog(
           client: clients.sns,
           topicArn: config.chatTopicArn,
           logger,
-          contextFor: (name) => ({
-            namespace: namespaces.get(name),
-            kube: kubeAccess.get(name),
-            link: chatLink,
-          }),
+          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
         });
   const eventBus = config.settings.eventBus;
   const withEvents = (notifier: Notifier) => {
@@ -156,7 +186,7 @@ function createWatchdog(
   return new Watchdog({
     settings: config.settings,
     readers: authenticatedReaders({
-      credentials: parts.credentials ? parts.credentials(provider) : provider,
+      credentials,
       requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
       nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
       clock,
@@ -173,10 +203,22 @@ function createWatchdog(
           client: clients.sns,
           topicArn: config.topicArn,
           logger,
-          contextFor: (name) => ({ namespace: namespaces.get(name), kube: kubeAccess.get(name) }),
+          contextFor: renderContext,
         }),
       ),
     ),
+    evidence: (cluster): EvidenceReader[] => [
+      new InstanceStateReader({
+        credentials: awsCredentials.forCluster(cluster),
+        endpoint: clients.ec2Endpoint,
+        regionOf: (node) => awsPlace(cluster.name)?.region ?? regionOfZone(node.zone),
+      }),
+      new NodeEventsReader({
+        kubeConfig: (signal) => credentials.kubeConfigFor(cluster, signal),
+        requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+      }),
+    ],
+    ...(parts.evidenceBudgetMs === undefined ? {} : { evidenceBudgetMs: parts.evidenceBudgetMs }),
     logger,
     metrics,
     clock,
@@ -191,7 +233,8 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
   const metrics =
     parts.metrics ??
     powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
-  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics);
+  const functionAccount: FunctionAccount = {};
+  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics, functionAccount);
   // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
   const subscriptions = new ConfirmedSubscriptionsGauge({
     subscriptions: new SnsTopicSubscriptions({
@@ -208,6 +251,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     .use(injectLambdaContext(logger))
     .handler(async (event, context) => {
       const deadline = deadlineSignal(context);
+      functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       try {
         return await watchdog.run(
@@ -220,6 +264,23 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         await counted;
       }
     });
+}
+
+/**
+ * Where an `eks` cluster lives in AWS: its region (its setting, else the function's) and account
+ * (its `roleArn`'s account for a cluster in another account, else the function's own, `account`).
+ * Other clusters: undefined (the email derives the region from the nodes' zones; the account is
+ * unknown).
+ */
+export function awsPlaceOf(
+  cluster: Pick<ClusterSettings, 'auth'>,
+  functionRegion: string,
+  account: string | undefined,
+): AwsPlace | undefined {
+  const { auth } = cluster;
+  if (auth.mode !== 'eks') return undefined;
+  const owner = auth.roleArn === undefined ? account : accountOfArn(auth.roleArn);
+  return { region: auth.region ?? functionRegion, ...(owner ? { account: owner } : {}) };
 }
 
 /**

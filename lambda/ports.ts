@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { AlertState } from './core/alert-state.js';
 import { EMPTY_ALERT_STATE } from './core/alert-state.js';
 import type { ClusterReadFailure, Observations, Snapshot, Verdict } from './core/model.js';
-import type { Notification } from './core/notification.js';
+import type { AlertNode, NodeEvidence, Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
 import type { ClusterAuth, ClusterSettings } from './settings/index.js';
 
@@ -178,6 +178,31 @@ export interface Notifier {
   /** A one-line description of a notification for logs (the email subject). */
   subjectOf?(notification: Notification): string;
 }
+
+// --- Evidence at alert time --------------------------------------------------------------------
+
+/**
+ * One source of evidence about the nodes of a FIRING (lambda/kube: the node's Events; lambda/aws:
+ * EC2's word on the instance), bound to one cluster. Asked only when a FIRING is about to be saved,
+ * for a few nodes, under a small time budget the use case enforces.
+ */
+export interface EvidenceReader {
+  /** What it reads, for the line that says it could not: "EC2 state", "Kubernetes Events". */
+  readonly what: string;
+  /**
+   * What it found about `nodes` (nodes it has nothing on are left out). Rejects with an
+   * EvidenceReadError when it could read nothing; honours `signal`.
+   */
+  read(nodes: readonly AlertNode[], signal: AbortSignal): Promise<readonly NodeEvidence[]>;
+}
+
+/** Why evidence could not be read: one line, no secrets ("AccessDenied (grant ec2:...)"). */
+export class EvidenceReadError extends Error {
+  override readonly name = 'EvidenceReadError';
+}
+
+/** The evidence readers of a cluster (none: no evidence is gathered). */
+export type EvidenceReaderFactory = (cluster: ClusterSettings) => readonly EvidenceReader[];
 
 // --- Observing the watchdog itself ---------------------------------------------------------------
 

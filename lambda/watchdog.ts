@@ -17,6 +17,8 @@ import type { Policy } from './core/policy.js';
 import type {
   ClusterReader,
   ClusterReaderFactory,
+  EvidenceReader,
+  EvidenceReaderFactory,
   Notifier,
   StateStore,
   WatchdogLogger,
@@ -29,6 +31,10 @@ export interface WatchdogDeps {
   readonly settings: WatchdogSettings;
   /** Builds each cluster's reader once (the Lambda's: authenticated, with its node cache). */
   readonly readers: ClusterReaderFactory;
+  /** Builds each cluster's evidence sources once (none: FIRINGs carry no evidence). */
+  readonly evidence?: EvidenceReaderFactory | undefined;
+  /** How long reading evidence may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number | undefined;
   readonly store: StateStore;
   readonly notifier: Notifier;
   readonly logger: WatchdogLogger;
@@ -65,6 +71,7 @@ interface Watched {
   readonly policy: Policy;
   readonly alertPolicy: AlertPolicy;
   readonly reader: ClusterReader;
+  readonly evidence: readonly EvidenceReader[];
 }
 
 export class Watchdog {
@@ -77,7 +84,13 @@ export class Watchdog {
         const { policy, alertPolicy } = policiesOf(deps.settings, cluster);
         return [
           cluster.name,
-          { cluster, policy, alertPolicy, reader: deps.readers(cluster, policy) },
+          {
+            cluster,
+            policy,
+            alertPolicy,
+            reader: deps.readers(cluster, policy),
+            evidence: deps.evidence?.(cluster) ?? [],
+          },
         ];
       }),
     );
@@ -178,7 +191,7 @@ export class Watchdog {
   }
 
   private async checkOnce(
-    { cluster, reader, policy, alertPolicy }: Watched,
+    { cluster, reader, policy, alertPolicy, evidence }: Watched,
     runId: string,
     lockMs: number,
     signal?: AbortSignal,
@@ -196,6 +209,8 @@ export class Watchdog {
         clock,
         runId,
         lockMs,
+        evidence,
+        evidenceBudgetMs: this.deps.evidenceBudgetMs,
       },
       signal,
     );

@@ -40,10 +40,14 @@ const layer = (file: string): string => {
   if (path.startsWith('core/')) return 'core';
   if (path.startsWith('settings/')) return 'settings';
   if (path === 'ports.ts') return 'ports';
-  if (['check-cycle.ts', 'watchdog.ts', 'confirmed-subscriptions.ts'].includes(path)) {
+  if (
+    ['check-cycle.ts', 'watchdog.ts', 'confirmed-subscriptions.ts', 'alert-evidence.ts'].includes(
+      path,
+    )
+  ) {
     return 'use-case';
   }
-  if (/^(kube|state|notify)\//.test(path) || path === 'metrics.ts') return 'adapter';
+  if (/^(kube|state|notify|aws)\//.test(path) || path === 'metrics.ts') return 'adapter';
   return 'composition';
 };
 

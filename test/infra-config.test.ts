@@ -199,6 +199,16 @@ describe('parseWatchdogSettings', () => {
       'clusters[0].namespace must be a Kubernetes namespace name, e.g. kube-node-lease (got "Kube_Node")',
     ],
     [
+      'runbook over http',
+      { clusters: [{ ...eks, runbookUrl: 'http://wiki.example.com/runbook' }] },
+      'clusters[0].runbookUrl must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got "http://wiki.example.com/runbook")',
+    ],
+    [
+      'runbook with a password',
+      { clusters: [{ ...eks, runbookUrl: 'https://me:pw@wiki.example.com/runbook' }] },
+      'clusters[0].runbookUrl must not carry a user or password (https://user:pass@host): every recipient of the alerts sees it',
+    ],
+    [
       'zero grace period',
       { clusters: [eks], gracePeriodSeconds: 0 },
       'gracePeriodSeconds must be a whole number from 1 to 86400 (got 0)',

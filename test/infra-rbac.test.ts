@@ -1,4 +1,7 @@
-/** deploy/rbac.yaml grants get/list on Leases in kube-node-lease and on Nodes, and nothing more. */
+/**
+ * deploy/rbac.yaml grants get/list on Leases in kube-node-lease, on Nodes, and on Events in default
+ * (node events, for a FIRING's evidence), and nothing more.
+ */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -36,6 +39,8 @@ test('the manifest holds exactly these objects', () => {
       'Secret lease-watchdog/lease-watchdog-token',
       'Role kube-node-lease/lease-watchdog',
       'RoleBinding kube-node-lease/lease-watchdog',
+      'Role default/lease-watchdog-node-events',
+      'RoleBinding default/lease-watchdog-node-events',
       'ClusterRole -/lease-watchdog',
       'ClusterRoleBinding -/lease-watchdog',
     ],
@@ -57,6 +62,20 @@ test('Leases: get and list, in kube-node-lease only (a Role, not a ClusterRole)'
   assert.deepEqual(binding?.subjects, subjects);
 });
 
+test('Events: get and list, in default only, where node events live (a Role)', () => {
+  const role = byKind('Role').find((d) => d.metadata.namespace === 'default');
+  assert.deepEqual(role?.rules, [
+    { apiGroups: [''], resources: ['events'], verbs: ['get', 'list'] },
+  ]);
+  const binding = byKind('RoleBinding').find((d) => d.metadata.namespace === 'default');
+  assert.deepEqual(binding?.roleRef, {
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'Role',
+    name: 'lease-watchdog-node-events',
+  });
+  assert.deepEqual(binding?.subjects, subjects);
+});
+
 test('Nodes: get and list, nothing else cluster-wide', () => {
   const [clusterRole] = byKind('ClusterRole');
   assert.deepEqual(clusterRole?.rules, [
@@ -73,7 +92,7 @@ test('Nodes: get and list, nothing else cluster-wide', () => {
 
 test('every verb granted anywhere is get or list; no wildcards', () => {
   const rules = docs.flatMap((d) => d.rules ?? []);
-  assert.equal(rules.length, 2);
+  assert.equal(rules.length, 3);
   for (const rule of rules) {
     for (const value of [...rule.apiGroups, ...rule.resources, ...rule.verbs])
       assert.notEqual(value, '*');

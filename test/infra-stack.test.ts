@@ -251,6 +251,13 @@ describe('IAM: every statement, actions and resources', () => {
         Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
         Resource: '*',
       },
+      // EC2 evidence of a FIRING: read-only, and neither action supports resource-level permissions.
+      {
+        Sid: 'ReadInstanceEvidence',
+        Effect: 'Allow',
+        Action: ['ec2:DescribeInstanceStatus', 'ec2:DescribeInstances'],
+        Resource: '*',
+      },
       {
         Sid: 'PublishNotifications',
         Effect: 'Allow',
@@ -319,7 +326,7 @@ describe('IAM: every statement, actions and resources', () => {
     });
   });
 
-  test('no "*" resource anywhere except the X-Ray statement; no managed policies', () => {
+  test('no "*" resource anywhere except the X-Ray and EC2 evidence statements; no managed policies', () => {
     const wildcards: unknown[] = [];
     for (const policy of Object.values(main.template.findResources('AWS::IAM::Policy'))) {
       for (const statement of policy.Properties.PolicyDocument.Statement as Statement[]) {
@@ -327,7 +334,10 @@ describe('IAM: every statement, actions and resources', () => {
         if (resources.some((r) => String(r).includes('*'))) wildcards.push(statement.Action);
       }
     }
-    assert.deepEqual(wildcards, [['xray:PutTraceSegments', 'xray:PutTelemetryRecords']]);
+    assert.deepEqual(wildcards, [
+      ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+      ['ec2:DescribeInstanceStatus', 'ec2:DescribeInstances'],
+    ]);
     for (const r of Object.values(main.template.findResources('AWS::IAM::Role'))) {
       assert.equal(r.Properties.ManagedPolicyArns, undefined);
       assert.equal(r.Properties.Policies, undefined);

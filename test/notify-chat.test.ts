@@ -62,6 +62,8 @@ describe('the custom notification', () => {
       `\`kubectl describe node ${eksName(1, 5)}\``,
       `\`kubectl get lease ${eksName(1, 5)} -n kube-node-lease -o yaml\``,
       `\`kubectl get events -A --field-selector involvedObject.name=${eksName(1, 5)}\``,
+      '`aws ec2 describe-instance-status --instance-ids i-0abc1234567890def --include-all-instances --region eu-west-1`',
+      '`aws ssm start-session --target i-0abc1234567890def --region eu-west-1`',
       `Runbook: ${LINK}`,
     ]);
     assert.deepEqual(chat.content.keywords, [

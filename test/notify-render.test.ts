@@ -340,6 +340,9 @@ describe('renderBody', () => {
         `  kubectl --context prod-eu-admin describe node ${first}`,
         `  kubectl --context prod-eu-admin get lease ${first} -n kube-node-lease -o yaml`,
         `  kubectl --context prod-eu-admin get events -A --field-selector involvedObject.name=${first}`,
+        // An EC2 node: its status and a shell on it, in the region of its zone.
+        '  aws ec2 describe-instance-status --instance-ids i-0aaa1111 --include-all-instances --region eu-west-1',
+        '  aws ssm start-session --target i-0aaa1111 --region eu-west-1',
       ].join('\n'),
     );
     // a hostile context is quoted, on one line

@@ -6,11 +6,13 @@
 
 import { randomUUID } from 'node:crypto';
 import { SNSClient } from '@aws-sdk/client-sns';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { CycleDeps } from '../check-cycle.js';
 import { labelsUsedBy } from '../core/evaluate.js';
 import { parseSelector } from '../core/selector.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from '../kube/kube-reader.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { NodeEventsReader } from '../kube/node-events.js';
 import { renderSubject } from '../notify/render.js';
 import { SnsNotifier } from '../notify/sns-notifier.js';
 import { TerminalNotifier } from '../notify/terminal-notifier.js';
@@ -54,7 +56,7 @@ function readerFor(
   io: Io,
   policies: ClusterPolicies,
   nodeCache?: NodeCache,
-): KubeClusterReader {
+): { reader: KubeClusterReader; kubeConfig: KubeConfig } {
   refuseInsecureEnvironment(options, io);
   const kubeConfig = loadKubeConfig({
     path: options.kubeconfig,
@@ -72,7 +74,7 @@ function readerFor(
       `lease-watchdog: warning: the kubeconfig's cluster "${sanitize(cluster.name)}" sets insecure-skip-tls-verify: the API server's certificate is not verified`,
     );
   }
-  return new KubeClusterReader({
+  const reader = new KubeClusterReader({
     kubeConfig,
     cluster: kubeConfig.getCurrentContext(),
     namespace: options.namespace,
@@ -83,6 +85,7 @@ function readerFor(
     showPluginStderr: options.verbose,
     nodeSelector: options.selector === undefined ? undefined : parseSelector(options.selector),
   });
+  return { reader, kubeConfig };
 }
 
 /**
@@ -99,7 +102,7 @@ function refuseInsecureEnvironment(options: CommonOptions, io: Io): void {
 
 export function composeCheck(options: CommonOptions, io: Io): CheckParts {
   const policies = policiesFor(options);
-  const reader = readerFor(options, io, policies);
+  const { reader } = readerFor(options, io, policies);
   return { ...policies, cluster: reader.cluster, reader };
 }
 
@@ -130,7 +133,7 @@ export function composeWatch(options: WatchOptions, io: Io): WatchParts {
     options.nodeRefreshSeconds > 0
       ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
       : undefined;
-  const reader = readerFor(options, io, policies, nodeCache);
+  const { reader, kubeConfig } = readerFor(options, io, policies, nodeCache);
   const held: string[] = [];
   return {
     ...policies,
@@ -146,6 +149,13 @@ export function composeWatch(options: WatchOptions, io: Io): WatchParts {
       clock: io.now,
       runId: `cli-${randomUUID()}`,
       lockMs: Math.max(60_000, options.intervalSeconds * 2000),
+      // The node's Events, with the identity that reads the leases; no EC2 (no AWS identity here).
+      evidence: [
+        new NodeEventsReader({
+          kubeConfig: async () => kubeConfig,
+          requestTimeoutMs: options.timeoutSeconds * 1000,
+        }),
+      ],
     },
   };
 }

@@ -121,4 +121,50 @@ export interface Notification {
   readonly watchdog?: WatchdogInfo | undefined;
   /** Set on NOTICE notifications only. */
   readonly notice?: NoticeInfo | undefined;
+  /** What was read about the first firing nodes when the FIRING was made (FIRING only). */
+  readonly evidence?: Evidence | undefined;
+}
+
+/**
+ * Evidence at alert time: what EC2 and the cluster's Events said about the first few firing nodes
+ * when the FIRING was made, and one line for each source that could not be read ("EC2 state not
+ * read: UnauthorizedOperation (grant ec2:DescribeInstanceStatus)"). Gathered within a small time
+ * budget, never in the way of the page. Every string is as read: renderers sanitise it.
+ */
+export interface Evidence {
+  readonly nodes: readonly NodeEvidence[];
+  /** One line per source (or per node) that could not be read, and why. */
+  readonly unread: readonly string[];
+}
+
+export interface NodeEvidence {
+  readonly node: string;
+  readonly instance?: InstanceEvidence | undefined;
+  /** The node's last few Events, newest first. */
+  readonly events?: readonly NodeEventEvidence[] | undefined;
+}
+
+/** EC2's word on a node's instance (DescribeInstanceStatus, DescribeInstances). */
+export interface InstanceEvidence {
+  readonly instanceId: string;
+  readonly region: string;
+  /** pending, running, stopping, stopped, shutting-down, terminated; `not found` when EC2 has none. */
+  readonly state: string;
+  /** Why it stopped or terminated (StateReason), e.g. `Server.SpotInstanceTermination: ...`. */
+  readonly stateReason?: string | undefined;
+  /** The status checks: ok, impaired, insufficient-data, not-applicable, initializing. */
+  readonly systemStatus?: string | undefined;
+  readonly instanceStatus?: string | undefined;
+  /** Scheduled events: `instance-stop from 2026-12-01T00:00:00.000Z: The instance is running on degraded hardware`. */
+  readonly scheduledEvents: readonly string[];
+}
+
+/** One core/v1 Event about the node. */
+export interface NodeEventEvidence {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly count: number;
+  /** When it was last seen (lastTimestamp, or eventTime), RFC 3339, as the API server wrote it. */
+  readonly lastSeen: string | null;
 }

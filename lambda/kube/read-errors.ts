@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterReadError } from '../ports.js';
 import { record, str } from './projection.js';
 
-export type Resource = 'leases' | 'nodes';
+export type Resource = 'leases' | 'nodes' | 'events';
 
 /** What the messages name: the API server's host and the lease namespace. */
 export interface ReadTarget {
@@ -68,6 +68,7 @@ export function hostOf(server: string): string {
 
 /** What a request was doing, for messages: "listing leases in namespace kube-node-lease". */
 export function describeRead(resource: Resource, namespace: string): string {
+  if (resource === 'events') return "listing a node's events";
   return resource === 'leases' ? `listing leases in namespace ${namespace}` : 'listing nodes';
 }
 

@@ -91,7 +91,11 @@ interface Page<T> {
 }
 
 /** What each list answers with, by `kind`. */
-const LIST_KINDS: Readonly<Record<Resource, string>> = { leases: 'LeaseList', nodes: 'NodeList' };
+const LIST_KINDS: Readonly<Record<Resource, string>> = {
+  leases: 'LeaseList',
+  nodes: 'NodeList',
+  events: 'EventList',
+};
 
 interface Answer {
   /** The parsed JSON body; undefined when the object does not exist (404, with `missingIsNull`). */

@@ -3,6 +3,7 @@
  * failing watchdog means and what to check, what Kubernetes does next with silent nodes, and the
  * kubectl commands to look further.
  */
+import { awsInstanceId, regionOfZone } from '../core/aws-instance.js';
 import type { ClusterReadFailure } from '../core/model.js';
 import type { AlertNode, Notification, StormInfo } from '../core/notification.js';
 import { clusterSilentIn, silentIn } from '../core/storms.js';
@@ -241,6 +242,55 @@ export interface KubeAccess {
   readonly eks?: { readonly clusterName: string; readonly region?: string | undefined } | undefined;
 }
 
+/** Where a cluster lives in AWS, as its settings say (`eks` clusters). */
+export interface AwsPlace {
+  readonly region: string;
+  /** The AWS account, when known (the deployment's, for an `eks` cluster it reaches itself). */
+  readonly account?: string | undefined;
+}
+
+/**
+ * The AWS region and account of the cluster, for the email's head: an `eks` cluster's from its
+ * settings; otherwise the region of the AWS nodes' zones (the account is unknown: not guessed).
+ * Nothing when the cluster has no AWS node.
+ */
+export function awsLines(nodes: readonly AlertNode[], place: AwsPlace | undefined): string[] {
+  if (place) {
+    const account = place.account ? bodyText(place.account, 12) : 'unknown';
+    return labelled('AWS', `account ${account}, region ${bodyText(place.region, 40)}`);
+  }
+  const regions = new Set<string>();
+  for (const x of nodes) {
+    const region = awsInstanceId(x.instance) ? regionOfZone(x.zone) : undefined;
+    if (region) regions.add(region);
+    if (regions.size > 3) break;
+  }
+  if (regions.size === 0) return [];
+  return labelled(
+    'AWS',
+    `account unknown, region ${[...regions].sort().join(', ')} (from the nodes' zones)`,
+  );
+}
+
+/**
+ * The AWS commands for an example node on EC2: its instance status (every state, not only
+ * running) and a shell on it through Systems Manager. Nothing for a node without an EC2
+ * instance id or a region.
+ */
+export function awsNextSteps(
+  example: AlertNode | undefined,
+  place: AwsPlace | undefined,
+): string[] {
+  const instanceId = awsInstanceId(example?.instance);
+  const region = place?.region ?? regionOfZone(example?.zone);
+  if (!instanceId || !region) return [];
+  const r = shellWord(bodyText(region, 40));
+  return [
+    `  aws ec2 describe-instance-status --instance-ids ${instanceId} --include-all-instances --region ${r}`,
+    `  aws ssm start-session --target ${instanceId} --region ${r}`,
+  ];
+}
+
 /**
  * The commands to look further, said once per email: about `example` (the first node the email is
  * about) when there is one, else about the cluster. They name the kubeconfig context when the
@@ -251,6 +301,7 @@ export function lookFurther(
   example: AlertNode | undefined,
   namespace: string,
   access: KubeAccess = {},
+  aws?: AwsPlace | undefined,
 ): string[] {
   const ns = shellWord(namespace);
   const { setup, kubectl } = kubectlFor(access);
@@ -271,6 +322,7 @@ export function lookFurther(
     `  ${kubectl} describe node ${name}`,
     `  ${kubectl} get lease ${name} -n ${ns} -o yaml`,
     `  ${kubectl} get events -A --field-selector involvedObject.name=${name}`,
+    ...awsNextSteps(example, aws),
   ];
 }
 

@@ -8,12 +8,15 @@
 import type { Notification } from '../core/notification.js';
 import { DEFAULTS } from '../settings/index.js';
 import {
+  type AwsPlace,
+  awsLines,
   type KubeAccess,
   lookFurther,
   nextInKubernetes,
   stormLines,
   watchdogLines,
 } from './advice.js';
+import { evidenceLines } from './evidence-lines.js';
 import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
@@ -31,6 +34,18 @@ export interface RenderContext {
   readonly kube?: KubeAccess | undefined;
   /** The most UTF-8 bytes the body may take (default BODY_MAX_BYTES). */
   readonly maxBytes?: number | undefined;
+  /** Where an `eks` cluster lives in AWS (others: the region is read from the nodes' zones). */
+  readonly aws?: AwsPlace | undefined;
+  /** The team's runbook for a dead node of this cluster (an https URL from the settings). */
+  readonly runbookUrl?: string | undefined;
+}
+
+/** How many hex digits of the notification id people read (the full id is the dedupe id). */
+export const SHORT_ID_CHARS = 8;
+
+/** The notification id as people read and quote it: its first 8 characters. */
+export function shortId(id: string): string {
+  return bodyText(id, 200).slice(0, SHORT_ID_CHARS) || '(none)';
 }
 
 export function renderBody(n: Notification, context: RenderContext = {}): string {
@@ -43,6 +58,8 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
     ...labelled('Cluster', cluster),
     ...labelled('Checked', utc(n.at)),
     ...labelled('Summary', `${headline(n).replace(/^[A-Z ]+: /, '')}.`),
+    ...awsLines([...n.firing, ...n.reminders, ...n.flapping, ...n.resolved], context.aws),
+    ...(context.runbookUrl ? labelled('Runbook', bodyText(context.runbookUrl, 1000)) : []),
     '',
   ];
   if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
@@ -50,6 +67,8 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (n.storm) head.push(...stormLines(n.storm), '');
 
   const tail: string[] = [];
+  const evidence = evidenceLines(n.evidence, n.at);
+  if (evidence.length > 0) tail.push(...evidence, '');
   const down = [...n.firing, ...n.reminders, ...n.flapping];
   const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
   if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
@@ -57,9 +76,9 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   }
   // A reset of the watchdog's own state says nothing about the cluster: no kubectl to run.
   if (n.notice?.topic !== 'state-reset') {
-    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube), '');
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube, context.aws), '');
   }
-  tail.push(`-- lease-watchdog, notification ${bodyText(n.id, 200)}`);
+  tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }

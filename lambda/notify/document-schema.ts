@@ -107,6 +107,9 @@ export const notificationDocument = z
       .int()
       .min(0)
       .meta({ description: 'nodes not listed in `nodes` (message size limit); 0 when all are' }),
+    runbookUrl: z.string().optional().meta({
+      description: "the cluster's runbook (the clusters[].runbookUrl setting), when it has one",
+    }),
     storm: z
       .object({
         state: z.enum(['active', 'ended']),

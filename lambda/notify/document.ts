@@ -104,6 +104,8 @@ export function nodeGroupsOf(n: Notification): string[] {
 export interface DocumentContext {
   /** The most UTF-8 bytes the document may take (default DOCUMENT_MAX_BYTES). */
   readonly maxBytes?: number | undefined;
+  /** The cluster's runbook URL, when its settings give one. */
+  readonly runbookUrl?: string | undefined;
 }
 
 /** The document of a notification, within `maxBytes` once serialised. */
@@ -133,6 +135,8 @@ export function renderDocument(
     nodes: [],
     nodesOmitted: total,
   };
+  const runbookUrl = context.runbookUrl ? safeText(context.runbookUrl, 1000) : '';
+  if (runbookUrl) head.runbookUrl = runbookUrl;
   if (n.storm) {
     head.storm = {
       state: n.storm.state ?? 'active',

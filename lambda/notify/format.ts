@@ -8,7 +8,7 @@ import { cleanText, squeeze, truncate } from './text.js';
 /** Width of the body's prose, in columns. */
 export const WIDTH = 78;
 /** The column where the value of a `label:` line starts. */
-const LABEL_WIDTH = 17;
+export const LABEL_WIDTH = 17;
 
 export const NO_ZONE = '(no zone)';
 

@@ -136,7 +136,7 @@ export function publishInput(
 
 /** The JSON message structure: `default` (the email text) and the document per machine protocol. */
 export function structuredMessage(n: Notification, context: RenderContext = {}): string {
-  const document = JSON.stringify(renderDocument(n));
+  const document = JSON.stringify(renderDocument(n, { runbookUrl: context.runbookUrl }));
   const machine: Record<string, string> = {};
   for (const protocol of DOCUMENT_PROTOCOLS) machine[protocol] = document;
   const without = utf8Bytes(JSON.stringify({ default: '', ...machine }));

@@ -200,6 +200,32 @@ const accessEntry = setting({
   schema: flag(),
 });
 
+/** An https:// URL without credentials: it is shown to everyone who gets the alerts. */
+function runbookUrlProblem(value: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:' || value.length > 1000 || /\s/.test(value)) {
+    return `must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got ${shown(value)})`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'must not carry a user or password (https://user:pass@host): every recipient of the alerts sees it';
+  }
+  return undefined;
+}
+
+const runbookUrl = setting({
+  key: 'clusters[].runbookUrl',
+  places: ['file', 'lambda'],
+  shownDefault: 'none',
+  meaning:
+    "the team's runbook for a dead node of this cluster: shown in the emails, chat messages and the JSON document (`runbookUrl`)",
+  schema: text({ hint: 'an https:// URL', check: runbookUrlProblem }),
+});
+
 const CLUSTER_WHAT = 'one cluster: {"name": ..., "auth": {...}}';
 
 /** A cluster as the function sees it. */
@@ -209,6 +235,7 @@ export const clusterSchema = strictObject(
     auth,
     namespace: namespace.default(DEFAULTS.namespace),
     excludeSelector: excludeSelector.optional(),
+    runbookUrl: runbookUrl.optional(),
   },
   CLUSTER_WHAT,
 );

@@ -161,6 +161,10 @@ export interface HarnessOptions {
   readonly eksEndpoint?: string;
   /** Where the STS client that assumes roles goes (test/support/sts-server.ts). */
   readonly stsEndpoint?: string;
+  /** Where the EC2 evidence calls go (every region); default a closed port: never AWS. */
+  readonly ec2Endpoint?: string;
+  /** How long a FIRING's evidence may hold it back, real ms (default the handler's, 2 s). */
+  readonly evidenceBudgetMs?: number;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -316,6 +320,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       clusters: clusterSettings,
     });
     const functionSettings = functionSettingsOf(settings);
+    const ec2Endpoint = options.ec2Endpoint ?? `http://127.0.0.1:${await closedPort()}`;
     let runs = 0;
     const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
 
@@ -381,7 +386,11 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
               eventClients.push(client);
               return client;
             },
+            ec2Endpoint: () => ec2Endpoint,
           },
+          ...(options.evidenceBudgetMs === undefined
+            ? {}
+            : { evidenceBudgetMs: options.evidenceBudgetMs }),
           clock: clock.now,
           sleep: clock.sleep,
           powertoolsLogger: new Logger({ serviceName: 'lease-watchdog', logLevel: 'SILENT' }),

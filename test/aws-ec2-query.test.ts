@@ -1,0 +1,208 @@
+/**
+ * The EC2 Query call the evidence makes without @aws-sdk/client-ec2: the bounded XML reader, the
+ * signed call against a scripted endpoint (happy, refused, hanging, malformed) and, when
+ * `moto_server` is installed, against moto as a second opinion on the wire format.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { Ec2QueryError, ec2Query } from '../lambda/aws/ec2-query.js';
+import { InstanceStateReader } from '../lambda/aws/instance-evidence.js';
+import { childrenNamed, parseXml, textAt, XmlError } from '../lambda/aws/xml.js';
+import type { AlertNode } from '../lambda/core/notification.js';
+import { EvidenceReadError } from '../lambda/ports.js';
+import { type Ec2Server, startEc2Server } from './support/ec2-server.js';
+import { closedPort } from './support/ports.js';
+
+const credentials = async () => ({ accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' });
+
+describe('the bounded XML reader', () => {
+  it('reads elements, text and entities, skipping the declaration, comments and attributes', () => {
+    const root = parseXml(
+      '<?xml version="1.0"?>\n<!-- c --><R xmlns="x"><a k="v">1 &lt;2&gt; &amp; &#x41;&#66;</a><list><item><n>x</n></item><item><n>y</n></item></list><e/></R>',
+    );
+    assert.equal(root.name, 'R');
+    assert.equal(textAt(root, 'a'), '1 <2> & AB');
+    assert.deepEqual(
+      childrenNamed(root.children[1], 'item').map((i) => textAt(i, 'n')),
+      ['x', 'y'],
+    );
+    assert.equal(textAt(root, 'e'), undefined);
+  });
+
+  for (const [what, text] of [
+    ['an unclosed element', '<a><b>x</a>'],
+    ['a truncated answer', '<a><b>x</b'],
+    ['a DOCTYPE (entity expansion)', '<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>'],
+    ['an unknown entity', '<a>&nbsp;</a>'],
+    ['text outside the root', 'oops<a/>'],
+    ['two roots', '<a/><b/>'],
+    ['nothing', '   '],
+  ] as const) {
+    it(`refuses ${what}`, () => {
+      assert.throws(() => parseXml(text), XmlError);
+    });
+  }
+
+  it('refuses what is too deep, too many or too long', () => {
+    const limits = { maxChars: 1000, maxDepth: 3, maxElements: 5 };
+    assert.throws(() => parseXml('<a><b><c><d></d></c></b></a>', limits), /deeper than 3/);
+    assert.throws(() => parseXml('<a><b/><b/><b/><b/><b/></a>', limits), /over 5 elements/);
+    assert.throws(() => parseXml(`<a>${'x'.repeat(1000)}</a>`, limits), /over 1000 characters/);
+  });
+});
+
+describe('ec2Query against a scripted endpoint', () => {
+  let ec2: Ec2Server;
+  const options = () => ({ credentials, endpoint: () => ec2.url });
+  before(async () => {
+    ec2 = await startEc2Server('happy');
+    ec2.instances.set('i-0123456789abcdef0', { state: 'running', systemStatus: 'ok' });
+  });
+  after(() => ec2.close());
+
+  it('signs with SigV4 for the region and reads the answer', async () => {
+    const root = await ec2Query(
+      'eu-west-1',
+      'DescribeInstanceStatus',
+      { IncludeAllInstances: 'true', 'InstanceId.1': 'i-0123456789abcdef0' },
+      options(),
+      AbortSignal.timeout(5_000),
+    );
+    assert.equal(root.name, 'DescribeInstanceStatusResponse');
+    const request = ec2.requests.at(-1);
+    assert.equal(request?.params.get('Version'), '2016-11-15');
+    assert.match(
+      request?.authorization ?? '',
+      /^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/eu-west-1\/ec2\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date|^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/eu-west-1\/ec2\/aws4_request, SignedHeaders=content-type;host;x-amz-date/,
+    );
+  });
+
+  it('turns an EC2 error answer into its code', async () => {
+    ec2.mode = 'denied';
+    await assert.rejects(
+      ec2Query('eu-west-1', 'DescribeInstances', {}, options(), AbortSignal.timeout(5_000)),
+      (error: unknown) => error instanceof Ec2QueryError && error.code === 'UnauthorizedOperation',
+    );
+    ec2.mode = 'malformed';
+    await assert.rejects(
+      ec2Query('eu-west-1', 'DescribeInstances', {}, options(), AbortSignal.timeout(5_000)),
+      (error: unknown) => error instanceof Ec2QueryError && error.code === 'BadAnswer',
+    );
+    ec2.mode = 'happy';
+  });
+
+  it('stops waiting for an endpoint that hangs when the signal aborts', async () => {
+    ec2.mode = 'hang';
+    const stop = new AbortController();
+    const call = ec2Query('eu-west-1', 'DescribeInstances', {}, options(), stop.signal);
+    while (ec2.pending() === 0) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    await assert.rejects(call, (error: unknown) => (error as Error).name === 'AbortError');
+    ec2.mode = 'happy';
+  });
+
+  it('an unreachable endpoint is one line naming the host', async () => {
+    const port = await closedPort();
+    const reader = new InstanceStateReader({
+      credentials,
+      endpoint: () => `http://127.0.0.1:${port}`,
+      regionOf: () => 'eu-west-1',
+    });
+    const node = { name: 'n1', instance: 'i-0123456789abcdef0', zone: 'eu-west-1a' } as AlertNode;
+    await assert.rejects(
+      reader.read([node], AbortSignal.timeout(5_000)),
+      (error: unknown) =>
+        error instanceof EvidenceReadError &&
+        error.message === `Unreachable: could not reach 127.0.0.1:${port}`,
+    );
+  });
+
+  it('asks only about EC2 nodes with a region, and says "not found" for an unknown instance', async () => {
+    const reader = new InstanceStateReader({
+      credentials,
+      endpoint: () => ec2.url,
+      regionOf: (x) => (x.zone ? 'eu-west-1' : undefined),
+    });
+    const asked = ec2.requests.length;
+    const found = await reader.read(
+      [
+        { name: 'aws', instance: 'i-0123456789abcdef0', zone: 'eu-west-1a' } as AlertNode,
+        { name: 'gone', instance: 'i-0fffffffffffffff0', zone: 'eu-west-1a' } as AlertNode,
+        { name: 'gke', instance: 'gke-pool-1234', zone: 'europe-west1-b' } as AlertNode,
+        { name: 'nozone', instance: 'i-0123456789abcdef1', zone: null } as AlertNode,
+      ],
+      AbortSignal.timeout(5_000),
+    );
+    assert.deepEqual(
+      found.map((x) => [x.node, x.instance?.state]),
+      [
+        ['aws', 'running'],
+        ['gone', 'not found'],
+      ],
+    );
+    const ids = ec2.requests.slice(asked).map((r) => r.params.getAll('InstanceId.1').join());
+    assert.ok(!ids.some((id) => id.includes('gke')), 'a non-EC2 node is not asked about');
+  });
+});
+
+const moto = spawnSync('sh', ['-c', 'command -v moto_server'], { encoding: 'utf8' }).stdout.trim();
+
+describe('ec2Query against moto (a second opinion)', {
+  skip: moto ? false : 'moto_server is not installed',
+}, () => {
+  let server: ChildProcess;
+  let url = '';
+  before(async () => {
+    const port = await closedPort();
+    server = spawn(moto, ['-p', String(port)], { stdio: 'ignore' });
+    url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) {
+      const up = await fetch(`${url}/moto-api/`).then(
+        () => true,
+        () => false,
+      );
+      if (up) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('moto_server did not start');
+  });
+  after(() => {
+    server.kill();
+  });
+
+  it('reads a running and a stopped instance as moto describes them', async () => {
+    const options = { credentials, endpoint: () => url };
+    const signal = () => AbortSignal.timeout(90_000);
+    const run = await ec2Query(
+      'eu-west-1',
+      'RunInstances',
+      { ImageId: 'ami-12c6146b', MinCount: '2', MaxCount: '2', InstanceType: 't3.micro' },
+      options,
+      signal(),
+    );
+    const ids = childrenNamed(
+      run.children.find((c) => c.name === 'instancesSet'),
+      'item',
+    ).map((i) => textAt(i, 'instanceId') as string);
+    assert.equal(ids.length, 2);
+    await ec2Query(
+      'eu-west-1',
+      'StopInstances',
+      { 'InstanceId.1': ids[1] as string },
+      options,
+      signal(),
+    );
+    const reader = new InstanceStateReader({ ...options, regionOf: () => 'eu-west-1' });
+    const found = await reader.read(
+      ids.map((instance, i) => ({ name: `n${i}`, instance, zone: 'eu-west-1a' }) as AlertNode),
+      signal(),
+    );
+    assert.deepEqual(
+      found.map((x) => x.instance?.state),
+      ['running', 'stopped'],
+    );
+    assert.equal(found[0]?.instance?.systemStatus, 'ok');
+    assert.match(found[1]?.instance?.stateReason ?? '', /^Client\.UserInitiatedShutdown/);
+  });
+});

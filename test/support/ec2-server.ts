@@ -1,0 +1,143 @@
+/**
+ * A scripted EC2 Query API endpoint (HTTP, loopback) for the evidence tests: it answers
+ * DescribeInstanceStatus and DescribeInstances as EC2 does (XML, 2016-11-15) for the instances the
+ * test declares, or refuses (UnauthorizedOperation), hangs, or answers garbage, as scripted. It
+ * records every request (action, form parameters, Authorization header).
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import { listenOnLoopback } from './ports.js';
+
+export type Ec2Mode = 'happy' | 'denied' | 'hang' | 'malformed';
+
+export interface ScriptedInstance {
+  readonly state: string;
+  readonly reasonCode?: string;
+  readonly reasonMessage?: string;
+  readonly systemStatus?: string;
+  readonly instanceStatus?: string;
+  readonly events?: readonly { code: string; description: string; notBefore: string }[];
+}
+
+export interface Ec2Request {
+  readonly action: string | null;
+  readonly params: URLSearchParams;
+  readonly authorization: string | undefined;
+  readonly at: number;
+}
+
+export interface Ec2Server {
+  readonly url: string;
+  mode: Ec2Mode;
+  readonly instances: Map<string, ScriptedInstance>;
+  readonly requests: Ec2Request[];
+  /** Requests still waiting for an answer (hang mode). */
+  readonly pending: () => number;
+  close(): Promise<void>;
+}
+
+const NS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
+
+const xmlEscape = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function ids(params: URLSearchParams): string[] {
+  return [...params.entries()].filter(([k]) => k.startsWith('InstanceId.')).map(([, v]) => v);
+}
+
+function error(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'text/xml;charset=UTF-8' });
+  res.end(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error></Errors><RequestID>req-1</RequestID></Response>`,
+  );
+}
+
+function statusItem(id: string, i: ScriptedInstance): string {
+  const events = (i.events ?? [])
+    .map(
+      (e) =>
+        `<item><code>${e.code}</code><description>${xmlEscape(e.description)}</description><notBefore>${e.notBefore}</notBefore></item>`,
+    )
+    .join('');
+  const check = (status: string | undefined) =>
+    `<status>${status ?? 'not-applicable'}</status><details><item><name>reachability</name><status>${status === 'impaired' ? 'failed' : 'passed'}</status></item></details>`;
+  return `<item><instanceId>${id}</instanceId><availabilityZone>eu-west-1a</availabilityZone><eventsSet>${events}</eventsSet><instanceState><code>16</code><name>${i.state}</name></instanceState><systemStatus>${check(i.systemStatus)}</systemStatus><instanceStatus>${check(i.instanceStatus)}</instanceStatus></item>`;
+}
+
+function instanceItem(id: string, i: ScriptedInstance): string {
+  const reason = i.reasonCode
+    ? `<stateReason><code>${i.reasonCode}</code><message>${xmlEscape(i.reasonMessage ?? i.reasonCode)}</message></stateReason>`
+    : '';
+  return `<item><instanceId>${id}</instanceId><instanceState><code>80</code><name>${i.state}</name></instanceState><reason></reason>${reason}<instanceLifecycle>spot</instanceLifecycle></item>`;
+}
+
+export async function startEc2Server(mode: Ec2Mode = 'happy'): Promise<Ec2Server> {
+  const instances = new Map<string, ScriptedInstance>();
+  const requests: Ec2Request[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const action = params.get('Action');
+      requests.push({ action, params, authorization: req.headers.authorization, at: Date.now() });
+      if (handle.mode === 'hang') {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      if (handle.mode === 'denied') {
+        error(
+          res,
+          403,
+          'UnauthorizedOperation',
+          'You are not authorized to perform this operation.',
+        );
+        return;
+      }
+      if (handle.mode === 'malformed') {
+        res.writeHead(200, { 'content-type': 'text/xml' });
+        res.end('<DescribeInstanceStatusResponse><instanceStatusSet><item><instanceId>i-');
+        return;
+      }
+      const wanted = ids(params);
+      const unknown = wanted.find((id) => !instances.has(id));
+      if (unknown) {
+        error(
+          res,
+          400,
+          'InvalidInstanceID.NotFound',
+          `The instance ID '${unknown}' does not exist`,
+        );
+        return;
+      }
+      const found = wanted.map((id) => [id, instances.get(id) as ScriptedInstance] as const);
+      res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8' });
+      if (action === 'DescribeInstanceStatus') {
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstanceStatusResponse xmlns="${NS}"><requestId>r</requestId><instanceStatusSet>${found.map(([id, i]) => statusItem(id, i)).join('')}</instanceStatusSet></DescribeInstanceStatusResponse>`,
+        );
+      } else if (action === 'DescribeInstances') {
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstancesResponse xmlns="${NS}"><requestId>r</requestId><reservationSet><item><reservationId>r-1</reservationId><instancesSet>${found.map(([id, i]) => instanceItem(id, i)).join('')}</instancesSet></item></reservationSet></DescribeInstancesResponse>`,
+        );
+      } else {
+        error(res, 400, 'InvalidAction', `no action ${action}`);
+      }
+    });
+  });
+  const url = await listenOnLoopback(server);
+  const handle: Ec2Server = {
+    url,
+    mode,
+    instances,
+    requests,
+    pending: () => hanging.size,
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  return handle;
+}
