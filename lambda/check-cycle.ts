@@ -33,6 +33,7 @@ import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './c
 import type { Evaluation } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
+import { applySilences } from './core/silences.js';
 import { alertsForDegraded, stateResetNotice } from './core/watchdog-alerts.js';
 import {
   ClusterReadError,
@@ -40,6 +41,7 @@ import {
   type ClusterState,
   isClusterReadError,
   type Notifier,
+  type SilenceStore,
   StateConflictError,
   type StateReset,
   type StateStore,
@@ -57,6 +59,8 @@ export interface CycleDeps {
   readonly runId: string;
   /** How long this run may hold the outbox lock: at least as long as it can run. */
   readonly lockMs: number;
+  /** The users' silences, read once per check (none when absent). */
+  readonly silences?: SilenceStore | undefined;
 }
 
 interface Delivery {
@@ -113,11 +117,24 @@ export async function runCheckCycle(
     return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
   }
 
+  const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
+
   let evaluation: Evaluation | undefined;
   let readError: ClusterReadError | undefined;
   try {
     const snapshot = await deps.reader.read(signal);
-    evaluation = evaluate(snapshot, stored.state.observations, deps.policy, now);
+    // Node labels by name, built only when a silence or window has a selector to match.
+    let labels: Map<string, Readonly<Record<string, string>>> | undefined;
+    evaluation = applySilences(
+      evaluate(snapshot, stored.state.observations, deps.policy, now),
+      silences,
+      deps.policy.maintenance ?? [],
+      (name) => {
+        labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
+        return labels.get(name);
+      },
+      now,
+    );
   } catch (error) {
     if (!isClusterReadError(error)) throw error;
     readError = cutShort(error, cluster, signal);

@@ -26,6 +26,7 @@ import { SnsNotifier } from './notify/sns-notifier.js';
 import { SnsTopicSubscriptions } from './notify/sns-subscriptions.js';
 import type { ClusterCredentials, WatchdogLogger, WatchdogMetrics } from './ports.js';
 import type { ClusterSettings, RuntimeConfig } from './settings/index.js';
+import { DynamoDbSilenceStore } from './state/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
 
@@ -134,6 +135,11 @@ function createWatchdog(
       tableName: config.stateTable,
       clock,
       logger,
+    }),
+    silences: new DynamoDbSilenceStore({
+      client: clients.dynamodb,
+      tableName: config.stateTable,
+      clock,
     }),
     notifier: withChat(
       new SnsNotifier({

@@ -18,6 +18,7 @@ import type {
   ClusterReader,
   ClusterReaderFactory,
   Notifier,
+  SilenceStore,
   StateStore,
   WatchdogLogger,
   WatchdogMetrics,
@@ -30,6 +31,8 @@ export interface WatchdogDeps {
   /** Builds each cluster's reader once (the Lambda's: authenticated, with its node cache). */
   readonly readers: ClusterReaderFactory;
   readonly store: StateStore;
+  /** The users' silences (beside the state), read once per check. */
+  readonly silences?: SilenceStore | undefined;
   readonly notifier: Notifier;
   readonly logger: WatchdogLogger;
   readonly metrics: WatchdogMetrics;
@@ -196,6 +199,7 @@ export class Watchdog {
         clock,
         runId,
         lockMs,
+        silences: this.deps.silences,
       },
       signal,
     );
