@@ -1,5 +1,5 @@
+import type { MaintenanceWindow } from './maintenance-window.js';
 import type { LabelSelector } from './selector.js';
-import type { MaintenanceWindow } from './silences.js';
 
 /** How the watchdog judges a cluster. Built once at the edge (CLI flags, Lambda config) and frozen. */
 export interface Policy {

@@ -12,12 +12,15 @@
  *
  * Pure: silences, windows, the check's verdicts and `now` in; the adjusted verdicts out.
  */
-import { type CronSchedule, lastFiring } from './cron.js';
+import { lastFiring } from './cron.js';
 import { LEGACY_ZONE_LABEL, tally, ZONE_LABEL } from './evaluate.js';
+import type { MaintenanceWindow } from './maintenance-window.js';
 import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
-import { type LabelSelector, matchesSelector, parseSelector } from './selector.js';
+import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
+
+export type { MaintenanceWindow } from './maintenance-window.js';
 
 /** What a silence silences: named nodes, or the nodes a label selector matches. */
 export type SilenceTarget = { readonly nodes: readonly string[] } | { readonly selector: string };
@@ -116,14 +119,6 @@ function quoted(text: string): string {
 export function describeTarget(target: SilenceTarget): string {
   if ('selector' in target) return `selector ${JSON.stringify(target.selector)}`;
   return `${target.nodes.length === 1 ? 'node' : 'nodes'} ${target.nodes.join(', ')}`;
-}
-
-/** A recurring maintenance window of a cluster, as the settings give it. */
-export interface MaintenanceWindow {
-  readonly schedule: CronSchedule;
-  readonly durationSeconds: number;
-  readonly selector?: LabelSelector | undefined;
-  readonly comment?: string | undefined;
 }
 
 /** When the window that holds at `now` ends, or undefined when it does not hold. */
