@@ -13,6 +13,7 @@ import { FileSilenceStore } from '../lambda/state/file-silence-store.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 import { type CliResult, runCli } from './support/cli-process.js';
+import { closedPort } from './support/ports.js';
 
 const TOKEN = 'cli-silence-secret-token-0123456789';
 
@@ -176,6 +177,15 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     assertCleanFailure(
       await runCli(['silence', 'list', '--table', 't']),
       /--table needs --cluster NAME/,
+    );
+    assertCleanFailure(
+      await runCli(['silence', 'list', '--table', 't', '--cluster', 'prod'], {
+        AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}`,
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_REGION: 'eu-west-1',
+      }),
+      /cannot use the silences in DynamoDB table t: .*ECONNREFUSED.* \(check --table, --region/,
     );
   });
 });

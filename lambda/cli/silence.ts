@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { formatAge } from '../core/duration.js';
 import { describeTarget, isActive, type Silence, silenceId, utcMinute } from '../core/silences.js';
-import type { SilenceStore } from '../ports.js';
+import { SilenceError, type SilenceStore } from '../ports.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
@@ -98,6 +98,35 @@ export async function silence(argv: readonly string[], io: Io): Promise<number> 
   }
   const { composeSilences } = await import('./compose.js');
   const { cluster, store } = composeSilences(command, io);
+  try {
+    return await run(command, cluster, store, io);
+  } catch (error) {
+    throw storeError(error, command);
+  }
+}
+
+/**
+ * What the store's own failures (a table that does not exist, credentials refused, no region)
+ * become: one line naming the store, as a SilenceError; the silences' own errors pass as they are.
+ */
+function storeError(error: unknown, command: SilenceCommand): unknown {
+  if (!(error instanceof Error) || error instanceof SilenceError) return error;
+  if (command.store.kind !== 'table' || !('$metadata' in error || /Region/i.test(error.message))) {
+    return error;
+  }
+  const first = error.message.split('\n')[0] ?? '';
+  return new SilenceError(
+    `cannot use the silences in DynamoDB table ${command.store.table}: ${error.name}: ${first} (check --table, --region or AWS_REGION, and your AWS credentials)`,
+    { cause: error },
+  );
+}
+
+async function run(
+  command: SilenceCommand,
+  cluster: string,
+  store: SilenceStore,
+  io: Io,
+): Promise<number> {
   switch (command.verb) {
     case 'add':
       return add(command, cluster, store, io);
