@@ -49,6 +49,15 @@ describe('cron (5 fields, UTC)', () => {
     assert.equal(lastFiring(weekly, SUNDAY_2AM + HOUR_MS, 2 * HOUR_MS), SUNDAY_2AM);
     assert.equal(lastFiring(weekly, SUNDAY_2AM + 2 * HOUR_MS, 2 * HOUR_MS), undefined);
     assert.equal(lastFiring(weekly, SUNDAY_2AM - 1, 2 * HOUR_MS), undefined);
+    // Across midnight and a skipped day: Saturday 23:30 seen from Sunday 00:45.
+    const late = parseCron('30 23 * * sat');
+    const saturday = SUNDAY_2AM - 2 * HOUR_MS - 30 * MINUTE;
+    assert.equal(lastFiring(late, SUNDAY_2AM - 75 * MINUTE, 2 * HOUR_MS), saturday);
+    assert.equal(
+      lastFiring(late, saturday + 7 * 24 * HOUR_MS - MINUTE, 7 * 24 * HOUR_MS),
+      saturday,
+    );
+    assert.equal(lastFiring(parseCron('0 2 29 feb *'), SUNDAY_2AM, 7 * 24 * HOUR_MS), undefined);
   });
 
   const bad: [string, RegExp][] = [

@@ -132,6 +132,13 @@ export function cronMatches(schedule: CronSchedule, ms: number): boolean {
   const at = new Date(ms);
   if (!schedule.minutes.has(at.getUTCMinutes())) return false;
   if (!schedule.hours.has(at.getUTCHours())) return false;
+  return runsOnDay(schedule, at);
+}
+
+const MINUTE_MS = 60_000;
+
+/** Whether the schedule runs on the UTC day of `at` (month and the day fields). */
+function runsOnDay(schedule: CronSchedule, at: Date): boolean {
   if (!schedule.months.has(at.getUTCMonth() + 1)) return false;
   const day = schedule.days.has(at.getUTCDate());
   const weekday = schedule.weekdays.has(at.getUTCDay());
@@ -139,21 +146,31 @@ export function cronMatches(schedule: CronSchedule, ms: number): boolean {
   return day && weekday;
 }
 
-const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The last time the schedule fired at or before `now` and less than `withinMs` before it (epoch ms,
- * on a whole minute), or undefined. Walks back minute by minute: at most `withinMs / 60 s` steps
- * (10,080 for a window of 7 days).
+ * on a whole minute), or undefined. Walks back minute by minute, skipping whole days and hours
+ * the schedule does not run in: at most `withinMs / 60 s` steps (10,080 for a window of 7 days).
  */
 export function lastFiring(
   schedule: CronSchedule,
   now: number,
   withinMs: number,
 ): number | undefined {
-  const latest = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-  for (let at = latest; at > now - withinMs; at -= MINUTE_MS) {
-    if (cronMatches(schedule, at)) return at;
+  let at = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  while (at > now - withinMs) {
+    const date = new Date(at);
+    if (!runsOnDay(schedule, date)) {
+      at = Math.floor(at / DAY_MS) * DAY_MS - MINUTE_MS;
+    } else if (!schedule.hours.has(date.getUTCHours())) {
+      at = Math.floor(at / HOUR_MS) * HOUR_MS - MINUTE_MS;
+    } else if (schedule.minutes.has(date.getUTCMinutes())) {
+      return at;
+    } else {
+      at -= MINUTE_MS;
+    }
   }
   return undefined;
 }
