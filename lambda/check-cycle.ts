@@ -34,6 +34,7 @@ import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from './c
 import type { Evaluation } from './core/model.js';
 import type { Notification } from './core/notification.js';
 import type { Policy } from './core/policy.js';
+import { applySilences } from './core/silences.js';
 import { alertsForDegraded, stateResetNotice } from './core/watchdog-alerts.js';
 import {
   ClusterReadError,
@@ -42,6 +43,7 @@ import {
   type EvidenceReader,
   isClusterReadError,
   type Notifier,
+  type SilenceStore,
   StateConflictError,
   type StateReset,
   type StateStore,
@@ -63,6 +65,8 @@ export interface CycleDeps {
   readonly evidence?: readonly EvidenceReader[] | undefined;
   /** How long reading it may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
   readonly evidenceBudgetMs?: number | undefined;
+  /** The users' silences, read once per check (none when absent). */
+  readonly silences?: SilenceStore | undefined;
 }
 
 interface Delivery {
@@ -119,11 +123,24 @@ export async function runCheckCycle(
     return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
   }
 
+  const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
+
   let evaluation: Evaluation | undefined;
   let readError: ClusterReadError | undefined;
   try {
     const snapshot = await deps.reader.read(signal);
-    evaluation = evaluate(snapshot, stored.state.observations, deps.policy, now);
+    // Node labels by name, built only when a silence or window has a selector to match.
+    let labels: Map<string, Readonly<Record<string, string>>> | undefined;
+    evaluation = applySilences(
+      evaluate(snapshot, stored.state.observations, deps.policy, now),
+      silences,
+      deps.policy.maintenance ?? [],
+      (name) => {
+        labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
+        return labels.get(name);
+      },
+      now,
+    );
   } catch (error) {
     if (!isClusterReadError(error)) throw error;
     readError = cutShort(error, cluster, signal);

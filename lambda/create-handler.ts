@@ -38,6 +38,7 @@ import type {
   WatchdogMetrics,
 } from './ports.js';
 import { type ClusterSettings, PATTERNS, type RuntimeConfig } from './settings/index.js';
+import { DynamoDbSilenceStore } from './state/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
 import { type ClusterReport, Watchdog, type WatchdogEvent } from './watchdog.js';
 
@@ -196,6 +197,11 @@ function createWatchdog(
       tableName: config.stateTable,
       clock,
       logger,
+    }),
+    silences: new DynamoDbSilenceStore({
+      client: clients.dynamodb,
+      tableName: config.stateTable,
+      clock,
     }),
     notifier: withEvents(
       withChat(

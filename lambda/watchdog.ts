@@ -20,6 +20,7 @@ import type {
   EvidenceReader,
   EvidenceReaderFactory,
   Notifier,
+  SilenceStore,
   StateStore,
   WatchdogLogger,
   WatchdogMetrics,
@@ -36,6 +37,8 @@ export interface WatchdogDeps {
   /** How long reading evidence may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
   readonly evidenceBudgetMs?: number | undefined;
   readonly store: StateStore;
+  /** The users' silences (beside the state), read once per check. */
+  readonly silences?: SilenceStore | undefined;
   readonly notifier: Notifier;
   readonly logger: WatchdogLogger;
   readonly metrics: WatchdogMetrics;
@@ -211,6 +214,7 @@ export class Watchdog {
         lockMs,
         evidence,
         evidenceBudgetMs: this.deps.evidenceBudgetMs,
+        silences: this.deps.silences,
       },
       signal,
     );

@@ -75,6 +75,7 @@ export const USAGE = [
   'Usage:',
   '  lease-watchdog check [options]     check once; exit 0 healthy, 1 nodes alerting, 2 error',
   '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
+  '  lease-watchdog silence add|list|expire   silence nodes for a while (see silence --help)',
   '',
   'Options:',
   ...cliOptions()

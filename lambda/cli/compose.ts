@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CycleDeps } from '../check-cycle.js';
@@ -16,13 +17,17 @@ import { NodeEventsReader } from '../kube/node-events.js';
 import { renderSubject } from '../notify/render.js';
 import { SnsNotifier } from '../notify/sns-notifier.js';
 import { TerminalNotifier } from '../notify/terminal-notifier.js';
-import { ClusterReadError, type Notifier } from '../ports.js';
+import { ClusterReadError, type Notifier, type SilenceStore } from '../ports.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../settings/index.js';
+import { DynamoDbSilenceStore } from '../state/dynamodb-silence-store.js';
+import { FileSilenceStore } from '../state/file-silence-store.js';
 import { FileStateStore } from '../state/file-store.js';
+import { MemorySilenceStore } from '../state/memory-silence-store.js';
 import { MemoryStateStore } from '../state/memory-store.js';
 import type { CommonOptions, WatchOptions } from './args.js';
 import { type Io, timeOfDay } from './io.js';
 import { sanitize } from './sanitize.js';
+import type { SilenceCommonOptions } from './silence-args.js';
 
 export interface CheckParts extends ClusterPolicies {
   /** The name the cluster is reported under: the kubeconfig context. */
@@ -156,6 +161,34 @@ export function composeWatch(options: WatchOptions, io: Io): WatchParts {
           requestTimeoutMs: options.timeoutSeconds * 1000,
         }),
       ],
+      silences: options.stateFile
+        ? new FileSilenceStore(options.stateFile, io.now)
+        : new MemorySilenceStore(io.now),
     },
   };
+}
+
+/** `silence`: the cluster's name and its silences' store (the state file's, or the table's). */
+export function composeSilences(
+  options: SilenceCommonOptions,
+  io: Io,
+): { readonly cluster: string; readonly store: SilenceStore } {
+  const { store } = options;
+  if (store.kind === 'table') {
+    const client = new DynamoDBClient({ region: store.region ?? io.env.AWS_REGION });
+    // parseSilence refuses --table without --cluster.
+    const cluster = options.cluster as string;
+    return {
+      cluster,
+      store: new DynamoDbSilenceStore({ client, tableName: store.table, clock: io.now }),
+    };
+  }
+  const cluster =
+    options.cluster ??
+    loadKubeConfig({
+      path: options.kubeconfig,
+      context: options.context,
+      env: io.env,
+    }).getCurrentContext();
+  return { cluster, store: new FileSilenceStore(store.stateFile, io.now) };
 }

@@ -5,7 +5,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { evaluate } from '../core/evaluate.js';
-import { isClusterReadError, StateCorruptError } from '../ports.js';
+import { isClusterReadError, SilenceError, StateCorruptError } from '../ports.js';
 import { lockStateFile, StateFileLockedError } from '../state/state-file-lock.js';
 import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
@@ -62,6 +62,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   }
   const { parseCli, UsageError } = await import('./args.js');
   try {
+    if (argv[0] === 'silence') {
+      const { silence } = await import('./silence.js');
+      return await silence(argv.slice(1), io);
+    }
     const command = parseCli(argv);
     switch (command.kind) {
       case 'help':
@@ -92,7 +96,8 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       error instanceof UsageError ||
       isClusterReadError(error) ||
       error instanceof StateCorruptError ||
-      error instanceof StateFileLockedError
+      error instanceof StateFileLockedError ||
+      error instanceof SilenceError
     ) {
       io.stderr(`lease-watchdog: ${sanitize(error.message)}`);
       return EXIT_ERROR;

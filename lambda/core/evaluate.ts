@@ -50,6 +50,7 @@ export function labelsUsedBy(policy: Policy): string[] {
     LEGACY_ZONE_LABEL,
     ...NODE_FACT_LABELS,
     ...(policy.exclude?.requirements.map((r) => r.key) ?? []),
+    ...(policy.maintenance ?? []).flatMap((w) => w.selector?.requirements.map((r) => r.key) ?? []),
   ];
 }
 
@@ -270,6 +271,13 @@ function nodeGroupsOf(nodes: readonly NodeVerdict[]): NodeGroupSummary[] {
     nodeGroup,
     ...counts,
   }));
+}
+
+/** The counts of an evaluation's verdicts (after silences changed some: see silences.ts). */
+export function tally(
+  nodes: readonly NodeVerdict[],
+): Pick<Evaluation, 'summary' | 'zones' | 'nodeGroups'> {
+  return { summary: summarise(nodes), zones: zonesOf(nodes), nodeGroups: nodeGroupsOf(nodes) };
 }
 
 /** Where a renewTime places a lease among copies of it: never or unreadable before any time. */

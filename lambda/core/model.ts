@@ -84,13 +84,15 @@ export function isSilent(verdict: Verdict): boolean {
   return SILENT_VERDICTS.has(verdict);
 }
 
-/** Why a node is suppressed (an expected removal or the user's exclusion). */
+/** Why a node is suppressed (an expected removal, the user's exclusion, silence or maintenance window). */
 export type SuppressionCause =
   | 'cordoned'
   | 'deleting'
   | 'autoscaler-removal'
   | 'karpenter-disruption'
-  | 'excluded';
+  | 'excluded'
+  | 'silenced'
+  | 'maintenance';
 
 /** Where a node runs, as far as its labels tell (see node-facts.ts); each field only when a label gives it. */
 export interface NodeFacts {

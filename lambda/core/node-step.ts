@@ -40,8 +40,9 @@
  *   `stuckRemovalSeconds` after that (exactly at it counts) it is judged by that verdict, with a
  *   reason saying the removal seems stuck, and pages like any other node. A node that stops being
  *   both (renews, is un-cordoned, is deleted) is forgotten; its incident resolves as usual.
- * - Not the user's exclusion (it is for good), and not a suppressed `not-ready` node (its kubelet
- *   is alive and says so: nothing is hidden).
+ * - Not the user's exclusion (it is for good), nor a silence or maintenance window (they have an
+ *   end the user chose: silences.ts), and not a suppressed `not-ready` node (its kubelet is alive
+ *   and says so: nothing is hidden).
  *
  * Storms (the storm itself is decided per check, in incidents.ts)
  * - A storm node whose incident opens while the storm is not notifying opens silently.
@@ -55,7 +56,7 @@ import { formatAge } from './duration.js';
 import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
 import { isAlerting, isSilent, type NodeFacts, type NodeVerdict } from './model.js';
 import type { AlertNode, Resolution } from './notification.js';
-import { removalPhrase } from './suppression.js';
+import { isRemovalCause, removalPhrase } from './suppression.js';
 
 /** What is remembered about one node between checks. */
 export interface NodeMemory {
@@ -226,7 +227,7 @@ function incidentChange(
 function removalSince(node: NodeVerdict, since: number | undefined, now: number) {
   const cause = node.suppressedBy;
   const silent = node.suppressedVerdict !== undefined && isSilent(node.suppressedVerdict);
-  if (node.verdict !== 'suppressed' || !silent || cause === undefined || cause === 'excluded') {
+  if (node.verdict !== 'suppressed' || !silent || cause === undefined || !isRemovalCause(cause)) {
     return undefined;
   }
   return since ?? now;
@@ -238,7 +239,7 @@ function stuckRemoval(node: NodeVerdict, since: number | undefined, check: Check
   const cause = node.suppressedBy;
   const verdict = node.suppressedVerdict;
   if (since === undefined || check.now - since < limitMs) return node;
-  if (cause === undefined || cause === 'excluded' || verdict === undefined) return node;
+  if (cause === undefined || !isRemovalCause(cause) || verdict === undefined) return node;
   const stuckFor = formatAge((check.now - since) / 1000);
   const limit = formatAge(check.policy.stuckRemovalSeconds);
   return {

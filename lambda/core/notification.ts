@@ -32,6 +32,8 @@ export type Resolution =
   | 'autoscaler-removal' // ToBeDeletedByClusterAutoscaler taint
   | 'karpenter-disruption' // karpenter.sh/disrupted (or disruption) taint
   | 'excluded' // now excluded by the user's selector
+  | 'silenced' // a user's silence (`lease-watchdog silence add`) covers it
+  | 'maintenance' // a maintenance window of the cluster holds
   | 'node-deleted'; // the Node is gone (its lease may be orphaned)
 
 /** One node as a notification shows it. */

@@ -1,3 +1,4 @@
+import type { MaintenanceWindow } from './maintenance-window.js';
 import type { LabelSelector } from './selector.js';
 
 /** How the watchdog judges a cluster. Built once at the edge (CLI flags, Lambda config) and frozen. */
@@ -8,6 +9,8 @@ export interface Policy {
   readonly startupGraceSeconds: number;
   /** Nodes matching this selector are excluded: never alert (verdict `suppressed`). */
   readonly exclude?: LabelSelector | undefined;
+  /** Recurring windows in which nodes that would alert are suppressed (`maintenance`). */
+  readonly maintenance?: readonly MaintenanceWindow[] | undefined;
 }
 
 /** What a lease without `leaseDurationSeconds` means: the kubelet's default. */

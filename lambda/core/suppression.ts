@@ -20,7 +20,16 @@ const DESCRIPTIONS: Record<SuppressionCause, string> = {
   'karpenter-disruption': 'node is being disrupted by Karpenter (karpenter.sh/disrupted taint)',
   cordoned: 'node is cordoned (spec.unschedulable)',
   excluded: 'node is excluded by the selector',
+  silenced: 'node is silenced (lease-watchdog silence add)',
+  maintenance: 'node is in a maintenance window',
 };
+
+/** The causes that are expected removals: timed out as stuck after `stuckRemovalSeconds`. */
+export type RemovalCause = Exclude<SuppressionCause, 'excluded' | 'silenced' | 'maintenance'>;
+
+export function isRemovalCause(cause: SuppressionCause): cause is RemovalCause {
+  return cause !== 'excluded' && cause !== 'silenced' && cause !== 'maintenance';
+}
 
 /**
  * Why this node's silence is expected, or undefined when it is not. The user's exclusion first (it
@@ -45,7 +54,7 @@ export function describeSuppression(cause: SuppressionCause, policy: Policy): st
   return DESCRIPTIONS[cause];
 }
 
-const REMOVALS: Record<Exclude<SuppressionCause, 'excluded'>, string> = {
+const REMOVALS: Record<RemovalCause, string> = {
   deleting: 'being deleted',
   'autoscaler-removal': 'tainted for removal by the cluster autoscaler',
   'karpenter-disruption': 'being disrupted by Karpenter',
@@ -53,6 +62,6 @@ const REMOVALS: Record<Exclude<SuppressionCause, 'excluded'>, string> = {
 };
 
 /** How a stuck removal is named in a reason: `cordoned` (and silent for 1h05m). */
-export function removalPhrase(cause: Exclude<SuppressionCause, 'excluded'>): string {
+export function removalPhrase(cause: RemovalCause): string {
   return REMOVALS[cause];
 }

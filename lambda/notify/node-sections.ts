@@ -207,6 +207,8 @@ const RESOLUTION_TEXT: Readonly<Record<Resolution, string>> = {
   'autoscaler-removal': 'being removed by the cluster autoscaler (ToBeDeletedByClusterAutoscaler)',
   'karpenter-disruption': 'being disrupted by Karpenter',
   excluded: "now excluded by the watchdog's node selector",
+  silenced: 'silenced by a user (lease-watchdog silence list)',
+  maintenance: "in a maintenance window of the cluster's config",
   'node-deleted': 'the Node was deleted (a lease left behind is orphaned, not a failure)',
 };
 

@@ -3,6 +3,9 @@
  * page. Declared once; the deployment file, the Lambda's environment and the JSON Schema use it.
  */
 import * as z from 'zod';
+import { CronSyntaxError, parseCron } from '../core/cron.js';
+import { parseDuration } from '../core/duration.js';
+import { commentProblem, MAX_WINDOW_SECONDS } from '../core/silences.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
 import { flag, labelSelector, strictObject, text } from './fields.js';
@@ -191,6 +194,55 @@ const excludeSelector = setting({
   schema: labelSelector('role=batch,!critical'),
 });
 
+/** A window's duration in seconds: from 1 minute to a week. */
+function windowDurationProblem(value: string): string | undefined {
+  const seconds = parseDuration(value);
+  if (seconds === undefined) return `must be a duration like "2h" or "90m" (got ${shown(value)})`;
+  if (seconds < 60 || seconds > MAX_WINDOW_SECONDS) {
+    return `must be from 1m to 7 days (168h) (got ${shown(value)})`;
+  }
+  return undefined;
+}
+
+const maintenanceWindow = strictObject(
+  {
+    schedule: text({
+      hint: 'a 5-field cron expression in UTC, e.g. "0 2 * * sun"',
+      check: (value) => {
+        try {
+          parseCron(value);
+          return undefined;
+        } catch (error) {
+          if (error instanceof CronSyntaxError)
+            return `must be a cron expression: ${error.message}`;
+          throw error;
+        }
+      },
+    }),
+    duration: text({ hint: 'how long each window lasts, e.g. "2h"', check: windowDurationProblem }),
+    selector: labelSelector('eks.amazonaws.com/nodegroup=batch').optional(),
+    comment: text({
+      hint: 'why, shown in the reason of each node it suppresses',
+      check: (value) => {
+        const problem = commentProblem(value);
+        return problem === undefined ? undefined : `${problem} (got ${shown(value)})`;
+      },
+    }).optional(),
+  },
+  'a maintenance window: {"schedule": "0 2 * * sun", "duration": "2h", "selector"?, "comment"?}',
+);
+
+const maintenanceWindows = setting({
+  key: 'clusters[].maintenanceWindows',
+  places: ['file', 'lambda'],
+  shownDefault: 'none',
+  meaning:
+    'recurring windows in which nodes that would page are `suppressed` (cause `maintenance`): `[{"schedule": "0 2 * * sun", "duration": "2h", "selector"?: "…", "comment"?: "…"}]`. `schedule` is 5-field cron (minute hour day-of-month month day-of-week) in UTC; a window opens at each time it names and lasts `duration` (1m to 7 days); without `selector` it covers every node of the cluster. Keys named by a `selector` are kept of every Node',
+  schema: z.array(maintenanceWindow, {
+    error: (issue) => `must be a list of maintenance windows (got ${shown(issue.input)})`,
+  }),
+});
+
 const accessEntry = setting({
   key: 'clusters[].accessEntry',
   places: ['file'],
@@ -236,6 +288,7 @@ export const clusterSchema = strictObject(
     namespace: namespace.default(DEFAULTS.namespace),
     excludeSelector: excludeSelector.optional(),
     runbookUrl: runbookUrl.optional(),
+    maintenanceWindows: maintenanceWindows.optional(),
   },
   CLUSTER_WHAT,
 );

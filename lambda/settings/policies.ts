@@ -2,10 +2,14 @@
  * The one place where settings become the core's policies: how a cluster's leases are judged
  * (`Policy`) and how its alerts are raised (`AlertPolicy`). Selectors are parsed here, once.
  */
+
+import { parseCron } from '../core/cron.js';
+import { parseDuration } from '../core/duration.js';
 import { DEFAULT_FLAP_POLICY } from '../core/flapping.js';
 import type { AlertPolicy } from '../core/incidents.js';
 import type { Policy } from '../core/policy.js';
 import { parseSelector } from '../core/selector.js';
+import type { MaintenanceWindow } from '../core/silences.js';
 import { DEFAULTS } from './defaults.js';
 
 /** What the policies are made of: the watchdog's settings and one cluster's. */
@@ -25,9 +29,33 @@ export interface ClusterPolicies {
   readonly alertPolicy: AlertPolicy;
 }
 
+/** A cluster's maintenance windows, as the settings hold them (checked by clusters.ts). */
+export interface MaintenanceWindowSettings {
+  readonly schedule: string;
+  readonly duration: string;
+  readonly selector?: string | undefined;
+  readonly comment?: string | undefined;
+}
+
+function windowsOf(windows: readonly MaintenanceWindowSettings[]): readonly MaintenanceWindow[] {
+  return Object.freeze(
+    windows.map((w) =>
+      Object.freeze({
+        schedule: parseCron(w.schedule),
+        durationSeconds: parseDuration(w.duration) ?? 0,
+        selector: w.selector === undefined ? undefined : parseSelector(w.selector),
+        comment: w.comment,
+      }),
+    ),
+  );
+}
+
 export function policiesOf(
   settings: PolicySettings,
-  cluster: { readonly excludeSelector?: string | undefined },
+  cluster: {
+    readonly excludeSelector?: string | undefined;
+    readonly maintenanceWindows?: readonly MaintenanceWindowSettings[] | undefined;
+  },
 ): ClusterPolicies {
   return Object.freeze({
     policy: Object.freeze({
@@ -35,6 +63,9 @@ export function policiesOf(
       startupGraceSeconds: settings.startupGraceSeconds,
       exclude:
         cluster.excludeSelector === undefined ? undefined : parseSelector(cluster.excludeSelector),
+      ...(cluster.maintenanceWindows === undefined
+        ? {}
+        : { maintenance: windowsOf(cluster.maintenanceWindows) }),
     }),
     alertPolicy: Object.freeze({
       reminderIntervalSeconds: settings.reminderIntervalSeconds,

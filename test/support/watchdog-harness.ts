@@ -134,6 +134,8 @@ export interface SimClusterSpec {
   readonly seed?: number;
   /** Put a hostile HTTPS front (test/support/hostile-front.ts) between the watchdog and the sim. */
   readonly front?: boolean;
+  /** More settings of this cluster (e.g. `maintenanceWindows`). */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 export interface HarnessOptions {
@@ -284,6 +286,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
           caData: Buffer.from(front?.caPem ?? server.caPem).toString('base64'),
           tokenSecretId,
         },
+        ...spec.settings,
       });
     }
     for (const [name, scripted] of Object.entries(options.scriptedClusters ?? {})) {

@@ -1,0 +1,226 @@
+/**
+ * Silences (a user's `lease-watchdog silence add`: these nodes, or the nodes a selector matches,
+ * until a given end) and maintenance windows (the deployment config's recurring
+ * `{ schedule, duration, selector?, comment? }`): a node that would alert while one of them holds
+ * is `suppressed` instead, by `silenced` or `maintenance`, with a reason naming the silence (its
+ * id, end and comment) or the window (its schedule, end and comment).
+ *
+ * Unlike an expected removal (cordoned, deleting, autoscaler, Karpenter), a silence or a window is
+ * not timed out as a stuck removal: it has an end the user chose. When it ends and the node is
+ * still down, the next check judges the node as usual and FIRING follows (the silence of the node
+ * is confirmed on the watchdog's clock, as always).
+ *
+ * Pure: silences, windows, the check's verdicts and `now` in; the adjusted verdicts out.
+ */
+import { lastFiring } from './cron.js';
+import { LEGACY_ZONE_LABEL, tally, ZONE_LABEL } from './evaluate.js';
+import type { MaintenanceWindow } from './maintenance-window.js';
+import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
+import { NODE_FACT_LABELS } from './node-facts.js';
+import { matchesSelector, parseSelector } from './selector.js';
+import { isRemovalCause } from './suppression.js';
+
+export type { MaintenanceWindow } from './maintenance-window.js';
+
+/** What a silence silences: named nodes, or the nodes a label selector matches. */
+export type SilenceTarget = { readonly nodes: readonly string[] } | { readonly selector: string };
+
+export interface Silence {
+  /** Short and unique within its cluster: `s-3f9a2c`. */
+  readonly id: string;
+  readonly target: SilenceTarget;
+  /** Why (the user's words; printable, at most MAX_COMMENT_LENGTH characters). */
+  readonly comment: string;
+  /** Who added it, as far as the CLI knows (the OS user and host). */
+  readonly author: string;
+  /** Epoch ms (the adding CLI's clock). */
+  readonly createdAt: number;
+  /** Epoch ms: it holds while the watchdog's clock is before this. */
+  readonly endsAt: number;
+  /** Who ended it early (`silence expire`), when someone did. */
+  readonly expiredBy?: string | undefined;
+}
+
+/**
+ * How long an ended silence is kept, for audit (`silence list` shows it marked as ended): a week
+ * covers the weekly review and a weekend's incidents, and keeps the list short; after it the
+ * DynamoDB TTL (or the file store's pruning) drops it.
+ */
+export const SILENCE_AUDIT_SECONDS = 7 * 24 * 3600;
+/** The longest silence: a month. Longer is an exclusion (`excludeSelector`), not a silence. */
+export const MAX_SILENCE_SECONDS = 30 * 24 * 3600;
+/** The longest maintenance window: a week (a window at most as long as its weekly schedule). */
+export const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
+export const MAX_COMMENT_LENGTH = 200;
+/**
+ * The label keys a silence's selector may name: the ones every check keeps of every Node (the
+ * zone, the node group or pool, the instance and capacity type). A check keeps only the labels it
+ * uses, and a silence is added long after the reader was built: a key outside these would match
+ * nothing, so the CLI refuses it.
+ */
+export const SILENCE_SELECTOR_KEYS: readonly string[] = [
+  ZONE_LABEL,
+  LEGACY_ZONE_LABEL,
+  ...NODE_FACT_LABELS,
+];
+
+const SILENCE_ID = /^s-[0-9a-f]{6}$/;
+
+export function isSilenceId(text: string): boolean {
+  return SILENCE_ID.test(text);
+}
+
+/** A new silence id from six random hex digits (the caller's randomness). */
+export function silenceId(randomHex: string): string {
+  return `s-${randomHex.slice(0, 6).toLowerCase()}`;
+}
+
+/** Holds at `now` (on the watchdog's clock). */
+export function isActive(silence: Silence, now: number): boolean {
+  return now < silence.endsAt;
+}
+
+/** Ended longer ago than the audit period: dropped from the store. */
+export function isDropped(silence: Silence, now: number): boolean {
+  return now >= silence.endsAt + SILENCE_AUDIT_SECONDS * 1000;
+}
+
+/** The silences still kept at `now` (active, or ended within the audit period). */
+export function keptSilences(silences: readonly Silence[], now: number): Silence[] {
+  return silences.filter((s) => !isDropped(s, now));
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** Why a comment cannot be kept, or undefined when it can. */
+export function commentProblem(comment: string): string | undefined {
+  if (comment.trim() === '') return 'must say why (it is empty)';
+  if (comment.length > MAX_COMMENT_LENGTH) {
+    return `must be at most ${MAX_COMMENT_LENGTH} characters (got ${comment.length})`;
+  }
+  if (UNPRINTABLE.test(comment)) return 'must be printable text on one line';
+  return undefined;
+}
+
+/** `2026-11-30 22:00 UTC` */
+export function utcMinute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Untrusted text in a reason: control characters escaped, clipped at MAX_COMMENT_LENGTH. */
+function quoted(text: string): string {
+  return JSON.stringify(
+    text.length > MAX_COMMENT_LENGTH ? `${text.slice(0, MAX_COMMENT_LENGTH - 3)}...` : text,
+  );
+}
+
+/** `node a, b` or `selector "pool=gpu"`. */
+export function describeTarget(target: SilenceTarget): string {
+  if ('selector' in target) return `selector ${JSON.stringify(target.selector)}`;
+  return `${target.nodes.length === 1 ? 'node' : 'nodes'} ${target.nodes.join(', ')}`;
+}
+
+/** When the window that holds at `now` ends, or undefined when it does not hold. */
+export function windowEnd(window: MaintenanceWindow, now: number): number | undefined {
+  const durationMs = window.durationSeconds * 1000;
+  const started = lastFiring(window.schedule, now, durationMs);
+  return started === undefined ? undefined : started + durationMs;
+}
+
+/** What a node's labels are, when the check read its Node (undefined: not read). */
+export type LabelsOf = (name: string) => Readonly<Record<string, string>> | undefined;
+
+function silenceHolds(silence: Silence, name: string, labelsOf: LabelsOf): boolean {
+  const { target } = silence;
+  if ('nodes' in target) return target.nodes.includes(name);
+  const labels = labelsOf(name);
+  if (labels === undefined) return false;
+  try {
+    return matchesSelector(parseSelector(target.selector), labels);
+  } catch {
+    return false; // a selector the CLI would have refused: it silences nothing
+  }
+}
+
+function windowHolds(window: MaintenanceWindow, name: string, labelsOf: LabelsOf): boolean {
+  if (window.selector === undefined) return true;
+  const labels = labelsOf(name);
+  return labels !== undefined && matchesSelector(window.selector, labels);
+}
+
+/** The node as a silence or window suppresses it; the node itself when neither applies. */
+function silenced(
+  node: NodeVerdict,
+  silences: readonly Silence[],
+  windows: readonly { window: MaintenanceWindow; end: number }[],
+  labelsOf: LabelsOf,
+): NodeVerdict {
+  const hidden = isAlerting(node.verdict)
+    ? node.verdict
+    : node.verdict === 'suppressed' &&
+        node.suppressedBy !== undefined &&
+        isRemovalCause(node.suppressedBy)
+      ? node.suppressedVerdict
+      : undefined;
+  if (hidden === undefined) return node;
+  // The user's own reason first: a silence names the one who wrote it; the last to end wins.
+  const silence = silences
+    .filter((s) => silenceHolds(s, node.name, labelsOf))
+    .sort((a, b) => b.endsAt - a.endsAt)[0];
+  if (silence !== undefined) {
+    return {
+      ...node,
+      verdict: 'suppressed',
+      suppressedBy: 'silenced',
+      suppressedVerdict: hidden,
+      reason: `silenced by ${silence.id} until ${utcMinute(silence.endsAt)}: ${quoted(silence.comment)}; ${node.reason}`,
+    };
+  }
+  const open = windows
+    .filter((w) => windowHolds(w.window, node.name, labelsOf))
+    .sort((a, b) => b.end - a.end)[0];
+  if (open === undefined) return node;
+  const { window, end } = open;
+  const why = window.comment === undefined ? '' : `: ${quoted(window.comment)}`;
+  return {
+    ...node,
+    verdict: 'suppressed',
+    suppressedBy: 'maintenance',
+    suppressedVerdict: hidden,
+    reason: `in maintenance window "${window.schedule.source}" until ${utcMinute(end)}${why}; ${node.reason}`,
+  };
+}
+
+/**
+ * The evaluation with every node that would alert (or is held as an expected removal) while an
+ * active silence or window covers it suppressed by it. A silenced node is not silent for storms:
+ * a zone taken down for maintenance is not a zone outage.
+ */
+export function applySilences(
+  evaluation: Evaluation,
+  silences: readonly Silence[],
+  windows: readonly MaintenanceWindow[],
+  labelsOf: LabelsOf,
+  now: number,
+): Evaluation {
+  const active = silences.filter((s) => isActive(s, now));
+  const open = windows.flatMap((window) => {
+    const end = windowEnd(window, now);
+    return end === undefined ? [] : [{ window, end }];
+  });
+  if (active.length === 0 && open.length === 0) return evaluation;
+  let changed = false;
+  const nodes = evaluation.nodes.map((node) => {
+    const next = silenced(node, active, open, labelsOf);
+    if (next !== node) changed = true;
+    return next;
+  });
+  return changed ? { ...evaluation, nodes, ...tally(nodes) } : evaluation;
+}
+
+/** The silence ended at `at` by `by`; undefined when it had already ended. */
+export function endSilence(silence: Silence, at: number, by: string): Silence | undefined {
+  if (!isActive(silence, at)) return undefined;
+  return { ...silence, endsAt: at, expiredBy: by };
+}

@@ -1,0 +1,225 @@
+/**
+ * `lease-watchdog silence add|list|expire --state-file` as a process, and `watch --state-file`
+ * honouring it: the simulated cluster over HTTPS, the compiled bin. Plus the file store's audit
+ * period on an injected clock.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
+import { FileSilenceStore } from '../lambda/state/file-silence-store.js';
+import { SimCluster } from '../sim/cluster.js';
+import { type SimServer, startSimServer } from '../sim/server.js';
+import { type CliResult, runCli } from './support/cli-process.js';
+import { closedPort } from './support/ports.js';
+
+const TOKEN = 'cli-silence-secret-token-0123456789';
+
+function assertCleanFailure(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 2, `exit status (stderr: ${result.stderr})`);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+  assert.match(lines[0] ?? '', /^lease-watchdog: /);
+  assert.match(lines[0] ?? '', pattern);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  assert.equal(result.stdout, '');
+}
+
+describe('silence --state-file, honoured by watch --state-file', () => {
+  let dir: string;
+  let cluster: SimCluster;
+  let server: SimServer;
+  let kubeconfig: string;
+  let stateFile: string;
+  let dead: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-'));
+    cluster = new SimCluster({ seed: 5 });
+    const names = cluster.addNodes(4, { zones: ['eu-west-1a', 'eu-west-1b'] });
+    server = await startSimServer({ cluster, token: TOKEN });
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    stateFile = join(dir, 'state.json');
+    dead = names[1] as string;
+    cluster.stopKubelet(dead);
+    cluster.setLeaseField(dead, {
+      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+    });
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const store = () => ['--state-file', stateFile, '--kubeconfig', kubeconfig];
+  const watch = () =>
+    runCli([
+      'watch',
+      '--checks',
+      '2',
+      '--interval',
+      '0.5',
+      '--state-file',
+      stateFile,
+      '--kubeconfig',
+      kubeconfig,
+    ]);
+
+  it('a silenced dead node is shown suppressed, with no FIRING; once expired, FIRING', async () => {
+    const added = await runCli([
+      'silence',
+      'add',
+      '--node',
+      dead,
+      '--for',
+      '2h',
+      '--comment',
+      'kernel upgrade',
+      ...store(),
+    ]);
+    assert.equal(added.code, 0, added.stderr);
+    const id = /silence (s-[0-9a-f]{6}) added/.exec(added.stdout)?.[1];
+    assert.ok(id, added.stdout);
+    assert.match(
+      added.stdout,
+      new RegExp(
+        `for node ${dead.replace(/\./g, '\\.')} of cluster lease-watchdog-sim until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(120m\\): kernel upgrade`,
+      ),
+    );
+
+    const silenced = await watch();
+    assert.equal(silenced.code, 0, `nothing alerting: ${silenced.stdout}${silenced.stderr}`);
+    assert.doesNotMatch(silenced.stdout, /FIRING/);
+    assert.match(silenced.stdout, new RegExp(`silenced by ${id} until .* UTC: "kernel upgrade"`));
+
+    const listed = await runCli(['silence', 'list', ...store()]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const [header, row] = listed.stdout.trimEnd().split('\n');
+    assert.match(header ?? '', /^ID\s+TARGET\s+ENDS\s+AUTHOR\s+COMMENT$/);
+    assert.match(
+      row ?? '',
+      new RegExp(
+        `^${id}\\s+node ${dead.replace(/\./g, '\\.')}\\s+\\S+ \\S+ UTC \\(in \\S+\\)\\s+\\S+@\\S+\\s+kernel upgrade$`,
+      ),
+    );
+
+    const expired = await runCli(['silence', 'expire', id, ...store()]);
+    assert.equal(expired.code, 0, expired.stderr);
+    assert.match(
+      expired.stdout,
+      new RegExp(`silence ${id} of cluster lease-watchdog-sim ended at`),
+    );
+
+    const json = await runCli(['silence', 'list', '-o', 'json', ...store()]);
+    const listedJson = JSON.parse(json.stdout) as {
+      cluster: string;
+      silences: { id: string; active: boolean; expiredBy?: string }[];
+    };
+    assert.equal(listedJson.cluster, 'lease-watchdog-sim');
+    assert.equal(listedJson.silences[0]?.id, id);
+    assert.equal(listedJson.silences[0]?.active, false, 'kept, marked ended, for audit');
+    assert.match(listedJson.silences[0]?.expiredBy ?? '', /@/);
+    const table = await runCli(['silence', 'list', ...store()]);
+    assert.match(table.stdout, new RegExp(`${id}\\s+.*\\s+ended \\d{4}-`));
+
+    const firing = await watch();
+    assert.equal(firing.code, 1, firing.stderr);
+    assert.match(firing.stdout, /FIRING: 1 node/);
+  });
+
+  it('hostile comments are refused; one line for every mistake', async () => {
+    const cases: [string[], RegExp][] = [
+      [['add', '--for', '2h', '--comment', 'x'], /add needs what to silence: --node NAME/],
+      [
+        [
+          'add',
+          '--node',
+          'a',
+          '--selector',
+          'topology.kubernetes.io/zone=a',
+          '--for',
+          '2h',
+          '--comment',
+          'x',
+        ],
+        /takes --node or --selector, not both/,
+      ],
+      [
+        ['add', '--node', 'a', '--for', 'soon', '--comment', 'x'],
+        /--for must be a duration from 1s to 720h.*\(got "soon"\)/,
+      ],
+      [
+        ['add', '--node', 'a', '--for', '2h', '--comment', '  '],
+        /--comment must say why \(it is empty\)/,
+      ],
+      [
+        ['add', '--node', 'a', '--for', '2h', '--comment', 'x\u001b[2J'],
+        /--comment must be printable text on one line/,
+      ],
+      [['add', '--node', 'a', '--for', '2h'], /add needs --comment TEXT/],
+      [
+        ['add', '--selector', 'role=db', '--for', '2h', '--comment', 'x'],
+        /--selector may name only the labels every check keeps/,
+      ],
+      [['expire', 's-000000'], /no silence s-000000 for cluster lease-watchdog-sim/],
+      [['expire', 'nope'], /"nope" is not a silence id/],
+    ];
+    for (const [args, pattern] of cases) {
+      assertCleanFailure(await runCli(['silence', ...args, ...store()]), pattern);
+    }
+    assertCleanFailure(
+      await runCli(['silence', 'list']),
+      /needs where the silences are: --state-file PATH .* or --table NAME --cluster NAME/,
+    );
+    assertCleanFailure(
+      await runCli(['silence', 'list', '--table', 't']),
+      /--table needs --cluster NAME/,
+    );
+    assertCleanFailure(
+      await runCli(['silence', 'list', '--table', 't', '--cluster', 'prod'], {
+        AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}`,
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_REGION: 'eu-west-1',
+      }),
+      /cannot use the silences in DynamoDB table t: .*ECONNREFUSED.* \(check --table, --region/,
+    );
+  });
+});
+
+describe('the silences file keeps ended silences for the audit period, then drops them', () => {
+  it('prunes on the next write after 7 days', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-audit-'));
+    try {
+      let now = Date.UTC(2026, 10, 30, 12, 0);
+      const files = new FileSilenceStore(join(dir, 'state.json'), () => now);
+      const silence = (id: string, endsAt: number): Silence => ({
+        id,
+        target: { nodes: ['a'] },
+        comment: 'patching',
+        author: 'ops@host',
+        createdAt: now,
+        endsAt,
+      });
+      await files.add('prod', silence('s-aaaaaa', now + 60_000));
+      await files.expire('prod', 's-aaaaaa', now + 1_000, 'oncall@host');
+      now += SILENCE_AUDIT_SECONDS * 1000;
+      assert.deepEqual(
+        (await files.list('prod')).map((s) => s.id),
+        ['s-aaaaaa'],
+        'still kept just before the audit period ends',
+      );
+      now += 1_000;
+      assert.deepEqual(await files.list('prod'), [], 'dropped from the list');
+      await files.add('prod', silence('s-bbbbbb', now + 60_000));
+      const text = await readFile(files.path, 'utf8');
+      assert.ok(!text.includes('s-aaaaaa'), 'and from the file at the next write');
+      assert.ok(text.includes('s-bbbbbb'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

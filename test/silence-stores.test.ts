@@ -1,0 +1,127 @@
+/**
+ * The three silence stores behave alike (add, list by end, expire, unknown and taken ids, the
+ * audit period), run against the same cases: memory, the silences file, and DynamoDB through the
+ * real client against dynalite (where the TTL attribute and the state items' independence are
+ * checked too).
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
+import { emptyClusterState, SilenceError, type SilenceStore } from '../lambda/ports.js';
+import { DynamoDbSilenceStore } from '../lambda/state/dynamodb-silence-store.js';
+import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
+import { FileSilenceStore } from '../lambda/state/file-silence-store.js';
+import { MemorySilenceStore } from '../lambda/state/memory-silence-store.js';
+import { type LocalDynamoDb, startLocalDynamoDb } from './support/dynalite.js';
+
+const T = Date.UTC(2026, 10, 30, 12, 0);
+const HOUR = 3600_000;
+
+function silence(id: string, endsAt: number): Silence {
+  return {
+    id,
+    target: { nodes: ['ip-10-0-1-13.eu-west-1.compute.internal'] },
+    comment: 'kernel upgrade',
+    author: 'ops@laptop',
+    createdAt: T,
+    endsAt,
+  };
+}
+
+let local: LocalDynamoDb;
+let dir: string;
+let tables = 0;
+before(async () => {
+  local = await startLocalDynamoDb();
+  dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-stores-'));
+});
+after(async () => {
+  await local.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const kinds: [string, (clock: () => number) => Promise<SilenceStore>][] = [
+  ['memory', async (clock) => new MemorySilenceStore(clock)],
+  ['file', async (clock) => new FileSilenceStore(join(dir, `state-${++tables}.json`), clock)],
+  [
+    'dynamodb',
+    async (clock) => {
+      const tableName = `silences-${++tables}`;
+      await local.createStateTable(tableName);
+      return new DynamoDbSilenceStore({ client: local.client, tableName, clock });
+    },
+  ],
+];
+
+for (const [kind, make] of kinds) {
+  describe(`${kind} silence store`, () => {
+    it('adds, lists by end, expires; refuses a taken id, an unknown id, an ended silence', async () => {
+      let now = T;
+      const store = await make(() => now);
+      await store.add('prod', silence('s-bbbbbb', T + 2 * HOUR));
+      await store.add('prod', silence('s-aaaaaa', T + HOUR));
+      await store.add('staging', silence('s-cccccc', T + HOUR));
+      assert.deepEqual(
+        (await store.list('prod')).map((s) => s.id),
+        ['s-aaaaaa', 's-bbbbbb'],
+      );
+      await assert.rejects(
+        store.add('prod', silence('s-aaaaaa', T + HOUR)),
+        (e: Error) => e instanceof SilenceError && /silence id s-aaaaaa is taken/.test(e.message),
+      );
+      const ended = await store.expire('prod', 's-bbbbbb', T + 60_000, 'oncall@host');
+      assert.equal(ended.endsAt, T + 60_000);
+      assert.equal(ended.expiredBy, 'oncall@host');
+      assert.deepEqual(
+        (await store.list('prod')).map((s) => [s.id, s.endsAt]),
+        [
+          ['s-bbbbbb', T + 60_000],
+          ['s-aaaaaa', T + HOUR],
+        ],
+      );
+      await assert.rejects(
+        store.expire('prod', 's-bbbbbb', T + 120_000, 'x'),
+        /silence s-bbbbbb has already ended/,
+      );
+      await assert.rejects(
+        store.expire('prod', 's-dddddd', T, 'x'),
+        /no silence s-dddddd for cluster prod/,
+      );
+      // The audit period: kept for 7 days after its end, then gone.
+      now = T + 60_000 + SILENCE_AUDIT_SECONDS * 1000;
+      assert.deepEqual(
+        (await store.list('prod')).map((s) => s.id),
+        ['s-aaaaaa'],
+      );
+      assert.deepEqual(
+        (await store.list('staging')).map((s) => s.id),
+        ['s-cccccc'],
+        'other clusters are apart',
+      );
+    });
+  });
+}
+
+describe('dynamodb silence items', () => {
+  it('carry the TTL of their end plus the audit period, and leave the state items alone', async () => {
+    const tableName = 'silences-ttl';
+    await local.createStateTable(tableName);
+    const state = new DynamoDbStateStore({ client: local.client, tableName, clock: () => T });
+    const version = await state.save('prod', emptyClusterState(), 0);
+    const store = new DynamoDbSilenceStore({ client: local.client, tableName, clock: () => T });
+    await store.add('prod', silence('s-eeeeee', T + HOUR));
+    const { Item } = await local.client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: 'cluster#prod' }, sk: { S: 'silence#s-eeeeee' } },
+      }),
+    );
+    assert.equal(Item?.expiresAt?.N, String((T + HOUR) / 1000 + SILENCE_AUDIT_SECONDS));
+    assert.equal((await state.load('prod')).version, version, 'the state is where it was');
+    assert.equal(await state.save('prod', emptyClusterState(), version), version + 1);
+  });
+});
