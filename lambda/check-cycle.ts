@@ -117,7 +117,16 @@ export async function runCheckCycle(
   let readError: ClusterReadError | undefined;
   try {
     const snapshot = await deps.reader.read(signal);
-    evaluation = evaluate(snapshot, stored.state.observations, deps.policy, now);
+    // Judged at the end of the read: every renewal in the answer happened before it, on our clock
+    // (the learned clock offsets rest on that: core/renewal-clock.ts).
+    const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
+    evaluation = evaluate(
+      snapshot,
+      stored.state.observations,
+      deps.policy,
+      deps.clock(),
+      afterReadFailure,
+    );
   } catch (error) {
     if (!isClusterReadError(error)) throw error;
     readError = cutShort(error, cluster, signal);

@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { createHandler } from './create-handler.js';
 import { loadRuntimeConfig } from './settings/index.js';
@@ -25,5 +26,6 @@ export const handler = createHandler(loadRuntimeConfig(process.env), {
     },
     credentials: fromNodeProviderChain(),
     region,
+    sqs: new SQSClient({ region }),
   },
 });

@@ -43,7 +43,7 @@ const layer = (file: string): string => {
   if (['check-cycle.ts', 'watchdog.ts', 'confirmed-subscriptions.ts'].includes(path)) {
     return 'use-case';
   }
-  if (/^(kube|state|notify)\//.test(path) || path === 'metrics.ts') return 'adapter';
+  if (/^(kube|state|notify|recheck)\//.test(path) || path === 'metrics.ts') return 'adapter';
   return 'composition';
 };
 
