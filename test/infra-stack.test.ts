@@ -302,12 +302,12 @@ describe('IAM: every statement, actions and resources', () => {
           'sqs:DeleteMessage',
           'sqs:GetQueueAttributes',
         ],
-        Resource: '${WatchdogRecheckQueue2F3EC50C.Arn}',
+        Resource: `\${WatchdogRecheckQueue2F3EC50C.Arn}`,
       },
       {
         Effect: 'Allow',
         Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-        Resource: '${WatchdogRecheckQueue2F3EC50C.Arn}',
+        Resource: `\${WatchdogRecheckQueue2F3EC50C.Arn}`,
       },
     ]);
   });
