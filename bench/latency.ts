@@ -95,7 +95,7 @@ async function stalls(count: number, offset: (minute: number) => number): Promis
   });
   const rand = random(13);
   const result: Row = {
-    row: '45-s API stalls, nothing dies',
+    row: `${count} API stalls of 45 s, nothing dies`,
     deaths: 0,
     latencies: [],
     mistakes: 0,
