@@ -35,10 +35,11 @@ import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { grantPutEvents } from './event-bus.js';
+import { createRecheckQueue, type RecheckQueue } from './rechecks.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
-import { createWatchdogFunction } from './watchdog-function.js';
+import { createWatchdogFunction, functionTimeoutSeconds } from './watchdog-function.js';
 
 export {
   CHECK_SUCCEEDED_METRIC,
@@ -102,6 +103,8 @@ export class LeaseWatchdog extends Construct {
   readonly alarmTopics: readonly sns.ITopic[];
   /** "The notification topic has no confirmed subscription", on the alarm path; none without one. */
   readonly noSubscriberAlarm?: cloudwatch.Alarm;
+  /** The watchdog's own looks (re-checks of suspects, routine looks) and their dead-letter queue. */
+  readonly recheckQueue: RecheckQueue;
   /** The topic of chat notifications (`chatNotifications`); undefined without it. */
   readonly chatTopic?: sns.ITopic;
   /** Every cluster's checks, nodes, notifications and dead-man's switch, and the alarms (dashboard.ts). */
@@ -157,6 +160,8 @@ export class LeaseWatchdog extends Construct {
         grantClusterAccess(this, this.role, cluster, index);
       });
     }
+
+    this.recheckQueue = createRecheckQueue(this, this.function, functionTimeoutSeconds(config));
 
     const schedules = createSchedules(this, this.function, config, scopes.scopeOf);
     this.deadLetterQueue = schedules.deadLetterQueue;

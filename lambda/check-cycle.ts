@@ -129,17 +129,21 @@ export async function runCheckCycle(
   let readError: ClusterReadError | undefined;
   try {
     const snapshot = await deps.reader.read(signal);
+    // Judged at the end of the read: every renewal in the answer happened before it, on our clock
+    // (the learned clock offsets rest on that: core/renewal-clock.ts).
+    const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
+    const readAt = deps.clock();
     // Node labels by name, built only when a silence or window has a selector to match.
     let labels: Map<string, Readonly<Record<string, string>>> | undefined;
     evaluation = applySilences(
-      evaluate(snapshot, stored.state.observations, deps.policy, now),
+      evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
       silences,
       deps.policy.maintenance ?? [],
       (name) => {
         labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
         return labels.get(name);
       },
-      now,
+      readAt,
     );
   } catch (error) {
     if (!isClusterReadError(error)) throw error;

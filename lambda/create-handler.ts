@@ -13,6 +13,7 @@ import type { EKSClient } from '@aws-sdk/client-eks';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
@@ -34,9 +35,11 @@ import type {
   ClusterCredentials,
   EvidenceReader,
   Notifier,
+  Rechecks,
   WatchdogLogger,
   WatchdogMetrics,
 } from './ports.js';
+import { SqsRechecks } from './recheck/sqs-rechecks.js';
 import { type ClusterSettings, PATTERNS, type RuntimeConfig } from './settings/index.js';
 import { DynamoDbSilenceStore } from './state/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from './state/dynamodb-store.js';
@@ -62,6 +65,8 @@ export interface AwsClients {
   readonly eventBridge?: ((region: string) => EventBridgeClient) | undefined;
   /** The EC2 endpoint of a region (default `https://ec2.<region>.amazonaws.com`). */
   readonly ec2Endpoint?: ((region: string) => string) | undefined;
+  /** Sends the watchdog's own looks (with RECHECK_QUEUE_URL). */
+  readonly sqs?: SQSClient | undefined;
 }
 
 export interface HandlerParts {
@@ -79,14 +84,26 @@ export interface HandlerParts {
   readonly credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
   /** How long reading a FIRING's evidence may hold it back (default EVIDENCE_BUDGET_MS). */
   readonly evidenceBudgetMs?: number;
+  /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
+  readonly rechecks?: Rechecks;
 }
 
-export type WatchdogHandler = middy.MiddyfiedHandler<
-  WatchdogEvent | null,
-  { clusters: ClusterReport[] },
-  Error,
-  Context
->;
+/** One message of an SQS batch, as the event source mapping hands it over (what is used). */
+export interface QueuedLook {
+  readonly messageId: string;
+  readonly body: string;
+}
+
+/** A scheduled run (the schedule's input), or a batch of the watchdog's own looks from SQS. */
+export type HandlerEvent = WatchdogEvent | { readonly Records: readonly QueuedLook[] } | null;
+
+export interface HandlerResult {
+  readonly clusters: ClusterReport[];
+  /** For an SQS batch: the messages to deliver again (`ReportBatchItemFailures`). */
+  readonly batchItemFailures?: { itemIdentifier: string }[];
+}
+
+export type WatchdogHandler = middy.MiddyfiedHandler<HandlerEvent, HandlerResult, Error, Context>;
 
 /**
  * The last resort: middy rejects the invocation this long before Lambda's own deadline, should the
@@ -229,7 +246,34 @@ function createWatchdog(
     metrics,
     clock,
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
+    rechecks: parts.rechecks ?? sqsRechecks(config, clients, clock),
   });
+}
+
+function sqsRechecks(config: RuntimeConfig, clients: AwsClients, clock: () => number) {
+  const { recheckQueueUrl: queueUrl } = config;
+  if (queueUrl === undefined || clients.sqs === undefined) return undefined;
+  return new SqsRechecks({ client: clients.sqs, queueUrl, clock });
+}
+
+/** The look a queued message asks for; throws with one line when the body is not one. */
+export function lookOf(body: string): WatchdogEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new Error('the message body is not JSON');
+  }
+  const look = value as { cluster?: unknown; recheck?: unknown };
+  const names = look?.recheck;
+  if (
+    typeof look?.cluster !== 'string' ||
+    !Array.isArray(names) ||
+    !names.every((n) => typeof n === 'string')
+  ) {
+    throw new Error('the message body is not { "cluster": "<name>", "recheck": ["<lease>", ...] }');
+  }
+  return { cluster: look.cluster, recheck: names as string[] };
 }
 
 /** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
@@ -251,7 +295,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     logger: watchdogLogger,
     clock: parts.clock ?? Date.now,
   });
-  return middy<WatchdogEvent | null, { clusters: ClusterReport[] }, Error, Context>({
+  return middy<HandlerEvent, HandlerResult, Error, Context>({
     timeoutEarlyInMillis: LAST_RESORT_MS,
   })
     .use(injectLambdaContext(logger))
@@ -259,13 +303,26 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
       const deadline = deadlineSignal(context);
       functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
+      const run = (look: WatchdogEvent | null) =>
+        watchdog.run(look, context.awsRequestId, context.getRemainingTimeInMillis(), deadline);
       try {
-        return await watchdog.run(
-          event,
-          context.awsRequestId,
-          context.getRemainingTimeInMillis(),
-          deadline,
-        );
+        if (event === null || !('Records' in event)) return await run(event);
+        // The watchdog's own looks, one after the other; a look that fails is delivered again
+        // (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
+        const clusters: ClusterReport[] = [];
+        const batchItemFailures: { itemIdentifier: string }[] = [];
+        for (const record of event.Records) {
+          try {
+            clusters.push(...(await run(lookOf(record.body))).clusters);
+          } catch (error) {
+            watchdogLogger.error('a queued look failed; SQS delivers it again', {
+              messageId: record.messageId,
+              error: error instanceof Error ? error.message : String(error),
+            });
+            batchItemFailures.push({ itemIdentifier: record.messageId });
+          }
+        }
+        return { clusters, batchItemFailures };
       } finally {
         await counted;
       }

@@ -11,6 +11,7 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { createHandler } from './create-handler.js';
 import { CLUSTER_FILE, loadRuntimeConfig } from './settings/index.js';
@@ -41,6 +42,7 @@ export const handler = createHandler(
       credentials: fromNodeProviderChain(),
       region,
       eventBridge: (r) => new EventBridgeClient({ region: r }),
+      sqs: new SQSClient({ region }),
     },
   },
 );

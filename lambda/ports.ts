@@ -234,6 +234,27 @@ export class EvidenceReadError extends Error {
 /** The evidence readers of a cluster (none: no evidence is gathered). */
 export type EvidenceReaderFactory = (cluster: ClusterSettings) => readonly EvidenceReader[];
 
+// --- Looking again ------------------------------------------------------------------------------
+
+/**
+ * Another look at one cluster, at a moment of the watchdog's own choosing: a suspect's deadline
+ * (core/renewal-clock.ts), or a routine look between two scheduled runs. In the cloud, an SQS
+ * message with a per-second delay that invokes the function; in tests, the fake clock.
+ */
+export interface Rechecks {
+  /**
+   * Asks for a check of `cluster` at `at` (watchdog-clock ms; now or earlier: as soon as possible),
+   * naming the suspect `leases` (none: a routine look). Resolves once the request is accepted;
+   * rejects when it is not (the next scheduled check still looks). Honours `signal`.
+   */
+  schedule(
+    cluster: string,
+    leases: readonly string[],
+    at: number,
+    signal?: AbortSignal,
+  ): Promise<void>;
+}
+
 // --- Observing the watchdog itself ---------------------------------------------------------------
 
 /** The few logger methods the watchdog uses (Powertools Logger satisfies it). */

@@ -20,6 +20,7 @@ import type {
   EvidenceReader,
   EvidenceReaderFactory,
   Notifier,
+  Rechecks,
   SilenceStore,
   StateStore,
   WatchdogLogger,
@@ -48,12 +49,33 @@ export interface WatchdogDeps {
    * Default `timers/promises` setTimeout (tests pair it with their fake clock).
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Where the watchdog asks for looks of its own: a suspect's re-check, and the routine looks
+   * between scheduled runs (ROUTINE_LOOKS_MS). None: it looks only when invoked.
+   */
+  readonly rechecks?: Rechecks | undefined;
 }
 
 export interface WatchdogEvent {
   /** The cluster to check (the schedule's input); absent: every configured cluster. */
   readonly cluster?: string;
+  /**
+   * Set on a look the watchdog asked for itself (a re-check, or a routine look): the suspect
+   * leases it names, none for a routine look. Such a look asks for no routine looks of its own.
+   */
+  readonly recheck?: readonly string[] | undefined;
 }
+
+/**
+ * After each scheduled run, the watchdog asks for looks of its own this long after the run's start.
+ * EventBridge Scheduler fires `rate(1 minute)` anywhere in its minute (gaps of ~1 to ~119 s), so
+ * detection must not wait for it: with looks 40 and 80 s after each run, whatever the runs' jitter,
+ * no two looks are more than 40 s apart (a run at most 119 s after the last one comes at most 39 s
+ * after its +80 look). A suspect is found by the first look 12 s or more after its last renewal,
+ * re-checked when its silence reaches the grace period (and at least 12 s later): paged at most
+ * 12 + 40 + 12 = 64 s after the last renewal, 50–52 s for most (docs/BENCHMARKS.md).
+ */
+export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;
 
 export interface ClusterReport {
   readonly cluster: string;
@@ -119,8 +141,9 @@ export class Watchdog {
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
+    const routine = event?.recheck === undefined;
     const results = await Promise.allSettled(
-      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, signal)),
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, routine, signal)),
     );
     const reports: ClusterReport[] = [];
     const failures: string[] = [];
@@ -157,6 +180,7 @@ export class Watchdog {
     watched: Watched,
     runId: string,
     lockMs: number,
+    routine: boolean,
     signal?: AbortSignal,
   ) {
     const { fastMode } = this.deps.settings;
@@ -190,7 +214,28 @@ export class Watchdog {
         pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
       };
     }
+    if (routine) {
+      for (const after of ROUTINE_LOOKS_MS) await this.lookAgain(cluster.name, [], started + after);
+    }
     return report;
+  }
+
+  /**
+   * Asks for a look at `at`. A request that is not accepted is logged, not fatal: the check itself
+   * succeeded, and the next scheduled run (or routine look) looks again, later.
+   */
+  private async lookAgain(cluster: string, leases: readonly string[], at: number) {
+    const { rechecks, logger } = this.deps;
+    if (rechecks === undefined) return;
+    try {
+      await rechecks.schedule(cluster, leases, at);
+    } catch (error) {
+      logger.error('could not ask for another look; the next scheduled check looks instead', {
+        cluster,
+        suspects: leases.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   private async checkOnce(
@@ -300,6 +345,11 @@ export class Watchdog {
         silentForSeconds: node.silentForSeconds,
         reason: node.reason,
       });
+    }
+    if (evaluation.recheck !== undefined) {
+      const { at, leases } = evaluation.recheck;
+      logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
+      await this.lookAgain(name, leases, at);
     }
     // The dead-man's switch: a check counts as successful once its notifications are out too.
     if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');

@@ -47,7 +47,7 @@ const layer = (file: string): string => {
   ) {
     return 'use-case';
   }
-  if (/^(kube|state|notify|aws)\//.test(path) || path === 'metrics.ts') return 'adapter';
+  if (/^(kube|state|notify|aws|recheck)\//.test(path) || path === 'metrics.ts') return 'adapter';
   return 'composition';
 };
 

@@ -388,10 +388,11 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
     assert.deepEqual(later.slice(-2), ['healthy', 'expired']);
   });
 
-  it('a node first seen long silent stays expired, its silence carried forward, until it renews', () => {
+  it('a node first seen long silent is confirmed by a look 12 s or more later, its silence carried forward, until it renews', () => {
     const stale = microTime(T0 - 10 * MIN);
     const verdicts = run([
       { now: T0, serverTime: T0, renewTime: stale },
+      // 10 s later: a live kubelet may not have renewed yet (every 10 s, +4 % jitter): a suspect.
       { now: T0 + 10 * S, serverTime: T0 + 10 * S, renewTime: stale },
       { now: T0 + 20 * S, serverTime: T0 + 20 * S, renewTime: stale },
       { now: T0 + 30 * S, serverTime: T0 + 30 * S, renewTime: microTime(T0 + 29 * S) },
@@ -400,10 +401,14 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
       verdicts.map((v) => [v.verdict, v.silentForSeconds]),
       [
         ['expired', 600],
-        ['expired', 610],
+        ['healthy', 610],
         ['expired', 620],
         ['healthy', 0],
       ],
+    );
+    assert.match(
+      verdicts[1]?.reason ?? '',
+      /^suspect: no lease renewal for 10m, not yet confirmed/,
     );
   });
 

@@ -142,9 +142,11 @@ describe('the function', () => {
       'NODE_OPTIONS',
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
+      'RECHECK_QUEUE_URL',
       'STATE_TABLE',
       'TOPIC_ARN',
     ]);
+    assert.deepEqual(vars.RECHECK_QUEUE_URL, { Ref: 'WatchdogRecheckQueue2F3EC50C' });
     assert.equal(vars.NODE_OPTIONS, '--enable-source-maps');
     assert.equal(vars.POWERTOOLS_SERVICE_NAME, 'lease-watchdog');
     assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'LeaseWatchdog');
@@ -306,7 +308,43 @@ describe('IAM: every statement, actions and resources', () => {
         Action: 'secretsmanager:GetSecretValue',
         Resource: [secretArn, `${secretArn}-??????`],
       },
+      // The watchdog's own looks: the event source mapping receives them, the function sends them.
+      {
+        Effect: 'Allow',
+        Action: [
+          'sqs:ReceiveMessage',
+          'sqs:ChangeMessageVisibility',
+          'sqs:GetQueueUrl',
+          'sqs:DeleteMessage',
+          'sqs:GetQueueAttributes',
+        ],
+        Resource: `\${WatchdogRecheckQueue2F3EC50C.Arn}`,
+      },
+      {
+        Effect: 'Allow',
+        Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        Resource: `\${WatchdogRecheckQueue2F3EC50C.Arn}`,
+      },
     ]);
+  });
+
+  test("the watchdog's own looks: an encrypted queue with a dead-letter queue, mapped to the function", () => {
+    main.template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * 60,
+      MessageRetentionPeriod: 3600,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': ['WatchdogRecheckDeadLetterQueueDC8F2D36', 'Arn'] },
+        maxReceiveCount: 3,
+      },
+    });
+    main.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    main.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': ['WatchdogRecheckQueue2F3EC50C', 'Arn'] },
+      FunctionName: { Ref: fn },
+      BatchSize: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
   });
 
   test('the scheduler role may invoke the function (unqualified) and dead-letter only', () => {
@@ -839,6 +877,7 @@ describe('cdk-nag AwsSolutions', () => {
     assert.deepEqual(acknowledged.map(([id]) => id).sort(), [
       'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-SQS3',
+      'AwsSolutions-SQS3',
     ]);
     for (const [, reason] of acknowledged) assert.ok(reason.length > 60, reason);
   });
@@ -871,12 +910,18 @@ test('logical ids are stable: a renamed one replaces the resource (the state tab
     'WatchdogFunctionEventInvokeConfig504B0E0B AWS::Lambda::EventInvokeConfig',
     'WatchdogFunctionRoleDefaultPolicy14393B80 AWS::IAM::Policy',
     'WatchdogFunctionRoleE6149ED2 AWS::IAM::Role',
+    // The watchdog's own looks (infra/rechecks.ts): added deliberately, no id renamed.
+    'WatchdogFunctionSqsEventSourceLeaseWatchdogRecheckQueue5423CD51A9B93171 AWS::Lambda::EventSourceMapping',
     'WatchdogLogGroup37E74E43 AWS::Logs::LogGroup',
     'WatchdogNoSuccessfulCheckedgelabD2F81DD0 AWS::CloudWatch::Alarm',
     'WatchdogNoSuccessfulCheckonprem12705906 AWS::CloudWatch::Alarm',
     'WatchdogNoSuccessfulCheckprodeuE51578A7 AWS::CloudWatch::Alarm',
     // One alarm over every cluster's abandoned notifications (not one per cluster).
     'WatchdogNotificationsAbandonedAlarmAD599F2D AWS::CloudWatch::Alarm',
+    'WatchdogRecheckDeadLetterQueueDC8F2D36 AWS::SQS::Queue',
+    'WatchdogRecheckDeadLetterQueuePolicyD0F04994 AWS::SQS::QueuePolicy',
+    'WatchdogRecheckQueue2F3EC50C AWS::SQS::Queue',
+    'WatchdogRecheckQueuePolicy36292176 AWS::SQS::QueuePolicy',
     'WatchdogScheduleDeadLetterQueue35F461EE AWS::SQS::Queue',
     'WatchdogScheduleDeadLetterQueuePolicyA0EAAA06 AWS::SQS::QueuePolicy',
     'WatchdogScheduleedgelab6B7EFF6B AWS::Scheduler::Schedule',

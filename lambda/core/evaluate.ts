@@ -38,6 +38,14 @@ import {
 } from './model.js';
 import { NODE_FACT_LABELS, nodeFactsOf } from './node-facts.js';
 import type { Policy } from './policy.js';
+import {
+  confirmSilence,
+  FREEZE_MIN,
+  markSuspect,
+  observeChange,
+  silenceStart,
+  suspectMs,
+} from './renewal-clock.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -76,11 +84,13 @@ interface Silence {
 }
 
 /**
- * Carries the observation of one lease forward: unchanged renewTime keeps its `changedAt`; a
- * changed one restarts at `now`; a first sight is estimated against the API server's clock.
+ * Carries the observation of one lease forward: an unchanged renewTime keeps its observation; a
+ * changed one restarts at `now`, its renewal estimated on our clock (renewal-clock.ts); a first
+ * sight is estimated against the API server's clock.
  */
 function observe(
   key: string | null,
+  renewAt: number | undefined,
   previous: Observation | undefined,
   firstSightAgeMs: number | undefined,
   now: number,
@@ -88,16 +98,20 @@ function observe(
   let observation: Observation;
   if (previous && previous.renewTime === key) {
     observation = previous;
-  } else if (previous || firstSightAgeMs === undefined) {
+  } else if (previous) {
+    observation = observeChange(key, renewAt, previous, now);
+  } else if (firstSightAgeMs === undefined) {
     observation = { renewTime: key, changedAt: now, estimated: false };
   } else {
     observation = {
       renewTime: key,
       changedAt: now - Math.max(0, firstSightAgeMs),
       estimated: true,
+      // An upper bound of the kubelet's clock offset, to learn from (never used for this silence).
+      ...(renewAt === undefined ? {} : { offsetMs: now - renewAt }),
     };
   }
-  return { observation, silentMs: Math.max(0, now - observation.changedAt) };
+  return { observation, silentMs: Math.max(0, now - silenceStart(observation)) };
 }
 
 function createdAtMs(node: NodeInfo | undefined, lease: LeaseInfo | undefined): number | undefined {
@@ -111,6 +125,11 @@ interface Context {
   readonly now: number;
   readonly previous: Observations;
   readonly next: Map<string, Observation>;
+  readonly observed: ReadonlyMap<string, Observed>;
+  /** Most leases became suspects at this look at once (renewal-clock.ts). */
+  readonly frozen: boolean;
+  /** Suspects to look at again, and when. */
+  readonly rechecks: { lease: string; at: number }[];
 }
 
 function base(name: string, node: NodeInfo | undefined) {
@@ -122,6 +141,66 @@ function base(name: string, node: NodeInfo | undefined) {
     providerID,
     ...nodeFactsOf(node),
   };
+}
+
+/** One lease's observation for this look, and the limits it is judged by. */
+interface Observed {
+  readonly silence: Silence;
+  readonly thresholdSeconds: number;
+  /** How long a live kubelet goes between renewals (renewal-clock.ts); for a lease ever renewed. */
+  readonly limitMs?: number | undefined;
+}
+
+/** The observation of a lease that can be read (undefined: invalid), before any verdict. */
+function observeLease(
+  ctx: Pick<Context, 'snapshot' | 'policy' | 'now' | 'previous'>,
+  lease: LeaseInfo,
+  node: NodeInfo | undefined,
+): Observed | undefined {
+  const { snapshot, policy, now } = ctx;
+  const renew = readRenewTime(lease.renewTime);
+  const duration = readLeaseDuration(lease.leaseDurationSeconds);
+  if (renew.kind === 'invalid' || duration.kind === 'invalid') return undefined;
+  const previous = ctx.previous.get(lease.name);
+  if (renew.kind === 'never') {
+    // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
+    const created = createdAtMs(node, lease);
+    const age = created === undefined ? undefined : snapshot.serverTime - created;
+    const silence = observe(null, undefined, previous, age, now);
+    return { silence, thresholdSeconds: policy.startupGraceSeconds };
+  }
+  const age = snapshot.serverTime - renew.at;
+  const seen = observe(renew.raw, renew.at, previous, age, now);
+  const limitMs = suspectMs(duration.seconds);
+  const observation = markSuspect(seen.observation, seen.silentMs, limitMs, now);
+  return {
+    silence: { observation, silentMs: seen.silentMs },
+    thresholdSeconds: Math.max(policy.gracePeriodSeconds, duration.seconds),
+    limitMs,
+  };
+}
+
+/**
+ * Observes every lease first: a look at which most leases with history are suspects (at least
+ * half, at least FREEZE_MIN) sees a frozen cluster (renewal-clock.ts).
+ */
+function observeAll(
+  ctx: Pick<Context, 'snapshot' | 'policy' | 'now' | 'previous'>,
+  leases: ReadonlyMap<string, LeaseInfo>,
+  nodesByName: ReadonlyMap<string, NodeInfo>,
+): { observed: Map<string, Observed>; frozen: boolean } {
+  const observed = new Map<string, Observed>();
+  let known = 0;
+  let suspects = 0;
+  for (const lease of leases.values()) {
+    const o = observeLease(ctx, lease, nodesByName.get(lease.name));
+    if (o === undefined) continue;
+    observed.set(lease.name, o);
+    if (!ctx.previous.has(lease.name)) continue;
+    known++;
+    if (o.silence.observation.suspectSince !== undefined) suspects++;
+  }
+  return { observed, frozen: suspects >= FREEZE_MIN && suspects * 2 >= known };
 }
 
 function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined): NodeVerdict {
@@ -146,23 +225,25 @@ function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined):
     };
   }
 
-  // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
-  let silence: Silence;
-  let thresholdSeconds: number;
-  if (renew.kind === 'never') {
-    const created = createdAtMs(node, lease);
-    const age = created === undefined ? undefined : snapshot.serverTime - created;
-    silence = observe(null, ctx.previous.get(lease.name), age, now);
-    thresholdSeconds = policy.startupGraceSeconds;
-  } else {
-    silence = observe(renew.raw, ctx.previous.get(lease.name), snapshot.serverTime - renew.at, now);
-    thresholdSeconds = Math.max(policy.gracePeriodSeconds, duration.seconds);
-  }
+  const { silence, thresholdSeconds, limitMs } = ctx.observed.get(lease.name) as Observed;
   ctx.next.set(lease.name, silence.observation);
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const estimated = silence.observation.estimated === true;
-  const silent = silence.silentMs >= thresholdSeconds * 1000;
   const newlySeen = !ctx.previous.has(lease.name);
+  let silent = silence.silentMs >= thresholdSeconds * 1000;
+  if (limitMs !== undefined) {
+    // Renewed at some time: silence is confirmed by our own looks (renewal-clock.ts). A first
+    // sight keeps its estimate (the alert lifecycle waits one look), re-checked soon.
+    const { observation } = silence;
+    const check = newlySeen
+      ? { confirmed: silent, recheckAt: observation.suspectSince && now + limitMs }
+      : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, now);
+    silent = check.confirmed;
+    const due = check.recheckAt;
+    if (due && !silent && (observation.suspectSince === now || ctx.frozen)) {
+      ctx.rechecks.push({ lease: lease.name, at: due });
+    }
+  }
   const judged = { ...common, silentForSeconds, firstSight: estimated, newlySeen };
 
   if (nodesKnown && !node) {
@@ -185,10 +266,13 @@ function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined):
     const what = `Node reports Ready=False${detail ? ` (${detail})` : ''} while its lease is fresh`;
     return suppressedOr(judged, 'not-ready', what, cause, policy);
   }
+  const unconfirmed = silence.silentMs >= thresholdSeconds * 1000;
   const reason =
     renew.kind === 'never'
       ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
-      : `renewed ${formatAge(silentForSeconds)} ago`;
+      : unconfirmed
+        ? `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`
+        : `renewed ${formatAge(silentForSeconds)} ago`;
   return {
     ...judged,
     verdict: 'healthy',
@@ -354,6 +438,8 @@ export function evaluate(
   observations: Observations,
   policy: Policy,
   now: number,
+  /** The look before this one failed to read the cluster (a stall our looks ran into). */
+  afterReadFailure = false,
 ): Evaluation {
   const listed = new Map<string, NodeInfo>();
   for (const node of snapshot.nodes ?? []) listed.set(node.name, node);
@@ -362,7 +448,10 @@ export function evaluate(
     snapshot.nodes === null ? undefined : suspectNodeList(leased, listed, observations);
   const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
   const nodesByName = nodeListSuspect === undefined ? listed : new Map<string, NodeInfo>();
-  const ctx: Context = { snapshot: judged, policy, now, previous: observations, next: new Map() };
+  const seen = { snapshot: judged, policy, now, previous: observations };
+  const all = observeAll(seen, leased, nodesByName);
+  const frozen = all.frozen || afterReadFailure;
+  const ctx: Context = { ...seen, next: new Map(), observed: all.observed, frozen, rechecks: [] };
 
   const verdicts: NodeVerdict[] = [];
   for (const lease of leased.values()) {
@@ -388,5 +477,13 @@ export function evaluate(
     zones: zonesOf(verdicts),
     nodeGroups: nodeGroupsOf(verdicts),
     observations: ctx.next,
+    ...recheckOf(ctx.rechecks),
   };
+}
+
+/** One re-check of the cluster, at the earliest suspect's time, naming every suspect. */
+function recheckOf(rechecks: readonly { lease: string; at: number }[]) {
+  if (rechecks.length === 0) return {};
+  const at = Math.min(...rechecks.map((r) => r.at));
+  return { recheck: { at, leases: rechecks.map((r) => r.lease).sort() } };
 }

@@ -145,6 +145,15 @@ export interface Observation {
    * clock, so it inherits the kubelet's clock skew); false once a change was seen on our clock.
    */
   readonly estimated?: boolean | undefined;
+  /**
+   * The renewal estimated on the watchdog's clock (renewal-clock.ts): renewTime plus the learned
+   * offset, clamped between our looks. Silence counts from here when set (else from changedAt).
+   */
+  readonly renewedAt?: number | undefined;
+  /** The learned clock offset of this lease's kubelet (our clock − its clock, an upper bound), ms. */
+  readonly offsetMs?: number | undefined;
+  /** Watchdog-clock ms of the first look that saw this renewTime silent past one renew interval. */
+  readonly suspectSince?: number | undefined;
 }
 
 export type Observations = ReadonlyMap<string, Observation>;
@@ -185,6 +194,11 @@ export interface Evaluation {
   readonly nodeGroups: readonly NodeGroupSummary[];
   /** Observations to carry into the next check. */
   readonly observations: Observations;
+  /**
+   * Suspects (leases silent past one renew interval, not yet confirmed) to look at again, and the
+   * earliest moment a look can confirm one (watchdog clock, ms).
+   */
+  readonly recheck?: { readonly at: number; readonly leases: readonly string[] } | undefined;
 }
 
 /** Why a cluster could not be read (set by the reader adapter, used by WATCHDOG alerts). */

@@ -240,7 +240,7 @@ export const fastMode = setting({
   places: ['file', 'lambda'],
   shownDefault: '`{"checksPerInvocation":1,"intervalSeconds":10}`',
   meaning:
-    '`{"checksPerInvocation":6,"intervalSeconds":10}` runs six checks 10 s apart in each 1-minute invocation, so detection is bounded by the grace period, not the schedule: a dead node is reported 50-60 s after its last renewal instead of 60-120 s ([measured](docs/BENCHMARKS.md))',
+    'deprecated, no longer needed: the default deployment re-checks suspects at their deadline (SQS) and pages a dead node 50-64 s after its last renewal ([measured](docs/BENCHMARKS.md)). Still honoured: `{"checksPerInvocation":6,"intervalSeconds":10}` runs six checks 10 s apart in each invocation, billed while it sleeps between them',
   schema: strictObject(
     {
       checksPerInvocation: wholeNumber(1, 60).default(DEFAULTS.fastMode.checksPerInvocation),

@@ -268,6 +268,8 @@ export const RUNTIME_ENV = Object.freeze({
   stateTable: 'STATE_TABLE',
   /** The topic of chat notifications: set by the stack when `chatNotifications` is. */
   chatTopicArn: 'CHAT_TOPIC_ARN',
+  /** The queue of the watchdog's own looks (re-checks of suspects): set by the stack. */
+  recheckQueueUrl: 'RECHECK_QUEUE_URL',
 });
 
 export interface RuntimeConfig {
@@ -276,6 +278,8 @@ export interface RuntimeConfig {
   readonly stateTable: string;
   /** Where chat notifications go (`chatNotifications`); undefined when they are off. */
   readonly chatTopicArn?: string | undefined;
+  /** Where the watchdog asks for looks of its own (SQS); undefined: it looks only when invoked. */
+  readonly recheckQueueUrl?: string | undefined;
 }
 
 const runtimeSchema = z.object({
@@ -412,10 +416,20 @@ export function loadRuntimeConfig(
       `${RUNTIME_ENV.chatTopicArn} must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:chat (got ${shown(chatTopicArn)})`,
     );
   }
+  const recheckQueueUrl = env[RUNTIME_ENV.recheckQueueUrl]?.trim() || undefined;
+  if (
+    recheckQueueUrl !== undefined &&
+    !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(recheckQueueUrl)
+  ) {
+    throw new ConfigError(
+      `${RUNTIME_ENV.recheckQueueUrl} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/rechecks (got ${shown(recheckQueueUrl)})`,
+    );
+  }
   return deepFreeze({
     settings,
     topicArn: checked[RUNTIME_ENV.topicArn] as string,
     stateTable: checked[RUNTIME_ENV.stateTable] as string,
     ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
+    ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
   });
 }

@@ -22,6 +22,11 @@ export interface StateDocument {
     readonly changedAt: readonly number[];
     /** Indexes of the observations whose changedAt is still a first-sight estimate. */
     readonly estimated?: readonly number[];
+    /** The renewal on the watchdog's clock and the learned clock offset (null: none yet). */
+    readonly renewedAt?: readonly (number | null)[];
+    readonly offsetMs?: readonly (number | null)[];
+    /** [index, suspectSince] of the observations that are suspects. */
+    readonly suspects?: readonly (readonly [number, number])[];
   };
   readonly alerts: unknown;
   readonly outbox: unknown;
@@ -35,15 +40,23 @@ export function toStateDocument(state: ClusterState): StateDocument {
   const renewTimes: (string | null)[] = [];
   const changedAt: number[] = [];
   const estimated: number[] = [];
+  const renewedAt: (number | null)[] = [];
+  const offsetMs: (number | null)[] = [];
+  const suspects: [number, number][] = [];
   for (const [name, observation] of state.observations) {
     if (observation.estimated) estimated.push(names.length);
+    if (observation.suspectSince !== undefined) {
+      suspects.push([names.length, observation.suspectSince]);
+    }
+    renewedAt.push(observation.renewedAt ?? null);
+    offsetMs.push(observation.offsetMs ?? null);
     names.push(name);
     renewTimes.push(observation.renewTime);
     changedAt.push(observation.changedAt);
   }
   return {
     format: STATE_DOCUMENT_FORMAT,
-    observations: { names, renewTimes, changedAt, estimated },
+    observations: { names, renewTimes, changedAt, estimated, renewedAt, offsetMs, suspects },
     alerts: state.alerts,
     outbox: state.outbox,
     lock: state.lock ?? null,
@@ -107,6 +120,7 @@ export function fromStateDocument(value: unknown): ClusterState {
       );
     observations.set(name as string, { ...observation, estimated: true });
   }
+  readLearned(columns, names as string[], observations);
   const lock: unknown = value.lock ?? null;
   if (
     lock !== null &&
@@ -144,4 +158,37 @@ export function parseClusterState(text: string): ClusterState {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The optional columns of what was learned per lease (renewal-clock.ts); older documents lack them. */
+function readLearned(
+  columns: Record<string, unknown>,
+  names: readonly string[],
+  observations: Map<string, Observation>,
+): void {
+  for (const key of ['renewedAt', 'offsetMs'] as const) {
+    const column: unknown = columns[key] ?? [];
+    if (!Array.isArray(column)) throw new Error(`observations.${key} must be an array`);
+    if (column.length !== 0 && column.length !== names.length) {
+      throw new Error(`observations.${key} and names differ in length`);
+    }
+    column.forEach((value: unknown, i) => {
+      if (value === null) return;
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        throw new Error(`observations.${key}[${i}] is neither a number nor null`);
+      }
+      const name = names[i] as string;
+      observations.set(name, { ...(observations.get(name) as Observation), [key]: value });
+    });
+  }
+  const suspects: unknown = columns.suspects ?? [];
+  if (!Array.isArray(suspects)) throw new Error('observations.suspects must be an array');
+  for (const entry of suspects) {
+    const [index, since] = Array.isArray(entry) ? (entry as unknown[]) : [];
+    const name = typeof index === 'number' ? names[index] : undefined;
+    if (name === undefined || typeof since !== 'number' || !Number.isFinite(since)) {
+      throw new Error(`observations.suspects holds ${JSON.stringify(entry)}, not [index, time]`);
+    }
+    observations.set(name, { ...(observations.get(name) as Observation), suspectSince: since });
+  }
 }

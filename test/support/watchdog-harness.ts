@@ -21,7 +21,11 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
-import { createHandler, type WatchdogHandler } from '../../lambda/create-handler.js';
+import {
+  createHandler,
+  type HandlerEvent,
+  type WatchdogHandler,
+} from '../../lambda/create-handler.js';
 import type { ClusterAuthProvider } from '../../lambda/kube/cluster-auth.js';
 import type {
   ClusterCredentials,
@@ -45,6 +49,7 @@ import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
 import { FakeClock } from './fake-clock.js';
 import { type HostileFront, startHostileFront } from './hostile-front.js';
 import { closedPort } from './ports.js';
+import { QueuedLooks } from './queued-looks.js';
 import { type SecretsServer, startSecretsServer } from './secrets-server.js';
 import { type ReceivedMessage, type SnsServer, startSnsServer } from './sns-server.js';
 
@@ -167,6 +172,11 @@ export interface HarnessOptions {
   readonly ec2Endpoint?: string;
   /** How long a FIRING's evidence may hold it back, real ms (default the handler's, 2 s). */
   readonly evidenceBudgetMs?: number;
+  /**
+   * The watchdog asks for looks of its own (re-checks, routine looks), delivered on the fake
+   * clock by `h.advanceTo` (as the SQS queue does in the cloud). Default: off, it looks only when run.
+   */
+  readonly rechecks?: boolean;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -200,7 +210,7 @@ export type Report = { clusters: ClusterReport[] };
 export interface Container {
   readonly handler: WatchdogHandler;
   /** One invocation of the handler, as Lambda would make it. */
-  invoke(event?: WatchdogEvent | null, invocation?: Invocation): Promise<Report>;
+  invoke(event?: HandlerEvent, invocation?: Invocation): Promise<Report>;
   readonly metrics: RecordingMetrics;
   readonly logger: RecordingLogger;
   /** Its DynamoDB client (e.g. to count the capacity units that the state store consumed). */
@@ -238,6 +248,10 @@ export interface Harness {
   run(event?: WatchdogEvent | null): Promise<Report>;
   /** Advances the clock by one schedule interval, then runs. */
   tick(event?: WatchdogEvent | null): Promise<Report>;
+  /** The watchdog's own looks (with the `rechecks` option). */
+  readonly looks: QueuedLooks | undefined;
+  /** Moves the clock to `time`, delivering the watchdog's own looks due by then, each at its time. */
+  advanceTo(time: number): Promise<void>;
   /** A fresh run id (like a Lambda request id). */
   nextRunId(): string;
   /** Messages SNS accepted, optionally of one kind (the `kind` message attribute). */
@@ -324,6 +338,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
     });
     const functionSettings = functionSettingsOf(settings);
     const ec2Endpoint = options.ec2Endpoint ?? `http://127.0.0.1:${await closedPort()}`;
+    const looks = options.rechecks ? new QueuedLooks(clock) : undefined;
     let runs = 0;
     const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
 
@@ -400,6 +415,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
           logger,
           ...(overrides.emfMetrics ? {} : { metrics }),
           ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
+          ...(looks ? { rechecks: looks } : {}),
         },
       );
       const destroy = () => {
@@ -409,7 +425,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
         for (const client of eventClients) client.destroy();
       };
       closers.push(destroy);
-      const invoke = (event: WatchdogEvent | null = null, invocation: Invocation = {}) =>
+      const invoke = (event: HandlerEvent = null, invocation: Invocation = {}) =>
         handler(event, lambdaContext(invocation.runId ?? nextRunId(), invocation.remainingMs));
       return { handler, invoke, metrics, logger, dynamodb: dynamoClient, destroy };
     };
@@ -437,6 +453,11 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       tick(event = null) {
         clock.advance(SCHEDULE_MS);
         return run(event);
+      },
+      looks,
+      async advanceTo(time) {
+        if (looks) await looks.runUntil(time, (event) => main.invoke(event));
+        else clock.advanceTo(time);
       },
       nextRunId,
       messages: (kind) =>

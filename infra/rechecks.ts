@@ -1,0 +1,62 @@
+/**
+ * The watchdog's own looks: an SQS queue (`RecheckQueue`) on which the function sends itself
+ * delayed messages (a suspect's re-check at its deadline, routine looks 40 and 80 s after each
+ * scheduled run: lambda/watchdog.ts), an event source mapping that invokes the function with them
+ * (small batches, `ReportBatchItemFailures`), and a dead-letter queue (`RecheckDeadLetterQueue`)
+ * for a look that failed `MAX_RECEIVES` times. The function may send to the queue, nothing more.
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { RUNTIME_ENV } from '../lambda/settings/index.js';
+
+/** Deliveries of one look before it is kept in the dead-letter queue. */
+export const MAX_RECEIVES = 3;
+/** Looks handed to one invocation at most (each is one check of one cluster). */
+export const RECHECK_BATCH_SIZE = 5;
+
+export interface RecheckQueue {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+}
+
+/**
+ * Creates the queues and the mapping, sets RECHECK_QUEUE_URL on the function and lets it send.
+ * `timeoutSeconds`: the function's; the queue hides a message in flight for six times that, as AWS
+ * advises for an event source mapping, so a look never runs twice at once.
+ */
+export function createRecheckQueue(
+  scope: Construct,
+  fn: lambda.Function,
+  timeoutSeconds: number,
+): RecheckQueue {
+  const deadLetterQueue = new sqs.Queue(scope, 'RecheckDeadLetterQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  Validations.of(deadLetterQueue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      "This queue is itself the dead-letter queue of the watchdog's own looks: a look the function failed on three times.",
+  });
+  const queue = new sqs.Queue(scope, 'RecheckQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    visibilityTimeout: Duration.seconds(Math.min(43_200, timeoutSeconds * 6)),
+    // A look is worth its moment: one an hour late is superseded by the schedule long before.
+    retentionPeriod: Duration.hours(1),
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
+  });
+  fn.addEventSource(
+    new SqsEventSource(queue, {
+      batchSize: RECHECK_BATCH_SIZE,
+      reportBatchItemFailures: true,
+    }),
+  );
+  queue.grantSendMessages(fn);
+  fn.addEnvironment(RUNTIME_ENV.recheckQueueUrl, queue.queueUrl);
+  return { queue, deadLetterQueue };
+}

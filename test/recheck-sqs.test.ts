@@ -1,0 +1,117 @@
+/**
+ * The SQS adapter of the `Rechecks` port, driven by the real `@aws-sdk/client-sqs` against a small
+ * scripted SQS endpoint (AWS JSON 1.0, as the client speaks it): one SendMessage per look, to the
+ * queue, its body the event of the invocation it causes, its DelaySeconds the whole seconds up to
+ * the moment asked for (0–900); a refusal is one clear error. Never AWS.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { lookOf } from '../lambda/create-handler.js';
+import { SqsRechecks } from '../lambda/recheck/sqs-rechecks.js';
+
+const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/lease-watchdog-rechecks';
+
+interface Received {
+  readonly target: string | undefined;
+  readonly body: Record<string, unknown>;
+}
+
+describe('SqsRechecks, through the real SQS client', () => {
+  let server: Server;
+  let client: SQSClient;
+  const received: Received[] = [];
+  let refuse = false;
+
+  before(async () => {
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk) => {
+        text += chunk;
+      });
+      req.on('end', () => {
+        const body = JSON.parse(text) as Record<string, unknown>;
+        received.push({ target: req.headers['x-amz-target'] as string | undefined, body });
+        res.setHeader('content-type', 'application/x-amz-json-1.0');
+        if (refuse) {
+          res.statusCode = 400;
+          res.end(
+            JSON.stringify({
+              __type: 'com.amazonaws.sqs#QueueDoesNotExist',
+              message: 'The specified queue does not exist.',
+            }),
+          );
+          return;
+        }
+        const md5 = createHash('md5')
+          .update(String(body.MessageBody ?? ''))
+          .digest('hex');
+        res.end(JSON.stringify({ MessageId: `m-${received.length}`, MD5OfMessageBody: md5 }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    client = new SQSClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+  });
+  after(async () => {
+    client.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('sends one delayed message whose body is the look it asks for', async () => {
+    const now = 1_000_000;
+    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => now });
+    await rechecks.schedule('prod', ['ip-10-0-1-12', 'ip-10-0-2-7'], now + 37_200);
+    const sent = received.at(-1);
+    assert.equal(sent?.target, 'AmazonSQS.SendMessage');
+    assert.equal(sent?.body.QueueUrl, QUEUE);
+    assert.equal(sent?.body.DelaySeconds, 38, 'rounded up: never before the moment asked for');
+    const look = lookOf(String(sent?.body.MessageBody));
+    assert.deepEqual(look, { cluster: 'prod', recheck: ['ip-10-0-1-12', 'ip-10-0-2-7'] });
+  });
+
+  it('a moment already past is sent at once; one beyond SQS’s 900 s waits 900 s', async () => {
+    const now = 5_000_000;
+    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => now });
+    await rechecks.schedule('prod', [], now - 3_000);
+    assert.equal(received.at(-1)?.body.DelaySeconds, 0);
+    await rechecks.schedule('prod', [], now + 3_600_000);
+    assert.equal(received.at(-1)?.body.DelaySeconds, 900);
+  });
+
+  it('names at most 20 suspects (a frozen cluster has thousands; the look reads them all)', async () => {
+    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => 0 });
+    const many = Array.from({ length: 5_000 }, (_, i) => `node-${i}`);
+    await rechecks.schedule('prod', many, 12_000);
+    const look = lookOf(String(received.at(-1)?.body.MessageBody));
+    assert.equal(look.recheck?.length, 20);
+  });
+
+  it('a refusal rejects with one line naming the cluster and what SQS said', async () => {
+    refuse = true;
+    try {
+      const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => 0 });
+      await assert.rejects(rechecks.schedule('prod', [], 1_000), (error: Error) => {
+        assert.equal(error.name, 'RecheckError');
+        assert.match(error.message, /^SQS did not take a re-check of cluster prod: .*exist/);
+        assert.ok(!error.message.includes('\n'));
+        return true;
+      });
+    } finally {
+      refuse = false;
+    }
+  });
+
+  it('a queued message that is not a look is refused with one line', () => {
+    assert.throws(() => lookOf('{"cluster": 3}'), /is not \{ "cluster": "<name>"/);
+    assert.throws(() => lookOf('nope'), /not JSON/);
+  });
+});
