@@ -67,7 +67,7 @@ describe('parseWatchdogSettings', () => {
       stuckRemovalSeconds: 1800,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
-      nodeRefreshSeconds: 0,
+      nodeRefreshSeconds: 900,
       requestTimeoutSeconds: 15,
     });
     assert.ok(Object.isFrozen(settings));
@@ -549,7 +549,7 @@ describe('deployment configuration', () => {
           auth: { ...token.auth, caData: 'QUJD'.repeat(60) },
         })),
       },
-      'the watchdog settings take 8537 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
+      'the watchdog settings take 8539 bytes but a Lambda environment holds 4 KB; split clusters across deployments (stackName) or drop caData from token clusters',
     ],
   ];
   for (const [name, input, message] of invalid) {
