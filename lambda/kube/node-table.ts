@@ -14,11 +14,16 @@ import { ClusterReadError } from '../ports.js';
 import { record } from './projection.js';
 import type { Listed, ListFormat } from './transport.js';
 
-/** What kubectl asks for first: the meta.k8s.io/v1 Table. */
+/**
+ * What kubectl asks for first: the meta.k8s.io/v1 Table. Four times the page size (2,000 rows by
+ * default): a row is ~230 bytes, so a page is ~450 KB, over the 128 KiB from which kube-apiserver
+ * gzips an answer (500 rows, ~113 KB, would go uncompressed: 3× the bytes on the wire).
+ */
 export const NODE_TABLE: ListFormat = {
   accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
   kind: 'Table',
   items: 'rows',
+  pageScale: 4,
 };
 /** Rows without their object: the cells are all the reader uses. */
 export const NODE_TABLE_PARAMS: Readonly<Record<string, string>> = { includeObject: 'None' };

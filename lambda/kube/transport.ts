@@ -88,6 +88,8 @@ export interface ListFormat {
   readonly accept: string;
   readonly kind: string;
   readonly items: 'items' | 'rows';
+  /** Items per page, as a multiple of the session's page size (small items: bigger pages). */
+  readonly pageScale?: number;
 }
 
 interface Connection {
@@ -230,7 +232,8 @@ export class ApiSession {
     params: Readonly<Record<string, string>>,
     format: ListFormat | undefined,
   ): Promise<Page<T>> {
-    const query = new URLSearchParams({ ...params, limit: String(this.options.pageSize) });
+    const limit = this.options.pageSize * (format?.pageScale ?? 1);
+    const query = new URLSearchParams({ ...params, limit: String(limit) });
     if (continueToken) query.set('continue', continueToken);
     const answer = await this.request(resource, `${path}?${query}`, signal, {
       accept: format?.accept,
