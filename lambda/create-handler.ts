@@ -208,6 +208,7 @@ function createWatchdog(
       requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
       nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
       clock,
+      logger,
     }),
     store: new DynamoDbStateStore({
       client: clients.dynamodb,

@@ -27,6 +27,8 @@ export interface ResourceRequest {
   res: ServerResponse;
   route: Route;
   query: URLSearchParams;
+  /** Every list in one page, whatever its `limit` (see SimServer.ignoreLimit). */
+  ignoreLimit?: boolean;
 }
 
 function notFound(r: ResourceKind, name: string): SimApiError {
@@ -184,10 +186,11 @@ async function serveList(
   cluster: SimCluster,
   r: ResourceKind,
   io: Responder,
-  { req, res, query }: ResourceRequest,
+  { req, res, query, ignoreLimit }: ResourceRequest,
   ns: string | undefined,
 ): Promise<void> {
   const params = parseListParams(query, r.fields);
+  if (ignoreLimit) params.limit = 0;
   const rv = cluster.listResourceVersion();
   const { keys, split } = keySpace(cluster, r, ns, params.fields);
   const accept = acceptor(r, params, split);

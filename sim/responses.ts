@@ -13,6 +13,24 @@ const gzip = promisify(gzipCb);
 const GZIP_THRESHOLD = 128 * 1024;
 const MAX_BODY = 3 * 1024 * 1024;
 
+/** One answer as it went out: what was asked for, and the bytes on the wire and decoded. */
+export interface SentAnswer {
+  readonly method: string;
+  /** Path and query, as requested. */
+  readonly url: string;
+  readonly accept: string | undefined;
+  readonly acceptEncoding: string | undefined;
+  readonly status: number;
+  readonly contentEncoding: string | undefined;
+  /** Body bytes on the wire (compressed when gzipped). */
+  readonly bytes: number;
+  /** Body bytes before compression. */
+  readonly decodedBytes: number;
+}
+
+/** The last answers kept by the request log. */
+const LOG_LIMIT = 10_000;
+
 export interface Responder {
   send(
     req: IncomingMessage,
@@ -34,6 +52,8 @@ export interface Responder {
 export function createResponder(opts: {
   compression: boolean;
   stats: { bytesSent: number };
+  /** Every answer sent, oldest first, the last LOG_LIMIT of them. */
+  log?: SentAnswer[];
 }): Responder {
   const send: Responder['send'] = async (
     req,
@@ -43,6 +63,7 @@ export function createResponder(opts: {
     contentType = 'application/json',
   ) => {
     let payload: Buffer = Buffer.from(body, 'utf8');
+    const decodedBytes = payload.length;
     const headers: Record<string, string | number> = {
       'Content-Type': contentType,
       'Cache-Control': 'no-cache, private',
@@ -62,6 +83,19 @@ export function createResponder(opts: {
     res.writeHead(code, headers);
     res.end(payload);
     opts.stats.bytesSent += payload.length;
+    if (opts.log) {
+      if (opts.log.length >= LOG_LIMIT) opts.log.shift();
+      opts.log.push({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        accept: req.headers.accept,
+        acceptEncoding: req.headers['accept-encoding'],
+        status: code,
+        contentEncoding: headers['Content-Encoding'] as string | undefined,
+        bytes: payload.length,
+        decodedBytes,
+      });
+    }
   };
   const sendStatus: Responder['sendStatus'] = (
     req,

@@ -23,10 +23,11 @@ import {
   podResource,
   type ResourceKind,
 } from './resources.js';
-import { createResponder, type Responder } from './responses.js';
+import { createResponder, type Responder, type SentAnswer } from './responses.js';
 import { classify, type Route } from './routes.js';
 import { defaultFaultMessage, REASONS, routeDetails } from './status.js';
 
+export type { SentAnswer } from './responses.js';
 export { SIM_FORBIDDEN_USER } from './status.js';
 export { humanDuration } from './time-format.js';
 
@@ -46,6 +47,13 @@ export interface SimServer {
   writeKubeconfig(path: string, opts?: KubeconfigOptions): Promise<void>;
   setFault(fault: SimFault | null): void;
   readonly stats: { requests: number; bytesSent: number };
+  /** Every answer sent since the last resetStats (the last 10,000), oldest first. */
+  readonly sent: readonly SentAnswer[];
+  /**
+   * Answer every list in one page whatever its `limit` (as kube-apiserver does from its watch
+   * cache for resourceVersion=0, or a proxy that drops the parameter).
+   */
+  ignoreLimit(on: boolean): void;
   resetStats(): void;
   close(): Promise<void>;
 }
@@ -89,6 +97,7 @@ interface Handler {
   stats: { requests: number };
   fault: () => SimFault | null;
   hung: Set<{ req: IncomingMessage; res: ServerResponse }>;
+  ignoreLimit: boolean;
 }
 
 /** Injected faults: true when the request was answered (or parked, or dropped) by one. */
@@ -132,7 +141,13 @@ async function dispatch(
 ): Promise<void> {
   const resource = h.resources.get(`${route.group}/${route.resource}`);
   if (resource) {
-    await serveResource(h.cluster, resource, h.io, { req, res, route, query: url.searchParams });
+    await serveResource(h.cluster, resource, h.io, {
+      req,
+      res,
+      route,
+      query: url.searchParams,
+      ignoreLimit: h.ignoreLimit,
+    });
     return;
   }
   const found =
@@ -191,16 +206,18 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const host = opts.host ?? '127.0.0.1';
   const stats = { requests: 0, bytesSent: 0 };
+  const sent: SentAnswer[] = [];
   let fault: SimFault | null = null;
   const h: Handler = {
     cluster,
     resources: resourceTable(cluster),
-    io: createResponder({ compression: opts.compression ?? true, stats }),
+    io: createResponder({ compression: opts.compression ?? true, stats, log: sent }),
     token,
     serverAddress: () => `${host}:${(server.address() as AddressInfo).port}`,
     stats,
     fault: () => fault,
     hung: new Set(),
+    ignoreLimit: false,
   };
   const hung = h.hung;
 
@@ -248,9 +265,14 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
       if (next?.kind !== 'hang') releaseHung();
     },
     stats,
+    sent,
+    ignoreLimit(on) {
+      h.ignoreLimit = on;
+    },
     resetStats() {
       stats.requests = 0;
       stats.bytesSent = 0;
+      sent.length = 0;
     },
     async close() {
       fault = null;

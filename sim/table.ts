@@ -94,8 +94,9 @@ export function tableMode(req: IncomingMessage, query: URLSearchParams): TableOb
   return mode === 'None' || mode === 'Object' ? mode : 'Metadata';
 }
 
+/** A row's object; with includeObject=None, null (an empty RawExtension marshals to null). */
 function rowObject(mode: TableObjectMode, obj: { metadata: ObjectMeta }): unknown {
-  if (mode === 'None') return undefined;
+  if (mode === 'None') return null;
   if (mode === 'Object') return obj;
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
@@ -119,19 +120,39 @@ export function age(meta: ObjectMeta, nowMs: number): string {
   return humanDuration(nowMs - Date.parse(meta.creationTimestamp));
 }
 
+/**
+ * The node's Status cell as kube-apiserver's printer builds it: the Ready condition True gives
+ * `Ready`, False or Unknown `NotReady`, no Ready condition `Unknown`; then `SchedulingDisabled`
+ * when cordoned.
+ */
+export function nodeStatusCell(node: KubeNode): string {
+  const ready = node.status.conditions.find((c) => c.type === 'Ready');
+  const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (node.spec.unschedulable) status.push('SchedulingDisabled');
+  return status.join(',');
+}
+
+/** The Roles cell: `node-role.kubernetes.io/<role>` keys and a `kubernetes.io/role` value, sorted. */
+function nodeRoles(labels: Readonly<Record<string, string>>): string {
+  const roles = new Set<string>();
+  for (const [key, value] of Object.entries(labels)) {
+    const role = key.startsWith('node-role.kubernetes.io/')
+      ? key.slice('node-role.kubernetes.io/'.length)
+      : key === 'kubernetes.io/role'
+        ? value
+        : '';
+    if (role) roles.add(role);
+  }
+  return [...roles].sort().join(',');
+}
+
 /** The node's row, from the object alone (so a deleted node's last state prints the same). */
 export function nodeRow(node: KubeNode, nowMs: number): unknown[] {
-  const ready = node.status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
-  const status = [ready ? 'Ready' : 'NotReady'];
-  if (node.spec.unschedulable) status.push('SchedulingDisabled');
-  const roles = Object.keys(node.metadata.labels ?? {})
-    .filter((l) => l.startsWith('node-role.kubernetes.io/'))
-    .map((l) => l.slice('node-role.kubernetes.io/'.length))
-    .join(',');
+  const roles = nodeRoles(node.metadata.labels ?? {});
   const ip = node.status.addresses.find((a) => a.type === 'InternalIP')?.address ?? '<none>';
   return [
     node.metadata.name,
-    status.join(','),
+    nodeStatusCell(node),
     roles || '<none>',
     age(node.metadata, nowMs),
     node.status.nodeInfo.kubeletVersion,

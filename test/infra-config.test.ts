@@ -67,7 +67,7 @@ describe('parseWatchdogSettings', () => {
       stuckRemovalSeconds: 1800,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
-      nodeRefreshSeconds: 0,
+      nodeRefreshSeconds: 900,
       requestTimeoutSeconds: 15,
     });
     assert.ok(Object.isFrozen(settings));

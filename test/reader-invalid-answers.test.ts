@@ -31,17 +31,32 @@ function node(name: string) {
 const validLeases = () =>
   json({ kind: 'LeaseList', items: [lease('n1', new Date().toISOString())] });
 const validNodes = () => json({ kind: 'NodeList', items: [node('n1')] });
+const NODE_COLUMNS = [{ name: 'Name' }, { name: 'Status' }, { name: 'Roles' }];
+/** A Table of Nodes: one row of cells per node, under `columns`. */
+const nodeTable = (
+  rows: unknown[][],
+  columns: unknown[] = NODE_COLUMNS,
+  metadata: Record<string, unknown> = {},
+): Reply =>
+  json({
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata,
+    columnDefinitions: columns,
+    rows: rows.map((cells) => ({ cells, object: null })),
+  });
 
 describe('KubeClusterReader: 200 answers that are not what was asked for', () => {
   let server: Server;
   let url: string;
-  // What the API server answers, by path (without the query).
+  // What the API server answers, by path (without the query); `table:<path>` when asked for a Table.
   let replies: Map<string, Reply>;
 
   before(async () => {
     server = createServer((req, res) => {
       const path = (req.url ?? '').split('?')[0] ?? '';
-      const reply = replies.get(path);
+      const asTable = /as=Table/.test(req.headers.accept ?? '');
+      const reply = (asTable ? replies.get(`table:${path}`) : undefined) ?? replies.get(path);
       if (!reply) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }));
@@ -174,6 +189,7 @@ describe('KubeClusterReader: 200 answers that are not what was asked for', () =>
       // Old enough to be a suspect: the second read GETs its Node.
       [LEASES, json({ kind: 'LeaseList', items: [lease('n1', '2026-01-01T00:00:00.000000Z')] })],
       ['/api/v1/nodes', validNodes()],
+      ['table:/api/v1/nodes', nodeTable([['n1', 'Ready']])],
       ['/api/v1/nodes/n1', json(node('n1'))],
     ]);
     const first = await reader(cache).read();
@@ -189,5 +205,80 @@ describe('KubeClusterReader: 200 answers that are not what was asked for', () =>
       /^the API server's answer to reading node n1 is not a Node \(got a Status: ServiceUnavailable\)$/,
     );
     assert.equal(cache.current()?.has('n1'), true, 'the cache still has the node');
+  });
+
+  describe('a Table of Nodes it cannot use: whole Nodes listed instead, never a wrong verdict', () => {
+    const cases: { name: string; table: Reply; expect: RegExp }[] = [
+      {
+        name: 'no Status column',
+        table: nodeTable([['n1', '<none>']], [{ name: 'Name' }, { name: 'Roles' }]),
+        expect: /has no Status column/,
+      },
+      {
+        name: 'a Status cell it cannot read',
+        table: nodeTable([['n1', 'Ready\u001b[2J']]),
+        expect: /the Status cell of node n1 is not one it can read$/,
+      },
+      {
+        name: 'a Name cell that is no node name',
+        table: nodeTable([['n1\u001b[2J', 'Ready']]),
+        expect: /a Name cell is not a node name$/,
+      },
+      {
+        name: 'fewer rows than its first page announced',
+        table: nodeTable([['n1', 'Ready']], NODE_COLUMNS, { remainingItemCount: 3 }),
+        expect: /announced 4 rows but 1 came/,
+      },
+      {
+        name: 'a node in two rows',
+        table: nodeTable([
+          ['n1', 'Ready'],
+          ['n1', 'Ready'],
+        ]),
+        expect: /node n1 has two rows/,
+      },
+      { name: 'a NodeList', table: validNodes(), expect: /is not a Table \(got a NodeList\)/ },
+    ];
+    for (const c of cases) {
+      it(c.name, async () => {
+        let now = 0;
+        const cache = new NodeCache(60_000, () => now);
+        replies = new Map([
+          [LEASES, validLeases()],
+          ['/api/v1/nodes', json({ kind: 'NodeList', items: [node('n1')] })],
+          ['table:/api/v1/nodes', c.table],
+        ]);
+        const warnings: string[] = [];
+        const kubeConfig = new KubeConfig();
+        kubeConfig.loadFromOptions({
+          clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+          users: [{ name: 'u', token: 'local-token' }],
+          contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+          currentContext: 'ctx',
+        });
+        const read = () =>
+          new KubeClusterReader({
+            kubeConfig,
+            cluster: 'local',
+            namespace: 'kube-node-lease',
+            nodeCache: cache,
+            logger: { warn: (_message, fields) => warnings.push(String(fields?.error)) },
+          }).read();
+        await read(); // the full list that fills the cache
+        now = 1_000;
+        // The node turns NotReady: only the whole list can say so now.
+        const notReady = {
+          ...node('n1'),
+          status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady' }] },
+        };
+        replies.set('/api/v1/nodes', json({ kind: 'NodeList', items: [notReady] }));
+        const snapshot = await read();
+        assert.equal(snapshot.nodes?.[0]?.ready, 'False', 'read from the whole list');
+        assert.equal(warnings.length, 1);
+        assert.match(warnings[0] ?? '', /^the Table of Nodes is not usable: |is not a Table/);
+        assert.match(warnings[0] ?? '', c.expect);
+        assert.ok(!(warnings[0] ?? '').includes('\u001b'), 'no escape quoted');
+      });
+    }
   });
 });

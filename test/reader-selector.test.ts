@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { parseSelector } from '../lambda/core/selector.js';
+import { matchesSelector, parseSelector } from '../lambda/core/selector.js';
 import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
 import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from './support/tiny-api.js';
 
@@ -33,7 +33,10 @@ function node(name: string, pool: string) {
   };
 }
 
-/** A cluster that ignores labelSelector (as a careless proxy might), and records what was asked. */
+/**
+ * A cluster whose lists ignore labelSelector (as a careless proxy might), and records what was
+ * asked; its Table of Nodes honours the selector.
+ */
 class Scripted {
   nodes = [node('gpu-1', 'gpu'), node('gpu-2', 'gpu'), node('web-1', 'web')];
   leases = [lease('gpu-1', 1_000), lease('gpu-2', 1_000), lease('web-1', 1_000)];
@@ -46,6 +49,14 @@ class Scripted {
     );
     if (url.pathname === LEASES_PATH)
       return sendJson(res, { kind: 'LeaseList', metadata: {}, items: this.leases });
+    if (url.pathname === '/api/v1/nodes' && /as=Table/.test(req.headers.accept ?? '')) {
+      const selector = parseSelector(url.searchParams.get('labelSelector') ?? '');
+      const rows = this.nodes
+        .filter((n) => matchesSelector(selector, n.metadata.labels))
+        .map((n) => ({ cells: [n.metadata.name, 'Ready'], object: null }));
+      const columnDefinitions = [{ name: 'Name' }, { name: 'Status' }];
+      return sendJson(res, { kind: 'Table', metadata: {}, columnDefinitions, rows });
+    }
     if (url.pathname === '/api/v1/nodes')
       return sendJson(res, { kind: 'NodeList', metadata: {}, items: this.nodes });
     const one = /^\/api\/v1\/nodes\/(.+)$/.exec(url.pathname)?.[1];
@@ -102,7 +113,11 @@ describe('the reader with a node selector', () => {
     api.leases = [lease('gpu-1', 60_000), lease('gpu-2', 1_000), lease('web-1', 60_000)];
     api.nodes = [node('gpu-1', 'web'), node('gpu-2', 'gpu'), node('web-1', 'web')];
     const snapshot = await cached.read();
-    assert.deepEqual(api.asked.sort(), ['/api/v1/nodes/gpu-1', LEASES_PATH]);
+    assert.deepEqual(api.asked.sort(), [
+      '/api/v1/nodes/gpu-1',
+      `/api/v1/nodes?labelSelector=${POOL} in (gpu)`, // the Table of Nodes: gpu-1 left it
+      LEASES_PATH,
+    ]);
     assert.deepEqual(
       snapshot.nodes?.map((n) => n.name),
       ['gpu-2'],

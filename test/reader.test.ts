@@ -75,6 +75,53 @@ describe('KubeClusterReader against the simulated cluster', () => {
     assert.equal(snapshot.degraded, undefined);
   });
 
+  it('accepts gzip, and gets it on the wire for pages over 128 KiB; never asks for resourceVersion=0', async () => {
+    server.resetStats();
+    await readerFor(server.kubeconfig(), { pageSize: 500 }).read();
+    assert.equal(server.sent.length, 10);
+    for (const answer of server.sent) {
+      assert.match(answer.acceptEncoding ?? '', /\bgzip\b/, answer.url);
+      assert.doesNotMatch(answer.url, /resourceVersion=/, answer.url);
+      if (answer.decodedBytes > 128 * 1024) {
+        assert.equal(answer.contentEncoding, 'gzip', answer.url);
+        assert.ok(answer.bytes < answer.decodedBytes / 3, `${answer.bytes} on the wire`);
+      }
+    }
+    assert.ok(server.sent.some((a) => a.contentEncoding === 'gzip'));
+  });
+
+  it('reads everything, correctly, from a server that ignores limit (one page), within the page cap', async () => {
+    server.ignoreLimit(true);
+    try {
+      server.resetStats();
+      // One 15 MB page of Nodes: a generous timeout on this shared machine.
+      const snapshot = await readerFor(server.kubeconfig(), {
+        pageSize: 100,
+        timeoutMs: 60_000,
+      }).read();
+      assert.equal(server.sent.length, 2, 'one page per list');
+      assert.match(server.sent[0]?.url ?? '', /[?&]limit=100(&|$)/);
+      assert.equal(snapshot.leases.length, 2_345);
+      assert.deepEqual(new Set(snapshot.nodes?.map((n) => n.name)), new Set(names));
+
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(server.kubeconfig());
+      const capped = new KubeClusterReader({
+        kubeConfig,
+        cluster: 'sim',
+        namespace: 'kube-node-lease',
+        pageSize: 100,
+        requestTimeoutMs: 60_000,
+        bounds: { maxPageBytes: 1024 * 1024 },
+      });
+      const error = await failure(capped.read());
+      assert.equal(error.failure, 'invalid-response');
+      assert.match(error.message, /is over 1 MiB \(the most one page may have\): read given up$/);
+    } finally {
+      server.ignoreLimit(false);
+    }
+  });
+
   it("takes the API server's clock from the Date header", async () => {
     const before = Date.now();
     const snapshot = await readerFor(server.kubeconfig()).read();
@@ -114,7 +161,7 @@ describe('KubeClusterReader against the simulated cluster', () => {
   });
 
   describe('with a node cache', () => {
-    it('lists Nodes only when the cache is stale, and reads afresh just the nodes the leases single out', async () => {
+    it('lists Nodes only when the cache is stale, and reads afresh just the nodes the leases or the Table single out', async () => {
       let now = 0;
       const cache = new NodeCache(60_000, () => now);
       const kubeConfig = new KubeConfig();
@@ -128,31 +175,58 @@ describe('KubeClusterReader against the simulated cluster', () => {
       const first = await reader.read();
       assert.equal(first.stats?.requests, 10, '5 pages of leases, 5 of nodes');
 
-      // Between full lists: one node dies and is cordoned, another healthy one is cordoned.
-      const [silent, healthy] = [names[10] as string, names[11] as string];
+      // Between full lists: one node dies and is tainted; a healthy one is cordoned, another tainted.
+      const [silent, healthy, tainted] = [
+        names[10] as string,
+        names[11] as string,
+        names[12] as string,
+      ];
+      const taint = { key: 'example.com/maintenance', effect: 'NoSchedule' };
       cluster.stopKubelet(silent);
       cluster.setLeaseField(silent, {
         renewTime: new Date(Date.now() - 120_000).toISOString().replace('Z', '000Z'),
       });
-      cluster.cordon(silent);
+      cluster.addTaint(silent, taint);
       cluster.cordon(healthy);
+      cluster.addTaint(tainted, taint);
       now = 30_000;
+      server.resetStats();
       const second = await reader.read();
       const fresh = (name: string) => second.nodes?.find((n) => n.name === name);
-      assert.ok((second.stats?.requests ?? 0) < 10, `fewer requests: ${second.stats?.requests}`);
+      const gets = server.sent.filter((a) => a.url.startsWith('/api/v1/nodes/')).map((a) => a.url);
+      assert.ok(gets.includes(`/api/v1/nodes/${silent}`), 'the silent node is read afresh');
+      assert.ok(gets.includes(`/api/v1/nodes/${healthy}`), 'the Table shows it cordoned');
+      assert.ok(
+        !gets.includes(`/api/v1/nodes/${tainted}`),
+        'a healthy tainted node is not re-read',
+      );
+      assert.deepEqual(
+        server.sent
+          .filter((a) => a.url.startsWith('/api/v1/nodes?'))
+          .map((a) => a.accept?.includes('as=Table')),
+        [true, true],
+        'two pages of the Table of Nodes (2,000 rows a page), no whole Node list',
+      );
       assert.equal(second.nodes?.length, 2_345);
-      assert.equal(fresh(silent)?.unschedulable, true, 'the silent node was read afresh');
-      assert.equal(
-        fresh(healthy)?.unschedulable,
-        false,
-        'a healthy node is as of the last full list',
+      assert.ok(
+        fresh(silent)?.taints.some((t) => t.key === taint.key),
+        'the silent node was read afresh',
+      );
+      assert.equal(fresh(healthy)?.unschedulable, true, 'the Table showed the cordon');
+      assert.ok(
+        !fresh(tainted)?.taints.some((t) => t.key === taint.key),
+        "a healthy node's taints are as of the last full list",
       );
 
       now = 61_000;
       const third = await reader.read();
       assert.equal(third.stats?.requests, 10, 'a full list once the cache is stale');
       assert.equal(third.nodes?.find((n) => n.name === healthy)?.unschedulable, true);
-      cluster.cordon(silent, false);
+      assert.ok(
+        third.nodes?.find((n) => n.name === tainted)?.taints.some((t) => t.key === taint.key),
+      );
+      cluster.removeTaint(silent, taint.key);
+      cluster.removeTaint(tainted, taint.key);
       cluster.cordon(healthy, false);
       cluster.clearLeaseOverrides(silent);
       cluster.startKubelet(silent);
@@ -182,15 +256,18 @@ describe('KubeClusterReader against the simulated cluster', () => {
       cluster.setLeaseField(silent, {
         renewTime: new Date(Date.now() - 10_000).toISOString().replace('Z', '000Z'),
       });
-      cluster.cordon(silent); // after the full list: only a fresh read can know
+      // After the full list, and not in the Table of Nodes: only a fresh read can know.
+      cluster.addTaint(silent, { key: 'example.com/maintenance', effect: 'NoSchedule' });
       try {
         now = 30_000;
-        const unschedulable = async (reader: KubeClusterReader) =>
-          (await reader.read()).nodes?.find((n) => n.name === silent)?.unschedulable;
-        assert.equal(await unschedulable(short), true, 'read afresh: its lease is past grace / 2');
-        assert.equal(await unschedulable(long), false, 'by default, 10 s is not yet suspect');
+        const tainted = async (reader: KubeClusterReader) =>
+          (await reader.read()).nodes
+            ?.find((n) => n.name === silent)
+            ?.taints.some((t) => t.key === 'example.com/maintenance');
+        assert.equal(await tainted(short), true, 'read afresh: its lease is past grace / 2');
+        assert.equal(await tainted(long), false, 'by default, 10 s is not yet suspect');
       } finally {
-        cluster.cordon(silent, false);
+        cluster.removeTaint(silent, 'example.com/maintenance');
         cluster.clearLeaseOverrides(silent);
         cluster.startKubelet(silent);
       }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { nodeStatusCell } from '../sim/table.js';
 
 const NS = 'kube-node-lease';
 const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
@@ -31,6 +32,8 @@ describe('kubectl against the simulated cluster', () => {
     names = cluster.addNodes(620);
     cluster.cordon(names[1] as string);
     cluster.setReady(names[2] as string, 'False');
+    cluster.setReady(names[3] as string, 'Unknown');
+    cluster.cordon(names[3] as string);
     server = await startSimServer({ cluster });
     await server.writeKubeconfig(join(dir, 'kubeconfig'));
   });
@@ -73,6 +76,45 @@ describe('kubectl against the simulated cluster', () => {
     assert.equal(status.get(names[0]), 'Ready');
     assert.equal(status.get(names[1]), 'Ready,SchedulingDisabled');
     assert.equal(status.get(names[2]), 'NotReady');
+  });
+
+  test('kubectl get nodes -o wide pages the Table of Nodes with limit and continue', async (t) => {
+    if (missing || !server) return t.skip(missing);
+    server.resetStats();
+    const [header, ...lines] = rows(
+      await kubectl('get', 'nodes', '-o', 'wide', '--chunk-size=200'),
+    );
+    assert.deepEqual(header?.slice(0, 7), [
+      'NAME',
+      'STATUS',
+      'ROLES',
+      'AGE',
+      'VERSION',
+      'INTERNAL-IP',
+      'EXTERNAL-IP',
+    ]);
+    assert.deepEqual(new Set(lines.map((r) => r[0])), new Set(names));
+    const status = new Map(lines.map((r) => [r[0], r[1]]));
+    assert.equal(
+      status.get(names[3]),
+      'NotReady,SchedulingDisabled',
+      'Ready=Unknown prints NotReady',
+    );
+    const pages = server.sent.filter((a) => a.url.startsWith('/api/v1/nodes?'));
+    assert.equal(pages.length, 4, '620 rows, 200 a page');
+    for (const page of pages) assert.match(page.accept ?? '', /as=Table;v=v1;g=meta\.k8s\.io/);
+    assert.equal(pages.filter((p) => /[?&]continue=/.test(p.url)).length, 3);
+  });
+
+  test("the Status cell is kube-apiserver's: Unknown without a Ready condition", () => {
+    const own = new SimCluster({ seed: 3 });
+    const node = own.nodeObject(own.addNodes(1)[0] as string);
+    assert.ok(node);
+    assert.equal(nodeStatusCell(node), 'Ready');
+    const without = { ...node, status: { ...node.status, conditions: [] } };
+    assert.equal(nodeStatusCell(without), 'Unknown');
+    const cordoned = { ...without, spec: { ...without.spec, unschedulable: true } };
+    assert.equal(nodeStatusCell(cordoned), 'Unknown,SchedulingDisabled');
   });
 
   test('kubectl get leases -n kube-node-lease prints every lease and holder', async (t) => {

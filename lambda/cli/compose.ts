@@ -88,6 +88,12 @@ function readerFor(
     nodeCache,
     suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
     showPluginStderr: options.verbose,
+    logger: {
+      warn: (message, fields) =>
+        io.stderr(
+          `lease-watchdog: warning: ${message}${typeof fields?.error === 'string' ? ` (${sanitize(fields.error)})` : ''}`,
+        ),
+    },
     nodeSelector: options.selector === undefined ? undefined : parseSelector(options.selector),
   });
   return { reader, kubeConfig };

@@ -13,6 +13,7 @@ import {
   ClusterReadError,
   type ClusterReader,
   type ClusterReaderFactory,
+  type WatchdogLogger,
 } from '../ports.js';
 import type { ClusterSettings } from '../settings/index.js';
 import { isClusterAuthError } from './auth-error.js';
@@ -24,6 +25,8 @@ export interface AuthenticatedReaderOptions {
   /** List whole Nodes at most this often; 0: on every check. */
   readonly nodeRefreshMs: number;
   readonly clock: () => number;
+  /** Where a Table of Nodes that could not be used is noted. */
+  readonly logger?: Pick<WatchdogLogger, 'warn'> | undefined;
 }
 
 /** Reads one cluster with credentials from the credentials port, fresh for each check. */
@@ -54,6 +57,7 @@ class AuthenticatedReader implements ClusterReader {
       labelKeys: labelsUsedBy(this.policy),
       nodeCache: this.nodeCache,
       suspectAfterMs: suspectAgeFor(this.policy.gracePeriodSeconds),
+      logger: this.options.logger,
     });
     try {
       return await reader.read(signal);

@@ -1,16 +1,28 @@
 /**
  * Reads node Leases and Nodes over the Kubernetes API: one session per read (transport.ts), the
  * answers projected onto what the core needs (projection.ts), and, with a node cache
- * (node-cache.ts), whole Nodes listed only once per refresh period. Every failure is one
- * ClusterReadError with one clear line (read-errors.ts).
+ * (node-cache.ts), whole Nodes listed only once per refresh period, the Table of Nodes
+ * (node-table.ts) and GETs of the nodes that may page in between. Never `resourceVersion=0`:
+ * every list is a consistent read from etcd, paginated, and a server that ignores `limit` is
+ * bounded by the page cap. Every failure is one ClusterReadError with one clear line
+ * (read-errors.ts).
  */
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
 import { type LabelSelector, matchesSelector } from '../core/selector.js';
-import { ClusterReadError, type ClusterReader } from '../ports.js';
+import { ClusterReadError, type ClusterReader, type WatchdogLogger } from '../ports.js';
 import { hasUserInfo } from './kubeconfig.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
+import {
+  NODE_TABLE,
+  NODE_TABLE_PARAMS,
+  type NodeRow,
+  projectNodeRow,
+  rowsByName,
+  TableUnusableError,
+  tableSuspects,
+} from './node-table.js';
 import { Interner, projectLease, projectNode } from './projection.js';
 import {
   ApiSession,
@@ -61,10 +73,14 @@ export interface KubeReaderOptions {
   readonly labelKeys?: readonly string[] | undefined;
   /**
    * Whole Nodes are ~13× the bytes of Leases and change slowly: with a cache, they are listed only
-   * when it is older than its refresh period, and in between only the nodes the leases single
-   * out (silent, unreadable, new, gone) are read again, one GET each. Default: list every read.
+   * when it is older than its refresh period. In between, each read lists the server-side Table
+   * of Nodes (node-table.ts: Ready and cordon per node, a few hundred bytes each), and reads
+   * afresh, one GET each, the nodes the leases or the Table single out (silent, unreadable, new,
+   * gone, not Ready, changed). Default: list whole Nodes on every read.
    */
   readonly nodeCache?: NodeCache | undefined;
+  /** Where a Table of Nodes that could not be used (whole Nodes listed instead) is noted. */
+  readonly logger?: Pick<WatchdogLogger, 'warn'> | undefined;
   /**
    * With a node cache: a lease older than this on the API server's clock has its Node read afresh
    * (see suspectNodes), so that a node going silent is judged on fresh Node facts. Set it from
@@ -157,44 +173,100 @@ export class KubeClusterReader implements ClusterReader {
     const { namespace, nodeCache: cache } = this.options;
     const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
     const cached = cache?.current();
-    const [leases, nodes] = await Promise.all([
+    const [leases, table] = await Promise.all([
       session.list('leases', leasePath, projectLease, signal),
-      this.options.readNodes === false
-        ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-        : cached
-          ? undefined // refreshed below, from what the leases say
-          : this.listNodes(session, interner, signal).catch((error: unknown) => {
-              // Without Nodes the check still runs on leases alone: degraded, and it says so.
-              // Not with a node selector: which leases it selects is known only from the Nodes.
-              if (error instanceof ClusterReadError && error.failure === 'forbidden') {
-                if (!this.options.nodeSelector) return error;
-                throw new ClusterReadError(
-                  'forbidden',
-                  `${error.message}; the node selector "${this.options.nodeSelector.source}" needs them`,
-                  error.statusCode,
-                  { cause: error },
-                );
-              }
-              throw error;
-            }),
+      this.options.readNodes === false || !cached || !cache?.tableUsable()
+        ? undefined
+        : this.listTable(session, signal),
     ]);
-    if (cached && cache && nodes === undefined) {
+    if (cached && cache && table instanceof Map) {
       const refreshed = await this.refreshSuspects(
         session,
         interner,
         leases,
         cache,
         cached,
+        table,
         signal,
       );
       return this.snapshot(leases, refreshed, undefined, session.stats);
     }
+    if (table instanceof ClusterReadError) {
+      this.options.logger?.warn(
+        'the Table of Nodes could not be used: whole Nodes listed instead',
+        {
+          cluster: this.options.cluster,
+          error: table.message,
+        },
+      );
+    }
+    const nodes =
+      this.options.readNodes === false
+        ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
+        : await this.listNodesOrDegraded(session, interner, signal);
     return this.snapshot(
       leases,
       nodes instanceof ClusterReadError || nodes === undefined ? null : nodes.items,
       nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined,
       session.stats,
     );
+  }
+
+  /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
+  private listNodesOrDegraded(
+    session: ApiSession,
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Listed<NodeInfo> | ClusterReadError> {
+    return this.listNodes(session, interner, signal).catch((error: unknown) => {
+      // Without Nodes the check still runs on leases alone: degraded, and it says so.
+      // Not with a node selector: which leases it selects is known only from the Nodes.
+      if (error instanceof ClusterReadError && error.failure === 'forbidden') {
+        if (!this.options.nodeSelector) return error;
+        throw new ClusterReadError(
+          'forbidden',
+          `${error.message}; the node selector "${this.options.nodeSelector.source}" needs them`,
+          error.statusCode,
+          { cause: error },
+        );
+      }
+      throw error;
+    });
+  }
+
+  /**
+   * The Table of Nodes by name; the error instead when it cannot stand in for them (the caller
+   * lists whole Nodes): an answer that is no usable Table keeps the cache off Tables for one
+   * refresh period, any other failure is met by the whole list (which fails, or degrades, alike).
+   */
+  private async listTable(
+    session: ApiSession,
+    signal: AbortSignal | undefined,
+  ): Promise<Map<string, NodeRow> | ClusterReadError> {
+    const selector = this.options.nodeSelector;
+    try {
+      const listed = await session.list(
+        'nodes',
+        '/api/v1/nodes',
+        projectNodeRow,
+        signal,
+        selector
+          ? { ...NODE_TABLE_PARAMS, labelSelector: selector.source.trim() }
+          : NODE_TABLE_PARAMS,
+        NODE_TABLE,
+      );
+      return rowsByName(listed);
+    } catch (error) {
+      if (!(error instanceof ClusterReadError) || error.failure === 'aborted') throw error;
+      if (
+        error instanceof TableUnusableError ||
+        error.failure === 'invalid-response' ||
+        error.statusCode === 406
+      ) {
+        this.options.nodeCache?.refuseTable();
+      }
+      return error;
+    }
   }
 
   /** Lists every Node, and keeps them in the cache when there is one. */
@@ -224,8 +296,8 @@ export class KubeClusterReader implements ClusterReader {
   }
 
   /**
-   * The cached Nodes, with those the leases single out read afresh (one GET each), or all of them
-   * listed again when there are too many suspects.
+   * The cached Nodes, with those the leases or the Table single out read afresh (one GET each),
+   * or all of them listed again when there are too many suspects.
    */
   private async refreshSuspects(
     session: ApiSession,
@@ -233,20 +305,24 @@ export class KubeClusterReader implements ClusterReader {
     leases: Listed<LeaseInfo>,
     cache: NodeCache,
     cached: ReadonlyMap<string, NodeInfo>,
+    rows: ReadonlyMap<string, NodeRow>,
     signal: AbortSignal | undefined,
   ): Promise<NodeInfo[]> {
     const serverTime = leases.date ?? Date.now();
     // With a node selector, a lease whose node is not among the selected ones is not a suspect:
     // it belongs to a node that is not selected (or to none), not to a node that needs a GET.
     const considered = this.options.nodeSelector
-      ? leases.items.filter((lease) => cached.has(lease.name))
+      ? leases.items.filter((lease) => cached.has(lease.name) || rows.has(lease.name))
       : leases.items;
-    const suspects = suspectNodes(considered, cached, serverTime, this.suspectAfterMs);
-    if (suspects.length > MAX_NODE_GETS) {
+    const suspects = new Set([
+      ...suspectNodes(considered, cached, serverTime, this.suspectAfterMs, rows),
+      ...tableSuspects(rows, cached),
+    ]);
+    if (suspects.size > MAX_NODE_GETS) {
       return (await this.listNodes(session, interner, signal)).items;
     }
     await Promise.all(
-      suspects.map(async (name) => {
+      [...suspects].map(async (name) => {
         const body = await session.getNode(name, signal);
         const node = body ? projectNode(body, this.labelKeys, interner) : undefined;
         // A node relabelled out of the selection leaves it, as a deleted one does.

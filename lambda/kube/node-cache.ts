@@ -36,12 +36,15 @@ export function suspectAgeFor(gracePeriodSeconds: number): number {
 /**
  * The Node facts of one cluster, kept between reads (a warm Lambda container, a `watch`
  * process). Kubelets renew every 10 s; Nodes change when someone cordons, taints or deletes one,
- * or when a kubelet reports a condition. With a cache, `not-ready` and newly cordoned healthy
- * nodes are noticed up to `refreshMs` late; silent nodes are always judged on fresh Node facts.
+ * or when a kubelet reports a condition. Between full lists the Table of Nodes shows each node's
+ * Ready and cordon, so `not-ready` and cordons are noticed at the next read, and silent nodes are
+ * always judged on fresh Node facts; only labels and taints of healthy nodes are as of the last
+ * full list.
  */
 export class NodeCache {
   private nodes: Map<string, NodeInfo> | undefined;
   private fetchedAt = Number.NEGATIVE_INFINITY;
+  private tableRetryAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly refreshMs: number,
@@ -58,6 +61,19 @@ export class NodeCache {
     this.fetchedAt = this.clock();
   }
 
+  /**
+   * Whether to read the Table of Nodes between full lists: yes, unless the server answered it
+   * with something unusable less than one refresh period ago (then whole Nodes are listed).
+   */
+  tableUsable(): boolean {
+    return this.clock() >= this.tableRetryAt;
+  }
+
+  /** The Table answer was unusable: list whole Nodes on every read for one refresh period. */
+  refuseTable(): void {
+    this.tableRetryAt = this.clock() + this.refreshMs;
+  }
+
   /** A fresh read of one node; undefined: it is gone. */
   update(name: string, node: NodeInfo | undefined): void {
     if (!this.nodes) return;
@@ -69,17 +85,21 @@ export class NodeCache {
 /**
  * Nodes worth reading afresh: their lease is at least `suspectAfterMs` old on the API server's
  * clock, or unreadable, or lease and Node disagree (a lease without a Node, a Node without one).
+ * With `named`, the node names of a fresh Table: a lease whose node is neither cached nor in it
+ * is an orphan, confirmed, not a suspect (orphaned leases can number hundreds).
  */
 export function suspectNodes(
   leases: readonly LeaseInfo[],
   nodes: ReadonlyMap<string, NodeInfo>,
   serverTime: number,
   suspectAfterMs: number = SUSPECT_AGE_MS,
+  named?: ReadonlySet<string> | ReadonlyMap<string, unknown>,
 ): string[] {
   const suspects = new Set<string>();
   const leased = new Set<string>();
   for (const lease of leases) {
     leased.add(lease.name);
+    if (named && !named.has(lease.name) && !nodes.has(lease.name)) continue;
     const renewed =
       typeof lease.renewTime === 'string' ? parseTimestamp(lease.renewTime) : undefined;
     if (renewed === undefined || serverTime - renewed >= suspectAfterMs || !nodes.has(lease.name)) {

@@ -13,7 +13,7 @@ export const DEFAULTS = Object.freeze({
     clusterMinNodes: 3,
   }),
   fastMode: Object.freeze({ checksPerInvocation: 1, intervalSeconds: 10 }),
-  nodeRefreshSeconds: 0,
+  nodeRefreshSeconds: 900,
   requestTimeoutSeconds: 15,
   scheduleMinutes: 1,
   logRetentionDays: 30,

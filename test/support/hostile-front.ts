@@ -23,7 +23,11 @@ export type HostileAnswer =
   /** Node and lease lists (or only one of them) keep only their first `keep` items. */
   | { readonly kind: 'lacks-most'; readonly keep: number; readonly only?: 'leases' | 'nodes' }
   /** The TLS handshake presents a certificate signed by another CA. */
-  | { readonly kind: 'foreign-ca' };
+  | { readonly kind: 'foreign-ca' }
+  /** Node lists asked for as a Table come back as a NodeList (a server without Table output). */
+  | { readonly kind: 'no-table' }
+  /** Every row of a Table of Nodes has `status` in its Status cell. */
+  | { readonly kind: 'table-status'; readonly status: string };
 
 export interface HostileFront {
   /** https://127.0.0.1:<port> */
@@ -62,6 +66,9 @@ export async function startHostileFront(
     if (answer?.kind === 'cycling-continue') url.searchParams.delete('continue');
     const headers = { ...req.headers, host: target.host };
     delete headers['accept-encoding'];
+    if (answer?.kind === 'no-table' && NODE_LIST.test(url.pathname)) {
+      headers.accept = 'application/json';
+    }
     const upstreamReq = httpsRequest(
       {
         host: target.hostname,
@@ -84,6 +91,8 @@ export async function startHostileFront(
           const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
             metadata?: Record<string, unknown>;
             items?: unknown[];
+            rows?: { cells: unknown[] }[];
+            columnDefinitions?: { name: string }[];
           };
           const isLeases = LEASE_LIST.test(url.pathname);
           const current = answer;
@@ -95,6 +104,10 @@ export async function startHostileFront(
               ...list,
               metadata: { ...list.metadata, continue: next },
             });
+          } else if (current?.kind === 'table-status' && Array.isArray(list.rows)) {
+            const at = (list.columnDefinitions ?? []).findIndex((c) => c.name === 'Status');
+            for (const row of list.rows) row.cells[at] = current.status;
+            send(res, upstreamRes.headers, list);
           } else if (
             current?.kind === 'lacks-most' &&
             (current.only === undefined || current.only === (isLeases ? 'leases' : 'nodes'))
