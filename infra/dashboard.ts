@@ -20,6 +20,7 @@ import type { Construct } from 'constructs';
 import {
   METRICS_NAMESPACE,
   type MetricName,
+  NODES_ALERTING_VERDICTS,
   SERVICE_DIMENSIONS,
   type ServiceMetricName,
 } from '../lambda/metrics.js';
@@ -40,6 +41,12 @@ const NOTIFICATIONS_FAILED: MetricName = 'NotificationsFailed';
 
 /** The watchdog's log line after each check of a cluster (lambda/watchdog.ts) and its fields. */
 const CHECKED = 'filter message = "cluster checked"';
+/**
+ * The time bin of the Logs Insights graphs. A query returns at most 10,000 rows (one per cluster
+ * and bin): 5-minute bins keep the dashboard's default day whole for up to 34 clusters (1-minute
+ * bins: 6); beyond, narrow the time range.
+ */
+const BIN = 'bin(5m)';
 
 /** The legend of a SEARCH line: the cluster it belongs to (a CloudWatch dynamic label). */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudWatch's placeholder, not JavaScript's
@@ -142,14 +149,14 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
     ]),
     query('Nodes checked per cluster (log field nodes)', [
       CHECKED,
-      'stats max(nodes) by cluster, bin(1m)',
+      `stats max(nodes) by cluster, ${BIN}`,
     ]),
   );
   dashboard.addWidgets(
-    ...(['expired', 'not-ready', 'missing-lease'] as const).map((verdict) =>
+    ...NODES_ALERTING_VERDICTS.map((verdict) =>
       query(
         `Nodes ${verdict} per cluster`,
-        [CHECKED, `stats max(\`${verdict}\`) by cluster, bin(1m)`],
+        [CHECKED, `stats max(\`${verdict}\`) by cluster, ${BIN}`],
         8,
       ),
     ),
@@ -157,21 +164,21 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
   dashboard.addWidgets(
     query('Check duration per cluster (ms, maximum)', [
       CHECKED,
-      'stats max(durationMs) by cluster, bin(1m)',
+      `stats max(durationMs) by cluster, ${BIN}`,
     ]),
     query('Cluster read failures per cluster', [
       'filter message = "cannot read the cluster"',
-      'stats count(*) by cluster, bin(1m)',
+      `stats count(*) by cluster, ${BIN}`,
     ]),
   );
   dashboard.addWidgets(
     query('Notifications sent per cluster', [
       CHECKED,
-      'stats sum(notificationsSent) by cluster, bin(1m)',
+      `stats sum(notificationsSent) by cluster, ${BIN}`,
     ]),
     query('Notifications failed per cluster (kept for the next check)', [
       CHECKED,
-      'stats sum(notificationsFailed) by cluster, bin(1m)',
+      `stats sum(notificationsFailed) by cluster, ${BIN}`,
     ]),
   );
   dashboard.addWidgets(

@@ -123,7 +123,7 @@ interface QueryRef {
 }
 
 const QUERY =
-  /^SOURCE '([^']+)' \| filter message = "([^"]+)" \| stats (?:count\(\*\)|[a-z]+\(`?([A-Za-z-]+)`?\)) by cluster, bin\(1m\)$/;
+  /^SOURCE '([^']+)' \| filter message = "([^"]+)" \| stats (?:count\(\*\)|[a-z]+\(`?([A-Za-z-]+)`?\)) by cluster, bin\(5m\)$/;
 
 function queriesRead(widgets: Widget[]): QueryRef[] {
   return widgets
