@@ -17,15 +17,21 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { FOR_SERVICE_METRICS, PER_CLUSTER_METRICS } from '../lambda/metrics.js';
 import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../lambda/state/observation-snapshot.js';
+import { ROUTINE_LOOKS_MS } from '../lambda/watchdog.js';
 import { healthyObservations, nodeNames, sampleAlerts } from '../test/state-fixtures.js';
 import { localClient, startLocalDynamoDb } from '../test/support/dynalite.js';
 import { SCHEDULE_MS, startWatchdogHarness } from '../test/support/watchdog-harness.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CHECKS = Number(process.env.BENCH_COST_CHECKS ?? 5);
-const CHECKS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
+const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
+/** Each scheduled run asks (through SQS) for routine looks, each a full check of its own. */
+const LOOKS_PER_RUN = ROUTINE_LOOKS_MS.length;
+const LOOKS_PER_MONTH = RUNS_PER_MONTH * LOOKS_PER_RUN;
+const CHECKS_PER_MONTH = RUNS_PER_MONTH + LOOKS_PER_MONTH;
 const MEMORY_GB = 512 / 1024; // the stack's default memoryMb (lambda/settings/defaults.ts), arm64
 /**
  * Lambda gives a function CPU in proportion to its memory (1,769 MB = 1 vCPU): at 512 MB about
@@ -37,9 +43,14 @@ const LAMBDA_SLOWDOWN = 3;
 const LOG_ENVELOPE_BYTES = 330;
 /** One EMF metric record as CloudWatch ingests it (the `_aws` metadata, dimensions, value). */
 const EMF_BYTES_PER_RECORD = 260;
-/** wip-latency's delayed re-checks (SQS): per check of a healthy cluster, none is assumed. */
-const RECHECKS_PER_CHECK = 0;
-const SQS_REQUESTS_PER_RECHECK = 3; // send, receive, delete
+/**
+ * SQS requests per look: one SendMessage; the event source mapping's ReceiveMessage and its
+ * DeleteMessageBatch carry up to 5 messages (infra/rechecks.ts), but one cluster's looks are
+ * 40 s apart and never share a batch: 3 for a cluster alone (the upper bound counted here),
+ * down to 1 + 2/5 when looks of 5 clusters fall due together. A suspect's re-check (not in a
+ * healthy cluster) costs the same.
+ */
+const SQS_REQUESTS_PER_LOOK = 3;
 
 /** us-east-1 list prices, as of 2026-11-30, from aws.amazon.com/<service>/pricing. */
 const PRICES = {
@@ -63,6 +74,8 @@ const PRICES = {
 interface PerCheck {
   nodes: number;
   seconds: number;
+  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md. */
+  steadySeconds: number;
   secondsSource: string;
   writeUnits: number;
   readUnits: number;
@@ -143,6 +156,10 @@ async function measure(nodes: number): Promise<PerCheck> {
     for (let i = 0; i < CHECKS; i++) await check();
     const lines = lambda.logger.entries.slice(before.log);
     const records = lambda.metrics.records.slice(before.metrics);
+    // What the Powertools adapter writes as EMF: the rest is only in the log line.
+    const emitted = records.filter(
+      (r) => PER_CLUSTER_METRICS.has(r.name) || FOR_SERVICE_METRICS.has(r.name),
+    );
     const logBytes = lines.reduce(
       (sum, e) =>
         sum +
@@ -155,29 +172,38 @@ async function measure(nodes: number): Promise<PerCheck> {
     return {
       nodes,
       seconds: benchmarked,
+      steadySeconds: await benchmarkedSeconds(Math.max(nodes, 1_000), STEADY_COLUMN),
       secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
       writeUnits: (units.write - before.write) / CHECKS,
       readUnits: (units.read - before.read) / CHECKS,
       snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
       storedBytes: snapshot.bytes,
       publishes: (h.sns.messages.length - before.publishes) / CHECKS,
-      logBytes: (logBytes + records.length * EMF_BYTES_PER_RECORD) / CHECKS,
+      logBytes: (logBytes + emitted.length * EMF_BYTES_PER_RECORD) / CHECKS,
       logLines: lines.length / CHECKS,
-      metricRecords: records.length / CHECKS,
-      distinctMetrics: new Set(records.map((r) => `${r.name}|${JSON.stringify(r.extra ?? {})}`))
-        .size,
+      metricRecords: emitted.length / CHECKS,
+      // Billed per cluster: the metrics with the cluster dimension (lambda/metrics.ts).
+      distinctMetrics: new Set(
+        emitted
+          .filter((r) => PER_CLUSTER_METRICS.has(r.name))
+          .map((r) => `${r.name}|${JSON.stringify(r.extra ?? {})}`),
+      ).size,
     };
   } finally {
     await h.close();
   }
 }
 
+/** Columns of BENCHMARKS.md's check table: the relist (full) check's and the steady check's medians. */
+const RELIST_COLUMN = 2;
+const STEADY_COLUMN = 10;
+
 /** A full check's median from docs/BENCHMARKS.md's check section (`npm run bench`), seconds. */
-async function benchmarkedSeconds(nodes: number): Promise<number> {
+async function benchmarkedSeconds(nodes: number, column = RELIST_COLUMN): Promise<number> {
   const text = await readFile(`${ROOT}docs/BENCHMARKS.md`, 'utf8');
   const label = nodes.toLocaleString('en');
   const row = text.split('\n').find((line) => line.startsWith(`| ${label} | `));
-  const seconds = Number(row?.split('|')[2]?.trim().replace(/ s$/, ''));
+  const seconds = Number(row?.split('|')[column]?.trim().replace(/ s$/, ''));
   if (!Number.isFinite(seconds)) throw new Error(`no ${label}-node row in docs/BENCHMARKS.md`);
   return seconds;
 }
@@ -186,14 +212,22 @@ interface Lines {
   [line: string]: number;
 }
 
-function monthly(c: PerCheck): Lines {
-  const n = CHECKS_PER_MONTH;
+/** The 100,000-node row (estimated, last in \`measured\`). */
+function big100(): PerCheck {
+  return measured[measured.length - 1] as PerCheck;
+}
+
+function monthly(c: PerCheck, looksPerMonth = LOOKS_PER_MONTH): Lines {
+  // Every check (scheduled run or routine look) costs the same compute, request, units and logs.
+  const n = RUNS_PER_MONTH + looksPerMonth;
   return {
     'Lambda compute (GB-s)': c.seconds * MEMORY_GB * PRICES.lambdaGbSecondArm * n,
     'Lambda requests': PRICES.lambdaRequest * n,
-    'EventBridge Scheduler': PRICES.schedulerInvocation * n,
-    'SQS re-checks': RECHECKS_PER_CHECK * SQS_REQUESTS_PER_RECHECK * PRICES.sqsRequest * n,
-    'DynamoDB writes': (c.writeUnits + c.snapshotUnits) * PRICES.dynamoWriteUnit * n,
+    'EventBridge Scheduler': PRICES.schedulerInvocation * RUNS_PER_MONTH,
+    'SQS routine looks': SQS_REQUESTS_PER_LOOK * PRICES.sqsRequest * looksPerMonth,
+    // The snapshot is rewritten by age (every SNAPSHOT_MAX_AGE_MS), not per check.
+    'DynamoDB writes':
+      (c.writeUnits * n + c.snapshotUnits * RUNS_PER_MONTH) * PRICES.dynamoWriteUnit,
     'DynamoDB reads': c.readUnits * PRICES.dynamoReadUnit * n,
     'DynamoDB storage': (c.storedBytes / 1e9) * PRICES.dynamoStorageGbMonth,
     'SNS publishes + email': c.publishes * (PRICES.snsPublish + PRICES.snsEmailDelivery) * n,
@@ -216,6 +250,7 @@ measured.push({
   ...big,
   nodes: 100_000,
   seconds: bigSeconds,
+  steadySeconds: await benchmarkedSeconds(100_000, STEADY_COLUMN),
   secondsSource: '',
   snapshotUnits: (2 * bigSnapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
   storedBytes: bigSnapshot.bytes,
@@ -236,8 +271,15 @@ for (const name of lineNames) {
 }
 out.push(`| **total** | ${totals.map((t) => `**${money(t)}**`).join(' | ')} |`);
 out.push(
-  `| total without custom metrics | ${measured
-    .map((c, i) => money((totals[i] ?? 0) - (monthly(c)['CloudWatch custom metrics'] ?? 0)))
+  `| total without the routine looks | ${measured
+    .map((c) => money(Object.values(monthly(c, 0)).reduce((a, b) => a + b, 0)))
+    .join(' | ')} |`,
+);
+out.push(
+  `| total with \`nodeRefreshSeconds\` (steady checks, BENCHMARKS.md) | ${measured
+    .map((c) =>
+      money(Object.values(monthly({ ...c, seconds: c.steadySeconds })).reduce((a, b) => a + b, 0)),
+    )
     .join(' | ')} |`,
 );
 out.push(
@@ -280,41 +322,46 @@ row('DynamoDB read units', (c) => c.readUnits.toFixed(1));
 row('SNS publishes', (c) => c.publishes.toFixed(1));
 row('log lines / bytes (with EMF)', (c) => `${c.logLines.toFixed(1)} / ${Math.round(c.logBytes)}`);
 row(
-  'metric records / distinct metrics',
+  'EMF records / metrics with the cluster dimension',
   (c) => `${c.metricRecords.toFixed(1)} / ${c.distinctMetrics}`,
 );
 row('state stored (bytes)', (c) => c.storedBytes.toLocaleString('en'));
 
-const withoutMetrics = measured.map(
-  (c, i) => (totals[i] ?? 0) - (monthly(c)['CloudWatch custom metrics'] ?? 0),
-);
+const sum = (lines: Lines) => Object.values(lines).reduce((a, b) => a + b, 0);
+const withoutLooks = measured.map((c) => sum(monthly(c, 0)));
 const verdicts = measured
   .map((c, i) => {
     const goal = GOALS[c.nodes];
     if (goal === undefined) return undefined;
     const total = totals[i] ?? 0;
-    const bare = withoutMetrics[i] ?? 0;
-    return `${c.nodes.toLocaleString('en')} nodes: ${money(total)} against ≤ $${goal}, ${total <= goal ? 'met' : `missed by ${money(total - goal)}`}; without the custom metrics ${money(bare)}, ${bare <= goal ? 'met' : `still missed by ${money(bare - goal)}`}`;
+    const bare = withoutLooks[i] ?? 0;
+    const biggest = Object.entries(monthly(c)).sort(([, a], [, b]) => b - a)[0] ?? ['', 0];
+    return `${c.nodes.toLocaleString('en')} nodes: ${money(total)} against ≤ $${goal}, ${total <= goal ? '**met**' : `**missed** by ${money(total - goal)}`} (biggest line ${biggest[0]}, ${money(biggest[1])}); with the scheduled runs alone (no routine looks) ${money(bare)}, ${bare <= goal ? 'met' : `still missed by ${money(bare - goal)}`}`;
   })
   .filter((v): v is string => v !== undefined);
 const metricsLine = monthly(big)['CloudWatch custom metrics'] ?? 0;
+const looksAt = (c: PerCheck) => sum(monthly(c)) - sum(monthly(c, 0));
 
 const fixed = [
   `KMS key (SNS topic encryption): $${PRICES.kmsKeyMonth.toFixed(2)}`,
   `CloudWatch alarms: $${PRICES.alarmMonth.toFixed(2)} each (standard resolution)`,
   `Secrets Manager: $${PRICES.secretMonth.toFixed(2)} per secret (a token-mode cluster's token)`,
   `CloudWatch dashboard: $${PRICES.dashboardMonth.toFixed(2)} (the first three per account are free)`,
+  `CloudWatch custom metrics of the whole deployment ({service} only, lambda/metrics.ts): up to ${FOR_SERVICE_METRICS.size + 1} × $${PRICES.customMetricMonth.toFixed(2)} = $${((FOR_SERVICE_METRICS.size + 1) * PRICES.customMetricMonth).toFixed(2)} (${[...FOR_SERVICE_METRICS].join(', ')}, ConfirmedSubscriptions; a metric is billed only in a month it is written: NotificationsAbandoned and ConfirmedSubscriptions are written every check, the other failure counts only when such a failure happens)`,
+  'SQS: the event source mapping polls the re-check queue even when it is empty (long polls, a few pollers): an estimate of well under a million requests, under $0.40',
 ];
 
 const doc = `# What the watchdog costs
 
 <!-- Generated by \`npm run bench:cost\` (bench/cost.ts); do not edit by hand. -->
 
-Variable cost of **one cluster** per month at the default settings: a check every minute
-(43,200 checks in 30 days), the function on **arm64 with 512 MB** (\`memoryMb\`, the stack's
-default), a healthy cluster in steady state (no alert, nothing published). One deployment that
-checks several clusters in one invocation shares the Lambda request and the Scheduler invocation
-between them; the rest is per cluster.
+Variable cost of **one cluster** per month at the default settings: a scheduled run every minute
+(${RUNS_PER_MONTH.toLocaleString('en')} in 30 days), each asking through SQS for ${LOOKS_PER_RUN} routine looks
+(\`ROUTINE_LOOKS_MS\` in lambda/watchdog.ts), each a full check of its own: ${CHECKS_PER_MONTH.toLocaleString('en')}
+checks a month; the function on **arm64 with 512 MB** (\`memoryMb\`, the stack's default), a
+healthy cluster in steady state (no alert, nothing published, no suspect re-check). One
+deployment that checks several clusters in one invocation shares the Lambda request and the
+Scheduler invocation between them; the rest is per cluster.
 
 Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages
 (aws.amazon.com/lambda/pricing, /eventbridge/pricing, /sqs/pricing, /dynamodb/pricing/on-demand,
@@ -333,15 +380,24 @@ ${out.join('\n')}
 
 ${verdicts.map((v) => `- ${v}.`).join('\n')}
 
-The biggest line up to 5,000 nodes is **CloudWatch custom metrics**: a check records
-${big.distinctMetrics} metrics with the cluster as a dimension, each a billed metric-month
-(${money(metricsLine)} per cluster, whatever its size). It alone misses every goal. What would meet
-them (not built here): keep as custom metrics only the ones an alarm watches, and leave the others
-as fields of the check's log line (queried with Logs Insights, billed as the log bytes above). At
-100,000 nodes the biggest line is **Lambda compute**: a 23 s check at 512 MB; the ways to a faster
-check are in BENCHMARKS.md ("Why a full check of 100,000 nodes misses"). DynamoDB, which was the
-biggest line at 100,000 nodes before the observation snapshots (2,392 write units a check, ~$65 a
-month, docs/STATE.md), is now ${money((monthly(measured[measured.length - 1] as PerCheck)['DynamoDB writes'] ?? 0) + (monthly(measured[measured.length - 1] as PerCheck)['DynamoDB reads'] ?? 0))}.
+Custom metrics: only \`CheckSucceeded\` keeps the cluster as a dimension (each cluster's
+dead-man's switch alarm reads it): ${big.distinctMetrics} billed metric-month per cluster,
+${money(metricsLine)}. The other figures of a check (nodes by verdict, duration, notifications sent
+and failed, degraded) are fields of its \`cluster checked\` log line, queried per cluster by the
+dashboard's Logs Insights widgets and billed as the log bytes above; the failures an alarm or a
+dashboard total needs are metrics of the whole deployment ({service} only, in the fixed costs
+below). Before this, a check recorded 9 metrics with the cluster as a dimension: $2.70 per cluster
+whatever its size, which alone missed every goal.
+
+The routine looks triple the checks: at 1,000 nodes they add ${money(looksAt(measured[1] as PerCheck))} a month, at
+5,000 nodes ${money(looksAt(measured[2] as PerCheck))}, at 100,000 nodes ${money(looksAt(big100()))} (Lambda compute mostly: a look
+reads and projects the Node and Lease lists like a scheduled check). What would close the gap
+(not built here): routine looks that read only the lease list (a suspect's silence is in its
+lease; Nodes are read by the scheduled run), or fewer looks on a deployment that does not need
+the one-minute detection floor, and \`nodeRefreshSeconds\` (a steady check reads the lease list and
+GETs only silent nodes: the row above). At 100,000 nodes Lambda compute is the biggest line even without
+the looks: a ${big100().seconds.toFixed(0)} s check at 512 MB; the ways to a faster check are in BENCHMARKS.md
+("Why a full check of 100,000 nodes misses").
 
 ## Measured per check
 
@@ -351,16 +407,22 @@ How: 100 / 1,000 / 5,000 nodes are measured in this run through the handler agai
 cluster over HTTPS, dynalite and the local SNS server (${CHECKS} steady checks after 3); DynamoDB
 units as dynalite reports them by DynamoDB's rules. The check's duration is the full-check median
 of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run bench\`; 100 nodes are not
-benchmarked there: the 1,000-node figure), measured on a 2-core machine. **Sensitivity:** at 512 MB
+benchmarked there: the 1,000-node figure), measured on a 2-core machine: wall time, with the
+simulated API server competing for the same cores (the table's CPU column is far lower), so these
+figures are pessimistic for the function itself, and they moved with that table (the previous
+COST.md used 0.29 s at 1,000 nodes, now 1.10 s). **Sensitivity:** at 512 MB
 the function gets about 0.29 vCPU, and a check is mostly CPU (parsing lists), so on Lambda it may
 take up to ${LAMBDA_SLOWDOWN}× as long: the Lambda compute line up to ${LAMBDA_SLOWDOWN}× (at
 100,000 nodes the function needs about 1,024 MB anyway, see BENCHMARKS.md). At 100,000 nodes the
 snapshot comes from the state store alone, and log lines, metrics, publishes and steady units from
 the 5,000-node run (a healthy check logs and records the same lines whatever its size). Logs: Powertools' envelope is counted as
 ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes (estimates);
-metrics are counted per distinct name and dimension set a check records (CloudWatch bills
-metric-months, not puts). SQS: wip-latency's delayed re-checks are assumed absent in a healthy
-cluster (${RECHECKS_PER_CHECK} per check; each would be ${SQS_REQUESTS_PER_RECHECK} requests).
+EMF records and billed metrics count only what lambda/metrics.ts writes as metrics (per cluster:
+distinct name and dimension sets with the cluster dimension; CloudWatch bills metric-months, not
+puts). SQS: ${SQS_REQUESTS_PER_LOOK} requests a routine look (send, receive, delete: the mapping's batches
+of up to 5 never hold two looks of one cluster, 40 s apart; with many clusters due together a look
+costs down to 1 + 2/5); a look is one SQS-triggered Lambda invocation, and costs the DynamoDB
+units and log bytes of a check (the snapshot rewrite goes by age, not by check).
 DynamoDB: a steady check writes the head item alone; the observation snapshot is rewritten (and the
 old one deleted) at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, amortised above
 (docs/STATE.md). An incident adds a few snapshot writes and a publish per notification (SNS + an

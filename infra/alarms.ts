@@ -33,7 +33,7 @@ export const CONFIRMED_SUBSCRIPTIONS_METRIC: ServiceMetricName = 'ConfirmedSubsc
 /**
  * The metric the function emits per check: notifications given up because SNS refused them for
  * good on several checks. Emitted per cluster and, in the same EMF line, for the whole deployment
- * (dimension `service` only: `ALSO_FOR_SERVICE` in lambda/metrics.ts), which one alarm watches.
+ * (dimension `service` only: `FOR_SERVICE_METRICS` in lambda/metrics.ts), which one alarm watches.
  */
 export const NOTIFICATIONS_ABANDONED_METRIC: MetricName = 'NotificationsAbandoned';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */

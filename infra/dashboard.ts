@@ -1,18 +1,21 @@
 /**
  * One CloudWatch dashboard of the watchdog: the alarms (deployment-wide ones and every cluster's
- * dead-man's switch), then one graph per concern with one line per cluster, drawn from the
- * metrics the function emits (lambda/metrics.ts).
+ * dead-man's switch), then one graph per concern with one line per cluster. CheckSucceeded is
+ * the only metric with a cluster dimension (lambda/metrics.ts: each such metric is billed per
+ * cluster); the other per-cluster graphs are Logs Insights queries over the function's log group
+ * (the fields of its `cluster checked` line and its failure lines), and the deployment-wide
+ * totals are metric graphs of the {service}-only metrics.
  *
- * Scale: the graphs use SEARCH expressions (allowed in dashboards, not in alarms), so a graph
- * does not list its clusters and grows with them; a SEARCH returns at most 500 time series, so
- * each graph holds one line per cluster for up to 500 clusters (NodesAlerting gets one graph
- * per verdict for that reason). An alarm status widget holds at most 100 alarms: the dead-man's
- * switches are spread over as many widgets as that takes. The metrics of every deployment in the
+ * Scale: the CheckSucceeded graph uses a SEARCH expression (allowed in dashboards, not in
+ * alarms), so it does not list its clusters and grows with them (at most 500 time series); a
+ * Logs Insights query groups by cluster whatever their number. An alarm status widget holds at
+ * most 100 alarms: the dead-man's switches are spread over as many widgets as that takes. The metrics of every deployment in the
  * account and region share the dimension `service` (as the dead-man's switches do, which is why
  * cluster names must differ between deployments), so the graphs show their clusters too.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
   METRICS_NAMESPACE,
@@ -33,12 +36,17 @@ import {
 /** An alarm status widget shows at most this many alarms (CloudWatch's dashboard body limit). */
 export const ALARMS_PER_WIDGET = 100;
 
-const CHECK_DURATION: MetricName = 'CheckDuration';
-const NODES_CHECKED: MetricName = 'NodesChecked';
-const NODES_ALERTING: MetricName = 'NodesAlerting';
 const READ_FAILURES: MetricName = 'ClusterReadFailures';
-const NOTIFICATIONS_SENT: MetricName = 'NotificationsSent';
 const NOTIFICATIONS_FAILED: MetricName = 'NotificationsFailed';
+
+/** The watchdog's log line after each check of a cluster (lambda/watchdog.ts) and its fields. */
+const CHECKED = 'filter message = "cluster checked"';
+/**
+ * The time bin of the Logs Insights graphs. A query returns at most 10,000 rows (one per cluster
+ * and bin): 5-minute bins keep the dashboard's default day whole for up to 34 clusters (1-minute
+ * bins: 6); beyond, narrow the time range.
+ */
+const BIN = 'bin(5m)';
 
 /** The legend of a SEARCH line: the cluster it belongs to (a CloudWatch dynamic label). */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudWatch's placeholder, not JavaScript's
@@ -49,27 +57,34 @@ const HEIGHT = 6;
 export interface DashboardProps {
   readonly alarms: WatchdogAlarms;
   readonly config: Pick<DeploymentConfig, 'scheduleMinutes'>;
+  /** The function's log group: the per-cluster graphs query its lines. */
+  readonly logGroup: logs.ILogGroup;
 }
 
 /** Creates the dashboard in the given scope (logical id `Dashboard`). */
 export function createDashboard(scope: Construct, props: DashboardProps): cloudwatch.Dashboard {
-  const { alarms, config } = props;
+  const { alarms, config, logGroup } = props;
   const period = Duration.minutes(config.scheduleMinutes);
-  const perCluster = (
-    name: MetricName,
-    statistic: string,
-    extra: Readonly<Record<string, string>> = {},
-  ): cloudwatch.SearchExpression => {
-    const keys = ['cluster', 'service', ...Object.keys(extra)].join(',');
-    const filters = Object.entries({ ...SERVICE_DIMENSIONS, ...extra })
+  const perCluster = (name: MetricName, statistic: string): cloudwatch.SearchExpression => {
+    const filters = Object.entries(SERVICE_DIMENSIONS)
       .map(([key, value]) => ` ${key}="${value}"`)
       .join('');
     return new cloudwatch.SearchExpression({
-      expression: `SEARCH('{${METRICS_NAMESPACE},${keys}} MetricName="${name}"${filters}', '${statistic}', ${period.toSeconds()})`,
+      expression: `SEARCH('{${METRICS_NAMESPACE},cluster,service} MetricName="${name}"${filters}', '${statistic}', ${period.toSeconds()})`,
       label: CLUSTER_LABEL,
       period,
     });
   };
+  /** A Logs Insights graph of the function's log lines: one line per cluster. */
+  const query = (title: string, lines: string[], width = WIDTH): cloudwatch.LogQueryWidget =>
+    new cloudwatch.LogQueryWidget({
+      title,
+      logGroupNames: [logGroup.logGroupName],
+      queryLines: lines,
+      view: cloudwatch.LogQueryVisualizationType.LINE,
+      width,
+      height: HEIGHT,
+    });
   const graph = (
     title: string,
     left: cloudwatch.IMetric[],
@@ -132,28 +147,44 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
     graph(`Successful checks per cluster (${CHECK_SUCCEEDED_METRIC}: the dead-man's switch)`, [
       perCluster(CHECK_SUCCEEDED_METRIC, 'Sum'),
     ]),
-    graph('Nodes checked per cluster', [perCluster(NODES_CHECKED, 'Maximum')]),
+    query('Nodes checked per cluster (log field nodes)', [
+      CHECKED,
+      `stats max(nodes) by cluster, ${BIN}`,
+    ]),
   );
   dashboard.addWidgets(
-    ...NODES_ALERTING_VERDICTS.map(
-      (verdict) =>
-        new cloudwatch.GraphWidget({
-          title: `Nodes ${verdict} per cluster`,
-          left: [perCluster(NODES_ALERTING, 'Maximum', { verdict })],
-          width: 8,
-          height: HEIGHT,
-          leftYAxis: { min: 0, showUnits: false },
-        }),
+    ...NODES_ALERTING_VERDICTS.map((verdict) =>
+      query(
+        `Nodes ${verdict} per cluster`,
+        [CHECKED, `stats max(\`${verdict}\`) by cluster, ${BIN}`],
+        8,
+      ),
     ),
   );
   dashboard.addWidgets(
-    graph('Check duration per cluster (ms, maximum)', [perCluster(CHECK_DURATION, 'Maximum')]),
-    graph('Cluster read failures per cluster', [perCluster(READ_FAILURES, 'Sum')]),
+    query('Check duration per cluster (ms, maximum)', [
+      CHECKED,
+      `stats max(durationMs) by cluster, ${BIN}`,
+    ]),
+    query('Cluster read failures per cluster', [
+      'filter message = "cannot read the cluster"',
+      `stats count(*) by cluster, ${BIN}`,
+    ]),
   );
   dashboard.addWidgets(
-    graph('Notifications sent per cluster', [perCluster(NOTIFICATIONS_SENT, 'Sum')]),
-    graph('Notifications failed per cluster (kept for the next check)', [
-      perCluster(NOTIFICATIONS_FAILED, 'Sum'),
+    query('Notifications sent per cluster', [
+      CHECKED,
+      `stats sum(notificationsSent) by cluster, ${BIN}`,
+    ]),
+    query('Notifications failed per cluster (kept for the next check)', [
+      CHECKED,
+      `stats sum(notificationsFailed) by cluster, ${BIN}`,
+    ]),
+  );
+  dashboard.addWidgets(
+    graph('Failures, all clusters: cluster reads, notifications kept for the next check', [
+      forService(READ_FAILURES, 'Sum'),
+      forService(NOTIFICATIONS_FAILED, 'Sum'),
     ]),
   );
   dashboard.addWidgets(

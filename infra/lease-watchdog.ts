@@ -181,7 +181,7 @@ export class LeaseWatchdog extends Construct {
     this.deadLetterAlarm = alarms.deadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
-    this.dashboard = createDashboard(this, { alarms, config });
+    this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });
   }
 }
 

@@ -1,10 +1,13 @@
 /**
  * The watchdog's metrics as CloudWatch embedded-metric-format lines, through Powertools Metrics.
- * Every metric carries the dimensions `service` and `cluster` (and `verdict` for NodesAlerting):
- * the stack's dead-man's switch alarm reads `CheckSucceeded` with exactly {service, cluster}.
- * Metrics of the deployment as a whole (`recordForService`) carry `service` only, and the
- * metrics in `ALSO_FOR_SERVICE` are emitted with both dimension sets in one line, so that one
- * alarm watches every cluster whatever their number.
+ * CloudWatch bills each metric name × dimension set as a metric-month ($0.30), so a metric with
+ * the `cluster` dimension costs $0.30 per cluster whatever its size. Only `PER_CLUSTER_METRICS`
+ * keep it: `CheckSucceeded` with exactly {service, cluster}, which each cluster's dead-man's
+ * switch alarm reads. `FOR_SERVICE_METRICS` are written with {service} alone (deployment-wide
+ * alarms and dashboard totals: one metric-month per deployment, not per cluster), as are the
+ * metrics of the whole deployment (`recordForService`). The others are not written as metrics:
+ * the check's log line carries them per cluster (lambda/watchdog.ts, `cluster checked`), which the
+ * dashboard queries with Logs Insights (infra/dashboard.ts).
  */
 
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -18,28 +21,38 @@ export const METRICS_NAMESPACE = 'LeaseWatchdog';
 export const SERVICE_NAME = 'lease-watchdog';
 
 /**
- * The dimensions of a metric of the whole deployment (and of the service-wide copy of the
- * metrics in ALSO_FOR_SERVICE): what the stack's deployment-wide alarms read.
+ * The dimensions of a metric of the whole deployment (and of the metrics in
+ * FOR_SERVICE_METRICS): what the stack's deployment-wide alarms read.
  */
 export const SERVICE_DIMENSIONS: Readonly<Record<string, string>> = Object.freeze({
   service: SERVICE_NAME,
 });
 
+/** The metrics written with {service, cluster}: what a per-cluster alarm reads. */
+export const PER_CLUSTER_METRICS: ReadonlySet<MetricName> = new Set(['CheckSucceeded']);
+
 /**
- * Per-cluster metrics that CloudWatch also aggregates over all clusters: the same datapoint with
- * a second dimension set, {service} alone (one EMF line, no second value to keep in step).
+ * The metrics written with {service} alone, summed over clusters: what a deployment-wide alarm
+ * reads (NotificationsAbandoned) and the failures the dashboard totals.
  */
-export const ALSO_FOR_SERVICE: ReadonlySet<MetricName> = new Set(['NotificationsAbandoned']);
+export const FOR_SERVICE_METRICS: ReadonlySet<MetricName> = new Set([
+  'NotificationsAbandoned',
+  'ClusterReadFailures',
+  'NotificationsFailed',
+  'NotificationEventsFailed',
+]);
 
 export function powertoolsMetrics(metrics: Metrics): WatchdogMetrics {
   return {
     record(cluster, name, value, unit, extra) {
-      // One EMF line per value: each metric has its own cluster dimension.
+      // Not a metric: the check's log line carries it (a metric-month per cluster saved).
+      if (!PER_CLUSTER_METRICS.has(name) && !FOR_SERVICE_METRICS.has(name)) return;
       const single = metrics.singleMetric();
-      single.addDimension('cluster', cluster);
-      for (const [key, v] of Object.entries(extra ?? {})) single.addDimension(key, v);
-      // An empty set adds the default dimensions alone: {service}.
-      if (ALSO_FOR_SERVICE.has(name)) single.addDimensions({});
+      if (PER_CLUSTER_METRICS.has(name)) {
+        single.addDimension('cluster', cluster);
+        for (const [key, v] of Object.entries(extra ?? {})) single.addDimension(key, v);
+      }
+      // Otherwise the default dimensions alone: {service}.
       single.addMetric(
         name,
         unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count,

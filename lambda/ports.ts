@@ -286,7 +286,7 @@ export const NODES_ALERTING_VERDICTS = [
   'missing-lease',
 ] as const satisfies readonly Verdict[];
 
-/** Metrics with the dimension `cluster` (and optionally `verdict`). */
+/** Metrics of one cluster's check; the adapter decides their dimensions (lambda/metrics.ts). */
 export interface WatchdogMetrics {
   record(
     cluster: string,

@@ -320,8 +320,12 @@ export class Watchdog {
     }
     logger.info('cluster checked', {
       cluster: name,
+      // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
+      nodes: evaluation.nodes.length,
       ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
       alerting,
+      notificationsSent: outcome.published.length,
+      notificationsFailed: outcome.publishError === undefined ? 0 : outcome.pending.length,
       degraded: evaluation.degraded,
       suspect: evaluation.suspect,
       durationMs: clock() - started,

@@ -147,18 +147,13 @@ describe('NotificationsAbandoned: one alarm over every cluster', () => {
 
   test('reads what the function writes: the {service} set of every NotificationsAbandoned line', () => {
     const [line, ...more] = emfOf((m) => m.record('a', 'NotificationsAbandoned', 1, 'Count'));
-    assert.equal(
-      more.length,
-      0,
-      'one EMF line: the same datapoint for the cluster and the service',
-    );
+    assert.equal(more.length, 0, 'one EMF line');
     const [alarm] = alarmsOn(three, NOTIFICATIONS_ABANDONED_METRIC);
     assert.ok(alarm && line);
     assertAlarmReads(alarm, line, NOTIFICATIONS_ABANDONED_METRIC);
-    assert.deepEqual(line._aws.CloudWatchMetrics[0]?.Dimensions, [
-      ['service', 'cluster'],
-      ['service'],
-    ]);
+    // {service} alone: a cluster dimension would bill a metric-month per cluster.
+    assert.deepEqual(line._aws.CloudWatchMetrics[0]?.Dimensions, [['service']]);
+    assert.equal(line.cluster, undefined);
   });
 });
 

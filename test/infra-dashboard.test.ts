@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { WatchdogAlarms } from '../infra/alarms.js';
 import { ALARMS_PER_WIDGET, createDashboard } from '../infra/dashboard.js';
@@ -29,6 +30,7 @@ interface Widget {
     title?: string;
     alarms?: string[];
     metrics?: (string | { expression?: string })[][];
+    query?: string;
   };
 }
 
@@ -113,6 +115,27 @@ function metricsRead(widgets: Widget[]): MetricRef[] {
   return refs;
 }
 
+/** A Logs Insights widget: its log group, the message it filters, the field it graphs. */
+interface QueryRef {
+  source: string;
+  message: string;
+  field: string | undefined;
+}
+
+const QUERY =
+  /^SOURCE '([^']+)' \| filter message = "([^"]+)" \| stats (?:count\(\*\)|[a-z]+\(`?([A-Za-z-]+)`?\)) by cluster, bin\(5m\)$/;
+
+function queriesRead(widgets: Widget[]): QueryRef[] {
+  return widgets
+    .filter((w) => w.type === 'log')
+    .map((w) => {
+      // CDK joins the query lines with a line break before each `|`.
+      const match = QUERY.exec((w.properties.query ?? '').replace(/\s*\n\s*/g, ' '));
+      assert.ok(match, `a query the test can read: ${w.properties.query}`);
+      return { source: match[1] ?? '', message: match[2] ?? '', field: match[3] };
+    });
+}
+
 function describeRef(ref: MetricRef): string {
   const dims = Object.entries(ref.dimensions)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -139,20 +162,31 @@ describe('the dashboard', () => {
     assert.deepEqual(widget?.properties.alarms?.sort(), switches.sort());
   });
 
-  test('graphs one line per cluster of what the issue asks, and nothing else', () => {
+  test('graphs CheckSucceeded per cluster and deployment-wide totals from metrics, nothing else', () => {
     assert.deepEqual(metricsRead(s.widgets).map(describeRef).sort(), [
-      'LeaseWatchdog/CheckDuration {cluster=*,service=lease-watchdog}',
       'LeaseWatchdog/CheckSucceeded {cluster=*,service=lease-watchdog}',
-      'LeaseWatchdog/ClusterReadFailures {cluster=*,service=lease-watchdog}',
+      'LeaseWatchdog/ClusterReadFailures {service=lease-watchdog}',
       'LeaseWatchdog/ConfirmedSubscriptions {service=lease-watchdog}',
-      'LeaseWatchdog/NodesAlerting {cluster=*,service=lease-watchdog,verdict=expired}',
-      'LeaseWatchdog/NodesAlerting {cluster=*,service=lease-watchdog,verdict=missing-lease}',
-      'LeaseWatchdog/NodesAlerting {cluster=*,service=lease-watchdog,verdict=not-ready}',
-      'LeaseWatchdog/NodesChecked {cluster=*,service=lease-watchdog}',
       'LeaseWatchdog/NotificationsAbandoned {service=lease-watchdog}',
-      'LeaseWatchdog/NotificationsFailed {cluster=*,service=lease-watchdog}',
-      'LeaseWatchdog/NotificationsSent {cluster=*,service=lease-watchdog}',
+      'LeaseWatchdog/NotificationsFailed {service=lease-watchdog}',
     ]);
+  });
+
+  test('graphs the rest per cluster with Logs Insights over the function log group', () => {
+    const logGroup = `\${${s.stack.getLogicalId(s.stack.watchdog.logGroup.node.defaultChild as never)}}`;
+    assert.deepEqual(
+      queriesRead(s.widgets).map((q) => `${q.source} ${q.message} ${q.field ?? 'count'}`),
+      [
+        'cluster checked nodes',
+        'cluster checked expired',
+        'cluster checked not-ready',
+        'cluster checked missing-lease',
+        'cluster checked durationMs',
+        'cannot read the cluster count',
+        'cluster checked notificationsSent',
+        'cluster checked notificationsFailed',
+      ].map((q) => `${logGroup} ${q}`),
+    );
   });
 
   test('is exposed by the construct and named by a stack output', () => {
@@ -189,7 +223,8 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
     abandonedAlarm: alarm('Abandoned'),
     deadMansSwitches: new Map(names.map((name) => [name, alarm(`NoSuccessfulCheck-${name}`)])),
   };
-  createDashboard(stack, { alarms, config: { scheduleMinutes: 1 } });
+  const logGroup = new logs.LogGroup(stack, 'LogGroup');
+  createDashboard(stack, { alarms, config: { scheduleMinutes: 1 }, logGroup });
   const [dashboard] = Object.values(
     Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'),
   );
@@ -201,14 +236,17 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
   );
   assert.equal(new Set(switches.flatMap((w) => w.properties.alarms)).size, 350);
   assert.equal(alarmsShown(widgets).length, 354);
-  // The graphs do not grow with the clusters: SEARCH finds them.
-  assert.equal(metricsRead(widgets).length, 11);
+  // The graphs do not grow with the clusters: SEARCH and Logs Insights find them.
+  assert.equal(metricsRead(widgets).length, 5);
+  assert.equal(queriesRead(widgets).length, 8);
   assert.ok(widgets.length <= 500, 'CloudWatch holds 500 widgets a dashboard');
 });
 
 describe('the dashboard reads what the handler writes (EMF lines of real checks)', () => {
   let h: Harness;
   let emf: EmfCapture;
+  let emitted: MetricRef[] = [];
+  let logged: { message: string; fields?: Record<string, unknown> }[] = [];
   before(async () => {
     h = await startWatchdogHarness({
       clusters: { prod: { nodes: 3 } },
@@ -234,8 +272,9 @@ describe('the dashboard reads what the handler writes (EMF lines of real checks)
     h.clock.advance(SCHEDULE_MS);
     await container.invoke();
     container.destroy();
+    logged = container.logger.entries;
 
-    const emitted: MetricRef[] = emf.lines.flatMap((line) =>
+    emitted = emf.lines.flatMap((line) =>
       line._aws.CloudWatchMetrics.flatMap((directive) =>
         directive.Metrics.flatMap((metric) =>
           directive.Dimensions.map((keys) => ({
@@ -256,6 +295,28 @@ describe('the dashboard reads what the handler writes (EMF lines of real checks)
           Object.entries(ref.dimensions).every(([k, v]) => v === '*' || e.dimensions[k] === v),
       );
       assert.ok(found, `the function emits ${describeRef(ref)}`);
+    }
+  });
+
+  test('only CheckSucceeded carries the cluster dimension, with exactly {service, cluster}', () => {
+    const perCluster = emitted.filter((e) => 'cluster' in e.dimensions).map(describeRef);
+    assert.ok(perCluster.length > 0, 'the checks succeeded');
+    assert.deepEqual(
+      [...new Set(perCluster)],
+      ['LeaseWatchdog/CheckSucceeded {cluster=prod,service=lease-watchdog}'],
+      'any other metric with a cluster dimension bills $0.30 a month per cluster',
+    );
+  });
+
+  test("every field a Logs Insights graph reads is on the handler's log line, per cluster", () => {
+    for (const q of queriesRead(synth([eks('prod')]).widgets)) {
+      const lines = logged.filter((e) => e.message === q.message);
+      assert.ok(lines.length > 0, `the handler logs "${q.message}"`);
+      for (const line of lines) {
+        assert.ok(typeof line.fields?.cluster === 'string', `"${q.message}" names its cluster`);
+        if (q.field !== undefined)
+          assert.equal(typeof line.fields?.[q.field], 'number', `"${q.message}" has ${q.field}`);
+      }
     }
   });
 });

@@ -161,8 +161,8 @@ describe('lambda e2e: ConfirmedSubscriptions (is anyone still subscribed to the 
   });
 });
 
-describe('lambda e2e: NotificationsAbandoned, per cluster and for the whole deployment', () => {
-  it('a given-up notification is counted in one EMF line with {service, cluster} and {service}', async () => {
+describe('lambda e2e: NotificationsAbandoned, for the whole deployment', () => {
+  it('a given-up notification is counted in one EMF line with {service} alone', async () => {
     h.sns.reset();
     const container = emfContainer();
     const t = h.target('prod');
@@ -182,9 +182,9 @@ describe('lambda e2e: NotificationsAbandoned, per cluster and for the whole depl
     for (const line of lines) {
       const [directive] = line._aws.CloudWatchMetrics;
       assert.equal(directive?.Namespace, METRICS_NAMESPACE);
-      assert.deepEqual(directive?.Dimensions, [['service', 'cluster'], ['service']]);
+      assert.deepEqual(directive?.Dimensions, [['service']]);
       assert.equal(line.service, SERVICE_NAME);
-      assert.equal(line.cluster, 'prod');
+      assert.equal(line.cluster, undefined, 'no cluster dimension: no metric-month per cluster');
     }
   });
 });

@@ -47,8 +47,8 @@ export function noticeLines(notice: NoticeInfo, at: number, namespace: string): 
       'Grant get and list on nodes to the watchdog: kubectl apply -f deploy/rbac.yaml (its ' +
         'ClusterRole lease-watchdog), then check: kubectl auth can-i list nodes --as <the ' +
         `watchdog identity> (and kubectl auth can-i list leases -n ${shellWord(namespace)}).`,
-      'One NOTICE says when checks are complete again; the metric DegradedChecks is 1 for each ' +
-        'degraded check until then.',
+      'One NOTICE says when checks are complete again; until then the log line of each check ' +
+        '(cluster checked) says degraded.',
     ]),
   ];
 }
