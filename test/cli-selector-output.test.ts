@@ -289,7 +289,7 @@ describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulate
         '--checks',
         checks,
         '--interval',
-        '0.5',
+        '13',
       ]);
     const first = await watch(`${GROUP} in (general)`, '2');
     assert.equal(first.code, 1, first.stderr);

@@ -61,7 +61,7 @@ describe('silence --state-file, honoured by watch --state-file', () => {
       '--checks',
       '2',
       '--interval',
-      '0.5',
+      '13',
       '--state-file',
       stateFile,
       '--kubeconfig',
