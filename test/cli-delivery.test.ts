@@ -32,6 +32,9 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
     cluster.stopKubelet(dead);
     cluster.setLeaseField(dead, {
       renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
+      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
+      leaseDurationSeconds: 4,
     });
     server = await startSimServer({ cluster });
     kubeconfig = join(dir, 'kubeconfig');
@@ -50,14 +53,13 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  // Two checks: a node first seen already silent pages on the second, the last (13 s later: a
-  // silence is confirmed only by a look at least one renew interval, ~12 s, after the first).
+  // Two checks: a node first seen already silent pages on the second, the last.
   const watch = (...extra: string[]) => [
     'watch',
     '--kubeconfig',
     kubeconfig,
     '--interval',
-    '13',
+    '3',
     '--sns-topic-arn',
     TOPIC,
     ...extra,

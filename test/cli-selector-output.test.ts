@@ -56,6 +56,9 @@ describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulate
     cluster.stopKubelet('web-1');
     cluster.setLeaseField('web-1', {
       renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
+      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
+      leaseDurationSeconds: 4,
     });
     // A gpu node deleted, its lease left behind: an orphan without a selector.
     cluster.deleteNode('gpu-3', { keepLease: true });
@@ -289,7 +292,7 @@ describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulate
         '--checks',
         checks,
         '--interval',
-        '13',
+        '3',
       ]);
     const first = await watch(`${GROUP} in (general)`, '2');
     assert.equal(first.code, 1, first.stderr);

@@ -47,6 +47,9 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     cluster.stopKubelet(dead);
     cluster.setLeaseField(dead, {
       renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
+      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
+      leaseDurationSeconds: 4,
     });
   });
   after(async () => {
@@ -61,7 +64,7 @@ describe('silence --state-file, honoured by watch --state-file', () => {
       '--checks',
       '2',
       '--interval',
-      '13',
+      '3',
       '--state-file',
       stateFile,
       '--kubeconfig',

@@ -67,6 +67,9 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
     cluster.stopKubelet(dead);
     cluster.setLeaseField(dead, {
       renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
+      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
+      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
+      leaseDurationSeconds: 4,
     });
     const result = await cli(['check', '--kubeconfig', kubeconfig, '--output', 'json']);
     assert.equal(result.code, 1, result.stderr);
@@ -145,10 +148,10 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       '--checks',
       '2',
       '--interval',
-      '13',
+      '3',
     ]);
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stdout, /watching lease-watchdog-sim every 13s/);
+    assert.match(result.stdout, /watching lease-watchdog-sim every 3s/);
     assert.match(result.stdout, new RegExp(`! ${dead.replace(/\./g, '\\.')}\\s+expired`));
     assert.match(result.stdout, /\[lease-watchdog-sim\] FIRING: 1 node/);
     assert.equal(
@@ -181,7 +184,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
         '--checks',
         '2',
         '--interval',
-        '13',
+        '3',
         '--sns-topic-arn',
         topic,
         '--state-file',
