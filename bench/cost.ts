@@ -16,13 +16,13 @@
  */
 
 import { readFile, writeFile } from 'node:fs/promises';
-import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { FOR_SERVICE_METRICS, PER_CLUSTER_METRICS } from '../lambda/metrics.js';
 import { DEFAULTS } from '../lambda/settings/index.js';
 import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../lambda/state/observation-snapshot.js';
 import { ROUTINE_LOOKS_MS } from '../lambda/watchdog.js';
 import { healthyObservations, nodeNames, sampleAlerts } from '../test/state-fixtures.js';
+import { countUnits } from '../test/support/capacity-units.js';
 import { localClient, startLocalDynamoDb } from '../test/support/dynalite.js';
 import { SCHEDULE_MS, startWatchdogHarness } from '../test/support/watchdog-harness.js';
 
@@ -100,28 +100,6 @@ interface PerCheck {
   logLines: number;
   metricRecords: number;
   distinctMetrics: number;
-}
-
-function countUnits(client: DynamoDBClient): { read: number; write: number } {
-  const units = { read: 0, write: 0 };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      const reported = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const all = (
-        Array.isArray(reported) ? reported : reported ? [reported] : []
-      ) as ConsumedCapacity[];
-      const sum = all.reduce((total, c) => total + (c.CapacityUnits ?? 0), 0);
-      if (context.commandName === 'GetItemCommand' || context.commandName === 'QueryCommand') {
-        units.read += sum;
-      } else {
-        units.write += sum;
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'countCapacityUnits' },
-  );
-  return units;
 }
 
 /** The write units of a snapshot of `nodes` healthy observations, and its stored bytes. */

@@ -8,31 +8,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { countUnits } from './support/capacity-units.js';
 import { type Container, SCHEDULE_MS, startWatchdogHarness } from './support/watchdog-harness.js';
-
-/** Capacity units the client's requests consumed, as DynamoDB (dynalite) reported them. */
-function countUnits(client: DynamoDBClient): { read: number; write: number } {
-  const units = { read: 0, write: 0 };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      const reported = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const all = (
-        Array.isArray(reported) ? reported : reported ? [reported] : []
-      ) as ConsumedCapacity[];
-      const sum = all.reduce((total, c) => total + (c.CapacityUnits ?? 0), 0);
-      if (context.commandName === 'GetItemCommand' || context.commandName === 'QueryCommand') {
-        units.read += sum;
-      } else {
-        units.write += sum;
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'countCapacityUnits' },
-  );
-  return units;
-}
 
 describe('lambda e2e: DynamoDB writes per check', () => {
   it('a steady check of 5,000 healthy nodes writes at most 4 units (the head item)', async () => {
