@@ -1,19 +1,15 @@
 /**
- * One read's conversation with the API server: the connection from `@kubernetes/client-node`'s
- * authentication (kubeconfig users: tokens, client certificates, exec plugins, OIDC) and TLS
- * settings, lists paginated with `limit` + `continue`, and each request bounded by a timeout and
- * the caller's AbortSignal. Bodies are parsed as plain JSON and projected page by page.
+ * One read's conversation with the API server: lists paginated with `limit` + `continue`, node
+ * GETs, and each request bounded by a timeout, the read's budget and the caller's AbortSignal.
+ * Bodies (fetched by `http-exchange.ts`) are parsed as plain JSON and projected page by page.
  */
 
 import { STATUS_CODES } from 'node:http';
-import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
-import { type Dispatcher, getGlobalDispatcher } from 'undici';
 import { ClusterReadError } from '../ports.js';
+import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
 import { record, str } from './projection.js';
 import {
-  authSetupError,
   describeRead,
   hostOf,
   invalidAnswerError,
@@ -94,11 +90,6 @@ export interface ListFormat {
   readonly pageScale?: number;
 }
 
-interface Connection {
-  readonly headers: Record<string, string>;
-  readonly dispatcher: Dispatcher | undefined;
-}
-
 interface Page<T> {
   readonly items: T[];
   readonly next: string | undefined;
@@ -142,23 +133,11 @@ export class ApiSession {
 
   /** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
   static async open(kubeConfig: KubeConfig, options: SessionOptions): Promise<ApiSession> {
-    const context = new RequestContext(options.server, HttpMethod.GET);
-    try {
-      await verifyingTls(kubeConfig).applySecurityAuthentication(context);
-    } catch (error) {
-      throw authSetupError(error, kubeConfig, options.showPluginStderr);
-    }
-    const connection = {
-      // gzip explicitly (not left to undici's default): kube-apiserver compresses answers over
-      // 128 KiB for clients that accept it, ~10× fewer bytes on the wire for a list.
-      headers: { ...context.getHeaders(), Accept: 'application/json', 'Accept-Encoding': 'gzip' },
-      dispatcher: context.getDispatcher() as Dispatcher | undefined,
-    };
-    return new ApiSession(connection, options);
+    return new ApiSession(await openConnection(kubeConfig, options), options);
   }
 
   close(): void {
-    this.connection.dispatcher?.destroy().catch(() => undefined);
+    closeConnection(this.connection);
   }
 
   /**
@@ -280,20 +259,15 @@ export class ApiSession {
       signal ? [signal, timeout, this.budget] : [timeout, this.budget],
     );
     try {
-      // undici's request() with a Node stream body, not fetch(): fetch's web streams, its body
-      // mixins and its decompression stream cost several times the JSON.parse of the same pages.
-      const url = new URL(`${this.options.server}${pathAndQuery}`);
-      const response = await (this.connection.dispatcher ?? getGlobalDispatcher()).request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: options.accept
-          ? { ...this.connection.headers, Accept: options.accept }
-          : this.connection.headers,
+      const response = await exchange(this.connection, {
+        url: `${this.options.server}${pathAndQuery}`,
+        accept: options.accept,
         signal: combined,
+        maxBytes: this.options.bounds.maxPageBytes,
+        what,
       });
-      const status = response.statusCode;
-      const { text, bytes } = await this.boundedText(response, what);
+      const { status, bytes } = response;
+      const text = response.body.toString('utf8');
       if (status === 404 && options.missingIsNull)
         return { body: undefined, date: undefined, bytes };
       if (status < 200 || status > 299)
@@ -302,77 +276,16 @@ export class ApiSession {
       try {
         body = JSON.parse(text);
       } catch {
-        const type = headerOf(response.headers, 'content-type')?.split(';')[0];
+        const type = response.contentType?.split(';')[0];
         throw new ClusterReadError(
           'invalid-response',
           `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
         );
       }
-      const dateHeader = headerOf(response.headers, 'date');
-      const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
-      return { body, date: Number.isNaN(date) ? undefined : date, bytes };
+      return { body, date: response.date, bytes };
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
       throw this.unanswered(what, error, signal, timeout);
-    }
-  }
-
-  /**
-   * The body as text, read chunk by chunk and given up as soon as it is over the page cap: a
-   * huge answer costs at most the cap in memory, never the whole of it. A gzip answer is
-   * inflated in one call once it has arrived (its compressed bytes are under the cap too), its
-   * output stopped at the cap: one call per page is far cheaper than a stream of 16 KiB chunks.
-   */
-  private async boundedText(
-    response: Dispatcher.ResponseData,
-    what: string,
-  ): Promise<{ text: string; bytes: number }> {
-    const cap = this.options.bounds.maxPageBytes;
-    const tooLarge = () =>
-      new ClusterReadError(
-        'invalid-response',
-        `the API server's answer to ${what} is over ${capText(cap)} (the most one page may have): read given up`,
-        response.statusCode,
-      );
-    const { body, headers } = response;
-    try {
-      const encoding = headerOf(headers, 'content-encoding')?.trim().toLowerCase() || 'identity';
-      const inflate = INFLATERS.get(encoding);
-      if (!inflate) {
-        throw new ClusterReadError(
-          'invalid-response',
-          `the API server's answer to ${what} is encoded as "${encoding.slice(0, 40)}", not gzip or plain (HTTP ${response.statusCode}): read given up`,
-          response.statusCode,
-        );
-      }
-      const declared = Number(headerOf(headers, 'content-length'));
-      if (declared > cap) throw tooLarge();
-      const chunks: Buffer[] = [];
-      let received = 0;
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        received += chunk.byteLength;
-        if (received > cap) throw tooLarge();
-        chunks.push(chunk);
-      }
-      const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
-      let decoded = raw;
-      if (inflate !== 'identity') {
-        try {
-          decoded = inflate(raw, { maxOutputLength: cap, chunkSize: INFLATE_CHUNK });
-        } catch (error) {
-          if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-          throw new ClusterReadError(
-            'invalid-response',
-            `the API server's answer to ${what} is not valid ${encoding} (HTTP ${response.statusCode}): read given up`,
-            response.statusCode,
-          );
-        }
-      }
-      return { text: decoded.toString('utf8'), bytes: decoded.byteLength };
-    } finally {
-      // Given up early (over the cap, aborted): close the stream, and with it the connection.
-      // undici reports the destruction as an 'error' event: nobody is listening any more.
-      if (!body.readableEnded) body.on('error', () => undefined).destroy();
     }
   }
 
@@ -409,63 +322,6 @@ export class ApiSession {
     }
     return transportError(this.target, what, error);
   }
-}
-
-const VERIFYING = Symbol('lease-watchdog: TLS verification explicit');
-type DispatcherOptionsOf = KubeConfig['createDispatcherOptions'];
-
-/**
- * `kubeConfig`, with TLS verification explicit on every connection pool client-node builds for
- * it: client-node leaves `rejectUnauthorized` unset unless the kubeconfig says
- * insecure-skip-tls-verify, and Node then takes it from NODE_TLS_REJECT_UNAUTHORIZED — so a `0`
- * in the environment would accept any certificate and send the token to it. Explicit `true`
- * also means a pool of our own when the kubeconfig has no CA (public CAs), never fetch's global one.
- */
-function verifyingTls(kubeConfig: KubeConfig): KubeConfig {
-  const marked = kubeConfig as KubeConfig & { [VERIFYING]?: true };
-  if (marked[VERIFYING]) return kubeConfig;
-  const original: DispatcherOptionsOf = kubeConfig.createDispatcherOptions.bind(kubeConfig);
-  const explicit: DispatcherOptionsOf = (cluster, agentOptions) =>
-    original(cluster, {
-      ...agentOptions,
-      rejectUnauthorized: agentOptions.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
-    });
-  Object.defineProperty(kubeConfig, 'createDispatcherOptions', { value: explicit });
-  marked[VERIFYING] = true;
-  return kubeConfig;
-}
-
-type Inflate = (raw: Buffer, options: ZlibOptions) => Buffer;
-
-/**
- * How each Content-Encoding is read. Only gzip is asked for (as kube-apiserver and kubectl do);
- * deflate and br are read too, since fetch read them before. Anything else ends the read.
- */
-const INFLATERS: ReadonlyMap<string, Inflate | 'identity'> = new Map<string, Inflate | 'identity'>([
-  ['identity', 'identity'],
-  ['gzip', gunzipSync],
-  ['x-gzip', gunzipSync],
-  ['deflate', inflateSync],
-  ['br', brotliDecompressSync as Inflate],
-]);
-
-/** Output buffer of one inflate step: a page is megabytes, zlib's default is 16 KiB. */
-const INFLATE_CHUNK = 1024 * 1024;
-
-/** A response header as one string (the first, if it came more than once). */
-function headerOf(
-  headers: Readonly<Record<string, string | string[] | undefined>>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** 64 MiB, 1.5 KiB, 300 bytes. */
-function capText(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} bytes`;
 }
 
 /** `body` when it is an object of `kind`; otherwise the answer is not what was asked for. */
