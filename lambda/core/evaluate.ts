@@ -70,11 +70,12 @@ function zoneOf(node: NodeInfo | undefined): string | null {
 /** The instance id at the end of a providerID (`aws:///eu-west-1a/i-0abc` → `i-0abc`). */
 export function instanceOf(providerID: string | undefined): string | null {
   if (!providerID) return null;
-  const last = providerID
-    .split('/')
-    .filter((part) => part !== '')
-    .pop();
-  return last && last !== providerID ? last : null;
+  // The last non-empty part between slashes (one per node per check: no split).
+  let end = providerID.length;
+  while (end > 0 && providerID.charCodeAt(end - 1) === 47) end--;
+  if (end === 0) return null;
+  const last = providerID.slice(providerID.lastIndexOf('/', end - 1) + 1, end);
+  return last !== providerID ? last : null;
 }
 
 /** Where a lease stands on the watchdog's clock after this check. */
@@ -143,6 +144,13 @@ function base(name: string, node: NodeInfo | undefined) {
   };
 }
 
+/** A lease with its spec read once per check (renewTime parsing is most of a check's core CPU). */
+interface ReadLease {
+  readonly lease: LeaseInfo;
+  readonly renew: RenewTime;
+  readonly duration: LeaseDuration;
+}
+
 /** One lease's observation for this look, and the limits it is judged by. */
 interface Observed {
   readonly silence: Silence;
@@ -154,12 +162,10 @@ interface Observed {
 /** The observation of a lease that can be read (undefined: invalid), before any verdict. */
 function observeLease(
   ctx: Pick<Context, 'snapshot' | 'policy' | 'now' | 'previous'>,
-  lease: LeaseInfo,
+  { lease, renew, duration }: ReadLease,
   node: NodeInfo | undefined,
 ): Observed | undefined {
   const { snapshot, policy, now } = ctx;
-  const renew = readRenewTime(lease.renewTime);
-  const duration = readLeaseDuration(lease.leaseDurationSeconds);
   if (renew.kind === 'invalid' || duration.kind === 'invalid') return undefined;
   const previous = ctx.previous.get(lease.name);
   if (renew.kind === 'never') {
@@ -186,27 +192,30 @@ function observeLease(
  */
 function observeAll(
   ctx: Pick<Context, 'snapshot' | 'policy' | 'now' | 'previous'>,
-  leases: ReadonlyMap<string, LeaseInfo>,
+  leases: ReadonlyMap<string, ReadLease>,
   nodesByName: ReadonlyMap<string, NodeInfo>,
 ): { observed: Map<string, Observed>; frozen: boolean } {
   const observed = new Map<string, Observed>();
   let known = 0;
   let suspects = 0;
-  for (const lease of leases.values()) {
-    const o = observeLease(ctx, lease, nodesByName.get(lease.name));
+  for (const read of leases.values()) {
+    const name = read.lease.name;
+    const o = observeLease(ctx, read, nodesByName.get(name));
     if (o === undefined) continue;
-    observed.set(lease.name, o);
-    if (!ctx.previous.has(lease.name)) continue;
+    observed.set(name, o);
+    if (!ctx.previous.has(name)) continue;
     known++;
     if (o.silence.observation.suspectSince !== undefined) suspects++;
   }
   return { observed, frozen: suspects >= FREEZE_MIN && suspects * 2 >= known };
 }
 
-function judgeLease(ctx: Context, lease: LeaseInfo, node: NodeInfo | undefined): NodeVerdict {
+function judgeLease(
+  ctx: Context,
+  { lease, renew, duration }: ReadLease,
+  node: NodeInfo | undefined,
+): NodeVerdict {
   const { snapshot, policy, now } = ctx;
-  const renew: RenewTime = readRenewTime(lease.renewTime);
-  const duration: LeaseDuration = readLeaseDuration(lease.leaseDurationSeconds);
   const leaseDurationSeconds = duration.kind === 'seconds' ? duration.seconds : null;
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const common = { ...base(lease.name, node), renewTime, leaseDurationSeconds };
@@ -365,9 +374,8 @@ export function tally(
 }
 
 /** Where a renewTime places a lease among copies of it: never or unreadable before any time. */
-function renewedAt(lease: LeaseInfo): number {
-  const renew = readRenewTime(lease.renewTime);
-  return renew.kind === 'time' ? renew.at : Number.NEGATIVE_INFINITY;
+function renewedAt(read: ReadLease): number {
+  return read.renew.kind === 'time' ? read.renew.at : Number.NEGATIVE_INFINITY;
 }
 
 /**
@@ -375,11 +383,16 @@ function renewedAt(lease: LeaseInfo): number {
  * renewed last wins (on a tie, the first listed), so a stale copy listed first cannot make a
  * live node expired.
  */
-function latestLeases(leases: readonly LeaseInfo[]): Map<string, LeaseInfo> {
-  const byName = new Map<string, LeaseInfo>();
+function latestLeases(leases: readonly LeaseInfo[]): Map<string, ReadLease> {
+  const byName = new Map<string, ReadLease>();
   for (const lease of leases) {
+    const read: ReadLease = {
+      lease,
+      renew: readRenewTime(lease.renewTime),
+      duration: readLeaseDuration(lease.leaseDurationSeconds),
+    };
     const kept = byName.get(lease.name);
-    if (!kept || renewedAt(lease) > renewedAt(kept)) byName.set(lease.name, lease);
+    if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(lease.name, read);
   }
   return byName;
 }
@@ -395,7 +408,7 @@ export const SUSPECT_VANISHED_MIN = 3;
  * RESOLVED "removed", no wave of missing-lease). The next check, compared with this one, confirms.
  */
 function suspectList(
-  leased: ReadonlyMap<string, LeaseInfo>,
+  leased: ReadonlyMap<string, ReadLease>,
   previous: Observations,
 ): string | undefined {
   let vanished = 0;
@@ -412,18 +425,17 @@ function suspectList(
  * kubelets renew with no Node (a deleted node's kubelet stops, and its lease then counts as gone).
  */
 function suspectNodeList(
-  leased: ReadonlyMap<string, LeaseInfo>,
+  leased: ReadonlyMap<string, ReadLease>,
   nodesByName: ReadonlyMap<string, NodeInfo>,
   previous: Observations,
 ): string | undefined {
   let live = 0;
   let unlisted = 0;
-  for (const lease of leased.values()) {
-    const before = previous.get(lease.name);
-    const renew = readRenewTime(lease.renewTime);
+  for (const [name, { renew }] of leased) {
+    const before = previous.get(name);
     if (!before || renew.kind !== 'time' || renew.raw === before.renewTime) continue;
     live++;
-    if (!nodesByName.has(lease.name)) unlisted++;
+    if (!nodesByName.has(name)) unlisted++;
   }
   if (unlisted < SUSPECT_VANISHED_MIN || unlisted * 2 < live) return undefined;
   return `the Node list lacks ${unlisted} of the ${live} nodes whose leases were renewed since the last check: suspect, checked on leases alone`;
@@ -454,8 +466,8 @@ export function evaluate(
   const ctx: Context = { ...seen, next: new Map(), observed: all.observed, frozen, rechecks: [] };
 
   const verdicts: NodeVerdict[] = [];
-  for (const lease of leased.values()) {
-    verdicts.push(judgeLease(ctx, lease, nodesByName.get(lease.name)));
+  for (const [name, read] of leased) {
+    verdicts.push(judgeLease(ctx, read, nodesByName.get(name)));
   }
   const suspect = suspectList(leased, observations);
   for (const node of nodesByName.values()) {

@@ -14,6 +14,87 @@ const RFC3339 =
  * digits as a fraction. Returns undefined when the text is not a valid timestamp.
  */
 export function parseTimestamp(text: string): number | undefined {
+  const fast = parseCanonical(text);
+  return fast === null ? parseAnyRfc3339(text) : fast;
+}
+
+/** Milliseconds per day. */
+const DAY_MS = 86_400_000;
+/** Digit i of text as a number, or NaN when it is no digit. */
+function digit(text: string, i: number): number {
+  const c = text.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : Number.NaN;
+}
+function digits(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) value = value * 10 + digit(text, i);
+  return value;
+}
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+/**
+ * The shape kubelets and the API server write, `YYYY-MM-DDTHH:MM:SS[.fraction]Z` with a year from
+ * 1970, read without a regular expression or a Date: the same number parseAnyRfc3339 gives
+ * (fraction ÷ 10^digits is the correctly rounded value of the decimal, as Number() reads it).
+ * null: not that shape (the caller reads it the general way); undefined: that shape, but no
+ * valid time.
+ */
+function parseCanonical(text: string): number | undefined | null {
+  const length = text.length;
+  if (length < 20 || length > 30) return null;
+  if (
+    text.charCodeAt(4) !== 45 || // -
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // T
+    text.charCodeAt(13) !== 58 || // :
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(length - 1) !== 90 // Z
+  ) {
+    return null;
+  }
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  const second = digits(text, 17, 2);
+  let fraction = 0;
+  if (length > 20) {
+    const count = length - 21;
+    if (text.charCodeAt(19) !== 46 || count < 1 || count > 9) return null; // .
+    fraction = (digits(text, 20, count) / 10 ** count) * 1000;
+  }
+  // NaN (a non-digit) fails every comparison: the general reader decides.
+  if (!(year >= 1970 && fraction >= 0 && month >= 0 && day >= 0 && hour >= 0 && minute >= 0)) {
+    return null;
+  }
+  if (!(second >= 0)) return null;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) {
+    return undefined;
+  }
+  if (day > daysInMonth(year, month)) return undefined;
+  const base =
+    daysFromCivil(year, month, day) * DAY_MS +
+    hour * 3_600_000 +
+    minute * 60_000 +
+    Math.min(second, 59) * 1000;
+  return base + fraction - 0;
+}
+
+/** Any RFC 3339 timestamp (offsets, lower-case t and z, years before 1970). */
+function parseAnyRfc3339(text: string): number | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
