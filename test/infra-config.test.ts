@@ -435,12 +435,25 @@ describe('loadRuntimeConfig', () => {
 });
 
 describe('deployment configuration', () => {
+  test("sizes the function's memory from the largest cluster's node count unless memoryMb is set", () => {
+    const memory = (extra: Record<string, unknown>) =>
+      parseDeploymentConfig({ ...valid, ...extra }).memoryMb;
+    assert.equal(memory({ largestClusterNodes: 1_000 }), 512);
+    assert.equal(memory({ largestClusterNodes: 20_000 }), 512);
+    assert.equal(memory({ largestClusterNodes: 50_000 }), 640);
+    assert.equal(memory({ largestClusterNodes: 100_000 }), 1_024);
+    assert.equal(memory({ largestClusterNodes: 1_000_000 }), 6_400);
+    assert.equal(memory({ largestClusterNodes: 100_000, memoryMb: 768 }), 768, 'memoryMb wins');
+    assert.equal(memory({ memoryMb: 2_048 }), 2_048);
+  });
+
   test('fills in the stack defaults', () => {
     const config = parseDeploymentConfig(valid);
     assert.equal(config.scheduleMinutes, 1);
     assert.equal(config.logRetentionDays, 30);
     assert.equal(config.reservedConcurrency, 5, 'clusters × 2 + 1');
     assert.equal(config.memoryMb, 512);
+    assert.equal(config.largestClusterNodes, undefined);
     assert.deepEqual(config.emails, ['oncall@example.com']);
     assert.deepEqual(
       config.clusters.map((c) => [c.name, c.accessEntry]),
@@ -599,6 +612,16 @@ describe('deployment configuration', () => {
       'memoryMb must be a whole number from 256 to 10240 (got 128); Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~1,024 MB for 100,000',
     ],
     [
+      'a node count that is no count',
+      { ...valid, largestClusterNodes: 0 },
+      "largestClusterNodes must be a whole number from 1 to 1000000 (got 0); the node count of the largest cluster, e.g. 100000; the function's memory is sized from it",
+    ],
+    [
+      'a node count given as text',
+      { ...valid, largestClusterNodes: '100k' },
+      'largestClusterNodes must be a whole number from 1 to 1000000 (got "100k"); the node count of the largest cluster, e.g. 100000; the function\'s memory is sized from it',
+    ],
+    [
       'vpc without subnets',
       { ...valid, vpc: { vpcId: 'vpc-0123456789abcdef0', subnetIds: [] } },
       'vpc.subnetIds must be a non-empty list, e.g. ["subnet-0123456789abcdef0"] (got [])',
@@ -633,7 +656,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, eventBus, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, eventBus, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

@@ -134,6 +134,11 @@ describe('the function', () => {
     large.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 1536 });
   });
 
+  test('largestClusterNodes sizes the function when memoryMb is not set', () => {
+    const sized = synth({ ...base, largestClusterNodes: 100_000 });
+    sized.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 1024 });
+  });
+
   test('its environment is what loadRuntimeConfig reads at cold start', () => {
     const props = main.template.findResources('AWS::Lambda::Function')[fn]?.Properties;
     const vars = props.Environment.Variables as Record<string, unknown>;

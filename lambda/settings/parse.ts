@@ -12,6 +12,7 @@ import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.js';
 import { strictObject, text } from './fields.js';
+import { memoryMbFor } from './function-memory.js';
 import { PATTERNS } from './patterns.js';
 import { appShape, deploymentShape, environmentFallbacks } from './stack-settings.js';
 
@@ -55,10 +56,15 @@ export interface DeployedCluster extends ClusterSettings {
 }
 /** The validated construct configuration, with every default filled in. Frozen. */
 export interface DeploymentConfig
-  extends Omit<z.output<typeof deploymentSchema>, 'clusters' | 'emails' | 'reservedConcurrency'> {
+  extends Omit<
+    z.output<typeof deploymentSchema>,
+    'clusters' | 'emails' | 'reservedConcurrency' | 'memoryMb'
+  > {
   readonly clusters: readonly DeployedCluster[];
   readonly emails: readonly string[];
   readonly reservedConcurrency: number;
+  /** As set, or sized from `largestClusterNodes` (function-memory.ts). */
+  readonly memoryMb: number;
 }
 export interface AppDeploymentConfig extends DeploymentConfig {
   readonly account?: string;
@@ -200,6 +206,7 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     emails,
     reservedConcurrency:
       parsed.reservedConcurrency ?? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP),
+    memoryMb: parsed.memoryMb ?? memoryMbFor(parsed.largestClusterNodes),
   };
   // The clusters go into the function's code (cluster-file.ts); the rest into its environment.
   const { environment } = functionSettingsOf(watchdogSettingsOf(config));

@@ -110,14 +110,27 @@ const reservedConcurrency = setting({
 const memoryMb = setting({
   key: 'memoryMb',
   places: ['file'],
-  shownDefault: String(DEFAULTS.memoryMb),
+  shownDefault: `${DEFAULTS.memoryMb}, or sized from \`largestClusterNodes\``,
   meaning:
-    "the function's memory: 512 MB has room for ~20,000 nodes; give a 100,000-node cluster ~1,024 MB ([measured](docs/BENCHMARKS.md))",
+    "the function's memory: 512 MB has room for ~35,000 nodes; give a 100,000-node cluster ~1,024 MB ([measured](docs/BENCHMARKS.md)), or set `largestClusterNodes` instead",
   schema: wholeNumber(
     256,
     10_240,
     'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~1,024 MB for 100,000',
-  ).default(DEFAULTS.memoryMb),
+  ),
+});
+
+const largestClusterNodes = setting({
+  key: 'largestClusterNodes',
+  places: ['file'],
+  shownDefault: 'none',
+  meaning:
+    "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice a check's measured peak (~150 MB + 3 MB per 1,000 nodes) in 128 MB steps, at least 512 MB: 1,024 MB for 100,000",
+  schema: wholeNumber(
+    1,
+    1_000_000,
+    "the node count of the largest cluster, e.g. 100000; the function's memory is sized from it",
+  ),
 });
 
 const vpcIdError = (issue: { input?: unknown }) =>
@@ -150,7 +163,8 @@ export const deploymentShape = {
   scheduleMinutes,
   logRetentionDays,
   reservedConcurrency: reservedConcurrency.optional(),
-  memoryMb,
+  memoryMb: memoryMb.optional(),
+  largestClusterNodes: largestClusterNodes.optional(),
   vpc: vpc.optional(),
 };
 
