@@ -40,20 +40,45 @@ function firstLabel(node: NodeInfo, keys: readonly string[]): string | undefined
   return undefined;
 }
 
-function capacityTypeOf(node: NodeInfo): string | undefined {
+/** EKS's spellings, shown as Karpenter's; any other value as it is, lowercased. */
+const CAPACITY_TYPES: ReadonlyMap<string, string> = new Map([
+  ['ON_DEMAND', 'on-demand'],
+  ['SPOT', 'spot'],
+  ['on-demand', 'on-demand'],
+  ['spot', 'spot'],
+]);
+
+export function nodeGroupOf(node: NodeInfo): string | undefined {
+  return firstLabel(node, NODE_GROUP_LABELS);
+}
+
+export function instanceTypeOf(node: NodeInfo): string | undefined {
+  return firstLabel(node, INSTANCE_TYPE_LABELS);
+}
+
+export function capacityTypeOf(node: NodeInfo): string | undefined {
   const value = firstLabel(node, CAPACITY_TYPE_LABELS);
-  return value === undefined ? undefined : value.toLowerCase().replaceAll('_', '-');
+  if (value === undefined) return undefined;
+  // The usual values without a new string per node and check.
+  return CAPACITY_TYPES.get(value) ?? value.toLowerCase().replaceAll('_', '-');
+}
+
+/** Adds the facts of a node to `target`, in NodeFacts' key order, each only when a label gives it. */
+export function addNodeFacts(
+  target: { -readonly [K in keyof NodeFacts]: NodeFacts[K] },
+  node: NodeInfo,
+): void {
+  const nodeGroup = firstLabel(node, NODE_GROUP_LABELS);
+  if (nodeGroup !== undefined) target.nodeGroup = nodeGroup;
+  const instanceType = firstLabel(node, INSTANCE_TYPE_LABELS);
+  if (instanceType !== undefined) target.instanceType = instanceType;
+  const capacityType = capacityTypeOf(node);
+  if (capacityType !== undefined) target.capacityType = capacityType;
 }
 
 /** The facts of a node (an empty object for no node, or a node without the labels). */
 export function nodeFactsOf(node: NodeInfo | undefined): NodeFacts {
-  if (!node) return {};
-  const nodeGroup = firstLabel(node, NODE_GROUP_LABELS);
-  const instanceType = firstLabel(node, INSTANCE_TYPE_LABELS);
-  const capacityType = capacityTypeOf(node);
-  return {
-    ...(nodeGroup === undefined ? {} : { nodeGroup }),
-    ...(instanceType === undefined ? {} : { instanceType }),
-    ...(capacityType === undefined ? {} : { capacityType }),
-  };
+  const facts: { -readonly [K in keyof NodeFacts]: NodeFacts[K] } = {};
+  if (node) addNodeFacts(facts, node);
+  return facts;
 }
