@@ -143,11 +143,22 @@ export type LeaseDuration =
   | { readonly kind: 'seconds'; readonly seconds: number; readonly defaulted: boolean }
   | { readonly kind: 'invalid'; readonly problem: string };
 
+/** The kubelet default, absent or written out: one object for every lease, not one per lease. */
+const DEFAULTED: LeaseDuration = Object.freeze({
+  kind: 'seconds',
+  seconds: DEFAULT_LEASE_DURATION_SECONDS,
+  defaulted: true,
+});
+const WRITTEN_DEFAULT: LeaseDuration = Object.freeze({
+  kind: 'seconds',
+  seconds: DEFAULT_LEASE_DURATION_SECONDS,
+  defaulted: false,
+});
+
 /** Reads `spec.leaseDurationSeconds`; absent means the kubelet default (40). */
 export function readLeaseDuration(value: unknown): LeaseDuration {
-  if (value === null || value === undefined) {
-    return { kind: 'seconds', seconds: DEFAULT_LEASE_DURATION_SECONDS, defaulted: true };
-  }
+  if (value === null || value === undefined) return DEFAULTED;
+  if (value === DEFAULT_LEASE_DURATION_SECONDS) return WRITTEN_DEFAULT;
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     return {
       kind: 'invalid',

@@ -77,7 +77,8 @@ export function observeChange(
   const offsetMs =
     carried === undefined || stepped ? bound : Math.min(carried + OFFSET_CREEP_MS, bound);
   const renewedAt = Math.min(now, Math.max(lower, renewAt + offsetMs));
-  return { ...changed, offsetMs, renewedAt };
+  // One literal (the keys of `changed`, then these): every renewing lease, every check.
+  return { renewTime: raw, changedAt: now, estimated: false, offsetMs, renewedAt };
 }
 
 /** Where a lease's silence starts on our clock: its estimated renewal, or when the value was first seen. */
