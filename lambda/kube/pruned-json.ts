@@ -90,7 +90,19 @@ class PrunedReader {
   /** The kinds of the containers a skipped value is inside, one byte per level. */
   private stack = new Uint8Array(64);
 
-  constructor(private readonly bytes: Buffer) {}
+  /** The body's bytes four at a time, from `wordBase` on (aligned): strings are walked by words. */
+  private readonly words: Int32Array;
+  private readonly wordBase: number;
+
+  constructor(private readonly bytes: Buffer) {
+    const skew = (4 - (bytes.byteOffset & 3)) & 3;
+    this.wordBase = Math.min(skew, bytes.length);
+    this.words = new Int32Array(
+      bytes.buffer,
+      bytes.byteOffset + this.wordBase,
+      (bytes.length - this.wordBase) >> 2,
+    );
+  }
 
   fail(at: number): SyntaxError {
     return new SyntaxError(
@@ -136,7 +148,9 @@ class PrunedReader {
         name = JSON.parse(b.toString('utf8', keyStart, i)) as string;
         field = keep.fields.get(name);
       } else {
-        for (const [bytes, known, kept] of keep.names) {
+        const names = keep.names;
+        for (let k = 0; k < names.length; k++) {
+          const [bytes, known, kept] = names[k] as (typeof names)[number];
           if (this.equals(keyStart + 1, i - 1, bytes)) {
             name = known;
             field = kept;
@@ -211,9 +225,18 @@ class PrunedReader {
   private string(from: number): number {
     const b = this.bytes;
     const n = b.length;
+    const words = this.words;
+    const base = this.wordBase;
     let escaped = false;
     let i = from + 1;
     while (i < n) {
+      if (((i - base) & 3) === 0 && i >= base) {
+        // Four bytes at a time while none is a quote, a backslash or a control character.
+        let k = (i - base) >> 2;
+        while (k < words.length && !special(words[k] as number)) k++;
+        i = base + (k << 2);
+        if (i >= n) break;
+      }
       const c = b[i] as number;
       if (c === QUOTE) {
         this.escaped = escaped;
@@ -358,6 +381,23 @@ class PrunedReader {
     }
     this.stack[depth] = kind;
   }
+}
+
+const ONES = 0x01010101;
+const HIGH = 0x80808080 | 0;
+const QUOTES = 0x22222222;
+const BACKSLASHES = 0x5c5c5c5c;
+const SPACES = 0x20202020;
+
+/** Whether one of the four bytes of `word` is a quote, a backslash or below 0x20 (bit tricks). */
+function special(word: number): boolean {
+  const quote = word ^ QUOTES;
+  const backslash = word ^ BACKSLASHES;
+  return (
+    ((((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((word - SPACES) & ~word)) &
+      HIGH) !==
+    0
+  );
 }
 
 function isDigit(c: number | undefined): boolean {
