@@ -18,6 +18,7 @@ import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
 import { loadKubeConfig } from '../lambda/kube/kubeconfig.js';
+import { tapBodies } from '../lambda/kube/transport.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const { values } = parseArgs({
@@ -47,16 +48,14 @@ const reader = new KubeClusterReader({
 });
 
 if (values.floor) {
-  // Every body the reader parses during one read, kept; then JSON.parse of them alone.
+  // Every body the reader parses during one read, kept (decoded, untimed); then JSON.parse of
+  // them alone.
   const pages: string[] = [];
   const parse = JSON.parse;
   if (mode === 'steady') await reader.read(); // warm the cache first, as the timed checks do
-  JSON.parse = (text: string, reviver?: Parameters<typeof parse>[1]) => {
-    pages.push(text);
-    return parse(text, reviver);
-  };
+  tapBodies((body) => pages.push(body.toString('utf8')));
   await reader.read();
-  JSON.parse = parse;
+  tapBodies(undefined);
   const times: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {

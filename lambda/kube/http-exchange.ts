@@ -140,7 +140,7 @@ async function boundedBody(
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
     if (inflate === 'identity') return raw;
     try {
-      return inflate(raw, { maxOutputLength: cap, chunkSize: INFLATE_CHUNK });
+      return inflate(raw, { maxOutputLength: cap, chunkSize: outputChunk(raw, encoding, cap) });
     } catch (error) {
       if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw new ClusterReadError(
@@ -196,6 +196,19 @@ const INFLATERS: ReadonlyMap<string, Inflate | 'identity'> = new Map<string, Inf
 
 /** Output buffer of one inflate step: a page is megabytes, zlib's default is 16 KiB. */
 const INFLATE_CHUNK = 1024 * 1024;
+
+/**
+ * One output buffer the size gzip's trailer announces (ISIZE, the length mod 2^32), one byte
+ * more so that zlib never asks for a second: no concatenated copy of the page. A trailer that
+ * lies costs only more chunks, or one buffer of at most the cap; other encodings: 1 MiB chunks.
+ */
+function outputChunk(raw: Buffer, encoding: string, cap: number): number {
+  if (!encoding.endsWith('gzip') || raw.length < 18) return INFLATE_CHUNK;
+  const announced = raw.readUInt32LE(raw.length - 4);
+  // Smaller than its compressed bytes: a lie, another member, or incompressible (rare).
+  if (announced < raw.length) return INFLATE_CHUNK;
+  return Math.min(announced + 1, cap + 1);
+}
 
 /** A response header as one string (the first, if it came more than once). */
 function headerOf(

@@ -5,6 +5,7 @@
  * the check needs. Never throws on odd shapes: the core judges them.
  */
 import type { LeaseInfo, NodeInfo, Taint } from '../core/model.js';
+import { ALL, type Keep, keepEach, keepFields } from './pruned-json.js';
 
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -13,6 +14,15 @@ export function str(value: unknown): string | undefined {
 export function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }
+
+/**
+ * Every field `projectLease` reads, and nothing else: a list page is read keeping these alone
+ * (pruned-json.ts). A field read below and missing here would be read as absent.
+ */
+export const LEASE_FIELDS: Keep = keepFields({
+  metadata: keepFields({ name: ALL, creationTimestamp: ALL }),
+  spec: keepFields({ renewTime: ALL, leaseDurationSeconds: ALL }),
+});
 
 /** Keeps what the core needs of a Lease; never throws on odd shapes (the core judges them). */
 export function projectLease(item: unknown): LeaseInfo | undefined {
@@ -45,6 +55,27 @@ export class Interner {
     return value;
   }
 }
+
+/**
+ * Every field `projectNode` reads, and nothing else: the images, capacity, nodeInfo, annotations
+ * and managedFields that are most of a Node's bytes are never built. A field read below and
+ * missing here would be read as absent.
+ */
+const NODE_PARTS: Readonly<Record<string, Keep>> = {
+  metadata: keepFields({
+    name: ALL,
+    creationTimestamp: ALL,
+    deletionTimestamp: ALL,
+    labels: ALL,
+  }),
+  spec: keepFields({ unschedulable: ALL, taints: ALL, providerID: ALL }),
+  status: keepFields({
+    conditions: keepEach(keepFields({ type: ALL, status: ALL, reason: ALL, message: ALL })),
+  }),
+};
+export const NODE_FIELDS: Keep = keepFields(NODE_PARTS);
+/** A Node answered alone (a GET): its `kind` too. */
+export const NODE_OBJECT_FIELDS: Keep = keepFields({ kind: ALL, ...NODE_PARTS });
 
 /** Keeps what the verdicts, grouping and notifications need of a Node (only `labelKeys` labels, when given). */
 export function projectNode(

@@ -1,14 +1,17 @@
 /**
  * One read's conversation with the API server: lists paginated with `limit` + `continue`, node
  * GETs, and each request bounded by a timeout, the read's budget and the caller's AbortSignal.
- * Bodies (fetched by `http-exchange.ts`) are parsed as plain JSON and projected page by page.
+ * Bodies (fetched by `http-exchange.ts`) are parsed as plain JSON and projected page by page; a
+ * page of Leases or Nodes, and a Node, straight from its bytes keeping only the fields their
+ * projections read (`pruned-json.ts`).
  */
 
 import { STATUS_CODES } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ClusterReadError } from '../ports.js';
 import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
-import { record, str } from './projection.js';
+import { LEASE_FIELDS, NODE_FIELDS, NODE_OBJECT_FIELDS, record, str } from './projection.js';
+import { ALL, type Keep, keepEach, keepFields, parsePruned } from './pruned-json.js';
 import {
   describeRead,
   hostOf,
@@ -106,11 +109,38 @@ const LIST_KINDS: Readonly<Record<Resource, string>> = {
   events: 'EventList',
 };
 
+/**
+ * What a page of a resource's own list keeps: its kind and metadata, and of each item the fields
+ * its projection reads. The Events a node's notification quotes are read whole.
+ */
+const LIST_FIELDS: Readonly<Partial<Record<Resource, Keep>>> = {
+  leases: listPage(LEASE_FIELDS),
+  nodes: listPage(NODE_FIELDS),
+};
+
+function listPage(item: Keep): Keep {
+  return keepFields({ kind: ALL, metadata: ALL, items: keepEach(item) });
+}
+
 interface Answer {
-  /** The parsed JSON body; undefined when the object does not exist (404, with `missingIsNull`). */
+  /**
+   * The parsed JSON body (only the fields asked for, when `pruned`); undefined when the object
+   * does not exist (404, with `missingIsNull`).
+   */
   readonly body: unknown;
+  /** The body's bytes: an answer that is not what was asked for is described from all of it. */
+  readonly raw: Buffer;
+  readonly pruned: boolean;
   readonly date: number | undefined;
   readonly bytes: number;
+}
+
+/** Sees every 2xx answer body before it is parsed: `bench/check-once.ts --floor` keeps them. */
+let bodyTap: ((body: Buffer) => void) | undefined;
+
+/** Sets (or, with undefined, removes) the one body tap. For the bench's floor, never the check. */
+export function tapBodies(tap: ((body: Buffer) => void) | undefined): void {
+  bodyTap = tap;
 }
 
 /**
@@ -201,11 +231,14 @@ export class ApiSession {
     signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown> | undefined> {
     const path = `/api/v1/nodes/${encodeURIComponent(name)}`;
-    const answer = await this.request('nodes', path, signal, { missingIsNull: true });
+    const answer = await this.request('nodes', path, signal, {
+      missingIsNull: true,
+      keep: NODE_OBJECT_FIELDS,
+    });
     this.stats.requests++;
     this.stats.bytes += answer.bytes;
     if (answer.body === undefined) return undefined;
-    return ofKind(answer.body, 'Node', `reading node ${name}`);
+    return ofKind(answer, 'Node', `reading node ${name}`);
   }
 
   private async page<T>(
@@ -222,13 +255,15 @@ export class ApiSession {
     if (continueToken) query.set('continue', continueToken);
     const answer = await this.request(resource, `${path}?${query}`, signal, {
       accept: format?.accept,
+      keep: format ? undefined : LIST_FIELDS[resource],
     });
     const what = describeRead(resource, this.options.namespace);
     const kind = format?.kind ?? LIST_KINDS[resource];
-    const body = ofKind(answer.body, kind, what);
+    const body = ofKind(answer, kind, what);
     const field = body[format?.items ?? 'items'];
     // An empty list may come as `items: null`; anything else that is not an array is no list.
-    if (field != null && !Array.isArray(field)) throw invalidAnswerError(what, kind, body);
+    if (field != null && !Array.isArray(field))
+      throw invalidAnswerError(what, kind, wholeBody(answer));
     const list: unknown[] = Array.isArray(field) ? field : [];
     const items: T[] = [];
     for (const raw of list) {
@@ -251,7 +286,7 @@ export class ApiSession {
     resource: Resource,
     pathAndQuery: string,
     signal: AbortSignal | undefined,
-    options: { missingIsNull?: boolean; accept?: string | undefined } = {},
+    options: { missingIsNull?: boolean; accept?: string | undefined; keep?: Keep | undefined } = {},
   ): Promise<Answer> {
     const what = describeRead(resource, this.options.namespace);
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
@@ -266,15 +301,19 @@ export class ApiSession {
         maxBytes: this.options.bounds.maxPageBytes,
         what,
       });
-      const { status, bytes } = response;
-      const text = response.body.toString('utf8');
+      const { status, bytes, body: raw } = response;
+      const pruned = options.keep !== undefined;
       if (status === 404 && options.missingIsNull)
-        return { body: undefined, date: undefined, bytes };
-      if (status < 200 || status > 299)
+        return { body: undefined, raw, pruned, date: undefined, bytes };
+      if (status < 200 || status > 299) {
+        const text = raw.toString('utf8');
         throw statusError(this.target, resource, status, STATUS_CODES[status] ?? '', text);
+      }
+      bodyTap?.(raw);
       let body: unknown;
       try {
-        body = JSON.parse(text);
+        // No page-sized string: the pruned reader works on the bytes.
+        body = options.keep ? parsePruned(raw, options.keep) : JSON.parse(raw.toString('utf8'));
       } catch {
         const type = response.contentType?.split(';')[0];
         throw new ClusterReadError(
@@ -282,7 +321,7 @@ export class ApiSession {
           `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
         );
       }
-      return { body, date: response.date, bytes };
+      return { body, raw, pruned, date: response.date, bytes };
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
       throw this.unanswered(what, error, signal, timeout);
@@ -324,8 +363,14 @@ export class ApiSession {
   }
 }
 
-/** `body` when it is an object of `kind`; otherwise the answer is not what was asked for. */
-function ofKind(body: unknown, kind: string, what: string): Record<string, unknown> {
-  if (record(body).kind !== kind) throw invalidAnswerError(what, kind, body);
-  return record(body);
+/** The body when it is an object of `kind`; otherwise the answer is not what was asked for. */
+function ofKind(answer: Answer, kind: string, what: string): Record<string, unknown> {
+  if (record(answer.body).kind !== kind) throw invalidAnswerError(what, kind, wholeBody(answer));
+  return record(answer.body);
+}
+
+/** All of the body, pruned or not: what an error describes ("a Status: …", "an empty object"). */
+function wholeBody(answer: Answer): unknown {
+  // Already checked as JSON by the pruned read.
+  return answer.pruned ? JSON.parse(answer.raw.toString('utf8')) : answer.body;
 }
