@@ -38,6 +38,15 @@ export const CHECK_BUDGET_SECONDS = 45;
 export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
 
 /**
+ * What the bundle gets for `undici` (esbuild `--alias`): a module that throws if used. client-node
+ * imports undici at load for clients the watchdog never builds; its own GETs use node:https.
+ * Next to this file: infra/undici-absent.ts in the repository, dist/infra/undici-absent.js installed.
+ */
+const UNDICI_ABSENT = ['undici-absent.ts', 'undici-absent.js']
+  .map((file) => fileURLToPath(new URL(file, import.meta.url)))
+  .find((file) => existsSync(file));
+
+/**
  * The installed package has no TypeScript sources: it ships the handler bundled from
  * `DEFAULT_ENTRY` by this very construct when it was packed (`npm pack` runs
  * infra/handler-bundle.ts), next to the compiled construct (`dist/handler-bundle`).
@@ -191,6 +200,8 @@ export function createWatchdogFunction(
       banner: ESM_REQUIRE_BANNER,
       // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
       externalModules: [],
+      // undici left out: 740 kB, a third of the bundle and of its import (docs/BENCHMARKS.md).
+      ...(UNDICI_ABSENT ? { esbuildArgs: { '--alias': [`undici=${UNDICI_ABSENT}`] } } : {}),
       forceDockerBundling: false,
     },
   });

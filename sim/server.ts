@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import type { SimCluster } from './cluster.js';
 import { discoveryBody } from './discovery.js';
 import { type KubeconfigOptions, renderKubeconfig } from './kubeconfig.js';
@@ -182,7 +183,10 @@ async function handle(
   if (await applyFault(h, req, res, route, path, 'connection')) return;
 
   const auth = req.headers.authorization;
-  const authorized = auth === `Bearer ${h.token}`;
+  // A client certificate the sim's CA signed authenticates as well as the token (as with
+  // kube-apiserver's --client-ca-file); Node verified it during the handshake.
+  const certified = (req.socket as TLSSocket).authorized === true;
+  const authorized = auth === `Bearer ${h.token}` || certified;
   if (!authorized && !(auth === undefined && PUBLIC_PATHS.has(path))) {
     await h.io.sendStatus(req, res, 401, 'Unauthorized');
     return;
@@ -222,7 +226,15 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
   const hung = h.hung;
 
   const server = createServer(
-    { key: pki.keyPem, cert: pki.certPem, keepAliveTimeout: 30_000 },
+    {
+      key: pki.keyPem,
+      cert: pki.certPem,
+      keepAliveTimeout: 30_000,
+      // Client certificates are asked for, checked against the CA, and optional (tokens work too).
+      requestCert: true,
+      rejectUnauthorized: false,
+      ca: pki.caPem,
+    },
     (req, res) => {
       void handle(h, req, res);
     },
@@ -235,6 +247,7 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const client = { certPem: pki.clientCertPem, keyPem: pki.clientKeyPem };
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   const releaseHung = () => {
@@ -248,12 +261,13 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     url,
     caPem: pki.caPem,
     token,
-    kubeconfig: (kopts) => renderKubeconfig({ server: url, caPem: pki.caPem, token, opts: kopts }),
+    kubeconfig: (kopts) =>
+      renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts: kopts }),
     async writeKubeconfig(path, kopts) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(
         path,
-        renderKubeconfig({ server: url, caPem: pki.caPem, token, opts: kopts }),
+        renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts: kopts }),
         {
           mode: 0o600,
         },
