@@ -42,9 +42,17 @@ export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', impor
  * imports undici at load for clients the watchdog never builds; its own GETs use node:https.
  * Next to this file: infra/undici-absent.ts in the repository, dist/infra/undici-absent.js installed.
  */
-const UNDICI_ABSENT = ['undici-absent.ts', 'undici-absent.js']
-  .map((file) => fileURLToPath(new URL(file, import.meta.url)))
-  .find((file) => existsSync(file));
+const UNDICI_ABSENT = besideThisFile('undici-absent');
+
+/** What the bundle gets for `node:http`: Node's module by `require` (see that file for why). */
+const NODE_HTTP_REQUIRED = besideThisFile('node-http-required');
+
+/** `name`.ts next to this file (the repository), else `name`.js (the installed package). */
+function besideThisFile(name: string): string | undefined {
+  return [`${name}.ts`, `${name}.js`]
+    .map((file) => fileURLToPath(new URL(file, import.meta.url)))
+    .find((file) => existsSync(file));
+}
 
 /**
  * The installed package has no TypeScript sources: it ships the handler bundled from
@@ -182,8 +190,9 @@ export function createWatchdogFunction(
     logGroup,
     tracing: lambda.Tracing.ACTIVE,
     ...vpcPlacement,
+    // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the 1.9 MB map at every
+    // cold start, ~20 % of the import (docs/BENCHMARKS.md, cold start). The map is still shipped.
     environment: {
-      NODE_OPTIONS: '--enable-source-maps',
       // The clusters are in the code (CLUSTER_FILE): the environment holds 4 KB in all.
       [RUNTIME_ENV.settings]: settings.environment,
     },
@@ -191,8 +200,8 @@ export function createWatchdogFunction(
       ...('bundling' in code ? code.bundling : {}),
       format: OutputFormat.ESM,
       minify: true,
-      // Mapped stack traces (NODE_OPTIONS above), from a map without the sources' text: 2.4 MB
-      // instead of 6.6 MB to read at every cold start (docs/BENCHMARKS.md, cold start).
+      // Shipped next to the bundle, not loaded (no --enable-source-maps): a minified stack trace
+      // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
       sourceMap: true,
       sourcesContent: false,
       target: 'node24',
@@ -200,8 +209,19 @@ export function createWatchdogFunction(
       banner: ESM_REQUIRE_BANNER,
       // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
       externalModules: [],
-      // undici left out: 740 kB, a third of the bundle and of its import (docs/BENCHMARKS.md).
-      ...(UNDICI_ABSENT ? { esbuildArgs: { '--alias': [`undici=${UNDICI_ABSENT}`] } } : {}),
+      // undici left out (740 kB, a third of the bundle and of its import) and node:http
+      // required, not imported (docs/BENCHMARKS.md, cold start).
+      ...(UNDICI_ABSENT && NODE_HTTP_REQUIRED
+        ? {
+            esbuildArgs: {
+              '--alias': [
+                `undici=${UNDICI_ABSENT}`,
+                `node:http=${NODE_HTTP_REQUIRED}`,
+                `http=${NODE_HTTP_REQUIRED}`,
+              ],
+            },
+          }
+        : {}),
       forceDockerBundling: false,
     },
   });
