@@ -38,11 +38,13 @@ export const CHECK_BUDGET_SECONDS = 45;
 export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
 
 /**
- * What the bundle gets for `undici` (esbuild `--alias`): a module that throws if used. client-node
- * imports undici at load for clients the watchdog never builds; its own GETs use node:https.
- * Next to this file: infra/undici-absent.ts in the repository, dist/infra/undici-absent.js installed.
+ * What the bundle gets for packages client-node imports at load but the Lambda never uses (esbuild
+ * `--alias`): a module that throws if used. See that file for which and why.
  */
-const UNDICI_ABSENT = besideThisFile('undici-absent');
+const ABSENT = besideThisFile('absent-in-lambda');
+
+/** Left out of the bundle: undici, the proxy agents (proxy-url is refused), the azure/gcp auth's. */
+const LEFT_OUT = ['undici', 'socks-proxy-agent', 'socks', 'hpagent', 'jsonpath-plus'];
 
 /** What the bundle gets for `node:http`: Node's module by `require` (see that file for why). */
 const NODE_HTTP_REQUIRED = besideThisFile('node-http-required');
@@ -209,13 +211,13 @@ export function createWatchdogFunction(
       banner: ESM_REQUIRE_BANNER,
       // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
       externalModules: [],
-      // undici left out (740 kB, a third of the bundle and of its import) and node:http
+      // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
       // required, not imported (docs/BENCHMARKS.md, cold start).
-      ...(UNDICI_ABSENT && NODE_HTTP_REQUIRED
+      ...(ABSENT && NODE_HTTP_REQUIRED
         ? {
             esbuildArgs: {
               '--alias': [
-                `undici=${UNDICI_ABSENT}`,
+                ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
                 `node:http=${NODE_HTTP_REQUIRED}`,
                 `http=${NODE_HTTP_REQUIRED}`,
               ],
