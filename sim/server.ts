@@ -4,7 +4,7 @@
  * selectors, server-side Table output, Status errors, a Date header on the sim clock), plus
  * injectable faults (status codes, hanging requests, dropped connections).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
@@ -99,6 +99,8 @@ interface Handler {
   fault: () => SimFault | null;
   hung: Set<{ req: IncomingMessage; res: ServerResponse }>;
   ignoreLimit: boolean;
+  /** Whether the connection's client certificate is one the sim's CA signed. */
+  certified: (socket: TLSSocket) => boolean;
 }
 
 /** Injected faults: true when the request was answered (or parked, or dropped) by one. */
@@ -184,8 +186,8 @@ async function handle(
 
   const auth = req.headers.authorization;
   // A client certificate the sim's CA signed authenticates as well as the token (as with
-  // kube-apiserver's --client-ca-file); Node verified it during the handshake.
-  const certified = (req.socket as TLSSocket).authorized === true;
+  // kube-apiserver's --client-ca-file).
+  const certified = h.certified(req.socket as TLSSocket);
   const authorized = auth === `Bearer ${h.token}` || certified;
   if (!authorized && !(auth === undefined && PUBLIC_PATHS.has(path))) {
     await h.io.sendStatus(req, res, 401, 'Unauthorized');
@@ -202,6 +204,21 @@ async function handle(
       await h.io.sendStatus(req, res, 500, `Internal error occurred: ${message}`, 'InternalError');
     }
   }
+}
+
+/** Per connection: whether its client certificate was issued and signed by `ca`. */
+function certifiedBy(ca: X509Certificate): (socket: TLSSocket) => boolean {
+  const checked = new WeakMap<TLSSocket, boolean>();
+  return (socket) => {
+    let ok = checked.get(socket);
+    if (ok === undefined) {
+      const raw = socket.getPeerCertificate?.()?.raw;
+      const cert = raw ? new X509Certificate(raw) : undefined;
+      ok = cert?.checkIssued(ca) === true && cert.verify(ca.publicKey);
+      checked.set(socket, ok);
+    }
+    return ok;
+  };
 }
 
 export async function startSimServer(opts: SimServerOptions): Promise<SimServer> {
@@ -222,6 +239,7 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     fault: () => fault,
     hung: new Set(),
     ignoreLimit: false,
+    certified: certifiedBy(new X509Certificate(pki.caPem)),
   };
   const hung = h.hung;
 
@@ -230,10 +248,10 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
       key: pki.keyPem,
       cert: pki.certPem,
       keepAliveTimeout: 30_000,
-      // Client certificates are asked for, checked against the CA, and optional (tokens work too).
+      // Client certificates are asked for and optional (tokens work too); checked against the CA
+      // per request (certifiedBy): a `ca` here would also send the CA in the server's chain.
       requestCert: true,
       rejectUnauthorized: false,
-      ca: pki.caPem,
     },
     (req, res) => {
       void handle(h, req, res);
