@@ -3,7 +3,9 @@
  * infra/config.example.json (CDK runs the local esbuild with the function's own bundling options),
  * and the asset's index.mjs is measured: its bytes, what they are made of (by package, from its
  * source map), and the cost of importing it (module load, configuration parsing, client
- * construction; no AWS call) in fresh Node processes, with the function's NODE_OPTIONS and without.
+ * construction; no AWS call) in fresh Node processes, with the function's NODE_OPTIONS and, as
+ * the alternative, without them (or, when it sets none, with `--enable-source-maps` and the
+ * shipped map: what mapped stack traces would cost).
  *
  * The machine is shared and noisy: each round also times a bare `node -e ''` process, and the
  * ratio of the import median to that baseline is what compares across runs and machines. The CPU
@@ -38,6 +40,8 @@ const nodeOptions = typeof variables.NODE_OPTIONS === 'string' ? variables.NODE_
 const bundleBytes = (await stat(bundle)).size;
 const mapText = await readFile(`${bundle}.map`, 'utf8').catch(() => undefined);
 const packages = mapText ? bytesByPackage(await readFile(bundle, 'utf8'), mapText) : [];
+/** The other NODE_OPTIONS timed in the same rounds; undefined when there is none to compare. */
+const alternative = nodeOptions ? '' : mapText ? '--enable-source-maps' : undefined;
 
 const env = {
   PATH: process.env.PATH ?? '',
@@ -68,7 +72,7 @@ function run(args: string[], extraEnv: Record<string, string>): Promise<string> 
 
 const bare: number[] = [];
 const deployed: Sample[] = [];
-const withoutOptions: Sample[] = [];
+const alternativeSamples: Sample[] = [];
 for (let i = 0; i < RUNS; i++) {
   const start = performance.now();
   await run(['-e', ''], {});
@@ -77,7 +81,11 @@ for (let i = 0; i < RUNS; i++) {
   deployed.push(
     JSON.parse(await run(importArgs, nodeOptions ? { NODE_OPTIONS: nodeOptions } : {})),
   );
-  if (nodeOptions) withoutOptions.push(JSON.parse(await run(importArgs, {})));
+  if (alternative !== undefined) {
+    alternativeSamples.push(
+      JSON.parse(await run(importArgs, alternative ? { NODE_OPTIONS: alternative } : {})),
+    );
+  }
 }
 await rm(work, { recursive: true, force: true });
 
@@ -101,7 +109,9 @@ const result = {
   runs: RUNS,
   bareNodeMsMedian: Math.round(bareMs),
   asDeployed: summarise(deployed),
-  ...(nodeOptions ? { withoutNodeOptions: summarise(withoutOptions) } : {}),
+  ...(alternative !== undefined
+    ? { alternative: { nodeOptions: alternative, ...summarise(alternativeSamples) } }
+    : {}),
   largestPackages: packages.slice(0, 8),
 };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -177,7 +187,14 @@ async function writeSection(r: typeof result): Promise<void> {
     '| NODE_OPTIONS | import (median) | min–max | its CPU (median) | ÷ bare node | RSS after import |',
     '|---|---:|---:|---:|---:|---:|',
     row(r.nodeOptions ? `\`${r.nodeOptions}\` (as deployed)` : 'none (as deployed)', r.asDeployed),
-    ...(r.withoutNodeOptions ? [row('none', r.withoutNodeOptions)] : []),
+    ...(r.alternative
+      ? [
+          row(
+            r.alternative.nodeOptions ? `\`${r.alternative.nodeOptions}\`` : 'none',
+            r.alternative,
+          ),
+        ]
+      : []),
     '',
     marker,
   ].join('\n');

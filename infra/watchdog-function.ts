@@ -38,6 +38,25 @@ export const CHECK_BUDGET_SECONDS = 45;
 export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
 
 /**
+ * What the bundle gets for packages client-node imports at load but the Lambda never uses (esbuild
+ * `--alias`): a module that throws if used. See that file for which and why.
+ */
+const ABSENT = besideThisFile('absent-in-lambda');
+
+/** Left out of the bundle: undici, the proxy agents (proxy-url is refused), the azure/gcp auth's. */
+const LEFT_OUT = ['undici', 'socks-proxy-agent', 'socks', 'hpagent', 'jsonpath-plus'];
+
+/** What the bundle gets for `node:http`: Node's module by `require` (see that file for why). */
+const NODE_HTTP_REQUIRED = besideThisFile('node-http-required');
+
+/** `name`.ts next to this file (the repository), else `name`.js (the installed package). */
+function besideThisFile(name: string): string | undefined {
+  return [`${name}.ts`, `${name}.js`]
+    .map((file) => fileURLToPath(new URL(file, import.meta.url)))
+    .find((file) => existsSync(file));
+}
+
+/**
  * The installed package has no TypeScript sources: it ships the handler bundled from
  * `DEFAULT_ENTRY` by this very construct when it was packed (`npm pack` runs
  * infra/handler-bundle.ts), next to the compiled construct (`dist/handler-bundle`).
@@ -173,8 +192,9 @@ export function createWatchdogFunction(
     logGroup,
     tracing: lambda.Tracing.ACTIVE,
     ...vpcPlacement,
+    // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the 1.9 MB map at every
+    // cold start, ~20 % of the import (docs/BENCHMARKS.md, cold start). The map is still shipped.
     environment: {
-      NODE_OPTIONS: '--enable-source-maps',
       // The clusters are in the code (CLUSTER_FILE): the environment holds 4 KB in all.
       [RUNTIME_ENV.settings]: settings.environment,
     },
@@ -182,8 +202,8 @@ export function createWatchdogFunction(
       ...('bundling' in code ? code.bundling : {}),
       format: OutputFormat.ESM,
       minify: true,
-      // Mapped stack traces (NODE_OPTIONS above), from a map without the sources' text: 2.4 MB
-      // instead of 6.6 MB to read at every cold start (docs/BENCHMARKS.md, cold start).
+      // Shipped next to the bundle, not loaded (no --enable-source-maps): a minified stack trace
+      // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
       sourceMap: true,
       sourcesContent: false,
       target: 'node24',
@@ -191,6 +211,19 @@ export function createWatchdogFunction(
       banner: ESM_REQUIRE_BANNER,
       // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
       externalModules: [],
+      // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
+      // required, not imported (docs/BENCHMARKS.md, cold start).
+      ...(ABSENT && NODE_HTTP_REQUIRED
+        ? {
+            esbuildArgs: {
+              '--alias': [
+                ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
+                `node:http=${NODE_HTTP_REQUIRED}`,
+                `http=${NODE_HTTP_REQUIRED}`,
+              ],
+            },
+          }
+        : {}),
       forceDockerBundling: false,
     },
   });

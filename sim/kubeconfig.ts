@@ -7,6 +7,8 @@ export interface KubeconfigOptions {
   token?: string;
   /** Include the CA (certificate-authority-data). Default true; false makes TLS verification fail. */
   withCa?: boolean;
+  /** Authenticate with the sim's client certificate (client-certificate-data) instead of a token. */
+  clientCertificate?: boolean;
 }
 
 export const DEFAULT_SIM_CONTEXT = 'lease-watchdog-sim';
@@ -16,6 +18,8 @@ export function renderKubeconfig(params: {
   server: string;
   caPem: string;
   token: string;
+  /** The client certificate and key (PEM), used when `opts.clientCertificate`. */
+  client?: { readonly certPem: string; readonly keyPem: string };
   opts?: KubeconfigOptions;
 }): string {
   const opts = params.opts ?? {};
@@ -44,7 +48,12 @@ export function renderKubeconfig(params: {
     'users:',
     `- name: ${q(user)}`,
     '  user:',
-    `    token: ${q(token)}`,
+    ...(opts.clientCertificate && params.client
+      ? [
+          `    client-certificate-data: ${Buffer.from(params.client.certPem).toString('base64')}`,
+          `    client-key-data: ${Buffer.from(params.client.keyPem).toString('base64')}`,
+        ]
+      : [`    token: ${q(token)}`]),
     'preferences: {}',
     '',
   ]

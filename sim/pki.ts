@@ -14,6 +14,10 @@ export interface SimPki {
   readonly certPem: string;
   /** PEM (PKCS#8) of the server certificate's private key. */
   readonly keyPem: string;
+  /** A client certificate the CA signs (CN=lease-watchdog, O=watchdogs), for kubeconfig users. */
+  readonly clientCertPem: string;
+  /** PEM (PKCS#8) of the client certificate's private key. */
+  readonly clientKeyPem: string;
 }
 
 type KeyPair = Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
@@ -83,10 +87,31 @@ export async function generateSimPki(opts: { hosts?: string[] } = {}): Promise<S
     ],
   });
 
+  const clientKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as KeyPair;
+  const client = await x509.X509CertificateGenerator.create({
+    serialNumber: randomSerial(),
+    subject: 'CN=lease-watchdog, O=watchdogs',
+    issuer: ca.subject,
+    notBefore,
+    notAfter,
+    signingAlgorithm: ALG,
+    publicKey: clientKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
+    ],
+  });
+
   const keyDer = await crypto.subtle.exportKey('pkcs8', serverKeys.privateKey);
+  const clientKeyDer = await crypto.subtle.exportKey('pkcs8', clientKeys.privateKey);
   return {
     caPem: ca.toString('pem'),
     certPem: cert.toString('pem'),
     keyPem: pem('PRIVATE KEY', keyDer),
+    clientCertPem: client.toString('pem'),
+    clientKeyPem: pem('PRIVATE KEY', clientKeyDer),
   };
 }

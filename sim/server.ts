@@ -4,12 +4,13 @@
  * selectors, server-side Table output, Status errors, a Date header on the sim clock), plus
  * injectable faults (status codes, hanging requests, dropped connections).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import type { SimCluster } from './cluster.js';
 import { discoveryBody } from './discovery.js';
 import { type KubeconfigOptions, renderKubeconfig } from './kubeconfig.js';
@@ -98,6 +99,8 @@ interface Handler {
   fault: () => SimFault | null;
   hung: Set<{ req: IncomingMessage; res: ServerResponse }>;
   ignoreLimit: boolean;
+  /** Whether the connection's client certificate is one the sim's CA signed. */
+  certified: (socket: TLSSocket) => boolean;
 }
 
 /** Injected faults: true when the request was answered (or parked, or dropped) by one. */
@@ -182,7 +185,10 @@ async function handle(
   if (await applyFault(h, req, res, route, path, 'connection')) return;
 
   const auth = req.headers.authorization;
-  const authorized = auth === `Bearer ${h.token}`;
+  // A client certificate the sim's CA signed authenticates as well as the token (as with
+  // kube-apiserver's --client-ca-file).
+  const certified = h.certified(req.socket as TLSSocket);
+  const authorized = auth === `Bearer ${h.token}` || certified;
   if (!authorized && !(auth === undefined && PUBLIC_PATHS.has(path))) {
     await h.io.sendStatus(req, res, 401, 'Unauthorized');
     return;
@@ -198,6 +204,21 @@ async function handle(
       await h.io.sendStatus(req, res, 500, `Internal error occurred: ${message}`, 'InternalError');
     }
   }
+}
+
+/** Per connection: whether its client certificate was issued and signed by `ca`. */
+function certifiedBy(ca: X509Certificate): (socket: TLSSocket) => boolean {
+  const checked = new WeakMap<TLSSocket, boolean>();
+  return (socket) => {
+    let ok = checked.get(socket);
+    if (ok === undefined) {
+      const raw = socket.getPeerCertificate?.()?.raw;
+      const cert = raw ? new X509Certificate(raw) : undefined;
+      ok = cert?.checkIssued(ca) === true && cert.verify(ca.publicKey);
+      checked.set(socket, ok);
+    }
+    return ok;
+  };
 }
 
 export async function startSimServer(opts: SimServerOptions): Promise<SimServer> {
@@ -218,11 +239,20 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     fault: () => fault,
     hung: new Set(),
     ignoreLimit: false,
+    certified: certifiedBy(new X509Certificate(pki.caPem)),
   };
   const hung = h.hung;
 
   const server = createServer(
-    { key: pki.keyPem, cert: pki.certPem, keepAliveTimeout: 30_000 },
+    {
+      key: pki.keyPem,
+      cert: pki.certPem,
+      keepAliveTimeout: 30_000,
+      // Client certificates are asked for and optional (tokens work too); checked against the CA
+      // per request (certifiedBy): a `ca` here would also send the CA in the server's chain.
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => {
       void handle(h, req, res);
     },
@@ -235,6 +265,7 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const client = { certPem: pki.clientCertPem, keyPem: pki.clientKeyPem };
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   const releaseHung = () => {
@@ -248,12 +279,13 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     url,
     caPem: pki.caPem,
     token,
-    kubeconfig: (kopts) => renderKubeconfig({ server: url, caPem: pki.caPem, token, opts: kopts }),
+    kubeconfig: (kopts) =>
+      renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts: kopts }),
     async writeKubeconfig(path, kopts) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(
         path,
-        renderKubeconfig({ server: url, caPem: pki.caPem, token, opts: kopts }),
+        renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts: kopts }),
         {
           mode: 0o600,
         },

@@ -37,6 +37,9 @@ const work = mkdtempSync(join(tmpdir(), 'lease-watchdog-infra-'));
 /** The simulated cluster the deployed configuration names, besides the example's two. */
 const SIM = 'sim';
 const SIM_TOKEN_SECRET = 'lease-watchdog/sim-token';
+/** The same simulated cluster, reached with a kubeconfig whose user has a client certificate. */
+const SIM_CERT = 'sim-cert';
+const SIM_KUBECONFIG_SECRET = 'lease-watchdog/sim-kubeconfig';
 const STATE_TABLE = 'LeaseWatchdog-StateTable';
 
 /** What the bundled function meets when it runs: a cluster, its token, state and SNS. */
@@ -65,7 +68,10 @@ before(async () => {
   const sim = new SimCluster({ now: clock.now, seed: 11 });
   const nodes = sim.addNodes(3, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
   const server = await startSimServer({ cluster: sim });
-  const secrets = await startSecretsServer({ [SIM_TOKEN_SECRET]: server.token });
+  const secrets = await startSecretsServer({
+    [SIM_TOKEN_SECRET]: server.token,
+    [SIM_KUBECONFIG_SECRET]: server.kubeconfig({ clientCertificate: true }),
+  });
   const dynamo = await startLocalDynamoDb();
   await dynamo.createStateTable(STATE_TABLE);
   const sns = await startSnsServer({ now: clock.now });
@@ -87,6 +93,7 @@ before(async () => {
           tokenSecretId: SIM_TOKEN_SECRET,
         },
       },
+      { name: SIM_CERT, auth: { mode: 'kubeconfig', secretId: SIM_KUBECONFIG_SECRET } },
     ],
   });
   const app = new App({ outdir: join(work, 'cdk.out') });
@@ -133,6 +140,12 @@ describe('the Lambda bundle', () => {
       'the same settings validation as the stack',
     );
     assert.ok(own.includes('lambda/create-handler.ts'), 'the handler createHandler builds');
+    // Packages the Lambda never uses are aliased to a module that throws if used.
+    const leftOut = map.sources.filter((s) =>
+      /node_modules\/(undici|socks|socks-proxy-agent|hpagent|jsonpath-plus|ip-address)\//.test(s),
+    );
+    assert.deepEqual(leftOut, [], 'no undici, proxy agents or jsonpath in the bundle');
+    assert.ok(own.includes('infra/absent-in-lambda.ts'), `their stand-in: ${own.join(', ')}`);
 
     const settings = synthesized.variables.LEASE_WATCHDOG_SETTINGS as string;
     const load = (vars: Record<string, string>) =>
@@ -141,7 +154,8 @@ describe('the Lambda bundle', () => {
         [
           '--input-type=module',
           '-e',
-          `const m = await import(${JSON.stringify(bundle)}); console.log(typeof m.handler);`,
+          // Node's own undici too (its getters on node:http load it): loaded at import, not used.
+          `const m = await import(${JSON.stringify(bundle)}); console.log(typeof m.handler, process.moduleLoadList.filter((n) => n.includes('undici')).join() || 'no undici');`,
         ],
         {
           cwd: work,
@@ -161,7 +175,7 @@ describe('the Lambda bundle', () => {
       STATE_TABLE,
     });
     assert.equal(loaded.status, 0, loaded.stderr);
-    assert.equal(loaded.stdout.trim(), 'function');
+    assert.equal(loaded.stdout.trim(), 'function no undici', 'the handler, and no undici loaded');
 
     const unconfigured = load({
       TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
@@ -205,12 +219,12 @@ describe('the bundled handler, invoked as Lambda invokes it', () => {
         resolve(message);
       });
     });
-  /** One scheduled invocation for the simulated cluster, at the fake clock's now. */
-  const invoke = async (): Promise<ClusterReport> => {
+  /** One scheduled invocation for a simulated cluster, at the fake clock's now. */
+  const invoke = async (cluster = SIM): Promise<ClusterReport> => {
     const next = answer();
     runtime.send({
       now: world.clock.now(),
-      event: { cluster: SIM },
+      event: { cluster },
       requestId: `run-${++runs}`,
     });
     const got = await next;
@@ -293,6 +307,20 @@ describe('the bundled handler, invoked as Lambda invokes it', () => {
       /"function_request_id":"run-4"/,
       'Powertools logs carry the Lambda context',
     );
+  });
+
+  test('reads a cluster whose kubeconfig (from Secrets Manager) authenticates with a client certificate, over node:https without undici', async () => {
+    const { server, secrets } = world;
+    server.resetStats();
+    const report = await invoke(SIM_CERT);
+    assert.equal(report.lastStatus, 'checked', output);
+    assert.equal(
+      secrets.callsFor(SIM_KUBECONFIG_SECRET),
+      1,
+      'the kubeconfig came from Secrets Manager',
+    );
+    assert.ok(server.stats.requests >= 2, `it listed leases and nodes: ${server.stats.requests}`);
+    assert.doesNotMatch(output, /undici/, 'nothing reached the stand-in for undici');
   });
 });
 

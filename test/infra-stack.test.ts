@@ -144,7 +144,6 @@ describe('the function', () => {
     const vars = props.Environment.Variables as Record<string, unknown>;
     assert.deepEqual(Object.keys(vars).sort(), [
       'LEASE_WATCHDOG_SETTINGS',
-      'NODE_OPTIONS',
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
       'RECHECK_QUEUE_URL',
@@ -152,7 +151,6 @@ describe('the function', () => {
       'TOPIC_ARN',
     ]);
     assert.deepEqual(vars.RECHECK_QUEUE_URL, { Ref: 'WatchdogRecheckQueue2F3EC50C' });
-    assert.equal(vars.NODE_OPTIONS, '--enable-source-maps');
     assert.equal(vars.POWERTOOLS_SERVICE_NAME, 'lease-watchdog');
     assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'LeaseWatchdog');
     assert.deepEqual(vars.TOPIC_ARN, { Ref: topic });

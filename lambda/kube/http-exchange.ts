@@ -3,12 +3,16 @@
  * authentication (kubeconfig users: tokens, client certificates, exec plugins, OIDC) and TLS
  * settings, a GET, and its body received within a byte cap and decompressed. What the body means
  * (JSON, lists, pages) is `transport.ts`'s business; this file only fetches bytes.
+ *
+ * Node's own `https` with a keep-alive Agent, not undici: undici is 740 kB of the Lambda bundle
+ * (a third of it) and of its import time, for one GET at a time (docs/BENCHMARKS.md, cold start).
+ * The bundle aliases `undici` away (infra/watchdog-function.ts); nothing here may reach it.
  */
 
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
-import { type Dispatcher, getGlobalDispatcher } from 'undici';
 import { ClusterReadError } from '../ports.js';
 import { record } from './projection.js';
 import { authSetupError } from './read-errors.js';
@@ -16,7 +20,7 @@ import { authSetupError } from './read-errors.js';
 /** Credentials and the connection pool of one read: every request of the read shares them. */
 export interface Connection {
   readonly headers: Record<string, string>;
-  readonly dispatcher: Dispatcher | undefined;
+  readonly agent: HttpsAgent | HttpAgent;
 }
 
 /** What one GET is, and how much of an answer it accepts. */
@@ -43,28 +47,62 @@ export interface ExchangeResponse {
   readonly bytes: number;
 }
 
-/** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
+/**
+ * Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one, reads
+ * certificate and token files, refreshes OIDC tokens: all client-node's `applyToHTTPSOptions`),
+ * and a keep-alive connection pool of our own that carries them.
+ */
 export async function openConnection(
   kubeConfig: KubeConfig,
   options: { readonly server: string; readonly showPluginStderr?: boolean | undefined },
 ): Promise<Connection> {
-  const context = new RequestContext(options.server, HttpMethod.GET);
+  refuseProxy(kubeConfig);
+  const applied: RequestOptions = {};
   try {
-    await verifyingTls(kubeConfig).applySecurityAuthentication(context);
+    await kubeConfig.applyToHTTPSOptions(applied);
   } catch (error) {
     throw authSetupError(error, kubeConfig, options.showPluginStderr);
   }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(applied.headers ?? {})) {
+    if (value !== undefined) headers[name] = String(value);
+  }
+  // A kubeconfig user with username/password: client-node leaves it as `auth` (user:pass).
+  if (applied.auth) headers.Authorization = `Basic ${Buffer.from(applied.auth).toString('base64')}`;
+  // gzip explicitly: kube-apiserver compresses answers over 128 KiB for clients that accept it,
+  // ~10× fewer bytes on the wire for a list.
+  headers.Accept = 'application/json';
+  headers['Accept-Encoding'] = 'gzip';
+  // Keep-alive as client-go: one TLS handshake per read, TCP keep-alive probes after 30 s idle.
+  const pool = { keepAlive: true, keepAliveMsecs: 30_000 };
+  if (new URL(options.server).protocol === 'http:') {
+    // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
+    return { headers, agent: new HttpAgent(pool) };
+  }
+  const cluster = kubeConfig.getCurrentCluster();
   return {
-    // gzip explicitly (not left to undici's default): kube-apiserver compresses answers over
-    // 128 KiB for clients that accept it, ~10× fewer bytes on the wire for a list.
-    headers: { ...context.getHeaders(), Accept: 'application/json', 'Accept-Encoding': 'gzip' },
-    dispatcher: context.getDispatcher() as Dispatcher | undefined,
+    headers,
+    agent: new HttpsAgent({
+      ...pool,
+      ...defined({
+        ca: applied.ca,
+        cert: applied.cert,
+        key: applied.key,
+        pfx: applied.pfx,
+        passphrase: applied.passphrase,
+        servername: applied.servername,
+      }),
+      // Explicit, never left unset: Node would take an unset one from NODE_TLS_REJECT_UNAUTHORIZED,
+      // so a `0` in the environment would accept any certificate and send the token to it.
+      // client-node sets it (false) only for insecure-skip-tls-verify.
+      rejectUnauthorized: applied.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
+    }),
   };
 }
 
 /** Closes the connection pool: no idle sockets left behind. */
 export function closeConnection(connection: Connection): void {
-  connection.dispatcher?.destroy().catch(() => undefined);
+  connection.agent.destroy();
 }
 
 /**
@@ -76,28 +114,41 @@ export async function exchange(
   connection: Connection,
   request: ExchangeRequest,
 ): Promise<ExchangeResponse> {
-  // undici's request() with a Node stream body, not fetch(): fetch's web streams, its body
-  // mixins and its decompression stream cost several times the JSON.parse of the same pages.
-  const url = new URL(request.url);
-  const response = await (connection.dispatcher ?? getGlobalDispatcher()).request({
-    origin: url.origin,
-    path: `${url.pathname}${url.search}`,
-    method: 'GET',
-    headers: request.accept
-      ? { ...connection.headers, Accept: request.accept }
-      : connection.headers,
-    signal: request.signal,
-  });
-  const body = await boundedBody(response, request.what, request.maxBytes);
+  const response = await send(connection, request);
+  const status = response.statusCode ?? 0;
+  const body = await boundedBody(response, status, request);
   const dateHeader = headerOf(response.headers, 'date');
   const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
   return {
-    status: response.statusCode,
+    status,
     contentType: headerOf(response.headers, 'content-type'),
     date: Number.isNaN(date) ? undefined : date,
     body,
     bytes: body.byteLength,
   };
+}
+
+/** The GET, up to the response's head; its body is still to be read. */
+function send(connection: Connection, request: ExchangeRequest): Promise<IncomingMessage> {
+  const url = new URL(request.url);
+  const get = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = get(
+      url,
+      {
+        method: 'GET',
+        agent: connection.agent,
+        headers: request.accept
+          ? { ...connection.headers, Accept: request.accept }
+          : connection.headers,
+        // Aborting destroys the request, and with it a response whose body is still coming.
+        signal: request.signal,
+      },
+      resolve,
+    );
+    outgoing.once('error', reject);
+    outgoing.end();
+  });
 }
 
 /**
@@ -107,36 +158,39 @@ export async function exchange(
  * call per page is far cheaper than a stream of 16 KiB chunks.
  */
 async function boundedBody(
-  response: Dispatcher.ResponseData,
-  what: string,
-  cap: number,
+  response: IncomingMessage,
+  status: number,
+  request: ExchangeRequest,
 ): Promise<Buffer> {
+  const { what, maxBytes: cap } = request;
   const tooLarge = () =>
     new ClusterReadError(
       'invalid-response',
       `the API server's answer to ${what} is over ${capText(cap)} (the most one page may have): read given up`,
-      response.statusCode,
+      status,
     );
-  const { body, headers } = response;
+  const { headers } = response;
   try {
     const encoding = headerOf(headers, 'content-encoding')?.trim().toLowerCase() || 'identity';
     const inflate = INFLATERS.get(encoding);
     if (!inflate) {
       throw new ClusterReadError(
         'invalid-response',
-        `the API server's answer to ${what} is encoded as "${encoding.slice(0, 40)}", not gzip or plain (HTTP ${response.statusCode}): read given up`,
-        response.statusCode,
+        `the API server's answer to ${what} is encoded as "${encoding.slice(0, 40)}", not gzip or plain (HTTP ${status}): read given up`,
+        status,
       );
     }
     const declared = Number(headerOf(headers, 'content-length'));
     if (declared > cap) throw tooLarge();
     const chunks: Buffer[] = [];
     let received = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
       received += chunk.byteLength;
       if (received > cap) throw tooLarge();
       chunks.push(chunk);
     }
+    // Aborted between two chunks: the stream may have ended quietly; the body is not whole.
+    request.signal.throwIfAborted();
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
     if (inflate === 'identity') return raw;
     try {
@@ -145,39 +199,34 @@ async function boundedBody(
       if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw new ClusterReadError(
         'invalid-response',
-        `the API server's answer to ${what} is not valid ${encoding} (HTTP ${response.statusCode}): read given up`,
-        response.statusCode,
+        `the API server's answer to ${what} is not valid ${encoding} (HTTP ${status}): read given up`,
+        status,
       );
     }
   } finally {
     // Given up early (over the cap, aborted): close the stream, and with it the connection.
-    // undici reports the destruction as an 'error' event: nobody is listening any more.
-    if (!body.readableEnded) body.on('error', () => undefined).destroy();
+    if (!response.readableEnded) response.on('error', () => undefined).destroy();
   }
 }
 
-const VERIFYING = Symbol('lease-watchdog: TLS verification explicit');
-type DispatcherOptionsOf = KubeConfig['createDispatcherOptions'];
-
 /**
- * `kubeConfig`, with TLS verification explicit on every connection pool client-node builds for
- * it: client-node leaves `rejectUnauthorized` unset unless the kubeconfig says
- * insecure-skip-tls-verify, and Node then takes it from NODE_TLS_REJECT_UNAUTHORIZED — so a `0`
- * in the environment would accept any certificate and send the token to it. Explicit `true`
- * also means a pool of our own when the kubeconfig has no CA (public CAs), never fetch's global one.
+ * A kubeconfig `proxy-url` is refused rather than ignored (which would go around the proxy) or
+ * handed to client-node's proxy agents (which leave TLS verification to the environment).
  */
-function verifyingTls(kubeConfig: KubeConfig): KubeConfig {
-  const marked = kubeConfig as KubeConfig & { [VERIFYING]?: true };
-  if (marked[VERIFYING]) return kubeConfig;
-  const original: DispatcherOptionsOf = kubeConfig.createDispatcherOptions.bind(kubeConfig);
-  const explicit: DispatcherOptionsOf = (cluster, agentOptions) =>
-    original(cluster, {
-      ...agentOptions,
-      rejectUnauthorized: agentOptions.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
-    });
-  Object.defineProperty(kubeConfig, 'createDispatcherOptions', { value: explicit });
-  marked[VERIFYING] = true;
-  return kubeConfig;
+function refuseProxy(kubeConfig: KubeConfig): void {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster?.proxyUrl) return;
+  throw new ClusterReadError(
+    'config',
+    `the kubeconfig's cluster "${cluster.name}" sets proxy-url, which the watchdog does not support: remove it and let the watchdog reach the API server directly`,
+  );
+}
+
+/** `options` without its undefined entries (an undefined `ca` must not replace the default). */
+function defined<T extends Record<string, unknown>>(options: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
 }
 
 type Inflate = (raw: Buffer, options: ZlibOptions) => Buffer;
