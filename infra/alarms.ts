@@ -182,13 +182,7 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
 function notificationsAbandoned(period: Duration): cloudwatch.AlarmProps {
   return onAnyDatapoint(
     'lease-watchdog: a notification was given up after SNS refused it for good on several checks (an invalid parameter, a disabled or deleted KMS key, a topic that is gone, a topic or key policy that denies the function): it reached nobody. Find the "notification abandoned" line in the function\'s log group: its cluster, subject and error. Then check that the topic exists and that its policy and its KMS key (enabled, key policy) let the function publish; later notifications are sent as usual once that is fixed.',
-    new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: NOTIFICATIONS_ABANDONED_METRIC,
-      dimensionsMap: { ...SERVICE_DIMENSIONS },
-      statistic: cloudwatch.Stats.SUM,
-      period,
-    }),
+    summedForService(NOTIFICATIONS_ABANDONED_METRIC, period),
   );
 }
 
@@ -199,13 +193,7 @@ function notificationsAbandoned(period: Duration): cloudwatch.AlarmProps {
 function notificationEventsFailed(period: Duration): cloudwatch.AlarmProps {
   return onAnyDatapoint(
     'lease-watchdog: a notification was not put on the EventBridge event bus (eventBus): the topic sent it, but the rules on the bus (a pager, an API destination) never saw it, and it is not put again. Find the "notification event not put" line in the function\'s log group: its kind, notification id, error and detail. Then check that the bus exists, that its policy lets the function put events, and the PutEvents error.',
-    new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: NOTIFICATION_EVENTS_FAILED_METRIC,
-      dimensionsMap: { ...SERVICE_DIMENSIONS },
-      statistic: cloudwatch.Stats.SUM,
-      period,
-    }),
+    summedForService(NOTIFICATION_EVENTS_FAILED_METRIC, period),
   );
 }
 
@@ -229,6 +217,17 @@ function noSubscriber(period: Duration): cloudwatch.AlarmProps {
     comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
     treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   };
+}
+
+/** A metric the function writes for the whole deployment (dimension `service` only), summed. */
+function summedForService(metricName: MetricName, period: Duration): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { ...SERVICE_DIMENSIONS },
+    statistic: cloudwatch.Stats.SUM,
+    period,
+  });
 }
 
 /** Alarms on any datapoint of 1 or more in one period; no data is fine. */
