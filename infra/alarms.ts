@@ -1,7 +1,7 @@
 /**
  * The watchdog watches itself: alarms on the function's errors and throttles, on undelivered
- * schedule invocations, on notifications given up (one alarm over every cluster), and one
- * dead-man's switch per cluster; every alarm notifies the topic on
+ * schedule invocations, on notifications given up (one alarm over every cluster), on notification
+ * events EventBridge did not take (only with `eventBus`), and one dead-man's switch per cluster; every alarm notifies the topic on
  * ALARM and on OK, and the alarm paths too when there are any (alarm-delivery.ts), which also get
  * an alarm when the notification topic has no confirmed subscription left.
  */
@@ -36,6 +36,11 @@ export const CONFIRMED_SUBSCRIPTIONS_METRIC: ServiceMetricName = 'ConfirmedSubsc
  * (dimension `service` only: `FOR_SERVICE_METRICS` in lambda/metrics.ts), which one alarm watches.
  */
 export const NOTIFICATIONS_ABANDONED_METRIC: MetricName = 'NotificationsAbandoned';
+/**
+ * The metric the function emits when a notification event could not be put on `eventBus`
+ * (lambda/notify/event-notifier.ts), also for the whole deployment (dimension `service` only).
+ */
+export const NOTIFICATION_EVENTS_FAILED_METRIC: MetricName = 'NotificationEventsFailed';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */
 export const DEAD_MAN_PERIODS = 3;
 
@@ -54,6 +59,8 @@ export interface WatchdogAlarms {
   readonly deadLetterAlarm: cloudwatch.Alarm;
   /** "A notification was given up": one alarm, over every cluster. */
   readonly abandonedAlarm: cloudwatch.Alarm;
+  /** "A notification event was not put on the event bus": one alarm, only with `eventBus`. */
+  readonly eventsFailedAlarm?: cloudwatch.Alarm;
   /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** "The notification topic has no confirmed subscription": only with an alarm path, notifying it. */
@@ -66,7 +73,7 @@ export interface WatchdogAlarmsProps {
   readonly topic: NotificationTopic;
   /** The second delivery path: every alarm notifies these too. */
   readonly alarmPaths?: readonly NotificationTopic[];
-  readonly config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes'>;
+  readonly config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes' | 'eventBus'>;
   /** Where a cluster's dead-man's switch goes (cluster-stacks.ts); default the given scope. */
   readonly clusterScopes?: ClusterScopes;
 }
@@ -119,6 +126,10 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
     ),
   );
   const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
+  const eventsFailedAlarm =
+    config.eventBus === undefined
+      ? undefined
+      : alarm('NotificationEventsFailedAlarm', notificationEventsFailed(period));
   const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
   // In nested stacks (a fleet), the switches are named after the stack, so that the topic's
   // policy names them all with one pattern: 300 alarm ARNs would pass its 30 KB.
@@ -138,7 +149,13 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
       ),
     );
   }
-  const deploymentWide = [errorsAlarm, throttlesAlarm, deadLetterAlarm, abandonedAlarm];
+  const deploymentWide = [
+    errorsAlarm,
+    throttlesAlarm,
+    deadLetterAlarm,
+    abandonedAlarm,
+    ...(eventsFailedAlarm === undefined ? [] : [eventsFailedAlarm]),
+  ];
   const alarms = nested ? deploymentWide : [...deploymentWide, ...deadMansSwitches.values()];
   const namedLike = nested ? [`${switchPrefix}*`] : [];
   topic.allowAlarmsToPublish(alarms, namedLike);
@@ -147,6 +164,7 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
     throttlesAlarm,
     deadLetterAlarm,
     abandonedAlarm,
+    ...(eventsFailedAlarm === undefined ? {} : { eventsFailedAlarm }),
     deadMansSwitches,
   };
   if (alarmPaths.length === 0) return created;
@@ -164,13 +182,18 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
 function notificationsAbandoned(period: Duration): cloudwatch.AlarmProps {
   return onAnyDatapoint(
     'lease-watchdog: a notification was given up after SNS refused it for good on several checks (an invalid parameter, a disabled or deleted KMS key, a topic that is gone, a topic or key policy that denies the function): it reached nobody. Find the "notification abandoned" line in the function\'s log group: its cluster, subject and error. Then check that the topic exists and that its policy and its KMS key (enabled, key policy) let the function publish; later notifications are sent as usual once that is fixed.',
-    new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: NOTIFICATIONS_ABANDONED_METRIC,
-      dimensionsMap: { ...SERVICE_DIMENSIONS },
-      statistic: cloudwatch.Stats.SUM,
-      period,
-    }),
+    summedForService(NOTIFICATIONS_ABANDONED_METRIC, period),
+  );
+}
+
+/**
+ * Alarms when a notification event of any cluster could not be put on the event bus in a schedule
+ * period: the email went out, but the rules on the bus (a pager) did not get it.
+ */
+function notificationEventsFailed(period: Duration): cloudwatch.AlarmProps {
+  return onAnyDatapoint(
+    'lease-watchdog: a notification was not put on the EventBridge event bus (eventBus): the topic sent it, but the rules on the bus (a pager, an API destination) never saw it, and it is not put again. Find the "notification event not put" line in the function\'s log group: its kind, notification id, error and detail. Then check that the bus exists, that its policy lets the function put events, and the PutEvents error.',
+    summedForService(NOTIFICATION_EVENTS_FAILED_METRIC, period),
   );
 }
 
@@ -194,6 +217,17 @@ function noSubscriber(period: Duration): cloudwatch.AlarmProps {
     comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
     treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   };
+}
+
+/** A metric the function writes for the whole deployment (dimension `service` only), summed. */
+function summedForService(metricName: MetricName, period: Duration): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { ...SERVICE_DIMENSIONS },
+    statistic: cloudwatch.Stats.SUM,
+    period,
+  });
 }
 
 /** Alarms on any datapoint of 1 or more in one period; no data is fine. */

@@ -112,6 +112,7 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
     alarms.throttlesAlarm,
     alarms.deadLetterAlarm,
     alarms.abandonedAlarm,
+    ...(alarms.eventsFailedAlarm ? [alarms.eventsFailedAlarm] : []),
     ...(alarms.noSubscriberAlarm ? [alarms.noSubscriberAlarm] : []),
   ];
   const switches = [...alarms.deadMansSwitches.values()];

@@ -91,6 +91,43 @@ describe('eventBus', () => {
     assert.deepEqual(resource?.['Fn::If']?.slice(0, 2), [conditions[0], { Ref: 'Bus' }]);
   });
 
+  test('an alarm on NotificationEventsFailed for the whole deployment, notifying the topic; none without eventBus', () => {
+    const alarmsOf = (template: Template) =>
+      Object.entries(template.findResources('AWS::CloudWatch::Alarm')).filter(
+        ([, alarm]) => alarm.Properties.MetricName === 'NotificationEventsFailed',
+      );
+    const s = synth({ eventBus: 'on-call' });
+    const alarms = alarmsOf(s.template);
+    // The logical id is pinned: a rename would replace the alarm (and lose its history).
+    assert.deepEqual(
+      alarms.map(([id]) => id),
+      ['WatchdogNotificationEventsFailedAlarm8A9A0DD0'],
+    );
+    const [, alarm] = alarms[0] ?? [];
+    assert.deepEqual(
+      {
+        namespace: alarm?.Properties.Namespace,
+        dimensions: alarm?.Properties.Dimensions,
+        statistic: alarm?.Properties.Statistic,
+        threshold: alarm?.Properties.Threshold,
+        comparison: alarm?.Properties.ComparisonOperator,
+        missing: alarm?.Properties.TreatMissingData,
+        actions: [alarm?.Properties.AlarmActions, alarm?.Properties.OKActions],
+      },
+      {
+        namespace: 'LeaseWatchdog',
+        dimensions: [{ Name: 'service', Value: 'lease-watchdog' }],
+        statistic: 'Sum',
+        threshold: 1,
+        comparison: 'GreaterThanOrEqualToThreshold',
+        missing: 'notBreaching',
+        actions: [[{ Ref: 'WatchdogTopic81C9B143' }], [{ Ref: 'WatchdogTopic81C9B143' }]],
+      },
+    );
+    assert.match(alarm?.Properties.AlarmDescription, /"notification event not put"/);
+    assert.deepEqual(alarmsOf(synth({}).template), []);
+  });
+
   test('a bad name or ARN is refused in one line', () => {
     assert.throws(
       () => parseAppConfig({ ...base, eventBus: 'arn:aws:sns:eu-west-1:123456789012:alerts' }),

@@ -1,6 +1,13 @@
 /**
  * `lease-watchdog watch`: the check cycle on an interval, printing each change of verdict as it
  * happens and every notification (to the terminal, or published to SNS with --sns-topic-arn).
+ *
+ * Between two ticks of the interval it also looks when a check asks to: a check that finds
+ * suspects (leases that missed a renewal, not yet confirmed) names the earliest moment a look can
+ * confirm one (`evaluation.recheck.at`, core/renewal-clock.ts: never sooner than a second after
+ * that check), and `watch` looks then — in-process, as the Lambda does through SQS — so a dead
+ * node is paged at its deadline rather than at the next tick. A re-check does not move the ticks,
+ * and does not count in `--checks`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CycleOutcome, MAX_REFUSALS, runCheckCycle } from '../check-cycle.js';
@@ -49,13 +56,15 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   let previous: Map<string, Verdict> | undefined;
   let status = EXIT_OK;
   let unsent = 0;
-  for (let i = 0; options.checks === undefined || i < options.checks; i++) {
-    if (i > 0) {
-      try {
-        await sleep(options.intervalSeconds * 1000, undefined, { signal: io.signal });
-      } catch {
-        break; // interrupted
-      }
+  // The next tick of the interval (the first check is at once), and a re-check asked for.
+  let tick = io.now();
+  let recheckAt: number | undefined;
+  for (let i = 0; options.checks === undefined || i < options.checks; ) {
+    const recheck = recheckAt !== undefined && recheckAt < tick;
+    try {
+      await sleepUntil(recheck ? (recheckAt as number) : tick, io);
+    } catch {
+      break; // interrupted
     }
     if (io.signal.aborted) break;
     let outcome: CycleOutcome;
@@ -65,7 +74,14 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       if (io.signal.aborted) break;
       throw error;
     }
-    const last = options.checks !== undefined && i === options.checks - 1;
+    if (!recheck) {
+      i++;
+      // As before: the interval runs from the end of a tick's check.
+      tick = io.now() + options.intervalSeconds * 1000;
+    }
+    // Only a check that read the cluster asks for one: a failed or skipped look waits for the tick.
+    recheckAt = outcome.status === 'checked' ? outcome.evaluation.recheck?.at : undefined;
+    const last = options.checks !== undefined && i === options.checks;
     status = report(outcome, options, io, previous, last);
     if (outcome.status !== 'busy') unsent = outcome.pending.length;
     for (const text of held.splice(0)) io.stdout(sanitizeLines(text));
@@ -74,6 +90,16 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
     }
   }
   return unsent > 0 ? leftUnsent(unsent, options, io, status) : status;
+}
+
+/**
+ * Waits until `at` on the watchdog's clock (at once when it has passed): one timer, rounded up to
+ * the next millisecond, so a re-check is not earlier than the moment its check named. Rejects when
+ * interrupted.
+ */
+async function sleepUntil(at: number, io: Io): Promise<void> {
+  const wait = Math.ceil(at - io.now());
+  if (wait > 0) await sleep(wait, undefined, { signal: io.signal });
 }
 
 /**

@@ -19,7 +19,8 @@ import type { Notification } from '../core/notification.js';
 import type { Notifier } from '../ports.js';
 import { PATTERNS } from '../settings/index.js';
 import { type ChatContext, renderChatNotification } from './chat.js';
-import { cleanText, squeeze, truncate } from './text.js';
+import { CopyAfterAccept, failureFields } from './copy-after-accept.js';
+import { cleanText, truncate } from './text.js';
 
 export interface ChatLogger {
   info(message: string, fields: Record<string, unknown>): void;
@@ -35,8 +36,7 @@ export interface ChatNotifierOptions {
 }
 
 /** Publishes to `primary`, then a chat copy to the chat topic (best effort, logged). */
-export class WithChatCopy implements Notifier {
-  readonly #primary: Notifier;
+export class WithChatCopy extends CopyAfterAccept {
   readonly #options: ChatNotifierOptions;
 
   constructor(primary: Notifier, options: ChatNotifierOptions) {
@@ -45,16 +45,11 @@ export class WithChatCopy implements Notifier {
         `the chat topic must be a standard SNS topic ARN, got "${truncate(cleanText(options.topicArn), 200)}"`,
       );
     }
-    this.#primary = primary;
+    super(primary);
     this.#options = options;
   }
 
-  subjectOf(notification: Notification): string {
-    return this.#primary.subjectOf?.(notification) ?? notification.kind;
-  }
-
-  async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
-    await this.#primary.publish(notification, signal);
+  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
     const { client, topicArn, logger, contextFor } = this.#options;
     const chat = renderChatNotification(notification, contextFor?.(notification.cluster) ?? {});
     try {
@@ -68,15 +63,10 @@ export class WithChatCopy implements Notifier {
         messageId: output.MessageId,
       });
     } catch (error) {
-      const e = error as { name?: unknown; message?: unknown };
       logger?.warn('chat notification not published', {
         notificationId: notification.id,
         kind: notification.kind,
-        error: typeof e.name === 'string' ? e.name : 'Error',
-        detail:
-          typeof e.message === 'string'
-            ? truncate(squeeze(cleanText(e.message.split('\n', 1)[0] ?? '')), 160)
-            : '',
+        ...failureFields(error),
       });
     }
   }

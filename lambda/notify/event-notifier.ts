@@ -24,8 +24,9 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Notification } from '../core/notification.js';
 import type { Notifier, WatchdogMetrics } from '../ports.js';
+import { CopyAfterAccept, failureFields, oneLine } from './copy-after-accept.js';
 import { renderDocument } from './document.js';
-import { cleanText, squeeze, truncate, utf8Bytes } from './text.js';
+import { utf8Bytes } from './text.js';
 
 export const EVENT_SOURCE = 'lease-watchdog';
 export const EVENT_DETAIL_TYPE = 'Lease Watchdog Notification';
@@ -63,28 +64,16 @@ export function entryBytes(entry: ReturnType<typeof notificationEvent>): number 
   return 14 + utf8Bytes(entry.Source) + utf8Bytes(entry.DetailType) + utf8Bytes(entry.Detail);
 }
 
-function oneLine(text: unknown): string {
-  return typeof text === 'string'
-    ? truncate(squeeze(cleanText(text.split('\n', 1)[0] ?? '')), 160)
-    : '';
-}
-
 /** Publishes to `primary`, then the notification as an EventBridge event (best effort, counted). */
-export class WithEventCopy implements Notifier {
-  readonly #primary: Notifier;
+export class WithEventCopy extends CopyAfterAccept {
   readonly #options: EventNotifierOptions;
 
   constructor(primary: Notifier, options: EventNotifierOptions) {
-    this.#primary = primary;
+    super(primary);
     this.#options = options;
   }
 
-  subjectOf(notification: Notification): string {
-    return this.#primary.subjectOf?.(notification) ?? notification.kind;
-  }
-
-  async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
-    await this.#primary.publish(notification, signal);
+  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
     const { client, eventBus, logger, metrics } = this.#options;
     const entry = notificationEvent(notification, eventBus);
     const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
@@ -112,8 +101,8 @@ export class WithEventCopy implements Notifier {
       }
       logger?.info('notification event put', { ...fields, eventId: result.EventId });
     } catch (error) {
-      const e = error as { name?: unknown; message?: unknown };
-      failed(typeof e.name === 'string' ? oneLine(e.name) : 'Error', oneLine(e.message));
+      const { error: name, detail } = failureFields(error);
+      failed(name, detail);
     }
   }
 }

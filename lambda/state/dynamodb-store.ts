@@ -22,13 +22,14 @@
  * stopped changing) and every SNAPSHOT_MAX_AGE_MS; every other save writes the head alone. The
  * store remembers, per cluster, the observations of the version it last loaded or saved, so a warm
  * container reads the head alone (observation-snapshot.ts; docs/STATE.md).
+ *
+ * Its parts: state-head.ts (the head item, its condition, what a save replaces), state-blob.ts
+ * (the blob: gzip, checksum, pieces), snapshot-items.ts (the observation snapshot's items),
+ * known-heads.ts (what is remembered per cluster), state-keep-aside.ts (loadOrReset's copy).
  */
 
-import { createHash, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
-import type { Observations } from '../core/model.js';
 import {
   type ClusterState,
   emptyClusterState,
@@ -45,22 +46,21 @@ import {
   itemBytes,
   numberOf,
   partitionKey,
-  snapshotKey,
   split,
   stringOf,
 } from './dynamodb-items.js';
 import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
+import { KnownHeads } from './known-heads.js';
 import {
   INLINE_OBSERVATIONS,
-  type Known,
   SNAPSHOT_MAX_AGE_MS,
   type Snapshot,
   snapshotNeeded,
 } from './observation-snapshot.js';
-import { parseClusterState, serializeClusterState } from './state-document.js';
-
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
+import { newSnapshot, readSnapshot } from './snapshot-items.js';
+import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
+import { headCondition, headItem, replacedKeys } from './state-head.js';
+import { keepAside } from './state-keep-aside.js';
 
 /** The table the stack creates: on-demand, these keys, TTL on `expiresAt`. */
 export const STATE_TABLE_KEYS = Object.freeze({
@@ -75,8 +75,6 @@ const DEFAULT_CHUNK_BYTES = 350_000;
 const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
 const LOAD_ATTEMPTS = 3;
-/** Observations remembered across clusters (and both copies of one), at most: a few hundred MB. */
-const MAX_REMEMBERED_OBSERVATIONS = 400_000;
 
 export interface DynamoDbStateStoreOptions {
   /** Built by the composition root (region, credentials, endpoint); never by the store. */
@@ -109,7 +107,7 @@ export class DynamoDbStateStore implements StateStore {
   readonly #clock: () => number;
   readonly #logger: DynamoDbStateStoreOptions['logger'];
   /** Per cluster, what this process last loaded or saved (observation-snapshot.ts). */
-  readonly #known = new Map<string, Known>();
+  readonly #known = new KnownHeads();
   readonly #snapshotMaxAgeMs: number;
   readonly #inlineObservations: number;
 
@@ -167,7 +165,9 @@ export class DynamoDbStateStore implements StateStore {
         stored = await this.#fromHead(cluster, head, attempt, signal);
       } catch (error) {
         if (!(error instanceof StateCorruptError) || head === undefined) throw error;
-        return this.#keepAside(cluster, head, error, signal);
+        this.#known.forget(cluster);
+        const at = { now: this.#clock(), expiresAt: this.#nowSeconds() + this.#ttlSeconds };
+        return keepAside(this.#io, cluster, head, error, at, signal);
       }
       if (stored !== 'again') return stored;
     }
@@ -181,7 +181,7 @@ export class DynamoDbStateStore implements StateStore {
     signal: AbortSignal | undefined,
   ): Promise<StoredState | 'again'> {
     const known = this.#known.get(cluster);
-    this.#known.delete(cluster);
+    this.#known.forget(cluster);
     if (head === undefined) return { version: 0, state: emptyClusterState() };
     const pk = partitionKey(cluster);
     const version = numberOf(head, 'version');
@@ -196,7 +196,7 @@ export class DynamoDbStateStore implements StateStore {
     if (chunks === 0) {
       blob = Buffer.from(binaryOf(head, 'state'));
     } else {
-      const pieces = await this.#queryChunks(pk, generation, signal);
+      const pieces = await readPieces(this.#io, pk, `chunk#${generation}#`, signal);
       if (pieces.length !== chunks) {
         // A save that committed after our head read deletes this generation: read again.
         if (attempt < LOAD_ATTEMPTS) return 'again';
@@ -207,9 +207,13 @@ export class DynamoDbStateStore implements StateStore {
       }
       blob = Buffer.concat(pieces);
     }
-    const rest = await this.#decode(cluster, head, blob);
+    const rest = await unpackState(
+      blob,
+      { bytes: numberOf(head, 'bytes'), sha256: stringOf(head, 'sha256'), what: 'blob' },
+      (reason) => this.#corrupt(cluster, reason),
+    );
     if (head.obsGeneration === undefined) {
-      this.#remember(cluster, {
+      this.#known.remember(cluster, {
         version,
         generation,
         observations: new Map(rest.observations),
@@ -218,7 +222,17 @@ export class DynamoDbStateStore implements StateStore {
       });
       return { version, state: rest };
     }
-    const snapshot = await this.#snapshotOf(cluster, head, known, signal);
+    // Remembered, or read (its chunks verified).
+    const snapshot =
+      known?.snapshot?.generation === stringOf(head, 'obsGeneration')
+        ? known.snapshot
+        : await readSnapshot(
+            this.#io,
+            pk,
+            head,
+            (reason) => this.#corrupt(cluster, reason),
+            signal,
+          );
     if (snapshot === 'again') {
       if (attempt < LOAD_ATTEMPTS) return 'again';
       throw this.#corrupt(
@@ -231,7 +245,7 @@ export class DynamoDbStateStore implements StateStore {
     const observations = same ? known.observations : snapshot.observations;
     // A copy for the caller: what is remembered stays as it was stored.
     const handle = new Map(observations);
-    this.#remember(cluster, {
+    this.#known.remember(cluster, {
       version,
       generation,
       observations,
@@ -241,81 +255,6 @@ export class DynamoDbStateStore implements StateStore {
       snapshot,
     });
     return { version, state: { ...rest, observations: handle } };
-  }
-
-  /** The snapshot a head names: remembered, or read (its chunks verified); 'again' when gone. */
-  async #snapshotOf(
-    cluster: string,
-    head: Item,
-    known: Known | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Snapshot | 'again'> {
-    const generation = stringOf(head, 'obsGeneration');
-    if (known?.snapshot?.generation === generation) return known.snapshot;
-    const ref = {
-      generation,
-      chunks: numberOf(head, 'obsChunks'),
-      bytes: numberOf(head, 'obsBytes'),
-      sha256: stringOf(head, 'obsSha256'),
-      version: numberOf(head, 'obsVersion'),
-      savedAt: numberOf(head, 'obsSavedAt'),
-    };
-    const prefix = `obs#${generation}#`;
-    let next = 0;
-    const items = await this.#io.query(
-      partitionKey(cluster),
-      prefix,
-      signal,
-      (item) => Number(stringOf(item, 'sk').slice(prefix.length)) === next++,
-    );
-    if (items.length !== ref.chunks) return 'again';
-    const blob = Buffer.concat(items.map((item) => Buffer.from(binaryOf(item, 'data'))));
-    const state = await this.#verified(
-      cluster,
-      blob,
-      ref.bytes,
-      ref.sha256,
-      'observation snapshot',
-    );
-    return { ...ref, observations: state.observations };
-  }
-
-  /** Copies an unreadable head and its chunks aside; hands out an empty state to save over it. */
-  async #keepAside(
-    cluster: string,
-    head: Item,
-    error: StateCorruptError,
-    signal: AbortSignal | undefined,
-  ): Promise<StoredState> {
-    const pk = partitionKey(cluster);
-    const prefix = `corrupt#${new Date(this.#clock()).toISOString()}#`;
-    const expiresAt = { N: String(this.#nowSeconds() + this.#ttlSeconds) };
-    const generation = head.generation?.S;
-    const snapshot = head.obsGeneration?.S;
-    const chunks = [
-      ...(generation === undefined ? [] : await this.#io.query(pk, `chunk#${generation}#`, signal)),
-      ...(snapshot === undefined ? [] : await this.#io.query(pk, `obs#${snapshot}#`, signal)),
-    ];
-    this.#known.delete(cluster);
-    const copies = [head, ...chunks].map(
-      (item): Item => ({
-        ...item,
-        sk: { S: `${prefix}${item === head ? 'head' : String(item.sk?.S)}` },
-        expiresAt,
-      }),
-    );
-    await this.#io.batchWrite(
-      copies.map((item) => ({ PutRequest: { Item: item } })),
-      signal,
-    );
-    // A head without a number for its version is saved over as version 0 (see `save`).
-    const version = Number(head.version?.N);
-    const copy = `table ${this.#table}, pk ${pk}, sk ${prefix}head${chunks.length > 0 ? ` and ${chunks.length} chunk items under ${prefix}${snapshot === undefined ? 'chunk#' : ''}` : ''}`;
-    return {
-      version: head.version?.N === undefined || !Number.isFinite(version) ? 0 : version,
-      state: emptyClusterState(),
-      reset: { reason: reasonOf(error), copy },
-    };
   }
 
   async save(
@@ -344,23 +283,23 @@ export class DynamoDbStateStore implements StateStore {
       ) {
         snapshot = known.snapshot;
       } else {
-        const written = await this.#newSnapshot(pk, observations, version, now, expiresAt);
+        const written = await newSnapshot(
+          pk,
+          observations,
+          version,
+          now,
+          expiresAt,
+          this.#chunkBytes,
+        );
         snapshot = written.snapshot;
         snapshotItems = written.items;
       }
     }
     const document = separate ? { ...state, observations: new Map() } : state;
-    const blob = await gzipAsync(Buffer.from(serializeClusterState(document), 'utf8'));
+    const blob = await packState(document);
     const generation = randomBytes(6).toString('hex');
     const pieces = blob.length <= this.#chunkBytes ? [] : split(blob, this.#chunkBytes);
-    const chunkItems = pieces.map(
-      (piece, index): Item => ({
-        pk: { S: pk },
-        sk: { S: chunkKey(generation, index) },
-        data: { B: piece },
-        expiresAt: { N: expiresAt },
-      }),
-    );
+    const chunkItems = pieceItems(pk, pieces, (index) => chunkKey(generation, index), expiresAt);
     const written = [...chunkItems, ...snapshotItems];
     if (written.length > 0) {
       await this.#io.batchWrite(
@@ -368,30 +307,19 @@ export class DynamoDbStateStore implements StateStore {
         signal,
       );
     }
-    const head: Item = {
-      pk: { S: pk },
-      sk: { S: 'head' },
-      version: { N: String(version) },
-      generation: { S: generation },
-      chunks: { N: String(pieces.length) },
-      bytes: { N: String(blob.length) },
-      sha256: { S: createHash('sha256').update(blob).digest('hex') },
-      updatedAt: { N: String(now) },
-      expiresAt: { N: expiresAt },
-      ...(pieces.length === 0 ? { state: { B: blob } } : {}),
-      ...(snapshot === undefined
-        ? {}
-        : {
-            obsGeneration: { S: snapshot.generation },
-            obsChunks: { N: String(snapshot.chunks) },
-            obsBytes: { N: String(snapshot.bytes) },
-            obsSha256: { S: snapshot.sha256 },
-            obsVersion: { N: String(snapshot.version) },
-            obsSavedAt: { N: String(snapshot.savedAt) },
-          }),
-    };
+    const head = headItem({
+      pk,
+      version,
+      generation,
+      blob,
+      sha256: sha256Of(blob),
+      chunks: pieces.length,
+      updatedAt: now,
+      expiresAt,
+      snapshot,
+    });
     const remember = (): void =>
-      this.#remember(cluster, {
+      this.#known.remember(cluster, {
         version,
         generation,
         observations,
@@ -405,16 +333,7 @@ export class DynamoDbStateStore implements StateStore {
         new PutItemCommand({
           TableName: this.#table,
           Item: head,
-          // Version 0: nothing stored, or a head without a number for its version (kept aside by
-          // loadOrReset); either way the first save to land wins.
-          ConditionExpression:
-            expectedVersion === 0
-              ? 'attribute_not_exists(pk) OR NOT attribute_type(version, :number)'
-              : 'version = :expected',
-          ExpressionAttributeValues:
-            expectedVersion === 0
-              ? { ':number': { S: 'N' } }
-              : { ':expected': { N: String(expectedVersion) } },
+          ...headCondition(expectedVersion),
           ReturnValues: 'ALL_OLD',
           ReturnConsumedCapacity: 'TOTAL',
         }),
@@ -427,7 +346,7 @@ export class DynamoDbStateStore implements StateStore {
     } catch (error) {
       this.#io.count(undefined, 'write');
       // Whatever happened, what this process knew of the stored head may be out of date.
-      this.#known.delete(cluster);
+      this.#known.forget(cluster);
       if (!isConditionalCheckFailed(error)) {
         // The head may have been written all the same (e.g. a timeout after DynamoDB applied
         // it): keep the chunks, the TTL removes them if they are garbage.
@@ -451,92 +370,9 @@ export class DynamoDbStateStore implements StateStore {
     }
     remember();
     if (previous !== undefined) {
-      const stale: string[] = [];
-      const oldChunks = Number(previous.chunks?.N ?? 0);
-      const oldGeneration = previous.generation?.S;
-      if (oldGeneration !== undefined && oldChunks > 0 && oldGeneration !== generation) {
-        stale.push(...keys(oldChunks, (index) => chunkKey(oldGeneration, index)));
-      }
-      const oldSnapshot = previous.obsGeneration?.S;
-      if (oldSnapshot !== undefined && oldSnapshot !== snapshot?.generation) {
-        const count = Number(previous.obsChunks?.N ?? 0);
-        stale.push(...keys(count, (index) => snapshotKey(oldSnapshot, index)));
-      }
-      await this.#deleteBestEffort(pk, stale, 'replaced');
+      await this.#deleteBestEffort(pk, replacedKeys(previous, generation, snapshot), 'replaced');
     }
     return version;
-  }
-
-  /** The items of a new observation snapshot, written by the save of `version`. */
-  async #newSnapshot(
-    pk: string,
-    observations: Observations,
-    version: number,
-    savedAt: number,
-    expiresAt: string,
-  ): Promise<{ snapshot: Snapshot; items: Item[] }> {
-    const text = serializeClusterState({ ...emptyClusterState(), observations });
-    const blob = await gzipAsync(Buffer.from(text, 'utf8'));
-    const generation = randomBytes(6).toString('hex');
-    const pieces = split(blob, this.#chunkBytes);
-    const items = pieces.map(
-      (piece, index): Item => ({
-        pk: { S: pk },
-        sk: { S: snapshotKey(generation, index) },
-        data: { B: piece },
-        expiresAt: { N: expiresAt },
-      }),
-    );
-    const snapshot: Snapshot = {
-      generation,
-      chunks: pieces.length,
-      bytes: blob.length,
-      sha256: createHash('sha256').update(blob).digest('hex'),
-      version,
-      savedAt,
-      observations,
-    };
-    return { snapshot, items };
-  }
-
-  /** The chunks of one generation, in order; a gap ends them (the caller reports it as missing). */
-  async #queryChunks(
-    pk: string,
-    generation: string,
-    signal: AbortSignal | undefined,
-  ): Promise<Buffer[]> {
-    const prefix = `chunk#${generation}#`;
-    let next = 0;
-    const items = await this.#io.query(
-      pk,
-      prefix,
-      signal,
-      (item) => Number(stringOf(item, 'sk').slice(prefix.length)) === next++,
-    );
-    return items.map((item) => Buffer.from(binaryOf(item, 'data')));
-  }
-
-  async #decode(cluster: string, head: Item, blob: Buffer): Promise<ClusterState> {
-    return this.#verified(cluster, blob, numberOf(head, 'bytes'), stringOf(head, 'sha256'), 'blob');
-  }
-
-  async #verified(
-    cluster: string,
-    blob: Buffer,
-    bytes: number,
-    expectedSha256: string,
-    what: string,
-  ): Promise<ClusterState> {
-    const sha256 = createHash('sha256').update(blob).digest('hex');
-    if (blob.length !== bytes || sha256 !== expectedSha256) {
-      throw this.#corrupt(cluster, `the stored ${what} does not match its checksum`);
-    }
-    try {
-      return parseClusterState((await gunzipAsync(blob)).toString('utf8'));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw this.#corrupt(cluster, reason);
-    }
   }
 
   async #deleteBestEffort(pk: string, sortKeys: readonly string[], why: string): Promise<void> {
@@ -558,19 +394,6 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
-  /** Remembers a cluster's head, forgetting other clusters' first when too much is remembered. */
-  #remember(cluster: string, known: Known): void {
-    this.#known.delete(cluster);
-    this.#known.set(cluster, known);
-    let total = 0;
-    for (const entry of this.#known.values()) total += remembered(entry);
-    for (const [name, entry] of this.#known) {
-      if (total <= MAX_REMEMBERED_OBSERVATIONS || name === cluster) break;
-      this.#known.delete(name);
-      total -= remembered(entry);
-    }
-  }
-
   #corrupt(cluster: string, reason: string): StateCorruptError {
     return new StateCorruptError(
       `state of cluster ${cluster} in table ${this.#table} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
@@ -582,25 +405,6 @@ export class DynamoDbStateStore implements StateStore {
   }
 }
 
-function remembered(known: Known): number {
-  const snapshot = known.snapshot?.observations;
-  return (
-    known.observations.size +
-    (snapshot !== undefined && snapshot !== known.observations ? snapshot.size : 0)
-  );
-}
-
 function keyOf(item: Item): string {
   return stringOf(item, 'sk');
-}
-
-function keys(count: number, key: (index: number) => string): string[] {
-  return Number.isSafeInteger(count) && count > 0
-    ? Array.from({ length: count }, (_, i) => key(i))
-    : [];
-}
-
-/** A StateCorruptError's reason, without the advice to delete (the reset did what it says). */
-function reasonOf(error: StateCorruptError): string {
-  return error.message.replace(/ — delete its items .*$/, '');
 }

@@ -1,20 +1,9 @@
-/**
- * Silences kept in a JSON file next to the state file (`<state file>.silences`), for the CLI:
- * `silence add|list|expire --state-file PATH` writes it, `watch --state-file PATH` reads it once
- * per check. Not in the state file itself: `watch` holds that one (and its lock) for its whole run
- * and rewrites it every check; silences are added while it runs.
- *
- * `{ "format": 1, "clusters": { "<name>": [<silence>, ...] } }`. Writes are atomic (a temporary
- * file renamed over the target) and hold `<file>.lock` (state-file-lock.ts) for the moment of the
- * read-modify-write, so two `silence` commands never lose each other's change; `watch` only reads.
- * Every write drops silences that ended more than the audit period ago.
- */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { endSilence, keptSilences, type Silence } from '../core/silences.js';
 import { type SilenceStore, StateCorruptError } from '../ports.js';
+import { writeFileAtomically } from './atomic-file-write.js';
 import {
   alreadyEnded,
   byEnd,
@@ -97,7 +86,7 @@ export class FileSilenceStore implements SilenceStore {
           Object.entries(pruned).map(([name, silences]) => [name, silences.map(toSilenceDocument)]),
         ),
       };
-      await this.#writeAtomically(`${JSON.stringify(document)}\n`);
+      await writeFileAtomically(this.path, `${JSON.stringify(document)}\n`);
       return result;
     } finally {
       lock.release();
@@ -145,27 +134,5 @@ export class FileSilenceStore implements SilenceStore {
       out[name] = list.map(fromSilenceDocument).filter((s): s is Silence => s !== undefined);
     }
     return out;
-  }
-
-  async #writeAtomically(content: string): Promise<void> {
-    const directory = dirname(this.path);
-    await mkdir(directory, { recursive: true });
-    const temporary = join(
-      directory,
-      `.${basename(this.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    try {
-      const handle = await open(temporary, 'wx', 0o600);
-      try {
-        await handle.writeFile(content, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.path);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
   }
 }

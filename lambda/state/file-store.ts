@@ -1,20 +1,5 @@
-/**
- * State kept in one JSON file, for the CLI's `watch --state-file PATH`: every cluster in one file,
- * `{ "format": 1, "clusters": { "<name>": { "version": N, "state": <state document> } } }`.
- *
- * Writes are atomic: the new content goes to a temporary file next to the target, is flushed,
- * then renamed over it, so a crash leaves either the old file or the new one, never half of one.
- *
- * Concurrency is good enough for one machine: saves through stores of the same process are
- * serialised (per file path), and each save re-reads the file and checks the cluster's version
- * against it just before the rename. The store itself has no lock between the read and the
- * rename: `lease-watchdog watch` holds `<file>.lock` (state-file-lock.ts) for its whole run, so a
- * second process on the same file is refused; use DynamoDB where runs can overlap for real.
- */
-
-import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { copyFile, readFile, rename } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import {
   type ClusterState,
   emptyClusterState,
@@ -23,6 +8,7 @@ import {
   type StateStore,
   type StoredState,
 } from '../ports.js';
+import { writeFileAtomically } from './atomic-file-write.js';
 import { fromStateDocument, type StateDocument, toStateDocument } from './state-document.js';
 
 const FILE_FORMAT = 1;
@@ -128,7 +114,7 @@ export class FileStateStore implements StateStore {
     const clusters = { ...file.clusters, [cluster]: { version, state: toStateDocument(state) } };
     const content: StateFile = { format: FILE_FORMAT, clusters };
     signal?.throwIfAborted();
-    await this.#writeAtomically(`${JSON.stringify(content)}\n`);
+    await writeFileAtomically(this.path, `${JSON.stringify(content)}\n`);
     return version;
   }
 
@@ -187,28 +173,6 @@ export class FileStateStore implements StateStore {
         `state file ${this.path} holds an unreadable state for cluster ${cluster}: ${reason} — ${ADVICE}`,
         { cause: error },
       );
-    }
-  }
-
-  async #writeAtomically(content: string): Promise<void> {
-    const directory = dirname(this.path);
-    await mkdir(directory, { recursive: true });
-    const temporary = join(
-      directory,
-      `.${basename(this.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    try {
-      const handle = await open(temporary, 'wx', 0o600);
-      try {
-        await handle.writeFile(content, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.path);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
     }
   }
 }

@@ -1,0 +1,88 @@
+/**
+ * The head item of a cluster's state (`sk = head`, dynamodb-store.ts): version (the lock),
+ * generation, chunk count, byte count and SHA-256 of the state blob (the blob itself when it fits),
+ * the snapshot it names; the condition under which a save writes it; and the items a committed
+ * save leaves behind.
+ */
+import type { PutItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { chunkKey, type Item, snapshotKey } from './dynamodb-items.js';
+import type { Snapshot } from './observation-snapshot.js';
+import { snapshotAttributes } from './snapshot-items.js';
+
+export interface HeadFields {
+  readonly pk: string;
+  readonly version: number;
+  readonly generation: string;
+  /** The blob: in the head when it is in no chunk (`chunks` 0). */
+  readonly blob: Buffer;
+  readonly sha256: string;
+  readonly chunks: number;
+  /** Epoch ms of the save. */
+  readonly updatedAt: number;
+  readonly expiresAt: string;
+  readonly snapshot: Snapshot | undefined;
+}
+
+export function headItem(head: HeadFields): Item {
+  return {
+    pk: { S: head.pk },
+    sk: { S: 'head' },
+    version: { N: String(head.version) },
+    generation: { S: head.generation },
+    chunks: { N: String(head.chunks) },
+    bytes: { N: String(head.blob.length) },
+    sha256: { S: head.sha256 },
+    updatedAt: { N: String(head.updatedAt) },
+    expiresAt: { N: head.expiresAt },
+    ...(head.chunks === 0 ? { state: { B: head.blob } } : {}),
+    ...snapshotAttributes(head.snapshot),
+  };
+}
+
+/**
+ * The condition of the head write that commits a save over `expectedVersion`. Version 0: nothing
+ * stored, or a head without a number for its version (kept aside by loadOrReset); either way the
+ * first save to land wins.
+ */
+export function headCondition(
+  expectedVersion: number,
+): Pick<PutItemCommandInput, 'ConditionExpression' | 'ExpressionAttributeValues'> {
+  return expectedVersion === 0
+    ? {
+        ConditionExpression: 'attribute_not_exists(pk) OR NOT attribute_type(version, :number)',
+        ExpressionAttributeValues: { ':number': { S: 'N' } },
+      }
+    : {
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: { ':expected': { N: String(expectedVersion) } },
+      };
+}
+
+/**
+ * The sort keys a committed save leaves to delete: the chunks of the replaced head's generation,
+ * and its snapshot's unless the new head names the same one.
+ */
+export function replacedKeys(
+  previous: Item,
+  generation: string,
+  snapshot: Snapshot | undefined,
+): string[] {
+  const stale: string[] = [];
+  const oldChunks = Number(previous.chunks?.N ?? 0);
+  const oldGeneration = previous.generation?.S;
+  if (oldGeneration !== undefined && oldChunks > 0 && oldGeneration !== generation) {
+    stale.push(...keys(oldChunks, (index) => chunkKey(oldGeneration, index)));
+  }
+  const oldSnapshot = previous.obsGeneration?.S;
+  if (oldSnapshot !== undefined && oldSnapshot !== snapshot?.generation) {
+    const count = Number(previous.obsChunks?.N ?? 0);
+    stale.push(...keys(count, (index) => snapshotKey(oldSnapshot, index)));
+  }
+  return stale;
+}
+
+function keys(count: number, key: (index: number) => string): string[] {
+  return Number.isSafeInteger(count) && count > 0
+    ? Array.from({ length: count }, (_, i) => key(i))
+    : [];
+}
