@@ -141,9 +141,9 @@ export class Watchdog {
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
-    const routine = event?.recheck === undefined;
+    const look = event?.recheck !== undefined;
     const results = await Promise.allSettled(
-      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, routine, signal)),
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, look, signal)),
     );
     const reports: ClusterReport[] = [];
     const failures: string[] = [];
@@ -180,7 +180,7 @@ export class Watchdog {
     watched: Watched,
     runId: string,
     lockMs: number,
-    routine: boolean,
+    look: boolean,
     signal?: AbortSignal,
   ) {
     const { fastMode } = this.deps.settings;
@@ -204,7 +204,7 @@ export class Watchdog {
         }
       }
       if (signal?.aborted) break;
-      const outcome = await this.checkOnce(watched, runId, lockMs, signal);
+      const outcome = await this.checkOnce(watched, runId, lockMs, look, signal);
       report = {
         cluster: cluster.name,
         checks: report.checks + 1,
@@ -214,7 +214,7 @@ export class Watchdog {
         pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
       };
     }
-    if (routine) {
+    if (!look) {
       for (const after of ROUTINE_LOOKS_MS) await this.lookAgain(cluster.name, [], started + after);
     }
     return report;
@@ -242,6 +242,7 @@ export class Watchdog {
     { cluster, reader, policy, alertPolicy, evidence }: Watched,
     runId: string,
     lockMs: number,
+    look: boolean,
     signal?: AbortSignal,
   ): Promise<CycleOutcome> {
     const { logger, metrics, clock } = this.deps;
@@ -260,6 +261,7 @@ export class Watchdog {
         evidence,
         evidenceBudgetMs: this.deps.evidenceBudgetMs,
         silences: this.deps.silences,
+        look,
       },
       signal,
     );
