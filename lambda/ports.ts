@@ -260,6 +260,11 @@ export interface Rechecks {
     at: number,
     signal?: AbortSignal,
   ): Promise<void>;
+  /**
+   * Asks for routine looks of `cluster` at each of `at` in one request (SQS: one
+   * SendMessageBatch); rejects when any is not accepted. Absent: one `schedule` each.
+   */
+  scheduleLooks?(cluster: string, at: readonly number[], signal?: AbortSignal): Promise<void>;
 }
 
 // --- Observing the watchdog itself ---------------------------------------------------------------

@@ -45,8 +45,9 @@ export interface WatchdogDeps {
   readonly metrics: WatchdogMetrics;
   readonly clock: () => number;
   /**
-   * Waits between the checks of one invocation in fast mode; rejects when `signal` aborts.
-   * Default `timers/promises` setTimeout (tests pair it with their fake clock).
+   * Waits between the checks of one invocation in fast mode, when there is no `rechecks` to ask
+   * for looks instead; rejects when `signal` aborts. Default `timers/promises` setTimeout (tests
+   * pair it with their fake clock).
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
@@ -175,7 +176,11 @@ export class Watchdog {
     return watched;
   }
 
-  /** One cluster: one check, or in fast mode several at fixed offsets from the start. */
+  /**
+   * One cluster: one check. In fast mode, the checks that follow at fixed offsets from the start
+   * are looks asked of `rechecks` (nothing is billed while waiting for them); without `rechecks`
+   * (no queue: tests, a bare function) they run in this invocation, asleep in between.
+   */
   private async watchCluster(
     watched: Watched,
     runId: string,
@@ -194,7 +199,9 @@ export class Watchdog {
       published: 0,
       pending: 0,
     };
-    for (let i = 0; i < fastMode.checksPerInvocation; i++) {
+    // A look is one check; a scheduled run is one, unless no one can be asked for looks.
+    const checks = !look && this.deps.rechecks === undefined ? fastMode.checksPerInvocation : 1;
+    for (let i = 0; i < checks; i++) {
       if (i > 0) {
         const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
         try {
@@ -214,10 +221,37 @@ export class Watchdog {
         pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
       };
     }
-    if (!look) {
-      for (const after of ROUTINE_LOOKS_MS) await this.lookAgain(cluster.name, [], started + after);
-    }
+    if (!look) await this.routineLooks(cluster.name, started);
     return report;
+  }
+
+  /**
+   * The looks a scheduled run asks for: ROUTINE_LOOKS_MS after its start, and in fast mode its
+   * further checks (every `intervalSeconds` after the start), in one request when the port can.
+   */
+  private async routineLooks(cluster: string, started: number) {
+    const { rechecks, logger, settings } = this.deps;
+    if (rechecks === undefined) return;
+    const { checksPerInvocation, intervalSeconds } = settings.fastMode;
+    const fast = Array.from(
+      { length: checksPerInvocation - 1 },
+      (_, i) => (i + 1) * intervalSeconds * 1000,
+    );
+    const offsets = [...new Set([...fast, ...ROUTINE_LOOKS_MS])].sort((a, b) => a - b);
+    const at = offsets.map((after) => started + after);
+    if (rechecks.scheduleLooks === undefined) {
+      for (const when of at) await this.lookAgain(cluster, [], when);
+      return;
+    }
+    try {
+      await rechecks.scheduleLooks(cluster, at);
+    } catch (error) {
+      logger.error('could not ask for another look; the next scheduled check looks instead', {
+        cluster,
+        looks: at.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /**

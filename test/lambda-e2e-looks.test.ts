@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countUnits } from './support/capacity-units.js';
-import { renewTimeOf } from './support/schedule-runs.js';
+import { MINUTE, renewTimeOf, runSchedule } from './support/schedule-runs.js';
 import {
   type Container,
   type Harness,
@@ -129,6 +129,37 @@ describe('looks between scheduled runs', () => {
       const firing = h.messages().filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''));
       assert.equal(firing.length, 1, summary(h.messages()));
       const latency = ((firing[0]?.receivedAt ?? 0) - lastRenewal) / 1000;
+      assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
+    const h = await startWatchdogHarness({
+      clusters: { prod: { nodes: 6 } },
+      rechecks: true,
+      settings: { fastMode: { checksPerInvocation: 6, intervalSeconds: 10 } },
+    });
+    try {
+      const start = h.clock.now();
+      const report = await h.run();
+      assert.equal(h.clock.now(), start, 'the invocation did not wait');
+      assert.equal(report.clusters[0]?.checks, 1);
+      assert.deepEqual(
+        h.looks?.batches.map((b) => b.map((at) => (at - start) / 1000)),
+        [[10, 20, 30, 40, 50, 80]],
+        'its five further checks and the routine looks (40 s once), one batch',
+      );
+      await runSchedule(h, start + MINUTE, start + 4 * MINUTE, () => 0);
+      const victim = h.target().nodes[0] as string;
+      h.clock.advance(500);
+      h.target().sim.stopKubelet(victim);
+      const lastRenewal = renewTimeOf(h, 'prod', victim);
+      await runSchedule(h, start + 5 * MINUTE, start + 8 * MINUTE, () => 0);
+      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
+      assert.ok(firing, summary(h.messages()));
+      const latency = (firing.receivedAt - lastRenewal) / 1000;
       assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
     } finally {
       await h.close();
