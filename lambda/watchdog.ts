@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
 import type { AlertPolicy } from './core/incidents.js';
-import { VERDICTS } from './core/model.js';
+import { type Evaluation, VERDICTS } from './core/model.js';
 import type { Policy } from './core/policy.js';
 import type {
   ClusterReader,
@@ -354,6 +354,37 @@ export class Watchdog {
     for (const verdict of NODES_ALERTING_VERDICTS) {
       metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
     }
+    if (outcome.saved === false) {
+      // A look that changed nothing: a short line (the scheduled checks log the full one, which
+      // the dashboard queries; what a look changes, it logs in full).
+      logger.info('cluster looked at: unchanged', {
+        cluster: name,
+        nodes: evaluation.nodes.length,
+        alerting,
+        durationMs: clock() - started,
+      });
+    } else {
+      this.logChecked(name, outcome, evaluation, alerting, clock() - started);
+    }
+    if (evaluation.recheck !== undefined) {
+      const { at, leases } = evaluation.recheck;
+      logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
+      await this.lookAgain(name, leases, at);
+    }
+    // The dead-man's switch: a check counts as successful once its notifications are out too.
+    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
+    return outcome;
+  }
+
+  /** The `cluster checked` line (the dashboard's figures) and one line per node not healthy. */
+  private logChecked(
+    name: string,
+    outcome: CycleOutcome & { status: 'checked' },
+    evaluation: Evaluation,
+    alerting: number,
+    durationMs: number,
+  ): void {
+    const { logger } = this.deps;
     logger.info('cluster checked', {
       cluster: name,
       // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
@@ -364,7 +395,7 @@ export class Watchdog {
       notificationsFailed: outcome.publishError === undefined ? 0 : outcome.pending.length,
       degraded: evaluation.degraded,
       suspect: evaluation.suspect,
-      durationMs: clock() - started,
+      durationMs,
     });
     // One line per node that is not healthy, capped: a zone outage must not flood the log.
     const notable = evaluation.nodes.filter(
@@ -386,14 +417,6 @@ export class Watchdog {
         reason: node.reason,
       });
     }
-    if (evaluation.recheck !== undefined) {
-      const { at, leases } = evaluation.recheck;
-      logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
-      await this.lookAgain(name, leases, at);
-    }
-    // The dead-man's switch: a check counts as successful once its notifications are out too.
-    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
-    return outcome;
   }
 
   /** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */

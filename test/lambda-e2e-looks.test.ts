@@ -68,7 +68,7 @@ describe('looks between scheduled runs', () => {
     }
   });
 
-  it('a look that changes nothing writes nothing; one that finds a suspect saves it', async () => {
+  it('a look that changes nothing writes nothing and logs a short line; one that finds a suspect saves it', async () => {
     const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
     try {
       const lambda = h.container();
@@ -80,21 +80,37 @@ describe('looks between scheduled runs', () => {
       for (let i = 0; i < 3; i++) {
         h.clock.advance(20_000);
         const before = { ...units };
+        const logged = lambda.logger.entries.length;
         await look(lambda);
         assert.equal(units.write - before.write, 0, 'a quiet look writes nothing');
         assert.ok(units.read - before.read >= 1, 'it loads the state');
+        assert.deepEqual(
+          lambda.logger.entries.slice(logged).map((e) => e.message),
+          ['cluster looked at: unchanged'],
+          'and logs one short line, not the full `cluster checked`',
+        );
       }
       h.clock.advance(20_000);
       let before = { ...units };
+      let logged = lambda.logger.entries.length;
       await lambda.invoke();
       assert.ok(units.write - before.write >= 1, 'a scheduled check still saves');
+      assert.ok(
+        lambda.logger.entries.slice(logged).some((e) => e.message === 'cluster checked'),
+        'and logs its full line',
+      );
 
       const victim = h.target().nodes[1] as string;
       h.target().sim.stopKubelet(victim);
       h.clock.advance(15_000);
       before = { ...units };
+      logged = lambda.logger.entries.length;
       await look(lambda);
       assert.ok(units.write - before.write >= 1, 'a look that finds a suspect saves it');
+      assert.ok(
+        lambda.logger.entries.slice(logged).some((e) => e.message === 'cluster checked'),
+        'and logs the full line',
+      );
     } finally {
       await h.close();
     }
