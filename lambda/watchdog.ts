@@ -74,7 +74,9 @@ export interface WatchdogEvent {
  * no two looks are more than 40 s apart (a run at most 119 s after the last one comes at most 39 s
  * after its +80 look). A suspect is found by the first look 12 s or more after its last renewal,
  * re-checked when its silence reaches the grace period (and at least 12 s later): paged at most
- * 12 + 40 + 12 = 64 s after the last renewal, 50–52 s for most (docs/BENCHMARKS.md).
+ * 12 + 40 + 12 = 64 s after the last renewal (plus SQS's whole-second rounding), 50–53 s for
+ * most (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
+ * the lease list alone, saved only when something must survive it (check-cycle.ts, mustSave).
  */
 export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;
 
