@@ -47,6 +47,7 @@ import {
   StateConflictError,
   type StateReset,
   type StateStore,
+  type StoredState,
 } from './ports.js';
 
 export interface CycleDeps {
@@ -67,6 +68,12 @@ export interface CycleDeps {
   readonly evidenceBudgetMs?: number | undefined;
   /** The users' silences, read once per check (none when absent). */
   readonly silences?: SilenceStore | undefined;
+  /**
+   * A look between scheduled checks (a routine look, a suspect's re-check): the reader reads what
+   * a look needs (ClusterReader `look`), and a look that changes nothing that must survive does
+   * not save (mustSave).
+   */
+  readonly look?: boolean | undefined;
 }
 
 interface Delivery {
@@ -102,7 +109,13 @@ interface Reset {
 }
 
 export type CycleOutcome =
-  | ({ readonly status: 'checked'; readonly evaluation: Evaluation } & Delivery & Reset)
+  | ({
+      readonly status: 'checked';
+      readonly evaluation: Evaluation;
+      /** false: a look that changed nothing that must survive, and saved nothing (mustSave). */
+      readonly saved?: false | undefined;
+    } & Delivery &
+      Reset)
   | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery & Reset)
   /** Another run holds this cluster: this one backed off and sent nothing. */
   | { readonly status: 'busy'; readonly reason: string };
@@ -128,7 +141,7 @@ export async function runCheckCycle(
   let evaluation: Evaluation | undefined;
   let readError: ClusterReadError | undefined;
   try {
-    const snapshot = await deps.reader.read(signal);
+    const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
     // Judged at the end of the read: every renewal in the answer happened before it, on our clock
     // (the learned clock offsets rest on that: core/renewal-clock.ts).
     const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
@@ -189,6 +202,17 @@ export async function runCheckCycle(
     outbox,
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
   };
+  if (deps.look && evaluation && !publishing && !mustSave(stored, claimed)) {
+    // Nothing this look saw must outlive it: the next look or check sees it again.
+    return {
+      status: 'checked',
+      evaluation,
+      published: [],
+      pending: [],
+      abandoned: [],
+      saved: false,
+    };
+  }
   const version = await claim(cluster, claimed, stored.version, deps.store, signal);
   if (version === undefined) {
     return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
@@ -217,6 +241,38 @@ export async function runCheckCycle(
   return evaluation
     ? { status: 'checked', evaluation, ...delivery, ...reset }
     : { status: 'unreadable', error: readError as ClusterReadError, ...delivery, ...reset };
+}
+
+/**
+ * Whether a look's new state holds something that must survive it: an alert transition (alerts,
+ * flaps, storm, removals, degraded), a notification or a lock in the outbox, a reset state, a lease
+ * that appeared or left, a suspect found or cleared (its `suspectSince`: the re-check that confirms
+ * it counts from there). What a look leaves out — a renewTime it saw move, a clock offset it
+ * tightened — is seen again by the next look or check, and a renewal timed from an older look
+ * pages later, never sooner (docs/STATE.md, "Why an older snapshot is safe").
+ */
+export function mustSave(stored: StoredState, next: ClusterState): boolean {
+  const before = stored.state;
+  if (stored.reset !== undefined || stored.version === 0) return true;
+  if (before.outbox.length > 0 || next.outbox.length > 0 || (before.lock ?? null) !== null) {
+    return true;
+  }
+  if (canonical(before.alerts) !== canonical(next.alerts)) return true;
+  if (before.observations.size !== next.observations.size) return true;
+  for (const [name, seen] of next.observations) {
+    const was = before.observations.get(name);
+    if (was === undefined || was.suspectSince !== seen.suspectSince) return true;
+  }
+  return false;
+}
+
+/** JSON with keys sorted and undefined values left out: equal for equal plain documents. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** Whether a publish failure says the message will never be accepted as it is. */

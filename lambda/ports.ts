@@ -18,9 +18,16 @@ import type { ClusterAuth, ClusterSettings } from './settings/index.js';
 
 /** Reads one cluster. */
 export interface ClusterReader {
-  /** Lists the node Leases and the Nodes. Rejects with a ClusterReadError; honours `signal`. */
-  read(signal?: AbortSignal): Promise<Snapshot>;
+  /**
+   * Lists the node Leases and the Nodes. Rejects with a ClusterReadError; honours `signal`.
+   * `look`: a look between scheduled checks (a routine look, a suspect's re-check): a reader that
+   * keeps the Nodes may list the Leases alone and read afresh only the nodes that may page now.
+   */
+  read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot>;
 }
+
+/** `check`: a scheduled check, everything its verdicts need; `look`: what a look needs. */
+export type ReadMode = 'check' | 'look';
 
 export type { ClusterReadFailure };
 
@@ -253,6 +260,11 @@ export interface Rechecks {
     at: number,
     signal?: AbortSignal,
   ): Promise<void>;
+  /**
+   * Asks for routine looks of `cluster` at each of `at` in one request (SQS: one
+   * SendMessageBatch); rejects when any is not accepted. Absent: one `schedule` each.
+   */
+  scheduleLooks?(cluster: string, at: readonly number[], signal?: AbortSignal): Promise<void>;
 }
 
 // --- Observing the watchdog itself ---------------------------------------------------------------

@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
 import type { AlertPolicy } from './core/incidents.js';
-import { VERDICTS } from './core/model.js';
+import { type Evaluation, VERDICTS } from './core/model.js';
 import type { Policy } from './core/policy.js';
 import type {
   ClusterReader,
@@ -45,8 +45,9 @@ export interface WatchdogDeps {
   readonly metrics: WatchdogMetrics;
   readonly clock: () => number;
   /**
-   * Waits between the checks of one invocation in fast mode; rejects when `signal` aborts.
-   * Default `timers/promises` setTimeout (tests pair it with their fake clock).
+   * Waits between the checks of one invocation in fast mode, when there is no `rechecks` to ask
+   * for looks instead; rejects when `signal` aborts. Default `timers/promises` setTimeout (tests
+   * pair it with their fake clock).
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
@@ -73,7 +74,9 @@ export interface WatchdogEvent {
  * no two looks are more than 40 s apart (a run at most 119 s after the last one comes at most 39 s
  * after its +80 look). A suspect is found by the first look 12 s or more after its last renewal,
  * re-checked when its silence reaches the grace period (and at least 12 s later): paged at most
- * 12 + 40 + 12 = 64 s after the last renewal, 50–52 s for most (docs/BENCHMARKS.md).
+ * 12 + 40 + 12 = 64 s after the last renewal (plus SQS's whole-second rounding), 50–53 s for
+ * most (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
+ * the lease list alone, saved only when something must survive it (check-cycle.ts, mustSave).
  */
 export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;
 
@@ -141,9 +144,9 @@ export class Watchdog {
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
-    const routine = event?.recheck === undefined;
+    const look = event?.recheck !== undefined;
     const results = await Promise.allSettled(
-      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, routine, signal)),
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, look, signal)),
     );
     const reports: ClusterReport[] = [];
     const failures: string[] = [];
@@ -175,12 +178,16 @@ export class Watchdog {
     return watched;
   }
 
-  /** One cluster: one check, or in fast mode several at fixed offsets from the start. */
+  /**
+   * One cluster: one check. In fast mode, the checks that follow at fixed offsets from the start
+   * are looks asked of `rechecks` (nothing is billed while waiting for them); without `rechecks`
+   * (no queue: tests, a bare function) they run in this invocation, asleep in between.
+   */
   private async watchCluster(
     watched: Watched,
     runId: string,
     lockMs: number,
-    routine: boolean,
+    look: boolean,
     signal?: AbortSignal,
   ) {
     const { fastMode } = this.deps.settings;
@@ -194,7 +201,9 @@ export class Watchdog {
       published: 0,
       pending: 0,
     };
-    for (let i = 0; i < fastMode.checksPerInvocation; i++) {
+    // A look is one check; a scheduled run is one, unless no one can be asked for looks.
+    const checks = !look && this.deps.rechecks === undefined ? fastMode.checksPerInvocation : 1;
+    for (let i = 0; i < checks; i++) {
       if (i > 0) {
         const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
         try {
@@ -204,7 +213,7 @@ export class Watchdog {
         }
       }
       if (signal?.aborted) break;
-      const outcome = await this.checkOnce(watched, runId, lockMs, signal);
+      const outcome = await this.checkOnce(watched, runId, lockMs, look, signal);
       report = {
         cluster: cluster.name,
         checks: report.checks + 1,
@@ -214,10 +223,37 @@ export class Watchdog {
         pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
       };
     }
-    if (routine) {
-      for (const after of ROUTINE_LOOKS_MS) await this.lookAgain(cluster.name, [], started + after);
-    }
+    if (!look) await this.routineLooks(cluster.name, started);
     return report;
+  }
+
+  /**
+   * The looks a scheduled run asks for: ROUTINE_LOOKS_MS after its start, and in fast mode its
+   * further checks (every `intervalSeconds` after the start), in one request when the port can.
+   */
+  private async routineLooks(cluster: string, started: number) {
+    const { rechecks, logger, settings } = this.deps;
+    if (rechecks === undefined) return;
+    const { checksPerInvocation, intervalSeconds } = settings.fastMode;
+    const fast = Array.from(
+      { length: checksPerInvocation - 1 },
+      (_, i) => (i + 1) * intervalSeconds * 1000,
+    );
+    const offsets = [...new Set([...fast, ...ROUTINE_LOOKS_MS])].sort((a, b) => a - b);
+    const at = offsets.map((after) => started + after);
+    if (rechecks.scheduleLooks === undefined) {
+      for (const when of at) await this.lookAgain(cluster, [], when);
+      return;
+    }
+    try {
+      await rechecks.scheduleLooks(cluster, at);
+    } catch (error) {
+      logger.error('could not ask for another look; the next scheduled check looks instead', {
+        cluster,
+        looks: at.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /**
@@ -242,6 +278,7 @@ export class Watchdog {
     { cluster, reader, policy, alertPolicy, evidence }: Watched,
     runId: string,
     lockMs: number,
+    look: boolean,
     signal?: AbortSignal,
   ): Promise<CycleOutcome> {
     const { logger, metrics, clock } = this.deps;
@@ -260,6 +297,7 @@ export class Watchdog {
         evidence,
         evidenceBudgetMs: this.deps.evidenceBudgetMs,
         silences: this.deps.silences,
+        look,
       },
       signal,
     );
@@ -318,6 +356,37 @@ export class Watchdog {
     for (const verdict of NODES_ALERTING_VERDICTS) {
       metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
     }
+    if (outcome.saved === false) {
+      // A look that changed nothing: a short line (the scheduled checks log the full one, which
+      // the dashboard queries; what a look changes, it logs in full).
+      logger.info('cluster looked at: unchanged', {
+        cluster: name,
+        nodes: evaluation.nodes.length,
+        alerting,
+        durationMs: clock() - started,
+      });
+    } else {
+      this.logChecked(name, outcome, evaluation, alerting, clock() - started);
+    }
+    if (evaluation.recheck !== undefined) {
+      const { at, leases } = evaluation.recheck;
+      logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
+      await this.lookAgain(name, leases, at);
+    }
+    // The dead-man's switch: a check counts as successful once its notifications are out too.
+    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
+    return outcome;
+  }
+
+  /** The `cluster checked` line (the dashboard's figures) and one line per node not healthy. */
+  private logChecked(
+    name: string,
+    outcome: CycleOutcome & { status: 'checked' },
+    evaluation: Evaluation,
+    alerting: number,
+    durationMs: number,
+  ): void {
+    const { logger } = this.deps;
     logger.info('cluster checked', {
       cluster: name,
       // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
@@ -328,7 +397,7 @@ export class Watchdog {
       notificationsFailed: outcome.publishError === undefined ? 0 : outcome.pending.length,
       degraded: evaluation.degraded,
       suspect: evaluation.suspect,
-      durationMs: clock() - started,
+      durationMs,
     });
     // One line per node that is not healthy, capped: a zone outage must not flood the log.
     const notable = evaluation.nodes.filter(
@@ -350,14 +419,6 @@ export class Watchdog {
         reason: node.reason,
       });
     }
-    if (evaluation.recheck !== undefined) {
-      const { at, leases } = evaluation.recheck;
-      logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
-      await this.lookAgain(name, leases, at);
-    }
-    // The dead-man's switch: a check counts as successful once its notifications are out too.
-    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
-    return outcome;
   }
 
   /** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */

@@ -25,6 +25,7 @@ describe('SqsRechecks, through the real SQS client', () => {
   let client: SQSClient;
   const received: Received[] = [];
   let refuse = false;
+  let failEntry = false;
 
   before(async () => {
     server = createServer((req, res) => {
@@ -46,10 +47,40 @@ describe('SqsRechecks, through the real SQS client', () => {
           );
           return;
         }
-        const md5 = createHash('md5')
-          .update(String(body.MessageBody ?? ''))
-          .digest('hex');
-        res.end(JSON.stringify({ MessageId: `m-${received.length}`, MD5OfMessageBody: md5 }));
+        const md5 = (text: unknown) =>
+          createHash('md5')
+            .update(String(text ?? ''))
+            .digest('hex');
+        if (Array.isArray(body.Entries)) {
+          const entries = body.Entries as { Id: string; MessageBody: string }[];
+          const [refused, ...taken] = failEntry ? entries : [undefined, ...entries];
+          res.end(
+            JSON.stringify({
+              Successful: taken.map((e) => ({
+                Id: e?.Id,
+                MessageId: `m-${e?.Id}`,
+                MD5OfMessageBody: md5(e?.MessageBody),
+              })),
+              Failed: refused
+                ? [
+                    {
+                      Id: refused.Id,
+                      Code: 'InternalError',
+                      SenderFault: false,
+                      Message: 'try again',
+                    },
+                  ]
+                : [],
+            }),
+          );
+          return;
+        }
+        res.end(
+          JSON.stringify({
+            MessageId: `m-${received.length}`,
+            MD5OfMessageBody: md5(body.MessageBody),
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -107,6 +138,41 @@ describe('SqsRechecks, through the real SQS client', () => {
       });
     } finally {
       refuse = false;
+    }
+  });
+
+  it('asks for a run’s routine looks in one SendMessageBatch, each with its own delay', async () => {
+    const now = 2_000_000;
+    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => now });
+    const before = received.length;
+    await rechecks.scheduleLooks('prod', [now + 10_000, now + 39_500, now + 80_000]);
+    assert.equal(received.length - before, 1, 'one request');
+    const sent = received.at(-1);
+    assert.equal(sent?.target, 'AmazonSQS.SendMessageBatch');
+    const entries = sent?.body.Entries as { DelaySeconds: number; MessageBody: string }[];
+    assert.deepEqual(
+      entries.map((e) => e.DelaySeconds),
+      [10, 40, 80],
+    );
+    for (const e of entries)
+      assert.deepEqual(lookOf(e.MessageBody), { cluster: 'prod', recheck: [] });
+  });
+
+  it('a look of the batch that SQS did not take rejects with one line', async () => {
+    failEntry = true;
+    try {
+      const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => 0 });
+      await assert.rejects(rechecks.scheduleLooks('prod', [40_000, 80_000]), (error: Error) => {
+        assert.equal(error.name, 'RecheckError');
+        assert.match(
+          error.message,
+          /^SQS did not take 1 of 2 looks at cluster prod: InternalError/,
+        );
+        assert.ok(!error.message.includes('\n'));
+        return true;
+      });
+    } finally {
+      failEntry = false;
     }
   });
 

@@ -13,6 +13,7 @@ import {
   ClusterReadError,
   type ClusterReader,
   type ClusterReaderFactory,
+  type ReadMode,
   type WatchdogLogger,
 } from '../ports.js';
 import type { ClusterSettings } from '../settings/index.js';
@@ -38,7 +39,7 @@ class AuthenticatedReader implements ClusterReader {
     private readonly nodeCache: NodeCache | undefined,
   ) {}
 
-  async read(signal?: AbortSignal): Promise<Snapshot> {
+  async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
     const { credentials } = this.options;
     let kubeConfig: KubeConfig;
     try {
@@ -60,7 +61,7 @@ class AuthenticatedReader implements ClusterReader {
       logger: this.options.logger,
     });
     try {
-      return await reader.read(signal);
+      return await reader.read(signal, mode);
     } catch (error) {
       // Rejected credentials may be a rotated secret or an expired token: fetch afresh next time.
       if (error instanceof ClusterReadError && error.failure === 'unauthorized') {

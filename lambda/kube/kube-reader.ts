@@ -11,7 +11,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../core/model.js';
 import { type LabelSelector, matchesSelector } from '../core/selector.js';
-import { ClusterReadError, type ClusterReader, type WatchdogLogger } from '../ports.js';
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type ReadMode,
+  type WatchdogLogger,
+} from '../ports.js';
 import { hasUserInfo } from './kubeconfig.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
 import {
@@ -149,7 +154,11 @@ export class KubeClusterReader implements ClusterReader {
     return this.options.cluster;
   }
 
-  async read(signal?: AbortSignal): Promise<Snapshot> {
+  /**
+   * `look`, with a warm node cache: the Leases alone, and a GET of each node that may page now
+   * (lookSuspects); the other nodes as cached. Without one (a cold container), a whole check.
+   */
+  async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
     const session = await ApiSession.open(this.options.kubeConfig, {
       server: this.server,
       namespace: this.options.namespace,
@@ -159,7 +168,10 @@ export class KubeClusterReader implements ClusterReader {
       showPluginStderr: this.options.showPluginStderr,
     });
     try {
-      return await this.readWith(session, new Interner(), signal);
+      const cached = mode === 'look' ? this.options.nodeCache?.current() : undefined;
+      return cached && this.options.nodeCache && this.options.readNodes !== false
+        ? await this.look(session, new Interner(), this.options.nodeCache, cached, signal)
+        : await this.readWith(session, new Interner(), signal);
     } finally {
       session.close();
     }
@@ -210,6 +222,33 @@ export class KubeClusterReader implements ClusterReader {
       nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined,
       session.stats,
     );
+  }
+
+  /**
+   * A look: the Leases, and the nodes they single out (a lease old enough to page, unreadable, new
+   * or gone: suspectNodes) read afresh, so a silent node is judged on fresh taints, cordon and
+   * deletion; every other node as the cache holds it (Ready as of the last check's Table).
+   */
+  private async look(
+    session: ApiSession,
+    interner: Interner,
+    cache: NodeCache,
+    cached: ReadonlyMap<string, NodeInfo>,
+    signal: AbortSignal | undefined,
+  ): Promise<Snapshot> {
+    const { namespace } = this.options;
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+    const leases = await session.list('leases', leasePath, projectLease, signal);
+    const nodes = await this.refreshSuspects(
+      session,
+      interner,
+      leases,
+      cache,
+      cached,
+      undefined,
+      signal,
+    );
+    return this.snapshot(leases, nodes, undefined, session.stats);
   }
 
   /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
@@ -305,18 +344,19 @@ export class KubeClusterReader implements ClusterReader {
     leases: Listed<LeaseInfo>,
     cache: NodeCache,
     cached: ReadonlyMap<string, NodeInfo>,
-    rows: ReadonlyMap<string, NodeRow>,
+    rows: ReadonlyMap<string, NodeRow> | undefined,
     signal: AbortSignal | undefined,
   ): Promise<NodeInfo[]> {
     const serverTime = leases.date ?? Date.now();
     // With a node selector, a lease whose node is not among the selected ones is not a suspect:
     // it belongs to a node that is not selected (or to none), not to a node that needs a GET.
     const considered = this.options.nodeSelector
-      ? leases.items.filter((lease) => cached.has(lease.name) || rows.has(lease.name))
+      ? leases.items.filter((lease) => cached.has(lease.name) || rows?.has(lease.name))
       : leases.items;
     const suspects = new Set([
-      ...suspectNodes(considered, cached, serverTime, this.suspectAfterMs, rows),
-      ...tableSuspects(rows, cached),
+      // On a look (no Table), a lease with no cached Node stays the orphan the last check saw.
+      ...suspectNodes(considered, cached, serverTime, this.suspectAfterMs, rows ?? cached),
+      ...(rows ? tableSuspects(rows, cached) : []),
     ]);
     if (suspects.size > MAX_NODE_GETS) {
       return (await this.listNodes(session, interner, signal)).items;

@@ -38,6 +38,14 @@ export class QueuedLooks implements Rechecks {
     this.pending.sort((a, b) => a.at - b.at);
   }
 
+  /** Routine looks asked for in one request (SendMessageBatch), one entry per request. */
+  readonly batches: number[][] = [];
+
+  async scheduleLooks(cluster: string, at: readonly number[]): Promise<void> {
+    this.batches.push([...at]);
+    for (const when of at) await this.schedule(cluster, [], when);
+  }
+
   /**
    * Delivers every look due at or before `until`, each at its time, through `invoke`; then moves
    * the clock to `until`. Looks asked for by those looks are delivered too, when due by then.

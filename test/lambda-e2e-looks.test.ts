@@ -1,0 +1,184 @@
+/**
+ * The watchdog's own looks (routine looks between scheduled runs, a suspect's re-check), through
+ * the real handler, the sim over HTTPS and dynalite: a look lists the Leases alone and GETs only
+ * the nodes that may page now (no Table of Nodes, no Node list), and a look that changes nothing
+ * that must survive writes nothing; a look that finds a suspect saves it, and a cold container
+ * that takes over pages it once, on time.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { countUnits } from './support/capacity-units.js';
+import { MINUTE, renewTimeOf, runSchedule } from './support/schedule-runs.js';
+import {
+  type Container,
+  type Harness,
+  kindOf,
+  SCHEDULE_MS,
+  startWatchdogHarness,
+  summary,
+} from './support/watchdog-harness.js';
+
+let looks = 0;
+/** One look, as the SQS event source mapping delivers it. */
+function look(lambda: Container, suspects: readonly string[] = []) {
+  const body = JSON.stringify({ cluster: 'prod', recheck: suspects });
+  return lambda.invoke({ Records: [{ messageId: `look-${++looks}`, body }] });
+}
+
+/** The requests the sim answered since its stats were reset: method and path. */
+function requests(h: Harness): string[] {
+  return h.target().server.sent.map((a) => `${a.method} ${a.url.split('?')[0]}`);
+}
+
+describe('looks between scheduled runs', () => {
+  it('a look lists the Leases alone, and GETs only a node that may page now', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const lambda = h.container();
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(SCHEDULE_MS);
+        await lambda.invoke();
+      }
+      h.clock.advance(40_000);
+      h.target().server.resetStats();
+      await look(lambda);
+      assert.deepEqual(requests(h), [
+        'GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+      ]);
+
+      // A node goes silent and is being deleted: the next look reads it afresh, and it alone.
+      h.clock.advance(20_000);
+      await lambda.invoke();
+      const victim = h.target().nodes[2] as string;
+      h.target().sim.stopKubelet(victim);
+      h.target().sim.markDeleting(victim);
+      h.clock.advance(55_000);
+      h.target().server.resetStats();
+      await look(lambda);
+      assert.deepEqual(requests(h), [
+        'GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+        `GET /api/v1/nodes/${victim}`,
+      ]);
+      const verdict = lambda.logger.entries.findLast(
+        (e) => e.message === 'node verdict' && e.fields.node === victim,
+      );
+      assert.equal(verdict?.fields.verdict, 'suppressed', 'judged on the deletion the GET saw');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a look that changes nothing writes nothing and logs a short line; one that finds a suspect saves it', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const lambda = h.container();
+      const units = countUnits(lambda.dynamodb);
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(SCHEDULE_MS);
+        await lambda.invoke();
+      }
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(20_000);
+        const before = { ...units };
+        const logged = lambda.logger.entries.length;
+        await look(lambda);
+        assert.equal(units.write - before.write, 0, 'a quiet look writes nothing');
+        assert.ok(units.read - before.read >= 1, 'it loads the state');
+        assert.deepEqual(
+          lambda.logger.entries.slice(logged).map((e) => e.message),
+          ['cluster looked at: unchanged'],
+          'and logs one short line, not the full `cluster checked`',
+        );
+      }
+      h.clock.advance(20_000);
+      let before = { ...units };
+      let logged = lambda.logger.entries.length;
+      await lambda.invoke();
+      assert.ok(units.write - before.write >= 1, 'a scheduled check still saves');
+      assert.ok(
+        lambda.logger.entries.slice(logged).some((e) => e.message === 'cluster checked'),
+        'and logs its full line',
+      );
+
+      const victim = h.target().nodes[1] as string;
+      h.target().sim.stopKubelet(victim);
+      h.clock.advance(15_000);
+      before = { ...units };
+      logged = lambda.logger.entries.length;
+      await look(lambda);
+      assert.ok(units.write - before.write >= 1, 'a look that finds a suspect saves it');
+      assert.ok(
+        lambda.logger.entries.slice(logged).some((e) => e.message === 'cluster checked'),
+        'and logs the full line',
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a suspect saved by a look is paged once, on time, by a cold container that takes over', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const first = h.container();
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(SCHEDULE_MS);
+        await first.invoke();
+      }
+      const victim = h.target().nodes[3] as string;
+      h.clock.advance(500);
+      h.target().sim.stopKubelet(victim);
+      const lastRenewal = renewTimeOf(h, 'prod', victim);
+      // Looks of the warm container find it suspect (and quiet looks before save nothing)...
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(10_000);
+        await look(first);
+      }
+      // ...then a cold container (a restart) runs the re-checks and the schedule.
+      const second = h.container();
+      for (let i = 0; i < 6; i++) {
+        h.clock.advance(10_000);
+        await look(second, [victim]);
+      }
+      h.clock.advance(SCHEDULE_MS);
+      await second.invoke();
+      await look(first);
+      const firing = h.messages().filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''));
+      assert.equal(firing.length, 1, summary(h.messages()));
+      const latency = ((firing[0]?.receivedAt ?? 0) - lastRenewal) / 1000;
+      assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
+    const h = await startWatchdogHarness({
+      clusters: { prod: { nodes: 6 } },
+      rechecks: true,
+      settings: { fastMode: { checksPerInvocation: 6, intervalSeconds: 10 } },
+    });
+    try {
+      const start = h.clock.now();
+      const report = await h.run();
+      assert.equal(h.clock.now(), start, 'the invocation did not wait');
+      assert.equal(report.clusters[0]?.checks, 1);
+      assert.deepEqual(
+        h.looks?.batches.map((b) => b.map((at) => (at - start) / 1000)),
+        [[10, 20, 30, 40, 50, 80]],
+        'its five further checks and the routine looks (40 s once), one batch',
+      );
+      await runSchedule(h, start + MINUTE, start + 4 * MINUTE, () => 0);
+      const victim = h.target().nodes[0] as string;
+      h.clock.advance(500);
+      h.target().sim.stopKubelet(victim);
+      const lastRenewal = renewTimeOf(h, 'prod', victim);
+      await runSchedule(h, start + 5 * MINUTE, start + 8 * MINUTE, () => 0);
+      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
+      assert.ok(firing, summary(h.messages()));
+      const latency = (firing.receivedAt - lastRenewal) / 1000;
+      assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
+    } finally {
+      await h.close();
+    }
+  });
+});
