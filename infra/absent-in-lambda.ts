@@ -5,7 +5,7 @@
  * - `undici` (740 kB): its fetch-based API clients; the watchdog's GETs use node:https
  *   (lambda/kube/http-exchange.ts).
  * - `socks-proxy-agent`, `socks`, `hpagent` (with ip-address, smart-buffer: ~85 kB): a kubeconfig
- *   `proxy-url`, which the reader refuses before any connection.
+ *   `proxy-url`: the reader tunnels through an http:// proxy itself (CONNECT) and refuses any other kind.
  * - `jsonpath-plus` (25 kB): the `azure` and `gcp` auth providers, which a kubeconfig in Lambda
  *   may not use (lambda/kube/auth-kubeconfig.ts).
  * Left out, they are neither shipped nor parsed at every cold start. Importing this costs

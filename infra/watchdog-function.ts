@@ -43,7 +43,7 @@ export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', impor
  */
 const ABSENT = besideThisFile('absent-in-lambda');
 
-/** Left out of the bundle: undici, the proxy agents (proxy-url is refused), the azure/gcp auth's. */
+/** Left out of the bundle: undici, the proxy agents (an http:// proxy-url is our own CONNECT tunnel; others are refused), the azure/gcp auth's. */
 const LEFT_OUT = ['undici', 'socks-proxy-agent', 'socks', 'hpagent', 'jsonpath-plus'];
 
 /** What the bundle gets for `node:http`: Node's module by `require` (see that file for why). */
