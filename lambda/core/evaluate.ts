@@ -15,26 +15,21 @@
  */
 import { formatAge } from './duration.js';
 import {
-  type LeaseDuration,
-  parseTimestamp,
-  type RenewTime,
-  readLeaseDuration,
-  readRenewTime,
-} from './lease.js';
-import {
-  type Evaluation,
-  isSilent,
-  type LeaseInfo,
-  type NodeGroupSummary,
-  type NodeInfo,
-  type NodeVerdict,
-  type Observation,
-  type Observations,
-  type Snapshot,
-  type SuppressionCause,
-  VERDICTS,
-  type Verdict,
-  type ZoneSummary,
+  createdAtMs,
+  latestLeases,
+  type Observed,
+  observeAll,
+  type ReadLease,
+} from './lease-observations.js';
+import type {
+  Evaluation,
+  NodeInfo,
+  NodeVerdict,
+  Observation,
+  Observations,
+  Snapshot,
+  SuppressionCause,
+  Verdict,
 } from './model.js';
 import {
   addNodeFacts,
@@ -45,15 +40,9 @@ import {
   nodeGroupOf,
 } from './node-facts.js';
 import type { Policy } from './policy.js';
-import {
-  confirmSilence,
-  FREEZE_MIN,
-  markSuspect,
-  observeChange,
-  silenceStart,
-  suspectMs,
-} from './renewal-clock.js';
+import { confirmSilence } from './renewal-clock.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
+import { tally } from './verdict-tally.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
@@ -83,48 +72,6 @@ export function instanceOf(providerID: string | undefined): string | null {
   if (end === 0) return null;
   const last = providerID.slice(providerID.lastIndexOf('/', end - 1) + 1, end);
   return last !== providerID ? last : null;
-}
-
-/** Where a lease stands on the watchdog's clock after this check. */
-interface Silence {
-  readonly observation: Observation;
-  readonly silentMs: number;
-}
-
-/**
- * Carries the observation of one lease forward: an unchanged renewTime keeps its observation; a
- * changed one restarts at `now`, its renewal estimated on our clock (renewal-clock.ts); a first
- * sight is estimated against the API server's clock.
- */
-function observe(
-  key: string | null,
-  renewAt: number | undefined,
-  previous: Observation | undefined,
-  firstSightAgeMs: number | undefined,
-  now: number,
-): Silence {
-  let observation: Observation;
-  if (previous && previous.renewTime === key) {
-    observation = previous;
-  } else if (previous) {
-    observation = observeChange(key, renewAt, previous, now);
-  } else if (firstSightAgeMs === undefined) {
-    observation = { renewTime: key, changedAt: now, estimated: false };
-  } else {
-    observation = {
-      renewTime: key,
-      changedAt: now - Math.max(0, firstSightAgeMs),
-      estimated: true,
-      // An upper bound of the kubelet's clock offset, to learn from (never used for this silence).
-      ...(renewAt === undefined ? {} : { offsetMs: now - renewAt }),
-    };
-  }
-  return { observation, silentMs: Math.max(0, now - silenceStart(observation)) };
-}
-
-function createdAtMs(node: NodeInfo | undefined, lease: LeaseInfo | undefined): number | undefined {
-  const text = node?.createdAt ?? lease?.createdAt;
-  return text === undefined ? undefined : parseTimestamp(text);
 }
 
 interface Context {
@@ -160,72 +107,6 @@ function base(name: string, node: NodeInfo | undefined) {
     providerID,
     ...nodeFactsOf(node),
   };
-}
-
-/** A lease with its spec read once per check (renewTime parsing is most of a check's core CPU). */
-interface ReadLease {
-  readonly lease: LeaseInfo;
-  readonly renew: RenewTime;
-  readonly duration: LeaseDuration;
-}
-
-/** One lease's observation for this look, and the limits it is judged by. */
-interface Observed {
-  readonly silence: Silence;
-  readonly thresholdSeconds: number;
-  /** How long a live kubelet goes between renewals (renewal-clock.ts); for a lease ever renewed. */
-  readonly limitMs?: number | undefined;
-}
-
-/** The observation of a lease that can be read (undefined: invalid), before any verdict. */
-function observeLease(
-  ctx: Pick<Context, 'snapshot' | 'policy' | 'now' | 'previous'>,
-  { lease, renew, duration }: ReadLease,
-  node: NodeInfo | undefined,
-): Observed | undefined {
-  const { snapshot, policy, now } = ctx;
-  if (renew.kind === 'invalid' || duration.kind === 'invalid') return undefined;
-  const previous = ctx.previous.get(lease.name);
-  if (renew.kind === 'never') {
-    // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
-    const created = createdAtMs(node, lease);
-    const age = created === undefined ? undefined : snapshot.serverTime - created;
-    const silence = observe(null, undefined, previous, age, now);
-    return { silence, thresholdSeconds: policy.startupGraceSeconds };
-  }
-  const age = snapshot.serverTime - renew.at;
-  const seen = observe(renew.raw, renew.at, previous, age, now);
-  const limitMs = suspectMs(duration.seconds);
-  const observation = markSuspect(seen.observation, seen.silentMs, limitMs, now);
-  return {
-    silence: { observation, silentMs: seen.silentMs },
-    thresholdSeconds: Math.max(policy.gracePeriodSeconds, duration.seconds),
-    limitMs,
-  };
-}
-
-/**
- * Observes every lease first: a look at which most leases with history are suspects (at least
- * half, at least FREEZE_MIN) sees a frozen cluster (renewal-clock.ts).
- */
-function observeAll(
-  ctx: Pick<Context, 'snapshot' | 'policy' | 'now' | 'previous'>,
-  leases: ReadonlyMap<string, ReadLease>,
-  nodesByName: ReadonlyMap<string, NodeInfo>,
-): { observed: Map<string, Observed>; frozen: boolean } {
-  const observed = new Map<string, Observed>();
-  let known = 0;
-  let suspects = 0;
-  for (const read of leases.values()) {
-    const name = read.lease.name;
-    const o = observeLease(ctx, read, nodesByName.get(name));
-    if (o === undefined) continue;
-    observed.set(name, o);
-    if (!ctx.previous.has(name)) continue;
-    known++;
-    if (o.silence.observation.suspectSince !== undefined) suspects++;
-  }
-  return { observed, frozen: suspects >= FREEZE_MIN && suspects * 2 >= known };
 }
 
 function judgeLease(
@@ -426,74 +307,6 @@ function judgeNodeWithoutLease(ctx: Context, node: NodeInfo): NodeVerdict {
   return suppressedOr(common, 'missing-lease', what, suppressionOf(node, policy), policy);
 }
 
-function summarise(nodes: readonly NodeVerdict[]): Record<Verdict, number> {
-  const summary = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
-  for (const n of nodes) summary[n.verdict]++;
-  return summary;
-}
-
-/** Nodes per key (orphaned leases are not nodes; a null key leaves the node out), with how many are silent. */
-function countBy(
-  nodes: readonly NodeVerdict[],
-  keyOf: (node: NodeVerdict) => string | null,
-): [string, { total: number; silent: number }][] {
-  const groups = new Map<string, { total: number; silent: number }>();
-  for (const n of nodes) {
-    if (n.verdict === 'orphaned-lease') continue;
-    const key = keyOf(n);
-    if (key === null) continue;
-    const group = groups.get(key) ?? { total: 0, silent: 0 };
-    group.total++;
-    if (isSilent(n.verdict)) group.silent++;
-    groups.set(key, group);
-  }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** Nodes per zone (no zone: ''), with how many are silent. */
-function zonesOf(nodes: readonly NodeVerdict[]): ZoneSummary[] {
-  return countBy(nodes, (n) => n.zone ?? '').map(([zone, counts]) => ({ zone, ...counts }));
-}
-
-/** Nodes per node group (nodes without one are left out), with how many are silent. */
-function nodeGroupsOf(nodes: readonly NodeVerdict[]): NodeGroupSummary[] {
-  return countBy(nodes, (n) => n.nodeGroup ?? null).map(([nodeGroup, counts]) => ({
-    nodeGroup,
-    ...counts,
-  }));
-}
-
-/** The counts of an evaluation's verdicts (after silences changed some: see silences.ts). */
-export function tally(
-  nodes: readonly NodeVerdict[],
-): Pick<Evaluation, 'summary' | 'zones' | 'nodeGroups'> {
-  return { summary: summarise(nodes), zones: zonesOf(nodes), nodeGroups: nodeGroupsOf(nodes) };
-}
-
-/** Where a renewTime places a lease among copies of it: never or unreadable before any time. */
-function renewedAt(read: ReadLease): number {
-  return read.renew.kind === 'time' ? read.renew.at : Number.NEGATIVE_INFINITY;
-}
-
-/**
- * One lease per name. A list should never hold two, but a broken server or proxy can: the copy
- * renewed last wins (on a tie, the first listed), so a stale copy listed first cannot make a
- * live node expired.
- */
-function latestLeases(leases: readonly LeaseInfo[]): Map<string, ReadLease> {
-  const byName = new Map<string, ReadLease>();
-  for (const lease of leases) {
-    const read: ReadLease = {
-      lease,
-      renew: readRenewTime(lease.renewTime),
-      duration: readLeaseDuration(lease.leaseDurationSeconds),
-    };
-    const kept = byName.get(lease.name);
-    if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(lease.name, read);
-  }
-  return byName;
-}
-
 /** At least this many of the last check's leases missing (and at least half) make a list suspect. */
 export const SUSPECT_VANISHED_MIN = 3;
 
@@ -590,9 +403,7 @@ export function evaluate(
     degraded: snapshot.degraded,
     suspect: [suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') || undefined,
     nodes: verdicts,
-    summary: summarise(verdicts),
-    zones: zonesOf(verdicts),
-    nodeGroups: nodeGroupsOf(verdicts),
+    ...tally(verdicts),
     observations: ctx.next,
     ...recheckOf(ctx.rechecks),
   };

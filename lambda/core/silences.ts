@@ -13,12 +13,13 @@
  * Pure: silences, windows, the check's verdicts and `now` in; the adjusted verdicts out.
  */
 import { lastFiring } from './cron.js';
-import { LEGACY_ZONE_LABEL, tally, ZONE_LABEL } from './evaluate.js';
+import { LEGACY_ZONE_LABEL, ZONE_LABEL } from './evaluate.js';
 import type { MaintenanceWindow } from './maintenance-window.js';
 import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
 import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
+import { tally } from './verdict-tally.js';
 
 export type { MaintenanceWindow } from './maintenance-window.js';
 

@@ -1,0 +1,163 @@
+/**
+ * What a check sees of each lease before any verdict: its renewal read once, its observation
+ * carried forward on the watchdog's clock (renewal-clock.ts), and whether the look is frozen.
+ */
+import {
+  type LeaseDuration,
+  parseTimestamp,
+  type RenewTime,
+  readLeaseDuration,
+  readRenewTime,
+} from './lease.js';
+import type { LeaseInfo, NodeInfo, Observation, Observations, Snapshot } from './model.js';
+import type { Policy } from './policy.js';
+import {
+  FREEZE_MIN,
+  markSuspect,
+  observeChange,
+  silenceStart,
+  suspectMs,
+} from './renewal-clock.js';
+
+/** What observing needs of a check. */
+export interface ObserveContext {
+  readonly snapshot: Snapshot;
+  readonly policy: Policy;
+  readonly now: number;
+  readonly previous: Observations;
+}
+
+/** Where a lease stands on the watchdog's clock after this check. */
+export interface Silence {
+  readonly observation: Observation;
+  readonly silentMs: number;
+}
+
+/**
+ * Carries the observation of one lease forward: an unchanged renewTime keeps its observation; a
+ * changed one restarts at `now`, its renewal estimated on our clock (renewal-clock.ts); a first
+ * sight is estimated against the API server's clock.
+ */
+function observe(
+  key: string | null,
+  renewAt: number | undefined,
+  previous: Observation | undefined,
+  firstSightAgeMs: number | undefined,
+  now: number,
+): Silence {
+  let observation: Observation;
+  if (previous && previous.renewTime === key) {
+    observation = previous;
+  } else if (previous) {
+    observation = observeChange(key, renewAt, previous, now);
+  } else if (firstSightAgeMs === undefined) {
+    observation = { renewTime: key, changedAt: now, estimated: false };
+  } else {
+    observation = {
+      renewTime: key,
+      changedAt: now - Math.max(0, firstSightAgeMs),
+      estimated: true,
+      // An upper bound of the kubelet's clock offset, to learn from (never used for this silence).
+      ...(renewAt === undefined ? {} : { offsetMs: now - renewAt }),
+    };
+  }
+  return { observation, silentMs: Math.max(0, now - silenceStart(observation)) };
+}
+
+export function createdAtMs(
+  node: NodeInfo | undefined,
+  lease: LeaseInfo | undefined,
+): number | undefined {
+  const text = node?.createdAt ?? lease?.createdAt;
+  return text === undefined ? undefined : parseTimestamp(text);
+}
+
+/** A lease with its spec read once per check (renewTime parsing is most of a check's core CPU). */
+export interface ReadLease {
+  readonly lease: LeaseInfo;
+  readonly renew: RenewTime;
+  readonly duration: LeaseDuration;
+}
+
+/** One lease's observation for this look, and the limits it is judged by. */
+export interface Observed {
+  readonly silence: Silence;
+  readonly thresholdSeconds: number;
+  /** How long a live kubelet goes between renewals (renewal-clock.ts); for a lease ever renewed. */
+  readonly limitMs?: number | undefined;
+}
+
+/** The observation of a lease that can be read (undefined: invalid), before any verdict. */
+export function observeLease(
+  ctx: ObserveContext,
+  { lease, renew, duration }: ReadLease,
+  node: NodeInfo | undefined,
+): Observed | undefined {
+  const { snapshot, policy, now } = ctx;
+  if (renew.kind === 'invalid' || duration.kind === 'invalid') return undefined;
+  const previous = ctx.previous.get(lease.name);
+  if (renew.kind === 'never') {
+    // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
+    const created = createdAtMs(node, lease);
+    const age = created === undefined ? undefined : snapshot.serverTime - created;
+    const silence = observe(null, undefined, previous, age, now);
+    return { silence, thresholdSeconds: policy.startupGraceSeconds };
+  }
+  const age = snapshot.serverTime - renew.at;
+  const seen = observe(renew.raw, renew.at, previous, age, now);
+  const limitMs = suspectMs(duration.seconds);
+  const observation = markSuspect(seen.observation, seen.silentMs, limitMs, now);
+  return {
+    silence: { observation, silentMs: seen.silentMs },
+    thresholdSeconds: Math.max(policy.gracePeriodSeconds, duration.seconds),
+    limitMs,
+  };
+}
+
+/**
+ * Observes every lease first: a look at which most leases with history are suspects (at least
+ * half, at least FREEZE_MIN) sees a frozen cluster (renewal-clock.ts).
+ */
+export function observeAll(
+  ctx: ObserveContext,
+  leases: ReadonlyMap<string, ReadLease>,
+  nodesByName: ReadonlyMap<string, NodeInfo>,
+): { observed: Map<string, Observed>; frozen: boolean } {
+  const observed = new Map<string, Observed>();
+  let known = 0;
+  let suspects = 0;
+  for (const read of leases.values()) {
+    const name = read.lease.name;
+    const o = observeLease(ctx, read, nodesByName.get(name));
+    if (o === undefined) continue;
+    observed.set(name, o);
+    if (!ctx.previous.has(name)) continue;
+    known++;
+    if (o.silence.observation.suspectSince !== undefined) suspects++;
+  }
+  return { observed, frozen: suspects >= FREEZE_MIN && suspects * 2 >= known };
+}
+
+/** Where a renewTime places a lease among copies of it: never or unreadable before any time. */
+function renewedAt(read: ReadLease): number {
+  return read.renew.kind === 'time' ? read.renew.at : Number.NEGATIVE_INFINITY;
+}
+
+/**
+ * One lease per name. A list should never hold two, but a broken server or proxy can: the copy
+ * renewed last wins (on a tie, the first listed), so a stale copy listed first cannot make a
+ * live node expired.
+ */
+export function latestLeases(leases: readonly LeaseInfo[]): Map<string, ReadLease> {
+  const byName = new Map<string, ReadLease>();
+  for (const lease of leases) {
+    const read: ReadLease = {
+      lease,
+      renew: readRenewTime(lease.renewTime),
+      duration: readLeaseDuration(lease.leaseDurationSeconds),
+    };
+    const kept = byName.get(lease.name);
+    if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(lease.name, read);
+  }
+  return byName;
+}
