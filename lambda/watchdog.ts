@@ -11,8 +11,8 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
+import { logChecked } from './check-log.js';
 import type { AlertPolicy } from './core/incidents.js';
-import { type Evaluation, VERDICTS } from './core/model.js';
 import type { Policy } from './core/policy.js';
 import type {
   ClusterReader,
@@ -366,7 +366,7 @@ export class Watchdog {
         durationMs: clock() - started,
       });
     } else {
-      this.logChecked(name, outcome, evaluation, alerting, clock() - started);
+      logChecked(logger, name, outcome, evaluation, alerting, clock() - started);
     }
     if (evaluation.recheck !== undefined) {
       const { at, leases } = evaluation.recheck;
@@ -376,49 +376,6 @@ export class Watchdog {
     // The dead-man's switch: a check counts as successful once its notifications are out too.
     if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
     return outcome;
-  }
-
-  /** The `cluster checked` line (the dashboard's figures) and one line per node not healthy. */
-  private logChecked(
-    name: string,
-    outcome: CycleOutcome & { status: 'checked' },
-    evaluation: Evaluation,
-    alerting: number,
-    durationMs: number,
-  ): void {
-    const { logger } = this.deps;
-    logger.info('cluster checked', {
-      cluster: name,
-      // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
-      nodes: evaluation.nodes.length,
-      ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
-      alerting,
-      notificationsSent: outcome.published.length,
-      notificationsFailed: outcome.publishError === undefined ? 0 : outcome.pending.length,
-      degraded: evaluation.degraded,
-      suspect: evaluation.suspect,
-      durationMs,
-    });
-    // One line per node that is not healthy, capped: a zone outage must not flood the log.
-    const notable = evaluation.nodes.filter(
-      (n) => n.verdict !== 'healthy' && n.verdict !== 'orphaned-lease',
-    );
-    if (notable.length > MAX_NODE_LOG_LINES) {
-      logger.info('more nodes are not healthy than are logged one by one', {
-        cluster: name,
-        notHealthy: notable.length,
-        logged: MAX_NODE_LOG_LINES,
-      });
-    }
-    for (const node of notable.slice(0, MAX_NODE_LOG_LINES)) {
-      logger.info('node verdict', {
-        cluster: name,
-        node: node.name,
-        verdict: node.verdict,
-        silentForSeconds: node.silentForSeconds,
-        reason: node.reason,
-      });
-    }
   }
 
   /** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
@@ -437,8 +394,6 @@ export class Watchdog {
     metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
   }
 }
-
-const MAX_NODE_LOG_LINES = 100;
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return sleep(ms, undefined, signal ? { signal } : undefined);

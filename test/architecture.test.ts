@@ -41,9 +41,13 @@ const layer = (file: string): string => {
   if (path.startsWith('settings/')) return 'settings';
   if (path === 'ports.ts') return 'ports';
   if (
-    ['check-cycle.ts', 'watchdog.ts', 'confirmed-subscriptions.ts', 'alert-evidence.ts'].includes(
-      path,
-    )
+    [
+      'check-cycle.ts',
+      'check-log.ts',
+      'watchdog.ts',
+      'confirmed-subscriptions.ts',
+      'alert-evidence.ts',
+    ].includes(path)
   ) {
     return 'use-case';
   }
