@@ -8,27 +8,12 @@
  */
 import { hashString, hex, uidFrom } from './hashing.js';
 import type { ObjectMeta } from './objects.js';
-import type { NodeRecord } from './records.js';
+import type { EventSource, NodeEventRecord, NodeRecord } from './records.js';
 import type { ClusterStore } from './store.js';
 import { formatTime } from './time-format.js';
 
 export const EVENT_NAMESPACE = 'default';
 const EVENT_TTL_US = 3_600_000_000;
-
-export type EventSource = 'kubelet' | 'node-controller';
-
-export interface NodeEventRecord {
-  node: string;
-  /** The Node's uid (node-controller events carry it; kubelet events carry the node's name). */
-  nodeUid: string;
-  reason: string;
-  message: string;
-  source: EventSource;
-  type: 'Normal' | 'Warning';
-  firstUs: number;
-  lastUs: number;
-  count: number;
-}
 
 export interface KubeEvent {
   apiVersion: 'v1';
@@ -227,3 +212,5 @@ export const EVENT_FIELDS = [
   'source',
   'type',
 ];
+
+export type { EventSource, NodeEventRecord };

@@ -67,3 +67,19 @@ export interface NodeRecord {
   rvAtUs: number;
   kubelet: Kubelet;
 }
+
+/** One Event about a node, as the sim records it (events.ts derives the rest). */
+export type EventSource = 'kubelet' | 'node-controller';
+
+export interface NodeEventRecord {
+  node: string;
+  /** The Node's uid (node-controller events carry it; kubelet events carry the node's name). */
+  nodeUid: string;
+  reason: string;
+  message: string;
+  source: EventSource;
+  type: 'Normal' | 'Warning';
+  firstUs: number;
+  lastUs: number;
+  count: number;
+}

@@ -2,18 +2,10 @@
  * The one generic path every resource takes: get one, list (paging, label and field selectors,
  * Table output), and the writes a resource accepts (create, update, patch, delete).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { matchesSelector } from '../lambda/core/selector.js';
 import type { SimCluster } from './cluster.js';
+import { acceptor, keySpace, type ResourceRequest } from './list-scope.js';
 import { isRecord, SimApiError } from './objects.js';
-import {
-  type FieldTerm,
-  jsonList,
-  type ListParams,
-  matchesFields,
-  page,
-  parseListParams,
-} from './paging.js';
+import { jsonList, page, parseListParams } from './paging.js';
 import { applyPatch } from './patches.js';
 import { type ApiObject, apiVersionOf, type ResourceKind } from './resources.js';
 import { type Responder, readBody } from './responses.js';
@@ -21,15 +13,6 @@ import type { Route } from './routes.js';
 import { qualifiedName } from './status.js';
 import { tableJson, tableMode } from './table.js';
 import { serveWatch } from './watch.js';
-
-export interface ResourceRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  route: Route;
-  query: URLSearchParams;
-  /** Every list in one page, whatever its `limit` (see SimServer.ignoreLimit). */
-  ignoreLimit?: boolean;
-}
 
 function notFound(r: ResourceKind, name: string): SimApiError {
   const details: { name: string; group?: string; kind: string } = { name, kind: r.plural };
@@ -140,46 +123,6 @@ async function serveOne(
   if (!table) return io.send(req, res, 200, JSON.stringify(obj));
   const rv = obj.metadata.resourceVersion;
   return io.send(req, res, 200, tableJson(table, r.columns, { items: [obj] }, rv, r.row));
-}
-
-/** Keys "namespace/name" across namespaces, or names within one namespace (or the cluster). */
-export function keySpace(
-  cluster: SimCluster,
-  r: ResourceKind,
-  ns: string | undefined,
-  fields: readonly FieldTerm[],
-) {
-  if (!r.namespaced || ns !== undefined) {
-    return {
-      keys: r.names(ns, fields),
-      split: (key: string): [string | undefined, string] => [ns, key],
-    };
-  }
-  const namespaces = [...cluster.namespaces()].sort();
-  const keys = namespaces.flatMap((n) => r.names(n, fields).map((name) => `${n}/${name}`));
-  const split = (key: string): [string | undefined, string] => {
-    const slash = key.indexOf('/');
-    return [key.slice(0, slash), key.slice(slash + 1)];
-  };
-  return { keys, split };
-}
-
-export function acceptor(
-  r: ResourceKind,
-  params: ListParams,
-  split: (key: string) => [string | undefined, string],
-) {
-  const metaFields = params.fields.filter((t) => t.field.startsWith('metadata.'));
-  const otherFields = params.fields.filter((t) => !t.field.startsWith('metadata.'));
-  return (key: string): boolean => {
-    const [n, name] = split(key);
-    const meta = (field: string) => (field === 'metadata.name' ? name : n);
-    if (!matchesFields(metaFields, meta)) return false;
-    if (params.selector && !matchesSelector(params.selector, r.labels(n, name) ?? {})) return false;
-    if (otherFields.length === 0) return true;
-    const obj = r.get(n, name);
-    return obj !== undefined && matchesFields(otherFields, (f) => r.fieldValue?.(obj, f));
-  };
 }
 
 async function serveList(

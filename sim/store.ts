@@ -8,11 +8,10 @@
  * object does. Members are public for the sim's own modules (faults, views, writes), not for tests.
  */
 import { standardLabels } from './catalogue.js';
-import type { NodeEventRecord } from './events.js';
 import { unit } from './hashing.js';
 import { lastHeartbeatUs, lastRenewalUs, NODE_MONITOR_GRACE_US } from './kubelets.js';
 import { NODE_LEASE_NAMESPACE, SIM_NAMESPACES } from './objects.js';
-import type { Kubelet, LeaseRecord, NodeRecord } from './records.js';
+import type { Kubelet, LeaseRecord, NodeEventRecord, NodeRecord } from './records.js';
 import { formatMicroTime } from './time-format.js';
 
 export interface SimClusterOptions {

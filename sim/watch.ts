@@ -6,9 +6,8 @@
  * timeoutSeconds or the client hangs up. With Table output each object is a one-row Table.
  */
 import type { SimCluster } from './cluster.js';
+import { acceptor, keySpace, type ResourceRequest } from './list-scope.js';
 import { parseListParams } from './paging.js';
-import type { ResourceRequest } from './resource-handler.js';
-import { acceptor, keySpace } from './resource-handler.js';
 import type { ApiObject, ResourceKind } from './resources.js';
 import { tableJson, tableMode } from './table.js';
 
