@@ -12,7 +12,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
-import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SentAnswer, type SimServer, startSimServer } from '../sim/server.js';
 

@@ -14,11 +14,11 @@
  */
 
 import { parseArgs } from 'node:util';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
+import { tapBodies } from '../lambda/adapters/kube/transport.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
-import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
-import { loadKubeConfig } from '../lambda/kube/kubeconfig.js';
-import { tapBodies } from '../lambda/kube/transport.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const { values } = parseArgs({

@@ -3,7 +3,7 @@
  * units measured in this run, times dated list prices. Rewrites docs/COST.md.
  *
  * At 100 / 1,000 / 5,000 / 100,000 nodes the handler built by `createHandler` checks a simulated
- * cluster over HTTPS (test/support/watchdog-harness.ts: dynalite, the local SNS server) as the
+ * cluster over HTTPS (testkit/watchdog-harness.ts: dynalite, the local SNS server) as the
  * default deployment does: a scheduled run, then its routine looks (SQS-triggered, ROUTINE_LOOKS_MS),
  * each delivered as the event source mapping delivers it. Measured per scheduled check and per
  * look apart: DynamoDB capacity units (as dynalite reports them, by DynamoDB's rules), SNS
@@ -17,19 +17,18 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { FOR_SERVICE_METRICS, PER_CLUSTER_METRICS } from '../lambda/metrics.js';
-import { DEFAULTS } from '../lambda/settings/index.js';
-import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
-import { SNAPSHOT_MAX_AGE_MS } from '../lambda/state/observation-snapshot.js';
-import { ROUTINE_LOOKS_MS } from '../lambda/watchdog.js';
-import { healthyObservations, nodeNames, sampleAlerts } from '../test/state-fixtures.js';
-import { countUnits } from '../test/support/capacity-units.js';
-import { localClient, startLocalDynamoDb } from '../test/support/dynalite.js';
 import {
-  type Container,
-  SCHEDULE_MS,
-  startWatchdogHarness,
-} from '../test/support/watchdog-harness.js';
+  FOR_SERVICE_METRICS,
+  PER_CLUSTER_METRICS,
+} from '../lambda/adapters/metrics/emf-metrics.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { SNAPSHOT_MAX_AGE_MS } from '../lambda/adapters/state/dynamodb/observation-snapshot.js';
+import { DEFAULTS } from '../lambda/settings/index.js';
+import { ROUTINE_LOOKS_MS } from '../lambda/use-cases/invocation.js';
+import { countUnits } from '../testkit/capacity-units.js';
+import { localClient, startLocalDynamoDb } from '../testkit/dynalite.js';
+import { healthyObservations, nodeNames, sampleAlerts } from '../testkit/state-fixtures.js';
+import { type Container, SCHEDULE_MS, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CHECKS = Number(process.env.BENCH_COST_CHECKS ?? 5);
@@ -211,7 +210,7 @@ async function measure(nodes: number, checks: number): Promise<PerCheck> {
       look,
       snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
       storedBytes: snapshot.bytes,
-      // Billed per cluster: the metrics with the cluster dimension (lambda/metrics.ts).
+      // Billed per cluster: the metrics with the cluster dimension (lambda/adapters/metrics/emf-metrics.ts).
       distinctMetrics: new Set(
         records
           .filter((r) => PER_CLUSTER_METRICS.has(r.name))
@@ -482,7 +481,7 @@ const fixed = [
   `CloudWatch alarms of the deployment: $${PRICES.alarmMonth.toFixed(2)} each (standard resolution)`,
   `Secrets Manager: $${PRICES.secretMonth.toFixed(2)} per secret (a token-mode cluster's token)`,
   `CloudWatch dashboard: $${PRICES.dashboardMonth.toFixed(2)} (the first three per account are free)`,
-  `CloudWatch custom metrics of the whole deployment ({service} only, lambda/metrics.ts): up to ${FOR_SERVICE_METRICS.size + 1} × $${PRICES.customMetricMonth.toFixed(2)} = $${((FOR_SERVICE_METRICS.size + 1) * PRICES.customMetricMonth).toFixed(2)} (${[...FOR_SERVICE_METRICS].join(', ')}, ConfirmedSubscriptions; a metric is billed only in a month it is written: NotificationsAbandoned and ConfirmedSubscriptions are written every check, the other failure counts only when such a failure happens)`,
+  `CloudWatch custom metrics of the whole deployment ({service} only, lambda/adapters/metrics/emf-metrics.ts): up to ${FOR_SERVICE_METRICS.size + 1} × $${PRICES.customMetricMonth.toFixed(2)} = $${((FOR_SERVICE_METRICS.size + 1) * PRICES.customMetricMonth).toFixed(2)} (${[...FOR_SERVICE_METRICS].join(', ')}, ConfirmedSubscriptions; a metric is billed only in a month it is written: NotificationsAbandoned and ConfirmedSubscriptions are written every check, the other failure counts only when such a failure happens)`,
   `SQS, the event source mapping polling the empty look queue: Lambda long-polls a standard queue with ${IDLE_POLLERS} pollers to start with ([AWS Compute Blog](https://aws.amazon.com/blogs/compute/understanding-how-aws-lambda-scales-when-subscribed-to-amazon-sqs-queues/); [Lambda developer guide](https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html)), each long poll waiting at most 20 s ([SQS developer guide](https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html)): an estimate of ${IDLE_RECEIVES_PER_MONTH.toLocaleString('en')} empty receives a month (${IDLE_POLLERS} × 3 a minute), ${money(idleSqs)}, whatever the number of clusters`,
 ];
 
@@ -492,7 +491,7 @@ const doc = `# What the watchdog costs
 
 Cost of **one cluster** per month at the default settings: a scheduled run every minute
 (${RUNS_PER_MONTH.toLocaleString('en')} in 30 days), each asking through SQS (one \`SendMessageBatch\`) for ${LOOKS_PER_RUN} routine looks
-(\`ROUTINE_LOOKS_MS\` in lambda/watchdog.ts): ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
+(\`ROUTINE_LOOKS_MS\` in lambda/use-cases/invocation.ts): ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
 invocation that lists the Leases alone (and GETs a node that may page), and saves and logs in
 full only what changed; the function on **arm64 with 512 MB** (\`memoryMb\`, the stack's default),
 a healthy cluster in steady state (no alert, nothing published, no suspect re-check). One
@@ -557,7 +556,7 @@ beside it. **Sensitivity:** at 512 MB the function gets about 0.29 vCPU, and a c
 ${LAMBDA_SLOWDOWN}× (at 100,000 nodes the function needs about 1,024 MB anyway, see BENCHMARKS.md). At 100,000
 nodes the snapshot comes from the state store alone (bench/state-cost.ts's observations). Logs:
 Powertools' envelope is counted as ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes
-(estimates); EMF records and billed metrics count only what lambda/metrics.ts writes as metrics.
+(estimates); EMF records and billed metrics count only what lambda/adapters/metrics/emf-metrics.ts writes as metrics.
 SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run (the \`SendMessageBatch\` of its looks) and ${SQS_REQUESTS_PER_LOOK} a look (the
 mapping's \`ReceiveMessage\` that returns it and its \`DeleteMessageBatch\`; one cluster's looks are
 ${SCHEDULE_MS / 1000 / (LOOKS_PER_RUN + 1)}-40 s apart and never share a batch); the mapping's polling of the empty queue is a fixed

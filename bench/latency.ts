@@ -10,9 +10,9 @@
  *   node --import tsx bench/latency.ts [deaths per row]
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { random } from '../test/state-fixtures.js';
-import { MINUTE, renewTimeOf, runSchedule } from '../test/support/schedule-runs.js';
-import { type Harness, kindOf, startWatchdogHarness } from '../test/support/watchdog-harness.js';
+import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
+import { random } from '../testkit/state-fixtures.js';
+import { type Harness, kindOf, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 const DEATHS = Number(process.argv[2] ?? 40);
 

@@ -1,18 +1,18 @@
 /**
  * The soak of docs/RELIABILITY.md through the real parts, shorter: the same seeded fault schedule
- * (test/support/reliability-soak.ts: deaths, flapping, a storm, 45-s stalls, a 5-minute API
+ * (testkit/reliability-soak.ts: deaths, flapping, a storm, 45-s stalls, a 5-minute API
  * outage) for one simulated day, at 1,440 one-minute invocations of the handler `createHandler`
  * builds, reading the sim over HTTPS, keeping state in dynalite and publishing to the local SNS
- * server (test/support/watchdog-harness.ts). Too slow for the test suite (a stall costs a real
+ * server (testkit/watchdog-harness.ts). Too slow for the test suite (a stall costs a real
  * request timeout); prints what SNS accepted, FIRING/STORM naming a node that was not down, and
  * the real time of an invocation (median, p95). Not a test: nothing is asserted.
  *
  *   node_modules/.bin/node --import tsx bench/soak-day.ts [days]
  */
 import { performance } from 'node:perf_hooks';
-import { random } from '../test/state-fixtures.js';
-import { scheduleFaults, ZONES } from '../test/support/reliability-soak.js';
-import { kindOf, startWatchdogHarness, T0 } from '../test/support/watchdog-harness.js';
+import { scheduleFaults, ZONES } from '../testkit/reliability-soak.js';
+import { random } from '../testkit/state-fixtures.js';
+import { kindOf, startWatchdogHarness, T0 } from '../testkit/watchdog-harness.js';
 
 const DAYS = Number(process.argv[2] ?? 1);
 const MINUTE = 60_000;

@@ -11,16 +11,19 @@
 
 import { performance } from 'node:perf_hooks';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { ClusterState } from '../lambda/ports.js';
-import { DynamoDbStateStore, type DynamoDbUsage } from '../lambda/state/dynamodb-store.js';
-import { serializeClusterState } from '../lambda/state/state-document.js';
+import {
+  DynamoDbStateStore,
+  type DynamoDbUsage,
+} from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { serializeClusterState } from '../lambda/adapters/state/state-document.js';
+import type { ClusterState } from '../lambda/ports/index.js';
+import { localClient, startLocalDynamoDb } from '../testkit/dynalite.js';
 import {
   healthyObservations,
   nodeNames,
   sampleAlerts,
   sampleNotification,
-} from '../test/state-fixtures.js';
-import { localClient, startLocalDynamoDb } from '../test/support/dynalite.js';
+} from '../testkit/state-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 29, 17, 52, 14);
 const CHECKS_PER_MONTH = 30 * 24 * 60; // the default 1-minute schedule

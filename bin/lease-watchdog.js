@@ -2,7 +2,7 @@
 // The `lease-watchdog` command: the compiled CLI (npm run build; `npm ci` and `npm pack` build it).
 let main;
 try {
-  main = await import('../dist/lambda/cli/main.js');
+  main = await import('../dist/cli/main.js');
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist'))
     throw error;

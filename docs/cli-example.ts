@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../lambda/cli/main.js';
+import { run } from '../cli/main.js';
 import { replaceSection } from '../lambda/settings/docs.js';
 import { SimCluster } from '../sim/cluster.js';
 import { startSimServer } from '../sim/server.js';

@@ -4,6 +4,11 @@
  */
 
 import { writeFile } from 'node:fs/promises';
+import {
+  type RenderContext,
+  renderBody,
+  renderSubject,
+} from '../lambda/adapters/notify/render/render.js';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import { evaluate } from '../lambda/core/evaluate.js';
 import {
@@ -14,7 +19,6 @@ import {
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { alertsForDegraded, stateResetNotice } from '../lambda/core/watchdog-alerts.js';
-import { type RenderContext, renderBody, renderSubject } from '../lambda/notify/render.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 50, 0);
@@ -289,7 +293,7 @@ export function emailsMarkdown(): string {
   const parts = [
     '# What the emails look like',
     '',
-    'Rendered by the code (`lambda/notify/render.ts`) from a scripted cluster of 12 nodes, checked every minute',
+    'Rendered by the code (`lambda/adapters/notify/render/render.ts`) from a scripted cluster of 12 nodes, checked every minute',
     'with the default settings (`docs/emails.ts`; `npm run emails` rewrites this file, and a test checks',
     'that it is current). SNS sends the subject and the body as a plain-text email; message attributes',
     '`cluster`, `kind` and `severity` let a subscription filter them.',

@@ -5,21 +5,24 @@
  */
 
 import { writeFile } from 'node:fs/promises';
-import { composeNotification } from '../lambda/core/grouping.js';
-import type { AlertNode, Notification } from '../lambda/core/notification.js';
-import { renderChatNotification } from '../lambda/notify/chat.js';
-import { renderDocument } from '../lambda/notify/document.js';
-import { DOCUMENT_SCHEMA, documentJsonSchema } from '../lambda/notify/document-schema.js';
 import {
   EVENT_DETAIL_TYPE,
   EVENT_SOURCE,
   notificationEvent,
-} from '../lambda/notify/event-notifier.js';
+} from '../lambda/adapters/notify/delivery/event-notifier.js';
 import {
   DOCUMENT_PROTOCOLS,
   MESSAGE_MAX_BYTES,
   messageAttributes,
-} from '../lambda/notify/sns-notifier.js';
+} from '../lambda/adapters/notify/delivery/sns-notifier.js';
+import { renderChatNotification } from '../lambda/adapters/notify/render/chat.js';
+import { renderDocument } from '../lambda/adapters/notify/render/document.js';
+import {
+  DOCUMENT_SCHEMA,
+  documentJsonSchema,
+} from '../lambda/adapters/notify/render/document-schema.js';
+import { composeNotification } from '../lambda/core/grouping.js';
+import type { AlertNode, Notification } from '../lambda/core/notification.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 55, 0);
 
@@ -137,7 +140,7 @@ export function notificationsMarkdown(): string {
   const parts = [
     '# Machine-readable notifications',
     '',
-    'Rendered by the code (`lambda/notify/document.ts`, `lambda/notify/sns-notifier.ts`) from the',
+    'Rendered by the code (`lambda/adapters/notify/render/document.ts`, `lambda/adapters/notify/delivery/sns-notifier.ts`) from the',
     'examples in `docs/notifications.ts`; `npm run docs:notifications` rewrites this file and',
     '`docs/schema/notification.v1.json`, and a test checks that both are current.',
     '',
@@ -164,7 +167,7 @@ export function notificationsMarkdown(): string {
     '## The document',
     '',
     'Its JSON Schema (draft 2020-12) is [docs/schema/notification.v1.json](schema/notification.v1.json),',
-    'generated from the declaration in `lambda/notify/document-schema.ts`. Within v1, fields are only',
+    'generated from the declaration in `lambda/adapters/notify/render/document-schema.ts`. Within v1, fields are only',
     'added and enums may gain values (a new kind, verdict or severity): ignore what you do not know.',
     'A change that breaks a consumer gets a new `schema` string.',
     '',

@@ -1,13 +1,13 @@
 /**
  * docs/RELIABILITY.md, rendered from what the tests measure: the fault matrix
- * (test/support/reliability-matrix.ts, through the real handler and parts) and the simulated week
- * (test/support/reliability-soak.ts). `npm run docs:reliability` runs both and rewrites the file;
+ * (testkit/reliability-matrix.ts, through the real handler and parts) and the simulated week
+ * (testkit/reliability-soak.ts). `npm run docs:reliability` runs both and rewrites the file;
  * test/reliability.test.ts runs both, asserts the guarantees, and checks the file is current. No
  * timings: every number comes from the fake clock and seeded randomness.
  */
 import { writeFile } from 'node:fs/promises';
-import { runMatrix, type ScenarioResult } from '../test/support/reliability-matrix.js';
-import { runSoak, type SoakResult } from '../test/support/reliability-soak.js';
+import { runMatrix, type ScenarioResult } from '../testkit/reliability-matrix.js';
+import { runSoak, type SoakResult } from '../testkit/reliability-soak.js';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
@@ -56,8 +56,8 @@ export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: Soa
   return [
     '# Reliability: the fault matrix and a simulated week',
     '',
-    '<!-- Rendered by `npm run docs:reliability` from test/support/reliability-matrix.ts and',
-    'test/support/reliability-soak.ts; test/reliability.test.ts fails when the guarantees or this',
+    '<!-- Rendered by `npm run docs:reliability` from testkit/reliability-matrix.ts and',
+    'testkit/reliability-soak.ts; test/reliability.test.ts fails when the guarantees or this',
     'file no longer hold. Do not edit by hand. -->',
     '',
     'Each row below is a test: the fault is injected, the watchdog runs, and one tally compares what',

@@ -16,7 +16,7 @@ import {
   SERVICE_DIMENSIONS,
   SERVICE_NAME,
   type ServiceMetricName,
-} from '../lambda/metrics.js';
+} from '../lambda/adapters/metrics/emf-metrics.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import type { ClusterScopes } from './cluster-stacks.js';
 import { idFor } from './construct-id.js';
@@ -33,12 +33,12 @@ export const CONFIRMED_SUBSCRIPTIONS_METRIC: ServiceMetricName = 'ConfirmedSubsc
 /**
  * The metric the function emits per check: notifications given up because SNS refused them for
  * good on several checks. Emitted per cluster and, in the same EMF line, for the whole deployment
- * (dimension `service` only: `FOR_SERVICE_METRICS` in lambda/metrics.ts), which one alarm watches.
+ * (dimension `service` only: `FOR_SERVICE_METRICS` in lambda/adapters/metrics/emf-metrics.ts), which one alarm watches.
  */
 export const NOTIFICATIONS_ABANDONED_METRIC: MetricName = 'NotificationsAbandoned';
 /**
  * The metric the function emits when a notification event could not be put on `eventBus`
- * (lambda/notify/event-notifier.ts), also for the whole deployment (dimension `service` only).
+ * (lambda/adapters/notify/delivery/event-notifier.ts), also for the whole deployment (dimension `service` only).
  */
 export const NOTIFICATION_EVENTS_FAILED_METRIC: MetricName = 'NotificationEventsFailed';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */

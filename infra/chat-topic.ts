@@ -3,7 +3,7 @@
  * notification topic (topic.ts; construct ids `ChatTopicKey` and `ChatTopic`), to which the
  * function publishes Amazon Q Developer in chat applications custom notifications. The user adds
  * it to a Slack or Microsoft Teams channel configuration (output `ChatTopicArn`). Why not the
- * notification topic itself: lambda/notify/chat-notifier.ts.
+ * notification topic itself: lambda/adapters/notify/delivery/chat-notifier.ts.
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';

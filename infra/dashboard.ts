@@ -1,7 +1,7 @@
 /**
  * One CloudWatch dashboard of the watchdog: the alarms (deployment-wide ones and every cluster's
  * dead-man's switch), then one graph per concern with one line per cluster. CheckSucceeded is
- * the only metric with a cluster dimension (lambda/metrics.ts: each such metric is billed per
+ * the only metric with a cluster dimension (lambda/adapters/metrics/emf-metrics.ts: each such metric is billed per
  * cluster); the other per-cluster graphs are Logs Insights queries over the function's log group
  * (the fields of its `cluster checked` line and its failure lines), and the deployment-wide
  * totals are metric graphs of the {service}-only metrics.
@@ -23,7 +23,7 @@ import {
   NODES_ALERTING_VERDICTS,
   SERVICE_DIMENSIONS,
   type ServiceMetricName,
-} from '../lambda/metrics.js';
+} from '../lambda/adapters/metrics/emf-metrics.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import {
   CHECK_SUCCEEDED_METRIC,
@@ -39,7 +39,7 @@ export const ALARMS_PER_WIDGET = 100;
 const READ_FAILURES: MetricName = 'ClusterReadFailures';
 const NOTIFICATIONS_FAILED: MetricName = 'NotificationsFailed';
 
-/** The watchdog's log line after each check of a cluster (lambda/watchdog.ts) and its fields. */
+/** The watchdog's log line after each check of a cluster (lambda/use-cases/invocation.ts) and its fields. */
 const CHECKED = 'filter message = "cluster checked"';
 /**
  * The time bin of the Logs Insights graphs. A query returns at most 10,000 rows (one per cluster

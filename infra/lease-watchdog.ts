@@ -76,7 +76,7 @@ export interface LeaseWatchdogProps extends Omit<LeaseWatchdogConfig, 'vpc'> {
   /** The function's security groups in `vpc`. Default: a new one, all egress, no ingress. */
   readonly securityGroups?: readonly ec2.ISecurityGroup[];
   /**
-   * The handler module to bundle. Default: `lambda/handler.ts` in a clone of the repository; the
+   * The handler module to bundle. Default: `lambda/handler/handler.ts` in a clone of the repository; the
    * bundle shipped in the package (`PREBUILT_HANDLER`) where it is installed.
    */
   readonly entry?: string;

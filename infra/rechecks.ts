@@ -1,7 +1,7 @@
 /**
  * The watchdog's own looks: an SQS queue (`RecheckQueue`) on which the function sends itself
  * delayed messages (a suspect's re-check at its deadline, routine looks 40 and 80 s after each
- * scheduled run: lambda/watchdog.ts), an event source mapping that invokes the function with them
+ * scheduled run: lambda/use-cases/invocation.ts), an event source mapping that invokes the function with them
  * (small batches, `ReportBatchItemFailures`), and a dead-letter queue (`RecheckDeadLetterQueue`)
  * for a look that failed `MAX_RECEIVES` times. The function may send to the queue, nothing more.
  */

@@ -11,7 +11,7 @@ import type { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../lambda/settings/index.js';
 
 /**
- * The DynamoDB actions the state store (lambda/state/dynamodb-store.ts) uses, on the table only:
+ * The DynamoDB actions the state store (lambda/adapters/state/dynamodb/dynamodb-store.ts) uses, on the table only:
  * GetItem, Query, conditional PutItem, and BatchWriteItem of puts and deletes (a delete inside
  * BatchWriteItem needs only dynamodb:BatchWriteItem). No DeleteItem, no Scan, no streams, no DDL.
  * A store that starts using another action must add it here.

@@ -35,7 +35,9 @@ import { placeInVpc, type VpcPlacement } from './vpc-placement.js';
 export const CHECK_BUDGET_SECONDS = 45;
 
 /** The handler the stack bundles: the same module the tests exercise. */
-export const DEFAULT_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
+export const DEFAULT_ENTRY = fileURLToPath(
+  new URL('../lambda/handler/handler.ts', import.meta.url),
+);
 
 /**
  * What the bundle gets for packages client-node imports at load but the Lambda never uses (esbuild
@@ -227,7 +229,7 @@ export function createWatchdogFunction(
       forceDockerBundling: false,
     },
   });
-  // Evidence at alert time (lambda/aws/instance-evidence.ts): EC2's word on a FIRING's instances.
+  // Evidence at alert time (lambda/adapters/evidence/instance-evidence.ts): EC2's word on a FIRING's instances.
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'ReadInstanceEvidence',

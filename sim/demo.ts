@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../lambda/cli/main.js';
+import { run } from '../cli/main.js';
 import { SimCluster } from './cluster.js';
 import { startSimServer } from './server.js';
 

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { Ec2QueryError, ec2Query } from '../lambda/aws/ec2-query.js';
-import { InstanceStateReader } from '../lambda/aws/instance-evidence.js';
-import { childrenNamed, parseXml, textAt, XmlError } from '../lambda/aws/xml.js';
+import { Ec2QueryError, ec2Query } from '../lambda/adapters/evidence/ec2-query.js';
+import { InstanceStateReader } from '../lambda/adapters/evidence/instance-evidence.js';
+import { childrenNamed, parseXml, textAt, XmlError } from '../lambda/adapters/evidence/xml.js';
 import type { AlertNode } from '../lambda/core/notification.js';
-import { EvidenceReadError } from '../lambda/ports.js';
-import { type Ec2Server, startEc2Server } from './support/ec2-server.js';
-import { closedPort } from './support/ports.js';
+import { EvidenceReadError } from '../lambda/ports/index.js';
+import { type Ec2Server, startEc2Server } from '../testkit/ec2-server.js';
+import { closedPort } from '../testkit/ports.js';
 
 const credentials = async () => ({ accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' });
 

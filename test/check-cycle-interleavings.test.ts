@@ -9,14 +9,14 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type CycleDeps, runCheckCycle } from '../lambda/check-cycle.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import type { Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import type { Notifier, StateStore } from '../lambda/ports.js';
+import type { Notifier, StateStore } from '../lambda/ports/index.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
-import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
-import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
-import { type LocalDynamoDb, startLocalDynamoDb } from './support/dynalite.js';
+import { type CycleDeps, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
+import { lease, microTime, node, snapshot, T0 } from '../testkit/builders.js';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
 
 const STOPPED: Record<string, number> = { a: T0 - 62_000, b: T0 - 2_000 };
 

@@ -6,13 +6,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type CycleDeps, runCheckCycle } from '../lambda/check-cycle.js';
+import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import type { Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import type { Notifier } from '../lambda/ports.js';
+import type { Notifier } from '../lambda/ports/index.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
-import { MemoryStateStore } from '../lambda/state/memory-store.js';
-import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
+import { type CycleDeps, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
+import { lease, microTime, node, snapshot, T0 } from '../testkit/builders.js';
 
 /** When each node's kubelet stopped: a stopped node's renewTime stays at its last renewal. */
 const STOPPED: Record<string, number> = { a: T0 - 62_000, b: T0 - 2_000 };

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SimCluster } from '../sim/cluster.js';
 import { type SentAnswer, type SimServer, startSimServer } from '../sim/server.js';
-import { runCli } from './support/cli-process.js';
+import { runCli } from '../testkit/cli-process.js';
 
 function nodeLists(sent: readonly SentAnswer[]): { whole: number; table: number } {
   const lists = sent.filter((a) => a.url.startsWith('/api/v1/nodes?'));

@@ -1,8 +1,8 @@
 /** The command line as kubectl's users type it: durations, negative values, unknown flags. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCli, UsageError, type WatchOptions } from '../lambda/cli/args.js';
-import { parseDuration } from '../lambda/cli/durations.js';
+import { parseCli, UsageError, type WatchOptions } from '../cli/args.js';
+import { parseDuration } from '../cli/durations.js';
 
 function watchOptions(args: string[]): WatchOptions {
   const command = parseCli(['watch', ...args]);

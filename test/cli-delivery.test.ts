@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { runCli } from './support/cli-process.js';
-import { type SnsServer, startSnsServer } from './support/sns-server.js';
+import { runCli } from '../testkit/cli-process.js';
+import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
 

@@ -9,8 +9,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../lambda/cli/main.js';
-import { startTinyApi, type TinyApi } from './support/tiny-api.js';
+import { run } from '../cli/main.js';
+import { startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const SECRET = 'plugin-echoed-secret-7f3a';
 

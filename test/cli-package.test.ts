@@ -92,7 +92,7 @@ describe('the packed CLI, installed into an empty folder', () => {
 
   it('holds compiled JavaScript and no devDependency', () => {
     const installed = join(dir, 'app', 'node_modules');
-    assert.ok(existsSync(join(installed, 'lease-watchdog', 'dist', 'lambda', 'cli', 'main.js')));
+    assert.ok(existsSync(join(installed, 'lease-watchdog', 'dist', 'cli', 'main.js')));
     assert.ok(!existsSync(join(installed, 'lease-watchdog', 'lambda')), 'no TypeScript sources');
     for (const dev of ['tsx', 'typescript', 'aws-cdk-lib', '@biomejs/biome']) {
       assert.ok(!existsSync(join(installed, dev)), `${dev} is not installed`);

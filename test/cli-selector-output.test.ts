@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { type CliResult, runCli } from './support/cli-process.js';
+import { type CliResult, runCli } from '../testkit/cli-process.js';
 
 const GROUP = 'eks.amazonaws.com/nodegroup';
 const GPU = { [GROUP]: 'gpu', 'karpenter.sh/capacity-type': 'spot' };

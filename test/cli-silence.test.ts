@@ -8,12 +8,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
 import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
-import { FileSilenceStore } from '../lambda/state/file-silence-store.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { type CliResult, runCli } from './support/cli-process.js';
-import { closedPort } from './support/ports.js';
+import { type CliResult, runCli } from '../testkit/cli-process.js';
+import { closedPort } from '../testkit/ports.js';
 
 const TOKEN = 'cli-silence-secret-token-0123456789';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { BIN, NODE, ROOT, runCli } from './support/cli-process.js';
+import { BIN, NODE, ROOT, runCli } from '../testkit/cli-process.js';
 
 const cli = runCli;
 

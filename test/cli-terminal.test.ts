@@ -10,8 +10,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../lambda/cli/main.js';
-import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from './support/tiny-api.js';
+import { run } from '../cli/main.js';
+import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const ESC = '\u001b';
 const CLEAR = `${ESC}[2J${ESC}[H`;

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { BIN, NODE, ROOT } from './support/cli-process.js';
+import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
 
 const INTERVAL_SECONDS = 10;
 

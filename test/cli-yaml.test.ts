@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { toYaml, yamlString } from '../lambda/cli/yaml.js';
+import { toYaml, yamlString } from '../cli/yaml.js';
 
 const HOSTILE = [
   '',

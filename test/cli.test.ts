@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { type CliResult as Result, runCli } from './support/cli-process.js';
-import { closedPort } from './support/ports.js';
-import { startSnsServer } from './support/sns-server.js';
+import { type CliResult as Result, runCli } from '../testkit/cli-process.js';
+import { closedPort } from '../testkit/ports.js';
+import { startSnsServer } from '../testkit/sns-server.js';
 
 const TOKEN = 'cli-test-secret-token-0123456789';
 

@@ -1,6 +1,6 @@
 /**
  * ClusterAuthProvider through the real SDK clients against local Secrets Manager and EKS endpoints
- * (test/support), each auth mode, the refusals, the caches (injected clock) and the rule that no
+ * (testkit), each auth mode, the refusals, the caches (injected clock) and the rule that no
  * secret ever shows in an error.
  */
 
@@ -10,11 +10,11 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { ClusterAuthError, type ClusterAuthReason } from '../lambda/kube/auth-error.js';
-import { type ClusterAuth, ClusterAuthProvider } from '../lambda/kube/cluster-auth.js';
-import type { AuthenticatedCluster } from '../lambda/ports.js';
-import { type EksServer, startEksServer } from './support/eks-server.js';
-import { type SecretsServer, startSecretsServer } from './support/secrets-server.js';
+import { ClusterAuthError, type ClusterAuthReason } from '../lambda/adapters/kube/auth-error.js';
+import { type ClusterAuth, ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
+import type { AuthenticatedCluster } from '../lambda/ports/index.js';
+import { type EksServer, startEksServer } from '../testkit/eks-server.js';
+import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-11-29T17:52:14Z');

@@ -1,7 +1,7 @@
 /**
  * ClusterAwsCredentials: which credentials a cluster's AWS calls use, and how long an assumed
  * role's are kept, by the injected clock, through the real `fromTemporaryCredentials` against a
- * scripted STS endpoint (test/support/sts-server.ts).
+ * scripted STS endpoint (testkit/sts-server.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -9,8 +9,8 @@ import {
   ClusterAwsCredentials,
   REFRESH_BEFORE_EXPIRY_MS,
   ROLE_SESSION_NAME,
-} from '../lambda/kube/cluster-credentials.js';
-import { type StsServer, startStsServer } from './support/sts-server.js';
+} from '../lambda/adapters/kube/cluster-credentials.js';
+import { type StsServer, startStsServer } from '../testkit/sts-server.js';
 
 const ROLE = 'arn:aws:iam::210987654321:role/lease-watchdog-reader';
 const T0 = Date.parse('2026-11-29T17:52:14Z');

@@ -5,16 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { renderBody, renderSubject } from '../lambda/adapters/notify/render/render.js';
 import { type AlertState, EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import { alertsForDegraded } from '../lambda/core/watchdog-alerts.js';
-import { renderBody, renderSubject } from '../lambda/notify/render.js';
 import {
   attributesOf,
   type Harness,
   kindOf,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 const T = Date.UTC(2026, 10, 29, 12, 0, 0);
 const WHY = 'cannot list nodes (403 Forbidden); checked leases alone';

@@ -12,7 +12,7 @@ import { evaluate } from '../lambda/core/evaluate.js';
 import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import type { Observations, Snapshot } from '../lambda/core/model.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
-import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
+import { lease, microTime, node, snapshot, T0 } from '../testkit/builders.js';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const DEAD_SINCE = T0 - 10 * 60_000;

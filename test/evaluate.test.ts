@@ -6,7 +6,7 @@ import { NODE_FACT_LABELS, nodeFactsOf } from '../lambda/core/node-facts.js';
 import type { Policy } from '../lambda/core/policy.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
-import { lease, microTime, node, snapshot, T0 } from './support/builders.js';
+import { lease, microTime, node, snapshot, T0 } from '../testkit/builders.js';
 
 const NONE: Observations = new Map();
 const S = 1000;

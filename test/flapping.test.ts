@@ -14,7 +14,7 @@ import {
   runScenarios,
   type Scenario,
   T0,
-} from './alert-builders.js';
+} from '../testkit/alert-builders.js';
 
 const STABLE = 15 * MINUTE;
 const down = [nv('a', 'expired')];

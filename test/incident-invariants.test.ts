@@ -16,8 +16,8 @@ import {
   alertsForReadFailure,
 } from '../lambda/core/incidents.js';
 import { isAlerting, isSilent, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
-import { CLUSTER, evaluation, MINUTE, nv, policy, SECOND, T0 } from './alert-builders.js';
-import { random as seeded } from './state-fixtures.js';
+import { CLUSTER, evaluation, MINUTE, nv, policy, SECOND, T0 } from '../testkit/alert-builders.js';
+import { random as seeded } from '../testkit/state-fixtures.js';
 
 type Pick = <T>(choices: readonly T[]) => T;
 

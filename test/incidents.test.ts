@@ -17,7 +17,7 @@ import {
   runScenarios,
   type Scenario,
   T0,
-} from './alert-builders.js';
+} from '../testkit/alert-builders.js';
 
 const FOUR_HOURS = 4 * HOUR;
 /** Today's behaviour before the streak: the first failed read pages. */

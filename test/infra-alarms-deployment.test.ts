@@ -17,10 +17,10 @@ import {
   powertoolsMetrics,
   SERVICE_DIMENSIONS,
   SERVICE_NAME,
-} from '../lambda/metrics.js';
-import type { WatchdogMetrics } from '../lambda/ports.js';
+} from '../lambda/adapters/metrics/emf-metrics.js';
+import type { WatchdogMetrics } from '../lambda/ports/index.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
-import { captureEmf, type EmfLine } from './support/emf-capture.js';
+import { captureEmf, type EmfLine } from '../testkit/emf-capture.js';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
@@ -179,7 +179,7 @@ describe('NoConfirmedSubscription reads what the function writes', () => {
         .map((st) => ({ actions: [st.Action].flat(), resource: st.Resource })),
     );
     for (const statement of granted) assert.deepEqual(statement.resource, topic, 'the topic only');
-    const dir = new URL('../lambda/notify/', import.meta.url);
+    const dir = new URL('../lambda/adapters/notify/delivery/', import.meta.url);
     // The SNS adapters: the files that import the SNS client (the EventBridge notifier is not one).
     const used = readdirSync(dir)
       .filter((f) => f.endsWith('.ts'))

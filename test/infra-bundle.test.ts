@@ -16,13 +16,13 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
-import type { ClusterReport } from '../lambda/watchdog.js';
+import type { ClusterReport } from '../lambda/use-cases/invocation.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { type LocalDynamoDb, startLocalDynamoDb } from './support/dynalite.js';
-import { type SecretsServer, startSecretsServer } from './support/secrets-server.js';
-import { type SnsServer, startSnsServer } from './support/sns-server.js';
-import { FakeClock, SCHEDULE_MS, summary, TOPIC_ARN } from './support/watchdog-harness.js';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
+import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
+import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
+import { FakeClock, SCHEDULE_MS, summary, TOPIC_ARN } from '../testkit/watchdog-harness.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'node_modules', '.bin');
@@ -117,7 +117,7 @@ after(async () => {
 });
 
 describe('the Lambda bundle', () => {
-  test('is built locally by esbuild from lambda/handler.ts, as ESM that loads in Node and exports handler', () => {
+  test('is built locally by esbuild from lambda/handler/handler.ts, as ESM that loads in Node and exports handler', () => {
     const { asset, bundle } = synthesized;
     assert.ok(existsSync(bundle), `${bundle} exists`);
     const code = readFileSync(bundle, 'utf8');
@@ -132,14 +132,14 @@ describe('the Lambda bundle', () => {
       .filter((s) => !s.includes('node_modules'))
       .map((s) => relative(root, resolve(asset, s)));
     assert.ok(
-      own.includes('lambda/handler.ts'),
-      `the entry point is lambda/handler.ts: ${own.join(', ')}`,
+      own.includes('lambda/handler/handler.ts'),
+      `the entry point is lambda/handler/handler.ts: ${own.join(', ')}`,
     );
     assert.ok(
       own.includes('lambda/settings/parse.ts'),
       'the same settings validation as the stack',
     );
-    assert.ok(own.includes('lambda/create-handler.ts'), 'the handler createHandler builds');
+    assert.ok(own.includes('lambda/handler/create-handler.ts'), 'the handler createHandler builds');
     // Packages the Lambda never uses are aliased to a module that throws if used.
     const leftOut = map.sources.filter((s) =>
       /node_modules\/(undici|socks|socks-proxy-agent|hpagent|jsonpath-plus|ip-address)\//.test(s),

@@ -15,8 +15,8 @@ import type { WatchdogAlarms } from '../infra/alarms.js';
 import { ALARMS_PER_WIDGET, createDashboard } from '../infra/dashboard.js';
 import { buildStack, type LeaseWatchdogStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
-import { captureEmf, type EmfCapture } from './support/emf-capture.js';
-import { type Harness, SCHEDULE_MS, startWatchdogHarness } from './support/watchdog-harness.js';
+import { captureEmf, type EmfCapture } from '../testkit/emf-capture.js';
+import { type Harness, SCHEDULE_MS, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 const REGION = 'eu-west-1';
 const eks = (name: string) => ({

@@ -79,7 +79,7 @@ describe('eventBus', () => {
       clusters: [{ name: 'prod', auth: { mode: 'eks' } }],
       emails: ['oncall@example.com'],
       eventBus: bus,
-      entry: 'lambda/handler.ts',
+      entry: 'lambda/handler/handler.ts',
     });
     const template = Template.fromStack(stack);
     const conditions = Object.keys(template.findConditions('*')).filter((id) =>

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { linkInstalled, packAndInstall, ROOT, run } from './support/packed-package.js';
+import { linkInstalled, packAndInstall, ROOT, run } from '../testkit/packed-package.js';
 
 /** The README's example (section "Use the construct in your own CDK app"), as a user writes it. */
 const USER_APP = `

@@ -632,7 +632,9 @@ describe('the state table', () => {
 
   test('the state store uses no DynamoDB action beyond the grant (no DeleteItem)', () => {
     const store = ['dynamodb-store.ts', 'dynamodb-table.ts']
-      .map((file) => readFileSync(new URL(`../lambda/state/${file}`, import.meta.url), 'utf8'))
+      .map((file) =>
+        readFileSync(new URL(`../lambda/adapters/state/dynamodb/${file}`, import.meta.url), 'utf8'),
+      )
       .join('\n');
     const used = [...store.matchAll(/new (\w+)Command\(/g)].map((m) => `dynamodb:${m[1]}`);
     assert.deepEqual([...new Set(used)].sort(), [

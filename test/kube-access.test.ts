@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { kubeAccessOf } from '../lambda/create-handler.js';
-import { renderBody } from '../lambda/notify/render.js';
+import { renderBody } from '../lambda/adapters/notify/render/render.js';
+import { kubeAccessOf } from '../lambda/handler/create-handler.js';
 import { parseWatchdogSettings } from '../lambda/settings/index.js';
-import { alertNode, notification } from './support/notifications.js';
+import { alertNode, notification } from '../testkit/notifications.js';
 
 /** The clusters as the function's settings parse them (the same parser as at cold start). */
 const clusters = parseWatchdogSettings({

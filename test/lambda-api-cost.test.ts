@@ -16,7 +16,7 @@ import {
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 /** The node list requests of `sent`: whole Nodes (a NodeList) or the Table of Nodes. */
 function nodeLists(sent: readonly SentAnswer[]): { whole: number; table: number } {

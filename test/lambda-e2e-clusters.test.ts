@@ -1,11 +1,11 @@
 /**
- * The scheduled function end to end (see test/support/watchdog-harness.ts): hostile node names
+ * The scheduled function end to end (see testkit/watchdog-harness.ts): hostile node names
  * against the SNS endpoint's validation, several clusters per function, and fast mode (several
  * checks per invocation, on the fake clock).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WatchdogError } from '../lambda/watchdog.js';
+import { WatchdogError } from '../lambda/use-cases/invocation.js';
 import {
   attributesOf,
   type Harness,
@@ -13,7 +13,7 @@ import {
   RecordingMetrics,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: hostile node names', () => {
   let h: Harness;

@@ -1,7 +1,7 @@
 /**
  * `eks` clusters in other accounts (`auth.roleArn`), through the real handler: the function
  * assumes the role (the real `fromTemporaryCredentials` against a scripted STS endpoint,
- * test/support/sts-server.ts), calls eks:DescribeCluster (scripted EKS endpoint) and signs the EKS
+ * testkit/sts-server.ts), calls eks:DescribeCluster (scripted EKS endpoint) and signs the EKS
  * token with the assumed credentials, and the API server (a scripted HTTPS server) receives a token
  * whose credential scope names the assumed access key. A same-account cluster keeps the
  * function's own credentials. A refused AssumeRole is one line naming the role and the fix, with
@@ -11,12 +11,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EKS_TOKEN_PREFIX } from '../lambda/kube/eks-token.js';
-import { type EksServer, startEksServer } from './support/eks-server.js';
-import { closedPort } from './support/ports.js';
-import { type StsServer, startStsServer } from './support/sts-server.js';
-import { startTinyApi, type TinyApi } from './support/tiny-api.js';
-import { type Harness, startWatchdogHarness } from './support/watchdog-harness.js';
+import { EKS_TOKEN_PREFIX } from '../lambda/adapters/kube/eks-token.js';
+import { type EksServer, startEksServer } from '../testkit/eks-server.js';
+import { closedPort } from '../testkit/ports.js';
+import { type StsServer, startStsServer } from '../testkit/sts-server.js';
+import { startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
+import { type Harness, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 const ROLE = 'arn:aws:iam::210987654321:role/lease-watchdog-reader';
 const DENIED_ROLE = 'arn:aws:iam::210987654321:role/not-trusting-us';
@@ -141,8 +141,10 @@ describe('second opinion: AssumeRole against moto_server', {
   skip: moto ? false : 'moto_server is not installed',
 }, () => {
   it('the assumed credentials come back and sign the EKS token', async () => {
-    const { ClusterAwsCredentials } = await import('../lambda/kube/cluster-credentials.js');
-    const { createEksToken } = await import('../lambda/kube/eks-token.js');
+    const { ClusterAwsCredentials } = await import(
+      '../lambda/adapters/kube/cluster-credentials.js'
+    );
+    const { createEksToken } = await import('../lambda/adapters/kube/eks-token.js');
     const port = await closedPort();
     const server = spawn('moto_server', ['-p', String(port)], { stdio: 'ignore' });
     try {

@@ -1,15 +1,20 @@
 /**
- * Delivery end to end at the edges (see test/support/watchdog-harness.ts): the invocation's
+ * Delivery end to end at the edges (see testkit/watchdog-harness.ts): the invocation's
  * deadline strikes while SNS hangs or while the cluster is being read; the record of what SNS
  * accepted is made inside the invocation, so nothing is sent twice; SNS refuses a notification for
  * good; SNS or DynamoDB apply a call and the answer is lost (at most one duplicate per lost answer).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_REFUSALS } from '../lambda/check-cycle.js';
-import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
-import { type LossyProxy, startLossyProxy } from './support/lossy-proxy.js';
-import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
+import { type LossyProxy, startLossyProxy } from '../testkit/lossy-proxy.js';
+import {
+  type Harness,
+  kindOf,
+  startWatchdogHarness,
+  summary,
+} from '../testkit/watchdog-harness.js';
 
 /** The nodes each notification in the stored outbox fires for. */
 async function storedOutbox(h: Harness, cluster = 'prod') {

@@ -1,24 +1,27 @@
 /**
  * `eventBus`: each notification the topic accepted is also put on EventBridge as one event,
  * through the real handler and the real `@aws-sdk/client-eventbridge` against a scripted
- * PutEvents endpoint (test/support/events-server.ts): the event as PutEvents receives it, and
+ * PutEvents endpoint (testkit/events-server.ts): the event as PutEvents receives it, and
  * what a refused entry (200 with FailedEntryCount) or a 5xx does: counted, logged, the SNS path
  * untouched and the notification not sent again.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { NotificationDocument } from '../lambda/notify/document-schema.js';
-import { EVENT_DETAIL_TYPE, EVENT_SOURCE } from '../lambda/notify/event-notifier.js';
-import { type EventsServer, startEventsServer } from './support/events-server.js';
-import { assertValidDocument } from './support/notification-schema.js';
-import { deliveredAs } from './support/sns-server.js';
+import {
+  EVENT_DETAIL_TYPE,
+  EVENT_SOURCE,
+} from '../lambda/adapters/notify/delivery/event-notifier.js';
+import type { NotificationDocument } from '../lambda/adapters/notify/render/document-schema.js';
+import { type EventsServer, startEventsServer } from '../testkit/events-server.js';
+import { assertValidDocument } from '../testkit/notification-schema.js';
+import { deliveredAs } from '../testkit/sns-server.js';
 import {
   type Harness,
   kindOf,
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 const BUS = 'arn:aws:events:us-east-1:123456789012:event-bus/on-call';
 

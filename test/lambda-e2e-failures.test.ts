@@ -1,6 +1,6 @@
 /**
  * The scheduled function end to end when things fail around it (see
- * test/support/watchdog-harness.ts): the cluster API refuses or hangs (a WATCHDOG notification,
+ * testkit/watchdog-harness.ts): the cluster API refuses or hangs (a WATCHDOG notification,
  * once, then its resolution), SNS fails or throttles (the alert arrives once, later), and two
  * invocations run at the same time (one notification).
  */
@@ -14,7 +14,7 @@ import {
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: the cluster API fails', () => {
   let h: Harness;

@@ -5,7 +5,7 @@
  * has a node down (a FIRING), then the API turns hostile: the invocation resolves, nothing is
  * FIRING or RESOLVED on the strength of the bad answer, every failed check counts in
  * ClusterReadFailures from the first, and one WATCHDOG pages on the second failed check in a row
- * (readFailuresBeforePage, default 2). Scripted API servers (test/support/tiny-api.ts) on the
+ * (readFailuresBeforePage, default 2). Scripted API servers (testkit/tiny-api.ts) on the
  * harness's fake clock; the simulated cluster for the throttled secret.
  */
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ import {
   startTinyApi,
   TINY_TOKEN,
   type TinyApi,
-} from './support/tiny-api.js';
+} from '../testkit/tiny-api.js';
 import {
   type FakeClock,
   type Harness,
@@ -25,7 +25,7 @@ import {
   startWatchdogHarness,
   summary,
   T0,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 type Answer = (res: ServerResponse, continueToken: string | null) => void;
 

@@ -7,8 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MINUTE, renewTimeOf, runSchedule } from './support/schedule-runs.js';
-import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
+import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
+import {
+  type Harness,
+  kindOf,
+  startWatchdogHarness,
+  summary,
+} from '../testkit/watchdog-harness.js';
 
 const alarms = (h: Harness) =>
   h.messages().filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''));

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countUnits } from './support/capacity-units.js';
-import { MINUTE, renewTimeOf, runSchedule } from './support/schedule-runs.js';
+import { countUnits } from '../testkit/capacity-units.js';
+import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
 import {
   type Container,
   type Harness,
@@ -16,7 +16,7 @@ import {
   SCHEDULE_MS,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 let looks = 0;
 /** One look, as the SQS event source mapping delivers it. */

@@ -1,20 +1,20 @@
 /**
- * What the topic receives, through the real handler (see test/support/watchdog-harness.ts): one
+ * What the topic receives, through the real handler (see testkit/watchdog-harness.ts): one
  * `MessageStructure: json` publish per notification, the email text for email subscribers, the
  * versioned document for machine subscribers, and the filter attributes.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { NotificationDocument } from '../lambda/adapters/notify/render/document-schema.js';
 import { instanceOf } from '../lambda/core/evaluate.js';
-import type { NotificationDocument } from '../lambda/notify/document-schema.js';
-import { assertValidDocument } from './support/notification-schema.js';
-import { deliveredAs } from './support/sns-server.js';
+import { assertValidDocument } from '../testkit/notification-schema.js';
+import { deliveredAs } from '../testkit/sns-server.js';
 import {
   type Harness,
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: the formats of a FIRING as SNS receives it', () => {
   let h: Harness;

@@ -11,7 +11,7 @@ import {
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: a failed read pages once confirmed', () => {
   let h: Harness;

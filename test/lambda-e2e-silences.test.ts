@@ -2,11 +2,11 @@
  * A silence added by the CLI (a process, against dynalite: the deployed watchdog's table) is
  * honoured by the scheduled function built by createHandler: the dead node is suppressed while it
  * lasts (no FIRING), and pages once it has ended. A maintenance window from the config suppresses
- * the same way. Real parts: see test/support/watchdog-harness.ts.
+ * the same way. Real parts: see testkit/watchdog-harness.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from './support/cli-process.js';
+import { runCli } from '../testkit/cli-process.js';
 import {
   type Harness,
   SCHEDULE_MS,
@@ -14,7 +14,7 @@ import {
   startWatchdogHarness,
   summary,
   T0,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: a silence added with the CLI against the table', () => {
   let h: Harness;

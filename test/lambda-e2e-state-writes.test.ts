@@ -8,8 +8,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countUnits } from './support/capacity-units.js';
-import { type Container, SCHEDULE_MS, startWatchdogHarness } from './support/watchdog-harness.js';
+import { countUnits } from '../testkit/capacity-units.js';
+import { type Container, SCHEDULE_MS, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: DynamoDB writes per check', () => {
   it('a steady check of 5,000 healthy nodes writes at most 4 units (the head item)', async () => {

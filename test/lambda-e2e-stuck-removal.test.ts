@@ -1,6 +1,6 @@
 /**
  * A removal that never completes, end to end through the real handler (see
- * test/support/watchdog-harness.ts): a node is cordoned and its kubelet stopped with kubectl
+ * testkit/watchdog-harness.ts): a node is cordoned and its kubelet stopped with kubectl
  * against the simulated cluster, as an operator or a broken drain would leave it. Suppressed at
  * first; once it has been cordoned and silent for `stuckRemovalSeconds` on the watchdog's clock,
  * one FIRING names the stuck removal. Deleting the Node resolves it.
@@ -18,7 +18,7 @@ import {
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 const missing = probe.error ? `kubectl not installed: ${probe.error.message}` : undefined;

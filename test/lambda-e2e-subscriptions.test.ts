@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { MAX_REFUSALS } from '../lambda/check-cycle.js';
-import { COUNT_BUDGET_MS, COUNT_TTL_MS } from '../lambda/confirmed-subscriptions.js';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/metrics.js';
-import { captureEmf, type EmfCapture, type EmfLine } from './support/emf-capture.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/adapters/metrics/emf-metrics.js';
+import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
+import { COUNT_BUDGET_MS, COUNT_TTL_MS } from '../lambda/use-cases/confirmed-subscriptions.js';
+import { captureEmf, type EmfCapture, type EmfLine } from '../testkit/emf-capture.js';
 import {
   type Container,
   type Harness,
@@ -17,7 +17,7 @@ import {
   SCHEDULE_MS,
   startWatchdogHarness,
   TOPIC_ARN,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 let h: Harness;
 let emf: EmfCapture;

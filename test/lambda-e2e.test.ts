@@ -1,5 +1,5 @@
 /**
- * The scheduled function end to end, with real parts (see test/support/watchdog-harness.ts): a
+ * The scheduled function end to end, with real parts (see testkit/watchdog-harness.ts): a
  * simulated cluster over HTTPS, the token from a local Secrets Manager, state in dynalite, and
  * what the local SNS endpoint actually received. One invocation a minute on a fake clock.
  *
@@ -19,7 +19,7 @@ import {
   type SimTarget,
   startWatchdogHarness,
   summary,
-} from './support/watchdog-harness.js';
+} from '../testkit/watchdog-harness.js';
 
 const GRACE_MS = 50_000;
 const REMINDER_S = 600;

@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
+import {
+  type Harness,
+  kindOf,
+  startWatchdogHarness,
+  summary,
+} from '../testkit/watchdog-harness.js';
 
 describe('lambda e2e: node cache (nodeRefreshSeconds)', () => {
   let h: Harness;

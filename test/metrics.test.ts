@@ -7,7 +7,11 @@ import { it } from 'node:test';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { App, assertions } from 'aws-cdk-lib';
 import { buildStack } from '../infra/stack.js';
-import { METRICS_NAMESPACE, powertoolsMetrics, SERVICE_NAME } from '../lambda/metrics.js';
+import {
+  METRICS_NAMESPACE,
+  powertoolsMetrics,
+  SERVICE_NAME,
+} from '../lambda/adapters/metrics/emf-metrics.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
 
 it('CheckSucceeded is written with the namespace and {service, cluster} dimensions the alarm reads', () => {

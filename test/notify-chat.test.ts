@@ -6,18 +6,18 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SNSClient } from '@aws-sdk/client-sns';
-import type { Notification } from '../lambda/core/notification.js';
+import { WithChatCopy } from '../lambda/adapters/notify/delivery/chat-notifier.js';
+import { SnsNotifier } from '../lambda/adapters/notify/delivery/sns-notifier.js';
 import {
   CHAT_DESCRIPTION_MAX_CHARS,
   type ChatNotification,
   renderChatNotification,
-} from '../lambda/notify/chat.js';
-import { WithChatCopy } from '../lambda/notify/chat-notifier.js';
-import { SnsNotifier } from '../lambda/notify/sns-notifier.js';
+} from '../lambda/adapters/notify/render/chat.js';
+import type { Notification } from '../lambda/core/notification.js';
 import { ConfigError, loadRuntimeConfig, parseWatchdogSettings } from '../lambda/settings/index.js';
-import { AT, alertNode, eksName, manyNodes, notification } from './support/notifications.js';
-import { type SnsServer, startSnsServer } from './support/sns-server.js';
-import { type Harness, startWatchdogHarness, summary } from './support/watchdog-harness.js';
+import { AT, alertNode, eksName, manyNodes, notification } from '../testkit/notifications.js';
+import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
+import { type Harness, startWatchdogHarness, summary } from '../testkit/watchdog-harness.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
 const CHAT = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog-chat';

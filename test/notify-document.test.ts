@@ -5,20 +5,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { notificationExamples } from '../docs/notifications.js';
-import { NOTIFICATION_KINDS, type Notification } from '../lambda/core/notification.js';
-import { DOCUMENT_MAX_BYTES, renderDocument } from '../lambda/notify/document.js';
-import { DOCUMENT_SCHEMA } from '../lambda/notify/document-schema.js';
-import { renderBody, renderSubject } from '../lambda/notify/render.js';
 import {
   ARRAY_ATTRIBUTE_MAX_BYTES,
   DOCUMENT_PROTOCOLS,
   MESSAGE_MAX_BYTES,
   messageAttributes,
   structuredMessage,
-} from '../lambda/notify/sns-notifier.js';
-import { utf8Bytes } from '../lambda/notify/text.js';
-import { assertValidDocument } from './support/notification-schema.js';
-import { AT, alertNode, eksName, manyNodes, notification } from './support/notifications.js';
+} from '../lambda/adapters/notify/delivery/sns-notifier.js';
+import { DOCUMENT_MAX_BYTES, renderDocument } from '../lambda/adapters/notify/render/document.js';
+import { DOCUMENT_SCHEMA } from '../lambda/adapters/notify/render/document-schema.js';
+import { renderBody, renderSubject } from '../lambda/adapters/notify/render/render.js';
+import { utf8Bytes } from '../lambda/adapters/notify/render/text.js';
+import { NOTIFICATION_KINDS, type Notification } from '../lambda/core/notification.js';
+import { assertValidDocument } from '../testkit/notification-schema.js';
+import { AT, alertNode, eksName, manyNodes, notification } from '../testkit/notifications.js';
 
 const facts = { nodeGroup: 'general-purpose', instanceType: 'm7g.xlarge', capacityType: 'spot' };
 

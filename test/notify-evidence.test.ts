@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVIDENCE_MAX_NODES, withEvidence } from '../lambda/alert-evidence.js';
+import { renderDocument } from '../lambda/adapters/notify/render/document.js';
+import { renderBody } from '../lambda/adapters/notify/render/render.js';
 import type { AlertNode } from '../lambda/core/notification.js';
-import { awsPlaceOf } from '../lambda/create-handler.js';
-import { renderDocument } from '../lambda/notify/document.js';
-import { renderBody } from '../lambda/notify/render.js';
-import { EvidenceReadError, type EvidenceReader } from '../lambda/ports.js';
-import { assertValidDocument } from './support/notification-schema.js';
-import { AT, alertNode, eksName, notification } from './support/notifications.js';
+import { awsPlaceOf } from '../lambda/handler/create-handler.js';
+import { EvidenceReadError, type EvidenceReader } from '../lambda/ports/index.js';
+import { EVIDENCE_MAX_NODES, withEvidence } from '../lambda/use-cases/alert-evidence.js';
+import { assertValidDocument } from '../testkit/notification-schema.js';
+import { AT, alertNode, eksName, notification } from '../testkit/notifications.js';
 
 const LONG_ID = 'a1b2c3d4'.repeat(8);
 const down = alertNode(eksName(1, 5), { instance: 'i-0abc1234567890def', zone: 'eu-west-1a' });

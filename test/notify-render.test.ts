@@ -1,15 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { StormInfo } from '../lambda/core/notification.js';
 import {
   BODY_MAX_BYTES,
   renderBody,
   renderSubject,
   SUBJECT_MAX_CHARS,
   utc,
-} from '../lambda/notify/render.js';
-import { asciiText, cleanText, shellWord, truncate } from '../lambda/notify/text.js';
-import { AT, alertNode, eksName, manyNodes, micro, notification } from './support/notifications.js';
+} from '../lambda/adapters/notify/render/render.js';
+import {
+  asciiText,
+  cleanText,
+  shellWord,
+  truncate,
+} from '../lambda/adapters/notify/render/text.js';
+import type { StormInfo } from '../lambda/core/notification.js';
+import {
+  AT,
+  alertNode,
+  eksName,
+  manyNodes,
+  micro,
+  notification,
+} from '../testkit/notifications.js';
 
 const two = [
   alertNode(eksName(1, 5), {

@@ -2,17 +2,17 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SNSClient } from '@aws-sdk/client-sns';
-import type { Notification } from '../lambda/core/notification.js';
-import { renderBody, renderSubject } from '../lambda/notify/render.js';
 import {
   deduplicationId,
   messageGroupId,
   PublishError,
   publishInput,
   SnsNotifier,
-} from '../lambda/notify/sns-notifier.js';
-import { alertNode, eksName, manyNodes, notification } from './support/notifications.js';
-import { type SnsServer, startSnsServer } from './support/sns-server.js';
+} from '../lambda/adapters/notify/delivery/sns-notifier.js';
+import { renderBody, renderSubject } from '../lambda/adapters/notify/render/render.js';
+import type { Notification } from '../lambda/core/notification.js';
+import { alertNode, eksName, manyNodes, notification } from '../testkit/notifications.js';
+import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
 const FIFO = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog.fifo';

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderBody, renderSubject } from '../lambda/notify/render.js';
-import { SEPARATOR, TerminalNotifier } from '../lambda/notify/terminal-notifier.js';
-import { alertNode, notification } from './support/notifications.js';
+import {
+  SEPARATOR,
+  TerminalNotifier,
+} from '../lambda/adapters/notify/delivery/terminal-notifier.js';
+import { renderBody, renderSubject } from '../lambda/adapters/notify/render/render.js';
+import { alertNode, notification } from '../testkit/notifications.js';
 
 describe('TerminalNotifier', () => {
   it('renders each body with the context of its cluster', async () => {

@@ -11,11 +11,11 @@ import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClusterReader, type ReadBounds } from '../lambda/kube/kube-reader.js';
-import { ClusterReadError } from '../lambda/ports.js';
+import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from './support/tiny-api.js';
+import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const leaseList = (count: number, message = '') => ({
   kind: 'LeaseList',

@@ -12,16 +12,16 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../lambda/cli/main.js';
-import { KubeClusterReader, type ReadBounds } from '../lambda/kube/kube-reader.js';
-import { ClusterReadError } from '../lambda/ports.js';
+import { run } from '../cli/main.js';
+import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
 import {
   LEASES_PATH,
   sendJson,
   startTinyApi,
   TINY_TOKEN,
   type TinyApi,
-} from './support/tiny-api.js';
+} from '../testkit/tiny-api.js';
 
 function lease(name: string) {
   return {

@@ -1,5 +1,5 @@
 /**
- * The reader's connection to the API server (lambda/kube/http-exchange.ts: node:https with a pool
+ * The reader's connection to the API server (lambda/adapters/kube/http-exchange.ts: node:https with a pool
  * built from the kubeconfig's credentials): a client certificate authenticates over HTTPS; a
  * kubeconfig `proxy-url` of an http:// proxy carries the TLS connection through a CONNECT tunnel,
  * and any other kind is refused with one line rather than ignored.
@@ -10,8 +10,8 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer, connect as netConnect, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClusterReader } from '../lambda/kube/kube-reader.js';
-import { ClusterReadError } from '../lambda/ports.js';
+import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 

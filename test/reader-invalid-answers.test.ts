@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
-import { ClusterReadError } from '../lambda/ports.js';
-import { listenOnLoopback } from './support/ports.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
+import { listenOnLoopback } from '../testkit/ports.js';
 
 interface Reply {
   readonly type?: string;

@@ -1,5 +1,5 @@
 /**
- * The pruned reader of list pages (lambda/kube/pruned-json.ts) against JSON.parse itself: for
+ * The pruned reader of list pages (lambda/adapters/kube/pruned-json.ts) against JSON.parse itself: for
  * every body, valid or not, it gives what projecting JSON.parse's result gives, or fails where
  * JSON.parse fails. Hostile items (escapes, unicode, invalid UTF-8, duplicate keys, odd numbers,
  * deep nesting inside the parts it skips), every truncation and many one-byte corruptions of a
@@ -9,20 +9,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClusterReader } from '../lambda/kube/kube-reader.js';
+import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
 import {
   Interner,
   LEASE_FIELDS,
   NODE_FIELDS,
   projectLease,
   projectNode,
-} from '../lambda/kube/projection.js';
-import { ALL, keepEach, keepFields, parsePruned } from '../lambda/kube/pruned-json.js';
-import { tapBodies } from '../lambda/kube/transport.js';
-import { ClusterReadError } from '../lambda/ports.js';
+} from '../lambda/adapters/kube/projection.js';
+import { ALL, keepEach, keepFields, parsePruned } from '../lambda/adapters/kube/pruned-json.js';
+import { tapBodies } from '../lambda/adapters/kube/transport.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { sendJson, startTinyApi, type TinyApi } from './support/tiny-api.js';
+import { sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const NODE_PAGE = keepFields({ kind: ALL, metadata: ALL, items: keepEach(NODE_FIELDS) });
 const LEASE_PAGE = keepFields({ kind: ALL, metadata: ALL, items: keepEach(LEASE_FIELDS) });

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { matchesSelector, parseSelector } from '../lambda/core/selector.js';
-import { KubeClusterReader, NodeCache } from '../lambda/kube/kube-reader.js';
-import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from './support/tiny-api.js';
+import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const POOL = 'example.com/pool';
 

@@ -12,11 +12,11 @@ import {
   SUSPECT_AGE_MS,
   suspectAgeFor,
   suspectNodes,
-} from '../lambda/kube/kube-reader.js';
-import { ClusterReadError } from '../lambda/ports.js';
+} from '../lambda/adapters/kube/kube-reader.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { closedPort } from './support/ports.js';
+import { closedPort } from '../testkit/ports.js';
 
 function readerFor(
   yaml: string,

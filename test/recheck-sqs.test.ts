@@ -10,8 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { lookOf } from '../lambda/create-handler.js';
-import { SqsRechecks } from '../lambda/recheck/sqs-rechecks.js';
+import { SqsRechecks } from '../lambda/adapters/looks/sqs-looks.js';
+import { lookOf } from '../lambda/handler/create-handler.js';
 
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/lease-watchdog-rechecks';
 

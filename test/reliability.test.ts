@@ -1,17 +1,17 @@
 /**
  * The figures of docs/RELIABILITY.md, as tests: every fault of the matrix
- * (support/reliability-matrix.ts) through the real handler and parts, counted against its ground
+ * (testkit/reliability-matrix.ts) through the real handler and parts, counted against its ground
  * truth — nothing lost, nothing doubled beyond one per lost response, no false FIRING/STORM, never
- * silent; a simulated week (support/reliability-soak.ts) whose counts are zero and whose state size
+ * silent; a simulated week (testkit/reliability-soak.ts) whose counts are zero and whose state size
  * and reminder gaps stay bounded; and the document is exactly what these runs render.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { reliabilityMarkdown } from '../docs/reliability.js';
-import { runScenario, SCENARIOS, type ScenarioResult } from './support/reliability-matrix.js';
-import { runSoak, type SoakResult } from './support/reliability-soak.js';
-import { NO_COUNTS } from './support/reliability-tally.js';
+import { runScenario, SCENARIOS, type ScenarioResult } from '../testkit/reliability-matrix.js';
+import { runSoak, type SoakResult } from '../testkit/reliability-soak.js';
+import { NO_COUNTS } from '../testkit/reliability-tally.js';
 
 const results: ScenarioResult[] = [];
 let soak: SoakResult | undefined;

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
+import { USAGE } from '../cli/args.js';
 import { renderReadme, renderSchema } from '../docs/settings.js';
-import { USAGE } from '../lambda/cli/args.js';
 import { allSettings, parseAppConfig } from '../lambda/settings/index.js';
 
 const root = new URL('../', import.meta.url);

@@ -17,7 +17,7 @@ import {
   type Silence,
 } from '../lambda/core/silences.js';
 import { DEFAULT_ALERT_POLICY, parseWatchdogSettings } from '../lambda/settings/index.js';
-import { evaluation, MINUTE, nv, runScenarios, SECOND, T0 } from './alert-builders.js';
+import { evaluation, MINUTE, nv, runScenarios, SECOND, T0 } from '../testkit/alert-builders.js';
 
 const HOUR_MS = 3600_000;
 const minuteOf = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');

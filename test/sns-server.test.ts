@@ -11,7 +11,7 @@ import {
   SNSClient,
   SubscribeCommand,
 } from '@aws-sdk/client-sns';
-import { SNS_MAX_MESSAGE_BYTES, type SnsServer, startSnsServer } from './support/sns-server.js';
+import { SNS_MAX_MESSAGE_BYTES, type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:us-east-1:000000000000:alerts';
 const FIFO = 'arn:aws:sns:us-east-1:000000000000:alerts.fifo';

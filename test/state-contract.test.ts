@@ -15,6 +15,14 @@ import {
   PutItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
+import { itemBytes, partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
+import {
+  DynamoDbStateStore,
+  type DynamoDbStateStoreOptions,
+  MAX_ITEM_BYTES,
+} from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
+import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import type { Observation } from '../lambda/core/model.js';
 import {
@@ -22,23 +30,15 @@ import {
   StateConflictError,
   StateCorruptError,
   type StateStore,
-} from '../lambda/ports.js';
-import { itemBytes, partitionKey } from '../lambda/state/dynamodb-items.js';
-import {
-  DynamoDbStateStore,
-  type DynamoDbStateStoreOptions,
-  MAX_ITEM_BYTES,
-} from '../lambda/state/dynamodb-store.js';
-import { FileStateStore } from '../lambda/state/file-store.js';
-import { MemoryStateStore } from '../lambda/state/memory-store.js';
+} from '../lambda/ports/index.js';
+import { type LocalDynamoDb, localClient, startLocalDynamoDb } from '../testkit/dynalite.js';
 import {
   healthyClusterState,
   healthyObservations,
   nodeNames,
   sampleAlerts,
   sampleNotification,
-} from './state-fixtures.js';
-import { type LocalDynamoDb, localClient, startLocalDynamoDb } from './support/dynalite.js';
+} from '../testkit/state-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 29, 17, 52, 14);
 

@@ -1,13 +1,13 @@
 /** The state document: refusal counts of outbox notifications, and documents written before them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
-import type { Notification } from '../lambda/core/notification.js';
 import {
   parseClusterState,
   serializeClusterState,
   toStateDocument,
-} from '../lambda/state/state-document.js';
+} from '../lambda/adapters/state/state-document.js';
+import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
+import type { Notification } from '../lambda/core/notification.js';
 
 const notification = (id: string) =>
   ({ id, kind: 'FIRING', cluster: 'prod' }) as unknown as Notification;

@@ -15,17 +15,22 @@ import {
   PutItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import { StateConflictError } from '../lambda/ports.js';
-import type { Item } from '../lambda/state/dynamodb-items.js';
-import { partitionKey } from '../lambda/state/dynamodb-items.js';
-import { DynamoDbStateStore } from '../lambda/state/dynamodb-store.js';
-import { FileStateStore } from '../lambda/state/file-store.js';
+import type { Item } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
+import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
+import { StateConflictError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
-import { healthyClusterState } from './state-fixtures.js';
-import { runCli } from './support/cli-process.js';
-import { type LocalDynamoDb, startLocalDynamoDb } from './support/dynalite.js';
-import { type Harness, kindOf, startWatchdogHarness, summary } from './support/watchdog-harness.js';
+import { runCli } from '../testkit/cli-process.js';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
+import { healthyClusterState } from '../testkit/state-fixtures.js';
+import {
+  type Harness,
+  kindOf,
+  startWatchdogHarness,
+  summary,
+} from '../testkit/watchdog-harness.js';
 
 const T0 = Date.UTC(2026, 10, 29, 17, 52, 14);
 

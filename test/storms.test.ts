@@ -14,7 +14,7 @@ import {
   runScenarios,
   type Scenario,
   T0,
-} from './alert-builders.js';
+} from '../testkit/alert-builders.js';
 
 /** `count` nodes of one zone, named `${zone}-${prefix}NN`, with one verdict. */
 function zoneNodes(zone: string, prefix: string, count: number, verdict: Verdict): NodeVerdict[] {

@@ -18,7 +18,7 @@ import {
   type Scenario,
   SECOND,
   T0,
-} from './alert-builders.js';
+} from '../testkit/alert-builders.js';
 
 const LIMIT = DEFAULT_ALERT_POLICY.stuckRemovalSeconds * SECOND;
 

@@ -1,0 +1,219 @@
+/**
+ * The `lease-watchdog` command line, parsed once into a frozen, typed object. The flags, their
+ * defaults, their checks and the `--help` text come from the settings module, where each setting
+ * is declared once. Every mistake is a UsageError with one line naming the option and the fix.
+ */
+import { parseArgs } from 'node:util';
+import { allSettings, type CliFlag, type SettingInfo } from '../lambda/settings/index.js';
+import { parseDuration } from './durations.js';
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
+type Verb = 'check' | 'watch';
+
+export interface CommonOptions {
+  readonly kubeconfig?: string | undefined;
+  readonly context?: string | undefined;
+  readonly namespace: string;
+  readonly gracePeriodSeconds: number;
+  readonly startupGraceSeconds: number;
+  /** Label selector of nodes never to alert on (checked; parsed by the composer). */
+  readonly exclude?: string | undefined;
+  /** Label selector of the nodes to check (checked; parsed by the composer); absent: every node. */
+  readonly selector?: string | undefined;
+  readonly output: OutputFormat;
+  /** Table and wide output without the header row. */
+  readonly noHeaders: boolean;
+  readonly timeoutSeconds: number;
+  /** Do not verify the API server's certificate (and allow NODE_TLS_REJECT_UNAUTHORIZED=0). */
+  readonly insecureSkipTlsVerify: boolean;
+  /** Show an exec credential plugin's stderr. */
+  readonly verbose: boolean;
+}
+
+export interface WatchOptions extends CommonOptions {
+  readonly intervalSeconds: number;
+  /** Stop after this many checks; undefined runs until interrupted. */
+  readonly checks?: number | undefined;
+  readonly stateFile?: string | undefined;
+  readonly snsTopicArn?: string | undefined;
+  readonly reminderIntervalSeconds: number;
+  /** List whole Nodes at most this often; 0: every check. */
+  readonly nodeRefreshSeconds: number;
+}
+
+export type Command =
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'check'; readonly options: CommonOptions }
+  | { readonly kind: 'watch'; readonly options: WatchOptions };
+
+type Flagged = SettingInfo & { readonly cli: CliFlag };
+
+/** The options of the command line, common ones first, in the order they are declared. */
+function cliOptions(): readonly Flagged[] {
+  const flagged = allSettings().filter((s): s is Flagged => s.cli !== undefined);
+  const watchOnly = (s: Flagged) => (s.cli.commands ?? ['check', 'watch']).includes('check');
+  return [...flagged.filter(watchOnly), ...flagged.filter((s) => !watchOnly(s))];
+}
+
+function usageLine(s: Flagged): string {
+  const short = s.cli.short ? `-${s.cli.short}, ` : '';
+  const name = `${short}--${s.cli.flag}${s.cli.value ? ` ${s.cli.value}` : ''}`;
+  const help = s.cli.help ?? s.meaning.replaceAll('`', '');
+  const fallback =
+    s.defaultValue === undefined || s.cli.value === undefined || /default/.test(help)
+      ? ''
+      : ` (default: ${s.defaultValue})`;
+  return `  ${name.padEnd(24)} ${help}${fallback}`;
+}
+
+export const USAGE = [
+  'Usage:',
+  '  lease-watchdog check [options]     check once; exit 0 healthy, 1 nodes alerting, 2 error',
+  '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
+  '  lease-watchdog silence add|list|expire   silence nodes for a while (see silence --help)',
+  '',
+  'Options:',
+  ...cliOptions()
+    .filter((s) => s.cli.commands === undefined)
+    .map(usageLine),
+  'watch only:',
+  ...cliOptions()
+    .filter((s) => s.cli.commands !== undefined)
+    .map(usageLine),
+  '  -h, --help               show this help',
+  '  --version                print the version',
+].join('\n');
+
+/** A flag's value checked against its setting: durations (`90s`, `10m`) and counts as numbers. */
+function checked(s: Flagged, raw: string): unknown {
+  let value: unknown = raw;
+  if (s.cli.value === 'S') value = parseDuration(raw) ?? (/^-\d/.test(raw) ? Number(raw) : raw);
+  else if (s.cli.value === 'N' && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw);
+  const result = (s.cli.schema ?? s.schema).safeParse(value);
+  if (!result.success) {
+    const message = result.error.issues[0]?.message ?? 'is not valid';
+    throw new UsageError(`--${s.cli.flag} ${message}`);
+  }
+  return result.data;
+}
+
+/**
+ * `--grace-period -5`: Node's parser takes `-5` for an option; kubectl reads it as the value (and
+ * then rejects it). Join such values to their option so the setting's own check answers.
+ */
+function joinNegativeValues(argv: readonly string[], valued: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (valued.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/** Node's parser errors in kubectl's words. */
+function usageErrorOf(error: unknown): UsageError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+  const option = /'(-[^' ]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    return new UsageError(`unknown flag: ${option} (see lease-watchdog --help)`);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    return new UsageError(`flag needs an argument: ${option} (see lease-watchdog --help)`);
+  }
+  return new UsageError(`${message} (see lease-watchdog --help)`);
+}
+
+function parse(argv: readonly string[]) {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+  };
+  const valued = new Set<string>();
+  for (const s of cliOptions()) {
+    const type = s.cli.value === undefined ? 'boolean' : 'string'; // no value: a switch
+    options[s.cli.flag] = { type, ...(s.cli.short ? { short: s.cli.short } : {}) };
+    if (type === 'string') {
+      valued.add(`--${s.cli.flag}`);
+      if (s.cli.short) valued.add(`-${s.cli.short}`);
+    }
+    for (const alias of s.cli.aliases ?? []) {
+      options[alias] = { type };
+      if (type === 'string') valued.add(`--${alias}`);
+    }
+  }
+  try {
+    const args = joinNegativeValues(argv, valued);
+    return parseArgs({ args, allowPositionals: true, strict: true, options });
+  } catch (error) {
+    throw usageErrorOf(error);
+  }
+}
+
+export function parseCli(argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv);
+  if (values.help) return { kind: 'help', text: USAGE };
+  if (values.version) return { kind: 'version' };
+  const [verb, ...extra] = positionals;
+  if (verb === undefined) return { kind: 'help', text: USAGE };
+  if (verb !== 'check' && verb !== 'watch') {
+    throw new UsageError(
+      `unknown command "${verb}": use "check" or "watch" (see lease-watchdog --help)`,
+    );
+  }
+  if (extra.length > 0)
+    throw new UsageError(`unexpected argument "${extra[0]}" (see lease-watchdog --help)`);
+
+  const given = new Map<string, unknown>();
+  for (const s of cliOptions()) {
+    const raw = [s.cli.flag, ...(s.cli.aliases ?? [])]
+      .map((name) => values[name])
+      .find((value) => value !== undefined);
+    if (typeof raw !== 'string' && raw !== true) continue;
+    if (!(s.cli.commands ?? ['check', 'watch']).includes(verb as Verb)) {
+      throw new UsageError(`--${s.cli.flag} goes with "watch", not "${verb}"`);
+    }
+    given.set(s.cli.flag, raw === true ? true : checked(s, raw));
+  }
+  const option = <T>(flag: string): T | undefined => given.get(flag) as T | undefined;
+  const withDefault = <T>(flag: string): T => {
+    const s = cliOptions().find((o) => o.cli.flag === flag);
+    return (given.get(flag) ?? s?.defaultValue) as T;
+  };
+  const common: CommonOptions = {
+    kubeconfig: option('kubeconfig'),
+    context: option('context'),
+    namespace: withDefault('namespace'),
+    gracePeriodSeconds: withDefault('grace-period'),
+    startupGraceSeconds: withDefault('startup-grace'),
+    exclude: option('exclude'),
+    selector: option('selector'),
+    output: withDefault('output'),
+    noHeaders: withDefault('no-headers'),
+    timeoutSeconds: withDefault('timeout'),
+    insecureSkipTlsVerify: withDefault('insecure-skip-tls-verify'),
+    verbose: withDefault('verbose'),
+  };
+  if (verb === 'check') return { kind: 'check', options: Object.freeze(common) };
+  const watch: WatchOptions = {
+    ...common,
+    intervalSeconds: withDefault('interval'),
+    checks: option('checks'),
+    stateFile: option('state-file'),
+    snsTopicArn: option('sns-topic-arn'),
+    reminderIntervalSeconds: withDefault('reminder-interval'),
+    nodeRefreshSeconds: withDefault('node-refresh'),
+  };
+  return { kind: 'watch', options: Object.freeze(watch) };
+}

@@ -1,0 +1,204 @@
+/**
+ * The local composition root: the one place where the command line's options become the parts
+ * of a check — the kubeconfig, the cluster reader, the policies, and for `watch` the state store
+ * and the notifier. `check` and `watch` receive the parts; they build nothing themselves.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { NodeEventsReader } from '../lambda/adapters/evidence/node-events.js';
+import {
+  KubeClusterReader,
+  NodeCache,
+  suspectAgeFor,
+} from '../lambda/adapters/kube/kube-reader.js';
+import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
+import { SnsNotifier } from '../lambda/adapters/notify/delivery/sns-notifier.js';
+import { TerminalNotifier } from '../lambda/adapters/notify/delivery/terminal-notifier.js';
+import { renderSubject } from '../lambda/adapters/notify/render/render.js';
+import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
+import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
+import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
+import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
+import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
+import { labelsUsedBy } from '../lambda/core/evaluate.js';
+import { parseSelector } from '../lambda/core/selector.js';
+import { ClusterReadError, type Notifier, type SilenceStore } from '../lambda/ports/index.js';
+import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
+import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
+import type { CommonOptions, WatchOptions } from './args.js';
+import { type Io, timeOfDay } from './io.js';
+import { sanitize } from './sanitize.js';
+import type { SilenceCommonOptions } from './silence-args.js';
+
+export interface CheckParts extends ClusterPolicies {
+  /** The name the cluster is reported under: the kubeconfig context. */
+  readonly cluster: string;
+  readonly reader: KubeClusterReader;
+}
+
+export interface WatchParts extends CheckParts {
+  readonly cycle: CycleDeps;
+  /** Terminal output held until the check's changes are printed (each email after its cause). */
+  readonly held: string[];
+}
+
+function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
+  return policiesOf(
+    {
+      gracePeriodSeconds: options.gracePeriodSeconds,
+      startupGraceSeconds: options.startupGraceSeconds,
+      reminderIntervalSeconds:
+        'reminderIntervalSeconds' in options
+          ? options.reminderIntervalSeconds
+          : DEFAULTS.reminderIntervalSeconds,
+      storm: DEFAULTS.storm,
+    },
+    { excludeSelector: options.exclude },
+  );
+}
+
+function readerFor(
+  options: CommonOptions,
+  io: Io,
+  policies: ClusterPolicies,
+  nodeCache?: NodeCache,
+): { reader: KubeClusterReader; kubeConfig: KubeConfig } {
+  refuseInsecureEnvironment(options, io);
+  const kubeConfig = loadKubeConfig({
+    path: options.kubeconfig,
+    context: options.context,
+    env: io.env,
+    insecureSkipTlsVerify: options.insecureSkipTlsVerify,
+  });
+  const cluster = kubeConfig.getCurrentCluster();
+  if (options.insecureSkipTlsVerify) {
+    io.stderr(
+      "lease-watchdog: warning: --insecure-skip-tls-verify: the API server's certificate is not verified; anyone in the network path can read the token and answer for the cluster",
+    );
+  } else if (cluster?.skipTLSVerify) {
+    io.stderr(
+      `lease-watchdog: warning: the kubeconfig's cluster "${sanitize(cluster.name)}" sets insecure-skip-tls-verify: the API server's certificate is not verified`,
+    );
+  }
+  const reader = new KubeClusterReader({
+    kubeConfig,
+    cluster: kubeConfig.getCurrentContext(),
+    namespace: options.namespace,
+    requestTimeoutMs: options.timeoutSeconds * 1000,
+    labelKeys: labelsUsedBy(policies.policy),
+    nodeCache,
+    suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
+    showPluginStderr: options.verbose,
+    logger: {
+      warn: (message, fields) =>
+        io.stderr(
+          `lease-watchdog: warning: ${message}${typeof fields?.error === 'string' ? ` (${sanitize(fields.error)})` : ''}`,
+        ),
+    },
+    nodeSelector: options.selector === undefined ? undefined : parseSelector(options.selector),
+  });
+  return { reader, kubeConfig };
+}
+
+/**
+ * NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks for every connection the process
+ * makes that does not set its own (the AWS SDK's included): refused unless asked for explicitly.
+ */
+function refuseInsecureEnvironment(options: CommonOptions, io: Io): void {
+  if (io.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0' || options.insecureSkipTlsVerify) return;
+  throw new ClusterReadError(
+    'config',
+    'NODE_TLS_REJECT_UNAUTHORIZED=0 is set, which turns off TLS certificate checks: unset it, or pass --insecure-skip-tls-verify to run without verifying the API server',
+  );
+}
+
+export function composeCheck(options: CommonOptions, io: Io): CheckParts {
+  const policies = policiesFor(options);
+  const { reader } = readerFor(options, io, policies);
+  return { ...policies, cluster: reader.cluster, reader };
+}
+
+/** Where notifications go: SNS with --sns-topic-arn, else the terminal. */
+function notifierFor(options: WatchOptions, held: string[]): Notifier {
+  const contextFor = () => ({
+    namespace: options.namespace,
+    kube: options.context === undefined ? undefined : { context: options.context },
+  });
+  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
+  const region = options.snsTopicArn.split(':')[3];
+  const sns = new SnsNotifier({
+    client: new SNSClient({ region }),
+    topicArn: options.snsTopicArn,
+    contextFor,
+  });
+  return {
+    async publish(notification, signal) {
+      await sns.publish(notification, signal);
+      held.push(`${timeOfDay(notification.at)}   published to SNS: ${renderSubject(notification)}`);
+    },
+  };
+}
+
+export function composeWatch(options: WatchOptions, io: Io): WatchParts {
+  const policies = policiesFor(options);
+  const nodeCache =
+    options.nodeRefreshSeconds > 0
+      ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
+      : undefined;
+  const { reader, kubeConfig } = readerFor(options, io, policies, nodeCache);
+  const held: string[] = [];
+  return {
+    ...policies,
+    cluster: reader.cluster,
+    reader,
+    held,
+    cycle: {
+      reader,
+      store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
+      notifier: notifierFor(options, held),
+      policy: policies.policy,
+      alertPolicy: policies.alertPolicy,
+      clock: io.now,
+      runId: `cli-${randomUUID()}`,
+      lockMs: Math.max(60_000, options.intervalSeconds * 2000),
+      // The node's Events, with the identity that reads the leases; no EC2 (no AWS identity here).
+      evidence: [
+        new NodeEventsReader({
+          kubeConfig: async () => kubeConfig,
+          requestTimeoutMs: options.timeoutSeconds * 1000,
+        }),
+      ],
+      silences: options.stateFile
+        ? new FileSilenceStore(options.stateFile, io.now)
+        : new MemorySilenceStore(io.now),
+    },
+  };
+}
+
+/** `silence`: the cluster's name and its silences' store (the state file's, or the table's). */
+export function composeSilences(
+  options: SilenceCommonOptions,
+  io: Io,
+): { readonly cluster: string; readonly store: SilenceStore } {
+  const { store } = options;
+  if (store.kind === 'table') {
+    const client = new DynamoDBClient({ region: store.region ?? io.env.AWS_REGION });
+    // parseSilence refuses --table without --cluster.
+    const cluster = options.cluster as string;
+    return {
+      cluster,
+      store: new DynamoDbSilenceStore({ client, tableName: store.table, clock: io.now }),
+    };
+  }
+  const cluster =
+    options.cluster ??
+    loadKubeConfig({
+      path: options.kubeconfig,
+      context: options.context,
+      env: io.env,
+    }).getCurrentContext();
+  return { cluster, store: new FileSilenceStore(store.stateFile, io.now) };
+}

@@ -1,0 +1,148 @@
+/**
+ * The `lease-watchdog` command: parses the command line, has compose.ts build the parts, runs
+ * `check` or `watch`, and maps every expected failure to one line on stderr and exit status 2.
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import {
+  lockStateFile,
+  StateFileLockedError,
+} from '../lambda/adapters/state/file/state-file-lock.js';
+import { evaluate } from '../lambda/core/evaluate.js';
+import { isClusterReadError, SilenceError, StateCorruptError } from '../lambda/ports/index.js';
+import type { CommonOptions } from './args.js';
+import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
+import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
+import { printableJson, sanitize } from './sanitize.js';
+import { toYaml } from './yaml.js';
+
+async function check(options: CommonOptions, io: Io): Promise<number> {
+  // The parts (AWS SDK, client-node) load only for a command that uses them: --version is fast.
+  const { composeCheck } = await import('./compose.js');
+  const { reader, policy } = composeCheck(options, io);
+  const now = io.now();
+  const snapshot = await reader.read(io.signal);
+  const evaluation = evaluate(snapshot, new Map(), policy, now);
+  if (evaluation.degraded)
+    io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
+  if (options.output === 'json') {
+    io.stdout(printableJson(JSON.stringify(toJson(evaluation), null, 2)));
+  } else if (options.output === 'yaml') {
+    io.stdout(toYaml(toJson(evaluation)));
+  } else {
+    const table = renderTable(evaluation, {
+      wide: options.output === 'wide',
+      noHeaders: options.noHeaders,
+    });
+    if (table !== '') io.stdout(table);
+    io.stderr(renderSummary(evaluation));
+  }
+  if (options.selector !== undefined && evaluation.nodes.length === 0) {
+    io.stderr(
+      `lease-watchdog: warning: no node matches the selector "${sanitize(options.selector)}"`,
+    );
+  }
+  return anyAlerting(evaluation) ? EXIT_ALERTING : EXIT_OK;
+}
+
+/** The package's version: package.json one level up from the sources, two from dist/. */
+function version(): string {
+  for (const up of ['../package.json', '../../package.json']) {
+    const url = new URL(up, import.meta.url);
+    if (!existsSync(url)) continue;
+    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'lease-watchdog' && pkg.version) return pkg.version;
+  }
+  return 'unknown';
+}
+
+/** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  // Answered before the settings (and their schema library) load: `--version` starts fast.
+  if (argv.length === 1 && argv[0] === '--version') {
+    io.stdout(version());
+    return EXIT_OK;
+  }
+  const { parseCli, UsageError } = await import('./args.js');
+  try {
+    if (argv[0] === 'silence') {
+      const { silence } = await import('./silence.js');
+      return await silence(argv.slice(1), io);
+    }
+    const command = parseCli(argv);
+    switch (command.kind) {
+      case 'help':
+        io.stdout(command.text);
+        return EXIT_OK;
+      case 'version':
+        io.stdout(version());
+        return EXIT_OK;
+      case 'check':
+        return await check(command.options, io);
+      case 'watch': {
+        const [{ composeWatch }, { watch }] = await Promise.all([
+          import('./compose.js'),
+          import('./watch.js'),
+        ]);
+        // One process per state file: a second one is refused (exit 2, one line).
+        const { stateFile } = command.options;
+        const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);
+        try {
+          return await watch(command.options, composeWatch(command.options, io), io);
+        } finally {
+          lock?.release();
+        }
+      }
+    }
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      isClusterReadError(error) ||
+      error instanceof StateCorruptError ||
+      error instanceof StateFileLockedError ||
+      error instanceof SilenceError
+    ) {
+      io.stderr(`lease-watchdog: ${sanitize(error.message)}`);
+      return EXIT_ERROR;
+    }
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    io.stderr(`lease-watchdog: unexpected error: ${sanitize(message ?? '')}`);
+    if (io.env.LEASE_WATCHDOG_DEBUG && error instanceof Error) io.stderr(error.stack ?? '');
+    return EXIT_ERROR;
+  }
+}
+
+/**
+ * Writes lines to a standard stream. A reader that went away (`check | head -6`: EPIPE) is not an
+ * error of the check: later lines are dropped, and the exit status still says what was found.
+ */
+function lines(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) stream.write(`${text}\n`);
+  };
+}
+
+export async function cli(): Promise<void> {
+  const controller = new AbortController();
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    controller.abort();
+  });
+  process.on('SIGTERM', () => controller.abort());
+  process.exitCode = await run(process.argv.slice(2), {
+    stdout: lines(process.stdout),
+    stderr: lines(process.stderr),
+    env: process.env,
+    now: Date.now,
+    signal: controller.signal,
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await cli();

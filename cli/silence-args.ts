@@ -1,0 +1,205 @@
+/**
+ * `lease-watchdog silence add|list|expire`: its command line, parsed once into a frozen object.
+ * Every mistake is a UsageError with one line naming the option and the fix.
+ */
+import { parseArgs } from 'node:util';
+import { parseDuration } from '../lambda/core/duration.js';
+import { parseSelector, SelectorSyntaxError } from '../lambda/core/selector.js';
+import {
+  commentProblem,
+  isSilenceId,
+  MAX_SILENCE_SECONDS,
+  SILENCE_SELECTOR_KEYS,
+  type SilenceTarget,
+} from '../lambda/core/silences.js';
+import { UsageError } from './args.js';
+import { sanitize } from './sanitize.js';
+
+/** Where the silences are: the state file `watch` uses, or the deployed watchdog's table. */
+export type SilenceStoreOption =
+  | { readonly kind: 'file'; readonly stateFile: string }
+  | { readonly kind: 'table'; readonly table: string; readonly region?: string | undefined };
+
+export interface SilenceCommonOptions {
+  readonly store: SilenceStoreOption;
+  /** The cluster's name: --cluster, else (state file only) the kubeconfig context's. */
+  readonly cluster?: string | undefined;
+  readonly kubeconfig?: string | undefined;
+  readonly context?: string | undefined;
+}
+
+export type SilenceCommand =
+  | ({
+      readonly verb: 'add';
+      readonly target: SilenceTarget;
+      readonly forSeconds: number;
+      readonly comment: string;
+    } & SilenceCommonOptions)
+  | ({ readonly verb: 'list'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
+  | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions);
+
+export const SILENCE_USAGE = [
+  'Usage:',
+  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [store]',
+  '  lease-watchdog silence list [-o table|json] [store]',
+  '  lease-watchdog silence expire ID [store]',
+  'Store (one of):',
+  '  --state-file PATH            the state file of `watch` (cluster: --cluster, else the kubeconfig context)',
+  "  --table NAME --cluster NAME  the deployed watchdog's DynamoDB table and the cluster's name in its config",
+  'Options:',
+  '  --node NAME                  a node to silence (repeat for more)',
+  `  -l, --selector SELECTOR      the nodes whose labels match (keys: ${SILENCE_SELECTOR_KEYS.join(', ')})`,
+  '  --for DURATION               how long: 90s, 10m, 2h (at most 720h)',
+  '  --comment TEXT               why (shown in every verdict and email it suppresses)',
+  '  --kubeconfig PATH, --context NAME   the kubeconfig context that names the cluster',
+  "  --region REGION              the table's region (default: $AWS_REGION)",
+  "  -o, --output table|json      the list's format",
+].join('\n');
+
+const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+const usage = (line: string) =>
+  new UsageError(`silence ${line} (see lease-watchdog silence --help)`);
+
+function targetOf(nodes: readonly string[], selector: string | undefined): SilenceTarget {
+  if (nodes.length === 0 && selector === undefined) {
+    throw usage('add needs what to silence: --node NAME (repeat for more) or --selector SELECTOR');
+  }
+  if (nodes.length > 0 && selector !== undefined) {
+    throw usage('add takes --node or --selector, not both');
+  }
+  if (selector !== undefined) {
+    let keys: string[];
+    try {
+      keys = parseSelector(selector).requirements.map((r) => r.key);
+    } catch (error) {
+      if (!(error instanceof SelectorSyntaxError)) throw error;
+      throw usage(
+        `--selector must be a label selector like "topology.kubernetes.io/zone=eu-west-1a": ${error.message}`,
+      );
+    }
+    if (keys.length === 0) throw usage('--selector must name at least one label (it is empty)');
+    const unknown = keys.find((key) => !SILENCE_SELECTOR_KEYS.includes(key));
+    if (unknown !== undefined) {
+      throw usage(
+        `--selector may name only the labels every check keeps (${SILENCE_SELECTOR_KEYS.join(', ')}), not "${sanitize(unknown)}": use --node for other nodes`,
+      );
+    }
+    return { selector };
+  }
+  const bad = nodes.find((n) => n.length > 253 || !DNS_1123_SUBDOMAIN.test(n));
+  if (bad !== undefined) throw usage(`--node must be a node name (got "${sanitize(bad)}")`);
+  return { nodes: [...new Set(nodes)] };
+}
+
+function forSecondsOf(text: string | undefined): number {
+  if (text === undefined) throw usage('add needs --for DURATION: how long, e.g. 2h');
+  const seconds = parseDuration(text);
+  if (seconds === undefined || seconds < 1 || seconds > MAX_SILENCE_SECONDS) {
+    throw usage(
+      `--for must be a duration from 1s to 720h, like 90s, 10m or 2h (got "${sanitize(text)}")`,
+    );
+  }
+  return seconds;
+}
+
+function commentOf(text: string | undefined): string {
+  if (text === undefined) throw usage('add needs --comment TEXT: why the nodes are silenced');
+  const problem = commentProblem(text);
+  if (problem !== undefined) throw usage(`--comment ${problem}`);
+  return text.trim();
+}
+
+function storeOf(values: Record<string, unknown>): SilenceStoreOption {
+  const stateFile = values['state-file'] as string | undefined;
+  const table = values.table as string | undefined;
+  if (stateFile !== undefined && table !== undefined) {
+    throw usage('takes --state-file or --table, not both');
+  }
+  if (table !== undefined) {
+    if (values.cluster === undefined) {
+      throw usage("--table needs --cluster NAME: the cluster's name in the deployment config");
+    }
+    return { kind: 'table', table, region: values.region as string | undefined };
+  }
+  if (stateFile !== undefined) return { kind: 'file', stateFile };
+  throw usage(
+    'needs where the silences are: --state-file PATH (as given to watch) or --table NAME --cluster NAME (the deployed watchdog)',
+  );
+}
+
+/** Parses the words after `silence`; `help` when asked for (or nothing given). */
+export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        node: { type: 'string', multiple: true },
+        selector: { type: 'string', short: 'l' },
+        for: { type: 'string' },
+        comment: { type: 'string' },
+        'state-file': { type: 'string' },
+        table: { type: 'string' },
+        cluster: { type: 'string' },
+        region: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+      },
+    });
+  } catch (error) {
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    throw usage(message.replace(/\. To specify a positional.*$/, ''));
+  }
+  const { values, positionals } = parsed;
+  const [verb, ...rest] = positionals;
+  if (values.help || verb === undefined) return 'help';
+  if (verb !== 'add' && verb !== 'list' && verb !== 'expire') {
+    throw usage(`has no command "${sanitize(verb)}": use add, list or expire`);
+  }
+  const common: SilenceCommonOptions = {
+    store: storeOf(values),
+    cluster: values.cluster as string | undefined,
+    kubeconfig: values.kubeconfig as string | undefined,
+    context: values.context as string | undefined,
+  };
+  const only = (allowed: readonly string[]) => {
+    const extra = ['node', 'selector', 'for', 'comment', 'output'].find(
+      (flag) => values[flag] !== undefined && !allowed.includes(flag),
+    );
+    if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
+  };
+  if (verb === 'expire') {
+    only([]);
+    const [id, ...more] = rest;
+    if (id === undefined) throw usage('expire needs the ID of the silence (see silence list)');
+    if (more.length > 0) throw usage(`expire takes one ID (got also "${sanitize(more[0] ?? '')}")`);
+    if (!isSilenceId(id))
+      throw usage(`expire: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
+    return Object.freeze({ verb, id, ...common });
+  }
+  if (rest.length > 0) throw usage(`${verb}: unexpected argument "${sanitize(rest[0] ?? '')}"`);
+  if (verb === 'list') {
+    only(['output']);
+    const output = (values.output as string | undefined) ?? 'table';
+    if (output !== 'table' && output !== 'json') {
+      throw usage(`list --output must be table or json (got "${sanitize(output)}")`);
+    }
+    return Object.freeze({ verb, output, ...common });
+  }
+  only(['node', 'selector', 'for', 'comment']);
+  return Object.freeze({
+    verb,
+    target: targetOf(
+      (values.node as string[] | undefined) ?? [],
+      values.selector as string | undefined,
+    ),
+    forSeconds: forSecondsOf(values.for as string | undefined),
+    comment: commentOf(values.comment as string | undefined),
+    ...common,
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * `lease-watchdog silence add|list|expire`: silences kept beside the state (the state file's
+ * `<file>.silences`, or the deployed watchdog's DynamoDB table), honoured by `watch` and the Lambda
+ * at their next check. Every text from the store is sanitised before it reaches the terminal.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { formatAge } from '../lambda/core/duration.js';
+import {
+  describeTarget,
+  isActive,
+  type Silence,
+  silenceId,
+  utcMinute,
+} from '../lambda/core/silences.js';
+import { SilenceError, type SilenceStore } from '../lambda/ports/index.js';
+import { EXIT_OK, type Io } from './io.js';
+import { printableJson, sanitize } from './sanitize.js';
+import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
+
+/** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
+function author(io: Io): string {
+  let user: string | undefined;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = io.env.USER ?? io.env.USERNAME;
+  }
+  return `${user || 'unknown'}@${hostname()}`;
+}
+
+function ends(silence: Silence, now: number): string {
+  const at = utcMinute(silence.endsAt);
+  if (!isActive(silence, now)) {
+    return `ended ${at} (${formatAge((now - silence.endsAt) / 1000)} ago)`;
+  }
+  return `${at} (in ${formatAge((silence.endsAt - now) / 1000)})`;
+}
+
+function table(silences: readonly Silence[], now: number): string {
+  const header = ['ID', 'TARGET', 'ENDS', 'AUTHOR', 'COMMENT'];
+  const rows = silences.map((s) => [
+    s.id,
+    sanitize(describeTarget(s.target)),
+    ends(s, now),
+    sanitize(s.expiredBy === undefined ? s.author : `${s.author} (ended by ${s.expiredBy})`),
+    sanitize(s.comment),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
+      .join('')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+function toJson(cluster: string, silences: readonly Silence[], now: number) {
+  return {
+    cluster,
+    silences: silences.map((s) => ({
+      id: s.id,
+      target: s.target,
+      comment: s.comment,
+      author: s.author,
+      createdAt: new Date(s.createdAt).toISOString(),
+      endsAt: new Date(s.endsAt).toISOString(),
+      active: isActive(s, now),
+      ...(s.expiredBy === undefined ? {} : { expiredBy: s.expiredBy }),
+    })),
+  };
+}
+
+async function add(
+  command: Extract<SilenceCommand, { verb: 'add' }>,
+  cluster: string,
+  store: SilenceStore,
+  io: Io,
+): Promise<number> {
+  const now = io.now();
+  const silence: Silence = {
+    id: silenceId(randomBytes(3).toString('hex')),
+    target: command.target,
+    comment: command.comment,
+    author: author(io),
+    createdAt: now,
+    endsAt: now + Math.round(command.forSeconds * 1000),
+  };
+  await store.add(cluster, silence, io.signal);
+  io.stdout(
+    sanitize(
+      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${cluster} until ${utcMinute(silence.endsAt)} (${formatAge(command.forSeconds)}): ${silence.comment}`,
+    ),
+  );
+  return EXIT_OK;
+}
+
+/** Runs `silence …` (the words after it); a SilenceError or UsageError is the caller's to print. */
+export async function silence(argv: readonly string[], io: Io): Promise<number> {
+  const command = parseSilence(argv);
+  if (command === 'help') {
+    io.stdout(SILENCE_USAGE);
+    return EXIT_OK;
+  }
+  const { composeSilences } = await import('./compose.js');
+  const { cluster, store } = composeSilences(command, io);
+  try {
+    return await run(command, cluster, store, io);
+  } catch (error) {
+    throw storeError(error, command);
+  }
+}
+
+/**
+ * What the store's own failures (a table that does not exist, credentials refused, no region)
+ * become: one line naming the store, as a SilenceError; the silences' own errors pass as they are.
+ */
+function storeError(error: unknown, command: SilenceCommand): unknown {
+  if (!(error instanceof Error) || error instanceof SilenceError) return error;
+  if (command.store.kind !== 'table' || !('$metadata' in error || /Region/i.test(error.message))) {
+    return error;
+  }
+  const first = error.message.split('\n')[0] ?? '';
+  return new SilenceError(
+    `cannot use the silences in DynamoDB table ${command.store.table}: ${error.name}: ${first} (check --table, --region or AWS_REGION, and your AWS credentials)`,
+    { cause: error },
+  );
+}
+
+async function run(
+  command: SilenceCommand,
+  cluster: string,
+  store: SilenceStore,
+  io: Io,
+): Promise<number> {
+  switch (command.verb) {
+    case 'add':
+      return add(command, cluster, store, io);
+    case 'list': {
+      const silences = await store.list(cluster, io.signal);
+      const now = io.now();
+      if (command.output === 'json') {
+        io.stdout(printableJson(JSON.stringify(toJson(cluster, silences, now), null, 2)));
+      } else if (silences.length === 0) {
+        io.stderr(`no silences for cluster ${sanitize(cluster)}`);
+      } else {
+        io.stdout(table(silences, now));
+      }
+      return EXIT_OK;
+    }
+    case 'expire': {
+      const ended = await store.expire(cluster, command.id, io.now(), author(io), io.signal);
+      io.stdout(
+        sanitize(`silence ${ended.id} of cluster ${cluster} ended at ${utcMinute(ended.endsAt)}`),
+      );
+      return EXIT_OK;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * `lease-watchdog watch`: the check cycle on an interval, printing each change of verdict as it
+ * happens and every notification (to the terminal, or published to SNS with --sns-topic-arn).
+ *
+ * Between two ticks of the interval it also looks when a check asks to: a check that finds
+ * suspects (leases that missed a renewal, not yet confirmed) names the earliest moment a look can
+ * confirm one (`evaluation.recheck.at`, core/renewal-clock.ts: never sooner than a second after
+ * that check), and `watch` looks then — in-process, as the Lambda does through SQS — so a dead
+ * node is paged at its deadline rather than at the next tick. A re-check does not move the ticks,
+ * and does not count in `--checks`.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
+import { type CycleOutcome, MAX_REFUSALS, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
+import type { WatchOptions } from './args.js';
+import type { WatchParts } from './compose.js';
+import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
+import { renderSummary, toJson } from './report.js';
+import { printableJson, sanitize, sanitizeLines, shownName } from './sanitize.js';
+import { toYaml } from './yaml.js';
+
+/** Lines describing verdicts that changed since the previous check (all non-healthy ones at first). */
+function changes(
+  previous: Map<string, Verdict> | undefined,
+  nodes: readonly NodeVerdict[],
+  at: number,
+  selected: boolean,
+): string[] {
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const n of nodes) {
+    seen.add(n.name);
+    const before = previous?.get(n.name);
+    if (before === n.verdict || (before === undefined && n.verdict === 'healthy')) continue;
+    const arrow = before === undefined ? n.verdict : `${before} → ${n.verdict}`;
+    const mark = isAlerting(n.verdict) ? '!' : ' ';
+    lines.push(`${timeOfDay(at)} ${mark} ${shownName(n.name)}  ${arrow}  (${sanitize(n.reason)})`);
+  }
+  // With a selector, a node also leaves the check when its labels stop matching.
+  const gone = selected ? 'no selected Node' : 'no Node and no Lease';
+  for (const [name, before] of previous ?? []) {
+    if (!seen.has(name))
+      lines.push(`${timeOfDay(at)}   ${shownName(name)}  ${before} → gone (${gone})`);
+  }
+  return lines;
+}
+
+export async function watch(options: WatchOptions, parts: WatchParts, io: Io): Promise<number> {
+  const { cluster, cycle, held } = parts;
+  if (options.output === 'table' || options.output === 'wide') {
+    io.stdout(
+      `watching ${sanitize(cluster)} every ${options.intervalSeconds}s (grace ${options.gracePeriodSeconds}s)` +
+        `${options.checks ? `, ${options.checks} checks` : ''}; Ctrl-C stops`,
+    );
+  }
+  let previous: Map<string, Verdict> | undefined;
+  let status = EXIT_OK;
+  let unsent = 0;
+  // The next tick of the interval (the first check is at once), and a re-check asked for.
+  let tick = io.now();
+  let recheckAt: number | undefined;
+  for (let i = 0; options.checks === undefined || i < options.checks; ) {
+    const recheck = recheckAt !== undefined && recheckAt < tick;
+    try {
+      await sleepUntil(recheck ? (recheckAt as number) : tick, io);
+    } catch {
+      break; // interrupted
+    }
+    if (io.signal.aborted) break;
+    let outcome: CycleOutcome;
+    try {
+      outcome = await runCheckCycle(cluster, cycle, io.signal);
+    } catch (error) {
+      if (io.signal.aborted) break;
+      throw error;
+    }
+    if (!recheck) {
+      i++;
+      // As before: the interval runs from the end of a tick's check.
+      tick = io.now() + options.intervalSeconds * 1000;
+    }
+    // Only a check that read the cluster asks for one: a failed or skipped look waits for the tick.
+    recheckAt = outcome.status === 'checked' ? outcome.evaluation.recheck?.at : undefined;
+    const last = options.checks !== undefined && i === options.checks;
+    status = report(outcome, options, io, previous, last);
+    if (outcome.status !== 'busy') unsent = outcome.pending.length;
+    for (const text of held.splice(0)) io.stdout(sanitizeLines(text));
+    if (outcome.status === 'checked') {
+      previous = new Map(outcome.evaluation.nodes.map((n) => [n.name, n.verdict]));
+    }
+  }
+  return unsent > 0 ? leftUnsent(unsent, options, io, status) : status;
+}
+
+/**
+ * Waits until `at` on the watchdog's clock (at once when it has passed): one timer, rounded up to
+ * the next millisecond, so a re-check is not earlier than the moment its check named. Rejects when
+ * interrupted.
+ */
+async function sleepUntil(at: number, io: Io): Promise<void> {
+  const wait = Math.ceil(at - io.now());
+  if (wait > 0) await sleep(wait, undefined, { signal: io.signal });
+}
+
+/**
+ * Notifications still unsent when `watch` ends: with --state-file they wait in that file for the
+ * next run; without one nothing keeps them, so they are lost and the exit status says so.
+ */
+function leftUnsent(count: number, options: WatchOptions, io: Io, status: number): number {
+  const what = `${count} notification${count === 1 ? '' : 's'} not published`;
+  if (options.stateFile !== undefined) {
+    io.stderr(
+      `lease-watchdog: ${what}; kept in ${options.stateFile} for the next run with this --state-file`,
+    );
+    return status;
+  }
+  io.stderr(
+    `lease-watchdog: ${what} and lost: without --state-file nothing keeps ${count === 1 ? 'it' : 'them'}`,
+  );
+  return EXIT_ERROR;
+}
+
+function report(
+  outcome: CycleOutcome,
+  options: WatchOptions,
+  io: Io,
+  previous: Map<string, Verdict> | undefined,
+  last: boolean,
+) {
+  const at = io.now();
+  if (outcome.status === 'busy') {
+    io.stderr(`lease-watchdog: ${sanitize(outcome.reason)}; skipped this check`);
+    return EXIT_OK;
+  }
+  if (outcome.publishError !== undefined && outcome.pending.length > 0) {
+    const retried = last ? '' : ` (${outcome.pending.length} kept, retried next check)`;
+    io.stderr(
+      `lease-watchdog: could not publish a notification${retried}: ${errorLine(outcome.publishError)}`,
+    );
+  }
+  for (const { notification, error } of outcome.abandoned) {
+    io.stderr(
+      `lease-watchdog: gave up a ${notification.kind} notification refused on ${MAX_REFUSALS} checks: ${errorLine(error)}`,
+    );
+  }
+  if (outcome.status === 'unreadable') {
+    io.stderr(
+      `lease-watchdog: ${timeOfDay(at)} cannot read the cluster: ${sanitize(outcome.error.message)}`,
+    );
+    const failed = { checkedAt: new Date(at).toISOString(), error: outcome.error.message };
+    if (options.output === 'json') io.stdout(printableJson(JSON.stringify(failed)));
+    if (options.output === 'yaml') io.stdout(`---\n${toYaml(failed)}`);
+    return EXIT_ERROR;
+  }
+  const { evaluation } = outcome;
+  if (options.output === 'json') {
+    io.stdout(printableJson(JSON.stringify(toJson(evaluation))));
+  } else if (options.output === 'yaml') {
+    // One document per check, as `kubectl get -w -o yaml` separates them.
+    io.stdout(`---\n${toYaml(toJson(evaluation))}`);
+  } else {
+    const selected = options.selector !== undefined;
+    for (const line of changes(previous, evaluation.nodes, evaluation.checkedAt, selected))
+      io.stdout(line);
+    if (previous === undefined)
+      io.stdout(`${timeOfDay(evaluation.checkedAt)}   ${renderSummary(evaluation)}`);
+  }
+  if (evaluation.degraded)
+    io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
+  if (evaluation.suspect)
+    io.stderr(`lease-watchdog: warning: suspect answer: ${sanitize(evaluation.suspect)}`);
+  return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
+}
+
+function errorLine(error: unknown): string {
+  return sanitize(error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,263 @@
+/**
+ * Why a cluster's auth settings could not be turned into a KubeConfig. One line, naming what
+ * failed and what to check. Messages never contain secret material (kubeconfig contents, tokens):
+ * only secret ids, cluster, context and user names, regions and AWS error names.
+ */
+import type { ClusterReadFailure } from '../../core/model.js';
+
+export type ClusterAuthReason =
+  | 'settings-invalid' // the auth settings themselves are unusable (bad region, cluster name, URL)
+  | 'secret-not-found' // Secrets Manager: no such secret
+  | 'secret-access-denied' // Secrets Manager: AccessDenied / KMS decryption failure
+  | 'secret-unavailable' // Secrets Manager: any other failure (network, an unexpected answer)
+  | 'aws-unavailable' // Secrets Manager, STS or eks:DescribeCluster throttled or failed (5xx)
+  | 'secret-invalid' // the secret holds nothing usable (empty, not a token)
+  | 'kubeconfig-invalid' // not YAML, not a kubeconfig, or no usable context/cluster/user
+  | 'context-not-found' // the requested context is not in the kubeconfig
+  | 'exec-plugin' // the kubeconfig user needs an exec (or command-running) credential plugin
+  | 'insecure-tls' // insecure-skip-tls-verify, or a plain-http server
+  | 'file-reference' // the kubeconfig refers to files that do not exist in Lambda
+  | 'ca-invalid' // caData is not base64 PEM
+  | 'cluster-not-found' // eks:DescribeCluster: no such cluster
+  | 'describe-cluster-denied' // eks:DescribeCluster: AccessDenied
+  | 'describe-cluster-failed' // eks:DescribeCluster: any other failure, or no endpoint/CA yet
+  | 'credentials' // the AWS credentials to sign the EKS token could not be loaded
+  | 'assume-role-denied' // STS AssumeRole of the cluster's roleArn: AccessDenied
+  | 'assume-role-failed' // STS AssumeRole of the cluster's roleArn: any other failure
+  | 'aborted'; // the caller's signal ended the work
+
+export class ClusterAuthError extends Error {
+  override readonly name = 'ClusterAuthError';
+  constructor(
+    readonly reason: ClusterAuthReason,
+    /** The watchdog's name for the cluster. */
+    readonly cluster: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(oneLine(message), options);
+  }
+
+  /** How the reader reports this failure (WATCHDOG alerts). */
+  get failure(): ClusterReadFailure {
+    switch (this.reason) {
+      case 'exec-plugin':
+        return 'exec-plugin';
+      case 'aborted':
+        return 'aborted';
+      case 'aws-unavailable':
+        return 'unavailable';
+      default:
+        return 'config';
+    }
+  }
+}
+
+export function isClusterAuthError(error: unknown): error is ClusterAuthError {
+  return error instanceof ClusterAuthError;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The name of an AWS SDK (or any) error, for messages; never its payload. */
+export function errorName(error: unknown): string {
+  if (error instanceof Error) return error.name;
+  return typeof error;
+}
+
+/** A short, single-line description of an AWS SDK error: its name and its service message. */
+export function describeAwsError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).slice(0, 200);
+  const message = error.message.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return message && message !== error.name ? `${error.name}: ${message}` : error.name;
+}
+
+/** AWS error names that mean "slow down" or "try again later", whatever the service. */
+const UNAVAILABLE_NAMES = new Set([
+  'Throttling',
+  'ThrottlingException',
+  'ThrottledException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'InternalFailure',
+  'InternalServiceError',
+  'InternalServiceErrorException',
+  'InternalServerError',
+  'InternalServerErrorException',
+  'ServerException',
+  'IDPCommunicationError',
+]);
+
+/**
+ * Whether an AWS call failed because AWS throttled it or failed itself (5xx), not because of what
+ * was asked: its name says so, or it answered with a status of 429 or 5xx (the SDK marks those
+ * `$fault: 'server'`).
+ */
+export function isAwsUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (UNAVAILABLE_NAMES.has(error.name)) return true;
+  const { $metadata, $fault } = error as {
+    $metadata?: { httpStatusCode?: number };
+    $fault?: string;
+  };
+  const status = $metadata?.httpStatusCode;
+  return $fault === 'server' || status === 429 || (status !== undefined && status >= 500);
+}
+
+export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted) return true;
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+// --- What AWS said, as a ClusterAuthError -------------------------------------------------------
+
+export function aborted(cluster: string, cause: unknown): ClusterAuthError {
+  return new ClusterAuthError(
+    'aborted',
+    cluster,
+    `authentication for cluster '${cluster}' was aborted`,
+    {
+      cause,
+    },
+  );
+}
+
+/** The EKS token's credentials could not be loaded because STS throttled or failed. */
+export function stsUnavailable(error: unknown): never {
+  if (
+    error instanceof ClusterAuthError &&
+    error.reason === 'credentials' &&
+    isAwsUnavailable(error.cause)
+  ) {
+    throw new ClusterAuthError('aws-unavailable', error.cluster, error.message, { cause: error });
+  }
+  throw error;
+}
+
+export function secretError(
+  cluster: string,
+  secretId: string,
+  error: unknown,
+  signal?: AbortSignal,
+) {
+  if (isAbortError(error, signal)) return aborted(cluster, error);
+  if (isAwsUnavailable(error)) {
+    return new ClusterAuthError(
+      'aws-unavailable',
+      cluster,
+      `Secrets Manager throttled or failed reading secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)}); retried next check`,
+      { cause: error },
+    );
+  }
+  switch (errorName(error)) {
+    case 'ResourceNotFoundException':
+      return new ClusterAuthError(
+        'secret-not-found',
+        cluster,
+        `secret '${secretId}' for cluster '${cluster}' was not found in Secrets Manager`,
+        { cause: error },
+      );
+    case 'AccessDeniedException':
+      return new ClusterAuthError(
+        'secret-access-denied',
+        cluster,
+        `access denied reading secret '${secretId}' for cluster '${cluster}': the function's role needs secretsmanager:GetSecretValue on it`,
+        { cause: error },
+      );
+    case 'DecryptionFailure':
+      return new ClusterAuthError(
+        'secret-access-denied',
+        cluster,
+        `secret '${secretId}' for cluster '${cluster}' could not be decrypted: the function's role needs kms:Decrypt on the secret's KMS key`,
+        { cause: error },
+      );
+    default:
+      return new ClusterAuthError(
+        'secret-unavailable',
+        cluster,
+        `could not read secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)})`,
+        { cause: error },
+      );
+  }
+}
+
+/** STS AssumeRole of a cluster's `auth.roleArn` failed. */
+export function assumeRoleError(
+  cluster: string,
+  roleArn: string,
+  error: unknown,
+  signal?: AbortSignal,
+): ClusterAuthError {
+  if (isAbortError(error, signal)) return aborted(cluster, error);
+  if (isAwsUnavailable(error)) {
+    return new ClusterAuthError(
+      'aws-unavailable',
+      cluster,
+      `STS AssumeRole of '${roleArn}' for cluster '${cluster}' was throttled or failed (${describeAwsError(error)}); retried next check`,
+      { cause: error },
+    );
+  }
+  if (/AccessDenied/.test(errorName(error))) {
+    return new ClusterAuthError(
+      'assume-role-denied',
+      cluster,
+      `access denied assuming role '${roleArn}' for cluster '${cluster}': that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see README, "Clusters in other accounts"`,
+      { cause: error },
+    );
+  }
+  return new ClusterAuthError(
+    'assume-role-failed',
+    cluster,
+    `could not assume role '${roleArn}' for cluster '${cluster}' (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (README, "Clusters in other accounts")`,
+    { cause: error },
+  );
+}
+
+export function describeClusterError(
+  cluster: string,
+  clusterName: string,
+  region: string,
+  error: unknown,
+  signal?: AbortSignal,
+  roleArn?: string,
+) {
+  if (isAbortError(error, signal)) return aborted(cluster, error);
+  if (isAwsUnavailable(error)) {
+    return new ClusterAuthError(
+      'aws-unavailable',
+      cluster,
+      `eks:DescribeCluster on '${clusterName}' in ${region} was throttled or failed (${describeAwsError(error)}); retried next check`,
+      { cause: error },
+    );
+  }
+  switch (errorName(error)) {
+    case 'ResourceNotFoundException':
+      return new ClusterAuthError(
+        'cluster-not-found',
+        cluster,
+        `EKS cluster '${clusterName}' was not found in ${region} (eks:DescribeCluster)`,
+        { cause: error },
+      );
+    case 'AccessDeniedException':
+      return new ClusterAuthError(
+        'describe-cluster-denied',
+        cluster,
+        `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: ${roleArn === undefined ? "the function's role" : `the role '${roleArn}'`} needs the eks:DescribeCluster permission on that cluster`,
+        { cause: error },
+      );
+    default:
+      return new ClusterAuthError(
+        'describe-cluster-failed',
+        cluster,
+        `eks:DescribeCluster on '${clusterName}' in ${region} failed (${describeAwsError(error)})`,
+        { cause: error },
+      );
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * A cluster's auth settings → a KubeConfig for the cluster reader, in Lambda: kubeconfig or
+ * bearer token from Secrets Manager, or EKS (eks:DescribeCluster + an in-process IAM token), as
+ * the function's role or, with `auth.roleArn`, as that role (cluster-credentials.ts).
+ *
+ * Keep one provider for the life of the container (module level in the composition root): it
+ * caches secrets (5 minutes), cluster endpoints and CAs (15 minutes) and EKS tokens (renewed after
+ * 10 minutes), by the injected clock. Call `kubeConfigFor` once per check: the KubeConfig it
+ * returns carries a token valid for that check, not forever.
+ *
+ * Stale while error: when refreshing an expired secret or endpoint fails for a reason of AWS's
+ * (throttled, 5xx, network), the cached value keeps serving, for at most `maxStaleMs` (1 hour)
+ * past its expiry; every check tries the refresh again. What AWS says about the request itself
+ * (not found, access denied) is never masked, and `forget()` (after a 401) drops the value.
+ * Throttling and 5xx of Secrets Manager, STS or eks:DescribeCluster are the failure
+ * 'unavailable', not 'config': the settings are fine.
+ */
+
+import {
+  DescribeClusterCommand,
+  type DescribeClusterCommandOutput,
+  type EKSClient,
+} from '@aws-sdk/client-eks';
+import {
+  GetSecretValueCommand,
+  type GetSecretValueCommandOutput,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AuthenticatedCluster } from '../../ports/index.js';
+import type { ClusterAuth } from '../../settings/index.js';
+import {
+  aborted,
+  assumeRoleError,
+  ClusterAuthError,
+  type ClusterAuthReason,
+  describeClusterError,
+  secretError,
+  stsUnavailable,
+} from './auth-error.js';
+import { kubeConfigFromText } from './auth-kubeconfig.js';
+import { assumedRoleOf, ClusterAwsCredentials } from './cluster-credentials.js';
+import { EksTokenIssuer } from './eks-token.js';
+
+/** How the watchdog reaches one cluster: defined with the settings, in `lambda/settings/`. */
+export type { ClusterAuth };
+
+export interface ClusterAuthDeps {
+  readonly secrets: SecretsManagerClient;
+  /**
+   * An EKS client for `region` (the default region when undefined), with `credentials` when given
+   * (an assumed role's) instead of the function's own.
+   */
+  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
+  /** Signs EKS tokens. */
+  readonly credentials: AwsCredentialIdentityProvider;
+  /** Each cluster's AWS credentials (`auth.roleArn`); default: built from `credentials`. */
+  readonly awsCredentials?: ClusterAwsCredentials;
+  /** The function's region: the default for `eks` mode. */
+  readonly region: string;
+  /** Epoch ms. */
+  readonly now: () => number;
+  /** Default 5 minutes. */
+  readonly secretTtlMs?: number;
+  /** How long an EKS endpoint and CA are reused; default 15 minutes. */
+  readonly clusterInfoTtlMs?: number;
+  /** How long an EKS token is reused; default 10 minutes (they last 15). */
+  readonly tokenRenewAfterMs?: number;
+  /** How long past its expiry a secret or endpoint still serves while its refresh fails; 1 hour. */
+  readonly maxStaleMs?: number;
+}
+
+const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
+const DEFAULT_CLUSTER_INFO_TTL_MS = 15 * 60_000;
+const DEFAULT_MAX_STALE_MS = 60 * 60_000;
+/** Failures of a refresh that a cached value may ride out: AWS's trouble, not the request's. */
+const TRANSIENT: ReadonlySet<ClusterAuthReason> = new Set<ClusterAuthReason>([
+  'aws-unavailable',
+  'secret-unavailable',
+  'describe-cluster-failed',
+]);
+const TOKEN_USER = 'lease-watchdog';
+
+interface Expiring<T> {
+  readonly value: T;
+  readonly expiresAt: number;
+}
+
+interface ClusterInfo {
+  readonly endpoint: string;
+  readonly caData: string;
+}
+
+export class ClusterAuthProvider {
+  private readonly secretCache = new Map<string, Expiring<string>>();
+  private readonly clusterInfoCache = new Map<string, Expiring<ClusterInfo>>();
+  private readonly eksClients = new Map<string, EKSClient>();
+  /** Per assumed role ('' for the function's own credentials). */
+  private readonly tokenIssuers = new Map<string, EksTokenIssuer>();
+  private readonly awsCredentials: ClusterAwsCredentials;
+  private readonly secretTtlMs: number;
+  private readonly clusterInfoTtlMs: number;
+  private readonly maxStaleMs: number;
+
+  constructor(private readonly deps: ClusterAuthDeps) {
+    this.secretTtlMs = deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS;
+    this.clusterInfoTtlMs = deps.clusterInfoTtlMs ?? DEFAULT_CLUSTER_INFO_TTL_MS;
+    this.maxStaleMs = deps.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
+    this.awsCredentials =
+      deps.awsCredentials ??
+      new ClusterAwsCredentials({
+        credentials: deps.credentials,
+        region: deps.region,
+        now: deps.now,
+      });
+  }
+
+  /** Rejects with a ClusterAuthError; honours `signal`. */
+  async kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig> {
+    if (signal?.aborted) throw aborted(cluster.name, signal.reason);
+    const { auth } = cluster;
+    switch (auth.mode) {
+      case 'kubeconfig': {
+        const text = await this.secret(cluster.name, auth.secretId, signal);
+        return kubeConfigFromText(text, {
+          cluster: cluster.name,
+          secretId: auth.secretId,
+          context: auth.context,
+        });
+      }
+      case 'token': {
+        const server = httpsServer(cluster.name, auth.server);
+        const caData = auth.caData === undefined ? undefined : base64Pem(cluster.name, auth.caData);
+        const token = bearerToken(
+          cluster.name,
+          auth.tokenSecretId,
+          await this.secret(cluster.name, auth.tokenSecretId, signal),
+        );
+        return singleUserConfig(cluster.name, server, caData, token);
+      }
+      case 'eks': {
+        const region = auth.region ?? this.deps.region;
+        const credentials = this.awsCredentials.forCluster(cluster);
+        const { roleArn } = auth;
+        if (roleArn !== undefined) {
+          // Assumed first, so that a refusal names the role (not the calls made with it).
+          await abortable(credentials(), signal).catch((error: unknown) => {
+            throw assumeRoleError(cluster.name, roleArn, error, signal);
+          });
+        }
+        const info = await this.clusterInfo(
+          { name: cluster.name, auth },
+          region,
+          credentials,
+          signal,
+        );
+        const { token } = await this.tokenIssuer(cluster, credentials)
+          .token(auth.clusterName, region)
+          .catch(stsUnavailable);
+        return singleUserConfig(cluster.name, info.endpoint, info.caData, token);
+      }
+    }
+  }
+
+  /**
+   * Forgets what is cached for this cluster (secret, endpoint and CA, token), so that the next
+   * `kubeConfigFor` fetches afresh: call it after the API server answered 401.
+   */
+  forget(cluster: AuthenticatedCluster): void {
+    const { auth } = cluster;
+    switch (auth.mode) {
+      case 'kubeconfig':
+        this.secretCache.delete(auth.secretId);
+        return;
+      case 'token':
+        this.secretCache.delete(auth.tokenSecretId);
+        return;
+      case 'eks': {
+        const region = auth.region ?? this.deps.region;
+        this.clusterInfoCache.delete(`${auth.roleArn ?? ''}|${region}/${auth.clusterName}`);
+        this.tokenIssuers.get(auth.roleArn ?? '')?.forget(auth.clusterName, region);
+        return;
+      }
+    }
+  }
+
+  private async secret(cluster: string, secretId: string, signal?: AbortSignal): Promise<string> {
+    const now = this.deps.now();
+    const cached = this.secretCache.get(secretId);
+    if (cached && now < cached.expiresAt) return cached.value;
+
+    let output: GetSecretValueCommandOutput;
+    try {
+      output = await this.deps.secrets.send(
+        new GetSecretValueCommand({ SecretId: secretId }),
+        signal ? { abortSignal: signal } : {},
+      );
+    } catch (error) {
+      const failure = secretError(cluster, secretId, error, signal);
+      if (this.servesStale(cached, failure, now)) return cached.value;
+      throw failure;
+    }
+    const value =
+      output.SecretString ??
+      (output.SecretBinary ? Buffer.from(output.SecretBinary).toString('utf8') : '');
+    if (value.trim() === '') {
+      throw new ClusterAuthError('secret-invalid', cluster, `secret '${secretId}' is empty`);
+    }
+    this.secretCache.set(secretId, { value, expiresAt: now + this.secretTtlMs });
+    return value;
+  }
+
+  private async clusterInfo(
+    settings: { readonly name: string; readonly auth: Extract<ClusterAuth, { mode: 'eks' }> },
+    region: string,
+    credentials: AwsCredentialIdentityProvider,
+    signal?: AbortSignal,
+  ): Promise<ClusterInfo> {
+    const cluster = settings.name;
+    const { clusterName, roleArn } = settings.auth;
+    const key = `${roleArn ?? ''}|${region}/${clusterName}`;
+    const now = this.deps.now();
+    const cached = this.clusterInfoCache.get(key);
+    if (cached && now < cached.expiresAt) return cached.value;
+
+    let description: DescribeClusterCommandOutput;
+    try {
+      description = await this.eksClient(region, roleArn, credentials).send(
+        new DescribeClusterCommand({ name: clusterName }),
+        signal ? { abortSignal: signal } : {},
+      );
+    } catch (error) {
+      const failure = describeClusterError(cluster, clusterName, region, error, signal, roleArn);
+      if (this.servesStale(cached, failure, now)) return cached.value;
+      throw failure;
+    }
+    const endpoint = description.cluster?.endpoint;
+    const caData = description.cluster?.certificateAuthority?.data;
+    if (!endpoint || !caData) {
+      const status = description.cluster?.status ?? 'unknown';
+      throw new ClusterAuthError(
+        'describe-cluster-failed',
+        cluster,
+        `EKS cluster '${clusterName}' in ${region} has no endpoint or certificate authority yet (status ${status})`,
+      );
+    }
+    const info = {
+      endpoint: httpsServer(cluster, endpoint),
+      caData: base64Pem(cluster, caData),
+    };
+    this.clusterInfoCache.set(key, { value: info, expiresAt: now + this.clusterInfoTtlMs });
+    return info;
+  }
+
+  /** Whether an expired value rides out this failure of its refresh (see the module comment). */
+  private servesStale<T>(
+    cached: Expiring<T> | undefined,
+    failure: ClusterAuthError,
+    now: number,
+  ): cached is Expiring<T> {
+    return (
+      cached !== undefined &&
+      TRANSIENT.has(failure.reason) &&
+      now < cached.expiresAt + this.maxStaleMs
+    );
+  }
+
+  private eksClient(
+    region: string,
+    roleArn: string | undefined,
+    credentials: AwsCredentialIdentityProvider,
+  ): EKSClient {
+    const key = `${roleArn ?? ''}|${region}`;
+    let client = this.eksClients.get(key);
+    if (!client) {
+      client = roleArn === undefined ? this.deps.eks(region) : this.deps.eks(region, credentials);
+      this.eksClients.set(key, client);
+    }
+    return client;
+  }
+
+  /** The EKS token issuer signing with this cluster's credentials (one per assumed role). */
+  private tokenIssuer(
+    cluster: AuthenticatedCluster,
+    credentials: AwsCredentialIdentityProvider,
+  ): EksTokenIssuer {
+    const key = assumedRoleOf(cluster) ?? '';
+    let issuer = this.tokenIssuers.get(key);
+    if (!issuer) {
+      const renewAfterMs = this.deps.tokenRenewAfterMs;
+      issuer = new EksTokenIssuer({
+        credentials,
+        now: this.deps.now,
+        ...(renewAfterMs === undefined ? {} : { renewAfterMs }),
+      });
+      this.tokenIssuers.set(key, issuer);
+    }
+    return issuer;
+  }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (AssumeRole takes no signal). */
+function abortable<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function singleUserConfig(
+  name: string,
+  server: string,
+  caData: string | undefined,
+  token: string,
+): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name, server, skipTLSVerify: false, ...(caData ? { caData } : {}) }],
+    users: [{ name: TOKEN_USER, token }],
+    contexts: [{ name, cluster: name, user: TOKEN_USER }],
+    currentContext: name,
+  });
+  return config;
+}
+
+function httpsServer(cluster: string, server: string): string {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new ClusterAuthError(
+      'settings-invalid',
+      cluster,
+      `server for cluster '${cluster}' is not a URL`,
+    );
+  }
+  if (url.protocol !== 'https:') {
+    throw new ClusterAuthError(
+      'insecure-tls',
+      cluster,
+      `server for cluster '${cluster}' must be an https:// URL: TLS is always on in Lambda`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ClusterAuthError(
+      'settings-invalid',
+      cluster,
+      `server for cluster '${cluster}' must not carry credentials`,
+    );
+  }
+  return server.replace(/\/+$/, '');
+}
+
+/** caData as a kubeconfig holds it: base64 of PEM. Raw PEM is accepted and encoded. */
+function base64Pem(cluster: string, caData: string): string {
+  const trimmed = caData.trim();
+  if (trimmed.startsWith('-----BEGIN CERTIFICATE-----')) {
+    return Buffer.from(`${trimmed}\n`, 'utf8').toString('base64');
+  }
+  const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(trimmed) || !decoded.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ClusterAuthError(
+      'ca-invalid',
+      cluster,
+      `CA data for cluster '${cluster}' is not a base64-encoded PEM certificate`,
+    );
+  }
+  return trimmed.replace(/\s+/g, '');
+}
+
+/** The secret holds the token itself, or JSON with a `token` field. */
+function bearerToken(cluster: string, secretId: string, value: string): string {
+  let token = value.trim();
+  if (token.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(token);
+    } catch {
+      parsed = undefined;
+    }
+    const field = (parsed as { token?: unknown } | undefined)?.token;
+    if (typeof field !== 'string') {
+      throw new ClusterAuthError(
+        'secret-invalid',
+        cluster,
+        `secret '${secretId}' holds JSON without a string 'token' field; store the bearer token itself or {"token": "..."}`,
+      );
+    }
+    token = field.trim();
+  }
+  if (!/^[!-~]+$/.test(token)) {
+    throw new ClusterAuthError(
+      'secret-invalid',
+      cluster,
+      `secret '${secretId}' does not hold a bearer token (empty, or not printable ASCII without spaces)`,
+    );
+  }
+  return token;
+}

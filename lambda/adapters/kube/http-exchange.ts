@@ -1,0 +1,333 @@
+/**
+ * One HTTP exchange with the API server: the connection built from `@kubernetes/client-node`'s
+ * authentication (kubeconfig users: tokens, client certificates, exec plugins, OIDC) and TLS
+ * settings, a GET, and its body received within a byte cap and decompressed. What the body means
+ * (JSON, lists, pages) is `transport.ts`'s business; this file only fetches bytes.
+ *
+ * Node's own `https` with a keep-alive Agent, not undici: undici is 740 kB of the Lambda bundle
+ * (a third of it) and of its import time, for one GET at a time (docs/BENCHMARKS.md, cold start).
+ * The bundle aliases `undici` away (infra/watchdog-function.ts); nothing here may reach it.
+ */
+
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpsAgent,
+  type AgentOptions as HttpsAgentOptions,
+  request as httpsRequest,
+  type RequestOptions,
+} from 'node:https';
+import type { Duplex } from 'node:stream';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ClusterReadError } from '../../ports/index.js';
+import { record } from './projection.js';
+import { authSetupError } from './read-errors.js';
+
+/** Credentials and the connection pool of one read: every request of the read shares them. */
+export interface Connection {
+  readonly headers: Record<string, string>;
+  readonly agent: HttpsAgent | HttpAgent;
+}
+
+/** What one GET is, and how much of an answer it accepts. */
+export interface ExchangeRequest {
+  /** The whole URL: the server, the path and the query. */
+  readonly url: string;
+  /** The Accept header, when not plain JSON. */
+  readonly accept?: string | undefined;
+  readonly signal: AbortSignal;
+  /** Bytes of the body, after decompression, above which the answer is given up. */
+  readonly maxBytes: number;
+  /** The read, as messages name it ("listing leases in kube-node-lease"). */
+  readonly what: string;
+}
+
+/** An answer: its status, the headers a reader uses, and its decompressed body. */
+export interface ExchangeResponse {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  /** The API server's clock (its Date header), ms. */
+  readonly date: number | undefined;
+  readonly body: Buffer;
+  /** Bytes of the body, decompressed. */
+  readonly bytes: number;
+}
+
+/**
+ * Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one, reads
+ * certificate and token files, refreshes OIDC tokens: all client-node's `applyToHTTPSOptions`),
+ * and a keep-alive connection pool of our own that carries them.
+ */
+export async function openConnection(
+  kubeConfig: KubeConfig,
+  options: { readonly server: string; readonly showPluginStderr?: boolean | undefined },
+): Promise<Connection> {
+  const proxy = proxyOf(kubeConfig);
+  const applied: RequestOptions = {};
+  try {
+    await kubeConfig.applyToHTTPSOptions(applied);
+  } catch (error) {
+    throw authSetupError(error, kubeConfig, options.showPluginStderr);
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(applied.headers ?? {})) {
+    if (value !== undefined) headers[name] = String(value);
+  }
+  // A kubeconfig user with username/password: client-node leaves it as `auth` (user:pass).
+  if (applied.auth) headers.Authorization = `Basic ${Buffer.from(applied.auth).toString('base64')}`;
+  // gzip explicitly: kube-apiserver compresses answers over 128 KiB for clients that accept it,
+  // ~10× fewer bytes on the wire for a list.
+  headers.Accept = 'application/json';
+  headers['Accept-Encoding'] = 'gzip';
+  // Keep-alive as client-go: one TLS handshake per read, TCP keep-alive probes after 30 s idle.
+  const pool = { keepAlive: true, keepAliveMsecs: 30_000 };
+  if (new URL(options.server).protocol === 'http:') {
+    // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
+    return { headers, agent: new HttpAgent(pool) };
+  }
+  const cluster = kubeConfig.getCurrentCluster();
+  const Pool = proxy ? tunnelThrough(proxy) : HttpsAgent;
+  return {
+    headers,
+    agent: new Pool({
+      ...pool,
+      ...defined({
+        ca: applied.ca,
+        cert: applied.cert,
+        key: applied.key,
+        pfx: applied.pfx,
+        passphrase: applied.passphrase,
+        servername: applied.servername,
+      }),
+      // Explicit, never left unset: Node would take an unset one from NODE_TLS_REJECT_UNAUTHORIZED,
+      // so a `0` in the environment would accept any certificate and send the token to it.
+      // client-node sets it (false) only for insecure-skip-tls-verify.
+      rejectUnauthorized: applied.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
+    }),
+  };
+}
+
+/** Closes the connection pool: no idle sockets left behind. */
+export function closeConnection(connection: Connection): void {
+  connection.agent.destroy();
+}
+
+/**
+ * GETs `request.url`. Rejects with a ClusterReadError when the body is over the cap or in an
+ * encoding it cannot read; with the transport's own error when there is no answer (the caller
+ * words that one: it knows which timeout struck).
+ */
+export async function exchange(
+  connection: Connection,
+  request: ExchangeRequest,
+): Promise<ExchangeResponse> {
+  const response = await send(connection, request);
+  const status = response.statusCode ?? 0;
+  const body = await boundedBody(response, status, request);
+  const dateHeader = headerOf(response.headers, 'date');
+  const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
+  return {
+    status,
+    contentType: headerOf(response.headers, 'content-type'),
+    date: Number.isNaN(date) ? undefined : date,
+    body,
+    bytes: body.byteLength,
+  };
+}
+
+/** The GET, up to the response's head; its body is still to be read. */
+function send(connection: Connection, request: ExchangeRequest): Promise<IncomingMessage> {
+  const url = new URL(request.url);
+  const get = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = get(
+      url,
+      {
+        method: 'GET',
+        agent: connection.agent,
+        headers: request.accept
+          ? { ...connection.headers, Accept: request.accept }
+          : connection.headers,
+        // Aborting destroys the request, and with it a response whose body is still coming.
+        signal: request.signal,
+      },
+      resolve,
+    );
+    outgoing.once('error', reject);
+    outgoing.end();
+  });
+}
+
+/**
+ * The body, read chunk by chunk and given up as soon as it is over the cap: a huge answer costs
+ * at most the cap in memory, never the whole of it. A gzip answer is inflated in one call once it
+ * has arrived (its compressed bytes are under the cap too), its output stopped at the cap: one
+ * call per page is far cheaper than a stream of 16 KiB chunks.
+ */
+async function boundedBody(
+  response: IncomingMessage,
+  status: number,
+  request: ExchangeRequest,
+): Promise<Buffer> {
+  const { what, maxBytes: cap } = request;
+  const tooLarge = () =>
+    new ClusterReadError(
+      'invalid-response',
+      `the API server's answer to ${what} is over ${capText(cap)} (the most one page may have): read given up`,
+      status,
+    );
+  const { headers } = response;
+  try {
+    const encoding = headerOf(headers, 'content-encoding')?.trim().toLowerCase() || 'identity';
+    const inflate = INFLATERS.get(encoding);
+    if (!inflate) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} is encoded as "${encoding.slice(0, 40)}", not gzip or plain (HTTP ${status}): read given up`,
+        status,
+      );
+    }
+    const declared = Number(headerOf(headers, 'content-length'));
+    if (declared > cap) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let received = 0;
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      received += chunk.byteLength;
+      if (received > cap) throw tooLarge();
+      chunks.push(chunk);
+    }
+    // Aborted between two chunks: the stream may have ended quietly; the body is not whole.
+    request.signal.throwIfAborted();
+    const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
+    if (inflate === 'identity') return raw;
+    try {
+      return inflate(raw, { maxOutputLength: cap, chunkSize: outputChunk(raw, encoding, cap) });
+    } catch (error) {
+      if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} is not valid ${encoding} (HTTP ${status}): read given up`,
+        status,
+      );
+    }
+  } finally {
+    // Given up early (over the cap, aborted): close the stream, and with it the connection.
+    if (!response.readableEnded) response.on('error', () => undefined).destroy();
+  }
+}
+
+/**
+ * A kubeconfig `proxy-url`: an `http://` proxy is used as kubectl uses it, a CONNECT tunnel per
+ * connection with TLS to the API server inside it (verified exactly as without a proxy: the
+ * proxy sees only encrypted bytes). Any other kind (https, socks) is refused in one line rather
+ * than ignored, which would go around the proxy.
+ */
+function proxyOf(kubeConfig: KubeConfig): URL | undefined {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster?.proxyUrl) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(cluster.proxyUrl);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol === 'http:' && url.hostname) return url;
+  throw new ClusterReadError(
+    'config',
+    `the kubeconfig's cluster "${cluster.name}" sets proxy-url to ${url ? `a ${url.protocol.replace(':', '')} proxy` : 'something that is not a URL'}; the watchdog goes through http:// proxies only (CONNECT): set an http:// proxy-url, or remove it to reach the API server directly`,
+  );
+}
+
+/** An https.Agent whose connections go through `proxy` by HTTP CONNECT. */
+function tunnelThrough(proxy: URL): new (options: HttpsAgentOptions) => HttpsAgent {
+  const headers: Record<string, string> = {};
+  if (proxy.username) {
+    const user = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+    headers['Proxy-Authorization'] = `Basic ${Buffer.from(user).toString('base64')}`;
+  }
+  return class TunnelAgent extends HttpsAgent {
+    override createConnection(
+      options: ConnectionOptions & { host?: string; port?: number },
+      callback: (error: Error | null, socket?: Duplex) => void,
+    ): Duplex | undefined {
+      const target = `${options.host}:${options.port ?? 443}`;
+      const connect = httpRequest({
+        host: proxy.hostname,
+        port: proxy.port || 80,
+        method: 'CONNECT',
+        path: target,
+        headers: { ...headers, Host: target },
+        agent: false,
+      });
+      connect.once('connect', (answer, socket) => {
+        if (answer.statusCode !== 200) {
+          socket.destroy();
+          callback(
+            new Error(
+              `the proxy ${proxy.host} answered CONNECT ${target} with HTTP ${answer.statusCode}`,
+            ),
+          );
+          return;
+        }
+        callback(null, tlsConnect({ ...options, socket }));
+      });
+      connect.once('error', (error) => callback(error));
+      connect.end();
+      return undefined;
+    }
+  };
+}
+
+/** `options` without its undefined entries (an undefined `ca` must not replace the default). */
+function defined<T extends Record<string, unknown>>(options: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}
+
+type Inflate = (raw: Buffer, options: ZlibOptions) => Buffer;
+
+/**
+ * How each Content-Encoding is read. Only gzip is asked for (as kube-apiserver and kubectl do);
+ * deflate and br are read too, since fetch read them before. Anything else ends the read.
+ */
+const INFLATERS: ReadonlyMap<string, Inflate | 'identity'> = new Map<string, Inflate | 'identity'>([
+  ['identity', 'identity'],
+  ['gzip', gunzipSync],
+  ['x-gzip', gunzipSync],
+  ['deflate', inflateSync],
+  ['br', brotliDecompressSync as Inflate],
+]);
+
+/** Output buffer of one inflate step: a page is megabytes, zlib's default is 16 KiB. */
+const INFLATE_CHUNK = 1024 * 1024;
+
+/**
+ * One output buffer the size gzip's trailer announces (ISIZE, the length mod 2^32), one byte
+ * more so that zlib never asks for a second: no concatenated copy of the page. A trailer that
+ * lies costs only more chunks, or one buffer of at most the cap; other encodings: 1 MiB chunks.
+ */
+function outputChunk(raw: Buffer, encoding: string, cap: number): number {
+  if (!encoding.endsWith('gzip') || raw.length < 18) return INFLATE_CHUNK;
+  const announced = raw.readUInt32LE(raw.length - 4);
+  // Smaller than its compressed bytes: a lie, another member, or incompressible (rare).
+  if (announced < raw.length) return INFLATE_CHUNK;
+  return Math.min(announced + 1, cap + 1);
+}
+
+/** A response header as one string (the first, if it came more than once). */
+function headerOf(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  name: string,
+): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** 64 MiB, 1.5 KiB, 300 bytes. */
+function capText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}

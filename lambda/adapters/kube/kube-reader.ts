@@ -1,0 +1,403 @@
+/**
+ * Reads node Leases and Nodes over the Kubernetes API: one session per read (transport.ts), the
+ * answers projected onto what the core needs (projection.ts), and, with a node cache
+ * (node-cache.ts), whole Nodes listed only once per refresh period, the Table of Nodes
+ * (node-table.ts) and GETs of the nodes that may page in between. Never `resourceVersion=0`:
+ * every list is a consistent read from etcd, paginated, and a server that ignores `limit` is
+ * bounded by the page cap. Every failure is one ClusterReadError with one clear line
+ * (read-errors.ts).
+ */
+
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { LeaseInfo, NodeInfo, Snapshot } from '../../core/model.js';
+import { type LabelSelector, matchesSelector } from '../../core/selector.js';
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type ReadMode,
+  type WatchdogLogger,
+} from '../../ports/index.js';
+import { hasUserInfo } from './kubeconfig.js';
+import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
+import {
+  NODE_TABLE,
+  NODE_TABLE_PARAMS,
+  type NodeRow,
+  projectNodeRow,
+  rowsByName,
+  TableUnusableError,
+  tableSuspects,
+} from './node-table.js';
+import { Interner, projectLease, projectNode } from './projection.js';
+import {
+  ApiSession,
+  type Listed,
+  READ_BOUNDS,
+  type ReadBounds,
+  type ReadStats,
+} from './transport.js';
+
+export {
+  MAX_NODE_GETS,
+  NodeCache,
+  SUSPECT_AGE_MS,
+  suspectAgeFor,
+  suspectNodes,
+} from './node-cache.js';
+export { Interner, projectLease, projectNode } from './projection.js';
+export type { ReadBounds } from './transport.js';
+
+export interface KubeReaderOptions {
+  readonly kubeConfig: KubeConfig;
+  /** The name the cluster is reported under (notifications, JSON output). */
+  readonly cluster: string;
+  readonly namespace: string;
+  /** Items per list request. Default 500 (what kubectl asks for). */
+  readonly pageSize?: number | undefined;
+  /** Timeout of each request, ms. Default 15,000. */
+  readonly requestTimeoutMs?: number | undefined;
+  /**
+   * Bounds of one read: bytes per page, pages per list, and the time of the whole read (never
+   * less than one request's timeout). Default READ_BOUNDS.
+   */
+  readonly bounds?: Partial<ReadBounds> | undefined;
+  /**
+   * Quote what a failing exec credential plugin wrote to stderr in the error (the CLI's
+   * --verbose). Default false: a plugin can echo credentials there.
+   */
+  readonly showPluginStderr?: boolean | undefined;
+  /**
+   * false: list Leases only (no not-ready, missing-lease, orphan or suppression verdicts: the
+   * snapshot is degraded). Default true.
+   */
+  readonly readNodes?: boolean | undefined;
+  /**
+   * The Node labels to keep (see labelsUsedBy): a node carries dozens of labels, and keeping all
+   * of them for 100,000 nodes costs hundreds of megabytes. Default: all of them.
+   */
+  readonly labelKeys?: readonly string[] | undefined;
+  /**
+   * Whole Nodes are ~13× the bytes of Leases and change slowly: with a cache, they are listed only
+   * when it is older than its refresh period. In between, each read lists the server-side Table
+   * of Nodes (node-table.ts: Ready and cordon per node, a few hundred bytes each), and reads
+   * afresh, one GET each, the nodes the leases or the Table single out (silent, unreadable, new,
+   * gone, not Ready, changed). Default: list whole Nodes on every read.
+   */
+  readonly nodeCache?: NodeCache | undefined;
+  /** Where a Table of Nodes that could not be used (whole Nodes listed instead) is noted. */
+  readonly logger?: Pick<WatchdogLogger, 'warn'> | undefined;
+  /**
+   * With a node cache: a lease older than this on the API server's clock has its Node read afresh
+   * (see suspectNodes), so that a node going silent is judged on fresh Node facts. Set it from
+   * the grace period with suspectAgeFor(gracePeriodSeconds): min(20 s, grace / 2). Default 20 s
+   * (SUSPECT_AGE_MS), right for a grace period of 40 s or more.
+   */
+  readonly suspectAfterMs?: number | undefined;
+  /**
+   * Check only the Nodes this label selector matches (the CLI's -l): Nodes are listed with it as
+   * `labelSelector` (and matched again here, as are Nodes read one by one), and only the leases of
+   * the selected Nodes are kept, matched by name: a lease has no node labels, and the lease of a
+   * node that is not selected is not an orphan. Needs the Nodes: forbidden Nodes fail the read.
+   * With a node cache, a node that starts to match is seen at the next full list.
+   */
+  readonly nodeSelector?: LabelSelector | undefined;
+}
+
+export class KubeClusterReader implements ClusterReader {
+  private readonly pageSize: number;
+  private readonly timeoutMs: number;
+  private readonly server: string;
+  private readonly labelKeys: ReadonlySet<string> | undefined;
+  private readonly suspectAfterMs: number;
+  private readonly bounds: ReadBounds;
+
+  constructor(private readonly options: KubeReaderOptions) {
+    const selectorKeys = options.nodeSelector?.requirements.map((r) => r.key) ?? [];
+    this.labelKeys = options.labelKeys
+      ? new Set([...options.labelKeys, ...selectorKeys])
+      : undefined;
+    if (options.nodeSelector && options.readNodes === false) {
+      throw new ClusterReadError(
+        'config',
+        'a node selector needs the Nodes: not in leases-only mode',
+      );
+    }
+    this.suspectAfterMs = options.suspectAfterMs ?? SUSPECT_AGE_MS;
+    if (!(this.suspectAfterMs >= 0)) {
+      throw new RangeError(
+        `suspectAfterMs must be a number of milliseconds, 0 or more (got ${String(options.suspectAfterMs)})`,
+      );
+    }
+    this.pageSize = options.pageSize ?? 500;
+    this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    const bounds = { ...READ_BOUNDS, ...options.bounds };
+    this.bounds = { ...bounds, budgetMs: Math.max(bounds.budgetMs, this.timeoutMs) };
+    const server = options.kubeConfig.getCurrentCluster()?.server;
+    if (!server) {
+      throw new ClusterReadError(
+        'config',
+        'the kubeconfig has no current cluster with a server URL: pass --context NAME or fix current-context',
+      );
+    }
+    if (hasUserInfo(server)) {
+      // undici would quote the URL, password and all, in its errors.
+      throw new ClusterReadError(
+        'config',
+        `the server URL of cluster ${options.cluster} has a user name or password in it (https://user:pass@host): remove them and give credentials as a token or certificate`,
+      );
+    }
+    this.server = server.replace(/\/+$/, '');
+  }
+
+  /** The name the cluster is reported under. */
+  get cluster(): string {
+    return this.options.cluster;
+  }
+
+  /**
+   * `look`, with a warm node cache: the Leases alone, and a GET of each node that may page now
+   * (lookSuspects); the other nodes as cached. Without one (a cold container), a whole check.
+   */
+  async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
+    const session = await ApiSession.open(this.options.kubeConfig, {
+      server: this.server,
+      namespace: this.options.namespace,
+      pageSize: this.pageSize,
+      timeoutMs: this.timeoutMs,
+      bounds: this.bounds,
+      showPluginStderr: this.options.showPluginStderr,
+    });
+    try {
+      const cached = mode === 'look' ? this.options.nodeCache?.current() : undefined;
+      return cached && this.options.nodeCache && this.options.readNodes !== false
+        ? await this.look(session, new Interner(), this.options.nodeCache, cached, signal)
+        : await this.readWith(session, new Interner(), signal);
+    } finally {
+      session.close();
+    }
+  }
+
+  private async readWith(
+    session: ApiSession,
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Snapshot> {
+    const { namespace, nodeCache: cache } = this.options;
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+    const cached = cache?.current();
+    const [leases, table] = await Promise.all([
+      session.list('leases', leasePath, projectLease, signal),
+      this.options.readNodes === false || !cached || !cache?.tableUsable()
+        ? undefined
+        : this.listTable(session, signal),
+    ]);
+    if (cached && cache && table instanceof Map) {
+      const refreshed = await this.refreshSuspects(
+        session,
+        interner,
+        leases,
+        cache,
+        cached,
+        table,
+        signal,
+      );
+      return this.snapshot(leases, refreshed, undefined, session.stats);
+    }
+    if (table instanceof ClusterReadError) {
+      this.options.logger?.warn(
+        'the Table of Nodes could not be used: whole Nodes listed instead',
+        {
+          cluster: this.options.cluster,
+          error: table.message,
+        },
+      );
+    }
+    const nodes =
+      this.options.readNodes === false
+        ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
+        : await this.listNodesOrDegraded(session, interner, signal);
+    return this.snapshot(
+      leases,
+      nodes instanceof ClusterReadError || nodes === undefined ? null : nodes.items,
+      nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined,
+      session.stats,
+    );
+  }
+
+  /**
+   * A look: the Leases, and the nodes they single out (a lease old enough to page, unreadable, new
+   * or gone: suspectNodes) read afresh, so a silent node is judged on fresh taints, cordon and
+   * deletion; every other node as the cache holds it (Ready as of the last check's Table).
+   */
+  private async look(
+    session: ApiSession,
+    interner: Interner,
+    cache: NodeCache,
+    cached: ReadonlyMap<string, NodeInfo>,
+    signal: AbortSignal | undefined,
+  ): Promise<Snapshot> {
+    const { namespace } = this.options;
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+    const leases = await session.list('leases', leasePath, projectLease, signal);
+    const nodes = await this.refreshSuspects(
+      session,
+      interner,
+      leases,
+      cache,
+      cached,
+      undefined,
+      signal,
+    );
+    return this.snapshot(leases, nodes, undefined, session.stats);
+  }
+
+  /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
+  private listNodesOrDegraded(
+    session: ApiSession,
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Listed<NodeInfo> | ClusterReadError> {
+    return this.listNodes(session, interner, signal).catch((error: unknown) => {
+      // Without Nodes the check still runs on leases alone: degraded, and it says so.
+      // Not with a node selector: which leases it selects is known only from the Nodes.
+      if (error instanceof ClusterReadError && error.failure === 'forbidden') {
+        if (!this.options.nodeSelector) return error;
+        throw new ClusterReadError(
+          'forbidden',
+          `${error.message}; the node selector "${this.options.nodeSelector.source}" needs them`,
+          error.statusCode,
+          { cause: error },
+        );
+      }
+      throw error;
+    });
+  }
+
+  /**
+   * The Table of Nodes by name; the error instead when it cannot stand in for them (the caller
+   * lists whole Nodes): an answer that is no usable Table keeps the cache off Tables for one
+   * refresh period, any other failure is met by the whole list (which fails, or degrades, alike).
+   */
+  private async listTable(
+    session: ApiSession,
+    signal: AbortSignal | undefined,
+  ): Promise<Map<string, NodeRow> | ClusterReadError> {
+    const selector = this.options.nodeSelector;
+    try {
+      const listed = await session.list(
+        'nodes',
+        '/api/v1/nodes',
+        projectNodeRow,
+        signal,
+        selector
+          ? { ...NODE_TABLE_PARAMS, labelSelector: selector.source.trim() }
+          : NODE_TABLE_PARAMS,
+        NODE_TABLE,
+      );
+      return rowsByName(listed);
+    } catch (error) {
+      if (!(error instanceof ClusterReadError) || error.failure === 'aborted') throw error;
+      if (
+        error instanceof TableUnusableError ||
+        error.failure === 'invalid-response' ||
+        error.statusCode === 406
+      ) {
+        this.options.nodeCache?.refuseTable();
+      }
+      return error;
+    }
+  }
+
+  /** Lists every Node, and keeps them in the cache when there is one. */
+  private async listNodes(
+    session: ApiSession,
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Listed<NodeInfo>> {
+    const selector = this.options.nodeSelector;
+    const listed = await session.list(
+      'nodes',
+      '/api/v1/nodes',
+      (item) => projectNode(item, this.labelKeys, interner),
+      signal,
+      selector ? { labelSelector: selector.source.trim() } : {},
+    );
+    // Matched again: a proxy or server that ignored the labelSelector must not widen the check.
+    const items = selector ? listed.items.filter((n) => this.selects(n)) : listed.items;
+    this.options.nodeCache?.replace(items);
+    return { ...listed, items };
+  }
+
+  /** Whether the node selector (if any) selects the node. */
+  private selects(node: NodeInfo): boolean {
+    const selector = this.options.nodeSelector;
+    return selector === undefined || matchesSelector(selector, node.labels);
+  }
+
+  /**
+   * The cached Nodes, with those the leases or the Table single out read afresh (one GET each),
+   * or all of them listed again when there are too many suspects.
+   */
+  private async refreshSuspects(
+    session: ApiSession,
+    interner: Interner,
+    leases: Listed<LeaseInfo>,
+    cache: NodeCache,
+    cached: ReadonlyMap<string, NodeInfo>,
+    rows: ReadonlyMap<string, NodeRow> | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<NodeInfo[]> {
+    const serverTime = leases.date ?? Date.now();
+    // With a node selector, a lease whose node is not among the selected ones is not a suspect:
+    // it belongs to a node that is not selected (or to none), not to a node that needs a GET.
+    const considered = this.options.nodeSelector
+      ? leases.items.filter((lease) => cached.has(lease.name) || rows?.has(lease.name))
+      : leases.items;
+    const suspects = new Set([
+      // On a look (no Table), a lease with no cached Node stays the orphan the last check saw.
+      ...suspectNodes(considered, cached, serverTime, this.suspectAfterMs, rows ?? cached),
+      ...(rows ? tableSuspects(rows, cached) : []),
+    ]);
+    if (suspects.size > MAX_NODE_GETS) {
+      return (await this.listNodes(session, interner, signal)).items;
+    }
+    await Promise.all(
+      [...suspects].map(async (name) => {
+        const body = await session.getNode(name, signal);
+        const node = body ? projectNode(body, this.labelKeys, interner) : undefined;
+        // A node relabelled out of the selection leaves it, as a deleted one does.
+        cache.update(name, node && this.selects(node) ? node : undefined);
+      }),
+    );
+    return [...(cache.current() ?? cached).values()];
+  }
+
+  private snapshot(
+    leases: Listed<LeaseInfo>,
+    nodes: NodeInfo[] | null,
+    degraded: string | undefined,
+    stats: ReadStats,
+  ): Snapshot {
+    const { namespace, cluster } = this.options;
+    if (leases.items.length === 0 && nodes && nodes.length > 0) {
+      // Every kubelet renews a Lease: none at all beside live Nodes is the wrong namespace, not
+      // every node missing its lease at once (which would page each of them).
+      throw new ClusterReadError(
+        'config',
+        `no Leases in namespace ${namespace} but ${nodes.length} Node${nodes.length === 1 ? '' : 's'} exist: check --namespace (kubelets renew their leases in kube-node-lease)`,
+      );
+    }
+    // With a node selector, the leases of the selected nodes only (nodes is not null here).
+    const selected = this.options.nodeSelector && nodes ? new Set(nodes.map((n) => n.name)) : null;
+    return {
+      cluster,
+      namespace,
+      leases: selected ? leases.items.filter((lease) => selected.has(lease.name)) : leases.items,
+      nodes,
+      // Paginated lists are one consistent read as of the first page: its Date is the server's time.
+      serverTime: leases.date ?? Date.now(),
+      degraded,
+      stats,
+    };
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Loads a kubeconfig for the CLI: from --kubeconfig, else $KUBECONFIG (colon-separated), else
+ * ~/.kube/config; selects --context. Failures are one clear ClusterReadError('config') line that
+ * names the file or context, never the file's contents.
+ */
+
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ClusterReadError } from '../../ports/index.js';
+
+export interface KubeconfigLocation {
+  /** --kubeconfig PATH */
+  readonly path?: string | undefined;
+  /** --context NAME */
+  readonly context?: string | undefined;
+  /** Environment ($KUBECONFIG, $HOME). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** --insecure-skip-tls-verify: the current cluster's certificate is not verified. */
+  readonly insecureSkipTlsVerify?: boolean | undefined;
+}
+
+export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
+  const files = source.path
+    ? [source.path]
+    : (source.env.KUBECONFIG?.split(delimiter).filter(Boolean) ?? [
+        join(source.env.HOME ?? homedir(), '.kube', 'config'),
+      ]);
+  const present = files.filter((file) => existsSync(file));
+  if (present.length === 0) {
+    const where = source.path
+      ? `kubeconfig ${source.path} does not exist`
+      : `no kubeconfig found (looked at ${files.join(', ')})`;
+    throw new ClusterReadError('config', `${where}: pass --kubeconfig PATH or set KUBECONFIG`);
+  }
+  const kc = new KubeConfig();
+  for (const file of present) {
+    const next = new KubeConfig();
+    try {
+      next.loadFromFile(file);
+    } catch (error) {
+      const why = error instanceof Error ? (error.message.split('\n')[0] ?? '') : '';
+      throw new ClusterReadError('config', `kubeconfig ${file} cannot be read: ${why}`, undefined, {
+        cause: error,
+      });
+    }
+    if (kc.clusters.length === 0 && kc.contexts.length === 0) {
+      kc.loadFromOptions({
+        clusters: next.clusters,
+        contexts: next.contexts,
+        users: next.users,
+        currentContext: next.currentContext,
+      });
+    } else {
+      kc.mergeConfig(next, true);
+    }
+  }
+  if (source.context) {
+    if (!kc.contexts.some((c) => c.name === source.context)) {
+      const known = kc.contexts.map((c) => c.name).join(', ') || 'none';
+      throw new ClusterReadError(
+        'config',
+        `context "${source.context}" is not in the kubeconfig (contexts: ${known}): check --context`,
+      );
+    }
+    kc.setCurrentContext(source.context);
+  }
+  const context = kc.getContextObject(kc.getCurrentContext());
+  if (!context) {
+    throw new ClusterReadError(
+      'config',
+      'the kubeconfig has no current-context: pass --context NAME (kubectl config get-contexts lists them)',
+    );
+  }
+  const server = kc.getCluster(context.cluster)?.server;
+  if (!server) {
+    throw new ClusterReadError(
+      'config',
+      `context "${context.name}" names cluster "${context.cluster}", which has no server in the kubeconfig`,
+    );
+  }
+  if (hasUserInfo(server)) {
+    throw new ClusterReadError(
+      'config',
+      `context "${context.name}": the server URL of cluster "${context.cluster}" has a user name or password in it (https://user:pass@host): remove them from the URL and give credentials as the kubeconfig user's token or certificate`,
+    );
+  }
+  return source.insecureSkipTlsVerify ? skippingTlsVerify(kc) : kc;
+}
+
+/** true when `server` is a URL with a user name or password (`https://user:pass@host`). */
+export function hasUserInfo(server: string): boolean {
+  try {
+    const url = new URL(server);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return /\/\/[^/\s]*@/.test(server);
+  }
+}
+
+/** The same kubeconfig with its current cluster marked insecure-skip-tls-verify. */
+function skippingTlsVerify(kc: KubeConfig): KubeConfig {
+  const current = kc.getCurrentCluster()?.name;
+  const insecure = new KubeConfig();
+  insecure.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c)),
+    contexts: kc.contexts,
+    users: kc.users,
+    currentContext: kc.getCurrentContext(),
+  });
+  return insecure;
+}

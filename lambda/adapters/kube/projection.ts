@@ -1,0 +1,140 @@
+/**
+ * Projects API objects, parsed as plain JSON, onto the few fields the core needs (LeaseInfo,
+ * NodeInfo): a Node object is several kilobytes (images, conditions, capacity), and keeping
+ * 100,000 of them, or running them through the client's model deserialiser, costs far more than
+ * the check needs. Never throws on odd shapes: the core judges them.
+ */
+import type { LeaseInfo, NodeInfo, Taint } from '../../core/model.js';
+import { ALL, type Keep, keepEach, keepFields } from './pruned-json.js';
+
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * Every field `projectLease` reads, and nothing else: a list page is read keeping these alone
+ * (pruned-json.ts). A field read below and missing here would be read as absent.
+ */
+export const LEASE_FIELDS: Keep = keepFields({
+  metadata: keepFields({ name: ALL, creationTimestamp: ALL }),
+  spec: keepFields({ renewTime: ALL, leaseDurationSeconds: ALL }),
+});
+
+/** Keeps what the core needs of a Lease; never throws on odd shapes (the core judges them). */
+export function projectLease(item: unknown): LeaseInfo | undefined {
+  const metadata = record(record(item).metadata);
+  const spec = record(record(item).spec);
+  const name = str(metadata.name);
+  if (!name) return undefined;
+  return {
+    name,
+    renewTime: spec.renewTime,
+    leaseDurationSeconds: spec.leaseDurationSeconds,
+    createdAt: str(metadata.creationTimestamp),
+  };
+}
+
+const MAX_MESSAGE = 300;
+const NO_TAINTS: readonly Taint[] = Object.freeze([]);
+
+/**
+ * One copy of each repeated value (zones, condition reasons, taint keys): JSON.parse gives every
+ * node its own copy of "eu-west-1a" and "KubeletReady", which at 100,000 nodes adds up.
+ */
+export class Interner {
+  private readonly values = new Map<string, string>();
+  intern(value: string | undefined): string | undefined {
+    if (value === undefined) return undefined;
+    const known = this.values.get(value);
+    if (known !== undefined) return known;
+    if (this.values.size < 10_000) this.values.set(value, value);
+    return value;
+  }
+}
+
+/**
+ * Every field `projectNode` reads, and nothing else: the images, capacity, nodeInfo, annotations
+ * and managedFields that are most of a Node's bytes are never built. A field read below and
+ * missing here would be read as absent.
+ */
+const NODE_PARTS: Readonly<Record<string, Keep>> = {
+  metadata: keepFields({
+    name: ALL,
+    creationTimestamp: ALL,
+    deletionTimestamp: ALL,
+    labels: ALL,
+  }),
+  spec: keepFields({ unschedulable: ALL, taints: ALL, providerID: ALL }),
+  status: keepFields({
+    conditions: keepEach(keepFields({ type: ALL, status: ALL, reason: ALL, message: ALL })),
+  }),
+};
+export const NODE_FIELDS: Keep = keepFields(NODE_PARTS);
+/** A Node answered alone (a GET): its `kind` too. */
+export const NODE_OBJECT_FIELDS: Keep = keepFields({ kind: ALL, ...NODE_PARTS });
+
+/** Keeps what the verdicts, grouping and notifications need of a Node (only `labelKeys` labels, when given). */
+export function projectNode(
+  item: unknown,
+  labelKeys?: ReadonlySet<string>,
+  interner: Interner = new Interner(),
+): NodeInfo | undefined {
+  const metadata = record(record(item).metadata);
+  const spec = record(record(item).spec);
+  const status = record(record(item).status);
+  const name = str(metadata.name);
+  if (!name) return undefined;
+  // Labels, then taints, then conditions: the order the interner sees values in.
+  const labels = projectLabels(metadata.labels, labelKeys, interner);
+  const taints = projectTaints(spec.taints, interner);
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  const ready = record(conditions.find((c) => record(c).type === 'Ready'));
+  const notReady = ready.status !== 'True';
+  return {
+    name,
+    createdAt: str(metadata.creationTimestamp),
+    labels,
+    unschedulable: spec.unschedulable === true,
+    deletionTimestamp: str(metadata.deletionTimestamp),
+    taints: taints.length > 0 ? taints : NO_TAINTS,
+    ready: interner.intern(str(ready.status)),
+    // Reason and message matter only when the node is not Ready; kubelets can write long ones.
+    readyReason: notReady ? interner.intern(str(ready.reason)) : undefined,
+    readyMessage: notReady ? str(ready.message)?.slice(0, MAX_MESSAGE) : undefined,
+    providerID: str(spec.providerID),
+  };
+}
+
+function projectLabels(
+  raw: unknown,
+  labelKeys: ReadonlySet<string> | undefined,
+  interner: Interner,
+): Record<string, string> {
+  const labels: Record<string, string> = {};
+  const allLabels = record(raw);
+  for (const key of labelKeys ?? Object.keys(allLabels)) {
+    const value = allLabels[key];
+    if (typeof value === 'string') labels[key] = interner.intern(value) as string;
+  }
+  return labels;
+}
+
+function projectTaints(raw: unknown, interner: Interner): Taint[] {
+  const rawTaints = Array.isArray(raw) ? raw : [];
+  const taints: Taint[] = [];
+  for (const taint of rawTaints) {
+    const key = interner.intern(str(record(taint).key));
+    if (key) {
+      taints.push({
+        key,
+        effect: interner.intern(str(record(taint).effect)),
+        value: interner.intern(str(record(taint).value)),
+      });
+    }
+  }
+  return taints;
+}

@@ -1,0 +1,376 @@
+/**
+ * One read's conversation with the API server: lists paginated with `limit` + `continue`, node
+ * GETs, and each request bounded by a timeout, the read's budget and the caller's AbortSignal.
+ * Bodies (fetched by `http-exchange.ts`) are parsed as plain JSON and projected page by page; a
+ * page of Leases or Nodes, and a Node, straight from its bytes keeping only the fields their
+ * projections read (`pruned-json.ts`).
+ */
+
+import { STATUS_CODES } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ClusterReadError } from '../../ports/index.js';
+import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
+import { LEASE_FIELDS, NODE_FIELDS, NODE_OBJECT_FIELDS, record, str } from './projection.js';
+import { ALL, type Keep, keepEach, keepFields, parsePruned } from './pruned-json.js';
+import {
+  describeRead,
+  hostOf,
+  invalidAnswerError,
+  type ReadTarget,
+  type Resource,
+  statusError,
+  transportError,
+} from './read-errors.js';
+
+export interface SessionOptions {
+  /** The API server URL, without a trailing slash. */
+  readonly server: string;
+  /** The lease namespace (for messages). */
+  readonly namespace: string;
+  /** Items per list request. */
+  readonly pageSize: number;
+  /** Timeout of each request, ms. */
+  readonly timeoutMs: number;
+  /** Bounds of the whole read (see READ_BOUNDS). */
+  readonly bounds: ReadBounds;
+  /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
+  readonly showPluginStderr?: boolean | undefined;
+}
+
+/** How much one read may take from the API server before it is given up as a read failure. */
+export interface ReadBounds {
+  /** Bytes of one answer's body (after decompression). */
+  readonly maxPageBytes: number;
+  /** Pages of one list. */
+  readonly maxPages: number;
+  /** The whole read (every page of every list, and the node GETs), ms. */
+  readonly budgetMs: number;
+}
+
+/**
+ * The defaults. A hostile or broken server (a proxy, an aggregated API, a bug) must not hold the
+ * watchdog forever or fill its memory: today's worst seen were one continue token repeated
+ * 58,800 times in 20 s and two 600 MB pages (2.7 GB resident, then ERR_STRING_TOO_LONG).
+ */
+export const READ_BOUNDS: ReadBounds = {
+  // A page holds 500 objects (the page size); a Node is 5-40 KB of JSON (its image list is most of
+  // it), so 500 Nodes are at most ~20 MB. 64 MiB leaves 3x headroom and keeps a page's bytes and
+  // its parsed copy well inside a 512 MB Lambda.
+  maxPageBytes: 64 * 1024 * 1024,
+  // 1,000 pages of 500 are 500,000 objects: 50 times the largest supported cluster (5,000 nodes
+  // upstream; EKS and GKE stop below 100,000). More pages than that is a server that never ends.
+  maxPages: 1_000,
+  // Two minutes for every page of both lists: a 100,000-node cluster lists its leases and nodes
+  // in well under a minute; the Lambda's own deadline (the caller's signal) may cut it shorter.
+  budgetMs: 120_000,
+};
+
+/** Requests made and response bytes read, over the whole read. */
+export interface ReadStats {
+  requests: number;
+  bytes: number;
+}
+
+/** Every item of a list, and the API server's clock as of its first page. */
+export interface Listed<T> {
+  readonly items: T[];
+  readonly date: number | undefined;
+  /** Items received, before projection (a Table's rows). */
+  readonly received?: number | undefined;
+  /** Items the first page announced (its items + `remainingItemCount`), when it did. */
+  readonly announced?: number | undefined;
+}
+
+/**
+ * How a list is asked for and read: by default the resource's own list (`LeaseList`,
+ * `NodeList`, with `items`); a server-side Table has `kind: Table` and `rows`.
+ */
+export interface ListFormat {
+  readonly accept: string;
+  readonly kind: string;
+  readonly items: 'items' | 'rows';
+  /** Items per page, as a multiple of the session's page size (small items: bigger pages). */
+  readonly pageScale?: number;
+}
+
+interface Page<T> {
+  readonly items: T[];
+  readonly next: string | undefined;
+  readonly date: number | undefined;
+  readonly bytes: number;
+  readonly received: number;
+  readonly remaining: number | undefined;
+}
+
+/** What each list answers with, by `kind`. */
+const LIST_KINDS: Readonly<Record<Resource, string>> = {
+  leases: 'LeaseList',
+  nodes: 'NodeList',
+  events: 'EventList',
+};
+
+/**
+ * What a page of a resource's own list keeps: its kind and metadata, and of each item the fields
+ * its projection reads. The Events a node's notification quotes are read whole.
+ */
+const LIST_FIELDS: Readonly<Partial<Record<Resource, Keep>>> = {
+  leases: listPage(LEASE_FIELDS),
+  nodes: listPage(NODE_FIELDS),
+};
+
+function listPage(item: Keep): Keep {
+  return keepFields({ kind: ALL, metadata: ALL, items: keepEach(item) });
+}
+
+interface Answer {
+  /**
+   * The parsed JSON body (only the fields asked for, when `pruned`); undefined when the object
+   * does not exist (404, with `missingIsNull`).
+   */
+  readonly body: unknown;
+  /** The body's bytes: an answer that is not what was asked for is described from all of it. */
+  readonly raw: Buffer;
+  readonly pruned: boolean;
+  readonly date: number | undefined;
+  readonly bytes: number;
+}
+
+/** Sees every 2xx answer body before it is parsed: `bench/check-once.ts --floor` keeps them. */
+let bodyTap: ((body: Buffer) => void) | undefined;
+
+/** Sets (or, with undefined, removes) the one body tap. For the bench's floor, never the check. */
+export function tapBodies(tap: ((body: Buffer) => void) | undefined): void {
+  bodyTap = tap;
+}
+
+/**
+ * One connection pool for every request of a read (client-node builds a new one per call): a TLS
+ * handshake per read, not per page, and no idle sockets left behind once closed.
+ */
+export class ApiSession {
+  readonly stats: ReadStats = { requests: 0, bytes: 0 };
+  private readonly target: ReadTarget;
+  /** Aborts when the whole read's budget is spent (created when the session opens). */
+  private readonly budget: AbortSignal;
+
+  private constructor(
+    private readonly connection: Connection,
+    private readonly options: SessionOptions,
+  ) {
+    this.target = { host: hostOf(options.server), namespace: options.namespace };
+    this.budget = AbortSignal.timeout(options.bounds.budgetMs);
+  }
+
+  /** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
+  static async open(kubeConfig: KubeConfig, options: SessionOptions): Promise<ApiSession> {
+    return new ApiSession(await openConnection(kubeConfig, options), options);
+  }
+
+  close(): void {
+    closeConnection(this.connection);
+  }
+
+  /**
+   * Lists every page of `path`, keeping what `project` makes of each item (given the page's
+   * body too: a Table's rows need its column definitions).
+   */
+  async list<T>(
+    resource: Resource,
+    path: string,
+    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
+    signal: AbortSignal | undefined,
+    /** More query parameters of every page (`labelSelector`). */
+    params: Readonly<Record<string, string>> = {},
+    format?: ListFormat,
+  ): Promise<Listed<T>> {
+    const items: T[] = [];
+    const seen = new Set<string>();
+    let date: number | undefined;
+    let next: string | undefined;
+    let pages = 0;
+    let received = 0;
+    let announced: number | undefined;
+    do {
+      const page: Page<T> = await this.page(resource, path, next, project, signal, params, format);
+      this.stats.requests++;
+      this.stats.bytes += page.bytes;
+      if (pages === 0 && page.remaining !== undefined) announced = page.received + page.remaining;
+      pages++;
+      received += page.received;
+      date ??= page.date;
+      for (const item of page.items) items.push(item);
+      next = page.next;
+      if (next) this.checkContinue(resource, next, seen, pages);
+    } while (next);
+    return { items, date, received, announced };
+  }
+
+  /** A continue token seen before (repeated or cycling), or one page too many, ends the read. */
+  private checkContinue(resource: Resource, next: string, seen: Set<string>, pages: number): void {
+    const what = describeRead(resource, this.options.namespace);
+    if (seen.has(next)) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} repeats a continue token after ${pages} pages: the list never ends, read given up`,
+        200,
+      );
+    }
+    if (pages >= this.options.bounds.maxPages) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} is still going after ${pages} pages (the most a list may have): read given up`,
+        200,
+      );
+    }
+    seen.add(next);
+  }
+
+  /** GETs one Node; undefined when it does not exist (404). */
+  async getNode(
+    name: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
+    const path = `/api/v1/nodes/${encodeURIComponent(name)}`;
+    const answer = await this.request('nodes', path, signal, {
+      missingIsNull: true,
+      keep: NODE_OBJECT_FIELDS,
+    });
+    this.stats.requests++;
+    this.stats.bytes += answer.bytes;
+    if (answer.body === undefined) return undefined;
+    return ofKind(answer, 'Node', `reading node ${name}`);
+  }
+
+  private async page<T>(
+    resource: Resource,
+    path: string,
+    continueToken: string | undefined,
+    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
+    signal: AbortSignal | undefined,
+    params: Readonly<Record<string, string>>,
+    format: ListFormat | undefined,
+  ): Promise<Page<T>> {
+    const limit = this.options.pageSize * (format?.pageScale ?? 1);
+    const query = new URLSearchParams({ ...params, limit: String(limit) });
+    if (continueToken) query.set('continue', continueToken);
+    const answer = await this.request(resource, `${path}?${query}`, signal, {
+      accept: format?.accept,
+      keep: format ? undefined : LIST_FIELDS[resource],
+    });
+    const what = describeRead(resource, this.options.namespace);
+    const kind = format?.kind ?? LIST_KINDS[resource];
+    const body = ofKind(answer, kind, what);
+    const field = body[format?.items ?? 'items'];
+    // An empty list may come as `items: null`; anything else that is not an array is no list.
+    if (field != null && !Array.isArray(field))
+      throw invalidAnswerError(what, kind, wholeBody(answer));
+    const list: unknown[] = Array.isArray(field) ? field : [];
+    const items: T[] = [];
+    for (const raw of list) {
+      const item = project(raw, body);
+      if (item !== undefined) items.push(item);
+    }
+    const remaining = record(body.metadata).remainingItemCount;
+    return {
+      items,
+      next: str(record(body.metadata).continue) || undefined,
+      date: answer.date,
+      bytes: answer.bytes,
+      received: list.length,
+      remaining: typeof remaining === 'number' ? remaining : undefined,
+    };
+  }
+
+  /** GET `pathAndQuery`; `body` is undefined when it does not exist (404, with `missingIsNull`). */
+  private async request(
+    resource: Resource,
+    pathAndQuery: string,
+    signal: AbortSignal | undefined,
+    options: { missingIsNull?: boolean; accept?: string | undefined; keep?: Keep | undefined } = {},
+  ): Promise<Answer> {
+    const what = describeRead(resource, this.options.namespace);
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const combined = AbortSignal.any(
+      signal ? [signal, timeout, this.budget] : [timeout, this.budget],
+    );
+    try {
+      const response = await exchange(this.connection, {
+        url: `${this.options.server}${pathAndQuery}`,
+        accept: options.accept,
+        signal: combined,
+        maxBytes: this.options.bounds.maxPageBytes,
+        what,
+      });
+      const { status, bytes, body: raw } = response;
+      const pruned = options.keep !== undefined;
+      if (status === 404 && options.missingIsNull)
+        return { body: undefined, raw, pruned, date: undefined, bytes };
+      if (status < 200 || status > 299) {
+        const text = raw.toString('utf8');
+        throw statusError(this.target, resource, status, STATUS_CODES[status] ?? '', text);
+      }
+      bodyTap?.(raw);
+      let body: unknown;
+      try {
+        // No page-sized string: the pruned reader works on the bytes.
+        body = options.keep ? parsePruned(raw, options.keep) : JSON.parse(raw.toString('utf8'));
+      } catch {
+        const type = response.contentType?.split(';')[0];
+        throw new ClusterReadError(
+          'invalid-response',
+          `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
+        );
+      }
+      return { body, raw, pruned, date: response.date, bytes };
+    } catch (error) {
+      if (error instanceof ClusterReadError) throw error;
+      throw this.unanswered(what, error, signal, timeout);
+    }
+  }
+
+  /** No answer: the caller gave up, the timeout struck, or the transport failed. */
+  private unanswered(
+    what: string,
+    error: unknown,
+    signal: AbortSignal | undefined,
+    timeout: AbortSignal,
+  ): ClusterReadError {
+    if (signal?.aborted) {
+      return new ClusterReadError(
+        'aborted',
+        `${what}: aborted before the API server answered`,
+        undefined,
+        { cause: error },
+      );
+    }
+    if (this.budget.aborted && !timeout.aborted) {
+      return new ClusterReadError(
+        'timeout',
+        `${what}: the read of ${this.target.host} took longer than its budget of ${this.options.bounds.budgetMs / 1000}s, given up`,
+        undefined,
+        { cause: error },
+      );
+    }
+    if (timeout.aborted) {
+      return new ClusterReadError(
+        'timeout',
+        `${what}: no answer from ${this.target.host} within ${this.options.timeoutMs / 1000}s`,
+        undefined,
+        { cause: error },
+      );
+    }
+    return transportError(this.target, what, error);
+  }
+}
+
+/** The body when it is an object of `kind`; otherwise the answer is not what was asked for. */
+function ofKind(answer: Answer, kind: string, what: string): Record<string, unknown> {
+  if (record(answer.body).kind !== kind) throw invalidAnswerError(what, kind, wholeBody(answer));
+  return record(answer.body);
+}
+
+/** All of the body, pruned or not: what an error describes ("a Status: …", "an empty object"). */
+function wholeBody(answer: Answer): unknown {
+  // Already checked as JSON by the pruned read.
+  return answer.pruned ? JSON.parse(answer.raw.toString('utf8')) : answer.body;
+}

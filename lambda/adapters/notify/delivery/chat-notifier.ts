@@ -1,0 +1,73 @@
+/**
+ * Chat notifications: after the notification topic accepted a notification, the same
+ * notification as an Amazon Q Developer in chat applications custom notification (chat.ts) to the
+ * chat topic, which a Slack or Microsoft Teams channel configuration subscribes to.
+ *
+ * Why a topic of its own: the chat service subscribes to a topic with protocol `https`, so in a
+ * `MessageStructure: json` publish it would get the `https` entry, which every HTTPS webhook
+ * subscriber (PagerDuty, Opsgenie, a team's own endpoint) shares; no protocol key reaches the chat
+ * integration alone. On its own topic it gets exactly the custom-notification event, and the
+ * notification topic keeps its formats.
+ *
+ * The notification topic stays the record: `publish` resolves once it accepted the notification,
+ * as before. The chat copy is then published once; when that fails, the failure is logged
+ * (`chat notification not published`) and the notification is not sent again, so a chat outage
+ * neither delays nor duplicates the emails and the machine subscribers' messages.
+ */
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { Notification } from '../../../core/notification.js';
+import type { Notifier } from '../../../ports/index.js';
+import { PATTERNS } from '../../../settings/index.js';
+import { type ChatContext, renderChatNotification } from '../render/chat.js';
+import { cleanText, truncate } from '../render/text.js';
+import { CopyAfterAccept, failureFields } from './copy-after-accept.js';
+
+export interface ChatLogger {
+  info(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface ChatNotifierOptions {
+  readonly client: SNSClient;
+  readonly topicArn: string;
+  readonly logger?: ChatLogger | undefined;
+  /** The chat context of a cluster: its lease namespace and the configured link. */
+  readonly contextFor?: ((cluster: string) => ChatContext) | undefined;
+}
+
+/** Publishes to `primary`, then a chat copy to the chat topic (best effort, logged). */
+export class WithChatCopy extends CopyAfterAccept {
+  readonly #options: ChatNotifierOptions;
+
+  constructor(primary: Notifier, options: ChatNotifierOptions) {
+    if (!PATTERNS.TOPIC_ARN.test(options.topicArn) || options.topicArn.endsWith('.fifo')) {
+      throw new Error(
+        `the chat topic must be a standard SNS topic ARN, got "${truncate(cleanText(options.topicArn), 200)}"`,
+      );
+    }
+    super(primary);
+    this.#options = options;
+  }
+
+  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
+    const { client, topicArn, logger, contextFor } = this.#options;
+    const chat = renderChatNotification(notification, contextFor?.(notification.cluster) ?? {});
+    try {
+      const output = await client.send(
+        new PublishCommand({ TopicArn: topicArn, Message: JSON.stringify(chat) }),
+        { abortSignal: signal },
+      );
+      logger?.info('chat notification published', {
+        notificationId: notification.id,
+        kind: notification.kind,
+        messageId: output.MessageId,
+      });
+    } catch (error) {
+      logger?.warn('chat notification not published', {
+        notificationId: notification.id,
+        kind: notification.kind,
+        ...failureFields(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Notification events: after the notification topic accepted a notification, the same versioned
+ * JSON document that SNS's machine protocols get (document.ts) is put on an EventBridge event bus
+ * (`eventBus`) as one event, for rules that route to PagerDuty, Opsgenie or any HTTP API through
+ * API destinations.
+ *
+ * The event: `Source` "lease-watchdog", `DetailType` "Lease Watchdog Notification" (one
+ * detail-type, because every kind has the same detail structure: rules choose by `detail.kind`,
+ * `detail.cluster`, `detail.nodeGroups`...), `Time` the check's time, `Detail` the document, no
+ * `Resources` (the nodes' names and instance ids are in the detail; the function does not know
+ * every cluster's ARN).
+ *
+ * Bounded: the document is at most DOCUMENT_MAX_BYTES (32,000) bytes, the nodes listed while they
+ * fit and `nodesOmitted` counting the rest, so an entry stays far below PutEvents' 256 KB; an
+ * entry that would not (it cannot happen with that bound) is not sent, and counted as a failure.
+ * One attempt lasts at most EVENT_TIMEOUT_MS.
+ *
+ * The notification topic stays the record: `publish` resolves once it accepted the notification,
+ * as before. The event is then put once; when that fails (an error, or PutEvents answering 200
+ * with `FailedEntryCount` > 0 and the entry's error code), the failure is logged
+ * (`notification event not put`) and counted (`NotificationEventsFailed`), and the notification is
+ * not sent again: an EventBridge outage neither delays for long nor duplicates the emails.
+ */
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { Notification } from '../../../core/notification.js';
+import type { Notifier, WatchdogMetrics } from '../../../ports/index.js';
+import { renderDocument } from '../render/document.js';
+import { utf8Bytes } from '../render/text.js';
+import { CopyAfterAccept, failureFields, oneLine } from './copy-after-accept.js';
+
+export const EVENT_SOURCE = 'lease-watchdog';
+export const EVENT_DETAIL_TYPE = 'Lease Watchdog Notification';
+/** PutEvents' limit for one entry (Source, DetailType, Detail, Resources, 14 bytes for Time). */
+export const PUT_EVENTS_ENTRY_MAX_BYTES = 256 * 1024;
+/** How long putting one event may take (the SDK's retries included). */
+export const EVENT_TIMEOUT_MS = 5_000;
+
+export interface EventLogger {
+  info(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface EventNotifierOptions {
+  readonly client: EventBridgeClient;
+  /** The event bus: its name or ARN (`eventBus`). */
+  readonly eventBus: string;
+  readonly logger?: EventLogger | undefined;
+  readonly metrics?: Pick<WatchdogMetrics, 'record'> | undefined;
+}
+
+/** The PutEvents entry of a notification. */
+export function notificationEvent(notification: Notification, eventBus: string) {
+  return {
+    EventBusName: eventBus,
+    Source: EVENT_SOURCE,
+    DetailType: EVENT_DETAIL_TYPE,
+    Time: new Date(notification.at),
+    Detail: JSON.stringify(renderDocument(notification)),
+  };
+}
+
+/** PutEvents' size of an entry (Resources are never set). */
+export function entryBytes(entry: ReturnType<typeof notificationEvent>): number {
+  return 14 + utf8Bytes(entry.Source) + utf8Bytes(entry.DetailType) + utf8Bytes(entry.Detail);
+}
+
+/** Publishes to `primary`, then the notification as an EventBridge event (best effort, counted). */
+export class WithEventCopy extends CopyAfterAccept {
+  readonly #options: EventNotifierOptions;
+
+  constructor(primary: Notifier, options: EventNotifierOptions) {
+    super(primary);
+    this.#options = options;
+  }
+
+  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
+    const { client, eventBus, logger, metrics } = this.#options;
+    const entry = notificationEvent(notification, eventBus);
+    const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
+    const failed = (error: string, detail: string) => {
+      metrics?.record(notification.cluster, 'NotificationEventsFailed', 1, 'Count');
+      logger?.warn('notification event not put', { ...fields, error, detail });
+    };
+    const bytes = entryBytes(entry);
+    if (bytes > PUT_EVENTS_ENTRY_MAX_BYTES) {
+      failed(
+        'EntryTooLarge',
+        `${bytes} bytes, PutEvents takes at most ${PUT_EVENTS_ENTRY_MAX_BYTES}`,
+      );
+      return;
+    }
+    const timeout = AbortSignal.timeout(EVENT_TIMEOUT_MS);
+    try {
+      const output = await client.send(new PutEventsCommand({ Entries: [entry] }), {
+        abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const result = output.Entries?.[0];
+      if ((output.FailedEntryCount ?? 0) > 0 || result?.EventId === undefined) {
+        failed(oneLine(result?.ErrorCode) || 'FailedEntry', oneLine(result?.ErrorMessage));
+        return;
+      }
+      logger?.info('notification event put', { ...fields, eventId: result.EventId });
+    } catch (error) {
+      const { error: name, detail } = failureFields(error);
+      failed(name, detail);
+    }
+  }
+}

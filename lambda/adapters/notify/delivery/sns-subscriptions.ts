@@ -1,0 +1,59 @@
+/**
+ * The notification topic's subscriptions, as SNS lists them (`ListSubscriptionsByTopic`, 100 a
+ * page, followed by NextToken). A subscription counts as confirmed when its SubscriptionArn is an
+ * ARN: SNS shows `PendingConfirmation` until the address confirms, and `Deleted` for a moment after
+ * an unsubscribe.
+ */
+
+import { ListSubscriptionsByTopicCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { TopicSubscriptions } from '../../../ports/index.js';
+
+export interface SnsTopicSubscriptionsOptions {
+  readonly client: SNSClient;
+  readonly topicArn: string;
+  /** Pages read at most (default MAX_SUBSCRIPTION_PAGES); past them the count is a lower bound. */
+  readonly maxPages?: number;
+}
+
+/**
+ * 20 pages: 2,000 subscriptions. A topic with more is counted up to there (a lower bound, which is
+ * all the alarm needs: fewer than one confirmed).
+ */
+export const MAX_SUBSCRIPTION_PAGES = 20;
+
+/** Whether SNS lists the subscription as confirmed (an ARN, not `PendingConfirmation`/`Deleted`). */
+export function isConfirmed(subscriptionArn: string | undefined): boolean {
+  return subscriptionArn?.startsWith('arn:') === true;
+}
+
+export class SnsTopicSubscriptions implements TopicSubscriptions {
+  readonly #client: SNSClient;
+  readonly #topicArn: string;
+  readonly #maxPages: number;
+
+  constructor(options: SnsTopicSubscriptionsOptions) {
+    this.#client = options.client;
+    this.#topicArn = options.topicArn;
+    this.#maxPages = options.maxPages ?? MAX_SUBSCRIPTION_PAGES;
+  }
+
+  async confirmedCount(signal?: AbortSignal): Promise<number> {
+    let confirmed = 0;
+    let token: string | undefined;
+    const tokens = new Set<string>();
+    for (let page = 0; page < this.#maxPages; page++) {
+      const output = await this.#client.send(
+        new ListSubscriptionsByTopicCommand({ TopicArn: this.#topicArn, NextToken: token }),
+        { abortSignal: signal },
+      );
+      for (const subscription of output.Subscriptions ?? []) {
+        if (isConfirmed(subscription.SubscriptionArn)) confirmed += 1;
+      }
+      token = output.NextToken || undefined;
+      // The last page, or a token seen before (a cycle would list the same pages again).
+      if (token === undefined || tokens.has(token)) break;
+      tokens.add(token);
+    }
+    return confirmed;
+  }
+}

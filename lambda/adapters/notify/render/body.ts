@@ -1,0 +1,131 @@
+/**
+ * The plain-text email body: fixed-width friendly text, at most `maxBytes` UTF-8 bytes (default
+ * 250,000: SNS takes 262,144 bytes for the whole payload, subject and attributes included). The
+ * head (cluster, time, summary, storm and watchdog explanations) and the tail (what happens next,
+ * where to look further) always appear; node lists are shortened to fit and end with
+ * "… and 1,234 more nodes".
+ */
+import type { Notification } from '../../../core/notification.js';
+import { DEFAULTS } from '../../../settings/index.js';
+import {
+  type AwsPlace,
+  awsLines,
+  type KubeAccess,
+  lookFurther,
+  nextInKubernetes,
+  stormLines,
+  watchdogLines,
+} from './advice.js';
+import { evidenceLines } from './evidence-lines.js';
+import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
+import { nodeSections, type Section } from './node-sections.js';
+import { noticeLines } from './notice-lines.js';
+import { headline } from './subject.js';
+import { utf8Bytes } from './text.js';
+
+/** SNS accepts 262,144 bytes per publish (message, subject and attributes together). */
+export const BODY_MAX_BYTES = 250_000;
+
+/** What the body needs to know besides the notification: how the cluster is set up. */
+export interface RenderContext {
+  /** The namespace of the cluster's node Leases, for the kubectl hints (default kube-node-lease). */
+  readonly namespace?: string | undefined;
+  /** How to reach the cluster with kubectl (its context, or the EKS cluster), when known. */
+  readonly kube?: KubeAccess | undefined;
+  /** The most UTF-8 bytes the body may take (default BODY_MAX_BYTES). */
+  readonly maxBytes?: number | undefined;
+  /** Where an `eks` cluster lives in AWS (others: the region is read from the nodes' zones). */
+  readonly aws?: AwsPlace | undefined;
+  /** The team's runbook for a dead node of this cluster (an https URL from the settings). */
+  readonly runbookUrl?: string | undefined;
+}
+
+/** How many hex digits of the notification id people read (the full id is the dedupe id). */
+export const SHORT_ID_CHARS = 8;
+
+/** The notification id as people read and quote it: its first 8 characters. */
+export function shortId(id: string): string {
+  return bodyText(id, 200).slice(0, SHORT_ID_CHARS) || '(none)';
+}
+
+export function renderBody(n: Notification, context: RenderContext = {}): string {
+  const maxBytes = context.maxBytes ?? BODY_MAX_BYTES;
+  const namespace = bodyText(context.namespace ?? '', 63) || DEFAULTS.namespace;
+  const cluster = bodyText(n.cluster, 200) || '(unnamed)';
+  const head: string[] = [
+    `lease-watchdog: ${n.kind} for cluster ${cluster}`,
+    '',
+    ...labelled('Cluster', cluster),
+    ...labelled('Checked', utc(n.at)),
+    ...labelled('Summary', `${headline(n).replace(/^[A-Z ]+: /, '')}.`),
+    ...awsLines([...n.firing, ...n.reminders, ...n.flapping, ...n.resolved], context.aws),
+    ...(context.runbookUrl ? labelled('Runbook', bodyText(context.runbookUrl, 1000)) : []),
+    '',
+  ];
+  if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
+  if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace), '');
+  if (n.storm) head.push(...stormLines(n.storm), '');
+
+  const tail: string[] = [];
+  const evidence = evidenceLines(n.evidence, n.at);
+  if (evidence.length > 0) tail.push(...evidence, '');
+  const down = [...n.firing, ...n.reminders, ...n.flapping];
+  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
+  if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
+    tail.push(...nextInKubernetes(n, down), '');
+  }
+  // A reset of the watchdog's own state says nothing about the cluster: no kubectl to run.
+  if (n.notice?.topic !== 'state-reset') {
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube, context.aws), '');
+  }
+  tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);
+
+  return fitBody(head, nodeSections(n), tail, maxBytes);
+}
+
+/**
+ * Joins head, node sections and tail within `maxBytes`: the head and tail always appear; node
+ * entries are added while they fit, and each section that could not list everything ends with
+ * "… and N more nodes".
+ */
+function fitBody(head: string[], sections: readonly Section[], tail: string[], maxBytes: number) {
+  const out: string[] = [...head];
+  const fixed = utf8Bytes(`${head.join('\n')}\n${tail.join('\n')}`) + 1;
+  // Room kept for every section's heading, intro and "… and N more" line.
+  const sectionCost = (s: Section): number =>
+    utf8Bytes(`${s.heading}\n${'-'.repeat(s.heading.length)}\n${s.intro.join('\n')}\n`) + 80;
+  let budget = maxBytes - fixed - sections.reduce((sum, s) => sum + sectionCost(s), 0);
+
+  for (const s of sections) {
+    out.push(s.heading, '-'.repeat(Math.min(s.heading.length, WIDTH)), ...s.intro);
+    if (s.intro.length > 0) out.push('');
+    let shown = 0;
+    let spaced = false;
+    for (const entry of s.entries) {
+      const cost = utf8Bytes(entry.text) + (entry.spaced ? 2 : 1);
+      if (cost > budget) break;
+      budget -= cost;
+      out.push(entry.text);
+      if (entry.spaced) out.push('');
+      spaced = entry.spaced === true;
+      shown += entry.nodes;
+    }
+    const more = s.total - shown;
+    if (more > 0) {
+      out.push(`… and ${fmt(more)} more ${plural(more, 'node')} (not listed: message size limit)`);
+      spaced = false;
+    }
+    if (!spaced) out.push('');
+  }
+  out.push(...tail);
+  return capBytes(out.join('\n'), maxBytes);
+}
+
+/** Last resort when even the fixed parts exceed the limit: cut at a code point boundary. */
+function capBytes(text: string, maxBytes: number): string {
+  if (utf8Bytes(text) <= maxBytes) return text;
+  const marker = '\n… (truncated: message size limit)';
+  const room = Math.max(0, maxBytes - utf8Bytes(marker));
+  const { read } = new TextEncoder().encodeInto(text, new Uint8Array(room));
+  return text.slice(0, read) + marker;
+}

@@ -1,0 +1,202 @@
+/**
+ * A Notification as an Amazon Q Developer in chat applications (formerly AWS Chatbot) custom
+ * notification: the event a Slack or Microsoft Teams channel shows when it reads it from an SNS
+ * topic (`version` "1.0", `source` "custom", `content` with title, description, next steps and
+ * keywords, `metadata`). Pure: the only clock is `n.at`.
+ *
+ * Chat markdown turns `<...>` into links and mentions (`<!channel>`) and backticks into code, so
+ * untrusted text (reasons, messages from the API server) loses those characters; every field is
+ * bounded well within what the chat applications show.
+ */
+import type { AlertNode, Notification, Severity } from '../../../core/notification.js';
+import { type KubeAccess, lookFurther } from './advice.js';
+import { safeText } from './document.js';
+import { fmt, plural, zoneName } from './format.js';
+import { headline, stormPhrase } from './subject.js';
+import { asciiText, squeeze, truncate } from './text.js';
+
+export const CHAT_TITLE_MAX_CHARS = 250;
+export const CHAT_DESCRIPTION_MAX_CHARS = 3_000;
+/** Nodes described one by one; the rest are counted. */
+export const CHAT_MAX_NODES = 10;
+const NEXT_STEP_MAX_CHARS = 400;
+
+export interface ChatNotification {
+  readonly version: '1.0';
+  readonly source: 'custom';
+  readonly id: string;
+  readonly content: {
+    readonly textType: 'client-markdown';
+    readonly title: string;
+    readonly description: string;
+    readonly nextSteps: readonly string[];
+    readonly keywords: readonly string[];
+  };
+  readonly metadata: {
+    readonly summary: string;
+    readonly eventType: string;
+    readonly relatedResources: readonly string[];
+    readonly additionalContext: Readonly<Record<string, string>>;
+  };
+}
+
+export interface ChatContext {
+  /** The namespace of the cluster's leases, for the kubectl next steps. */
+  readonly namespace?: string | undefined;
+  /** How to reach the cluster with kubectl (its context, or the EKS cluster), when known. */
+  readonly kube?: KubeAccess | undefined;
+  /** An https URL to show (a runbook, a dashboard): `chatNotifications.link`. */
+  readonly link?: string | undefined;
+}
+
+const MARK: Readonly<Record<Severity, string>> = {
+  critical: '🔴',
+  warning: '🟠',
+  info: '🟢',
+};
+
+/** Untrusted text for chat markdown: safe, bounded, without link, mention and code markup. */
+export function chatText(text: string, max: number): string {
+  return safeText(text.replace(/[<>`]/g, "'"), max);
+}
+
+function nodeLine(x: AlertNode): string {
+  const where = [
+    zoneName(x.zone),
+    x.nodeGroup ? `node group ${chatText(x.nodeGroup, 63)}` : '',
+    x.instance ? chatText(x.instance, 40) : '',
+    x.instanceType ? chatText(x.instanceType, 40) : '',
+    x.capacityType ? chatText(x.capacityType, 20) : '',
+  ].filter(Boolean);
+  const what = x.resolution ? `${x.resolution}` : x.verdict;
+  return `• *${chatText(x.name, 253) || '(unnamed)'}* — ${what} (${where.join(', ')}): ${chatText(x.reason, 300)}`;
+}
+
+function nodeLines(n: Notification): string[] {
+  const lists: [string, readonly AlertNode[]][] = [
+    ['Down', n.firing],
+    ['Flapping', n.flapping],
+    ['Still down', n.reminders],
+    ['Resolved', n.resolved],
+  ];
+  const lines: string[] = [];
+  let shown = 0;
+  for (const [label, nodes] of lists) {
+    if (nodes.length === 0) continue;
+    lines.push(`*${label} (${fmt(nodes.length)}):*`);
+    const room = Math.max(0, CHAT_MAX_NODES - shown);
+    for (const x of nodes.slice(0, room)) lines.push(nodeLine(x));
+    shown += Math.min(room, nodes.length);
+    const more = nodes.length - Math.min(room, nodes.length);
+    if (more > 0) lines.push(`… and ${fmt(more)} more ${plural(more, 'node')}`);
+  }
+  return lines;
+}
+
+function contextLines(n: Notification): string[] {
+  const lines: string[] = [];
+  const w = n.watchdog;
+  if (w) {
+    lines.push(
+      w.state === 'failing'
+        ? `The watchdog cannot read this cluster (${chatText(w.failure, 40)}): ${chatText(w.message, 500)}. Until reads work again, node failures go unnoticed.`
+        : `The watchdog can read this cluster again (it had failed: ${chatText(w.failure, 40)}).`,
+    );
+  }
+  const storm = n.storm;
+  if (storm) {
+    lines.push(
+      storm.state === 'ended'
+        ? 'The storm reported earlier is over.'
+        : `Storm: ${chatText(stormPhrase(storm), 300)}. When that many nodes stop heart-beating together, suspect the network or the control plane, not the nodes.`,
+    );
+  }
+  return lines;
+}
+
+/** The kubectl commands the email advises, as inline code, and the link. */
+function nextSteps(n: Notification, context: ChatContext): string[] {
+  const example = n.firing[0] ?? n.flapping[0] ?? n.reminders[0] ?? n.resolved[0];
+  const namespace = context.namespace ?? 'kube-node-lease';
+  const commands = lookFurther(example, namespace, context.kube)
+    .slice(1)
+    .map((line) => `\`${truncate(line.trim().replace(/`/g, "'"), NEXT_STEP_MAX_CHARS - 2)}\``);
+  if (n.watchdog?.state === 'failing') {
+    commands.unshift('Check the RBAC (deploy/rbac.yaml), the credentials and the network path');
+  }
+  if (context.link) commands.push(`Runbook: ${context.link}`);
+  return commands;
+}
+
+/** Fits the lines into `max` characters, whole lines first; the last one says what was cut. */
+function fitLines(lines: readonly string[], max: number): string {
+  let out = '';
+  for (const line of lines) {
+    const next = out ? `${out}\n${line}` : line;
+    if (next.length > max - 2) return `${out}\n…`;
+    out = next;
+  }
+  return out;
+}
+
+/** The first `max` distinct non-empty values of `pick` over the lists (never a full pass over 100,000 nodes). */
+function firstDistinct(
+  lists: readonly (readonly AlertNode[])[],
+  pick: (x: AlertNode) => string | null | undefined,
+  max: number,
+): string[] {
+  const seen = new Set<string>();
+  let looked = 0;
+  for (const nodes of lists) {
+    for (const x of nodes) {
+      if (seen.size >= max || looked++ > 1_000) return [...seen];
+      const value = pick(x);
+      if (value) seen.add(value);
+    }
+  }
+  return [...seen];
+}
+
+/** The custom notification of `n`. */
+export function renderChatNotification(
+  n: Notification,
+  context: ChatContext = {},
+): ChatNotification {
+  const cluster = chatText(n.cluster, 100) || '(unnamed)';
+  const head = chatText(headline(n), 200);
+  const description = fitLines(
+    [`*Cluster:* ${cluster}`, ...contextLines(n), ...nodeLines(n)],
+    CHAT_DESCRIPTION_MAX_CHARS,
+  );
+  const zones = firstDistinct([n.firing, n.reminders, n.flapping], (x) => x.zone, 3);
+  const instances = firstDistinct(
+    [n.firing, n.flapping, n.reminders, n.resolved],
+    (x) => x.instance,
+    10,
+  ).map((i) => chatText(i, 40));
+  return {
+    version: '1.0',
+    source: 'custom',
+    id: safeText(n.id, 200),
+    content: {
+      textType: 'client-markdown',
+      title: truncate(`${MARK[n.severity] ?? ''} [${cluster}] ${head}`, CHAT_TITLE_MAX_CHARS),
+      description,
+      nextSteps: nextSteps(n, context),
+      keywords: [n.kind, n.severity, cluster, ...zones.map((z) => chatText(z, 63))]
+        .map((k) => truncate(k, 75))
+        .slice(0, 6),
+    },
+    metadata: {
+      summary: truncate(squeeze(asciiText(`[${cluster}] ${head}`)), 200),
+      eventType: n.kind,
+      relatedResources: instances,
+      additionalContext: {
+        cluster,
+        kind: n.kind,
+        severity: n.severity,
+        notificationId: safeText(n.id, 200),
+      },
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The machine-readable notification, version 1: what SQS, Lambda, HTTP(S) and Firehose
+ * subscribers of the topic receive (the `sqs`, `lambda`, `http`, `https` and `firehose` keys of a
+ * `MessageStructure: json` publish). Declared once here: the TypeScript type, the JSON Schema
+ * published as docs/schema/notification.v1.json (`npm run docs:notifications`) and the tests' validation
+ * all come from it.
+ *
+ * Compatibility: within v1, fields are only added (consumers must ignore fields they do not know)
+ * and enums may gain values (a new kind, verdict or severity); a field is never removed, renamed
+ * or given another meaning without a new `schema` string.
+ */
+import * as z from 'zod';
+import { VERDICTS } from '../../../core/model.js';
+import { NOTIFICATION_KINDS, type Severity } from '../../../core/notification.js';
+
+export const DOCUMENT_SCHEMA = 'lease-watchdog/notification/v1';
+
+/** Every severity, once (the check below fails to compile when Severity gains one). */
+export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly Severity[];
+type MissingSeverity = Exclude<Severity, (typeof SEVERITIES)[number]>;
+const _everySeverity: [MissingSeverity] extends [never] ? true : MissingSeverity = true;
+void _everySeverity;
+
+/** What happened to a node in this check: the list of the notification it comes from. */
+export const NODE_CHANGES = ['firing', 'flapping', 'reminder', 'resolved'] as const;
+
+const time = z.iso
+  .datetime()
+  .meta({ description: 'UTC, RFC 3339 with milliseconds: 2026-11-29T17:55:00.000Z' });
+const nullableText = (description: string) => z.string().nullable().meta({ description });
+
+export const documentNode = z
+  .object({
+    name: z
+      .string()
+      .meta({ description: 'the Node (or Lease) name, sanitised, at most 253 characters' }),
+    change: z.enum(NODE_CHANGES).meta({
+      description:
+        'firing: newly down; flapping: going down and up; reminder: still down; resolved: the incident ended',
+    }),
+    verdict: z.enum(VERDICTS).meta({ description: 'the verdict of this check (see the README)' }),
+    zone: nullableText('topology.kubernetes.io/zone'),
+    instance: nullableText('the instance id from spec.providerID, e.g. i-0abc1234567890def'),
+    nodeGroup: nullableText(
+      'the node group or node pool (eks.amazonaws.com/nodegroup, karpenter.sh/nodepool, ...)',
+    ),
+    instanceType: nullableText('node.kubernetes.io/instance-type'),
+    capacityType: nullableText('on-demand or spot'),
+    renewTime: nullableText("the lease's spec.renewTime as last read (the kubelet's clock)"),
+    silentForSeconds: z
+      .number()
+      .nullable()
+      .meta({ description: "silence measured on the watchdog's clock, seconds" }),
+    since: time.nullable().meta({ description: 'when the incident opened (watchdog clock)' }),
+    reason: z.string().meta({ description: 'one human sentence: why this verdict' }),
+    resolution: nullableText(
+      'for resolved nodes, how the incident ended: recovered, cordoned, deleting, autoscaler-removal, karpenter-disruption, excluded, silenced, maintenance, node-deleted',
+    ),
+  })
+  .meta({ description: 'one node the notification is about' });
+
+const zoneCount = z.object({
+  zone: z.string(),
+  total: z.int().min(0),
+  silent: z.int().min(0).meta({ description: 'nodes of the zone whose leases went silent' }),
+});
+
+const nodeGroupCount = z.object({
+  nodeGroup: z.string(),
+  total: z.int().min(0),
+  silent: z.int().min(0).meta({ description: 'nodes of the node group whose leases went silent' }),
+});
+
+export const notificationDocument = z
+  .object({
+    schema: z.literal(DOCUMENT_SCHEMA).meta({ description: 'the schema and its version' }),
+    id: z.string().meta({
+      description:
+        'the notification id: deterministic (a retried publish has the same id), the FIFO deduplication id',
+    }),
+    kind: z.enum(NOTIFICATION_KINDS).meta({ description: 'the headline kind' }),
+    severity: z.enum(SEVERITIES),
+    cluster: z.string().meta({ description: "the cluster's name in the watchdog's settings" }),
+    subject: z.string().meta({ description: "the email's subject line" }),
+    summary: z.string().meta({ description: 'one line: FIRING: 2 nodes down' }),
+    checkedAt: time.meta({ description: 'the check that produced it (watchdog clock)' }),
+    zones: z.array(z.string()).meta({
+      description:
+        'the distinct zones of the nodes (and storm zones), sorted; the same values as the zones message attribute',
+    }),
+    nodeGroups: z.array(z.string()).meta({
+      description:
+        'the distinct node groups of the nodes, sorted; the same values as the nodeGroups message attribute',
+    }),
+    counts: z
+      .object({
+        firing: z.int().min(0),
+        flapping: z.int().min(0),
+        reminder: z.int().min(0),
+        resolved: z.int().min(0),
+      })
+      .meta({ description: 'how many nodes of each change, listed or not' }),
+    nodes: z.array(documentNode).meta({
+      description: 'firing first, then flapping, reminder, resolved; cut to fit the message size',
+    }),
+    nodesOmitted: z
+      .int()
+      .min(0)
+      .meta({ description: 'nodes not listed in `nodes` (message size limit); 0 when all are' }),
+    runbookUrl: z.string().optional().meta({
+      description: "the cluster's runbook (the clusters[].runbookUrl setting), when it has one",
+    }),
+    storm: z
+      .object({
+        state: z.enum(['active', 'ended']),
+        scope: z.enum(['zone', 'node-group', 'cluster']),
+        zones: z.array(zoneCount).meta({ description: 'the zones that crossed the threshold' }),
+        nodeGroups: z
+          .array(nodeGroupCount)
+          .meta({ description: 'the node groups that crossed the threshold (empty when none)' }),
+        clusterTotal: z.int().min(0),
+        clusterSilent: z.int().min(0).meta({ description: 'silent nodes in the whole cluster' }),
+      })
+      .optional()
+      .meta({ description: 'present when a storm starts, spreads or ends in this check' }),
+    watchdog: z
+      .object({
+        state: z.enum(['failing', 'resolved']),
+        failure: z.string().meta({
+          description:
+            'config, unavailable, exec-plugin, unreachable, tls, unauthorized, forbidden, not-found, server, invalid-response, timeout, aborted or unknown',
+        }),
+        message: z.string().meta({ description: "the reader's one-line message (no secrets)" }),
+        since: time.meta({ description: 'when reads started failing' }),
+      })
+      .optional()
+      .meta({ description: 'present when the watchdog cannot read the cluster, or can again' }),
+    notice: z
+      .object({
+        topic: z.enum(['degraded', 'state-reset']),
+        state: z.enum(['started', 'ended']).optional(),
+        message: z.string().meta({ description: 'one line: what is missing or why (no secrets)' }),
+        since: time.optional().meta({ description: 'degraded: the first degraded check' }),
+        copy: z
+          .string()
+          .optional()
+          .meta({ description: 'state-reset: where the unreadable copy was kept' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'kind NOTICE: checks run degraded (the Nodes cannot be read), or the state was unreadable and was reset',
+      }),
+  })
+  .meta({
+    title: 'lease-watchdog notification v1',
+    description:
+      'What SQS, Lambda, HTTP(S) and Firehose subscribers of the lease-watchdog topic receive as the SNS message.',
+  });
+
+export type NotificationDocument = z.infer<typeof notificationDocument>;
+export type DocumentNode = z.infer<typeof documentNode>;
+
+/**
+ * The JSON Schema of the document (docs/schema/notification.v1.json): open objects (no
+ * `additionalProperties: false`), so that a v1 document with fields added later still validates.
+ */
+export function documentJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(notificationDocument, { io: 'input' }) as Record<string, unknown>;
+}

@@ -1,0 +1,195 @@
+/**
+ * Rendering a Notification as the machine-readable document (document-schema.ts). Pure: the only
+ * clock is `n.at`. Every string from the cluster is sanitised (control, bidi and invisible
+ * characters removed, bounded), and the whole document fits in `maxBytes` UTF-8 bytes: nodes are
+ * listed, most urgent first, while they fit, and `nodesOmitted` says how many were left out.
+ */
+import type { AlertNode, Notification } from '../../../core/notification.js';
+import { clusterSilentIn, silentIn } from '../../../core/storms.js';
+import {
+  DOCUMENT_SCHEMA,
+  type DocumentNode,
+  type NODE_CHANGES,
+  type NotificationDocument,
+} from './document-schema.js';
+import { headline, renderSubject } from './subject.js';
+import { cleanText, squeeze, truncate, utf8Bytes } from './text.js';
+
+/**
+ * The most UTF-8 bytes one document takes. SNS repeats it under five protocol keys, escaped, next
+ * to the email text, all within 262,144 bytes: 32,000 lists about a hundred nodes in full.
+ */
+export const DOCUMENT_MAX_BYTES = 32_000;
+/** At most this many zones and node groups are listed (in the document and the attributes). */
+export const MAX_LISTED_VALUES = 100;
+/** The longest zone or node group value kept (label values are at most 63 characters). */
+const VALUE_MAX_CHARS = 100;
+
+/** Untrusted text made safe and bounded (empty when nothing printable is left). */
+export function safeText(text: string, max: number): string {
+  return truncate(squeeze(cleanText(text)), max);
+}
+
+function optionalText(text: string | null | undefined, max: number): string | null {
+  if (text === null || text === undefined) return null;
+  return safeText(text, max) || null;
+}
+
+function isoTime(ms: number | undefined): string | null {
+  if (ms === undefined || !Number.isFinite(ms)) return null;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+type Change = (typeof NODE_CHANGES)[number];
+
+function documentNode(x: AlertNode, change: Change): DocumentNode {
+  return {
+    name: safeText(x.name, 253) || '(unnamed)',
+    change,
+    verdict: x.verdict,
+    zone: optionalText(x.zone, VALUE_MAX_CHARS),
+    instance: optionalText(x.instance, 100),
+    nodeGroup: optionalText(x.nodeGroup, VALUE_MAX_CHARS),
+    instanceType: optionalText(x.instanceType, 100),
+    capacityType: optionalText(x.capacityType, 40),
+    renewTime: optionalText(x.renewTime, 64),
+    silentForSeconds:
+      x.silentForSeconds !== null && Number.isFinite(x.silentForSeconds)
+        ? x.silentForSeconds
+        : null,
+    since: isoTime(x.since),
+    reason: safeText(x.reason, 500),
+    resolution: optionalText(x.resolution, 40),
+  };
+}
+
+/** The node lists in the order the document lists them, with their change. */
+function lists(n: Notification): [Change, readonly AlertNode[]][] {
+  return [
+    ['firing', n.firing],
+    ['flapping', n.flapping],
+    ['reminder', n.reminders],
+    ['resolved', n.resolved],
+  ];
+}
+
+function distinct(values: Iterable<string | null | undefined>): string[] {
+  // Raw values first (a 100,000-node list has a handful of zones), each sanitised once.
+  const raw = new Set<string>();
+  for (const value of values) if (value !== null && value !== undefined) raw.add(value);
+  const seen = new Set<string>();
+  for (const value of raw) {
+    const clean = safeText(value, VALUE_MAX_CHARS);
+    if (clean) seen.add(clean);
+  }
+  return [...seen].sort().slice(0, MAX_LISTED_VALUES);
+}
+
+/** The distinct zones of the nodes and of the storm, sorted, at most MAX_LISTED_VALUES. */
+export function zonesOf(n: Notification): string[] {
+  const zones: (string | null)[] = [];
+  for (const [, nodes] of lists(n)) for (const x of nodes) zones.push(x.zone);
+  for (const z of n.storm?.zones ?? []) zones.push(z.zone);
+  return distinct(zones);
+}
+
+/** The distinct node groups of the nodes, sorted, at most MAX_LISTED_VALUES. */
+export function nodeGroupsOf(n: Notification): string[] {
+  const groups: (string | undefined)[] = [];
+  for (const [, nodes] of lists(n)) for (const x of nodes) groups.push(x.nodeGroup);
+  return distinct(groups);
+}
+
+export interface DocumentContext {
+  /** The most UTF-8 bytes the document may take (default DOCUMENT_MAX_BYTES). */
+  readonly maxBytes?: number | undefined;
+  /** The cluster's runbook URL, when its settings give one. */
+  readonly runbookUrl?: string | undefined;
+}
+
+/** The document of a notification, within `maxBytes` once serialised. */
+export function renderDocument(
+  n: Notification,
+  context: DocumentContext = {},
+): NotificationDocument {
+  const maxBytes = context.maxBytes ?? DOCUMENT_MAX_BYTES;
+  const total = n.firing.length + n.flapping.length + n.reminders.length + n.resolved.length;
+  const head: NotificationDocument = {
+    schema: DOCUMENT_SCHEMA,
+    id: safeText(n.id, 200),
+    kind: n.kind,
+    severity: n.severity,
+    cluster: safeText(n.cluster, 200) || '(unnamed)',
+    subject: renderSubject(n),
+    summary: safeText(headline(n), 300),
+    checkedAt: isoTime(n.at) ?? new Date(0).toISOString(),
+    zones: zonesOf(n),
+    nodeGroups: nodeGroupsOf(n),
+    counts: {
+      firing: n.firing.length,
+      flapping: n.flapping.length,
+      reminder: n.reminders.length,
+      resolved: n.resolved.length,
+    },
+    nodes: [],
+    nodesOmitted: total,
+  };
+  const runbookUrl = context.runbookUrl ? safeText(context.runbookUrl, 1000) : '';
+  if (runbookUrl) head.runbookUrl = runbookUrl;
+  if (n.storm) {
+    head.storm = {
+      state: n.storm.state ?? 'active',
+      scope: n.storm.scope,
+      zones: n.storm.zones.slice(0, MAX_LISTED_VALUES).map((z) => ({
+        zone: safeText(z.zone, VALUE_MAX_CHARS),
+        total: z.total,
+        silent: silentIn(z),
+      })),
+      nodeGroups: (n.storm.nodeGroups ?? []).slice(0, MAX_LISTED_VALUES).map((g) => ({
+        nodeGroup: safeText(g.nodeGroup, VALUE_MAX_CHARS),
+        total: g.total,
+        silent: silentIn(g),
+      })),
+      clusterTotal: n.storm.clusterTotal,
+      clusterSilent: clusterSilentIn(n.storm),
+    };
+  }
+  if (n.notice) {
+    const notice = n.notice;
+    head.notice =
+      notice.topic === 'degraded'
+        ? {
+            topic: notice.topic,
+            state: notice.state,
+            message: safeText(notice.message, 1000),
+            since: isoTime(notice.since) ?? new Date(0).toISOString(),
+          }
+        : {
+            topic: notice.topic,
+            message: safeText(notice.message, 1000),
+            copy: safeText(notice.copy, 1000),
+          };
+  }
+  if (n.watchdog) {
+    head.watchdog = {
+      state: n.watchdog.state,
+      failure: safeText(n.watchdog.failure, 40) || 'unknown',
+      message: safeText(n.watchdog.message, 1000),
+      since: isoTime(n.watchdog.since) ?? new Date(0).toISOString(),
+    };
+  }
+  // Room for the listed nodes: what is left once the rest is written (with the largest count).
+  let budget = maxBytes - utf8Bytes(JSON.stringify(head));
+  const nodes: DocumentNode[] = [];
+  fill: for (const [change, list] of lists(n)) {
+    for (const x of list) {
+      const node = documentNode(x, change);
+      const cost = utf8Bytes(JSON.stringify(node)) + 1;
+      if (cost > budget) break fill;
+      budget -= cost;
+      nodes.push(node);
+    }
+  }
+  return { ...head, nodes, nodesOmitted: total - nodes.length };
+}

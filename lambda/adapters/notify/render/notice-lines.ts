@@ -1,0 +1,78 @@
+/**
+ * The prose of a NOTICE email: the watchdog's word about itself that is not a read failure —
+ * checks that run degraded (the Nodes cannot be read) and their end, and a reset of unreadable
+ * state. Says what is missing and how to fix it.
+ */
+import type { NoticeInfo } from '../../../core/notification.js';
+import { bodyText, bullets, labelled, moment, period, titled, wrap } from './format.js';
+import { shellWord } from './text.js';
+
+/** `namespace`: where the cluster's leases are; `at`: the time of the check. */
+export function noticeLines(notice: NoticeInfo, at: number, namespace: string): string[] {
+  if (notice.topic === 'state-reset') return stateResetLines(notice);
+  const what = bodyText(notice.message, 1000) || '(no message)';
+  if (notice.state === 'ended') {
+    return [
+      ...titled('NOTICE: checks of this cluster are complete again'),
+      ...labelled('It had failed', what),
+      ...labelled('From', period(notice.since, at)),
+      '',
+      ...wrap(
+        'The Nodes can be read again: not-ready nodes, expected removals and missing leases are ' +
+          'judged again from this check on.',
+      ),
+    ];
+  }
+  return [
+    ...titled('NOTICE: checks of this cluster run degraded: the Nodes cannot be read'),
+    ...labelled('What failed', what),
+    ...labelled('Since', moment(notice.since, at)),
+    '',
+    ...wrap(
+      'The leases are still read, so a node whose lease goes silent is still detected and paged. ' +
+        'Without the Nodes the watchdog cannot judge:',
+    ),
+    ...bullets([
+      'not-ready: a node that reports Ready=False while its kubelet still renews its lease goes ' +
+        'unnoticed;',
+      'expected removals: a cordoned node, a node being deleted or tainted for removal ' +
+        '(cluster autoscaler, Karpenter) is not recognised, so its silence pages like a failure;',
+      'missing-lease: a Node that has no Lease at all goes unnoticed;',
+      'zones, node groups and instances are unknown (storms are judged cluster-wide only), and ' +
+        'a deleted node is not recognised as gone (its incident stays open).',
+    ]),
+    '',
+    'How to fix it',
+    ...bullets([
+      'Grant get and list on nodes to the watchdog: kubectl apply -f deploy/rbac.yaml (its ' +
+        'ClusterRole lease-watchdog), then check: kubectl auth can-i list nodes --as <the ' +
+        `watchdog identity> (and kubectl auth can-i list leases -n ${shellWord(namespace)}).`,
+      'One NOTICE says when checks are complete again; until then the log line of each check ' +
+        '(cluster checked) says degraded.',
+    ]),
+  ];
+}
+
+function stateResetLines(notice: Extract<NoticeInfo, { topic: 'state-reset' }>): string[] {
+  return [
+    ...titled('NOTICE: the stored state could not be read; the watchdog started afresh'),
+    ...labelled('What failed', bodyText(notice.message, 1000) || '(no message)'),
+    ...labelled('Copy kept at', bodyText(notice.copy, 1000) || '(unknown)'),
+    '',
+    ...wrap(
+      'The unreadable state was kept aside and the watchdog starts from an empty state. What it ' +
+        'remembered is gone: open incidents, reminders, flapping and storm records, and ' +
+        'notifications not yet sent. Nodes that are still down are paged again once their ' +
+        'silence is confirmed (open alerts may be announced again), and nodes that recovered ' +
+        'meanwhile get no RESOLVED.',
+    ),
+    '',
+    'What to check',
+    ...bullets([
+      'The copy, to see what went wrong (docs/STATE.md describes the layout). A copy in the ' +
+        'state table expires like every state item (30 days by default); a file copy stays ' +
+        'until you delete it.',
+      'Who else writes the state table or file: only the watchdog should.',
+    ]),
+  ];
+}

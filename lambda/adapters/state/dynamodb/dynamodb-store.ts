@@ -1,0 +1,410 @@
+/**
+ * State kept in DynamoDB, for the Lambda. Layout and costs: docs/STATE.md.
+ *
+ * One partition per cluster (`pk = cluster#<name>`):
+ * - the head item (`sk = head`): version (the lock), generation id, chunk count, byte count and
+ *   SHA-256 of the state blob, and — when the blob fits in one item — the blob itself (`state`);
+ * - chunk items (`sk = chunk#<generation>#<00000>`), when it does not: the blob cut into pieces of
+ *   at most `chunkBytes` (default 350,000 bytes, safely under the 400 KB item limit).
+ * The blob is the gzip-compressed state document (observations, alerts, outbox): alerts and outbox
+ * grow with the number of alerting nodes too (a storm across 100,000 nodes), so they are not kept
+ * in the head.
+ *
+ * Saving writes the chunks of a new generation first, then the head with a condition on the
+ * expected version; the head write is the commit. The loser of a race gets StateConflictError
+ * and its chunks are deleted; the winner deletes the previous generation's chunks. Every item
+ * carries the TTL attribute `expiresAt`, so leftovers and clusters no longer checked disappear.
+ * A state that cannot be read is copied aside by `loadOrReset` (docs/STATE.md).
+ *
+ * The observations of a state with more than INLINE_OBSERVATIONS leases are not in that blob: they
+ * are a snapshot of their own (`sk = obs#<generation>#<00000>`, named by the head's `obs*`
+ * attributes), rewritten only when a cold start could otherwise miss what will page (a lease that
+ * stopped changing) and every SNAPSHOT_MAX_AGE_MS; every other save writes the head alone. The
+ * store remembers, per cluster, the observations of the version it last loaded or saved, so a warm
+ * container reads the head alone (observation-snapshot.ts; docs/STATE.md).
+ *
+ * Its parts: state-head.ts (the head item, its condition, what a save replaces), state-blob.ts
+ * (the blob: gzip, checksum, pieces), snapshot-items.ts (the observation snapshot's items),
+ * known-heads.ts (what is remembered per cluster), state-keep-aside.ts (loadOrReset's copy).
+ */
+
+import { randomBytes } from 'node:crypto';
+import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import {
+  type ClusterState,
+  emptyClusterState,
+  StateConflictError,
+  StateCorruptError,
+  type StateStore,
+  type StoredState,
+} from '../../../ports/index.js';
+import {
+  binaryOf,
+  chunkKey,
+  type Item,
+  isConditionalCheckFailed,
+  itemBytes,
+  numberOf,
+  partitionKey,
+  split,
+  stringOf,
+} from './dynamodb-items.js';
+import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
+import { KnownHeads } from './known-heads.js';
+import {
+  INLINE_OBSERVATIONS,
+  SNAPSHOT_MAX_AGE_MS,
+  type Snapshot,
+  snapshotNeeded,
+} from './observation-snapshot.js';
+import { newSnapshot, readSnapshot } from './snapshot-items.js';
+import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
+import { headCondition, headItem, replacedKeys } from './state-head.js';
+import { keepAside } from './state-keep-aside.js';
+
+/** The table the stack creates: on-demand, these keys, TTL on `expiresAt`. */
+export const STATE_TABLE_KEYS = Object.freeze({
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAt',
+} as const);
+
+/** DynamoDB's item size limit (400 KB, names and values together). */
+export const MAX_ITEM_BYTES = 400 * 1024;
+const DEFAULT_CHUNK_BYTES = 350_000;
+const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
+const MAX_CHUNK_BYTES = 380_000;
+const LOAD_ATTEMPTS = 3;
+
+export interface DynamoDbStateStoreOptions {
+  /** Built by the composition root (region, credentials, endpoint); never by the store. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** Items expire this long after their last write (default 30 days). */
+  readonly ttlSeconds?: number | undefined;
+  /** Largest blob piece per item, in bytes (default 350,000; tests use small ones). */
+  readonly chunkBytes?: number | undefined;
+  /**
+   * States with more observations than this keep them in a snapshot of their own, rewritten only
+   * when it matters (default INLINE_OBSERVATIONS, 32; tests use 0).
+   */
+  readonly inlineObservations?: number | undefined;
+  /** Epoch ms, for `expiresAt` (default Date.now). */
+  readonly clock?: (() => number) | undefined;
+  /** Told about best-effort clean-ups that failed (the TTL removes those items later). */
+  readonly logger?:
+    | { warn(message: string, fields: Readonly<Record<string, unknown>>): void }
+    | undefined;
+}
+
+export type { DynamoDbUsage } from './dynamodb-table.js';
+
+export class DynamoDbStateStore implements StateStore {
+  readonly #io: StateTable;
+  readonly #table: string;
+  readonly #ttlSeconds: number;
+  readonly #chunkBytes: number;
+  readonly #clock: () => number;
+  readonly #logger: DynamoDbStateStoreOptions['logger'];
+  /** Per cluster, what this process last loaded or saved (observation-snapshot.ts). */
+  readonly #known = new KnownHeads();
+  readonly #snapshotMaxAgeMs: number;
+  readonly #inlineObservations: number;
+
+  constructor(options: DynamoDbStateStoreOptions) {
+    const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+    const ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+    if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
+      throw new RangeError(`chunkBytes must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
+    }
+    if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1) {
+      throw new RangeError('ttlSeconds must be a positive integer');
+    }
+    if (options.tableName === '') throw new RangeError('tableName is required');
+    this.#io = new StateTable(options.client, options.tableName);
+    this.#table = options.tableName;
+    this.#ttlSeconds = ttlSeconds;
+    this.#chunkBytes = chunkBytes;
+    this.#clock = options.clock ?? Date.now;
+    this.#logger = options.logger;
+    // Well inside the TTL, so that a snapshot still named by a head never expires.
+    this.#inlineObservations = options.inlineObservations ?? INLINE_OBSERVATIONS;
+    if (!(this.#inlineObservations >= 0))
+      throw new RangeError('inlineObservations must be 0 or more');
+    this.#snapshotMaxAgeMs = Math.min(SNAPSHOT_MAX_AGE_MS, (ttlSeconds * 1000) / 4);
+  }
+
+  /** Counters since the store was made; read them before and after a check for its cost. */
+  usage(): Readonly<DynamoDbUsage> {
+    return { ...this.#io.usage };
+  }
+
+  async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
+    const pk = partitionKey(cluster);
+    for (let attempt = 1; ; attempt++) {
+      const head = await this.#io.head(pk, signal);
+      const stored = await this.#fromHead(cluster, head, attempt, signal);
+      if (stored !== 'again') return stored;
+    }
+  }
+
+  /**
+   * `load`, except that a state it cannot read is kept aside and replaced by an empty one: the
+   * head and the chunks of its generation are copied, as they are, to `corrupt#<time>#head` and
+   * `corrupt#<time>#<chunk key>` in the same partition (expiring after `ttlSeconds` like every
+   * item), and the empty state comes with the stored version, so that the check's conditional save
+   * moves it on (and an overlapping run that reset too loses that race). Nothing is deleted here:
+   * the next save overwrites the head and deletes the old generation's chunks as usual.
+   */
+  async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
+    const pk = partitionKey(cluster);
+    for (let attempt = 1; ; attempt++) {
+      const head = await this.#io.head(pk, signal);
+      let stored: StoredState | 'again';
+      try {
+        stored = await this.#fromHead(cluster, head, attempt, signal);
+      } catch (error) {
+        if (!(error instanceof StateCorruptError) || head === undefined) throw error;
+        this.#known.forget(cluster);
+        const at = { now: this.#clock(), expiresAt: this.#nowSeconds() + this.#ttlSeconds };
+        return keepAside(this.#io, cluster, head, error, at, signal);
+      }
+      if (stored !== 'again') return stored;
+    }
+  }
+
+  /** The state a head names; 'again' when its chunks went missing (a save committed meanwhile). */
+  async #fromHead(
+    cluster: string,
+    head: Item | undefined,
+    attempt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<StoredState | 'again'> {
+    const known = this.#known.get(cluster);
+    this.#known.forget(cluster);
+    if (head === undefined) return { version: 0, state: emptyClusterState() };
+    const pk = partitionKey(cluster);
+    const version = numberOf(head, 'version');
+    // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
+    // for ttlSeconds, so its state is stale; keep counting versions from where it was.
+    if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
+      return { version, state: emptyClusterState() };
+    }
+    const chunks = numberOf(head, 'chunks');
+    const generation = stringOf(head, 'generation');
+    let blob: Buffer;
+    if (chunks === 0) {
+      blob = Buffer.from(binaryOf(head, 'state'));
+    } else {
+      const pieces = await readPieces(this.#io, pk, `chunk#${generation}#`, signal);
+      if (pieces.length !== chunks) {
+        // A save that committed after our head read deletes this generation: read again.
+        if (attempt < LOAD_ATTEMPTS) return 'again';
+        throw this.#corrupt(
+          cluster,
+          `generation ${generation} has ${pieces.length} of its ${chunks} chunks`,
+        );
+      }
+      blob = Buffer.concat(pieces);
+    }
+    const rest = await unpackState(
+      blob,
+      { bytes: numberOf(head, 'bytes'), sha256: stringOf(head, 'sha256'), what: 'blob' },
+      (reason) => this.#corrupt(cluster, reason),
+    );
+    if (head.obsGeneration === undefined) {
+      this.#known.remember(cluster, {
+        version,
+        generation,
+        observations: new Map(rest.observations),
+        handle: rest.observations,
+        exact: true,
+      });
+      return { version, state: rest };
+    }
+    // Remembered, or read (its chunks verified).
+    const snapshot =
+      known?.snapshot?.generation === stringOf(head, 'obsGeneration')
+        ? known.snapshot
+        : await readSnapshot(
+            this.#io,
+            pk,
+            head,
+            (reason) => this.#corrupt(cluster, reason),
+            signal,
+          );
+    if (snapshot === 'again') {
+      if (attempt < LOAD_ATTEMPTS) return 'again';
+      throw this.#corrupt(
+        cluster,
+        `observation snapshot ${stringOf(head, 'obsGeneration')} has lost chunks`,
+      );
+    }
+    // This process saved or loaded this very version: its observations, exact, without a read.
+    const same = known?.version === version && known.generation === generation;
+    const observations = same ? known.observations : snapshot.observations;
+    // A copy for the caller: what is remembered stays as it was stored.
+    const handle = new Map(observations);
+    this.#known.remember(cluster, {
+      version,
+      generation,
+      observations,
+      handle,
+      // An older snapshot (written by an earlier version) is not what the last check saw.
+      exact: same ? known.exact : snapshot.version === version,
+      snapshot,
+    });
+    return { version, state: { ...rest, observations: handle } };
+  }
+
+  async save(
+    cluster: string,
+    state: ClusterState,
+    expectedVersion: number,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    signal?.throwIfAborted();
+    const pk = partitionKey(cluster);
+    const now = this.#clock();
+    const expiresAt = String(this.#nowSeconds() + this.#ttlSeconds);
+    const version = expectedVersion + 1;
+    const known = this.#known.get(cluster);
+    // Observations of more than a few leases go to a snapshot of their own, rewritten only when
+    // it matters (observation-snapshot.ts); otherwise the head's blob is the whole state.
+    const separate = state.observations.size > this.#inlineObservations;
+    // Remembered as saved, whatever the caller does with its map afterwards.
+    const observations = new Map(state.observations);
+    let snapshot: Snapshot | undefined;
+    let snapshotItems: Item[] = [];
+    if (separate) {
+      if (
+        known?.snapshot !== undefined &&
+        !snapshotNeeded(known, expectedVersion, state.observations, now, this.#snapshotMaxAgeMs)
+      ) {
+        snapshot = known.snapshot;
+      } else {
+        const written = await newSnapshot(
+          pk,
+          observations,
+          version,
+          now,
+          expiresAt,
+          this.#chunkBytes,
+        );
+        snapshot = written.snapshot;
+        snapshotItems = written.items;
+      }
+    }
+    const document = separate ? { ...state, observations: new Map() } : state;
+    const blob = await packState(document);
+    const generation = randomBytes(6).toString('hex');
+    const pieces = blob.length <= this.#chunkBytes ? [] : split(blob, this.#chunkBytes);
+    const chunkItems = pieceItems(pk, pieces, (index) => chunkKey(generation, index), expiresAt);
+    const written = [...chunkItems, ...snapshotItems];
+    if (written.length > 0) {
+      await this.#io.batchWrite(
+        written.map((item) => ({ PutRequest: { Item: item } })),
+        signal,
+      );
+    }
+    const head = headItem({
+      pk,
+      version,
+      generation,
+      blob,
+      sha256: sha256Of(blob),
+      chunks: pieces.length,
+      updatedAt: now,
+      expiresAt,
+      snapshot,
+    });
+    const remember = (): void =>
+      this.#known.remember(cluster, {
+        version,
+        generation,
+        observations,
+        handle: state.observations,
+        exact: true,
+        snapshot,
+      });
+    let previous: Item | undefined;
+    try {
+      const output = await this.#io.client.send(
+        new PutItemCommand({
+          TableName: this.#table,
+          Item: head,
+          ...headCondition(expectedVersion),
+          ReturnValues: 'ALL_OLD',
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.#io.count(output.ConsumedCapacity, 'write');
+      this.#io.usage.bytesWritten += itemBytes(head);
+      this.#io.usage.itemsWritten += 1;
+      previous = output.Attributes;
+    } catch (error) {
+      this.#io.count(undefined, 'write');
+      // Whatever happened, what this process knew of the stored head may be out of date.
+      this.#known.forget(cluster);
+      if (!isConditionalCheckFailed(error)) {
+        // The head may have been written all the same (e.g. a timeout after DynamoDB applied
+        // it): keep the chunks, the TTL removes them if they are garbage.
+        throw error;
+      }
+      // The SDK retries a request whose answer was lost; if the first attempt had been applied,
+      // the retry fails the condition although the head is ours. Look before deleting.
+      // (The previous generation's chunks are then left to the TTL: that answer is lost.)
+      let current: Item | undefined;
+      try {
+        current = await this.#io.head(pk, undefined);
+      } catch {
+        throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
+      }
+      if (current?.generation?.S === generation) {
+        remember();
+        return version;
+      }
+      await this.#deleteBestEffort(pk, written.map(keyOf), 'lost a race');
+      throw new StateConflictError(cluster, expectedVersion);
+    }
+    remember();
+    if (previous !== undefined) {
+      await this.#deleteBestEffort(pk, replacedKeys(previous, generation, snapshot), 'replaced');
+    }
+    return version;
+  }
+
+  async #deleteBestEffort(pk: string, sortKeys: readonly string[], why: string): Promise<void> {
+    if (sortKeys.length === 0) return;
+    const requests = sortKeys.map(
+      (sk): WriteRequest => ({ DeleteRequest: { Key: { pk: { S: pk }, sk: { S: sk } } } }),
+    );
+    try {
+      await this.#io.batchWrite(requests, undefined);
+    } catch (error) {
+      this.#logger?.warn('could not delete state chunks; their TTL will', {
+        table: this.#table,
+        pk,
+        chunks: sortKeys.length,
+        first: sortKeys[0],
+        why,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  #corrupt(cluster: string, reason: string): StateCorruptError {
+    return new StateCorruptError(
+      `state of cluster ${cluster} in table ${this.#table} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
+    );
+  }
+
+  #nowSeconds(): number {
+    return Math.floor(this.#clock() / 1000);
+  }
+}
+
+function keyOf(item: Item): string {
+  return stringOf(item, 'sk');
+}

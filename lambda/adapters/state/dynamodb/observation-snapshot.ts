@@ -1,0 +1,110 @@
+/**
+ * When the DynamoDB state store rewrites the observations (the bulk of a state: one renewTime per
+ * lease, which moves every 10 s on every healthy node) and when it may leave the last written copy
+ * — the _snapshot_ — as it is. Reasoning and costs: docs/STATE.md ("Observations: written when
+ * they matter").
+ *
+ * An older snapshot is safe to load: a lease whose stored renewTime differs from the one read now
+ * counts as changed now (a page can only come later, never falsely), and a lease unchanged since
+ * the snapshot keeps its true `changedAt`. What must not be missing from the snapshot is a lease
+ * that stopped changing (the one that will page): so a save rewrites the snapshot whenever a lease
+ * that did not change since the previous check is not in it as it is now.
+ */
+
+import type { Observation, Observations } from '../../../core/model.js';
+
+/** A state with this many observations or fewer is kept whole in the head item, as before. */
+export const INLINE_OBSERVATIONS = 32;
+
+/** The snapshot is rewritten at least this often (ms), so that its items never reach their TTL. */
+export const SNAPSHOT_MAX_AGE_MS = 6 * 3600 * 1000;
+
+/** An observation snapshot as a head item names it (attributes `obs*`), with what it holds. */
+export interface Snapshot {
+  readonly generation: string;
+  readonly chunks: number;
+  readonly bytes: number;
+  readonly sha256: string;
+  /** The state version whose save wrote it. */
+  readonly version: number;
+  /** Epoch ms of that save. */
+  readonly savedAt: number;
+  readonly observations: Observations;
+}
+
+/** What the store knows of a cluster's head, from its last load or save in this process. */
+export interface Known {
+  readonly version: number;
+  readonly generation: string;
+  /** The observations handed out by the load of `version`, or saved as `version` (a copy). */
+  readonly observations: Observations;
+  /** The map itself that the load handed out, or that the save was given. */
+  readonly handle: Observations;
+  /** True when `observations` are exactly those of `version` (not an older snapshot's). */
+  readonly exact: boolean;
+  /** The snapshot the head of `version` names (none: the observations are in the head's blob). */
+  readonly snapshot?: Snapshot | undefined;
+}
+
+/**
+ * Whether a save of `observations` over `expectedVersion` must write a new snapshot, or may name
+ * the one the stored head names.
+ */
+export function snapshotNeeded(
+  known: Known | undefined,
+  expectedVersion: number,
+  observations: Observations,
+  now: number,
+  maxAgeMs: number,
+): boolean {
+  if (known === undefined || known.version !== expectedVersion) return true;
+  const snapshot = known.snapshot;
+  if (snapshot === undefined) return true;
+  if (now - snapshot.savedAt >= maxAgeMs) return true;
+  // The very observations loaded or last saved, unchanged (the record after a claim, a check whose
+  // read failed): nothing was observed that the snapshot could lack. (Equal observations in a new
+  // map are a new check in which no lease moved: those must be in the snapshot, below.)
+  if (observations === known.handle && sameObservations(observations, known.observations)) {
+    return false;
+  }
+  // A cold start's observations (an older snapshot) are not the previous check's: which leases
+  // stopped since cannot be told, so this save writes them all.
+  if (!known.exact) return true;
+  for (const [name, observation] of observations) {
+    const previous = known.observations.get(name);
+    if (previous === undefined || !sameObservation(previous, observation)) continue;
+    // Unchanged since the previous check: it may be going silent; the snapshot must hold it.
+    const stored = snapshot.observations.get(name);
+    if (stored === undefined || !sameObservation(stored, observation)) return true;
+  }
+  return false;
+}
+
+function sameObservations(a: Observations, b: Observations): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, observation] of a) {
+    const other = b.get(name);
+    if (other === undefined || !sameObservation(observation, other)) return false;
+  }
+  return true;
+}
+
+/** Field by field (fields added to Observation later are compared too); absent = undefined. */
+export function sameObservation(a: Observation, b: Observation): boolean {
+  const left = a as unknown as Record<string, unknown>;
+  const right = b as unknown as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
+    if (!same(left[key], right[key])) return false;
+  }
+  return true;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // `estimated: false` and no `estimated` mean the same; so do other false/absent flags.
+  if ((a === undefined || a === false) && (b === undefined || b === false)) return true;
+  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) {
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+  return false;
+}

@@ -1,0 +1,80 @@
+/**
+ * The items of an observation snapshot (observation-snapshot.ts says when one is written): the
+ * observations alone as a state blob, in items `obs#<generation>#<00000>`, named by the head's
+ * `obs*` attributes (docs/STATE.md).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Observations } from '../../../core/model.js';
+import { emptyClusterState } from '../../../ports/index.js';
+import { type Item, numberOf, snapshotKey, split, stringOf } from './dynamodb-items.js';
+import type { StateTable } from './dynamodb-table.js';
+import type { Snapshot } from './observation-snapshot.js';
+import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
+
+/** The items of a new observation snapshot, written by the save of `version`. */
+export async function newSnapshot(
+  pk: string,
+  observations: Observations,
+  version: number,
+  savedAt: number,
+  expiresAt: string,
+  chunkBytes: number,
+): Promise<{ snapshot: Snapshot; items: Item[] }> {
+  const blob = await packState({ ...emptyClusterState(), observations });
+  const generation = randomBytes(6).toString('hex');
+  const pieces = split(blob, chunkBytes);
+  const items = pieceItems(pk, pieces, (index) => snapshotKey(generation, index), expiresAt);
+  const snapshot: Snapshot = {
+    generation,
+    chunks: pieces.length,
+    bytes: blob.length,
+    sha256: sha256Of(blob),
+    version,
+    savedAt,
+    observations,
+  };
+  return { snapshot, items };
+}
+
+/**
+ * The snapshot a head names, read (its pieces verified; an error from `corrupt` when they do not
+ * match); 'again' when pieces are gone (a save committed meanwhile).
+ */
+export async function readSnapshot(
+  table: StateTable,
+  pk: string,
+  head: Item,
+  corrupt: (reason: string) => Error,
+  signal: AbortSignal | undefined,
+): Promise<Snapshot | 'again'> {
+  const generation = stringOf(head, 'obsGeneration');
+  const ref = {
+    generation,
+    chunks: numberOf(head, 'obsChunks'),
+    bytes: numberOf(head, 'obsBytes'),
+    sha256: stringOf(head, 'obsSha256'),
+    version: numberOf(head, 'obsVersion'),
+    savedAt: numberOf(head, 'obsSavedAt'),
+  };
+  const pieces = await readPieces(table, pk, `obs#${generation}#`, signal);
+  if (pieces.length !== ref.chunks) return 'again';
+  const state = await unpackState(
+    Buffer.concat(pieces),
+    { bytes: ref.bytes, sha256: ref.sha256, what: 'observation snapshot' },
+    corrupt,
+  );
+  return { ...ref, observations: state.observations };
+}
+
+/** The head's attributes that name `snapshot` (none without one). */
+export function snapshotAttributes(snapshot: Snapshot | undefined): Item {
+  if (snapshot === undefined) return {};
+  return {
+    obsGeneration: { S: snapshot.generation },
+    obsChunks: { N: String(snapshot.chunks) },
+    obsBytes: { N: String(snapshot.bytes) },
+    obsSha256: { S: snapshot.sha256 },
+    obsVersion: { N: String(snapshot.version) },
+    obsSavedAt: { N: String(snapshot.savedAt) },
+  };
+}

@@ -1,0 +1,42 @@
+/** Silences kept in memory: for tests, and for `watch` without a state file. */
+import { endSilence, keptSilences, type Silence } from '../../../core/silences.js';
+import type { SilenceStore } from '../../../ports/index.js';
+import { alreadyEnded, byEnd, idTaken, unknownSilence } from '../silence-document.js';
+
+export class MemorySilenceStore implements SilenceStore {
+  readonly #clusters = new Map<string, Silence[]>();
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  async list(cluster: string, signal?: AbortSignal): Promise<readonly Silence[]> {
+    signal?.throwIfAborted();
+    return keptSilences(this.#clusters.get(cluster) ?? [], this.clock()).sort(byEnd);
+  }
+
+  async add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const kept = keptSilences(this.#clusters.get(cluster) ?? [], this.clock());
+    if (kept.some((s) => s.id === silence.id)) throw idTaken(silence.id);
+    this.#clusters.set(cluster, [...kept, silence]);
+  }
+
+  async expire(
+    cluster: string,
+    id: string,
+    at: number,
+    by: string,
+    signal?: AbortSignal,
+  ): Promise<Silence> {
+    signal?.throwIfAborted();
+    const kept = keptSilences(this.#clusters.get(cluster) ?? [], this.clock());
+    const silence = kept.find((s) => s.id === id);
+    if (silence === undefined) throw unknownSilence(cluster, id);
+    const ended = endSilence(silence, at, by);
+    if (ended === undefined) throw alreadyEnded(silence);
+    this.#clusters.set(
+      cluster,
+      kept.map((s) => (s.id === id ? ended : s)),
+    );
+    return ended;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * The JSON document a ClusterState is stored as, by every store (memory, file, DynamoDB), so that
+ * all three keep exactly the same things (e.g. `undefined` fields vanish in all of them).
+ *
+ * Observations are stored column by column (names, renewTimes, changedAt): at 100,000 nodes this
+ * is smaller than one object per node, and compresses better, because similar values sit together.
+ * `alerts` and `outbox` are opaque JSON values owned by the alert lifecycle.
+ */
+
+import type { AlertState } from '../../core/alert-state.js';
+import type { Observation } from '../../core/model.js';
+import type { Notification } from '../../core/notification.js';
+import type { ClusterState, OutboxLock } from '../../ports/index.js';
+
+export const STATE_DOCUMENT_FORMAT = 1;
+
+export interface StateDocument {
+  readonly format: typeof STATE_DOCUMENT_FORMAT;
+  readonly observations: {
+    readonly names: readonly string[];
+    readonly renewTimes: readonly (string | null)[];
+    readonly changedAt: readonly number[];
+    /** Indexes of the observations whose changedAt is still a first-sight estimate. */
+    readonly estimated?: readonly number[];
+    /** The renewal on the watchdog's clock and the learned clock offset (null: none yet). */
+    readonly renewedAt?: readonly (number | null)[];
+    readonly offsetMs?: readonly (number | null)[];
+    /** [index, suspectSince] of the observations that are suspects. */
+    readonly suspects?: readonly (readonly [number, number])[];
+  };
+  readonly alerts: unknown;
+  readonly outbox: unknown;
+  readonly lock?: OutboxLock | null;
+  /** Outbox notification id → checks that refused it for good; absent in older documents. */
+  readonly refusals?: Readonly<Record<string, number>>;
+}
+
+export function toStateDocument(state: ClusterState): StateDocument {
+  const names: string[] = [];
+  const renewTimes: (string | null)[] = [];
+  const changedAt: number[] = [];
+  const estimated: number[] = [];
+  const renewedAt: (number | null)[] = [];
+  const offsetMs: (number | null)[] = [];
+  const suspects: [number, number][] = [];
+  for (const [name, observation] of state.observations) {
+    if (observation.estimated) estimated.push(names.length);
+    if (observation.suspectSince !== undefined) {
+      suspects.push([names.length, observation.suspectSince]);
+    }
+    renewedAt.push(observation.renewedAt ?? null);
+    offsetMs.push(observation.offsetMs ?? null);
+    names.push(name);
+    renewTimes.push(observation.renewTime);
+    changedAt.push(observation.changedAt);
+  }
+  return {
+    format: STATE_DOCUMENT_FORMAT,
+    observations: { names, renewTimes, changedAt, estimated, renewedAt, offsetMs, suspects },
+    alerts: state.alerts,
+    outbox: state.outbox,
+    lock: state.lock ?? null,
+    refusals: outboxRefusals(state),
+  };
+}
+
+/** The refusal counts of notifications still in the outbox (others are dropped). */
+function outboxRefusals(state: ClusterState): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const refusals = state.refusals ?? {};
+  for (const n of state.outbox) {
+    const count = refusals[n.id];
+    if (count !== undefined && count > 0) counts[n.id] = count;
+  }
+  return counts;
+}
+
+/**
+ * Reads a document back. Throws an Error whose message says what is wrong (one line, no
+ * location: the caller says where the document came from).
+ */
+export function fromStateDocument(value: unknown): ClusterState {
+  if (!isRecord(value)) throw new Error('expected a JSON object');
+  if (value.format !== STATE_DOCUMENT_FORMAT) {
+    throw new Error(
+      `unknown format ${JSON.stringify(value.format)} (expected ${STATE_DOCUMENT_FORMAT})`,
+    );
+  }
+  const columns = value.observations;
+  if (!isRecord(columns)) throw new Error('observations must be an object');
+  const { names, renewTimes, changedAt } = columns;
+  if (!Array.isArray(names) || !Array.isArray(renewTimes) || !Array.isArray(changedAt)) {
+    throw new Error('observations must hold the arrays names, renewTimes and changedAt');
+  }
+  if (renewTimes.length !== names.length || changedAt.length !== names.length) {
+    throw new Error('observations.names, renewTimes and changedAt differ in length');
+  }
+  const observations = new Map<string, Observation>();
+  for (let i = 0; i < names.length; i++) {
+    const name: unknown = names[i];
+    const renewTime: unknown = renewTimes[i];
+    const at: unknown = changedAt[i];
+    if (typeof name !== 'string') throw new Error(`observations.names[${i}] is not a string`);
+    if (renewTime !== null && typeof renewTime !== 'string') {
+      throw new Error(`observations.renewTimes[${i}] is neither a string nor null`);
+    }
+    if (typeof at !== 'number' || !Number.isFinite(at)) {
+      throw new Error(`observations.changedAt[${i}] is not a number`);
+    }
+    observations.set(name, { renewTime, changedAt: at });
+  }
+  const estimated: unknown = columns.estimated ?? [];
+  if (!Array.isArray(estimated)) throw new Error('observations.estimated must be an array');
+  for (const index of estimated) {
+    const name = typeof index === 'number' ? names[index] : undefined;
+    const observation = typeof name === 'string' ? observations.get(name) : undefined;
+    if (!observation)
+      throw new Error(
+        `observations.estimated holds ${JSON.stringify(index)}, not an observation index`,
+      );
+    observations.set(name as string, { ...observation, estimated: true });
+  }
+  readLearned(columns, names as string[], observations);
+  const lock: unknown = value.lock ?? null;
+  if (
+    lock !== null &&
+    !(isRecord(lock) && typeof lock.owner === 'string' && typeof lock.until === 'number')
+  ) {
+    throw new Error('lock must be null or { owner, until }');
+  }
+  const refusals: unknown = value.refusals ?? {};
+  if (
+    !isRecord(refusals) ||
+    !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
+  ) {
+    throw new Error('refusals must be an object of whole numbers');
+  }
+  if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
+  if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
+  return {
+    observations,
+    // Opaque to the stores: shaped by the alert lifecycle, which wrote them.
+    alerts: value.alerts as unknown as AlertState,
+    outbox: value.outbox as Notification[],
+    lock: lock as OutboxLock | null,
+    refusals: refusals as Record<string, number>,
+  };
+}
+
+/** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */
+export function serializeClusterState(state: ClusterState): string {
+  return JSON.stringify(toStateDocument(state));
+}
+
+export function parseClusterState(text: string): ClusterState {
+  return fromStateDocument(JSON.parse(text));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The optional columns of what was learned per lease (renewal-clock.ts); older documents lack them. */
+function readLearned(
+  columns: Record<string, unknown>,
+  names: readonly string[],
+  observations: Map<string, Observation>,
+): void {
+  for (const key of ['renewedAt', 'offsetMs'] as const) {
+    const column: unknown = columns[key] ?? [];
+    if (!Array.isArray(column)) throw new Error(`observations.${key} must be an array`);
+    if (column.length !== 0 && column.length !== names.length) {
+      throw new Error(`observations.${key} and names differ in length`);
+    }
+    column.forEach((value: unknown, i) => {
+      if (value === null) return;
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        throw new Error(`observations.${key}[${i}] is neither a number nor null`);
+      }
+      const name = names[i] as string;
+      observations.set(name, { ...(observations.get(name) as Observation), [key]: value });
+    });
+  }
+  const suspects: unknown = columns.suspects ?? [];
+  if (!Array.isArray(suspects)) throw new Error('observations.suspects must be an array');
+  for (const entry of suspects) {
+    const [index, since] = Array.isArray(entry) ? (entry as unknown[]) : [];
+    const name = typeof index === 'number' ? names[index] : undefined;
+    if (name === undefined || typeof since !== 'number' || !Number.isFinite(since)) {
+      throw new Error(`observations.suspects holds ${JSON.stringify(entry)}, not [index, time]`);
+    }
+    observations.set(name, { ...(observations.get(name) as Observation), suspectSince: since });
+  }
+}

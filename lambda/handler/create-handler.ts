@@ -1,0 +1,372 @@
+/**
+ * The cloud composition root: from parsed settings and AWS clients, the whole middy handler that
+ * Lambda invokes (lambda/handler/handler.ts only calls this). Tests build the same handler with clients
+ * pointed at local endpoints, a fake clock, and loggers or metrics of their own.
+ */
+
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { Context } from 'aws-lambda';
+import { InstanceStateReader } from '../adapters/evidence/instance-evidence.js';
+import { NodeEventsReader } from '../adapters/evidence/node-events.js';
+import { authenticatedReaders } from '../adapters/kube/authenticated-reader.js';
+import { ClusterAuthProvider } from '../adapters/kube/cluster-auth.js';
+import {
+  ClusterAwsCredentials,
+  type StsClientOptions,
+} from '../adapters/kube/cluster-credentials.js';
+import { SqsRechecks } from '../adapters/looks/sqs-looks.js';
+import {
+  METRICS_NAMESPACE,
+  powertoolsMetrics,
+  SERVICE_NAME,
+} from '../adapters/metrics/emf-metrics.js';
+import { WithChatCopy } from '../adapters/notify/delivery/chat-notifier.js';
+import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
+import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
+import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
+import type { AwsPlace, KubeAccess } from '../adapters/notify/render/advice.js';
+import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
+import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
+import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
+import type {
+  ClusterCredentials,
+  EvidenceReader,
+  Notifier,
+  Rechecks,
+  WatchdogLogger,
+  WatchdogMetrics,
+} from '../ports/index.js';
+import { type ClusterSettings, PATTERNS, type RuntimeConfig } from '../settings/index.js';
+import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
+import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
+import { type ClusterReport, Watchdog, type WatchdogEvent } from '../use-cases/invocation.js';
+
+/** The AWS clients the watchdog uses, built once per container by the caller. */
+export interface AwsClients {
+  readonly sns: SNSClient;
+  readonly dynamodb: DynamoDBClient;
+  readonly secrets: SecretsManagerClient;
+  /**
+   * An EKS client for a region (the function's own when undefined), signing with `credentials`
+   * when given (a cluster's assumed role) instead of the function's own.
+   */
+  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
+  /** Signs EKS tokens. */
+  readonly credentials: AwsCredentialIdentityProvider;
+  /** The function's region: the default for `eks` clusters. */
+  readonly region: string;
+  /** The STS client that assumes `clusters[].auth.roleArn` (tests point it at a local endpoint). */
+  readonly sts?: StsClientOptions | undefined;
+  /** An EventBridge client for a region, for `eventBus` (built only when it is set). */
+  readonly eventBridge?: ((region: string) => EventBridgeClient) | undefined;
+  /** The EC2 endpoint of a region (default `https://ec2.<region>.amazonaws.com`). */
+  readonly ec2Endpoint?: ((region: string) => string) | undefined;
+  /** Sends the watchdog's own looks (with RECHECK_QUEUE_URL). */
+  readonly sqs?: SQSClient | undefined;
+}
+
+export interface HandlerParts {
+  readonly clients: AwsClients;
+  /** Epoch ms. Default Date.now. */
+  readonly clock?: () => number;
+  /** Waits between fast-mode checks; rejects when the signal aborts. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Default: a Powertools Logger writing structured lines to stdout. */
+  readonly powertoolsLogger?: Logger;
+  /** The watchdog's own logger and metrics ports; default: adapters over Powertools. */
+  readonly logger?: WatchdogLogger;
+  readonly metrics?: WatchdogMetrics;
+  /** Wraps the cluster credentials (tests inject failures here). */
+  readonly credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
+  /** How long reading a FIRING's evidence may hold it back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number;
+  /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
+  readonly rechecks?: Rechecks;
+}
+
+/** One message of an SQS batch, as the event source mapping hands it over (what is used). */
+export interface QueuedLook {
+  readonly messageId: string;
+  readonly body: string;
+}
+
+/** A scheduled run (the schedule's input), or a batch of the watchdog's own looks from SQS. */
+export type HandlerEvent = WatchdogEvent | { readonly Records: readonly QueuedLook[] } | null;
+
+export interface HandlerResult {
+  readonly clusters: ClusterReport[];
+  /** For an SQS batch: the messages to deliver again (`ReportBatchItemFailures`). */
+  readonly batchItemFailures?: { itemIdentifier: string }[];
+}
+
+export type WatchdogHandler = middy.MiddyfiedHandler<HandlerEvent, HandlerResult, Error, Context>;
+
+/**
+ * The last resort: middy rejects the invocation this long before Lambda's own deadline, should the
+ * watchdog overrun its own (which leaves RECORD_BUDGET_MS before this for recording deliveries).
+ */
+const LAST_RESORT_MS = 500;
+
+/**
+ * The watchdog's own deadline: reads and publishes stop RECORD_BUDGET_MS before middy's last
+ * resort, so that recording what SNS accepted is awaited inside the invocation (a record made
+ * after the invocation returned is frozen or lost, and the notifications would go out again).
+ */
+function deadlineSignal(context: Context): AbortSignal {
+  const ms = context.getRemainingTimeInMillis() - LAST_RESORT_MS - RECORD_BUDGET_MS;
+  return AbortSignal.timeout(Math.max(0, ms));
+}
+
+function loggerPort(logger: Logger): WatchdogLogger {
+  return {
+    info: (message, fields = {}) => logger.info(message, fields as LogAttributes),
+    warn: (message, fields = {}) => logger.warn(message, fields as LogAttributes),
+    error: (message, fields = {}) => logger.error(message, fields as LogAttributes),
+  };
+}
+
+/** The function's own account, as the invocation's ARN names it (set at each invocation). */
+interface FunctionAccount {
+  id?: string | undefined;
+}
+
+function createWatchdog(
+  config: RuntimeConfig,
+  parts: HandlerParts,
+  logger: WatchdogLogger,
+  metrics: WatchdogMetrics,
+  functionAccount: FunctionAccount,
+) {
+  const { clients } = parts;
+  const clock = parts.clock ?? Date.now;
+  // Each cluster's AWS credentials (its assumed role, or the function's own).
+  const awsCredentials = new ClusterAwsCredentials({
+    credentials: clients.credentials,
+    region: clients.region,
+    now: clock,
+    sts: clients.sts,
+  });
+  const provider = new ClusterAuthProvider({
+    secrets: clients.secrets,
+    eks: clients.eks,
+    credentials: clients.credentials,
+    awsCredentials,
+    region: clients.region,
+    now: clock,
+  });
+  const credentials = parts.credentials ? parts.credentials(provider) : provider;
+  const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
+  const kubeAccess = new Map(
+    config.settings.clusters.map((c) => [c.name, kubeAccessOf(c, clients.region)]),
+  );
+  // An `eks` cluster is in the function's account (known once invoked), or in its role's account;
+  // other clusters' account is unknown.
+  const clustersByName = new Map(config.settings.clusters.map((c) => [c.name, c]));
+  const awsPlace = (name: string) => {
+    const cluster = clustersByName.get(name);
+    return cluster && awsPlaceOf(cluster, clients.region, functionAccount.id);
+  };
+  const runbooks = new Map(config.settings.clusters.map((c) => [c.name, c.runbookUrl]));
+  const renderContext = (name: string) => ({
+    namespace: namespaces.get(name),
+    kube: kubeAccess.get(name),
+    aws: awsPlace(name),
+    runbookUrl: runbooks.get(name),
+  });
+  const chatLink = config.settings.chatNotifications?.link;
+  const withChat = (notifier: SnsNotifier) =>
+    config.chatTopicArn === undefined
+      ? notifier
+      : new WithChatCopy(notifier, {
+          client: clients.sns,
+          topicArn: config.chatTopicArn,
+          logger,
+          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
+        });
+  const eventBus = config.settings.eventBus;
+  const withEvents = (notifier: Notifier) => {
+    if (eventBus === undefined) return notifier;
+    if (clients.eventBridge === undefined) {
+      throw new Error('eventBus is set but no EventBridge client was given to createHandler');
+    }
+    const busRegion = PATTERNS.EVENT_BUS_ARN.exec(eventBus)?.[1] ?? clients.region;
+    return new WithEventCopy(notifier, {
+      client: clients.eventBridge(busRegion),
+      eventBus,
+      logger,
+      metrics,
+    });
+  };
+  return new Watchdog({
+    settings: config.settings,
+    readers: authenticatedReaders({
+      credentials,
+      requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+      nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
+      clock,
+      logger,
+    }),
+    store: new DynamoDbStateStore({
+      client: clients.dynamodb,
+      tableName: config.stateTable,
+      clock,
+      logger,
+    }),
+    silences: new DynamoDbSilenceStore({
+      client: clients.dynamodb,
+      tableName: config.stateTable,
+      clock,
+    }),
+    notifier: withEvents(
+      withChat(
+        new SnsNotifier({
+          client: clients.sns,
+          topicArn: config.topicArn,
+          logger,
+          contextFor: renderContext,
+        }),
+      ),
+    ),
+    evidence: (cluster): EvidenceReader[] => [
+      new InstanceStateReader({
+        credentials: awsCredentials.forCluster(cluster),
+        endpoint: clients.ec2Endpoint,
+        regionOf: (node) => awsPlace(cluster.name)?.region ?? regionOfZone(node.zone),
+      }),
+      new NodeEventsReader({
+        kubeConfig: (signal) => credentials.kubeConfigFor(cluster, signal),
+        requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+      }),
+    ],
+    ...(parts.evidenceBudgetMs === undefined ? {} : { evidenceBudgetMs: parts.evidenceBudgetMs }),
+    logger,
+    metrics,
+    clock,
+    ...(parts.sleep ? { sleep: parts.sleep } : {}),
+    rechecks: parts.rechecks ?? sqsRechecks(config, clients, clock),
+  });
+}
+
+function sqsRechecks(config: RuntimeConfig, clients: AwsClients, clock: () => number) {
+  const { recheckQueueUrl: queueUrl } = config;
+  if (queueUrl === undefined || clients.sqs === undefined) return undefined;
+  return new SqsRechecks({ client: clients.sqs, queueUrl, clock });
+}
+
+/** The look a queued message asks for; throws with one line when the body is not one. */
+export function lookOf(body: string): WatchdogEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new Error('the message body is not JSON');
+  }
+  const look = value as { cluster?: unknown; recheck?: unknown };
+  const names = look?.recheck;
+  if (
+    typeof look?.cluster !== 'string' ||
+    !Array.isArray(names) ||
+    !names.every((n) => typeof n === 'string')
+  ) {
+    throw new Error('the message body is not { "cluster": "<name>", "recheck": ["<lease>", ...] }');
+  }
+  return { cluster: look.cluster, recheck: names as string[] };
+}
+
+/** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
+export function createHandler(config: RuntimeConfig, parts: HandlerParts): WatchdogHandler {
+  const logger = parts.powertoolsLogger ?? new Logger({ serviceName: SERVICE_NAME });
+  const watchdogLogger = parts.logger ?? loggerPort(logger);
+  const metrics =
+    parts.metrics ??
+    powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
+  const functionAccount: FunctionAccount = {};
+  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics, functionAccount);
+  // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
+  const subscriptions = new ConfirmedSubscriptionsGauge({
+    subscriptions: new SnsTopicSubscriptions({
+      client: parts.clients.sns,
+      topicArn: config.topicArn,
+    }),
+    metrics,
+    logger: watchdogLogger,
+    clock: parts.clock ?? Date.now,
+  });
+  return middy<HandlerEvent, HandlerResult, Error, Context>({
+    timeoutEarlyInMillis: LAST_RESORT_MS,
+  })
+    .use(injectLambdaContext(logger))
+    .handler(async (event, context) => {
+      const deadline = deadlineSignal(context);
+      functionAccount.id = accountOfArn(context.invokedFunctionArn);
+      const counted = subscriptions.report(deadline);
+      const run = (look: WatchdogEvent | null) =>
+        watchdog.run(look, context.awsRequestId, context.getRemainingTimeInMillis(), deadline);
+      try {
+        if (event === null || !('Records' in event)) return await run(event);
+        // The watchdog's own looks, one after the other; a look that fails is delivered again
+        // (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
+        const clusters: ClusterReport[] = [];
+        const batchItemFailures: { itemIdentifier: string }[] = [];
+        for (const record of event.Records) {
+          try {
+            clusters.push(...(await run(lookOf(record.body))).clusters);
+          } catch (error) {
+            watchdogLogger.error('a queued look failed; SQS delivers it again', {
+              messageId: record.messageId,
+              error: error instanceof Error ? error.message : String(error),
+            });
+            batchItemFailures.push({ itemIdentifier: record.messageId });
+          }
+        }
+        return { clusters, batchItemFailures };
+      } finally {
+        await counted;
+      }
+    });
+}
+
+/**
+ * Where an `eks` cluster lives in AWS: its region (its setting, else the function's) and account
+ * (its `roleArn`'s account for a cluster in another account, else the function's own, `account`).
+ * Other clusters: undefined (the email derives the region from the nodes' zones; the account is
+ * unknown).
+ */
+export function awsPlaceOf(
+  cluster: Pick<ClusterSettings, 'auth'>,
+  functionRegion: string,
+  account: string | undefined,
+): AwsPlace | undefined {
+  const { auth } = cluster;
+  if (auth.mode !== 'eks') return undefined;
+  const owner = auth.roleArn === undefined ? account : accountOfArn(auth.roleArn);
+  return { region: auth.region ?? functionRegion, ...(owner ? { account: owner } : {}) };
+}
+
+/**
+ * How an on-call engineer reaches a cluster with kubectl, for the commands the emails advise: the
+ * EKS cluster (the email first says how to make its kubeconfig context), or the kubeconfig context
+ * the settings name; nothing for a bearer token (the engineer's own context is not known).
+ */
+export function kubeAccessOf(
+  cluster: Pick<ClusterSettings, 'auth'>,
+  functionRegion: string,
+): KubeAccess | undefined {
+  const { auth } = cluster;
+  if (auth.mode === 'eks') {
+    return { eks: { clusterName: auth.clusterName, region: auth.region ?? functionRegion } };
+  }
+  if (auth.mode === 'kubeconfig' && auth.context !== undefined) return { context: auth.context };
+  return undefined;
+}

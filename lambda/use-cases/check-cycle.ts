@@ -1,0 +1,385 @@
+/**
+ * One check of one cluster, end to end: load state, read the cluster, decide, claim the
+ * notifications in the outbox, publish them, record what was accepted. Both composition roots
+ * (the Lambda handler and `lease-watchdog watch`) run exactly this.
+ *
+ * A stored state that cannot be read is reset by the store (`loadOrReset`: the copy kept aside,
+ * the version kept, so the claim below still races fairly) and announced by one NOTICE, saved in
+ * the claim's outbox like every notification.
+ *
+ * Ordering is what makes alerts neither lost nor doubled:
+ *  1. the new state and the notifications to send are saved first, conditionally on the version
+ *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
+ *     backs off without sending anything;
+ *  2. the outbox is published oldest first; a notification leaves the outbox only once the
+ *     notifier accepted it, so a failed publish is retried by the next check — unless the
+ *     notifier refused it for good on MAX_REFUSALS checks: then it is given up (reported as
+ *     `abandoned`), so that it never blocks the notifications behind it;
+ *  3. what was accepted is recorded before the run returns (the caller's deadline leaves
+ *     RECORD_BUDGET_MS for it).
+ *
+ * The bound on duplicates: a call that was applied but whose answer was lost (a timeout after
+ * accept) costs at most one duplicate per lost answer. A lost SNS answer keeps that notification
+ * in the outbox, so the next check sends it once more (a FIFO topic drops that copy by its
+ * deduplication id within 5 minutes). A lost answer to the claim sends nothing (the run fails; the
+ * next run past the lock sends the outbox once; with SDK retries the store recognises its own
+ * write and the run goes on). A lost answer to the record fails the run after the record was
+ * applied: nothing is sent again. Only a record that was never applied (the request lost, the
+ * run killed) sends the notifications of that run once more.
+ */
+
+import { evaluate } from '../core/evaluate.js';
+import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from '../core/incidents.js';
+import type { Evaluation } from '../core/model.js';
+import type { Notification } from '../core/notification.js';
+import type { Policy } from '../core/policy.js';
+import { applySilences } from '../core/silences.js';
+import { alertsForDegraded, stateResetNotice } from '../core/watchdog-alerts.js';
+import {
+  ClusterReadError,
+  type ClusterReader,
+  type ClusterState,
+  type EvidenceReader,
+  isClusterReadError,
+  type Notifier,
+  type SilenceStore,
+  StateConflictError,
+  type StateReset,
+  type StateStore,
+  type StoredState,
+} from '../ports/index.js';
+import { withEvidence } from './alert-evidence.js';
+
+export interface CycleDeps {
+  readonly reader: ClusterReader;
+  readonly store: StateStore;
+  readonly notifier: Notifier;
+  readonly policy: Policy;
+  readonly alertPolicy: AlertPolicy;
+  /** The watchdog's clock, epoch ms. */
+  readonly clock: () => number;
+  /** Identifies this run in the outbox lock (e.g. the Lambda request id). */
+  readonly runId: string;
+  /** How long this run may hold the outbox lock: at least as long as it can run. */
+  readonly lockMs: number;
+  /** Where a FIRING's evidence is read (none: no evidence). */
+  readonly evidence?: readonly EvidenceReader[] | undefined;
+  /** How long reading it may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number | undefined;
+  /** The users' silences, read once per check (none when absent). */
+  readonly silences?: SilenceStore | undefined;
+  /**
+   * A look between scheduled checks (a routine look, a suspect's re-check): the reader reads what
+   * a look needs (ClusterReader `look`), and a look that changes nothing that must survive does
+   * not save (mustSave).
+   */
+  readonly look?: boolean | undefined;
+}
+
+interface Delivery {
+  /** Notifications the notifier accepted in this run. */
+  readonly published: readonly Notification[];
+  /** Notifications still in the outbox (retried by the next check). */
+  readonly pending: readonly Notification[];
+  /**
+   * Notifications given up in this run: the notifier refused each for good (`retryable: false`)
+   * on MAX_REFUSALS checks. They left the outbox unsent.
+   */
+  readonly abandoned: readonly Abandoned[];
+  /** Why a publish failed (the last failure), when one did. */
+  readonly publishError?: unknown;
+}
+
+export interface Abandoned {
+  readonly notification: Notification;
+  /** The last refusal. */
+  readonly error: unknown;
+}
+
+/**
+ * How many checks may try a notification that the notifier refuses for good (InvalidParameter, a
+ * disabled KMS key, a topic that is gone) before it is given up: a key re-enabled or a topic
+ * restored within these checks still gets it out; after them it no longer blocks anything.
+ */
+export const MAX_REFUSALS = 5;
+
+/** The state the store could not read and reset, when it did (announced by a NOTICE). */
+interface Reset {
+  readonly reset?: StateReset | undefined;
+}
+
+export type CycleOutcome =
+  | ({
+      readonly status: 'checked';
+      readonly evaluation: Evaluation;
+      /** false: a look that changed nothing that must survive, and saved nothing (mustSave). */
+      readonly saved?: false | undefined;
+    } & Delivery &
+      Reset)
+  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery & Reset)
+  /** Another run holds this cluster: this one backed off and sent nothing. */
+  | { readonly status: 'busy'; readonly reason: string };
+
+export async function runCheckCycle(
+  cluster: string,
+  deps: CycleDeps,
+  signal?: AbortSignal,
+): Promise<CycleOutcome> {
+  // A state the store cannot read is kept aside and replaced (a NOTICE says so), rather than
+  // failing every check from now on.
+  const stored = deps.store.loadOrReset
+    ? await deps.store.loadOrReset(cluster, signal)
+    : await deps.store.load(cluster, signal);
+  const now = deps.clock();
+  const held = stored.state.lock;
+  if (held && held.owner !== deps.runId && held.until > now) {
+    return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
+  }
+
+  const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
+
+  let evaluation: Evaluation | undefined;
+  let readError: ClusterReadError | undefined;
+  try {
+    const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
+    // Judged at the end of the read: every renewal in the answer happened before it, on our clock
+    // (the learned clock offsets rest on that: core/renewal-clock.ts).
+    const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
+    const readAt = deps.clock();
+    // Node labels by name, built only when a silence or window has a selector to match.
+    let labels: Map<string, Readonly<Record<string, string>>> | undefined;
+    evaluation = applySilences(
+      evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
+      silences,
+      deps.policy.maintenance ?? [],
+      (name) => {
+        labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
+        return labels.get(name);
+      },
+      readAt,
+    );
+  } catch (error) {
+    if (!isClusterReadError(error)) throw error;
+    readError = cutShort(error, cluster, signal);
+  }
+  const decided = evaluation
+    ? alertsForEvaluation(evaluation, stored.state.alerts, deps.alertPolicy, now)
+    : alertsForReadFailure(
+        cluster,
+        readError?.failure ?? 'unknown',
+        readError?.message ?? 'unknown',
+        stored.state.alerts,
+        deps.alertPolicy,
+        now,
+      );
+  // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
+  // their own ahead of the check's notification.
+  const degraded = evaluation
+    ? alertsForDegraded(
+        cluster,
+        evaluation.degraded,
+        stored.state.alerts.degraded ?? null,
+        decided.state,
+        now,
+      )
+    : decided;
+  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time).
+  const decidedNotification =
+    decided.notification && deps.evidence
+      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
+      : decided.notification;
+  const fresh = [
+    stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
+    evaluation ? degraded.notification : null,
+    decidedNotification,
+  ].filter((n): n is Notification => n !== null);
+  const outbox = fresh.length > 0 ? [...stored.state.outbox, ...fresh] : stored.state.outbox;
+  // Past the deadline (the read was cut short) nothing is published: save without the lock.
+  const publishing = outbox.length > 0 && !signal?.aborted;
+  const claimed: ClusterState = {
+    observations: evaluation ? evaluation.observations : stored.state.observations,
+    alerts: degraded.state,
+    outbox,
+    lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
+  };
+  if (deps.look && evaluation && !publishing && !mustSave(stored, claimed)) {
+    // Nothing this look saw must outlive it: the next look or check sees it again.
+    return {
+      status: 'checked',
+      evaluation,
+      published: [],
+      pending: [],
+      abandoned: [],
+      saved: false,
+    };
+  }
+  const version = await claim(cluster, claimed, stored.version, deps.store, signal);
+  if (version === undefined) {
+    return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
+  }
+
+  const delivery: Delivery & { refusals?: Readonly<Record<string, number>> } = publishing
+    ? await publishOutbox(outbox, stored.state.refusals ?? {}, deps.notifier, signal)
+    : {
+        published: [],
+        pending: outbox,
+        abandoned: [],
+        ...(outbox.length > 0 ? { publishError: signal?.reason } : {}),
+      };
+  if (publishing) {
+    // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
+    // publishing: a lost record would send those notifications again. It gets its own budget,
+    // which the caller's deadline leaves free, and is awaited before the run returns.
+    await deps.store.save(
+      cluster,
+      { ...claimed, outbox: delivery.pending, refusals: delivery.refusals ?? {}, lock: null },
+      version,
+      AbortSignal.timeout(RECORD_BUDGET_MS),
+    );
+  }
+  const reset = stored.reset ? { reset: stored.reset } : {};
+  return evaluation
+    ? { status: 'checked', evaluation, ...delivery, ...reset }
+    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery, ...reset };
+}
+
+/**
+ * Whether a look's new state holds something that must survive it: an alert transition (alerts,
+ * flaps, storm, removals, degraded), a notification or a lock in the outbox, a reset state, a lease
+ * that appeared or left, a suspect found or cleared (its `suspectSince`: the re-check that confirms
+ * it counts from there). What a look leaves out — a renewTime it saw move, a clock offset it
+ * tightened — is seen again by the next look or check, and a renewal timed from an older look
+ * pages later, never sooner (docs/STATE.md, "Why an older snapshot is safe").
+ */
+export function mustSave(stored: StoredState, next: ClusterState): boolean {
+  const before = stored.state;
+  if (stored.reset !== undefined || stored.version === 0) return true;
+  if (before.outbox.length > 0 || next.outbox.length > 0 || (before.lock ?? null) !== null) {
+    return true;
+  }
+  if (canonical(before.alerts) !== canonical(next.alerts)) return true;
+  if (before.observations.size !== next.observations.size) return true;
+  for (const [name, seen] of next.observations) {
+    const was = before.observations.get(name);
+    if (was === undefined || was.suspectSince !== seen.suspectSince) return true;
+  }
+  return false;
+}
+
+/** JSON with keys sorted and undefined values left out: equal for equal plain documents. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Whether a publish failure says the message will never be accepted as it is. */
+function refusedForGood(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { retryable?: unknown }).retryable === false
+  );
+}
+
+/**
+ * Saves the new state and the outbox (the claim). Undefined when another run saved first. Once
+ * the deadline has passed (a read cut short) the save gets the record budget instead.
+ */
+async function claim(
+  cluster: string,
+  state: ClusterState,
+  expectedVersion: number,
+  store: StateStore,
+  signal: AbortSignal | undefined,
+): Promise<number | undefined> {
+  const budget = signal?.aborted ? AbortSignal.timeout(RECORD_BUDGET_MS) : signal;
+  try {
+    return await store.save(cluster, state, expectedVersion, budget);
+  } catch (error) {
+    if (error instanceof StateConflictError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * How long recording the delivery may take after publishing. A caller with a hard deadline (the
+ * Lambda) aborts `signal` at least this long before it, so the record is made inside its time.
+ */
+export const RECORD_BUDGET_MS = 2_500;
+
+/**
+ * A read stopped by the caller's deadline (a TimeoutError reason, as `AbortSignal.timeout` gives)
+ * is a `timeout` failure of the cluster, not an error of the watchdog; any other abort (the CLI's
+ * Ctrl-C) ends the check.
+ */
+function cutShort(
+  error: ClusterReadError,
+  cluster: string,
+  signal: AbortSignal | undefined,
+): ClusterReadError {
+  if (error.failure !== 'aborted') return error;
+  const reason: unknown = signal?.reason;
+  const deadline =
+    typeof reason === 'object' && reason !== null && (reason as Error).name === 'TimeoutError';
+  if (!deadline) throw error;
+  return new ClusterReadError(
+    'timeout',
+    `reading cluster ${cluster} did not finish before the invocation's deadline`,
+    undefined,
+    { cause: error },
+  );
+}
+
+/**
+ * Publishes the outbox oldest first. A notification refused for good does not stop the others: it
+ * is counted, and given up at MAX_REFUSALS. A transient failure (throttling, 5xx, no answer) is
+ * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
+ * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
+ */
+async function publishOutbox(
+  outbox: readonly Notification[],
+  refused: Readonly<Record<string, number>>,
+  notifier: Notifier,
+  signal: AbortSignal | undefined,
+): Promise<Delivery & { refusals: Record<string, number> }> {
+  const published: Notification[] = [];
+  const pending: Notification[] = [];
+  const abandoned: Abandoned[] = [];
+  const refusals: Record<string, number> = {};
+  let publishError: unknown;
+  let stopped = false;
+  for (const notification of outbox) {
+    const before = refused[notification.id] ?? 0;
+    if (stopped || signal?.aborted) {
+      if (!stopped && signal?.aborted) publishError = signal.reason;
+      stopped = true;
+      pending.push(notification);
+      if (before > 0) refusals[notification.id] = before;
+      continue;
+    }
+    try {
+      await notifier.publish(notification, signal);
+      published.push(notification);
+    } catch (error) {
+      publishError = error;
+      const count = refusedForGood(error) ? before + 1 : before;
+      if (count >= MAX_REFUSALS) {
+        abandoned.push({ notification, error });
+        continue;
+      }
+      pending.push(notification);
+      if (count > 0) refusals[notification.id] = count;
+      if (!refusedForGood(error)) stopped = true;
+    }
+  }
+  return {
+    published,
+    pending,
+    abandoned,
+    refusals,
+    ...(publishError !== undefined ? { publishError } : {}),
+  };
+}

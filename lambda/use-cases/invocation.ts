@@ -1,0 +1,406 @@
+/**
+ * The cloud watchdog: what one Lambda invocation does, with every outside part injected (the
+ * handler wires the real ones; tests hand in local endpoints). For each cluster the event names
+ * (or every configured cluster), run the check cycle — several times in fast mode — and report.
+ *
+ * A cluster that cannot be read is not a failure of the invocation: it is a WATCHDOG
+ * notification. The invocation fails (so the Lambda error alarm fires) only when the watchdog
+ * itself is broken: state cannot be loaded or saved, the event names an unknown cluster, a bug.
+ * One failing cluster never stops the others.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AlertPolicy } from '../core/incidents.js';
+import type { Policy } from '../core/policy.js';
+import type {
+  ClusterReader,
+  ClusterReaderFactory,
+  EvidenceReader,
+  EvidenceReaderFactory,
+  Notifier,
+  Rechecks,
+  SilenceStore,
+  StateStore,
+  WatchdogLogger,
+  WatchdogMetrics,
+} from '../ports/index.js';
+import { NODES_ALERTING_VERDICTS } from '../ports/index.js';
+import { type ClusterSettings, policiesOf, type WatchdogSettings } from '../settings/index.js';
+import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
+import { logChecked } from './check-log.js';
+
+export interface WatchdogDeps {
+  readonly settings: WatchdogSettings;
+  /** Builds each cluster's reader once (the Lambda's: authenticated, with its node cache). */
+  readonly readers: ClusterReaderFactory;
+  /** Builds each cluster's evidence sources once (none: FIRINGs carry no evidence). */
+  readonly evidence?: EvidenceReaderFactory | undefined;
+  /** How long reading evidence may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
+  readonly evidenceBudgetMs?: number | undefined;
+  readonly store: StateStore;
+  /** The users' silences (beside the state), read once per check. */
+  readonly silences?: SilenceStore | undefined;
+  readonly notifier: Notifier;
+  readonly logger: WatchdogLogger;
+  readonly metrics: WatchdogMetrics;
+  readonly clock: () => number;
+  /**
+   * Waits between the checks of one invocation in fast mode, when there is no `rechecks` to ask
+   * for looks instead; rejects when `signal` aborts. Default `timers/promises` setTimeout (tests
+   * pair it with their fake clock).
+   */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Where the watchdog asks for looks of its own: a suspect's re-check, and the routine looks
+   * between scheduled runs (ROUTINE_LOOKS_MS). None: it looks only when invoked.
+   */
+  readonly rechecks?: Rechecks | undefined;
+}
+
+export interface WatchdogEvent {
+  /** The cluster to check (the schedule's input); absent: every configured cluster. */
+  readonly cluster?: string;
+  /**
+   * Set on a look the watchdog asked for itself (a re-check, or a routine look): the suspect
+   * leases it names, none for a routine look. Such a look asks for no routine looks of its own.
+   */
+  readonly recheck?: readonly string[] | undefined;
+}
+
+/**
+ * After each scheduled run, the watchdog asks for looks of its own this long after the run's start.
+ * EventBridge Scheduler fires `rate(1 minute)` anywhere in its minute (gaps of ~1 to ~119 s), so
+ * detection must not wait for it: with looks 40 and 80 s after each run, whatever the runs' jitter,
+ * no two looks are more than 40 s apart (a run at most 119 s after the last one comes at most 39 s
+ * after its +80 look). A suspect is found by the first look 12 s or more after its last renewal,
+ * re-checked when its silence reaches the grace period (and at least 12 s later): paged at most
+ * 12 + 40 + 12 = 64 s after the last renewal (plus SQS's whole-second rounding), 50–53 s for
+ * most (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
+ * the lease list alone, saved only when something must survive it (check-cycle.ts, mustSave).
+ */
+export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;
+
+export interface ClusterReport {
+  readonly cluster: string;
+  readonly checks: number;
+  readonly lastStatus: CycleOutcome['status'] | 'not-run';
+  readonly alerting: number;
+  readonly published: number;
+  readonly pending: number;
+}
+
+export class WatchdogError extends Error {
+  override readonly name = 'WatchdogError';
+}
+
+/** One watched cluster, as built once for the life of the container. */
+interface Watched {
+  readonly cluster: ClusterSettings;
+  readonly policy: Policy;
+  readonly alertPolicy: AlertPolicy;
+  readonly reader: ClusterReader;
+  readonly evidence: readonly EvidenceReader[];
+}
+
+export class Watchdog {
+  /** Per cluster: its policies (selectors parsed once) and its reader. */
+  private readonly watched: ReadonlyMap<string, Watched>;
+
+  constructor(private readonly deps: WatchdogDeps) {
+    this.watched = new Map(
+      deps.settings.clusters.map((cluster) => {
+        const { policy, alertPolicy } = policiesOf(deps.settings, cluster);
+        return [
+          cluster.name,
+          {
+            cluster,
+            policy,
+            alertPolicy,
+            reader: deps.readers(cluster, policy),
+            evidence: deps.evidence?.(cluster) ?? [],
+          },
+        ];
+      }),
+    );
+  }
+
+  /**
+   * Checks the clusters the event names. `lockMs` bounds how long this run may hold a cluster's
+   * outbox (the time it has left). Throws WatchdogError when the watchdog itself is broken.
+   */
+  async run(
+    event: WatchdogEvent | null | undefined,
+    runId: string,
+    lockMs: number,
+    signal?: AbortSignal,
+  ) {
+    const { settings } = this.deps;
+    const wanted = event?.cluster;
+    const clusters =
+      wanted === undefined ? settings.clusters : settings.clusters.filter((c) => c.name === wanted);
+    if (clusters.length === 0) {
+      const known = settings.clusters.map((c) => c.name).join(', ');
+      throw new WatchdogError(
+        `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
+      );
+    }
+    const look = event?.recheck !== undefined;
+    const results = await Promise.allSettled(
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, look, signal)),
+    );
+    const reports: ClusterReport[] = [];
+    const failures: string[] = [];
+    results.forEach((result, i) => {
+      const name = clusters[i]?.name ?? '?';
+      if (result.status === 'fulfilled') {
+        reports.push(result.value);
+      } else {
+        const message =
+          result.reason instanceof Error ? result.reason.message : String(result.reason);
+        this.deps.logger.error('check failed: the watchdog itself is broken', {
+          cluster: name,
+          error: message,
+        });
+        failures.push(`${name}: ${message}`);
+      }
+    });
+    if (failures.length > 0) {
+      throw new WatchdogError(
+        `${failures.length} of ${clusters.length} cluster checks failed: ${failures.join('; ')}`,
+      );
+    }
+    return { clusters: reports };
+  }
+
+  private watchedOf(cluster: ClusterSettings): Watched {
+    const watched = this.watched.get(cluster.name);
+    if (!watched) throw new WatchdogError(`cluster ${cluster.name} is not configured`);
+    return watched;
+  }
+
+  /**
+   * One cluster: one check. In fast mode, the checks that follow at fixed offsets from the start
+   * are looks asked of `rechecks` (nothing is billed while waiting for them); without `rechecks`
+   * (no queue: tests, a bare function) they run in this invocation, asleep in between.
+   */
+  private async watchCluster(
+    watched: Watched,
+    runId: string,
+    lockMs: number,
+    look: boolean,
+    signal?: AbortSignal,
+  ) {
+    const { fastMode } = this.deps.settings;
+    const { cluster } = watched;
+    const started = this.deps.clock();
+    let report: ClusterReport = {
+      cluster: cluster.name,
+      checks: 0,
+      lastStatus: 'not-run',
+      alerting: 0,
+      published: 0,
+      pending: 0,
+    };
+    // A look is one check; a scheduled run is one, unless no one can be asked for looks.
+    const checks = !look && this.deps.rechecks === undefined ? fastMode.checksPerInvocation : 1;
+    for (let i = 0; i < checks; i++) {
+      if (i > 0) {
+        const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
+        try {
+          if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait, signal);
+        } catch {
+          break; // the invocation's deadline is near: stop starting checks
+        }
+      }
+      if (signal?.aborted) break;
+      const outcome = await this.checkOnce(watched, runId, lockMs, look, signal);
+      report = {
+        cluster: cluster.name,
+        checks: report.checks + 1,
+        lastStatus: outcome.status,
+        alerting: outcome.status === 'checked' ? alertingCount(outcome) : report.alerting,
+        published: report.published + (outcome.status === 'busy' ? 0 : outcome.published.length),
+        pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
+      };
+    }
+    if (!look) await this.routineLooks(cluster.name, started);
+    return report;
+  }
+
+  /**
+   * The looks a scheduled run asks for: ROUTINE_LOOKS_MS after its start, and in fast mode its
+   * further checks (every `intervalSeconds` after the start), in one request when the port can.
+   */
+  private async routineLooks(cluster: string, started: number) {
+    const { rechecks, logger, settings } = this.deps;
+    if (rechecks === undefined) return;
+    const { checksPerInvocation, intervalSeconds } = settings.fastMode;
+    const fast = Array.from(
+      { length: checksPerInvocation - 1 },
+      (_, i) => (i + 1) * intervalSeconds * 1000,
+    );
+    const offsets = [...new Set([...fast, ...ROUTINE_LOOKS_MS])].sort((a, b) => a - b);
+    const at = offsets.map((after) => started + after);
+    if (rechecks.scheduleLooks === undefined) {
+      for (const when of at) await this.lookAgain(cluster, [], when);
+      return;
+    }
+    try {
+      await rechecks.scheduleLooks(cluster, at);
+    } catch (error) {
+      logger.error('could not ask for another look; the next scheduled check looks instead', {
+        cluster,
+        looks: at.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /**
+   * Asks for a look at `at`. A request that is not accepted is logged, not fatal: the check itself
+   * succeeded, and the next scheduled run (or routine look) looks again, later.
+   */
+  private async lookAgain(cluster: string, leases: readonly string[], at: number) {
+    const { rechecks, logger } = this.deps;
+    if (rechecks === undefined) return;
+    try {
+      await rechecks.schedule(cluster, leases, at);
+    } catch (error) {
+      logger.error('could not ask for another look; the next scheduled check looks instead', {
+        cluster,
+        suspects: leases.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  private async checkOnce(
+    { cluster, reader, policy, alertPolicy, evidence }: Watched,
+    runId: string,
+    lockMs: number,
+    look: boolean,
+    signal?: AbortSignal,
+  ): Promise<CycleOutcome> {
+    const { logger, metrics, clock } = this.deps;
+    const started = clock();
+    const outcome = await runCheckCycle(
+      cluster.name,
+      {
+        reader,
+        store: this.deps.store,
+        notifier: this.deps.notifier,
+        policy,
+        alertPolicy,
+        clock,
+        runId,
+        lockMs,
+        evidence,
+        evidenceBudgetMs: this.deps.evidenceBudgetMs,
+        silences: this.deps.silences,
+        look,
+      },
+      signal,
+    );
+    const name = cluster.name;
+    metrics.record(name, 'CheckDuration', clock() - started, 'Milliseconds');
+    if (outcome.status === 'busy') {
+      logger.info('another run is checking this cluster; backed off', {
+        cluster: name,
+        reason: outcome.reason,
+      });
+      return outcome;
+    }
+    for (const n of outcome.published) {
+      logger.info('notification published', {
+        cluster: name,
+        kind: n.kind,
+        id: n.id,
+        firing: n.firing.length,
+        resolved: n.resolved.length,
+      });
+    }
+    metrics.record(name, 'NotificationsSent', outcome.published.length, 'Count');
+    if (outcome.publishError !== undefined && outcome.pending.length > 0) {
+      const message =
+        outcome.publishError instanceof Error
+          ? outcome.publishError.message
+          : String(outcome.publishError);
+      logger.error('notification not published; kept for the next check', {
+        cluster: name,
+        pending: outcome.pending.length,
+        error: message,
+      });
+      metrics.record(name, 'NotificationsFailed', outcome.pending.length, 'Count');
+    }
+    this.reportAbandoned(name, outcome.abandoned);
+    if (outcome.reset !== undefined) {
+      logger.error('state was unreadable: reset to empty, the unreadable copy kept', {
+        cluster: name,
+        reason: outcome.reset.reason,
+        copy: outcome.reset.copy,
+      });
+    }
+    if (outcome.status === 'unreadable') {
+      logger.error('cannot read the cluster', {
+        cluster: name,
+        failure: outcome.error.failure,
+        error: outcome.error.message,
+      });
+      metrics.record(name, 'ClusterReadFailures', 1, 'Count');
+      return outcome;
+    }
+    const { evaluation } = outcome;
+    const alerting = alertingCount(outcome);
+    metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
+    metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
+    for (const verdict of NODES_ALERTING_VERDICTS) {
+      metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
+    }
+    if (outcome.saved === false) {
+      // A look that changed nothing: a short line (the scheduled checks log the full one, which
+      // the dashboard queries; what a look changes, it logs in full).
+      logger.info('cluster looked at: unchanged', {
+        cluster: name,
+        nodes: evaluation.nodes.length,
+        alerting,
+        durationMs: clock() - started,
+      });
+    } else {
+      logChecked(logger, name, outcome, evaluation, alerting, clock() - started);
+    }
+    if (evaluation.recheck !== undefined) {
+      const { at, leases } = evaluation.recheck;
+      logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
+      await this.lookAgain(name, leases, at);
+    }
+    // The dead-man's switch: a check counts as successful once its notifications are out too.
+    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
+    return outcome;
+  }
+
+  /** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
+  private reportAbandoned(cluster: string, abandoned: readonly Abandoned[]): void {
+    const { logger, metrics, notifier } = this.deps;
+    for (const { notification, error } of abandoned) {
+      logger.error('notification abandoned: the notifier refused it for good', {
+        cluster,
+        kind: notification.kind,
+        id: notification.id,
+        subject: notifier.subjectOf?.(notification) ?? notification.kind,
+        checks: MAX_REFUSALS,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
+  }
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, signal ? { signal } : undefined);
+}
+
+function alertingCount(outcome: CycleOutcome): number {
+  if (outcome.status !== 'checked') return 0;
+  const s = outcome.evaluation.summary;
+  return s.expired + s['not-ready'] + s['missing-lease'];
+}

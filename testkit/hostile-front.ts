@@ -1,0 +1,149 @@
+/**
+ * An HTTPS front in front of a simulated API server that turns its answers hostile on demand: a
+ * 200 that is not a list, a lease list whose continue token cycles, lists that lack most of their
+ * items, or a certificate from a CA the client was not told about. Otherwise it forwards every
+ * request as is (the bearer token, the query, the API server's `Date` header), so the watchdog
+ * talks to it exactly as to the cluster behind it.
+ *
+ *   const front = await startHostileFront(server.url, server.caPem);
+ *   front.setAnswer({ kind: 'not-a-list' });   // from now on
+ *   front.setAnswer(null);                     // faithful again
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Agent, createServer, request as httpsRequest, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { generateSimPki, type SimPki } from '../sim/pki.js';
+
+export type HostileAnswer =
+  /** Every lease list is a 200 `{}`: not a LeaseList. */
+  | { readonly kind: 'not-a-list' }
+  /** Every lease list page carries a continue token, cycling a → b → a. */
+  | { readonly kind: 'cycling-continue' }
+  /** Node and lease lists (or only one of them) keep only their first `keep` items. */
+  | { readonly kind: 'lacks-most'; readonly keep: number; readonly only?: 'leases' | 'nodes' }
+  /** The TLS handshake presents a certificate signed by another CA. */
+  | { readonly kind: 'foreign-ca' }
+  /** Node lists asked for as a Table come back as a NodeList (a server without Table output). */
+  | { readonly kind: 'no-table' }
+  /** Every row of a Table of Nodes has `status` in its Status cell. */
+  | { readonly kind: 'table-status'; readonly status: string };
+
+export interface HostileFront {
+  /** https://127.0.0.1:<port> */
+  readonly url: string;
+  /** The CA the client is told to trust. */
+  readonly caPem: string;
+  setAnswer(answer: HostileAnswer | null): void;
+  close(): Promise<void>;
+}
+
+const LEASE_LIST = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases$/;
+const NODE_LIST = /^\/api\/v1\/nodes$/;
+
+function send(res: ServerResponse, headers: IncomingMessage['headers'], body: unknown): void {
+  const text = JSON.stringify(body);
+  const out: Record<string, string> = { 'content-type': 'application/json' };
+  if (typeof headers.date === 'string') out.date = headers.date;
+  res.writeHead(200, { ...out, 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+export async function startHostileFront(
+  upstream: string,
+  upstreamCa: string,
+): Promise<HostileFront> {
+  const [own, foreign]: SimPki[] = await Promise.all([generateSimPki(), generateSimPki()]);
+  if (!own || !foreign) throw new Error('no PKI');
+  const target = new URL(upstream);
+  const agent = new Agent({ keepAlive: true, ca: upstreamCa });
+  let answer: HostileAnswer | null = null;
+
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'https://front');
+    const lists = LEASE_LIST.test(url.pathname) || NODE_LIST.test(url.pathname);
+    // A cycling token is ours: the server behind would refuse it.
+    if (answer?.kind === 'cycling-continue') url.searchParams.delete('continue');
+    const headers = { ...req.headers, host: target.host };
+    delete headers['accept-encoding'];
+    if (answer?.kind === 'no-table' && NODE_LIST.test(url.pathname)) {
+      headers.accept = 'application/json';
+    }
+    const upstreamReq = httpsRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        agent,
+      },
+      (upstreamRes) => {
+        const rewrite = answer !== null && lists && upstreamRes.statusCode === 200;
+        if (!rewrite) {
+          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+          upstreamRes.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+        upstreamRes.on('end', () => {
+          const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            metadata?: Record<string, unknown>;
+            items?: unknown[];
+            rows?: { cells: unknown[] }[];
+            columnDefinitions?: { name: string }[];
+          };
+          const isLeases = LEASE_LIST.test(url.pathname);
+          const current = answer;
+          if (current?.kind === 'not-a-list' && isLeases) {
+            send(res, upstreamRes.headers, {});
+          } else if (current?.kind === 'cycling-continue' && isLeases) {
+            const next = req.url?.includes('continue=a') ? 'b' : 'a';
+            send(res, upstreamRes.headers, {
+              ...list,
+              metadata: { ...list.metadata, continue: next },
+            });
+          } else if (current?.kind === 'table-status' && Array.isArray(list.rows)) {
+            const at = (list.columnDefinitions ?? []).findIndex((c) => c.name === 'Status');
+            for (const row of list.rows) row.cells[at] = current.status;
+            send(res, upstreamRes.headers, list);
+          } else if (
+            current?.kind === 'lacks-most' &&
+            (current.only === undefined || current.only === (isLeases ? 'leases' : 'nodes'))
+          ) {
+            send(res, upstreamRes.headers, {
+              ...list,
+              items: (list.items ?? []).slice(0, current.keep),
+            });
+          } else {
+            send(res, upstreamRes.headers, list);
+          }
+        });
+      },
+    );
+    upstreamReq.on('error', () => res.destroy());
+    req.pipe(upstreamReq);
+  };
+
+  const server: Server = createServer({ cert: own.certPem, key: own.keyPem }, forward);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caPem: own.caPem,
+    setAnswer(next) {
+      const pki = next?.kind === 'foreign-ca' ? foreign : own;
+      if ((answer?.kind === 'foreign-ca') !== (next?.kind === 'foreign-ca')) {
+        server.setSecureContext({ cert: pki.certPem, key: pki.keyPem });
+        server.closeAllConnections();
+      }
+      answer = next;
+    },
+    async close() {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
