@@ -44,7 +44,7 @@ async function deaths(
 ): Promise<Row> {
   const h = await startWatchdogHarness({
     clusters: { prod: { nodes: 40, seed: 11 } },
-    rechecks: true,
+    withLooks: true,
   });
   const rand = random(7);
   const result: Row = { row, deaths: DEATHS, latencies: [], mistakes: 0 };
@@ -91,7 +91,7 @@ async function deaths(
 async function stalls(count: number, offset: (minute: number) => number): Promise<Row> {
   const h = await startWatchdogHarness({
     clusters: { prod: { nodes: 40, seed: 11 } },
-    rechecks: true,
+    withLooks: true,
   });
   const rand = random(13);
   const result: Row = {

@@ -56,8 +56,8 @@ type Flagged = SettingInfo & { readonly cli: CliFlag };
 /** The options of the command line, common ones first, in the order they are declared. */
 function cliOptions(): readonly Flagged[] {
   const flagged = allSettings().filter((s): s is Flagged => s.cli !== undefined);
-  const watchOnly = (s: Flagged) => (s.cli.commands ?? ['check', 'watch']).includes('check');
-  return [...flagged.filter(watchOnly), ...flagged.filter((s) => !watchOnly(s))];
+  const common = (s: Flagged) => (s.cli.commands ?? ['check', 'watch']).includes('check');
+  return [...flagged.filter(common), ...flagged.filter((s) => !common(s))];
 }
 
 function usageLine(s: Flagged): string {

@@ -18,7 +18,7 @@ import {
   SERVICE_DIMENSIONS,
   SERVICE_NAME,
 } from '../lambda/adapters/metrics/emf-metrics.js';
-import type { WatchdogMetrics } from '../lambda/ports/index.js';
+import type { MetricsRecorder } from '../lambda/ports/index.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import { captureEmf, type EmfLine } from '../testkit/emf-capture.js';
 
@@ -59,7 +59,7 @@ function topicRef(template: Template): { Ref: string } {
 }
 
 /** The EMF lines the function's metrics adapter writes for `emit`. */
-function emfOf(emit: (metrics: WatchdogMetrics) => void): EmfLine[] {
+function emfOf(emit: (metrics: MetricsRecorder) => void): EmfLine[] {
   const emf = captureEmf();
   try {
     emit(

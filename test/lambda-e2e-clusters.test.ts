@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WatchdogError } from '../lambda/use-cases/invocation.js';
+import { InvocationError } from '../lambda/use-cases/invocation.js';
 import {
   attributesOf,
   type Harness,
@@ -152,7 +152,7 @@ describe('lambda e2e: several clusters', () => {
   it('an event naming an unknown cluster rejects with WatchdogError, reading nothing', async () => {
     const requests = [h.target('a'), h.target('b')].map((t) => t.server.stats.requests);
     await assert.rejects(h.tick({ cluster: 'c' }), (error: unknown) => {
-      assert.ok(error instanceof WatchdogError);
+      assert.ok(error instanceof InvocationError);
       assert.match(error.message, /"c", which is not configured \(clusters: a, b\)/);
       return true;
     });

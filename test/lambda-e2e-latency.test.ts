@@ -20,7 +20,7 @@ const alarms = (h: Harness) =>
 
 describe('detection at the floor: the default schedule, with the watchdog’s own looks', () => {
   it('a death is paged within 65 s of its last renewal, although the runs land 119 s apart', async () => {
-    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, rechecks: true });
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });
     try {
       const start = h.clock.now();
       // Runs alternate between the start and the end of their minute: gaps of 1 s and 119 s.
@@ -48,7 +48,7 @@ describe('detection at the floor: the default schedule, with the watchdog’s ow
 
   for (const phase of [1_000, 5_000, 20_000, 39_000, 55_000]) {
     it(`a 45-s API stall (starting ${phase / 1000} s into a minute) pages nothing, once the API answers again`, async () => {
-      const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, rechecks: true });
+      const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });
       try {
         const start = h.clock.now();
         const target = h.target();
@@ -89,7 +89,7 @@ describe('detection at the floor: the default schedule, with the watchdog’s ow
   }
 
   it('kubelet clocks 10 minutes off, or stepping 10 minutes between two renewals, page nothing', async () => {
-    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, rechecks: true });
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });
     try {
       const start = h.clock.now();
       const { sim, nodes } = h.target();
@@ -108,7 +108,7 @@ describe('detection at the floor: the default schedule, with the watchdog’s ow
   });
 
   it('a first sight with no history waits for a second look before it pages', async () => {
-    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, rechecks: true });
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });
     try {
       const victim = h.target().nodes[4] as string;
       h.target().sim.stopKubelet(victim);

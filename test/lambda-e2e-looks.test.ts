@@ -21,7 +21,7 @@ import {
 let looks = 0;
 /** One look, as the SQS event source mapping delivers it. */
 function look(lambda: Container, suspects: readonly string[] = []) {
-  const body = JSON.stringify({ cluster: 'prod', recheck: suspects });
+  const body = JSON.stringify({ cluster: 'prod', look: { suspects } });
   return lambda.invoke({ Records: [{ messageId: `look-${++looks}`, body }] });
 }
 
@@ -154,7 +154,7 @@ describe('looks between scheduled runs', () => {
   it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
     const h = await startWatchdogHarness({
       clusters: { prod: { nodes: 6 } },
-      rechecks: true,
+      withLooks: true,
       settings: { fastMode: { checksPerInvocation: 6, intervalSeconds: 10 } },
     });
     try {

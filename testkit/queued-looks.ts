@@ -1,22 +1,22 @@
 /**
- * The watchdog's own looks (the `Rechecks` port) on the fake clock, in process: what the SQS
+ * The watchdog's own looks (the `Looks` port) on the fake clock, in process: what the SQS
  * queue and its event source mapping do in the cloud. A look asked for `at` is delivered at `at`
  * rounded up to the whole second after the request, as SQS's per-second DelaySeconds does, as a
  * one-message SQS batch through the real handler.
  */
 import type { HandlerEvent } from '../lambda/handler/create-handler.js';
-import type { Rechecks } from '../lambda/ports/index.js';
+import type { Looks } from '../lambda/ports/index.js';
 import type { FakeClock } from './fake-clock.js';
 
 export interface QueuedLook {
   readonly id: string;
   readonly cluster: string;
-  readonly recheck: readonly string[];
+  readonly suspects: readonly string[];
   /** When it is delivered (fake-clock ms). */
   readonly at: number;
 }
 
-export class QueuedLooks implements Rechecks {
+export class QueuedLooks implements Looks {
   readonly pending: QueuedLook[] = [];
   /** Every look asked for, in order (delivered or not). */
   readonly asked: QueuedLook[] = [];
@@ -30,7 +30,7 @@ export class QueuedLooks implements Rechecks {
     const look = {
       id: `look-${++this.#ids}`,
       cluster,
-      recheck: [...leases],
+      suspects: [...leases],
       at: now + delaySeconds * 1000,
     };
     this.asked.push(look);
@@ -56,7 +56,7 @@ export class QueuedLooks implements Rechecks {
       if (!next || next.at > until) break;
       this.pending.shift();
       if (next.at > this.clock.now()) this.clock.advanceTo(next.at);
-      const body = JSON.stringify({ cluster: next.cluster, recheck: next.recheck });
+      const body = JSON.stringify({ cluster: next.cluster, look: { suspects: next.suspects } });
       await invoke({ Records: [{ messageId: next.id, body }] });
     }
     if (until > this.clock.now()) this.clock.advanceTo(until);

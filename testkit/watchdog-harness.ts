@@ -30,9 +30,9 @@ import {
 import type {
   ClusterCredentials,
   MetricName,
+  MetricsRecorder,
   ServiceMetricName,
-  WatchdogLogger,
-  WatchdogMetrics,
+  StructuredLogger,
 } from '../lambda/ports/index.js';
 import {
   CLUSTER_FILE,
@@ -42,7 +42,7 @@ import {
   RUNTIME_ENV,
   type WatchdogSettings,
 } from '../lambda/settings/index.js';
-import type { ClusterReport, WatchdogEvent } from '../lambda/use-cases/invocation.js';
+import type { ClusterReport, InvocationEvent } from '../lambda/use-cases/invocation.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
@@ -71,7 +71,7 @@ export interface RecordedMetric {
 }
 
 /** Metrics at the port: every record, in order. */
-export class RecordingMetrics implements WatchdogMetrics {
+export class RecordingMetrics implements MetricsRecorder {
   readonly records: RecordedMetric[] = [];
   /** Optional observer (e.g. to log the order of events across parts). */
   onRecord: ((metric: RecordedMetric) => void) | undefined;
@@ -119,7 +119,7 @@ export interface LogEntry {
 }
 
 /** A logger at the port: every entry, in order. */
-export class RecordingLogger implements WatchdogLogger {
+export class RecordingLogger implements StructuredLogger {
   readonly entries: LogEntry[] = [];
   info(message: string, fields: Record<string, unknown> = {}): void {
     this.entries.push({ level: 'info', message, fields });
@@ -176,7 +176,7 @@ export interface HarnessOptions {
    * The watchdog asks for looks of its own (re-checks, routine looks), delivered on the fake
    * clock by `h.advanceTo` (as the SQS queue does in the cloud). Default: off, it looks only when run.
    */
-  readonly rechecks?: boolean;
+  readonly withLooks?: boolean;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -245,10 +245,10 @@ export interface Harness {
     emfMetrics?: boolean;
   }): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
-  run(event?: WatchdogEvent | null): Promise<Report>;
+  run(event?: InvocationEvent | null): Promise<Report>;
   /** Advances the clock by one schedule interval, then runs. */
-  tick(event?: WatchdogEvent | null): Promise<Report>;
-  /** The watchdog's own looks (with the `rechecks` option). */
+  tick(event?: InvocationEvent | null): Promise<Report>;
+  /** The watchdog's own looks (with the `withLooks` option). */
   readonly looks: QueuedLooks | undefined;
   /** Moves the clock to `time`, delivering the watchdog's own looks due by then, each at its time. */
   advanceTo(time: number): Promise<void>;
@@ -338,7 +338,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
     });
     const functionSettings = functionSettingsOf(settings);
     const ec2Endpoint = options.ec2Endpoint ?? `http://127.0.0.1:${await closedPort()}`;
-    const looks = options.rechecks ? new QueuedLooks(clock) : undefined;
+    const looks = options.withLooks ? new QueuedLooks(clock) : undefined;
     let runs = 0;
     const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
 
@@ -415,7 +415,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
           logger,
           ...(overrides.emfMetrics ? {} : { metrics }),
           ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
-          ...(looks ? { rechecks: looks } : {}),
+          ...(looks ? { looks: looks } : {}),
         },
       );
       const destroy = () => {
@@ -431,7 +431,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
     };
 
     const main = container();
-    const run = (event: WatchdogEvent | null = null) => main.invoke(event);
+    const run = (event: InvocationEvent | null = null) => main.invoke(event);
 
     return {
       clock,

@@ -25,7 +25,7 @@ import {
   ClusterAwsCredentials,
   type StsClientOptions,
 } from '../adapters/kube/cluster-credentials.js';
-import { SqsRechecks } from '../adapters/looks/sqs-looks.js';
+import { SqsLooks } from '../adapters/looks/sqs-looks.js';
 import {
   METRICS_NAMESPACE,
   powertoolsMetrics,
@@ -42,15 +42,19 @@ import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
 import type {
   ClusterCredentials,
   EvidenceReader,
+  Looks,
+  MetricsRecorder,
   Notifier,
-  Rechecks,
-  WatchdogLogger,
-  WatchdogMetrics,
+  StructuredLogger,
 } from '../ports/index.js';
 import { type ClusterSettings, PATTERNS, type RuntimeConfig } from '../settings/index.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
-import { type ClusterReport, Watchdog, type WatchdogEvent } from '../use-cases/invocation.js';
+import {
+  type ClusterReport,
+  type InvocationEvent,
+  InvocationRunner,
+} from '../use-cases/invocation.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients {
@@ -85,14 +89,14 @@ export interface HandlerParts {
   /** Default: a Powertools Logger writing structured lines to stdout. */
   readonly powertoolsLogger?: Logger;
   /** The watchdog's own logger and metrics ports; default: adapters over Powertools. */
-  readonly logger?: WatchdogLogger;
-  readonly metrics?: WatchdogMetrics;
+  readonly logger?: StructuredLogger;
+  readonly metrics?: MetricsRecorder;
   /** Wraps the cluster credentials (tests inject failures here). */
   readonly credentials?: (provider: ClusterAuthProvider) => ClusterCredentials;
   /** How long reading a FIRING's evidence may hold it back (default EVIDENCE_BUDGET_MS). */
   readonly evidenceBudgetMs?: number;
   /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
-  readonly rechecks?: Rechecks;
+  readonly looks?: Looks;
 }
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */
@@ -102,7 +106,7 @@ export interface QueuedLook {
 }
 
 /** A scheduled run (the schedule's input), or a batch of the watchdog's own looks from SQS. */
-export type HandlerEvent = WatchdogEvent | { readonly Records: readonly QueuedLook[] } | null;
+export type HandlerEvent = InvocationEvent | { readonly Records: readonly QueuedLook[] } | null;
 
 export interface HandlerResult {
   readonly clusters: ClusterReport[];
@@ -128,7 +132,7 @@ function deadlineSignal(context: Context): AbortSignal {
   return AbortSignal.timeout(Math.max(0, ms));
 }
 
-function loggerPort(logger: Logger): WatchdogLogger {
+function loggerPort(logger: Logger): StructuredLogger {
   return {
     info: (message, fields = {}) => logger.info(message, fields as LogAttributes),
     warn: (message, fields = {}) => logger.warn(message, fields as LogAttributes),
@@ -141,11 +145,11 @@ interface FunctionAccount {
   id?: string | undefined;
 }
 
-function createWatchdog(
+function createInvocationRunner(
   config: RuntimeConfig,
   parts: HandlerParts,
-  logger: WatchdogLogger,
-  metrics: WatchdogMetrics,
+  logger: StructuredLogger,
+  metrics: MetricsRecorder,
   functionAccount: FunctionAccount,
 ) {
   const { clients } = parts;
@@ -208,7 +212,7 @@ function createWatchdog(
       metrics,
     });
   };
-  return new Watchdog({
+  return new InvocationRunner({
     settings: config.settings,
     readers: authenticatedReaders({
       credentials,
@@ -254,34 +258,37 @@ function createWatchdog(
     metrics,
     clock,
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
-    rechecks: parts.rechecks ?? sqsRechecks(config, clients, clock),
+    looks: parts.looks ?? sqsLooks(config, clients, clock),
   });
 }
 
-function sqsRechecks(config: RuntimeConfig, clients: AwsClients, clock: () => number) {
+function sqsLooks(config: RuntimeConfig, clients: AwsClients, clock: () => number) {
   const { recheckQueueUrl: queueUrl } = config;
   if (queueUrl === undefined || clients.sqs === undefined) return undefined;
-  return new SqsRechecks({ client: clients.sqs, queueUrl, clock });
+  return new SqsLooks({ client: clients.sqs, queueUrl, clock });
 }
 
 /** The look a queued message asks for; throws with one line when the body is not one. */
-export function lookOf(body: string): WatchdogEvent {
+export function lookOf(body: string): InvocationEvent {
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
     throw new Error('the message body is not JSON');
   }
-  const look = value as { cluster?: unknown; recheck?: unknown };
-  const names = look?.recheck;
+  const look = value as { cluster?: unknown; look?: { suspects?: unknown }; recheck?: unknown };
+  // `recheck`: the body of looks queued by a version before `look` (they wait up to 15 minutes).
+  const names = look?.look === undefined ? look?.recheck : look.look?.suspects;
   if (
     typeof look?.cluster !== 'string' ||
     !Array.isArray(names) ||
     !names.every((n) => typeof n === 'string')
   ) {
-    throw new Error('the message body is not { "cluster": "<name>", "recheck": ["<lease>", ...] }');
+    throw new Error(
+      'the message body is not { "cluster": "<name>", "look": { "suspects": ["<lease>", ...] } }',
+    );
   }
-  return { cluster: look.cluster, recheck: names as string[] };
+  return { cluster: look.cluster, look: { suspects: names as string[] } };
 }
 
 /** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
@@ -292,7 +299,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     parts.metrics ??
     powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
   const functionAccount: FunctionAccount = {};
-  const watchdog = createWatchdog(config, parts, watchdogLogger, metrics, functionAccount);
+  const watchdog = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount);
   // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
   const subscriptions = new ConfirmedSubscriptionsGauge({
     subscriptions: new SnsTopicSubscriptions({
@@ -311,7 +318,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
       const deadline = deadlineSignal(context);
       functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
-      const run = (look: WatchdogEvent | null) =>
+      const run = (look: InvocationEvent | null) =>
         watchdog.run(look, context.awsRequestId, context.getRemainingTimeInMillis(), deadline);
       try {
         if (event === null || !('Records' in event)) return await run(event);

@@ -2,7 +2,7 @@
 
 import type { Evaluation } from '../core/model.js';
 import { VERDICTS } from '../core/model.js';
-import type { WatchdogLogger } from '../ports/index.js';
+import type { StructuredLogger } from '../ports/index.js';
 import type { CycleOutcome } from './check-cycle.js';
 
 /** Node lines per check at most: a zone outage must not flood the log. */
@@ -10,7 +10,7 @@ const MAX_NODE_LOG_LINES = 100;
 
 /** The `cluster checked` line (the dashboard's figures) and one line per node not healthy. */
 export function logChecked(
-  logger: WatchdogLogger,
+  logger: StructuredLogger,
   name: string,
   outcome: CycleOutcome & { status: 'checked' },
   evaluation: Evaluation,

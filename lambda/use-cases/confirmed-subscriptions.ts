@@ -14,7 +14,7 @@
  * TTL has passed (a missing permission must not cost a call per invocation).
  */
 
-import type { TopicSubscriptions, WatchdogLogger, WatchdogMetrics } from '../ports/index.js';
+import type { MetricsRecorder, StructuredLogger, TopicSubscriptions } from '../ports/index.js';
 
 /** How long a count is used before the topic is listed again (watchdog clock). */
 export const COUNT_TTL_MS = 45_000;
@@ -23,8 +23,8 @@ export const COUNT_BUDGET_MS = 3_000;
 
 export interface ConfirmedSubscriptionsDeps {
   readonly subscriptions: TopicSubscriptions;
-  readonly metrics: WatchdogMetrics;
-  readonly logger: WatchdogLogger;
+  readonly metrics: MetricsRecorder;
+  readonly logger: StructuredLogger;
   /** The watchdog's clock, epoch ms. */
   readonly clock: () => number;
 }

@@ -17,19 +17,19 @@ import type {
   ClusterReaderFactory,
   EvidenceReader,
   EvidenceReaderFactory,
+  Looks,
+  MetricsRecorder,
   Notifier,
-  Rechecks,
   SilenceStore,
   StateStore,
-  WatchdogLogger,
-  WatchdogMetrics,
+  StructuredLogger,
 } from '../ports/index.js';
 import { NODES_ALERTING_VERDICTS } from '../ports/index.js';
 import { type ClusterSettings, policiesOf, type WatchdogSettings } from '../settings/index.js';
 import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
 import { logChecked } from './check-log.js';
 
-export interface WatchdogDeps {
+export interface InvocationDeps {
   readonly settings: WatchdogSettings;
   /** Builds each cluster's reader once (the Lambda's: authenticated, with its node cache). */
   readonly readers: ClusterReaderFactory;
@@ -41,11 +41,11 @@ export interface WatchdogDeps {
   /** The users' silences (beside the state), read once per check. */
   readonly silences?: SilenceStore | undefined;
   readonly notifier: Notifier;
-  readonly logger: WatchdogLogger;
-  readonly metrics: WatchdogMetrics;
+  readonly logger: StructuredLogger;
+  readonly metrics: MetricsRecorder;
   readonly clock: () => number;
   /**
-   * Waits between the checks of one invocation in fast mode, when there is no `rechecks` to ask
+   * Waits between the checks of one invocation in fast mode, when there is no `looks` to ask
    * for looks instead; rejects when `signal` aborts. Default `timers/promises` setTimeout (tests
    * pair it with their fake clock).
    */
@@ -54,17 +54,22 @@ export interface WatchdogDeps {
    * Where the watchdog asks for looks of its own: a suspect's re-check, and the routine looks
    * between scheduled runs (ROUTINE_LOOKS_MS). None: it looks only when invoked.
    */
-  readonly rechecks?: Rechecks | undefined;
+  readonly looks?: Looks | undefined;
 }
 
-export interface WatchdogEvent {
+export interface InvocationEvent {
   /** The cluster to check (the schedule's input); absent: every configured cluster. */
   readonly cluster?: string;
   /**
-   * Set on a look the watchdog asked for itself (a re-check, or a routine look): the suspect
-   * leases it names, none for a routine look. Such a look asks for no routine looks of its own.
+   * Set on a look the watchdog asked for itself: a suspect's re-check (naming the suspect leases)
+   * or a routine look (naming none). A look asks for no routine looks of its own.
    */
-  readonly recheck?: readonly string[] | undefined;
+  readonly look?: LookRequest | undefined;
+}
+
+/** What a look asked for names: the suspects it re-checks (none for a routine look). */
+export interface LookRequest {
+  readonly suspects: readonly string[];
 }
 
 /**
@@ -89,7 +94,7 @@ export interface ClusterReport {
   readonly pending: number;
 }
 
-export class WatchdogError extends Error {
+export class InvocationError extends Error {
   override readonly name = 'WatchdogError';
 }
 
@@ -102,11 +107,11 @@ interface Watched {
   readonly evidence: readonly EvidenceReader[];
 }
 
-export class Watchdog {
+export class InvocationRunner {
   /** Per cluster: its policies (selectors parsed once) and its reader. */
   private readonly watched: ReadonlyMap<string, Watched>;
 
-  constructor(private readonly deps: WatchdogDeps) {
+  constructor(private readonly deps: InvocationDeps) {
     this.watched = new Map(
       deps.settings.clusters.map((cluster) => {
         const { policy, alertPolicy } = policiesOf(deps.settings, cluster);
@@ -129,7 +134,7 @@ export class Watchdog {
    * outbox (the time it has left). Throws WatchdogError when the watchdog itself is broken.
    */
   async run(
-    event: WatchdogEvent | null | undefined,
+    event: InvocationEvent | null | undefined,
     runId: string,
     lockMs: number,
     signal?: AbortSignal,
@@ -140,11 +145,11 @@ export class Watchdog {
       wanted === undefined ? settings.clusters : settings.clusters.filter((c) => c.name === wanted);
     if (clusters.length === 0) {
       const known = settings.clusters.map((c) => c.name).join(', ');
-      throw new WatchdogError(
+      throw new InvocationError(
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
-    const look = event?.recheck !== undefined;
+    const look = event?.look !== undefined;
     const results = await Promise.allSettled(
       clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, look, signal)),
     );
@@ -165,7 +170,7 @@ export class Watchdog {
       }
     });
     if (failures.length > 0) {
-      throw new WatchdogError(
+      throw new InvocationError(
         `${failures.length} of ${clusters.length} cluster checks failed: ${failures.join('; ')}`,
       );
     }
@@ -174,13 +179,13 @@ export class Watchdog {
 
   private watchedOf(cluster: ClusterSettings): Watched {
     const watched = this.watched.get(cluster.name);
-    if (!watched) throw new WatchdogError(`cluster ${cluster.name} is not configured`);
+    if (!watched) throw new InvocationError(`cluster ${cluster.name} is not configured`);
     return watched;
   }
 
   /**
    * One cluster: one check. In fast mode, the checks that follow at fixed offsets from the start
-   * are looks asked of `rechecks` (nothing is billed while waiting for them); without `rechecks`
+   * are looks asked of `looks` (nothing is billed while waiting for them); without `looks`
    * (no queue: tests, a bare function) they run in this invocation, asleep in between.
    */
   private async watchCluster(
@@ -202,7 +207,7 @@ export class Watchdog {
       pending: 0,
     };
     // A look is one check; a scheduled run is one, unless no one can be asked for looks.
-    const checks = !look && this.deps.rechecks === undefined ? fastMode.checksPerInvocation : 1;
+    const checks = !look && this.deps.looks === undefined ? fastMode.checksPerInvocation : 1;
     for (let i = 0; i < checks; i++) {
       if (i > 0) {
         const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
@@ -232,8 +237,8 @@ export class Watchdog {
    * further checks (every `intervalSeconds` after the start), in one request when the port can.
    */
   private async routineLooks(cluster: string, started: number) {
-    const { rechecks, logger, settings } = this.deps;
-    if (rechecks === undefined) return;
+    const { looks, logger, settings } = this.deps;
+    if (looks === undefined) return;
     const { checksPerInvocation, intervalSeconds } = settings.fastMode;
     const fast = Array.from(
       { length: checksPerInvocation - 1 },
@@ -241,12 +246,12 @@ export class Watchdog {
     );
     const offsets = [...new Set([...fast, ...ROUTINE_LOOKS_MS])].sort((a, b) => a - b);
     const at = offsets.map((after) => started + after);
-    if (rechecks.scheduleLooks === undefined) {
+    if (looks.scheduleLooks === undefined) {
       for (const when of at) await this.lookAgain(cluster, [], when);
       return;
     }
     try {
-      await rechecks.scheduleLooks(cluster, at);
+      await looks.scheduleLooks(cluster, at);
     } catch (error) {
       logger.error('could not ask for another look; the next scheduled check looks instead', {
         cluster,
@@ -261,10 +266,10 @@ export class Watchdog {
    * succeeded, and the next scheduled run (or routine look) looks again, later.
    */
   private async lookAgain(cluster: string, leases: readonly string[], at: number) {
-    const { rechecks, logger } = this.deps;
-    if (rechecks === undefined) return;
+    const { looks, logger } = this.deps;
+    if (looks === undefined) return;
     try {
-      await rechecks.schedule(cluster, leases, at);
+      await looks.schedule(cluster, leases, at);
     } catch (error) {
       logger.error('could not ask for another look; the next scheduled check looks instead', {
         cluster,

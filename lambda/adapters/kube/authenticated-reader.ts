@@ -14,7 +14,7 @@ import {
   type ClusterReader,
   type ClusterReaderFactory,
   type ReadMode,
-  type WatchdogLogger,
+  type StructuredLogger,
 } from '../../ports/index.js';
 import type { ClusterSettings } from '../../settings/index.js';
 import { isClusterAuthError } from './auth-error.js';
@@ -27,7 +27,7 @@ export interface AuthenticatedReaderOptions {
   readonly nodeRefreshMs: number;
   readonly clock: () => number;
   /** Where a Table of Nodes that could not be used is noted. */
-  readonly logger?: Pick<WatchdogLogger, 'warn'> | undefined;
+  readonly logger?: Pick<StructuredLogger, 'warn'> | undefined;
 }
 
 /** Reads one cluster with credentials from the credentials port, fresh for each check. */

@@ -15,7 +15,7 @@ import {
   ClusterReadError,
   type ClusterReader,
   type ReadMode,
-  type WatchdogLogger,
+  type StructuredLogger,
 } from '../../ports/index.js';
 import { hasUserInfo } from './kubeconfig.js';
 import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
@@ -85,7 +85,7 @@ export interface KubeReaderOptions {
    */
   readonly nodeCache?: NodeCache | undefined;
   /** Where a Table of Nodes that could not be used (whole Nodes listed instead) is noted. */
-  readonly logger?: Pick<WatchdogLogger, 'warn'> | undefined;
+  readonly logger?: Pick<StructuredLogger, 'warn'> | undefined;
   /**
    * With a node cache: a lease older than this on the API server's clock has its Node read afresh
    * (see suspectNodes), so that a node going silent is judged on fresh Node facts. Set it from

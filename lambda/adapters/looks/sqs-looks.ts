@@ -3,13 +3,13 @@
  * of a scheduled run in one `SendMessageBatch` (up to 10 a request, each with its own delay; SQS
  * bills a batch as one request per 64 KB), delayed by whole seconds (SQS
  * allows 0–900 s per message), on the queue whose event source mapping invokes the function. The
- * body is the event of that invocation: `{ "cluster": "prod", "recheck": ["node-a", ...] }` (the
- * suspects' names, at most MAX_NAMED; they are for the logs: a re-check reads the lease list).
+ * body is the event of that invocation: `{ "cluster": "prod", "look": { "suspects": ["node-a", ...] } }`
+ * (the suspects' names, at most MAX_NAMED; they are for the logs: a re-check reads the lease list).
  *
  * The client is built by the composition root and passed in (tests point it at a local endpoint).
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Rechecks } from '../../ports/index.js';
+import type { Looks } from '../../ports/index.js';
 
 /** Messages in one SendMessageBatch at most (SQS's limit). */
 export const MAX_BATCH = 10;
@@ -18,7 +18,7 @@ export const MAX_DELAY_SECONDS = 900;
 /** Suspects named in one message body (a frozen cluster has thousands; the look reads them all). */
 export const MAX_NAMED = 20;
 
-export interface SqsRechecksOptions {
+export interface SqsLooksOptions {
   readonly client: SQSClient;
   readonly queueUrl: string;
   /** The watchdog's clock, epoch ms. */
@@ -26,12 +26,12 @@ export interface SqsRechecksOptions {
 }
 
 /** SQS did not take a re-check. */
-export class RecheckError extends Error {
-  override readonly name = 'RecheckError';
+export class LookRequestError extends Error {
+  override readonly name = 'LookRequestError';
 }
 
-export class SqsRechecks implements Rechecks {
-  constructor(private readonly options: SqsRechecksOptions) {}
+export class SqsLooks implements Looks {
+  constructor(private readonly options: SqsLooksOptions) {}
 
   async schedule(
     cluster: string,
@@ -40,7 +40,7 @@ export class SqsRechecks implements Rechecks {
     signal?: AbortSignal,
   ): Promise<void> {
     const { client, queueUrl } = this.options;
-    const body = { cluster, recheck: leases.slice(0, MAX_NAMED) };
+    const body = { cluster, look: { suspects: leases.slice(0, MAX_NAMED) } };
     try {
       await client.send(
         new SendMessageCommand({
@@ -52,7 +52,7 @@ export class SqsRechecks implements Rechecks {
       );
     } catch (error) {
       const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw new RecheckError(`SQS did not take a re-check of cluster ${cluster}: ${what}`, {
+      throw new LookRequestError(`SQS did not take a re-check of cluster ${cluster}: ${what}`, {
         cause: error,
       });
     }
@@ -60,7 +60,7 @@ export class SqsRechecks implements Rechecks {
 
   async scheduleLooks(cluster: string, at: readonly number[], signal?: AbortSignal): Promise<void> {
     const { client, queueUrl } = this.options;
-    const body = JSON.stringify({ cluster, recheck: [] });
+    const body = JSON.stringify({ cluster, look: { suspects: [] } });
     for (let first = 0; first < at.length; first += MAX_BATCH) {
       const entries = at.slice(first, first + MAX_BATCH).map((when, i) => ({
         Id: `look-${first + i}`,
@@ -76,13 +76,13 @@ export class SqsRechecks implements Rechecks {
         failed = answer.Failed ?? [];
       } catch (error) {
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        throw new RecheckError(`SQS did not take the looks at cluster ${cluster}: ${what}`, {
+        throw new LookRequestError(`SQS did not take the looks at cluster ${cluster}: ${what}`, {
           cause: error,
         });
       }
       if (failed.length > 0) {
         const why = failed.map((f) => `${f.Code ?? '?'}: ${f.Message ?? ''}`).join('; ');
-        throw new RecheckError(
+        throw new LookRequestError(
           `SQS did not take ${failed.length} of ${entries.length} looks at cluster ${cluster}: ${why}`,
         );
       }

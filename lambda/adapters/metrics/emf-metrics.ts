@@ -6,12 +6,12 @@
  * switch alarm reads. `FOR_SERVICE_METRICS` are written with {service} alone (deployment-wide
  * alarms and dashboard totals: one metric-month per deployment, not per cluster), as are the
  * metrics of the whole deployment (`recordForService`). The others are not written as metrics:
- * the check's log line carries them per cluster (lambda/use-cases/invocation.ts, `cluster checked`), which the
+ * the check's log line carries them per cluster (lambda/use-cases/check-log.ts, `cluster checked`), which the
  * dashboard queries with Logs Insights (infra/dashboard.ts).
  */
 
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MetricName, WatchdogMetrics } from '../../ports/index.js';
+import type { MetricName, MetricsRecorder } from '../../ports/index.js';
 
 /** The names the function emits, for the stack's alarms to be checked against. */
 export type { MetricName, ServiceMetricName } from '../../ports/index.js';
@@ -42,7 +42,7 @@ export const FOR_SERVICE_METRICS: ReadonlySet<MetricName> = new Set([
   'NotificationEventsFailed',
 ]);
 
-export function powertoolsMetrics(metrics: Metrics): WatchdogMetrics {
+export function powertoolsMetrics(metrics: Metrics): MetricsRecorder {
   return {
     record(cluster, name, value, unit, extra) {
       // Not a metric: the check's log line carries it (a metric-month per cluster saved).

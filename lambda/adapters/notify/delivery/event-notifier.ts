@@ -23,7 +23,7 @@
  */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Notification } from '../../../core/notification.js';
-import type { Notifier, WatchdogMetrics } from '../../../ports/index.js';
+import type { MetricsRecorder, Notifier } from '../../../ports/index.js';
 import { renderDocument } from '../render/document.js';
 import { utf8Bytes } from '../render/text.js';
 import { CopyAfterAccept, failureFields, oneLine } from './copy-after-accept.js';
@@ -45,7 +45,7 @@ export interface EventNotifierOptions {
   /** The event bus: its name or ARN (`eventBus`). */
   readonly eventBus: string;
   readonly logger?: EventLogger | undefined;
-  readonly metrics?: Pick<WatchdogMetrics, 'record'> | undefined;
+  readonly metrics?: Pick<MetricsRecorder, 'record'> | undefined;
 }
 
 /** The PutEvents entry of a notification. */

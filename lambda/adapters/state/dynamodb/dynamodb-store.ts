@@ -53,8 +53,8 @@ import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
 import { KnownHeads } from './known-heads.js';
 import {
   INLINE_OBSERVATIONS,
+  type ObservationSnapshot,
   SNAPSHOT_MAX_AGE_MS,
-  type Snapshot,
   snapshotNeeded,
 } from './observation-snapshot.js';
 import { newSnapshot, readSnapshot } from './snapshot-items.js';
@@ -274,7 +274,7 @@ export class DynamoDbStateStore implements StateStore {
     const separate = state.observations.size > this.#inlineObservations;
     // Remembered as saved, whatever the caller does with its map afterwards.
     const observations = new Map(state.observations);
-    let snapshot: Snapshot | undefined;
+    let snapshot: ObservationSnapshot | undefined;
     let snapshotItems: Item[] = [];
     if (separate) {
       if (

@@ -20,7 +20,7 @@ export const INLINE_OBSERVATIONS = 32;
 export const SNAPSHOT_MAX_AGE_MS = 6 * 3600 * 1000;
 
 /** An observation snapshot as a head item names it (attributes `obs*`), with what it holds. */
-export interface Snapshot {
+export interface ObservationSnapshot {
   readonly generation: string;
   readonly chunks: number;
   readonly bytes: number;
@@ -43,7 +43,7 @@ export interface Known {
   /** True when `observations` are exactly those of `version` (not an older snapshot's). */
   readonly exact: boolean;
   /** The snapshot the head of `version` names (none: the observations are in the head's blob). */
-  readonly snapshot?: Snapshot | undefined;
+  readonly snapshot?: ObservationSnapshot | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Observations } from '../../../core/model.js';
 import { emptyClusterState } from '../../../ports/index.js';
 import { type Item, numberOf, snapshotKey, split, stringOf } from './dynamodb-items.js';
 import type { StateTable } from './dynamodb-table.js';
-import type { Snapshot } from './observation-snapshot.js';
+import type { ObservationSnapshot } from './observation-snapshot.js';
 import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
 
 /** The items of a new observation snapshot, written by the save of `version`. */
@@ -19,12 +19,12 @@ export async function newSnapshot(
   savedAt: number,
   expiresAt: string,
   chunkBytes: number,
-): Promise<{ snapshot: Snapshot; items: Item[] }> {
+): Promise<{ snapshot: ObservationSnapshot; items: Item[] }> {
   const blob = await packState({ ...emptyClusterState(), observations });
   const generation = randomBytes(6).toString('hex');
   const pieces = split(blob, chunkBytes);
   const items = pieceItems(pk, pieces, (index) => snapshotKey(generation, index), expiresAt);
-  const snapshot: Snapshot = {
+  const snapshot: ObservationSnapshot = {
     generation,
     chunks: pieces.length,
     bytes: blob.length,
@@ -46,7 +46,7 @@ export async function readSnapshot(
   head: Item,
   corrupt: (reason: string) => Error,
   signal: AbortSignal | undefined,
-): Promise<Snapshot | 'again'> {
+): Promise<ObservationSnapshot | 'again'> {
   const generation = stringOf(head, 'obsGeneration');
   const ref = {
     generation,
@@ -67,7 +67,7 @@ export async function readSnapshot(
 }
 
 /** The head's attributes that name `snapshot` (none without one). */
-export function snapshotAttributes(snapshot: Snapshot | undefined): Item {
+export function snapshotAttributes(snapshot: ObservationSnapshot | undefined): Item {
   if (snapshot === undefined) return {};
   return {
     obsGeneration: { S: snapshot.generation },

@@ -6,7 +6,7 @@
  */
 import type { PutItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { chunkKey, type Item, snapshotKey } from './dynamodb-items.js';
-import type { Snapshot } from './observation-snapshot.js';
+import type { ObservationSnapshot } from './observation-snapshot.js';
 import { snapshotAttributes } from './snapshot-items.js';
 
 export interface HeadFields {
@@ -20,7 +20,7 @@ export interface HeadFields {
   /** Epoch ms of the save. */
   readonly updatedAt: number;
   readonly expiresAt: string;
-  readonly snapshot: Snapshot | undefined;
+  readonly snapshot: ObservationSnapshot | undefined;
 }
 
 export function headItem(head: HeadFields): Item {
@@ -65,7 +65,7 @@ export function headCondition(
 export function replacedKeys(
   previous: Item,
   generation: string,
-  snapshot: Snapshot | undefined,
+  snapshot: ObservationSnapshot | undefined,
 ): string[] {
   const stale: string[] = [];
   const oldChunks = Number(previous.chunks?.N ?? 0);

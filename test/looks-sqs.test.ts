@@ -1,5 +1,5 @@
 /**
- * The SQS adapter of the `Rechecks` port, driven by the real `@aws-sdk/client-sqs` against a small
+ * The SQS adapter of the `Looks` port, driven by the real `@aws-sdk/client-sqs` against a small
  * scripted SQS endpoint (AWS JSON 1.0, as the client speaks it): one SendMessage per look, to the
  * queue, its body the event of the invocation it causes, its DelaySeconds the whole seconds up to
  * the moment asked for (0–900); a refusal is one clear error. Never AWS.
@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsRechecks } from '../lambda/adapters/looks/sqs-looks.js';
+import { SqsLooks } from '../lambda/adapters/looks/sqs-looks.js';
 import { lookOf } from '../lambda/handler/create-handler.js';
 
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/lease-watchdog-rechecks';
@@ -20,7 +20,7 @@ interface Received {
   readonly body: Record<string, unknown>;
 }
 
-describe('SqsRechecks, through the real SQS client', () => {
+describe('SqsLooks, through the real SQS client', () => {
   let server: Server;
   let client: SQSClient;
   const received: Received[] = [];
@@ -99,19 +99,22 @@ describe('SqsRechecks, through the real SQS client', () => {
 
   it('sends one delayed message whose body is the look it asks for', async () => {
     const now = 1_000_000;
-    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => now });
+    const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => now });
     await rechecks.schedule('prod', ['ip-10-0-1-12', 'ip-10-0-2-7'], now + 37_200);
     const sent = received.at(-1);
     assert.equal(sent?.target, 'AmazonSQS.SendMessage');
     assert.equal(sent?.body.QueueUrl, QUEUE);
     assert.equal(sent?.body.DelaySeconds, 38, 'rounded up: never before the moment asked for');
     const look = lookOf(String(sent?.body.MessageBody));
-    assert.deepEqual(look, { cluster: 'prod', recheck: ['ip-10-0-1-12', 'ip-10-0-2-7'] });
+    assert.deepEqual(look, {
+      cluster: 'prod',
+      look: { suspects: ['ip-10-0-1-12', 'ip-10-0-2-7'] },
+    });
   });
 
   it('a moment already past is sent at once; one beyond SQS’s 900 s waits 900 s', async () => {
     const now = 5_000_000;
-    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => now });
+    const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => now });
     await rechecks.schedule('prod', [], now - 3_000);
     assert.equal(received.at(-1)?.body.DelaySeconds, 0);
     await rechecks.schedule('prod', [], now + 3_600_000);
@@ -119,19 +122,19 @@ describe('SqsRechecks, through the real SQS client', () => {
   });
 
   it('names at most 20 suspects (a frozen cluster has thousands; the look reads them all)', async () => {
-    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => 0 });
+    const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => 0 });
     const many = Array.from({ length: 5_000 }, (_, i) => `node-${i}`);
     await rechecks.schedule('prod', many, 12_000);
     const look = lookOf(String(received.at(-1)?.body.MessageBody));
-    assert.equal(look.recheck?.length, 20);
+    assert.equal(look.look?.suspects.length, 20);
   });
 
   it('a refusal rejects with one line naming the cluster and what SQS said', async () => {
     refuse = true;
     try {
-      const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => 0 });
+      const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => 0 });
       await assert.rejects(rechecks.schedule('prod', [], 1_000), (error: Error) => {
-        assert.equal(error.name, 'RecheckError');
+        assert.equal(error.name, 'LookRequestError');
         assert.match(error.message, /^SQS did not take a re-check of cluster prod: .*exist/);
         assert.ok(!error.message.includes('\n'));
         return true;
@@ -143,7 +146,7 @@ describe('SqsRechecks, through the real SQS client', () => {
 
   it('asks for a run’s routine looks in one SendMessageBatch, each with its own delay', async () => {
     const now = 2_000_000;
-    const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => now });
+    const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => now });
     const before = received.length;
     await rechecks.scheduleLooks('prod', [now + 10_000, now + 39_500, now + 80_000]);
     assert.equal(received.length - before, 1, 'one request');
@@ -155,15 +158,15 @@ describe('SqsRechecks, through the real SQS client', () => {
       [10, 40, 80],
     );
     for (const e of entries)
-      assert.deepEqual(lookOf(e.MessageBody), { cluster: 'prod', recheck: [] });
+      assert.deepEqual(lookOf(e.MessageBody), { cluster: 'prod', look: { suspects: [] } });
   });
 
   it('a look of the batch that SQS did not take rejects with one line', async () => {
     failEntry = true;
     try {
-      const rechecks = new SqsRechecks({ client, queueUrl: QUEUE, clock: () => 0 });
+      const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => 0 });
       await assert.rejects(rechecks.scheduleLooks('prod', [40_000, 80_000]), (error: Error) => {
-        assert.equal(error.name, 'RecheckError');
+        assert.equal(error.name, 'LookRequestError');
         assert.match(
           error.message,
           /^SQS did not take 1 of 2 looks at cluster prod: InternalError/,
@@ -179,5 +182,13 @@ describe('SqsRechecks, through the real SQS client', () => {
   it('a queued message that is not a look is refused with one line', () => {
     assert.throws(() => lookOf('{"cluster": 3}'), /is not \{ "cluster": "<name>"/);
     assert.throws(() => lookOf('nope'), /not JSON/);
+    assert.throws(() => lookOf('{"cluster": "prod", "look": {}}'), /"look": \{ "suspects"/);
+  });
+
+  it('a look queued by the previous version (`recheck`) is still a look after a deploy', () => {
+    assert.deepEqual(lookOf('{"cluster": "prod", "recheck": ["ip-10-0-1-12"]}'), {
+      cluster: 'prod',
+      look: { suspects: ['ip-10-0-1-12'] },
+    });
   });
 });
