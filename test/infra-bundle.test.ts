@@ -238,7 +238,7 @@ describe('the bundled handler, invoked as Lambda invokes it', () => {
     const { variables } = synthesized;
     // A fresh Node process with the function's environment, AWS endpoints pointed at the local
     // servers (the SDK reads AWS_ENDPOINT_URL_<SERVICE>), and no tsx: Lambda runs plain Node.
-    runtime = fork(join(root, 'test', 'support', 'bundle-runtime.ts'), [synthesized.bundle], {
+    runtime = fork(join(root, 'testkit', 'bundle-runtime.ts'), [synthesized.bundle], {
       cwd: work,
       execArgv: [],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
