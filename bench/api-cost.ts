@@ -9,17 +9,18 @@
  *   npm run bench:api-cost            (1,000 / 5,000 / 20,000 / 100,000 nodes)
  *   npm run bench:api-cost -- 1000 5000
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SentAnswer, type SimServer, startSimServer } from '../sim/server.js';
+import { benchmarksSection } from './benchmarks-section.js';
 
 const sizes = process.argv.slice(2).map(Number).filter(Number.isFinite);
 const SIZES = sizes.length > 0 ? sizes : [1_000, 5_000, 20_000, 100_000];
 const RUNS = 3;
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+const writeSection = await benchmarksSection('## API server cost per check');
 
 interface Cost {
   requests: number;
@@ -183,9 +184,7 @@ const rows = results.map((r) =>
   ].join(' | '),
 );
 
-const marker = '<!-- bench:api-cost -->';
-const section = [
-  marker,
+await writeSection([
   `## API server cost per check (${new Date().toISOString().slice(0, 10)})`,
   '',
   `What one check reads from the API server on the default settings (\`nodeRefreshSeconds\` 900), counted from the simulated API server's log of what it sent: requests / bytes on the wire (gzip over 128 KiB, as kube-apiserver does) / bytes decoded / objects (leases, Nodes, Table rows). A steady-state check lists the leases and the Table of Nodes (\`includeObject=None\`) and GETs nothing when nothing changes; a check that relists (after a cold start, then every 900 s) lists leases and whole Nodes. Medians of ${RUNS} runs (one relist at 100,000 nodes; the counts barely move between runs). The last two columns are the Table of Nodes alone, without and with \`includeObject=Metadata\` (the sim's Nodes carry no \`managedFields\`, which a real API server adds to every row's metadata: real Metadata rows are larger still). \`npm run bench:api-cost\` (bench/api-cost.ts).`,
@@ -194,15 +193,4 @@ const section = [
   '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map((row) => `| ${row} |`),
   '',
-  marker,
-].join('\n');
-const file = new URL('../docs/BENCHMARKS.md', import.meta.url);
-const existing = await readFile(file, 'utf8').catch(() => '# Benchmarks\n');
-const start = existing.indexOf(marker);
-const end = existing.indexOf(marker, start + 1);
-await writeFile(
-  file,
-  start >= 0 && end > start
-    ? `${existing.slice(0, start)}${section}${existing.slice(end + marker.length)}`
-    : `${existing.trimEnd()}\n\n${section}\n`,
-);
+]);
