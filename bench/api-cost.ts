@@ -91,63 +91,73 @@ interface Result {
   tableMetadata: Cost;
 }
 
+/** A reader of the sim as the watchdog builds one, its node cache on a clock the bench moves. */
+function benchReader(server: SimServer, clock: { now: number }): KubeClusterReader {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(server.kubeconfig());
+  return new KubeClusterReader({
+    kubeConfig,
+    cluster: 'bench',
+    namespace: 'kube-node-lease',
+    nodeCache: new NodeCache(900_000, () => clock.now),
+    // The sim shares this process and a noisy machine: bytes are measured here, not time.
+    requestTimeoutMs: 300_000,
+    bounds: { budgetMs: 1_800_000, maxPageBytes: 256 * 1024 * 1024 },
+  });
+}
+
+/** RUNS steady checks, each after a relist but at 100,000 nodes, costed from what the sim sent. */
+async function readChecks(
+  server: SimServer,
+  nodes: number,
+): Promise<{ relist: Cost; steady: Cost; leases: Cost }> {
+  const clock = { now: 0 };
+  const reader = benchReader(server, clock);
+  const relists: Cost[] = [];
+  const steadies: Cost[] = [];
+  const leaseLists: Cost[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    // Past the refresh period: this check lists whole Nodes (once only at 100,000: ~1 GB of JSON).
+    if (run === 0 || nodes < 50_000) {
+      clock.now += 1_000_000;
+      server.resetStats();
+      const full = await reader.read();
+      relists.push(costOf(server.sent, full.leases.length + (full.nodes?.length ?? 0)));
+    }
+    clock.now += 60_000;
+    server.resetStats();
+    const steady = await reader.read();
+    const sent = [...server.sent];
+    const rows = sent.filter((a) => a.url.startsWith('/api/v1/nodes?')).length > 0 ? nodes : 0;
+    const gets = sent.filter((a) => a.url.startsWith('/api/v1/nodes/')).length;
+    steadies.push(costOf(sent, steady.leases.length + rows + gets));
+    leaseLists.push(
+      costOf(
+        sent.filter((a) => a.url.startsWith(LEASES)),
+        steady.leases.length,
+      ),
+    );
+  }
+  return {
+    relist: medianCost(relists),
+    steady: medianCost(steadies),
+    leases: medianCost(leaseLists),
+  };
+}
+
 async function measure(nodes: number): Promise<Result> {
   const cluster = new SimCluster({ seed: 5 });
   cluster.addNodes(nodes, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
   const server = await startSimServer({ cluster });
   try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(server.kubeconfig());
-    let now = 0;
-    const cache = new NodeCache(900_000, () => now);
-    const reader = new KubeClusterReader({
-      kubeConfig,
-      cluster: 'bench',
-      namespace: 'kube-node-lease',
-      nodeCache: cache,
-      // The sim shares this process and a noisy machine: bytes are measured here, not time.
-      requestTimeoutMs: 300_000,
-      bounds: { budgetMs: 1_800_000, maxPageBytes: 256 * 1024 * 1024 },
-    });
-    const relists: Cost[] = [];
-    const steadies: Cost[] = [];
-    const leaseLists: Cost[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      // Past the refresh period: this check lists whole Nodes (once only at 100,000: ~1 GB of JSON).
-      if (run === 0 || nodes < 50_000) {
-        now += 1_000_000;
-        server.resetStats();
-        const full = await reader.read();
-        relists.push(costOf(server.sent, full.leases.length + (full.nodes?.length ?? 0)));
-      }
-      now += 60_000;
-      server.resetStats();
-      const steady = await reader.read();
-      const sent = [...server.sent];
-      const rows = sent.filter((a) => a.url.startsWith('/api/v1/nodes?')).length > 0 ? nodes : 0;
-      const gets = sent.filter((a) => a.url.startsWith('/api/v1/nodes/')).length;
-      steadies.push(costOf(sent, steady.leases.length + rows + gets));
-      leaseLists.push(
-        costOf(
-          sent.filter((a) => a.url.startsWith(LEASES)),
-          steady.leases.length,
-        ),
-      );
-    }
+    const { relist, steady, leases } = await readChecks(server, nodes);
     server.resetStats();
     const noneRows = await tableWith(server, 'None');
     const tableNone = costOf(server.sent, noneRows);
     server.resetStats();
     const metadataRows = await tableWith(server, 'Metadata');
     const tableMetadata = costOf(server.sent, metadataRows);
-    return {
-      nodes,
-      relist: medianCost(relists),
-      steady: medianCost(steadies),
-      leases: medianCost(leaseLists),
-      tableNone,
-      tableMetadata,
-    };
+    return { nodes, relist, steady, leases, tableNone, tableMetadata };
   } finally {
     await server.close();
   }
