@@ -9,17 +9,18 @@
  *   npm run bench:api-cost            (1,000 / 5,000 / 20,000 / 100,000 nodes)
  *   npm run bench:api-cost -- 1000 5000
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SentAnswer, type SimServer, startSimServer } from '../sim/server.js';
+import { benchmarksSection } from './benchmarks-section.js';
 
 const sizes = process.argv.slice(2).map(Number).filter(Number.isFinite);
 const SIZES = sizes.length > 0 ? sizes : [1_000, 5_000, 20_000, 100_000];
 const RUNS = 3;
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+const writeSection = await benchmarksSection('## API server cost per check');
 
 interface Cost {
   requests: number;
@@ -90,63 +91,73 @@ interface Result {
   tableMetadata: Cost;
 }
 
+/** A reader of the sim as the watchdog builds one, its node cache on a clock the bench moves. */
+function benchReader(server: SimServer, clock: { now: number }): KubeClusterReader {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(server.kubeconfig());
+  return new KubeClusterReader({
+    kubeConfig,
+    cluster: 'bench',
+    namespace: 'kube-node-lease',
+    nodeCache: new NodeCache(900_000, () => clock.now),
+    // The sim shares this process and a noisy machine: bytes are measured here, not time.
+    requestTimeoutMs: 300_000,
+    bounds: { budgetMs: 1_800_000, maxPageBytes: 256 * 1024 * 1024 },
+  });
+}
+
+/** RUNS steady checks, each after a relist but at 100,000 nodes, costed from what the sim sent. */
+async function readChecks(
+  server: SimServer,
+  nodes: number,
+): Promise<{ relist: Cost; steady: Cost; leases: Cost }> {
+  const clock = { now: 0 };
+  const reader = benchReader(server, clock);
+  const relists: Cost[] = [];
+  const steadies: Cost[] = [];
+  const leaseLists: Cost[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    // Past the refresh period: this check lists whole Nodes (once only at 100,000: ~1 GB of JSON).
+    if (run === 0 || nodes < 50_000) {
+      clock.now += 1_000_000;
+      server.resetStats();
+      const full = await reader.read();
+      relists.push(costOf(server.sent, full.leases.length + (full.nodes?.length ?? 0)));
+    }
+    clock.now += 60_000;
+    server.resetStats();
+    const steady = await reader.read();
+    const sent = [...server.sent];
+    const rows = sent.filter((a) => a.url.startsWith('/api/v1/nodes?')).length > 0 ? nodes : 0;
+    const gets = sent.filter((a) => a.url.startsWith('/api/v1/nodes/')).length;
+    steadies.push(costOf(sent, steady.leases.length + rows + gets));
+    leaseLists.push(
+      costOf(
+        sent.filter((a) => a.url.startsWith(LEASES)),
+        steady.leases.length,
+      ),
+    );
+  }
+  return {
+    relist: medianCost(relists),
+    steady: medianCost(steadies),
+    leases: medianCost(leaseLists),
+  };
+}
+
 async function measure(nodes: number): Promise<Result> {
   const cluster = new SimCluster({ seed: 5 });
   cluster.addNodes(nodes, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
   const server = await startSimServer({ cluster });
   try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(server.kubeconfig());
-    let now = 0;
-    const cache = new NodeCache(900_000, () => now);
-    const reader = new KubeClusterReader({
-      kubeConfig,
-      cluster: 'bench',
-      namespace: 'kube-node-lease',
-      nodeCache: cache,
-      // The sim shares this process and a noisy machine: bytes are measured here, not time.
-      requestTimeoutMs: 300_000,
-      bounds: { budgetMs: 1_800_000, maxPageBytes: 256 * 1024 * 1024 },
-    });
-    const relists: Cost[] = [];
-    const steadies: Cost[] = [];
-    const leaseLists: Cost[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      // Past the refresh period: this check lists whole Nodes (once only at 100,000: ~1 GB of JSON).
-      if (run === 0 || nodes < 50_000) {
-        now += 1_000_000;
-        server.resetStats();
-        const full = await reader.read();
-        relists.push(costOf(server.sent, full.leases.length + (full.nodes?.length ?? 0)));
-      }
-      now += 60_000;
-      server.resetStats();
-      const steady = await reader.read();
-      const sent = [...server.sent];
-      const rows = sent.filter((a) => a.url.startsWith('/api/v1/nodes?')).length > 0 ? nodes : 0;
-      const gets = sent.filter((a) => a.url.startsWith('/api/v1/nodes/')).length;
-      steadies.push(costOf(sent, steady.leases.length + rows + gets));
-      leaseLists.push(
-        costOf(
-          sent.filter((a) => a.url.startsWith(LEASES)),
-          steady.leases.length,
-        ),
-      );
-    }
+    const { relist, steady, leases } = await readChecks(server, nodes);
     server.resetStats();
     const noneRows = await tableWith(server, 'None');
     const tableNone = costOf(server.sent, noneRows);
     server.resetStats();
     const metadataRows = await tableWith(server, 'Metadata');
     const tableMetadata = costOf(server.sent, metadataRows);
-    return {
-      nodes,
-      relist: medianCost(relists),
-      steady: medianCost(steadies),
-      leases: medianCost(leaseLists),
-      tableNone,
-      tableMetadata,
-    };
+    return { nodes, relist, steady, leases, tableNone, tableMetadata };
   } finally {
     await server.close();
   }
@@ -183,9 +194,7 @@ const rows = results.map((r) =>
   ].join(' | '),
 );
 
-const marker = '<!-- bench:api-cost -->';
-const section = [
-  marker,
+await writeSection([
   `## API server cost per check (${new Date().toISOString().slice(0, 10)})`,
   '',
   `What one check reads from the API server on the default settings (\`nodeRefreshSeconds\` 900), counted from the simulated API server's log of what it sent: requests / bytes on the wire (gzip over 128 KiB, as kube-apiserver does) / bytes decoded / objects (leases, Nodes, Table rows). A steady-state check lists the leases and the Table of Nodes (\`includeObject=None\`) and GETs nothing when nothing changes; a check that relists (after a cold start, then every 900 s) lists leases and whole Nodes. Medians of ${RUNS} runs (one relist at 100,000 nodes; the counts barely move between runs). The last two columns are the Table of Nodes alone, without and with \`includeObject=Metadata\` (the sim's Nodes carry no \`managedFields\`, which a real API server adds to every row's metadata: real Metadata rows are larger still). \`npm run bench:api-cost\` (bench/api-cost.ts).`,
@@ -194,15 +203,4 @@ const section = [
   '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map((row) => `| ${row} |`),
   '',
-  marker,
-].join('\n');
-const file = new URL('../docs/BENCHMARKS.md', import.meta.url);
-const existing = await readFile(file, 'utf8').catch(() => '# Benchmarks\n');
-const start = existing.indexOf(marker);
-const end = existing.indexOf(marker, start + 1);
-await writeFile(
-  file,
-  start >= 0 && end > start
-    ? `${existing.slice(0, start)}${section}${existing.slice(end + marker.length)}`
-    : `${existing.trimEnd()}\n\n${section}\n`,
-);
+]);

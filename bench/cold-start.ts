@@ -14,16 +14,18 @@
  *   npm run bench:cold-start [-- runs]     (default 15; rewrites the section in docs/BENCHMARKS.md)
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { loadConfigFile } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
+import { benchmarksSection } from './benchmarks-section.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RUNS = Number(process.argv[2] ?? 15);
+const rewriteSection = await benchmarksSection('## The bundled handler');
 
 const work = await mkdtemp(join(tmpdir(), 'lease-watchdog-cold-'));
 const app = new App({ outdir: join(work, 'cdk.out') });
@@ -175,9 +177,7 @@ async function writeSection(r: typeof result): Promise<void> {
   const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
   const row = (label: string, s: ReturnType<typeof summarise>) =>
     `| ${label} | ${s.importMsMedian} ms | ${s.importMsMin}–${s.importMsMax} ms | ${s.importCpuMsMedian} ms | ${s.ratioToBareNode}× | ${s.rssAfterImportMB} MB |`;
-  const marker = '<!-- bench:cold-start -->';
-  const section = [
-    marker,
+  await rewriteSection([
     `## The bundled handler (cold start, ${new Date().toISOString().slice(0, 10)})`,
     '',
     `\`npm run bench:cold-start\` (bench/cold-start.ts): the handler bundled by \`cdk synth\` exactly as the stack bundles it, imported in a fresh Node ${process.version} process, ${r.runs} runs, medians. Import = module load, configuration parsing, AWS and Kubernetes client construction, no AWS call. The machine is shared and noisy: compare the ratio to a bare \`node -e ''\` process timed in the same rounds (median ${r.bareNodeMsMedian} ms this run). Lambda's ARM64 CPUs will differ.`,
@@ -196,16 +196,5 @@ async function writeSection(r: typeof result): Promise<void> {
         ]
       : []),
     '',
-    marker,
-  ].join('\n');
-  const file = new URL('../docs/BENCHMARKS.md', import.meta.url);
-  const existing = await readFile(file, 'utf8');
-  const start = existing.indexOf(marker);
-  const end = existing.indexOf(marker, start + 1);
-  await writeFile(
-    file,
-    start >= 0 && end > start
-      ? `${existing.slice(0, start)}${section}${existing.slice(end + marker.length)}`
-      : `${existing.trimEnd()}\n\n${section}\n`,
-  );
+  ]);
 }

@@ -9,12 +9,13 @@
  *
  *   node --import tsx bench/latency.ts [deaths per row]
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
 import { random } from '../testkit/state-fixtures.js';
 import { type Harness, kindOf, startWatchdogHarness } from '../testkit/watchdog-harness.js';
+import { benchmarksSection } from './benchmarks-section.js';
 
 const DEATHS = Number(process.argv[2] ?? 40);
+const writeSection = await benchmarksSection('## Detection latency');
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -158,9 +159,7 @@ const lines = rows.map((r) =>
 );
 for (const line of lines) process.stdout.write(`${line}\n`);
 
-const marker = '<!-- bench:latency -->';
-const section = [
-  marker,
+await writeSection([
   `## Detection latency (${new Date().toISOString().slice(0, 10)})`,
   '',
   "Detection time: from a node's last lease renewal (on the true clock) to SNS accepting the FIRING that names it; mistakes: FIRING or STORM naming no dead node. The default deployment: a 1-minute schedule, grace 50 s, the watchdog's own looks (a suspect re-checked at its deadline, routine looks 40 and 80 s after each run) delivered with SQS's whole-second delays. 40 nodes; each death at a random moment. Simulated time on real parts (`bench/latency.ts`, `npm run bench:latency`). Goal: p95 ≤ 65 s, max ≤ 75 s, no mistakes.",
@@ -169,15 +168,4 @@ const section = [
   '|---|---:|---:|---:|---:|---:|---:|',
   ...lines,
   '',
-  marker,
-].join('\n');
-const file = new URL('../docs/BENCHMARKS.md', import.meta.url);
-const existing = await readFile(file, 'utf8').catch(() => '# Benchmarks\n');
-const start = existing.indexOf(marker);
-const end = existing.indexOf(marker, start + 1);
-await writeFile(
-  file,
-  start >= 0 && end > start
-    ? `${existing.slice(0, start)}${section}${existing.slice(end + marker.length)}`
-    : `${existing.trimEnd()}\n\n${section}\n`,
-);
+]);

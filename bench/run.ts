@@ -12,15 +12,17 @@
  *   BENCH_SIZES=1000,5000 BENCH_RUNS=5 npm run bench
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { benchmarksSection } from './benchmarks-section.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const NODE = process.execPath;
 const SIZES = (process.env.BENCH_SIZES ?? '1000,5000,20000,100000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const rewriteSection = await benchmarksSection('## Check cost against the simulated cluster');
 
 interface Subject {
   times: number[];
@@ -241,22 +243,6 @@ async function writeSection(rows: readonly string[]): Promise<void> {
     ...rows,
     '',
     'Produced by `npm run bench` (bench/run.ts).',
-    '',
   ];
-  const file = join(ROOT, 'docs/BENCHMARKS.md');
-  let existing = '';
-  try {
-    existing = await readFile(file, 'utf8');
-  } catch {
-    existing = '# Benchmarks\n\n';
-  }
-  const marker = '<!-- bench:check -->';
-  const start = existing.indexOf(marker);
-  const end = existing.indexOf(marker, start + 1);
-  const generated = `${marker}\n${section.join('\n')}${marker}`;
-  const next =
-    start >= 0 && end > start
-      ? `${existing.slice(0, start)}${generated}${existing.slice(end + marker.length)}`
-      : `${existing.trimEnd()}\n\n${generated}\n`;
-  await writeFile(file, next);
+  await rewriteSection(section);
 }

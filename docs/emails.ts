@@ -163,11 +163,40 @@ function withEvidence(n: Notification): Notification {
   };
 }
 
-export function examples(): {
+/** The same FIRING when neither EC2 nor the cluster's Events could be read (one line each). */
+function withUnreadEvidence(n: Notification): Notification {
+  return {
+    ...n,
+    evidence: {
+      nodes: [],
+      unread: [
+        'EC2 state not read: UnauthorizedOperation (grant ec2:DescribeInstanceStatus)',
+        'Kubernetes Events not read: no answer within 2s',
+      ],
+    },
+  };
+}
+
+interface Example {
   title: string;
   notification: Notification;
   context?: RenderContext;
-}[] {
+}
+
+/** The first notification of `kind` a scenario sent. */
+function pick(list: Notification[], kind: string): Notification {
+  const found = list.find((n) => n.kind === kind);
+  if (!found) throw new Error(`the scenario sent no ${kind}`);
+  return found;
+}
+
+/** The examples of docs/EMAILS.md, in its order: the nodes' emails, then the watchdog's own. */
+export function examples(): Example[] {
+  return [...nodeExamples(), ...watchdogExamples()];
+}
+
+/** What nodes going silent, not ready, dark by zone or node group, or stuck, send. */
+function nodeExamples(): Example[] {
   const failing = scenario(8, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
     2: (s, at) => s.set(b1, { renewedAt: at - 3_000, ready: 'False' }),
@@ -189,6 +218,40 @@ export function examples(): {
   const stuck = scenario(33, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000, cordoned: true }),
   });
+  return [
+    {
+      title: 'A node stops renewing its lease; another reports Ready=False',
+      notification: pick(failing.sent, 'FIRING'),
+    },
+    {
+      title:
+        'The same FIRING for an EKS cluster with a runbook, and the evidence read at alert time',
+      notification: withEvidence(pick(failing.sent, 'FIRING')),
+      context: EKS_CONTEXT,
+    },
+    {
+      title: 'EC2 could not be read at alert time (one line says why)',
+      notification: withUnreadEvidence(pick(failing.sent, 'FIRING')),
+      context: EKS_CONTEXT,
+    },
+    { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
+    {
+      title: 'A zone goes dark: one summary, not one email per node',
+      notification: pick(storm.sent, 'STORM'),
+    },
+    {
+      title: 'A node group goes dark across zones: one summary per node group',
+      notification: pick(gpuStorm.sent, 'STORM'),
+    },
+    {
+      title: 'A cordoned node stays silent for 30 minutes: its removal seems stuck',
+      notification: pick(stuck.sent, 'FIRING'),
+    },
+  ];
+}
+
+/** What the watchdog says about itself: the cluster unreadable, Nodes unreadable, state reset. */
+function watchdogExamples(): Example[] {
   const forbidden =
     'cannot list leases in namespace kube-node-lease (API group coordination.k8s.io) (403 Forbidden): leases.coordination.k8s.io is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease" — grant get/list on leases, see deploy/rbac.yaml';
   // Two failed reads in a row (readFailuresBeforePage): the second pages.
@@ -215,49 +278,7 @@ export function examples(): {
     EMPTY_ALERT_STATE,
     T + 40 * 60_000,
   );
-  const pick = (list: Notification[], kind: string) => {
-    const found = list.find((n) => n.kind === kind);
-    if (!found) throw new Error(`the scenario sent no ${kind}`);
-    return found;
-  };
   return [
-    {
-      title: 'A node stops renewing its lease; another reports Ready=False',
-      notification: pick(failing.sent, 'FIRING'),
-    },
-    {
-      title:
-        'The same FIRING for an EKS cluster with a runbook, and the evidence read at alert time',
-      notification: withEvidence(pick(failing.sent, 'FIRING')),
-      context: EKS_CONTEXT,
-    },
-    {
-      title: 'EC2 could not be read at alert time (one line says why)',
-      notification: {
-        ...pick(failing.sent, 'FIRING'),
-        evidence: {
-          nodes: [],
-          unread: [
-            'EC2 state not read: UnauthorizedOperation (grant ec2:DescribeInstanceStatus)',
-            'Kubernetes Events not read: no answer within 2s',
-          ],
-        },
-      },
-      context: EKS_CONTEXT,
-    },
-    { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
-    {
-      title: 'A zone goes dark: one summary, not one email per node',
-      notification: pick(storm.sent, 'STORM'),
-    },
-    {
-      title: 'A node group goes dark across zones: one summary per node group',
-      notification: pick(gpuStorm.sent, 'STORM'),
-    },
-    {
-      title: 'A cordoned node stays silent for 30 minutes: its removal seems stuck',
-      notification: pick(stuck.sent, 'FIRING'),
-    },
     {
       title: 'The watchdog cannot read the cluster',
       notification:

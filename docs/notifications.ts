@@ -136,8 +136,23 @@ export function schemaJson(): string {
   return `${json(documentJsonSchema())}\n`;
 }
 
+/** docs/NOTIFICATIONS.md: the formats, the attributes, each example, then chat and EventBridge. */
 export function notificationsMarkdown(): string {
-  const parts = [
+  const examples = notificationExamples();
+  const [first] = examples;
+  if (!first) throw new Error('no example');
+  return [
+    ...formatSections(),
+    ...attributesSection(),
+    ...examples.flatMap(exampleSection),
+    ...chatSection(first.notification),
+    ...eventSection(first.notification),
+  ].join('\n');
+}
+
+/** What a subscriber receives, by protocol, and where the document's schema is. */
+function formatSections(): string[] {
+  return [
     '# Machine-readable notifications',
     '',
     'Rendered by the code (`lambda/adapters/notify/render/document.ts`, `lambda/adapters/notify/delivery/sns-notifier.ts`) from the',
@@ -171,6 +186,12 @@ export function notificationsMarkdown(): string {
     'added and enums may gain values (a new kind, verdict or severity): ignore what you do not know.',
     'A change that breaks a consumer gets a new `schema` string.',
     '',
+  ];
+}
+
+/** The message attributes, and filter policies on them. */
+function attributesSection(): string[] {
+  return [
     '## Message attributes, for filter policies',
     '',
     '| attribute | type | value |',
@@ -201,33 +222,37 @@ export function notificationsMarkdown(): string {
     'the same `cluster`, `kind`, `severity`, `zones` and `nodeGroups` for the consumer.',
     '',
   ];
-  for (const { title, notification } of notificationExamples()) {
-    const attributes = Object.fromEntries(
-      Object.entries(messageAttributes(notification)).map(([name, a]) => [
-        name,
-        { DataType: a.DataType, StringValue: a.StringValue },
-      ]),
-    );
-    parts.push(
-      `## ${title}`,
-      '',
-      'Message attributes:',
-      '',
-      '```json',
-      json(attributes),
-      '```',
-      '',
-      'Document:',
-      '',
-      '```json',
-      json(renderDocument(notification)),
-      '```',
-      '',
-    );
-  }
-  const [first] = notificationExamples();
-  if (!first) throw new Error('no example');
-  parts.push(
+}
+
+/** One example: its message attributes and its document. */
+function exampleSection({ title, notification }: { title: string; notification: Notification }) {
+  const attributes = Object.fromEntries(
+    Object.entries(messageAttributes(notification)).map(([name, a]) => [
+      name,
+      { DataType: a.DataType, StringValue: a.StringValue },
+    ]),
+  );
+  return [
+    `## ${title}`,
+    '',
+    'Message attributes:',
+    '',
+    '```json',
+    json(attributes),
+    '```',
+    '',
+    'Document:',
+    '',
+    '```json',
+    json(renderDocument(notification)),
+    '```',
+    '',
+  ];
+}
+
+/** The chat topic: how to show it in a channel, and a notification as it receives it. */
+function chatSection(notification: Notification): string[] {
+  return [
     '## Chat: Slack and Microsoft Teams',
     '',
     'With `"chatNotifications": {"link": "https://..."}` (or `{}` without a link) in the deployment',
@@ -257,15 +282,13 @@ export function notificationsMarkdown(): string {
     '',
     '```json',
     json(
-      renderChatNotification(first.notification, {
+      renderChatNotification(notification, {
         link: 'https://wiki.example.com/runbooks/lease-watchdog',
       }),
     ),
     '```',
     '',
-    ...eventSection(first.notification),
-  );
-  return parts.join('\n');
+  ];
 }
 
 /** The EventBridge section: a notification as the event a rule's target receives. */

@@ -51,8 +51,13 @@ function counted(record: Readonly<Record<string, number>>): string {
     .join(', ');
 }
 
+/** docs/RELIABILITY.md: what is counted, the fault matrix, then the simulated week. */
 export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: SoakResult): string {
-  const bytes = soak.stateBytesPerDay;
+  return [...countsSection(), ...matrixSection(matrix), ...weekSection(soak)].join('\n');
+}
+
+/** The title, and what each column of the tallies counts. */
+function countsSection(): string[] {
   return [
     '# Reliability: the fault matrix and a simulated week',
     '',
@@ -76,6 +81,12 @@ export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: Soa
     '',
     'Any other notification the ground truth does not have fails the test too.',
     '',
+  ];
+}
+
+/** One row per fault, through the real parts. */
+function matrixSection(matrix: readonly ScenarioResult[]): string[] {
+  return [
     '## The fault matrix',
     '',
     'Through the real parts: the middy handler `createHandler` builds, the simulated cluster over',
@@ -89,6 +100,13 @@ export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: Soa
     '|---|---|---|---|---|---|---|---|',
     ...matrix.map(matrixRow),
     '',
+  ];
+}
+
+/** A week of checks at the check-cycle level: its tallies and the state's size by day. */
+function weekSection(soak: SoakResult): string[] {
+  const bytes = soak.stateBytesPerDay;
+  return [
     '## A simulated week',
     '',
     `${soak.checks.toLocaleString('en-US')} checks, one a minute for ${soak.days} days, of a cluster of ${soak.nodes} nodes in three zones,`,
@@ -124,7 +142,7 @@ export function reliabilityMarkdown(matrix: readonly ScenarioResult[], soak: Soa
     'A lost or false count, or a state or reminder gap out of its bound, fails',
     '`test/reliability.test.ts`.',
     '',
-  ].join('\n');
+  ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

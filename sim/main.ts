@@ -26,7 +26,16 @@ function positiveInt(raw: string, flag: string, allowZero = false): number {
   return n;
 }
 
-async function main(): Promise<void> {
+interface SimOptions {
+  nodes: number;
+  port: number;
+  leaseDurationSeconds: number;
+  zones: string[];
+  kubeconfigPath: string;
+}
+
+/** The command line, checked: the options, or undefined when --help was asked (and printed). */
+function parseOptions(): SimOptions | undefined {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -45,7 +54,7 @@ async function main(): Promise<void> {
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    return;
+    return undefined;
   }
   const nodes = positiveInt(String(values.nodes), 'nodes', true);
   const port = positiveInt(String(values.port), 'port', true);
@@ -55,18 +64,26 @@ async function main(): Promise<void> {
     .map((z) => z.trim())
     .filter((z) => z !== '');
   if (zones.length === 0) fail('--zones must name at least one zone');
-  const kubeconfigPath = resolve(String(values.kubeconfig));
+  return {
+    nodes,
+    port,
+    leaseDurationSeconds,
+    zones,
+    kubeconfigPath: resolve(String(values.kubeconfig)),
+  };
+}
 
-  const cluster = new SimCluster({ seed: Date.now() % 100_000 });
-  const started = Date.now();
-  const names = cluster.addNodes(nodes, { zones, leaseDurationSeconds });
-  const addMs = Date.now() - started;
-  const server = await startSimServer({ cluster, port });
-  await server.writeKubeconfig(kubeconfigPath);
-
-  const lines = [
-    `Simulated cluster: ${nodes} nodes over ${zones.join(', ')} (created in ${addMs} ms), lease duration ${leaseDurationSeconds}s`,
-    `API server: ${server.url}`,
+/** What the running sim prints: where it is, and what to try on it. */
+function banner(
+  o: SimOptions,
+  url: string,
+  addMs: number,
+  firstNode: string | undefined,
+): string[] {
+  const { kubeconfigPath } = o;
+  return [
+    `Simulated cluster: ${o.nodes} nodes over ${o.zones.join(', ')} (created in ${addMs} ms), lease duration ${o.leaseDurationSeconds}s`,
+    `API server: ${url}`,
     `Kubeconfig: ${kubeconfigPath}`,
     '',
     'Try:',
@@ -77,12 +94,24 @@ async function main(): Promise<void> {
     "Stop a node's kubelet (its lease goes silent), start it again, or keep it renewing but NotReady:",
     ...['stopped', 'running', 'not-ready'].map(
       (state) =>
-        `  kubectl --kubeconfig ${kubeconfigPath} annotate --overwrite node ${names[0] ?? '<node>'} ${KUBELET_ANNOTATION}=${state}`,
+        `  kubectl --kubeconfig ${kubeconfigPath} annotate --overwrite node ${firstNode ?? '<node>'} ${KUBELET_ANNOTATION}=${state}`,
     ),
     '',
     'Press Ctrl-C to stop.',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  if (!options) return;
+  const { nodes, zones, leaseDurationSeconds, port, kubeconfigPath } = options;
+  const cluster = new SimCluster({ seed: Date.now() % 100_000 });
+  const started = Date.now();
+  const names = cluster.addNodes(nodes, { zones, leaseDurationSeconds });
+  const addMs = Date.now() - started;
+  const server = await startSimServer({ cluster, port });
+  await server.writeKubeconfig(kubeconfigPath);
+  process.stdout.write(`${banner(options, server.url, addMs, names[0]).join('\n')}\n`);
 
   const stop = async () => {
     process.stdout.write('\nStopping the simulated cluster.\n');

@@ -38,80 +38,101 @@ function pem(label: string, der: ArrayBuffer): string {
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
-/** Generates a fresh CA and a server certificate for the loopback names. */
-export async function generateSimPki(opts: { hosts?: string[] } = {}): Promise<SimPki> {
-  // Node's webcrypto is the WebCrypto the library expects; its DOM type is not in our lib.
-  x509.cryptoProvider.set(crypto as never);
-  const notBefore = new Date(Date.now() - DAY_MS);
-  const notAfter = new Date(Date.now() + 365 * DAY_MS);
+/** A certificate and its key pair. */
+interface Issued {
+  readonly cert: x509.X509Certificate;
+  readonly keys: KeyPair;
+}
 
-  const caKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as KeyPair;
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+interface Validity {
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+}
+
+async function keyPair(): Promise<KeyPair> {
+  return (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as KeyPair;
+}
+
+/** The self-signed CA: it signs certificates (no intermediate CA under it) and CRLs. */
+async function selfSignedCa(validity: Validity): Promise<Issued> {
+  const keys = await keyPair();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
     name: 'CN=lease-watchdog-sim-ca',
-    notBefore,
-    notAfter,
+    ...validity,
     signingAlgorithm: ALG,
-    keys: caKeys,
+    keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(
         x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
         true,
       ),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
+  return { cert, keys };
+}
 
-  const hosts = opts.hosts ?? ['localhost', '127.0.0.1', '::1'];
-  const serverKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as KeyPair;
+/**
+ * A certificate `ca` signs for `subject`, not a CA, for digital signatures: `usage` (its extended
+ * key usage, then any other extension) between those and the CA's key identifier.
+ */
+async function signedBy(
+  ca: Issued,
+  subject: string,
+  validity: Validity,
+  usage: x509.Extension[],
+): Promise<Issued> {
+  const keys = await keyPair();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
-    subject: 'CN=kube-apiserver',
-    issuer: ca.subject,
-    notBefore,
-    notAfter,
+    subject,
+    issuer: ca.cert.subject,
+    ...validity,
     signingAlgorithm: ALG,
-    publicKey: serverKeys.publicKey,
-    signingKey: caKeys.privateKey,
+    publicKey: keys.publicKey,
+    signingKey: ca.keys.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(
-        hosts.map((h) =>
-          /^[\d.]+$|:/.test(h) ? { type: 'ip', value: h } : { type: 'dns', value: h },
-        ),
+      ...usage,
+      await x509.AuthorityKeyIdentifierExtension.create(ca.keys.publicKey),
+    ],
+  });
+  return { cert, keys };
+}
+
+async function privateKeyPem(keys: KeyPair): Promise<string> {
+  return pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', keys.privateKey));
+}
+
+/** Generates a fresh CA and a server certificate for the loopback names. */
+export async function generateSimPki(opts: { hosts?: string[] } = {}): Promise<SimPki> {
+  // Node's webcrypto is the WebCrypto the library expects; its DOM type is not in our lib.
+  x509.cryptoProvider.set(crypto as never);
+  const validity = {
+    notBefore: new Date(Date.now() - DAY_MS),
+    notAfter: new Date(Date.now() + 365 * DAY_MS),
+  };
+  const ca = await selfSignedCa(validity);
+  const hosts = opts.hosts ?? ['localhost', '127.0.0.1', '::1'];
+  const server = await signedBy(ca, 'CN=kube-apiserver', validity, [
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    new x509.SubjectAlternativeNameExtension(
+      hosts.map((h) =>
+        /^[\d.]+$|:/.test(h) ? { type: 'ip', value: h } : { type: 'dns', value: h },
       ),
-      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-
-  const clientKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as KeyPair;
-  const client = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
-    subject: 'CN=lease-watchdog, O=watchdogs',
-    issuer: ca.subject,
-    notBefore,
-    notAfter,
-    signingAlgorithm: ALG,
-    publicKey: clientKeys.publicKey,
-    signingKey: caKeys.privateKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
-      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-
-  const keyDer = await crypto.subtle.exportKey('pkcs8', serverKeys.privateKey);
-  const clientKeyDer = await crypto.subtle.exportKey('pkcs8', clientKeys.privateKey);
+    ),
+  ]);
+  const client = await signedBy(ca, 'CN=lease-watchdog, O=watchdogs', validity, [
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+  ]);
   return {
-    caPem: ca.toString('pem'),
-    certPem: cert.toString('pem'),
-    keyPem: pem('PRIVATE KEY', keyDer),
-    clientCertPem: client.toString('pem'),
-    clientKeyPem: pem('PRIVATE KEY', clientKeyDer),
+    caPem: ca.cert.toString('pem'),
+    certPem: server.cert.toString('pem'),
+    keyPem: await privateKeyPem(server.keys),
+    clientCertPem: client.cert.toString('pem'),
+    clientKeyPem: await privateKeyPem(client.keys),
   };
 }

@@ -7,7 +7,7 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:https';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -15,7 +15,7 @@ import type { SimCluster } from './cluster.js';
 import { discoveryBody } from './discovery.js';
 import { type KubeconfigOptions, renderKubeconfig } from './kubeconfig.js';
 import { SimApiError } from './objects.js';
-import { generateSimPki } from './pki.js';
+import { generateSimPki, type SimPki } from './pki.js';
 import { serveResource } from './resource-handler.js';
 import {
   eventResource,
@@ -96,7 +96,8 @@ interface Handler {
   token: string;
   serverAddress: () => string;
   stats: { requests: number };
-  fault: () => SimFault | null;
+  /** The fault injected now, if any (SimServer.setFault). */
+  fault: SimFault | null;
   hung: Set<{ req: IncomingMessage; res: ServerResponse }>;
   ignoreLimit: boolean;
   /** Whether the connection's client certificate is one the sim's CA signed. */
@@ -112,7 +113,7 @@ async function applyFault(
   path: string,
   stage: 'connection' | 'status',
 ): Promise<boolean> {
-  const f = h.fault();
+  const f = h.fault;
   if (!f || !faultApplies(f, route)) return false;
   if (stage === 'connection') {
     if (f.kind === 'hang') {
@@ -228,7 +229,6 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
   const host = opts.host ?? '127.0.0.1';
   const stats = { requests: 0, bytesSent: 0 };
   const sent: SentAnswer[] = [];
-  let fault: SimFault | null = null;
   const h: Handler = {
     cluster,
     resources: resourceTable(cluster),
@@ -236,13 +236,19 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     token,
     serverAddress: () => `${host}:${(server.address() as AddressInfo).port}`,
     stats,
-    fault: () => fault,
+    fault: null,
     hung: new Set(),
     ignoreLimit: false,
     certified: certifiedBy(new X509Certificate(pki.caPem)),
   };
-  const hung = h.hung;
+  const server = await listen(h, pki, opts.port ?? 0, host);
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return controls(h, server, { url, pki, sent, stats });
+}
 
+/** The HTTPS server on `host:port`, listening: the sim's certificate, `h` for every request. */
+async function listen(h: Handler, pki: SimPki, port: number, host: string): Promise<Server> {
   const server = createServer(
     {
       key: pki.keyPem,
@@ -259,40 +265,42 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  const client = { certPem: pki.clientCertPem, keyPem: pki.clientKeyPem };
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return server;
+}
 
+/** What a test holds of a running sim: its address and credentials, faults, stats, close. */
+function controls(
+  h: Handler,
+  server: Server,
+  at: { url: string; pki: SimPki; sent: SentAnswer[]; stats: SimServer['stats'] },
+): SimServer {
+  const { url, pki, sent, stats } = at;
+  const { token, hung } = h;
+  const client = { certPem: pki.clientCertPem, keyPem: pki.clientKeyPem };
+  const kubeconfig = (opts?: KubeconfigOptions) =>
+    renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts });
   const releaseHung = () => {
     for (const entry of [...hung]) {
       hung.delete(entry);
       if (!entry.res.destroyed) void handle(h, entry.req, entry.res, true);
     }
   };
-
   return {
     url,
     caPem: pki.caPem,
     token,
-    kubeconfig: (kopts) =>
-      renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts: kopts }),
+    kubeconfig,
     async writeKubeconfig(path, kopts) {
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(
-        path,
-        renderKubeconfig({ server: url, caPem: pki.caPem, token, client, opts: kopts }),
-        {
-          mode: 0o600,
-        },
-      );
+      await writeFile(path, kubeconfig(kopts), { mode: 0o600 });
     },
     setFault(next) {
-      fault = next;
+      h.fault = next;
       // Hung requests are answered once their fault is gone (or re-evaluated against the new one).
       if (next?.kind !== 'hang') releaseHung();
     },
@@ -307,7 +315,7 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
       sent.length = 0;
     },
     async close() {
-      fault = null;
+      h.fault = null;
       for (const entry of hung) entry.req.socket.destroy();
       hung.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,49 @@
+/**
+ * What the default deployment does in a month, and the estimates the cost rests on where a unit
+ * cannot be measured here (log envelopes, SQS requests, the event source mapping's polling): the
+ * quantities `npm run bench:cost` multiplies by what it measures and by the price list.
+ */
+import { DEFAULTS } from '../../lambda/settings/index.js';
+import { ROUTINE_LOOKS_MS } from '../../lambda/use-cases/invocation.js';
+import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
+
+export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
+/** Each scheduled run asks (through SQS) for routine looks, each an invocation of its own. */
+export const LOOKS_PER_RUN = ROUTINE_LOOKS_MS.length;
+export const LOOKS_PER_MONTH = RUNS_PER_MONTH * LOOKS_PER_RUN;
+/** Whole Node lists a month: one per `nodeRefreshSeconds` (on a scheduled run or a look). */
+export const RELISTS_PER_MONTH =
+  (RUNS_PER_MONTH * SCHEDULE_MS) / (DEFAULTS.nodeRefreshSeconds * 1000);
+export const MEMORY_GB = 512 / 1024; // the stack's default memoryMb (lambda/settings/defaults.ts), arm64
+/**
+ * Lambda gives a function CPU in proportion to its memory (1,769 MB = 1 vCPU): at 512 MB about
+ * 0.29 vCPU. The durations come from a 2-core machine; a check is mostly CPU (parsing lists), so
+ * on the function it may take up to this many times longer (a sensitivity, not in the totals).
+ */
+export const LAMBDA_SLOWDOWN = 3;
+/** Powertools' JSON envelope around each log line (timestamp, level, service, function context). */
+export const LOG_ENVELOPE_BYTES = 330;
+/** One EMF metric record as CloudWatch ingests it (the `_aws` metadata, dimensions, value). */
+export const EMF_BYTES_PER_RECORD = 260;
+/**
+ * SQS requests, counted as SQS bills them (a batch request is one request per 64 KB): a scheduled
+ * run asks for its routine looks in one SendMessageBatch; each look is received by the event source
+ * mapping (one ReceiveMessage: one cluster's looks are 40 s apart and never share a batch) and
+ * deleted after the invocation (one DeleteMessageBatch). A suspect's re-check (not in a healthy
+ * cluster) costs a SendMessage more. The mapping's polling of an empty queue is in the fixed costs.
+ */
+export const SQS_REQUESTS_PER_RUN = 1;
+export const SQS_REQUESTS_PER_LOOK = 2;
+/**
+ * The event source mapping polls the queue even when it is empty: Lambda polls a standard queue
+ * with long polling, starting with five concurrent pollers (AWS Compute Blog, "Understanding how
+ * AWS Lambda scales with Amazon SQS standard queues"; Lambda developer guide, "Using Lambda with
+ * Amazon SQS"), and a long poll waits at most 20 s (SQS developer guide, "Setting-up long polling").
+ * An estimate: 5 pollers × 3 empty receives a minute, all month.
+ */
+export const IDLE_POLLERS = 5;
+export const IDLE_RECEIVES_PER_MONTH = IDLE_POLLERS * 3 * 60 * 24 * 30;
+/** The per-cluster dead-man's switch: its alarm (`NoSuccessfulCheck-<cluster>`), beside its metric. */
+export const DEAD_MAN_ALARMS = 1;
+/** The goals (issue 9 §4): variable cost per cluster-month, in dollars, by cluster size. */
+export const GOALS: Record<number, number> = { 1000: 0.5, 5000: 1, 100000: 5 };

@@ -1,0 +1,244 @@
+/**
+ * What `npm run bench:cost` measures and reads, per cluster size: the handler built by
+ * `createHandler` checks a simulated cluster over HTTPS (testkit/watchdog-harness.ts: dynalite, the
+ * local SNS server) as the default deployment does, a scheduled run and then its routine looks,
+ * each counted apart (DynamoDB capacity units as dynalite reports them, SNS publishes, log lines
+ * and bytes, metric records, wall time through the handler); the snapshot a state store writes;
+ * and the check medians of docs/BENCHMARKS.md's check section (`npm run bench`).
+ */
+import { readFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import {
+  FOR_SERVICE_METRICS,
+  PER_CLUSTER_METRICS,
+} from '../../lambda/adapters/metrics/emf-metrics.js';
+import { DynamoDbStateStore } from '../../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
+import { countUnits } from '../../testkit/capacity-units.js';
+import { localClient, startLocalDynamoDb } from '../../testkit/dynalite.js';
+import { healthyObservations, nodeNames, sampleAlerts } from '../../testkit/state-fixtures.js';
+import {
+  type Container,
+  SCHEDULE_MS,
+  startWatchdogHarness,
+} from '../../testkit/watchdog-harness.js';
+import { EMF_BYTES_PER_RECORD, LOG_ENVELOPE_BYTES, LOOKS_PER_RUN } from './deployment.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/** What one invocation of one kind (a scheduled check, a look) costs, on average. */
+export interface PerRun {
+  writeUnits: number;
+  readUnits: number;
+  publishes: number;
+  logBytes: number;
+  logLines: number;
+  metricRecords: number;
+  /** Wall time through the handler in this run, median, seconds. */
+  handlerSeconds: number;
+}
+
+export interface PerCheck {
+  nodes: number;
+  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md. */
+  relistSeconds: number;
+  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md. */
+  steadySeconds: number;
+  secondsSource: string;
+  /**
+   * A look's duration: the steady check's, times the ratio of a look's to a scheduled check's
+   * wall time, both measured through the handler in this run (side by side, under the same load).
+   */
+  lookSeconds: number;
+  check: PerRun;
+  look: PerRun;
+  /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per scheduled run. */
+  snapshotUnits: number;
+  storedBytes: number;
+  distinctMetrics: number;
+}
+
+/** The write units of a snapshot of `nodes` healthy observations, and its stored bytes. */
+async function snapshotCost(nodes: number): Promise<{ units: number; bytes: number }> {
+  const local = await startLocalDynamoDb();
+  try {
+    await local.createStateTable('cost');
+    const client = localClient(local.endpoint, 3);
+    const store = new DynamoDbStateStore({ client, tableName: 'cost' });
+    const names = nodeNames(nodes);
+    const at = Date.UTC(2026, 10, 30, 12, 0, 0);
+    const state = {
+      observations: healthyObservations(names, at, 2),
+      alerts: sampleAlerts(at, []),
+      outbox: [],
+    };
+    await store.save('c', state, 0);
+    const usage = store.usage();
+    client.destroy();
+    return { units: usage.writeCapacityUnits, bytes: usage.bytesWritten };
+  } finally {
+    await local.stop();
+  }
+}
+
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+let looks = 0;
+/** One look of `prod`, as the SQS event source mapping delivers it. */
+function lookEvent() {
+  return { Records: [{ messageId: `look-${++looks}`, body: '{"cluster":"prod","recheck":[]}' }] };
+}
+
+/** `checks` rounds of a scheduled check and its looks on a cluster of `nodes`, measured. */
+export async function measure(nodes: number, checks: number): Promise<PerCheck> {
+  const h = await startWatchdogHarness({
+    clusters: { prod: { nodes } },
+    requestTimeoutSeconds: 300,
+  });
+  try {
+    const lambda = h.container();
+    const units = countUnits(lambda.dynamodb);
+    const invocation = { remainingMs: 900_000 };
+    const runs: { check: Sample[]; look: Sample[] } = { check: [], look: [] };
+    const sample = async (kind: 'check' | 'look', invoke: () => Promise<unknown>) => {
+      const before = mark(lambda, units, h.sns.messages.length);
+      const t0 = performance.now();
+      await invoke();
+      const seconds = (performance.now() - t0) / 1000;
+      runs[kind].push(since(lambda, units, h.sns.messages.length, before, seconds));
+    };
+    // Warm-up: the first check lists whole Nodes; the second learns the clock offsets.
+    for (let i = 0; i < 2; i++) {
+      h.clock.advance(SCHEDULE_MS);
+      await lambda.invoke(null, invocation);
+    }
+    const step = SCHEDULE_MS / (LOOKS_PER_RUN + 1);
+    for (let i = 0; i < checks; i++) {
+      h.clock.advance(step);
+      await sample('check', () => lambda.invoke(null, invocation));
+      for (let k = 0; k < LOOKS_PER_RUN; k++) {
+        h.clock.advance(step);
+        await sample('look', () => lambda.invoke(lookEvent(), invocation));
+      }
+    }
+    return await perCheck(nodes, average(runs.check), average(runs.look), lambda);
+  } finally {
+    await h.close();
+  }
+}
+
+/** The measured runs, with what comes from elsewhere: the snapshot, BENCHMARKS.md's medians. */
+async function perCheck(
+  nodes: number,
+  check: PerRun,
+  look: PerRun,
+  lambda: Container,
+): Promise<PerCheck> {
+  const snapshot = await snapshotCost(nodes);
+  const relist = await benchmarkedSeconds(Math.max(nodes, 1_000));
+  const steady = await benchmarkedSeconds(Math.max(nodes, 1_000), STEADY_COLUMN);
+  const records = lambda.metrics.records;
+  return {
+    nodes,
+    relistSeconds: relist,
+    steadySeconds: steady,
+    secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
+    lookSeconds: steady * (look.handlerSeconds / check.handlerSeconds),
+    check,
+    look,
+    snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
+    storedBytes: snapshot.bytes,
+    // Billed per cluster: the metrics with the cluster dimension (lambda/adapters/metrics/emf-metrics.ts).
+    distinctMetrics: new Set(
+      records
+        .filter((r) => PER_CLUSTER_METRICS.has(r.name))
+        .map((r) => `${r.name}|${JSON.stringify(r.extra ?? {})}`),
+    ).size,
+  };
+}
+
+interface Sample extends PerRun {}
+interface Mark {
+  write: number;
+  read: number;
+  publishes: number;
+  log: number;
+  metrics: number;
+}
+
+function mark(lambda: Container, units: { read: number; write: number }, sent: number): Mark {
+  return {
+    ...units,
+    publishes: sent,
+    log: lambda.logger.entries.length,
+    metrics: lambda.metrics.records.length,
+  };
+}
+
+function since(
+  lambda: Container,
+  units: { read: number; write: number },
+  sent: number,
+  before: Mark,
+  seconds: number,
+): Sample {
+  const lines = lambda.logger.entries.slice(before.log);
+  const emitted = lambda.metrics.records
+    .slice(before.metrics)
+    .filter((r) => PER_CLUSTER_METRICS.has(r.name) || FOR_SERVICE_METRICS.has(r.name));
+  const logBytes = lines.reduce(
+    (sum, e) =>
+      sum +
+      LOG_ENVELOPE_BYTES +
+      Buffer.byteLength(JSON.stringify({ level: e.level, message: e.message, ...e.fields })),
+    0,
+  );
+  return {
+    writeUnits: units.write - before.write,
+    readUnits: units.read - before.read,
+    publishes: sent - before.publishes,
+    logBytes: logBytes + emitted.length * EMF_BYTES_PER_RECORD,
+    logLines: lines.length,
+    metricRecords: emitted.length,
+    handlerSeconds: seconds,
+  };
+}
+
+function average(samples: readonly Sample[]): PerRun {
+  const mean = (f: (s: Sample) => number) =>
+    samples.reduce((sum, s) => sum + f(s), 0) / Math.max(1, samples.length);
+  return {
+    writeUnits: mean((s) => s.writeUnits),
+    readUnits: mean((s) => s.readUnits),
+    publishes: mean((s) => s.publishes),
+    logBytes: mean((s) => s.logBytes),
+    logLines: mean((s) => s.logLines),
+    metricRecords: mean((s) => s.metricRecords),
+    handlerSeconds: median(samples.map((s) => s.handlerSeconds)),
+  };
+}
+
+/** Columns of BENCHMARKS.md's check table: the relist (full) check's and the steady check's medians. */
+const RELIST_COLUMN = 2;
+const STEADY_COLUMN = 10;
+
+/** A full check's median from docs/BENCHMARKS.md's check section (`npm run bench`), seconds. */
+async function benchmarkedSeconds(nodes: number, column = RELIST_COLUMN): Promise<number> {
+  const text = await readFile(`${ROOT}docs/BENCHMARKS.md`, 'utf8');
+  const label = nodes.toLocaleString('en');
+  const row = text.split('\n').find((line) => line.startsWith(`| ${label} | `));
+  const seconds = Number(row?.split('|')[column]?.trim().replace(/ s$/, ''));
+  if (!Number.isFinite(seconds)) throw new Error(`no ${label}-node row in docs/BENCHMARKS.md`);
+  return seconds;
+}
+
+/** A steady check's own CPU, median, from docs/BENCHMARKS.md's check section, seconds. */
+export function benchmarkedSteadyCpu(nodes: number): Promise<number> {
+  return benchmarkedSeconds(nodes, STEADY_COLUMN + 1);
+}

@@ -1,0 +1,69 @@
+/**
+ * A cluster-month in money: the measured units of a scheduled check and of a look, times what the
+ * default deployment runs in a month (deployment.ts), times the price list (prices.ts).
+ */
+import {
+  DEAD_MAN_ALARMS,
+  LOOKS_PER_MONTH,
+  MEMORY_GB,
+  RELISTS_PER_MONTH,
+  RUNS_PER_MONTH,
+  SQS_REQUESTS_PER_LOOK,
+  SQS_REQUESTS_PER_RUN,
+} from './deployment.js';
+import type { PerCheck } from './measure.js';
+import { PRICES } from './prices.js';
+
+/** Dollars a month, by line of the bill. */
+export interface Lines {
+  [line: string]: number;
+}
+
+export const sum = (lines: Lines) => Object.values(lines).reduce((a, b) => a + b, 0);
+
+/**
+ * The variable cost of one cluster-month: `looksPerMonth` routine looks (default the
+ * deployment's), each priced as what a look measured here does; `everyCheckRelists`: the
+ * `nodeRefreshSeconds` 0 variant (every scheduled check and look lists whole Nodes).
+ */
+export function monthly(
+  c: PerCheck,
+  looksPerMonth = LOOKS_PER_MONTH,
+  everyCheckRelists = false,
+): Lines {
+  const lookSeconds = everyCheckRelists ? c.relistSeconds : c.lookSeconds;
+  const checkSeconds = everyCheckRelists ? c.relistSeconds : c.steadySeconds;
+  // One whole Node list per refresh period, on whichever invocation falls due: its extra over
+  // the cheaper of the two.
+  const relistExtra = everyCheckRelists
+    ? 0
+    : RELISTS_PER_MONTH * (c.relistSeconds - Math.min(c.steadySeconds, lookSeconds));
+  const gbSeconds =
+    (RUNS_PER_MONTH * checkSeconds + looksPerMonth * lookSeconds + relistExtra) * MEMORY_GB;
+  const runs = RUNS_PER_MONTH;
+  return {
+    'Lambda compute (GB-s)': gbSeconds * PRICES.lambdaGbSecondArm,
+    'Lambda requests': PRICES.lambdaRequest * (runs + looksPerMonth),
+    'EventBridge Scheduler': PRICES.schedulerInvocation * runs,
+    'SQS (routine looks: send, receive, delete)':
+      PRICES.sqsRequest *
+      (looksPerMonth > 0 ? runs * SQS_REQUESTS_PER_RUN + looksPerMonth * SQS_REQUESTS_PER_LOOK : 0),
+    // The snapshot is rewritten by age (every SNAPSHOT_MAX_AGE_MS), not per check.
+    'DynamoDB writes':
+      (c.check.writeUnits * runs + c.look.writeUnits * looksPerMonth + c.snapshotUnits * runs) *
+      PRICES.dynamoWriteUnit,
+    'DynamoDB reads':
+      (c.check.readUnits * runs + c.look.readUnits * looksPerMonth) * PRICES.dynamoReadUnit,
+    'DynamoDB storage': (c.storedBytes / 1e9) * PRICES.dynamoStorageGbMonth,
+    'SNS publishes + email':
+      (c.check.publishes * runs + c.look.publishes * looksPerMonth) *
+      (PRICES.snsPublish + PRICES.snsEmailDelivery),
+    'CloudWatch Logs ingestion (logs + EMF)':
+      ((c.check.logBytes * runs + c.look.logBytes * looksPerMonth) / 1e9) * PRICES.logsIngestedGb,
+  };
+}
+
+/** The per-cluster dead-man's switch: its metric (`CheckSucceeded`) and its alarm. */
+export function deadMan(c: PerCheck): number {
+  return c.distinctMetrics * PRICES.customMetricMonth + DEAD_MAN_ALARMS * PRICES.alarmMonth;
+}

@@ -1,0 +1,294 @@
+/**
+ * docs/COST.md from measured numbers: the cluster-month table, the goals, the units per
+ * invocation and the fixed costs. Pure: the same measurements render the same file, whatever
+ * machine measured them (`npm run bench:cost` measures, then calls it).
+ */
+import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/emf-metrics.js';
+import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
+import { DEFAULTS } from '../../lambda/settings/index.js';
+import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
+import {
+  EMF_BYTES_PER_RECORD,
+  GOALS,
+  IDLE_POLLERS,
+  IDLE_RECEIVES_PER_MONTH,
+  LAMBDA_SLOWDOWN,
+  LOG_ENVELOPE_BYTES,
+  LOOKS_PER_MONTH,
+  LOOKS_PER_RUN,
+  RELISTS_PER_MONTH,
+  RUNS_PER_MONTH,
+  SQS_REQUESTS_PER_LOOK,
+  SQS_REQUESTS_PER_RUN,
+} from './deployment.js';
+import type { PerCheck } from './measure.js';
+import { deadMan, monthly, sum } from './monthly.js';
+import { PRICES } from './prices.js';
+
+/** What the page is rendered from: one measurement per cluster size, smallest first. */
+export interface CostMeasurements {
+  readonly measured: readonly PerCheck[];
+  /** The largest size's steady check, its own CPU (BENCHMARKS.md), seconds. */
+  readonly bigSteadyCpu: number;
+  /** Rounds of a scheduled check and its looks per size, and at 100,000 nodes. */
+  readonly checks: number;
+  readonly bigChecks: number;
+}
+
+export interface RenderedCost {
+  /** docs/COST.md. */
+  readonly doc: string;
+  /** The two tables, as the bench prints them. */
+  readonly perMonth: readonly string[];
+  readonly perInvocation: readonly string[];
+}
+
+const money = (x: number): string => (x < 0.005 && x > 0 ? '<$0.01' : `$${x.toFixed(2)}`);
+const nodesLabel = (c: PerCheck) => c.nodes.toLocaleString('en');
+const biggestLine = (c: PerCheck) =>
+  Object.entries(monthly(c)).sort(([, a], [, b]) => b - a)[0] ?? ['', 0];
+
+export function renderCost(m: CostMeasurements): RenderedCost {
+  const big = m.measured[m.measured.length - 1] as PerCheck;
+  const perMonth = perMonthTable(m.measured, big);
+  const perInvocation = perInvocationTable(m.measured);
+  const doc = [
+    intro(),
+    perMonthSection(perMonth),
+    goalsSection(m.measured, big, m.bigSteadyCpu),
+    perInvocationSection(perInvocation, m.checks, m.bigChecks),
+    fixedSection(),
+  ].join('\n\n');
+  return { doc, perMonth, perInvocation };
+}
+
+/** A row of cells, one per size, under `name`. */
+function row(
+  name: string,
+  measured: readonly PerCheck[],
+  cell: (c: PerCheck, i: number) => string,
+) {
+  return `| ${name} | ${measured.map(cell).join(' | ')} |`;
+}
+
+function header(title: string, measured: readonly PerCheck[]): string[] {
+  return [
+    `| ${title} | ${measured.map((c) => `${nodesLabel(c)} nodes`).join(' | ')} |`,
+    `|---|${measured.map(() => '---:').join('|')}|`,
+  ];
+}
+
+function goalCell(c: PerCheck, total: number): string {
+  const goal = GOALS[c.nodes];
+  return goal === undefined
+    ? '—'
+    : total <= goal
+      ? `≤ $${goal}: **met** (${money(goal - total)} to spare)`
+      : `≤ $${goal}: **missed** by ${money(total - goal)} (${(total / goal).toFixed(1)}×)`;
+}
+
+/** Money per cluster-month, by line, with the totals, the goals and the variants. */
+function perMonthTable(measured: readonly PerCheck[], big: PerCheck): string[] {
+  const totals = measured.map((c) => sum(monthly(c)));
+  const total = (i: number) => totals[i] ?? 0;
+  return [
+    ...header('per cluster-month', measured),
+    ...Object.keys(monthly(big)).map((name) =>
+      row(name, measured, (c) => money(monthly(c)[name] ?? 0)),
+    ),
+    row('**variable total** (the goal)', measured, (_, i) => `**${money(total(i))}**`),
+    row('goal', measured, (c, i) => goalCell(c, total(i))),
+    row(
+      "dead-man's switch (`CheckSucceeded` metric + its alarm), fixed per cluster",
+      measured,
+      (c) => money(deadMan(c)),
+    ),
+    row('**all-in per cluster**', measured, (c, i) => `**${money(total(i) + deadMan(c))}**`),
+    row('variable, without the routine looks', measured, (c) => money(sum(monthly(c, 0)))),
+    row(
+      'variable, with `nodeRefreshSeconds` 0 (every check and look lists whole Nodes)',
+      measured,
+      (c) => money(sum(monthly(c, LOOKS_PER_MONTH, true))),
+    ),
+    row(
+      'biggest line',
+      measured,
+      (c) => Object.entries(monthly(c)).sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
+    ),
+  ];
+}
+
+/** The units each invocation was measured at, per size. */
+function perInvocationTable(measured: readonly PerCheck[]): string[] {
+  const r = (name: string, cell: (c: PerCheck) => string) => row(name, measured, cell);
+  return [
+    ...header('per invocation', measured),
+    r(
+      'scheduled check, s (BENCHMARKS.md: steady; relist)',
+      (c) =>
+        `${c.steadySeconds.toFixed(2)}; ${c.relistSeconds.toFixed(2)}${c.secondsSource ? ` (${c.secondsSource})` : ''}`,
+    ),
+    r('scheduled check through the handler, this run, s (median)', (c) =>
+      c.check.handlerSeconds.toFixed(2),
+    ),
+    r('look through the handler, this run, s (median)', (c) => c.look.handlerSeconds.toFixed(2)),
+    r(
+      '**look, priced** (steady × look ÷ check through the handler), s',
+      (c) =>
+        `${c.lookSeconds.toFixed(2)} (${((100 * c.look.handlerSeconds) / c.check.handlerSeconds).toFixed(0)} % of a check)`,
+    ),
+    r(
+      'DynamoDB write units: check / look',
+      (c) => `${c.check.writeUnits.toFixed(1)} / ${c.look.writeUnits.toFixed(1)}`,
+    ),
+    r('+ snapshot rewrites per check, amortised', (c) => c.snapshotUnits.toFixed(2)),
+    r(
+      'DynamoDB read units: check / look',
+      (c) => `${c.check.readUnits.toFixed(1)} / ${c.look.readUnits.toFixed(1)}`,
+    ),
+    r(
+      'SNS publishes: check / look',
+      (c) => `${c.check.publishes.toFixed(1)} / ${c.look.publishes.toFixed(1)}`,
+    ),
+    r(
+      'log lines / bytes with EMF: check',
+      (c) => `${c.check.logLines.toFixed(1)} / ${Math.round(c.check.logBytes)}`,
+    ),
+    r(
+      'log lines / bytes with EMF: look',
+      (c) => `${c.look.logLines.toFixed(1)} / ${Math.round(c.look.logBytes)}`,
+    ),
+    r(
+      'EMF records: check / look; metrics with the cluster dimension',
+      (c) =>
+        `${c.check.metricRecords.toFixed(1)} / ${c.look.metricRecords.toFixed(1)}; ${c.distinctMetrics}`,
+    ),
+    r('state stored (bytes)', (c) => c.storedBytes.toLocaleString('en')),
+  ];
+}
+
+function intro(): string {
+  return `# What the watchdog costs
+
+<!-- Generated by \`npm run bench:cost\` (bench/cost.ts); do not edit by hand. -->
+
+Cost of **one cluster** per month at the default settings: a scheduled run every minute
+(${RUNS_PER_MONTH.toLocaleString('en')} in 30 days), each asking through SQS (one \`SendMessageBatch\`) for ${LOOKS_PER_RUN} routine looks
+(\`ROUTINE_LOOKS_MS\` in lambda/use-cases/invocation.ts): ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
+invocation that lists the Leases alone (and GETs a node that may page), and saves and logs in
+full only what changed; the function on **arm64 with 512 MB** (\`memoryMb\`, the stack's default),
+a healthy cluster in steady state (no alert, nothing published, no suspect re-check). One
+deployment that checks several clusters in one invocation shares the Lambda request and the
+Scheduler invocation between them; the rest is per cluster.
+
+Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages
+(aws.amazon.com/lambda/pricing, /eventbridge/pricing, /sqs/pricing, /dynamodb/pricing/on-demand,
+/sns/pricing, /cloudwatch/pricing, /kms/pricing, /secrets-manager/pricing), free tiers ignored:
+Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $0.20 per million requests; EventBridge
+Scheduler $1.00 per million invocations; SQS $0.40 per million requests (a batch request counts
+as one per 64 KB); DynamoDB on-demand $0.625 per million write request units, $0.125 per million
+read request units, $0.25 per GB-month; SNS $0.50 per million publishes, $2.00 per 100,000 email
+deliveries; CloudWatch Logs $0.50 per GB ingested, custom metrics $0.30 per metric-month, alarms
+$0.10 each.`;
+}
+
+function perMonthSection(table: readonly string[]): string {
+  return `## Per cluster-month
+
+${table.join('\n')}
+
+**What the goal is judged on.** Issue 9 §4 sets the goal on the variable cost per cluster-month,
+whose units it names (Lambda, Scheduler, SQS, DynamoDB, SNS), with alarms among the fixed costs
+apart; CloudWatch Logs ingestion grows with the checks, so it stays in the variable cost here
+(conservatively). The per-cluster \`CheckSucceeded\` metric ($0.30) exists only as the input of that
+cluster's dead-man's switch alarm ($0.10): the two are one fixed line of $0.40 per cluster,
+whatever its size or its checks, shown apart and added in the all-in row. Nothing is left out.`;
+}
+
+/** One line per size that has a goal: met or missed, by how much, and the biggest line. */
+function goalVerdicts(measured: readonly PerCheck[]): string[] {
+  return measured
+    .map((c) => {
+      const goal = GOALS[c.nodes];
+      if (goal === undefined) return undefined;
+      const total = sum(monthly(c));
+      const biggest = biggestLine(c);
+      return `${nodesLabel(c)} nodes: variable ${money(total)} against ≤ $${goal}, ${total <= goal ? '**met**' : `**missed** by ${money(total - goal)}`} (biggest line ${biggest[0]}, ${money(biggest[1])}); all-in with the dead-man's switch ${money(total + deadMan(c))}`;
+    })
+    .filter((v): v is string => v !== undefined);
+}
+
+function goalsSection(measured: readonly PerCheck[], big: PerCheck, bigSteadyCpu: number): string {
+  const looksAt = (c: PerCheck) => sum(monthly(c)) - sum(monthly(c, 0));
+  const checksAlone = sum(monthly(big, 0));
+  return `## Goals
+
+${goalVerdicts(measured)
+  .map((v) => `- ${v}.`)
+  .join('\n')}
+
+The routine looks (${LOOKS_PER_MONTH.toLocaleString('en')} a month) now cost what they do: ${measured.map((c) => `${money(looksAt(c))} at ${nodesLabel(c)} nodes`).join(', ')}.
+They write nothing and log one short line, but a look must still read the whole lease list (any
+lease may be the one that stopped), and at scale the lease list is most of a steady check (the
+Table of Nodes is small beside it: 53.7 of 75.3 MB decoded at 100,000 nodes, BENCHMARKS.md's
+API-cost table), so a look costs ${measured.map((c) => `${((100 * c.lookSeconds) / c.steadySeconds).toFixed(0)} %`).join(' / ')} of a steady check here. Where a goal is
+missed, Lambda compute is the gap: what would close it is a cheaper read of the lease list (its
+decoding and parsing are a look), which lowers the scheduled checks and the looks together; at
+${nodesLabel(big)} nodes the scheduled checks alone come to ${money(checksAlone)}${(GOALS[big.nodes] ?? Number.POSITIVE_INFINITY) < checksAlone ? ', over the goal by themselves' : ' and the looks to the rest'}: a ${big.steadySeconds.toFixed(1)} s steady check (BENCHMARKS.md,
+wall time with the simulated API server on the same 2 cores, of which ${bigSteadyCpu.toFixed(1)} s its own CPU) and a ${big.relistSeconds.toFixed(0)} s relist every
+${DEFAULTS.nodeRefreshSeconds} s at 512 MB; the ways to a faster check are in BENCHMARKS.md ("Why a full check of
+100,000 nodes misses").`;
+}
+
+function perInvocationSection(table: readonly string[], checks: number, bigChecks: number): string {
+  const lookGap = SCHEDULE_MS / 1000 / (LOOKS_PER_RUN + 1);
+  return `## Measured per invocation
+
+${table.join('\n')}
+
+How: every size is measured in this run through the handler against the simulated cluster over
+HTTPS, dynalite and the local SNS server: after 2 scheduled checks (a relist, then a steady one),
+${checks} rounds (${bigChecks} at 100,000 nodes) of a scheduled check and its ${LOOKS_PER_RUN} looks ${lookGap} s apart on the fake clock;
+DynamoDB units as dynalite reports them by DynamoDB's rules. **A look's duration** is measured
+beside a scheduled check's, through the handler in this run (medians of wall time, the simulated
+API server in the same process and on the same 2 cores, both under the same load): the look is
+priced at that fraction of the scheduled check's benchmarked time (a shared machine's load moves
+both wall times together, their ratio far less). **A scheduled check's** is, as before, the
+steady-check median of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run bench\`; 100
+nodes are not benchmarked there: the 1,000-node figure), with the relist's extra over the cheaper
+of a look and a steady check once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a month, on a scheduled
+run or a look, whichever falls due); the same run's scheduled checks through the handler are shown
+beside it. **Sensitivity:** at 512 MB the function gets about 0.29 vCPU, and a check is mostly CPU
+(parsing lists), so on Lambda it may take up to ${LAMBDA_SLOWDOWN}× as long: the Lambda compute line up to
+${LAMBDA_SLOWDOWN}× (at 100,000 nodes the function needs about 1,024 MB anyway, see BENCHMARKS.md). At 100,000
+nodes the snapshot comes from the state store alone (bench/state-cost.ts's observations). Logs:
+Powertools' envelope is counted as ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes
+(estimates); EMF records and billed metrics count only what lambda/adapters/metrics/emf-metrics.ts writes as metrics.
+SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run (the \`SendMessageBatch\` of its looks) and ${SQS_REQUESTS_PER_LOOK} a look (the
+mapping's \`ReceiveMessage\` that returns it and its \`DeleteMessageBatch\`; one cluster's looks are
+${lookGap}-40 s apart and never share a batch); the mapping's polling of the empty queue is a fixed
+cost below. DynamoDB: a scheduled check writes the head item alone; a look that changes nothing
+that must survive (no alert, outbox, suspect or lease set moved) writes nothing; the observation
+snapshot is rewritten (and the old one deleted) at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, amortised above
+(docs/STATE.md). An incident adds a few writes and a publish per notification (SNS + an email
+each, $0.0000205): cents at most.`;
+}
+
+/** What a deployment pays whatever its checks: per cluster (the dead-man's switch) and once. */
+function fixedSection(): string {
+  const dollars = (x: number) => `$${x.toFixed(2)}`;
+  const serviceMetrics = FOR_SERVICE_METRICS.size + 1;
+  const fixed = [
+    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's all-in row)`,
+    `KMS key (SNS topic encryption): ${dollars(PRICES.kmsKeyMonth)}`,
+    `CloudWatch alarms of the deployment: ${dollars(PRICES.alarmMonth)} each (standard resolution)`,
+    `Secrets Manager: ${dollars(PRICES.secretMonth)} per secret (a token-mode cluster's token)`,
+    `CloudWatch dashboard: ${dollars(PRICES.dashboardMonth)} (the first three per account are free)`,
+    `CloudWatch custom metrics of the whole deployment ({service} only, lambda/adapters/metrics/emf-metrics.ts): up to ${serviceMetrics} × ${dollars(PRICES.customMetricMonth)} = ${dollars(serviceMetrics * PRICES.customMetricMonth)} (${[...FOR_SERVICE_METRICS].join(', ')}, ConfirmedSubscriptions; a metric is billed only in a month it is written: NotificationsAbandoned and ConfirmedSubscriptions are written every check, the other failure counts only when such a failure happens)`,
+    `SQS, the event source mapping polling the empty look queue: Lambda long-polls a standard queue with ${IDLE_POLLERS} pollers to start with ([AWS Compute Blog](https://aws.amazon.com/blogs/compute/understanding-how-aws-lambda-scales-when-subscribed-to-amazon-sqs-queues/); [Lambda developer guide](https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html)), each long poll waiting at most 20 s ([SQS developer guide](https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html)): an estimate of ${IDLE_RECEIVES_PER_MONTH.toLocaleString('en')} empty receives a month (${IDLE_POLLERS} × 3 a minute), ${money(IDLE_RECEIVES_PER_MONTH * PRICES.sqsRequest)}, whatever the number of clusters`,
+  ];
+  return `## Fixed costs (per deployment, unless it says per cluster)
+
+${fixed.map((f) => `- ${f}`).join('\n')}
+`;
+}
