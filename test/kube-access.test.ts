@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderBody } from '../lambda/adapters/notify/render/render.js';
-import { kubeAccessOf } from '../lambda/handler/create-handler.js';
+import { kubeAccessOf } from '../lambda/handler/cluster-places.js';
 import { parseWatchdogSettings } from '../lambda/settings/index.js';
 import { alertNode, notification } from '../testkit/notifications.js';
 

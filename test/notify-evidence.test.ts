@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { renderDocument } from '../lambda/adapters/notify/render/document.js';
 import { renderBody } from '../lambda/adapters/notify/render/render.js';
 import type { AlertNode } from '../lambda/core/notification.js';
-import { awsPlaceOf } from '../lambda/handler/create-handler.js';
+import { awsPlaceOf } from '../lambda/handler/cluster-places.js';
 import { EvidenceReadError, type EvidenceReader } from '../lambda/ports/index.js';
 import { EVIDENCE_MAX_NODES, withEvidence } from '../lambda/use-cases/alert-evidence.js';
 import { assertValidDocument } from '../testkit/notification-schema.js';

@@ -13,39 +13,21 @@
  * the grace period is the watchdog's judgement, and a lease that is still valid by its own
  * declared duration cannot be called expired.
  */
-import { formatAge } from './duration.js';
+import { latestLeases, observeAll, type ReadLease } from './lease-observations.js';
+import type { Evaluation, NodeInfo, NodeVerdict, Observations, Snapshot } from './model.js';
+import { NODE_FACT_LABELS } from './node-facts.js';
 import {
-  createdAtMs,
-  latestLeases,
-  type Observed,
-  observeAll,
-  type ReadLease,
-} from './lease-observations.js';
-import type {
-  Evaluation,
-  NodeInfo,
-  NodeVerdict,
-  Observation,
-  Observations,
-  Snapshot,
-  SuppressionCause,
-  Verdict,
-} from './model.js';
-import {
-  addNodeFacts,
-  capacityTypeOf,
-  instanceTypeOf,
-  NODE_FACT_LABELS,
-  nodeFactsOf,
-  nodeGroupOf,
-} from './node-facts.js';
+  type JudgeContext,
+  judgeLease,
+  judgeNodeWithoutLease,
+  LEGACY_ZONE_LABEL,
+  ZONE_LABEL,
+} from './node-verdicts.js';
 import type { Policy } from './policy.js';
-import { confirmSilence } from './renewal-clock.js';
-import { describeSuppression, suppressionOf } from './suppression.js';
 import { tally } from './verdict-tally.js';
 
-export const ZONE_LABEL = 'topology.kubernetes.io/zone';
-export const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+// Defined beside the verdicts that show them; named here too, for silences.ts and the tests.
+export { instanceOf, LEGACY_ZONE_LABEL, ZONE_LABEL } from './node-verdicts.js';
 
 /** The Node labels a check reads: the zone, the node facts, and whatever the exclusion selector names. */
 export function labelsUsedBy(policy: Policy): string[] {
@@ -56,255 +38,6 @@ export function labelsUsedBy(policy: Policy): string[] {
     ...(policy.exclude?.requirements.map((r) => r.key) ?? []),
     ...(policy.maintenance ?? []).flatMap((w) => w.selector?.requirements.map((r) => r.key) ?? []),
   ];
-}
-
-function zoneOf(node: NodeInfo | undefined): string | null {
-  if (!node) return null;
-  return node.labels[ZONE_LABEL] ?? node.labels[LEGACY_ZONE_LABEL] ?? null;
-}
-
-/** The instance id at the end of a providerID (`aws:///eu-west-1a/i-0abc` → `i-0abc`). */
-export function instanceOf(providerID: string | undefined): string | null {
-  if (!providerID) return null;
-  // The last non-empty part between slashes (one per node per check: no split).
-  let end = providerID.length;
-  while (end > 0 && providerID.charCodeAt(end - 1) === 47) end--;
-  if (end === 0) return null;
-  const last = providerID.slice(providerID.lastIndexOf('/', end - 1) + 1, end);
-  return last !== providerID ? last : null;
-}
-
-interface Context {
-  readonly snapshot: Snapshot;
-  readonly policy: Policy;
-  readonly now: number;
-  readonly previous: Observations;
-  readonly next: Map<string, Observation>;
-  readonly observed: ReadonlyMap<string, Observed>;
-  /** Most leases became suspects at this look at once (renewal-clock.ts). */
-  readonly frozen: boolean;
-  /** Suspects to look at again, and when. */
-  readonly rechecks: { lease: string; at: number }[];
-  /** `renewed 9s ago` by seconds: one string per value, not one per node. */
-  readonly renewedReasons: Map<number, string>;
-}
-
-function renewedReason(ctx: Context, seconds: number): string {
-  let reason = ctx.renewedReasons.get(seconds);
-  if (reason === undefined) {
-    reason = `renewed ${formatAge(seconds)} ago`;
-    ctx.renewedReasons.set(seconds, reason);
-  }
-  return reason;
-}
-
-function base(name: string, node: NodeInfo | undefined) {
-  const providerID = node?.providerID ?? null;
-  return {
-    name,
-    zone: zoneOf(node),
-    instance: instanceOf(node?.providerID),
-    providerID,
-    ...nodeFactsOf(node),
-  };
-}
-
-function judgeLease(
-  ctx: Context,
-  { lease, renew, duration }: ReadLease,
-  node: NodeInfo | undefined,
-): NodeVerdict {
-  const { snapshot, policy, now } = ctx;
-  const leaseDurationSeconds = duration.kind === 'seconds' ? duration.seconds : null;
-  const renewTime = renew.kind === 'time' ? renew.raw : null;
-  const nodesKnown = snapshot.nodes !== null;
-
-  if (renew.kind === 'invalid' || duration.kind === 'invalid') {
-    const common = { ...base(lease.name, node), renewTime, leaseDurationSeconds };
-    const previous = ctx.previous.get(lease.name);
-    if (previous) ctx.next.set(lease.name, previous);
-    const problem =
-      renew.kind === 'invalid' ? renew.problem : (duration as { problem: string }).problem;
-    return {
-      ...common,
-      verdict: 'invalid',
-      reason: `lease cannot be read: ${problem}`,
-      silentForSeconds: null,
-    };
-  }
-
-  const { silence, thresholdSeconds, limitMs } = ctx.observed.get(lease.name) as Observed;
-  ctx.next.set(lease.name, silence.observation);
-  const silentForSeconds = Math.floor(silence.silentMs / 1000);
-  const estimated = silence.observation.estimated === true;
-  const newlySeen = !ctx.previous.has(lease.name);
-  let silent = silence.silentMs >= thresholdSeconds * 1000;
-  if (limitMs !== undefined) {
-    // Renewed at some time: silence is confirmed by our own looks (renewal-clock.ts). A first
-    // sight keeps its estimate (the alert lifecycle waits one look), re-checked soon.
-    const { observation } = silence;
-    const check = newlySeen
-      ? { confirmed: silent, recheckAt: observation.suspectSince && now + limitMs }
-      : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, now);
-    silent = check.confirmed;
-    const due = check.recheckAt;
-    if (due && !silent && (observation.suspectSince === now || ctx.frozen)) {
-      ctx.rechecks.push({ lease: lease.name, at: due });
-    }
-  }
-  if (!silent && renew.kind === 'time' && node !== undefined && node.ready !== 'False') {
-    // The common case, built without the copies below.
-    const unconfirmed = silence.silentMs >= thresholdSeconds * 1000;
-    return healthy(
-      lease.name,
-      node,
-      renewTime,
-      leaseDurationSeconds,
-      silentForSeconds,
-      estimated,
-      newlySeen,
-      unconfirmed
-        ? `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`
-        : renewedReason(ctx, silentForSeconds),
-    );
-  }
-  const judged = {
-    ...base(lease.name, node),
-    renewTime,
-    leaseDurationSeconds,
-    silentForSeconds,
-    firstSight: estimated,
-    newlySeen,
-  };
-
-  if (nodesKnown && !node) {
-    return {
-      ...judged,
-      verdict: 'orphaned-lease',
-      reason: 'lease has no Node: the node was deleted and its lease left behind',
-    };
-  }
-  const cause = node ? suppressionOf(node, policy) : undefined;
-  if (silent) {
-    const what =
-      renew.kind === 'never'
-        ? `lease never renewed, ${formatAge(silentForSeconds)} after the node was created (startup grace ${thresholdSeconds}s)`
-        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s)${estimated ? ', judged against the API server clock on first sight' : ''}`;
-    return suppressedOr(judged, 'expired', what, cause, policy);
-  }
-  if (node?.ready === 'False') {
-    const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
-    const what = `Node reports Ready=False${detail ? ` (${detail})` : ''} while its lease is fresh`;
-    return suppressedOr(judged, 'not-ready', what, cause, policy);
-  }
-  const unconfirmed = silence.silentMs >= thresholdSeconds * 1000;
-  const reason =
-    renew.kind === 'never'
-      ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
-      : unconfirmed
-        ? `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`
-        : `renewed ${formatAge(silentForSeconds)} ago`;
-  return {
-    ...judged,
-    verdict: 'healthy',
-    reason: nodesKnown ? reason : `${reason} (Node not read)`,
-  };
-}
-
-/**
- * The verdict of a healthy renewing lease (nearly every lease of nearly every check) built as one
- * object, with the keys in the order of the other verdicts': no copies of copies per node.
- */
-function healthy(
-  name: string,
-  node: NodeInfo | undefined,
-  renewTime: string | null,
-  leaseDurationSeconds: number | null,
-  silentForSeconds: number,
-  firstSight: boolean,
-  newlySeen: boolean,
-  reason: string,
-): NodeVerdict {
-  const zone = zoneOf(node);
-  const instance = instanceOf(node?.providerID);
-  const providerID = node?.providerID ?? null;
-  const nodeGroup = node && nodeGroupOf(node);
-  const instanceType = node && instanceTypeOf(node);
-  const capacityType = node && capacityTypeOf(node);
-  if (nodeGroup !== undefined && instanceType !== undefined && capacityType !== undefined) {
-    // Every fact known (managed node groups, Karpenter): one literal, one shape.
-    return {
-      name,
-      zone,
-      instance,
-      providerID,
-      nodeGroup,
-      instanceType,
-      capacityType,
-      renewTime,
-      leaseDurationSeconds,
-      silentForSeconds,
-      firstSight,
-      newlySeen,
-      verdict: 'healthy',
-      reason,
-    };
-  }
-  const verdict: { -readonly [K in keyof NodeVerdict]: NodeVerdict[K] } = {
-    name,
-    zone,
-    instance,
-    providerID,
-  } as NodeVerdict;
-  if (node) addNodeFacts(verdict, node);
-  verdict.renewTime = renewTime;
-  verdict.leaseDurationSeconds = leaseDurationSeconds;
-  verdict.silentForSeconds = silentForSeconds;
-  verdict.firstSight = firstSight;
-  verdict.newlySeen = newlySeen;
-  verdict.verdict = 'healthy';
-  verdict.reason = reason;
-  return verdict;
-}
-
-function suppressedOr(
-  judged: Omit<NodeVerdict, 'verdict' | 'reason'>,
-  verdict: Verdict,
-  what: string,
-  cause: SuppressionCause | undefined,
-  policy: Policy,
-): NodeVerdict {
-  if (cause === undefined) return { ...judged, verdict, reason: what };
-  return {
-    ...judged,
-    verdict: 'suppressed',
-    suppressedBy: cause,
-    suppressedVerdict: verdict,
-    reason: `${describeSuppression(cause, policy)}; ${what}`,
-  };
-}
-
-function judgeNodeWithoutLease(ctx: Context, node: NodeInfo): NodeVerdict {
-  const { snapshot, policy } = ctx;
-  const created = createdAtMs(node, undefined);
-  const ageSeconds =
-    created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
-  const common = {
-    ...base(node.name, node),
-    renewTime: null,
-    leaseDurationSeconds: null,
-    silentForSeconds: null,
-  };
-  if (ageSeconds !== undefined && ageSeconds < policy.startupGraceSeconds) {
-    return {
-      ...common,
-      verdict: 'healthy',
-      reason: `no lease yet; node is ${formatAge(ageSeconds)} old (startup grace ${policy.startupGraceSeconds}s)`,
-    };
-  }
-  const age = ageSeconds === undefined ? '' : `; node is ${formatAge(ageSeconds)} old`;
-  const what = `no Lease in ${snapshot.namespace}${age}`;
-  return suppressedOr(common, 'missing-lease', what, suppressionOf(node, policy), policy);
 }
 
 /** At least this many of the last check's leases missing (and at least half) make a list suspect. */
@@ -374,7 +107,7 @@ export function evaluate(
   const seen = { snapshot: judged, policy, now, previous: observations };
   const all = observeAll(seen, leased, nodesByName);
   const frozen = all.frozen || afterReadFailure;
-  const ctx: Context = {
+  const ctx: JudgeContext = {
     ...seen,
     next: new Map(),
     observed: all.observed,

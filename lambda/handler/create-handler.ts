@@ -35,7 +35,6 @@ import { WithChatCopy } from '../adapters/notify/delivery/chat-notifier.js';
 import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
 import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
-import type { AwsPlace, KubeAccess } from '../adapters/notify/render/advice.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
@@ -47,7 +46,7 @@ import type {
   Notifier,
   StructuredLogger,
 } from '../ports/index.js';
-import { type ClusterSettings, PATTERNS, type RuntimeConfig } from '../settings/index.js';
+import { PATTERNS, type RuntimeConfig } from '../settings/index.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
 import {
@@ -55,6 +54,7 @@ import {
   type InvocationEvent,
   InvocationRunner,
 } from '../use-cases/invocation.js';
+import { type ClusterPlaces, clusterPlaces, type FunctionAccount } from './cluster-places.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients {
@@ -140,11 +140,7 @@ function loggerPort(logger: Logger): StructuredLogger {
   };
 }
 
-/** The function's own account, as the invocation's ARN names it (set at each invocation). */
-interface FunctionAccount {
-  id?: string | undefined;
-}
-
+/** The watchdog an invocation runs: every part built once per container from the settings. */
 function createInvocationRunner(
   config: RuntimeConfig,
   parts: HandlerParts,
@@ -154,69 +150,14 @@ function createInvocationRunner(
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
-  // Each cluster's AWS credentials (its assumed role, or the function's own).
-  const awsCredentials = new ClusterAwsCredentials({
-    credentials: clients.credentials,
-    region: clients.region,
-    now: clock,
-    sts: clients.sts,
-  });
-  const provider = new ClusterAuthProvider({
-    secrets: clients.secrets,
-    eks: clients.eks,
-    credentials: clients.credentials,
-    awsCredentials,
-    region: clients.region,
-    now: clock,
-  });
-  const credentials = parts.credentials ? parts.credentials(provider) : provider;
-  const namespaces = new Map(config.settings.clusters.map((c) => [c.name, c.namespace]));
-  const kubeAccess = new Map(
-    config.settings.clusters.map((c) => [c.name, kubeAccessOf(c, clients.region)]),
-  );
-  // An `eks` cluster is in the function's account (known once invoked), or in its role's account;
-  // other clusters' account is unknown.
-  const clustersByName = new Map(config.settings.clusters.map((c) => [c.name, c]));
-  const awsPlace = (name: string) => {
-    const cluster = clustersByName.get(name);
-    return cluster && awsPlaceOf(cluster, clients.region, functionAccount.id);
-  };
-  const runbooks = new Map(config.settings.clusters.map((c) => [c.name, c.runbookUrl]));
-  const renderContext = (name: string) => ({
-    namespace: namespaces.get(name),
-    kube: kubeAccess.get(name),
-    aws: awsPlace(name),
-    runbookUrl: runbooks.get(name),
-  });
-  const chatLink = config.settings.chatNotifications?.link;
-  const withChat = (notifier: SnsNotifier) =>
-    config.chatTopicArn === undefined
-      ? notifier
-      : new WithChatCopy(notifier, {
-          client: clients.sns,
-          topicArn: config.chatTopicArn,
-          logger,
-          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
-        });
-  const eventBus = config.settings.eventBus;
-  const withEvents = (notifier: Notifier) => {
-    if (eventBus === undefined) return notifier;
-    if (clients.eventBridge === undefined) {
-      throw new Error('eventBus is set but no EventBridge client was given to createHandler');
-    }
-    const busRegion = PATTERNS.EVENT_BUS_ARN.exec(eventBus)?.[1] ?? clients.region;
-    return new WithEventCopy(notifier, {
-      client: clients.eventBridge(busRegion),
-      eventBus,
-      logger,
-      metrics,
-    });
-  };
+  const { awsCredentials, credentials } = clusterCredentials(clients, clock, parts.credentials);
+  const places = clusterPlaces(config.settings.clusters, clients.region, functionAccount);
+  const requestTimeoutMs = config.settings.requestTimeoutSeconds * 1000;
   return new InvocationRunner({
     settings: config.settings,
     readers: authenticatedReaders({
       credentials,
-      requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+      requestTimeoutMs,
       nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
       clock,
       logger,
@@ -232,25 +173,16 @@ function createInvocationRunner(
       tableName: config.stateTable,
       clock,
     }),
-    notifier: withEvents(
-      withChat(
-        new SnsNotifier({
-          client: clients.sns,
-          topicArn: config.topicArn,
-          logger,
-          contextFor: renderContext,
-        }),
-      ),
-    ),
+    notifier: cloudNotifier(config, clients, logger, metrics, places.renderContext),
     evidence: (cluster): EvidenceReader[] => [
       new InstanceStateReader({
         credentials: awsCredentials.forCluster(cluster),
         endpoint: clients.ec2Endpoint,
-        regionOf: (node) => awsPlace(cluster.name)?.region ?? regionOfZone(node.zone),
+        regionOf: (node) => places.awsPlace(cluster.name)?.region ?? regionOfZone(node.zone),
       }),
       new NodeEventsReader({
         kubeConfig: (signal) => credentials.kubeConfigFor(cluster, signal),
-        requestTimeoutMs: config.settings.requestTimeoutSeconds * 1000,
+        requestTimeoutMs,
       }),
     ],
     ...(parts.evidenceBudgetMs === undefined ? {} : { evidenceBudgetMs: parts.evidenceBudgetMs }),
@@ -259,6 +191,73 @@ function createInvocationRunner(
     clock,
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
     looks: parts.looks ?? sqsLooks(config, clients, clock),
+  });
+}
+
+/**
+ * Each cluster's credentials: its AWS credentials (its assumed role, or the function's own), and
+ * what the Kubernetes clients authenticate with (`wrap`: tests inject failures there).
+ */
+function clusterCredentials(
+  clients: AwsClients,
+  clock: () => number,
+  wrap: HandlerParts['credentials'],
+) {
+  const awsCredentials = new ClusterAwsCredentials({
+    credentials: clients.credentials,
+    region: clients.region,
+    now: clock,
+    sts: clients.sts,
+  });
+  const provider = new ClusterAuthProvider({
+    secrets: clients.secrets,
+    eks: clients.eks,
+    credentials: clients.credentials,
+    awsCredentials,
+    region: clients.region,
+    now: clock,
+  });
+  return { awsCredentials, credentials: wrap ? wrap(provider) : provider };
+}
+
+/**
+ * The notifier a check publishes through: SNS, then a chat copy (with a chat topic) and an
+ * EventBridge copy (with `eventBus`), each rendered with the cluster's context.
+ */
+function cloudNotifier(
+  config: RuntimeConfig,
+  clients: AwsClients,
+  logger: StructuredLogger,
+  metrics: MetricsRecorder,
+  renderContext: ClusterPlaces['renderContext'],
+): Notifier {
+  const sns = new SnsNotifier({
+    client: clients.sns,
+    topicArn: config.topicArn,
+    logger,
+    contextFor: renderContext,
+  });
+  const chatLink = config.settings.chatNotifications?.link;
+  const withChat =
+    config.chatTopicArn === undefined
+      ? sns
+      : new WithChatCopy(sns, {
+          client: clients.sns,
+          topicArn: config.chatTopicArn,
+          logger,
+          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
+        });
+  const eventBus = config.settings.eventBus;
+  if (eventBus === undefined) return withChat;
+  if (clients.eventBridge === undefined) {
+    throw new Error('eventBus is set but no EventBridge client was given to createHandler');
+  }
+  const busRegion = PATTERNS.EVENT_BUS_ARN.exec(eventBus)?.[1] ?? clients.region;
+  return new WithEventCopy(withChat, {
+    client: clients.eventBridge(busRegion),
+    eventBus,
+    logger,
+    metrics,
   });
 }
 
@@ -342,38 +341,4 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         await counted;
       }
     });
-}
-
-/**
- * Where an `eks` cluster lives in AWS: its region (its setting, else the function's) and account
- * (its `roleArn`'s account for a cluster in another account, else the function's own, `account`).
- * Other clusters: undefined (the email derives the region from the nodes' zones; the account is
- * unknown).
- */
-export function awsPlaceOf(
-  cluster: Pick<ClusterSettings, 'auth'>,
-  functionRegion: string,
-  account: string | undefined,
-): AwsPlace | undefined {
-  const { auth } = cluster;
-  if (auth.mode !== 'eks') return undefined;
-  const owner = auth.roleArn === undefined ? account : accountOfArn(auth.roleArn);
-  return { region: auth.region ?? functionRegion, ...(owner ? { account: owner } : {}) };
-}
-
-/**
- * How an on-call engineer reaches a cluster with kubectl, for the commands the emails advise: the
- * EKS cluster (the email first says how to make its kubeconfig context), or the kubeconfig context
- * the settings name; nothing for a bearer token (the engineer's own context is not known).
- */
-export function kubeAccessOf(
-  cluster: Pick<ClusterSettings, 'auth'>,
-  functionRegion: string,
-): KubeAccess | undefined {
-  const { auth } = cluster;
-  if (auth.mode === 'eks') {
-    return { eks: { clusterName: auth.clusterName, region: auth.region ?? functionRegion } };
-  }
-  if (auth.mode === 'kubeconfig' && auth.context !== undefined) return { context: auth.context };
-  return undefined;
 }

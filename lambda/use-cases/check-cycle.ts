@@ -28,6 +28,7 @@
  * run killed) sends the notifications of that run once more.
  */
 
+import type { AlertState } from '../core/alert-state.js';
 import { evaluate } from '../core/evaluate.js';
 import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from '../core/incidents.js';
 import type { Evaluation } from '../core/model.js';
@@ -49,6 +50,10 @@ import {
   type StoredState,
 } from '../ports/index.js';
 import { withEvidence } from './alert-evidence.js';
+import { type Delivery, publishOutbox } from './outbox-publishing.js';
+
+// Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
+export { type Abandoned, MAX_REFUSALS } from './outbox-publishing.js';
 
 export interface CycleDeps {
   readonly reader: ClusterReader;
@@ -76,33 +81,6 @@ export interface CycleDeps {
   readonly look?: boolean | undefined;
 }
 
-interface Delivery {
-  /** Notifications the notifier accepted in this run. */
-  readonly published: readonly Notification[];
-  /** Notifications still in the outbox (retried by the next check). */
-  readonly pending: readonly Notification[];
-  /**
-   * Notifications given up in this run: the notifier refused each for good (`retryable: false`)
-   * on MAX_REFUSALS checks. They left the outbox unsent.
-   */
-  readonly abandoned: readonly Abandoned[];
-  /** Why a publish failed (the last failure), when one did. */
-  readonly publishError?: unknown;
-}
-
-export interface Abandoned {
-  readonly notification: Notification;
-  /** The last refusal. */
-  readonly error: unknown;
-}
-
-/**
- * How many checks may try a notification that the notifier refuses for good (InvalidParameter, a
- * disabled KMS key, a topic that is gone) before it is given up: a key re-enabled or a topic
- * restored within these checks still gets it out; after them it no longer blocks anything.
- */
-export const MAX_REFUSALS = 5;
-
 /** The state the store could not read and reset, when it did (announced by a NOTICE). */
 interface Reset {
   readonly reset?: StateReset | undefined;
@@ -120,6 +98,10 @@ export type CycleOutcome =
   /** Another run holds this cluster: this one backed off and sent nothing. */
   | { readonly status: 'busy'; readonly reason: string };
 
+/**
+ * One check of `cluster`: load the state (or reset it), read the cluster, decide the alerts, then
+ * the steps above — claim, publish, record.
+ */
 export async function runCheckCycle(
   cluster: string,
   deps: CycleDeps,
@@ -136,69 +118,16 @@ export async function runCheckCycle(
     return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
   }
 
-  const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
-
-  let evaluation: Evaluation | undefined;
-  let readError: ClusterReadError | undefined;
-  try {
-    const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
-    // Judged at the end of the read: every renewal in the answer happened before it, on our clock
-    // (the learned clock offsets rest on that: core/renewal-clock.ts).
-    const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
-    const readAt = deps.clock();
-    // Node labels by name, built only when a silence or window has a selector to match.
-    let labels: Map<string, Readonly<Record<string, string>>> | undefined;
-    evaluation = applySilences(
-      evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
-      silences,
-      deps.policy.maintenance ?? [],
-      (name) => {
-        labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
-        return labels.get(name);
-      },
-      readAt,
-    );
-  } catch (error) {
-    if (!isClusterReadError(error)) throw error;
-    readError = cutShort(error, cluster, signal);
-  }
-  const decided = evaluation
-    ? alertsForEvaluation(evaluation, stored.state.alerts, deps.alertPolicy, now)
-    : alertsForReadFailure(
-        cluster,
-        readError?.failure ?? 'unknown',
-        readError?.message ?? 'unknown',
-        stored.state.alerts,
-        deps.alertPolicy,
-        now,
-      );
-  // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
-  // their own ahead of the check's notification.
-  const degraded = evaluation
-    ? alertsForDegraded(
-        cluster,
-        evaluation.degraded,
-        stored.state.alerts.degraded ?? null,
-        decided.state,
-        now,
-      )
-    : decided;
-  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time).
-  const decidedNotification =
-    decided.notification && deps.evidence
-      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
-      : decided.notification;
-  const fresh = [
-    stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
-    evaluation ? degraded.notification : null,
-    decidedNotification,
-  ].filter((n): n is Notification => n !== null);
-  const outbox = fresh.length > 0 ? [...stored.state.outbox, ...fresh] : stored.state.outbox;
+  const seen = await readCluster(cluster, deps, stored, signal);
+  const decided = await decideAlerts(cluster, deps, stored, seen, now, signal);
+  const { evaluation } = seen;
+  const outbox =
+    decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
   const publishing = outbox.length > 0 && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
-    alerts: degraded.state,
+    alerts: decided.alerts,
     outbox,
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
   };
@@ -213,34 +142,144 @@ export async function runCheckCycle(
       saved: false,
     };
   }
+  // Step 1: the claim, conditional on the version loaded.
   const version = await claim(cluster, claimed, stored.version, deps.store, signal);
   if (version === undefined) {
     return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
   }
-
-  const delivery: Delivery & { refusals?: Readonly<Record<string, number>> } = publishing
-    ? await publishOutbox(outbox, stored.state.refusals ?? {}, deps.notifier, signal)
-    : {
-        published: [],
-        pending: outbox,
-        abandoned: [],
-        ...(outbox.length > 0 ? { publishError: signal?.reason } : {}),
-      };
-  if (publishing) {
-    // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
-    // publishing: a lost record would send those notifications again. It gets its own budget,
-    // which the caller's deadline leaves free, and is awaited before the run returns.
-    await deps.store.save(
-      cluster,
-      { ...claimed, outbox: delivery.pending, refusals: delivery.refusals ?? {}, lock: null },
-      version,
-      AbortSignal.timeout(RECORD_BUDGET_MS),
-    );
-  }
+  // Steps 2 and 3: publish the outbox, record what was accepted.
+  const delivery: Delivery = publishing
+    ? await publishAndRecord(cluster, claimed, version, stored.state.refusals ?? {}, deps, signal)
+    : unpublished(outbox, signal);
   const reset = stored.reset ? { reset: stored.reset } : {};
   return evaluation
     ? { status: 'checked', evaluation, ...delivery, ...reset }
-    : { status: 'unreadable', error: readError as ClusterReadError, ...delivery, ...reset };
+    : { status: 'unreadable', error: seen.readError, ...delivery, ...reset };
+}
+
+/** An outbox left unpublished (empty, or the deadline passed): all of it pending. */
+function unpublished(outbox: readonly Notification[], signal: AbortSignal | undefined): Delivery {
+  return {
+    published: [],
+    pending: outbox,
+    abandoned: [],
+    ...(outbox.length > 0 ? { publishError: signal?.reason } : {}),
+  };
+}
+
+/** What the check saw of the cluster: its evaluation, or why it could not be read. */
+type Seen =
+  | { readonly evaluation: Evaluation; readonly readError?: undefined }
+  | { readonly evaluation?: undefined; readonly readError: ClusterReadError };
+
+/**
+ * Reads the cluster and judges the answer, with the users' silences and maintenance windows
+ * applied. A read that fails (the cluster's fault, or the invocation's deadline: cutShort) is seen
+ * too: the alerts report it. Any other error ends the check.
+ */
+async function readCluster(
+  cluster: string,
+  deps: CycleDeps,
+  stored: StoredState,
+  signal: AbortSignal | undefined,
+): Promise<Seen> {
+  const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
+  try {
+    const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
+    // Judged at the end of the read: every renewal in the answer happened before it, on our clock
+    // (the learned clock offsets rest on that: core/renewal-clock.ts).
+    const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
+    const readAt = deps.clock();
+    // Node labels by name, built only when a silence or window has a selector to match.
+    let labels: Map<string, Readonly<Record<string, string>>> | undefined;
+    const evaluation = applySilences(
+      evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
+      silences,
+      deps.policy.maintenance ?? [],
+      (name) => {
+        labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
+        return labels.get(name);
+      },
+      readAt,
+    );
+    return { evaluation };
+  } catch (error) {
+    if (!isClusterReadError(error)) throw error;
+    return { readError: cutShort(error, cluster, signal) };
+  }
+}
+
+/**
+ * The alert state that follows from what was seen, and the notifications it adds to the outbox,
+ * in the order they go out: a reset state's NOTICE, a degraded check's notice, then the check's
+ * own notification (a FIRING with its evidence), or the WATCHDOG of a cluster that cannot be read.
+ */
+async function decideAlerts(
+  cluster: string,
+  deps: CycleDeps,
+  stored: StoredState,
+  seen: Seen,
+  now: number,
+  signal: AbortSignal | undefined,
+): Promise<{ alerts: AlertState; fresh: Notification[] }> {
+  const { alerts } = stored.state;
+  const decided = seen.evaluation
+    ? alertsForEvaluation(seen.evaluation, alerts, deps.alertPolicy, now)
+    : alertsForReadFailure(
+        cluster,
+        seen.readError.failure,
+        seen.readError.message,
+        alerts,
+        deps.alertPolicy,
+        now,
+      );
+  // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
+  // their own ahead of the check's notification.
+  const degraded = seen.evaluation
+    ? alertsForDegraded(
+        cluster,
+        seen.evaluation.degraded,
+        alerts.degraded ?? null,
+        decided.state,
+        now,
+      )
+    : decided;
+  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time).
+  const decidedNotification =
+    decided.notification && deps.evidence
+      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
+      : decided.notification;
+  const fresh = [
+    stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
+    seen.evaluation ? degraded.notification : null,
+    decidedNotification,
+  ].filter((n): n is Notification => n !== null);
+  return { alerts: degraded.state, fresh };
+}
+
+/**
+ * Steps 2 and 3, once the claim is saved: publishes the outbox, then records what the notifier
+ * accepted (and the refusals counted) with the lock released.
+ */
+async function publishAndRecord(
+  cluster: string,
+  claimed: ClusterState,
+  version: number,
+  refused: Readonly<Record<string, number>>,
+  deps: CycleDeps,
+  signal: AbortSignal | undefined,
+): Promise<Delivery> {
+  const delivery = await publishOutbox(claimed.outbox, refused, deps.notifier, signal);
+  // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
+  // publishing: a lost record would send those notifications again. It gets its own budget,
+  // which the caller's deadline leaves free, and is awaited before the run returns.
+  await deps.store.save(
+    cluster,
+    { ...claimed, outbox: delivery.pending, refusals: delivery.refusals, lock: null },
+    version,
+    AbortSignal.timeout(RECORD_BUDGET_MS),
+  );
+  return delivery;
 }
 
 /**
@@ -272,15 +311,6 @@ function canonical(value: unknown): string {
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
-  );
-}
-
-/** Whether a publish failure says the message will never be accepted as it is. */
-function refusedForGood(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { retryable?: unknown }).retryable === false
   );
 }
 
@@ -331,55 +361,4 @@ function cutShort(
     undefined,
     { cause: error },
   );
-}
-
-/**
- * Publishes the outbox oldest first. A notification refused for good does not stop the others: it
- * is counted, and given up at MAX_REFUSALS. A transient failure (throttling, 5xx, no answer) is
- * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
- * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
- */
-async function publishOutbox(
-  outbox: readonly Notification[],
-  refused: Readonly<Record<string, number>>,
-  notifier: Notifier,
-  signal: AbortSignal | undefined,
-): Promise<Delivery & { refusals: Record<string, number> }> {
-  const published: Notification[] = [];
-  const pending: Notification[] = [];
-  const abandoned: Abandoned[] = [];
-  const refusals: Record<string, number> = {};
-  let publishError: unknown;
-  let stopped = false;
-  for (const notification of outbox) {
-    const before = refused[notification.id] ?? 0;
-    if (stopped || signal?.aborted) {
-      if (!stopped && signal?.aborted) publishError = signal.reason;
-      stopped = true;
-      pending.push(notification);
-      if (before > 0) refusals[notification.id] = before;
-      continue;
-    }
-    try {
-      await notifier.publish(notification, signal);
-      published.push(notification);
-    } catch (error) {
-      publishError = error;
-      const count = refusedForGood(error) ? before + 1 : before;
-      if (count >= MAX_REFUSALS) {
-        abandoned.push({ notification, error });
-        continue;
-      }
-      pending.push(notification);
-      if (count > 0) refusals[notification.id] = count;
-      if (!refusedForGood(error)) stopped = true;
-    }
-  }
-  return {
-    published,
-    pending,
-    abandoned,
-    refusals,
-    ...(publishError !== undefined ? { publishError } : {}),
-  };
 }

@@ -24,10 +24,9 @@ import type {
   StateStore,
   StructuredLogger,
 } from '../ports/index.js';
-import { NODES_ALERTING_VERDICTS } from '../ports/index.js';
 import { type ClusterSettings, policiesOf, type WatchdogSettings } from '../settings/index.js';
-import { type Abandoned, type CycleOutcome, MAX_REFUSALS, runCheckCycle } from './check-cycle.js';
-import { logChecked } from './check-log.js';
+import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
+import { alertingCount, reportCheck } from './check-report.js';
 
 export interface InvocationDeps {
   readonly settings: WatchdogSettings;
@@ -279,6 +278,10 @@ export class InvocationRunner {
     }
   }
 
+  /**
+   * One check of one cluster, reported (check-report.ts); then the look its suspects ask for, and
+   * the dead-man's switch.
+   */
   private async checkOnce(
     { cluster, reader, policy, alertPolicy, evidence }: Watched,
     runId: string,
@@ -307,74 +310,10 @@ export class InvocationRunner {
       signal,
     );
     const name = cluster.name;
-    metrics.record(name, 'CheckDuration', clock() - started, 'Milliseconds');
-    if (outcome.status === 'busy') {
-      logger.info('another run is checking this cluster; backed off', {
-        cluster: name,
-        reason: outcome.reason,
-      });
-      return outcome;
-    }
-    for (const n of outcome.published) {
-      logger.info('notification published', {
-        cluster: name,
-        kind: n.kind,
-        id: n.id,
-        firing: n.firing.length,
-        resolved: n.resolved.length,
-      });
-    }
-    metrics.record(name, 'NotificationsSent', outcome.published.length, 'Count');
-    if (outcome.publishError !== undefined && outcome.pending.length > 0) {
-      const message =
-        outcome.publishError instanceof Error
-          ? outcome.publishError.message
-          : String(outcome.publishError);
-      logger.error('notification not published; kept for the next check', {
-        cluster: name,
-        pending: outcome.pending.length,
-        error: message,
-      });
-      metrics.record(name, 'NotificationsFailed', outcome.pending.length, 'Count');
-    }
-    this.reportAbandoned(name, outcome.abandoned);
-    if (outcome.reset !== undefined) {
-      logger.error('state was unreadable: reset to empty, the unreadable copy kept', {
-        cluster: name,
-        reason: outcome.reset.reason,
-        copy: outcome.reset.copy,
-      });
-    }
-    if (outcome.status === 'unreadable') {
-      logger.error('cannot read the cluster', {
-        cluster: name,
-        failure: outcome.error.failure,
-        error: outcome.error.message,
-      });
-      metrics.record(name, 'ClusterReadFailures', 1, 'Count');
-      return outcome;
-    }
-    const { evaluation } = outcome;
-    const alerting = alertingCount(outcome);
-    metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
-    metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
-    for (const verdict of NODES_ALERTING_VERDICTS) {
-      metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
-    }
-    if (outcome.saved === false) {
-      // A look that changed nothing: a short line (the scheduled checks log the full one, which
-      // the dashboard queries; what a look changes, it logs in full).
-      logger.info('cluster looked at: unchanged', {
-        cluster: name,
-        nodes: evaluation.nodes.length,
-        alerting,
-        durationMs: clock() - started,
-      });
-    } else {
-      logChecked(logger, name, outcome, evaluation, alerting, clock() - started);
-    }
-    if (evaluation.recheck !== undefined) {
-      const { at, leases } = evaluation.recheck;
+    reportCheck(this.deps, name, outcome, started);
+    if (outcome.status !== 'checked') return outcome;
+    if (outcome.evaluation.recheck !== undefined) {
+      const { at, leases } = outcome.evaluation.recheck;
       logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
       await this.lookAgain(name, leases, at);
     }
@@ -382,30 +321,8 @@ export class InvocationRunner {
     if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
     return outcome;
   }
-
-  /** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
-  private reportAbandoned(cluster: string, abandoned: readonly Abandoned[]): void {
-    const { logger, metrics, notifier } = this.deps;
-    for (const { notification, error } of abandoned) {
-      logger.error('notification abandoned: the notifier refused it for good', {
-        cluster,
-        kind: notification.kind,
-        id: notification.id,
-        subject: notifier.subjectOf?.(notification) ?? notification.kind,
-        checks: MAX_REFUSALS,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-    metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
-  }
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return sleep(ms, undefined, signal ? { signal } : undefined);
-}
-
-function alertingCount(outcome: CycleOutcome): number {
-  if (outcome.status !== 'checked') return 0;
-  const s = outcome.evaluation.summary;
-  return s.expired + s['not-ready'] + s['missing-lease'];
 }

@@ -86,7 +86,23 @@ export function fromStateDocument(value: unknown): ClusterState {
       `unknown format ${JSON.stringify(value.format)} (expected ${STATE_DOCUMENT_FORMAT})`,
     );
   }
-  const columns = value.observations;
+  const observations = readObservations(value.observations);
+  const lock = readLock(value.lock ?? null);
+  const refusals = readRefusals(value.refusals ?? {});
+  if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
+  if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
+  return {
+    observations,
+    // Opaque to the stores: shaped by the alert lifecycle, which wrote them.
+    alerts: value.alerts as unknown as AlertState,
+    outbox: value.outbox as Notification[],
+    lock,
+    refusals,
+  };
+}
+
+/** The observations, column by column: the three every document has, then the optional ones. */
+function readObservations(columns: unknown): Map<string, Observation> {
   if (!isRecord(columns)) throw new Error('observations must be an object');
   const { names, renewTimes, changedAt } = columns;
   if (!Array.isArray(names) || !Array.isArray(renewTimes) || !Array.isArray(changedAt)) {
@@ -109,6 +125,17 @@ export function fromStateDocument(value: unknown): ClusterState {
     }
     observations.set(name, { renewTime, changedAt: at });
   }
+  readEstimated(columns, names as string[], observations);
+  readLearned(columns, names as string[], observations);
+  return observations;
+}
+
+/** The indexes of the observations whose changedAt is a first-sight estimate (optional column). */
+function readEstimated(
+  columns: Record<string, unknown>,
+  names: readonly string[],
+  observations: Map<string, Observation>,
+): void {
   const estimated: unknown = columns.estimated ?? [];
   if (!Array.isArray(estimated)) throw new Error('observations.estimated must be an array');
   for (const index of estimated) {
@@ -120,31 +147,26 @@ export function fromStateDocument(value: unknown): ClusterState {
       );
     observations.set(name as string, { ...observation, estimated: true });
   }
-  readLearned(columns, names as string[], observations);
-  const lock: unknown = value.lock ?? null;
+}
+
+function readLock(lock: unknown): OutboxLock | null {
   if (
     lock !== null &&
     !(isRecord(lock) && typeof lock.owner === 'string' && typeof lock.until === 'number')
   ) {
     throw new Error('lock must be null or { owner, until }');
   }
-  const refusals: unknown = value.refusals ?? {};
+  return lock as OutboxLock | null;
+}
+
+function readRefusals(refusals: unknown): Record<string, number> {
   if (
     !isRecord(refusals) ||
     !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
   ) {
     throw new Error('refusals must be an object of whole numbers');
   }
-  if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
-  if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
-  return {
-    observations,
-    // Opaque to the stores: shaped by the alert lifecycle, which wrote them.
-    alerts: value.alerts as unknown as AlertState,
-    outbox: value.outbox as Notification[],
-    lock: lock as OutboxLock | null,
-    refusals: refusals as Record<string, number>,
-  };
+  return refusals as Record<string, number>;
 }
 
 /** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */

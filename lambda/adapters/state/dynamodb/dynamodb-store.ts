@@ -25,10 +25,11 @@
  *
  * Its parts: state-head.ts (the head item, its condition, what a save replaces), state-blob.ts
  * (the blob: gzip, checksum, pieces), snapshot-items.ts (the observation snapshot's items),
- * known-heads.ts (what is remembered per cluster), state-keep-aside.ts (loadOrReset's copy).
+ * save-items.ts (what a save writes before its head), head-reads.ts (what a load reads of what a
+ * head names), known-heads.ts (what is remembered per cluster), state-keep-aside.ts (loadOrReset's
+ * copy).
  */
 
-import { randomBytes } from 'node:crypto';
 import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import {
   type ClusterState,
@@ -39,26 +40,19 @@ import {
   type StoredState,
 } from '../../../ports/index.js';
 import {
-  binaryOf,
-  chunkKey,
   type Item,
   isConditionalCheckFailed,
   itemBytes,
   numberOf,
   partitionKey,
-  split,
   stringOf,
 } from './dynamodb-items.js';
 import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
+import { type HeadRead, headBlob, headSnapshot } from './head-reads.js';
 import { KnownHeads } from './known-heads.js';
-import {
-  INLINE_OBSERVATIONS,
-  type ObservationSnapshot,
-  SNAPSHOT_MAX_AGE_MS,
-  snapshotNeeded,
-} from './observation-snapshot.js';
-import { newSnapshot, readSnapshot } from './snapshot-items.js';
-import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
+import { INLINE_OBSERVATIONS, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
+import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
+import { sha256Of, unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';
 
@@ -103,13 +97,11 @@ export class DynamoDbStateStore implements StateStore {
   readonly #io: StateTable;
   readonly #table: string;
   readonly #ttlSeconds: number;
-  readonly #chunkBytes: number;
   readonly #clock: () => number;
   readonly #logger: DynamoDbStateStoreOptions['logger'];
   /** Per cluster, what this process last loaded or saved (observation-snapshot.ts). */
   readonly #known = new KnownHeads();
-  readonly #snapshotMaxAgeMs: number;
-  readonly #inlineObservations: number;
+  readonly #limits: SaveLimits;
 
   constructor(options: DynamoDbStateStoreOptions) {
     const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
@@ -124,14 +116,16 @@ export class DynamoDbStateStore implements StateStore {
     this.#io = new StateTable(options.client, options.tableName);
     this.#table = options.tableName;
     this.#ttlSeconds = ttlSeconds;
-    this.#chunkBytes = chunkBytes;
     this.#clock = options.clock ?? Date.now;
     this.#logger = options.logger;
-    // Well inside the TTL, so that a snapshot still named by a head never expires.
-    this.#inlineObservations = options.inlineObservations ?? INLINE_OBSERVATIONS;
-    if (!(this.#inlineObservations >= 0))
-      throw new RangeError('inlineObservations must be 0 or more');
-    this.#snapshotMaxAgeMs = Math.min(SNAPSHOT_MAX_AGE_MS, (ttlSeconds * 1000) / 4);
+    const inlineObservations = options.inlineObservations ?? INLINE_OBSERVATIONS;
+    if (!(inlineObservations >= 0)) throw new RangeError('inlineObservations must be 0 or more');
+    this.#limits = {
+      chunkBytes,
+      inlineObservations,
+      // Well inside the TTL, so that a snapshot still named by a head never expires.
+      snapshotMaxAgeMs: Math.min(SNAPSHOT_MAX_AGE_MS, (ttlSeconds * 1000) / 4),
+    };
   }
 
   /** Counters since the store was made; read them before and after a check for its cost. */
@@ -183,34 +177,27 @@ export class DynamoDbStateStore implements StateStore {
     const known = this.#known.get(cluster);
     this.#known.forget(cluster);
     if (head === undefined) return { version: 0, state: emptyClusterState() };
-    const pk = partitionKey(cluster);
     const version = numberOf(head, 'version');
     // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
     // for ttlSeconds, so its state is stale; keep counting versions from where it was.
     if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
       return { version, state: emptyClusterState() };
     }
-    const chunks = numberOf(head, 'chunks');
-    const generation = stringOf(head, 'generation');
-    let blob: Buffer;
-    if (chunks === 0) {
-      blob = Buffer.from(binaryOf(head, 'state'));
-    } else {
-      const pieces = await readPieces(this.#io, pk, `chunk#${generation}#`, signal);
-      if (pieces.length !== chunks) {
-        // A save that committed after our head read deletes this generation: read again.
-        if (attempt < LOAD_ATTEMPTS) return 'again';
-        throw this.#corrupt(
-          cluster,
-          `generation ${generation} has ${pieces.length} of its ${chunks} chunks`,
-        );
-      }
-      blob = Buffer.concat(pieces);
-    }
+    const read: HeadRead = {
+      table: this.#io,
+      pk: partitionKey(cluster),
+      head,
+      lastAttempt: attempt >= LOAD_ATTEMPTS,
+      corrupt: (reason) => this.#corrupt(cluster, reason),
+      signal,
+    };
+    const stored = await headBlob(read);
+    if (stored === 'again') return 'again';
+    const { blob, generation } = stored;
     const rest = await unpackState(
       blob,
       { bytes: numberOf(head, 'bytes'), sha256: stringOf(head, 'sha256'), what: 'blob' },
-      (reason) => this.#corrupt(cluster, reason),
+      read.corrupt,
     );
     if (head.obsGeneration === undefined) {
       this.#known.remember(cluster, {
@@ -222,24 +209,8 @@ export class DynamoDbStateStore implements StateStore {
       });
       return { version, state: rest };
     }
-    // Remembered, or read (its chunks verified).
-    const snapshot =
-      known?.snapshot?.generation === stringOf(head, 'obsGeneration')
-        ? known.snapshot
-        : await readSnapshot(
-            this.#io,
-            pk,
-            head,
-            (reason) => this.#corrupt(cluster, reason),
-            signal,
-          );
-    if (snapshot === 'again') {
-      if (attempt < LOAD_ATTEMPTS) return 'again';
-      throw this.#corrupt(
-        cluster,
-        `observation snapshot ${stringOf(head, 'obsGeneration')} has lost chunks`,
-      );
-    }
+    const snapshot = await headSnapshot(read, known);
+    if (snapshot === 'again') return 'again';
     // This process saved or loaded this very version: its observations, exact, without a read.
     const same = known?.version === version && known.generation === generation;
     const observations = same ? known.observations : snapshot.observations;
@@ -257,6 +228,10 @@ export class DynamoDbStateStore implements StateStore {
     return { version, state: { ...rest, observations: handle } };
   }
 
+  /**
+   * Writes the items of a new generation (and snapshot, when one is due), then commits them with
+   * the head, conditionally on `expectedVersion`; then deletes what the new head replaced.
+   */
   async save(
     cluster: string,
     state: ClusterState,
@@ -268,42 +243,14 @@ export class DynamoDbStateStore implements StateStore {
     const now = this.#clock();
     const expiresAt = String(this.#nowSeconds() + this.#ttlSeconds);
     const version = expectedVersion + 1;
-    const known = this.#known.get(cluster);
-    // Observations of more than a few leases go to a snapshot of their own, rewritten only when
-    // it matters (observation-snapshot.ts); otherwise the head's blob is the whole state.
-    const separate = state.observations.size > this.#inlineObservations;
     // Remembered as saved, whatever the caller does with its map afterwards.
     const observations = new Map(state.observations);
-    let snapshot: ObservationSnapshot | undefined;
-    let snapshotItems: Item[] = [];
-    if (separate) {
-      if (
-        known?.snapshot !== undefined &&
-        !snapshotNeeded(known, expectedVersion, state.observations, now, this.#snapshotMaxAgeMs)
-      ) {
-        snapshot = known.snapshot;
-      } else {
-        const written = await newSnapshot(
-          pk,
-          observations,
-          version,
-          now,
-          expiresAt,
-          this.#chunkBytes,
-        );
-        snapshot = written.snapshot;
-        snapshotItems = written.items;
-      }
-    }
-    const document = separate ? { ...state, observations: new Map() } : state;
-    const blob = await packState(document);
-    const generation = randomBytes(6).toString('hex');
-    const pieces = blob.length <= this.#chunkBytes ? [] : split(blob, this.#chunkBytes);
-    const chunkItems = pieceItems(pk, pieces, (index) => chunkKey(generation, index), expiresAt);
-    const written = [...chunkItems, ...snapshotItems];
-    if (written.length > 0) {
+    const save = { pk, expectedVersion, version, now, expiresAt };
+    const next = await saveItems(state, observations, this.#known.get(cluster), save, this.#limits);
+    const { generation, blob, snapshot } = next;
+    if (next.items.length > 0) {
       await this.#io.batchWrite(
-        written.map((item) => ({ PutRequest: { Item: item } })),
+        next.items.map((item) => ({ PutRequest: { Item: item } })),
         signal,
       );
     }
@@ -313,21 +260,42 @@ export class DynamoDbStateStore implements StateStore {
       generation,
       blob,
       sha256: sha256Of(blob),
-      chunks: pieces.length,
+      chunks: next.chunks,
       updatedAt: now,
       expiresAt,
       snapshot,
     });
-    const remember = (): void =>
-      this.#known.remember(cluster, {
-        version,
-        generation,
-        observations,
-        handle: state.observations,
-        exact: true,
-        snapshot,
-      });
+    const saved = {
+      version,
+      generation,
+      observations,
+      handle: state.observations,
+      exact: true,
+      snapshot,
+    };
     let previous: Item | undefined;
+    try {
+      previous = await this.#putHead(head, expectedVersion, signal);
+    } catch (error) {
+      // Whatever happened, what this process knew of the stored head may be out of date.
+      this.#known.forget(cluster);
+      await this.#ownHeadOrThrow(cluster, error, next, expectedVersion);
+      this.#known.remember(cluster, saved);
+      return version;
+    }
+    this.#known.remember(cluster, saved);
+    if (previous !== undefined) {
+      await this.#deleteBestEffort(pk, replacedKeys(previous, generation, snapshot), 'replaced');
+    }
+    return version;
+  }
+
+  /** The head write that commits a save, on the condition of `expectedVersion`: the head it replaced. */
+  async #putHead(
+    head: Item,
+    expectedVersion: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Item | undefined> {
     try {
       const output = await this.#io.client.send(
         new PutItemCommand({
@@ -342,37 +310,41 @@ export class DynamoDbStateStore implements StateStore {
       this.#io.count(output.ConsumedCapacity, 'write');
       this.#io.usage.bytesWritten += itemBytes(head);
       this.#io.usage.itemsWritten += 1;
-      previous = output.Attributes;
+      return output.Attributes;
     } catch (error) {
       this.#io.count(undefined, 'write');
-      // Whatever happened, what this process knew of the stored head may be out of date.
-      this.#known.forget(cluster);
-      if (!isConditionalCheckFailed(error)) {
-        // The head may have been written all the same (e.g. a timeout after DynamoDB applied
-        // it): keep the chunks, the TTL removes them if they are garbage.
-        throw error;
-      }
-      // The SDK retries a request whose answer was lost; if the first attempt had been applied,
-      // the retry fails the condition although the head is ours. Look before deleting.
-      // (The previous generation's chunks are then left to the TTL: that answer is lost.)
-      let current: Item | undefined;
-      try {
-        current = await this.#io.head(pk, undefined);
-      } catch {
-        throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
-      }
-      if (current?.generation?.S === generation) {
-        remember();
-        return version;
-      }
-      await this.#deleteBestEffort(pk, written.map(keyOf), 'lost a race');
-      throw new StateConflictError(cluster, expectedVersion);
+      throw error;
     }
-    remember();
-    if (previous !== undefined) {
-      await this.#deleteBestEffort(pk, replacedKeys(previous, generation, snapshot), 'replaced');
+  }
+
+  /**
+   * After a head write that failed: returns when the stored head is this save's all the same;
+   * otherwise throws — StateConflictError when another run saved first (this save's items deleted).
+   */
+  async #ownHeadOrThrow(
+    cluster: string,
+    error: unknown,
+    next: SaveItems,
+    expectedVersion: number,
+  ): Promise<void> {
+    if (!isConditionalCheckFailed(error)) {
+      // The head may have been written all the same (e.g. a timeout after DynamoDB applied
+      // it): keep the chunks, the TTL removes them if they are garbage.
+      throw error;
     }
-    return version;
+    // The SDK retries a request whose answer was lost; if the first attempt had been applied,
+    // the retry fails the condition although the head is ours. Look before deleting.
+    // (The previous generation's chunks are then left to the TTL: that answer is lost.)
+    const pk = partitionKey(cluster);
+    let current: Item | undefined;
+    try {
+      current = await this.#io.head(pk, undefined);
+    } catch {
+      throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
+    }
+    if (current?.generation?.S === next.generation) return;
+    await this.#deleteBestEffort(pk, next.items.map(keyOf), 'lost a race');
+    throw new StateConflictError(cluster, expectedVersion);
   }
 
   async #deleteBestEffort(pk: string, sortKeys: readonly string[], why: string): Promise<void> {

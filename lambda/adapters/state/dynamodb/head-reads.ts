@@ -1,0 +1,59 @@
+/**
+ * What a head of the DynamoDB state store names, read back for a load (dynamodb-store.ts): the
+ * state blob (in the head itself, or in the chunks of its generation) and the observation snapshot
+ * (remembered by this process, or read, its chunks verified). Either is 'again' when chunks went
+ * missing: a save that committed after the head was read deletes them, and the load reads the head
+ * again — but on its last attempt, chunks missing make the state unreadable.
+ */
+import { binaryOf, type Item, numberOf, stringOf } from './dynamodb-items.js';
+import type { StateTable } from './dynamodb-table.js';
+import type { Known, ObservationSnapshot } from './observation-snapshot.js';
+import { readSnapshot } from './snapshot-items.js';
+import { readPieces } from './state-blob.js';
+
+/** One head being read back. */
+export interface HeadRead {
+  readonly table: StateTable;
+  readonly pk: string;
+  readonly head: Item;
+  /** The load's last attempt: chunks missing are no longer taken for a save committed meanwhile. */
+  readonly lastAttempt: boolean;
+  /** The error that says the state is unreadable, and why. */
+  readonly corrupt: (reason: string) => Error;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** The state blob a head names, and the generation it belongs to. */
+export async function headBlob({
+  table,
+  pk,
+  head,
+  lastAttempt,
+  corrupt,
+  signal,
+}: HeadRead): Promise<{ blob: Buffer; generation: string } | 'again'> {
+  const chunks = numberOf(head, 'chunks');
+  const generation = stringOf(head, 'generation');
+  if (chunks === 0) return { blob: Buffer.from(binaryOf(head, 'state')), generation };
+  const pieces = await readPieces(table, pk, `chunk#${generation}#`, signal);
+  if (pieces.length !== chunks) {
+    // A save that committed after our head read deletes this generation: read again.
+    if (!lastAttempt) return 'again';
+    throw corrupt(`generation ${generation} has ${pieces.length} of its ${chunks} chunks`);
+  }
+  return { blob: Buffer.concat(pieces), generation };
+}
+
+/** The observation snapshot a head names: the one `known` remembers, when it is that one, or read. */
+export async function headSnapshot(
+  { table, pk, head, lastAttempt, corrupt, signal }: HeadRead,
+  known: Known | undefined,
+): Promise<ObservationSnapshot | 'again'> {
+  const generation = stringOf(head, 'obsGeneration');
+  const snapshot =
+    known?.snapshot?.generation === generation
+      ? known.snapshot
+      : await readSnapshot(table, pk, head, corrupt, signal);
+  if (snapshot !== 'again' || !lastAttempt) return snapshot;
+  throw corrupt(`observation snapshot ${generation} has lost chunks`);
+}

@@ -1,0 +1,109 @@
+/**
+ * What one save of the DynamoDB state store (dynamodb-store.ts) writes before its head, the commit:
+ * the state blob of a new generation, cut into chunk items when it does not fit in the head, and the
+ * observation snapshot the head will name — the one the stored head names while it still holds
+ * what matters (observation-snapshot.ts), else a new one, with its items.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Observations } from '../../../core/model.js';
+import type { ClusterState } from '../../../ports/index.js';
+import { chunkKey, type Item, split } from './dynamodb-items.js';
+import { type Known, type ObservationSnapshot, snapshotNeeded } from './observation-snapshot.js';
+import { newSnapshot } from './snapshot-items.js';
+import { packState, pieceItems } from './state-blob.js';
+
+/** The store's limits on what one save writes. */
+export interface SaveLimits {
+  /** Largest blob piece per item, in bytes. */
+  readonly chunkBytes: number;
+  /** States with more observations than this keep them in a snapshot of their own. */
+  readonly inlineObservations: number;
+  /** The snapshot is rewritten at least this often (ms). */
+  readonly snapshotMaxAgeMs: number;
+}
+
+/** The save these items are for. */
+export interface SaveOf {
+  readonly pk: string;
+  readonly expectedVersion: number;
+  /** The version the save commits. */
+  readonly version: number;
+  /** Epoch ms of the save. */
+  readonly now: number;
+  /** The items' TTL attribute (epoch seconds). */
+  readonly expiresAt: string;
+}
+
+export interface SaveItems {
+  /** The id of the new generation: its chunks are `chunk#<generation>#<00000>`. */
+  readonly generation: string;
+  /** The gzip-compressed state document (without the observations, when they have a snapshot). */
+  readonly blob: Buffer;
+  /** How many chunk items hold the blob (0: it fits in the head). */
+  readonly chunks: number;
+  /** The snapshot the head names (none: the observations are in the blob). */
+  readonly snapshot: ObservationSnapshot | undefined;
+  /** The chunk items, then the new snapshot's items: written before the head. */
+  readonly items: Item[];
+}
+
+/**
+ * The items a save of `state` writes before its head. `observations` is the copy of
+ * `state.observations` the store remembers as saved; `known`, what it knew of the stored head.
+ */
+export async function saveItems(
+  state: ClusterState,
+  observations: Observations,
+  known: Known | undefined,
+  save: SaveOf,
+  limits: SaveLimits,
+): Promise<SaveItems> {
+  // Observations of more than a few leases go to a snapshot of their own, rewritten only when
+  // it matters (observation-snapshot.ts); otherwise the head's blob is the whole state.
+  const separate = state.observations.size > limits.inlineObservations;
+  let snapshot: ObservationSnapshot | undefined;
+  let snapshotItems: Item[] = [];
+  if (separate) {
+    if (
+      known?.snapshot !== undefined &&
+      !snapshotNeeded(
+        known,
+        save.expectedVersion,
+        state.observations,
+        save.now,
+        limits.snapshotMaxAgeMs,
+      )
+    ) {
+      snapshot = known.snapshot;
+    } else {
+      const { pk, version, now, expiresAt } = save;
+      const written = await newSnapshot(
+        pk,
+        observations,
+        version,
+        now,
+        expiresAt,
+        limits.chunkBytes,
+      );
+      snapshot = written.snapshot;
+      snapshotItems = written.items;
+    }
+  }
+  const document = separate ? { ...state, observations: new Map() } : state;
+  const blob = await packState(document);
+  const generation = randomBytes(6).toString('hex');
+  const pieces = blob.length <= limits.chunkBytes ? [] : split(blob, limits.chunkBytes);
+  const chunkItems = pieceItems(
+    save.pk,
+    pieces,
+    (index) => chunkKey(generation, index),
+    save.expiresAt,
+  );
+  return {
+    generation,
+    blob,
+    chunks: pieces.length,
+    snapshot,
+    items: [...chunkItems, ...snapshotItems],
+  };
+}

@@ -1,0 +1,358 @@
+/**
+ * One verdict per lease, and per node without one: the per-case rules of the check engine
+ * (evaluate.ts), given what it observed of each lease before any verdict (lease-observations.ts).
+ *
+ * The common case — a lease renewed within its threshold, of a Node that is not Ready=False — is
+ * built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
+ * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
+ */
+import { formatAge } from './duration.js';
+import type { RenewTime } from './lease.js';
+import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
+import type {
+  NodeInfo,
+  NodeVerdict,
+  Observation,
+  Observations,
+  Snapshot,
+  SuppressionCause,
+  Verdict,
+} from './model.js';
+import {
+  addNodeFacts,
+  capacityTypeOf,
+  instanceTypeOf,
+  nodeFactsOf,
+  nodeGroupOf,
+} from './node-facts.js';
+import type { Policy } from './policy.js';
+import { confirmSilence } from './renewal-clock.js';
+import { describeSuppression, suppressionOf } from './suppression.js';
+
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+export const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+
+function zoneOf(node: NodeInfo | undefined): string | null {
+  if (!node) return null;
+  return node.labels[ZONE_LABEL] ?? node.labels[LEGACY_ZONE_LABEL] ?? null;
+}
+
+/** The instance id at the end of a providerID (`aws:///eu-west-1a/i-0abc` → `i-0abc`). */
+export function instanceOf(providerID: string | undefined): string | null {
+  if (!providerID) return null;
+  // The last non-empty part between slashes (one per node per check: no split).
+  let end = providerID.length;
+  while (end > 0 && providerID.charCodeAt(end - 1) === 47) end--;
+  if (end === 0) return null;
+  const last = providerID.slice(providerID.lastIndexOf('/', end - 1) + 1, end);
+  return last !== providerID ? last : null;
+}
+
+/** What judging every lease of one check shares (evaluate builds it once per check). */
+export interface JudgeContext {
+  readonly snapshot: Snapshot;
+  readonly policy: Policy;
+  readonly now: number;
+  readonly previous: Observations;
+  readonly next: Map<string, Observation>;
+  readonly observed: ReadonlyMap<string, Observed>;
+  /** Most leases became suspects at this look at once (renewal-clock.ts). */
+  readonly frozen: boolean;
+  /** Suspects to look at again, and when. */
+  readonly rechecks: { lease: string; at: number }[];
+  /** `renewed 9s ago` by seconds: one string per value, not one per node. */
+  readonly renewedReasons: Map<number, string>;
+}
+
+function renewedReason(ctx: JudgeContext, seconds: number): string {
+  let reason = ctx.renewedReasons.get(seconds);
+  if (reason === undefined) {
+    reason = `renewed ${formatAge(seconds)} ago`;
+    ctx.renewedReasons.set(seconds, reason);
+  }
+  return reason;
+}
+
+/** What every verdict says of its node: name, zone, instance, provider id, facts. */
+function base(name: string, node: NodeInfo | undefined) {
+  const providerID = node?.providerID ?? null;
+  return {
+    name,
+    zone: zoneOf(node),
+    instance: instanceOf(node?.providerID),
+    providerID,
+    ...nodeFactsOf(node),
+  };
+}
+
+/** The verdict of one lease (`node`: its Node, when listed). */
+export function judgeLease(
+  ctx: JudgeContext,
+  read: ReadLease,
+  node: NodeInfo | undefined,
+): NodeVerdict {
+  const { lease, renew, duration } = read;
+  if (renew.kind === 'invalid' || duration.kind === 'invalid') {
+    return judgeUnreadableLease(ctx, read, node);
+  }
+  const observed = ctx.observed.get(lease.name) as Observed;
+  const { silence } = observed;
+  ctx.next.set(lease.name, silence.observation);
+  const newlySeen = !ctx.previous.has(lease.name);
+  const silent = silenceConfirmed(ctx, lease.name, observed, newlySeen);
+  const renewTime = renew.kind === 'time' ? renew.raw : null;
+  const silentForSeconds = Math.floor(silence.silentMs / 1000);
+  const firstSight = silence.observation.estimated === true;
+  if (!silent && renew.kind === 'time' && node !== undefined && node.ready !== 'False') {
+    // The common case, built without the copies below.
+    return healthy({
+      name: lease.name,
+      node,
+      renewTime,
+      leaseDurationSeconds: duration.seconds,
+      silentForSeconds,
+      firstSight,
+      newlySeen,
+      reason: pastThreshold(observed)
+        ? suspectReason(silentForSeconds)
+        : renewedReason(ctx, silentForSeconds),
+    });
+  }
+  const judged = {
+    ...base(lease.name, node),
+    renewTime,
+    leaseDurationSeconds: duration.seconds,
+    silentForSeconds,
+    firstSight,
+    newlySeen,
+  };
+  return judgeUncommonLease(ctx, judged, renew, observed, silent, node);
+}
+
+/** A lease whose spec cannot be read: `invalid`, its last observation carried as it was. */
+function judgeUnreadableLease(
+  ctx: JudgeContext,
+  { lease, renew, duration }: ReadLease,
+  node: NodeInfo | undefined,
+): NodeVerdict {
+  const renewTime = renew.kind === 'time' ? renew.raw : null;
+  const leaseDurationSeconds = duration.kind === 'seconds' ? duration.seconds : null;
+  const common = { ...base(lease.name, node), renewTime, leaseDurationSeconds };
+  const previous = ctx.previous.get(lease.name);
+  if (previous) ctx.next.set(lease.name, previous);
+  const problem =
+    renew.kind === 'invalid' ? renew.problem : (duration as { problem: string }).problem;
+  return {
+    ...common,
+    verdict: 'invalid',
+    reason: `lease cannot be read: ${problem}`,
+    silentForSeconds: null,
+  };
+}
+
+/**
+ * Whether a lease's silence counts: past its threshold and, for a lease renewed at some time,
+ * confirmed by our own looks (renewal-clock.ts). A first sight keeps its estimate (the alert
+ * lifecycle waits one look); a suspect not confirmed yet is queued for a re-check.
+ */
+function silenceConfirmed(
+  ctx: JudgeContext,
+  name: string,
+  observed: Observed,
+  newlySeen: boolean,
+): boolean {
+  const { silence, thresholdSeconds, limitMs } = observed;
+  if (limitMs === undefined) return pastThreshold(observed);
+  const { observation } = silence;
+  const check = newlySeen
+    ? {
+        confirmed: pastThreshold(observed),
+        recheckAt: observation.suspectSince && ctx.now + limitMs,
+      }
+    : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, ctx.now);
+  const due = check.recheckAt;
+  if (due && !check.confirmed && (observation.suspectSince === ctx.now || ctx.frozen)) {
+    ctx.rechecks.push({ lease: name, at: due });
+  }
+  return check.confirmed;
+}
+
+/** A silence as long as the lease's threshold: silent, unless our own looks have not confirmed it. */
+function pastThreshold({ silence, thresholdSeconds }: Observed): boolean {
+  return silence.silentMs >= thresholdSeconds * 1000;
+}
+
+function suspectReason(silentForSeconds: number): string {
+  return `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`;
+}
+
+/** A lease's verdict before its reason: what every verdict of a readable lease shows. */
+type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> & {
+  readonly silentForSeconds: number;
+};
+
+/**
+ * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
+ * (expired), one whose Node reports Ready=False (not-ready) — either suppressed when the node is on
+ * its way out or excluded — or a healthy one whose reason says more (never renewed yet, a suspect,
+ * Nodes not read).
+ */
+function judgeUncommonLease(
+  ctx: JudgeContext,
+  judged: JudgedLease,
+  renew: RenewTime,
+  observed: Observed,
+  silent: boolean,
+  node: NodeInfo | undefined,
+): NodeVerdict {
+  const { policy } = ctx;
+  const { silentForSeconds, firstSight } = judged;
+  const { thresholdSeconds } = observed;
+  const nodesKnown = ctx.snapshot.nodes !== null;
+  if (nodesKnown && !node) {
+    return {
+      ...judged,
+      verdict: 'orphaned-lease',
+      reason: 'lease has no Node: the node was deleted and its lease left behind',
+    };
+  }
+  const cause = node ? suppressionOf(node, policy) : undefined;
+  if (silent) {
+    const what =
+      renew.kind === 'never'
+        ? `lease never renewed, ${formatAge(silentForSeconds)} after the node was created (startup grace ${thresholdSeconds}s)`
+        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s)${firstSight ? ', judged against the API server clock on first sight' : ''}`;
+    return suppressedOr(judged, 'expired', what, cause, policy);
+  }
+  if (node?.ready === 'False') {
+    const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
+    const what = `Node reports Ready=False${detail ? ` (${detail})` : ''} while its lease is fresh`;
+    return suppressedOr(judged, 'not-ready', what, cause, policy);
+  }
+  const reason =
+    renew.kind === 'never'
+      ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
+      : pastThreshold(observed)
+        ? suspectReason(silentForSeconds)
+        : `renewed ${formatAge(silentForSeconds)} ago`;
+  return {
+    ...judged,
+    verdict: 'healthy',
+    reason: nodesKnown ? reason : `${reason} (Node not read)`,
+  };
+}
+
+/**
+ * What the verdict of a healthy renewing lease is made of, by name: two flags side by side
+ * (`firstSight`, `newlySeen`) cannot be swapped unseen.
+ */
+interface HealthyLease {
+  readonly name: string;
+  readonly node: NodeInfo | undefined;
+  readonly renewTime: string | null;
+  readonly leaseDurationSeconds: number | null;
+  readonly silentForSeconds: number;
+  /** The silence was estimated from the API server's clock (no earlier observation). */
+  readonly firstSight: boolean;
+  /** This check is the first to see the lease. */
+  readonly newlySeen: boolean;
+  readonly reason: string;
+}
+
+/**
+ * The verdict of a healthy renewing lease (nearly every lease of nearly every check) built as one
+ * object, with the keys in the order of the other verdicts': no copies of copies per node.
+ */
+function healthy(lease: HealthyLease): NodeVerdict {
+  const {
+    name,
+    node,
+    renewTime,
+    leaseDurationSeconds,
+    silentForSeconds,
+    firstSight,
+    newlySeen,
+    reason,
+  } = lease;
+  const zone = zoneOf(node);
+  const instance = instanceOf(node?.providerID);
+  const providerID = node?.providerID ?? null;
+  const nodeGroup = node && nodeGroupOf(node);
+  const instanceType = node && instanceTypeOf(node);
+  const capacityType = node && capacityTypeOf(node);
+  if (nodeGroup !== undefined && instanceType !== undefined && capacityType !== undefined) {
+    // Every fact known (managed node groups, Karpenter): one literal, one shape.
+    return {
+      name,
+      zone,
+      instance,
+      providerID,
+      nodeGroup,
+      instanceType,
+      capacityType,
+      renewTime,
+      leaseDurationSeconds,
+      silentForSeconds,
+      firstSight,
+      newlySeen,
+      verdict: 'healthy',
+      reason,
+    };
+  }
+  const verdict: { -readonly [K in keyof NodeVerdict]: NodeVerdict[K] } = {
+    name,
+    zone,
+    instance,
+    providerID,
+  } as NodeVerdict;
+  if (node) addNodeFacts(verdict, node);
+  verdict.renewTime = renewTime;
+  verdict.leaseDurationSeconds = leaseDurationSeconds;
+  verdict.silentForSeconds = silentForSeconds;
+  verdict.firstSight = firstSight;
+  verdict.newlySeen = newlySeen;
+  verdict.verdict = 'healthy';
+  verdict.reason = reason;
+  return verdict;
+}
+
+function suppressedOr(
+  judged: Omit<NodeVerdict, 'verdict' | 'reason'>,
+  verdict: Verdict,
+  what: string,
+  cause: SuppressionCause | undefined,
+  policy: Policy,
+): NodeVerdict {
+  if (cause === undefined) return { ...judged, verdict, reason: what };
+  return {
+    ...judged,
+    verdict: 'suppressed',
+    suppressedBy: cause,
+    suppressedVerdict: verdict,
+    reason: `${describeSuppression(cause, policy)}; ${what}`,
+  };
+}
+
+/** The verdict of a listed Node that has no Lease: missing, unless young or on its way out. */
+export function judgeNodeWithoutLease(ctx: JudgeContext, node: NodeInfo): NodeVerdict {
+  const { snapshot, policy } = ctx;
+  const created = createdAtMs(node, undefined);
+  const ageSeconds =
+    created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
+  const common = {
+    ...base(node.name, node),
+    renewTime: null,
+    leaseDurationSeconds: null,
+    silentForSeconds: null,
+  };
+  if (ageSeconds !== undefined && ageSeconds < policy.startupGraceSeconds) {
+    return {
+      ...common,
+      verdict: 'healthy',
+      reason: `no lease yet; node is ${formatAge(ageSeconds)} old (startup grace ${policy.startupGraceSeconds}s)`,
+    };
+  }
+  const age = ageSeconds === undefined ? '' : `; node is ${formatAge(ageSeconds)} old`;
+  const what = `no Lease in ${snapshot.namespace}${age}`;
+  return suppressedOr(common, 'missing-lease', what, suppressionOf(node, policy), policy);
+}

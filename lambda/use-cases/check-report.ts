@@ -1,0 +1,143 @@
+/**
+ * What one check's outcome tells the operators (invocation.ts runs the check, then reports it):
+ * its metrics — CheckDuration, NotificationsSent, NotificationsFailed, NotificationsAbandoned,
+ * ClusterReadFailures, NodesChecked, DegradedChecks, NodesAlerting — and its log lines, among them
+ * the dashboard's `cluster checked` (check-log.ts). CheckSucceeded, the dead-man's switch, is left to
+ * the caller: a check counts as successful only once what follows it is done too.
+ */
+
+import {
+  type MetricsRecorder,
+  NODES_ALERTING_VERDICTS,
+  type Notifier,
+  type StructuredLogger,
+} from '../ports/index.js';
+import type { CycleOutcome } from './check-cycle.js';
+import { logChecked } from './check-log.js';
+import { type Abandoned, type Delivery, MAX_REFUSALS } from './outbox-publishing.js';
+
+/** Where a check is reported. */
+export interface CheckReporting {
+  readonly logger: StructuredLogger;
+  readonly metrics: MetricsRecorder;
+  /** Names an abandoned notification by its subject, when it can. */
+  readonly notifier: Pick<Notifier, 'subjectOf'>;
+  /** The watchdog's clock, epoch ms: the check's duration. */
+  readonly clock: () => number;
+}
+
+/** Reports the outcome of a check of cluster `name` that started at `started` (epoch ms). */
+export function reportCheck(
+  to: CheckReporting,
+  name: string,
+  outcome: CycleOutcome,
+  started: number,
+): void {
+  const { logger, metrics, clock } = to;
+  metrics.record(name, 'CheckDuration', clock() - started, 'Milliseconds');
+  if (outcome.status === 'busy') {
+    logger.info('another run is checking this cluster; backed off', {
+      cluster: name,
+      reason: outcome.reason,
+    });
+    return;
+  }
+  reportDelivery(to, name, outcome);
+  if (outcome.reset !== undefined) {
+    logger.error('state was unreadable: reset to empty, the unreadable copy kept', {
+      cluster: name,
+      reason: outcome.reset.reason,
+      copy: outcome.reset.copy,
+    });
+  }
+  if (outcome.status === 'unreadable') {
+    logger.error('cannot read the cluster', {
+      cluster: name,
+      failure: outcome.error.failure,
+      error: outcome.error.message,
+    });
+    metrics.record(name, 'ClusterReadFailures', 1, 'Count');
+    return;
+  }
+  reportEvaluation(to, name, outcome, started);
+}
+
+/** The notifications a check published, kept for the next check, or gave up. */
+function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): void {
+  const { logger, metrics } = to;
+  for (const n of delivery.published) {
+    logger.info('notification published', {
+      cluster: name,
+      kind: n.kind,
+      id: n.id,
+      firing: n.firing.length,
+      resolved: n.resolved.length,
+    });
+  }
+  metrics.record(name, 'NotificationsSent', delivery.published.length, 'Count');
+  if (delivery.publishError !== undefined && delivery.pending.length > 0) {
+    const message =
+      delivery.publishError instanceof Error
+        ? delivery.publishError.message
+        : String(delivery.publishError);
+    logger.error('notification not published; kept for the next check', {
+      cluster: name,
+      pending: delivery.pending.length,
+      error: message,
+    });
+    metrics.record(name, 'NotificationsFailed', delivery.pending.length, 'Count');
+  }
+  reportAbandoned(to, name, delivery.abandoned);
+}
+
+/** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
+function reportAbandoned(to: CheckReporting, cluster: string, abandoned: readonly Abandoned[]) {
+  const { logger, metrics, notifier } = to;
+  for (const { notification, error } of abandoned) {
+    logger.error('notification abandoned: the notifier refused it for good', {
+      cluster,
+      kind: notification.kind,
+      id: notification.id,
+      subject: notifier.subjectOf?.(notification) ?? notification.kind,
+      checks: MAX_REFUSALS,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
+}
+
+/** What the cluster looked like: the node metrics, and the check's log lines. */
+function reportEvaluation(
+  to: CheckReporting,
+  name: string,
+  outcome: CycleOutcome & { status: 'checked' },
+  started: number,
+): void {
+  const { logger, metrics, clock } = to;
+  const { evaluation } = outcome;
+  const alerting = alertingCount(outcome);
+  metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
+  metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
+  for (const verdict of NODES_ALERTING_VERDICTS) {
+    metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
+  }
+  if (outcome.saved === false) {
+    // A look that changed nothing: a short line (the scheduled checks log the full one, which
+    // the dashboard queries; what a look changes, it logs in full).
+    logger.info('cluster looked at: unchanged', {
+      cluster: name,
+      nodes: evaluation.nodes.length,
+      alerting,
+      durationMs: clock() - started,
+    });
+  } else {
+    logChecked(logger, name, outcome, evaluation, alerting, clock() - started);
+  }
+}
+
+/** Nodes that page in a checked outcome (expired, not-ready, missing-lease); 0 otherwise. */
+export function alertingCount(outcome: CycleOutcome): number {
+  if (outcome.status !== 'checked') return 0;
+  const s = outcome.evaluation.summary;
+  return s.expired + s['not-ready'] + s['missing-lease'];
+}
