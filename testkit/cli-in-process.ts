@@ -21,8 +21,8 @@ export interface InProcessResult extends CliResult {
 export interface InProcessOptions {
   /** The command's environment. Default: empty. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The clock the command runs on (`now`, and `sleep` for watch's waits). Default: real time. */
-  readonly clock?: Pick<FakeClock, 'now' | 'sleep'>;
+  /** The command's clock: `now`, and `sleep` for watch's waits (default: a real timer). */
+  readonly clock?: { readonly now: FakeClock['now']; readonly sleep?: FakeClock['sleep'] };
   /** Default: the SDK's constructors (see localAws for local servers). */
   readonly aws?: AwsClients;
   /** Ctrl-C: aborting it stops `watch`. Default: never aborted. */
