@@ -12,7 +12,7 @@ import type { AwsClients } from '../cli/io.js';
 import { SimCluster } from '../sim/cluster.js';
 import { localAws, runInProcess } from '../testkit/cli-in-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
-import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
@@ -29,13 +29,7 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
     const cluster = new SimCluster({ seed: 7, now: clock.now });
     const names = cluster.addNodes(3, { zones: ['eu-west-1a'] });
     const dead = names[0] as string;
-    cluster.stopKubelet(dead);
-    cluster.setLeaseField(dead, {
-      renewTime: new Date(clock.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
+    stopKubeletLongAgo(cluster, dead, clock.now());
     sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-delivery' });
     ({ dir, kubeconfig } = sim);
     sns = await startSnsServer();

@@ -13,7 +13,7 @@ import type { SimServer } from '../sim/server.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import type { CliResult } from '../testkit/cli-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
-import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 
 const GROUP = 'eks.amazonaws.com/nodegroup';
 const GPU = { [GROUP]: 'gpu', 'karpenter.sh/capacity-type': 'spot' };
@@ -55,13 +55,7 @@ describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulate
       cluster.addNode({ name, zone: 'eu-west-1b', createdAt });
     // Outside the gpu group: a dead node and a node without a lease, both alerting.
     cluster.addNode({ name: 'web-nolease', zone: 'eu-west-1b', createdAt, lease: false });
-    cluster.stopKubelet('web-1');
-    cluster.setLeaseField('web-1', {
-      renewTime: new Date(clock.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
+    stopKubeletLongAgo(cluster, 'web-1', clock.now());
     // A gpu node deleted, its lease left behind: an orphan without a selector.
     cluster.deleteNode('gpu-3', { keepLease: true });
     // Label values YAML would misread, and a reason with control characters and a line break.

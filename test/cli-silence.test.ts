@@ -16,7 +16,7 @@ import { localAws, runInProcess } from '../testkit/cli-in-process.js';
 import type { CliResult } from '../testkit/cli-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
 import { closedPort } from '../testkit/ports.js';
-import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 
 const TOKEN = 'cli-silence-secret-token-0123456789';
 
@@ -45,13 +45,7 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     kubeconfig = sim.kubeconfig;
     stateFile = join(sim.dir, 'state.json');
     dead = names[1] as string;
-    cluster.stopKubelet(dead);
-    cluster.setLeaseField(dead, {
-      renewTime: new Date(clock.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
+    stopKubeletLongAgo(cluster, dead, clock.now());
   });
   after(() => sim.close());
 

@@ -17,7 +17,7 @@ import type { SentAnswer } from '../sim/server.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
-import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 
 const INTERVAL_SECONDS = 10;
 /** 4 s leases: kubelets renew every second, a missed renewal shows after 2.6 s. */
@@ -133,10 +133,7 @@ describe('lease-watchdog watch as a process: SIGTERM stops it cleanly', () => {
       leaseDurationSeconds: LEASE_SECONDS,
     });
     dead = names[2] as string;
-    cluster.stopKubelet(dead);
-    cluster.setLeaseField(dead, {
-      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
-    });
+    stopKubeletLongAgo(cluster, dead, Date.now());
     sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-sigterm' });
   });
   after(() => sim.close());

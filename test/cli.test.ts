@@ -16,7 +16,7 @@ import { localAws, runInProcess } from '../testkit/cli-in-process.js';
 import { type CliResult as Result, runCli } from '../testkit/cli-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
 import { closedPort } from '../testkit/ports.js';
-import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 import { startSnsServer } from '../testkit/sns-server.js';
 
 const TOKEN = 'cli-test-secret-token-0123456789';
@@ -31,17 +31,6 @@ function assertCleanFailure(result: Result, pattern: RegExp): void {
   assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
   assert.doesNotMatch(result.stderr + result.stdout, new RegExp(TOKEN), 'the token never shows');
   assert.equal(result.stdout, '');
-}
-
-/** A kubelet stopped with its last renewal 5 minutes before `now`, on a short lease. */
-function killNode(cluster: SimCluster, name: string, now: number): void {
-  cluster.stopKubelet(name);
-  cluster.setLeaseField(name, {
-    renewTime: new Date(now - 300_000).toISOString().replace('Z', '000Z'),
-    // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-    // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-    leaseDurationSeconds: 4,
-  });
 }
 
 describe('lease-watchdog CLI against the simulated cluster', () => {
@@ -78,7 +67,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
   });
 
   it('exits 1 and reports the dead node in the JSON contract', async () => {
-    killNode(cluster, dead, clock.now());
+    stopKubeletLongAgo(cluster, dead, clock.now());
     const result = await cli(['check', '--kubeconfig', kubeconfig, '--output', 'json']);
     assert.equal(result.code, 1, result.stderr);
     const json = JSON.parse(result.stdout);
@@ -322,7 +311,7 @@ describe('the compiled bin as a process: its exit statuses, and no stack trace',
     // The process runs on the real clock: so does this cluster.
     const cluster = new SimCluster({ seed: 3 });
     const names = cluster.addNodes(3, { zones: ['eu-west-1a'] });
-    killNode(cluster, names[1] as string, Date.now());
+    stopKubeletLongAgo(cluster, names[1] as string, Date.now());
     sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-bin', token: TOKEN });
   });
   after(() => sim.close());

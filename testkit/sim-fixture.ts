@@ -69,3 +69,16 @@ export async function startSimFixture(
     },
   };
 }
+
+/**
+ * Stops the kubelet of node `name` as if it had died 5 minutes before `now`, on a 4-s lease: the
+ * first look finds it silent, and a look one renew interval (~2.6 s) after that confirms it
+ * (core/renewal-clock.ts), so two looks 3 s apart page it.
+ */
+export function stopKubeletLongAgo(cluster: SimCluster, name: string, now: number): void {
+  cluster.stopKubelet(name);
+  cluster.setLeaseField(name, {
+    renewTime: new Date(now - 300_000).toISOString().replace('Z', '000Z'),
+    leaseDurationSeconds: 4,
+  });
+}
