@@ -29,7 +29,7 @@ import { ClusterReadError, type Notifier, type SilenceStore } from '../lambda/po
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
 import type { CommonOptions, WatchOptions } from './args.js';
-import { type Io, timeOfDay } from './io.js';
+import { type AwsClients, type Io, timeOfDay } from './io.js';
 import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
 
@@ -121,8 +121,14 @@ export function composeCheck(options: CommonOptions, io: Io): CheckParts {
   return { ...policies, cluster: reader.cluster, reader };
 }
 
+/** The default of `Io.aws`: the SDK's clients, configured from the process environment. */
+const SDK_CLIENTS: AwsClients = {
+  sns: (region) => new SNSClient({ region }),
+  dynamodb: (region) => new DynamoDBClient({ region }),
+};
+
 /** Where notifications go: SNS with --sns-topic-arn, else the terminal. */
-function notifierFor(options: WatchOptions, held: string[]): Notifier {
+function notifierFor(options: WatchOptions, io: Io, held: string[]): Notifier {
   const contextFor = () => ({
     namespace: options.namespace,
     kube: options.context === undefined ? undefined : { context: options.context },
@@ -130,7 +136,7 @@ function notifierFor(options: WatchOptions, held: string[]): Notifier {
   if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
   const region = options.snsTopicArn.split(':')[3];
   const sns = new SnsNotifier({
-    client: new SNSClient({ region }),
+    client: (io.aws ?? SDK_CLIENTS).sns(region),
     topicArn: options.snsTopicArn,
     contextFor,
   });
@@ -158,7 +164,7 @@ export function composeWatch(options: WatchOptions, io: Io): WatchParts {
     cycle: {
       reader,
       store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
-      notifier: notifierFor(options, held),
+      notifier: notifierFor(options, io, held),
       policy: policies.policy,
       alertPolicy: policies.alertPolicy,
       clock: io.now,
@@ -185,7 +191,7 @@ export function composeSilences(
 ): { readonly cluster: string; readonly store: SilenceStore } {
   const { store } = options;
   if (store.kind === 'table') {
-    const client = new DynamoDBClient({ region: store.region ?? io.env.AWS_REGION });
+    const client = (io.aws ?? SDK_CLIENTS).dynamodb(store.region ?? io.env.AWS_REGION);
     // parseSilence refuses --table without --cluster.
     const cluster = options.cluster as string;
     return {

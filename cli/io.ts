@@ -1,4 +1,17 @@
 /** The terminal and environment a command runs in, and what its exit status means. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SNSClient } from '@aws-sdk/client-sns';
+
+/**
+ * The AWS SDK clients a command builds, for a region. The real command uses the SDK's own
+ * constructors, which take endpoints and credentials from the process's environment; a test run
+ * in process hands in clients pointed at local servers instead of changing `process.env`.
+ */
+export interface AwsClients {
+  sns(region: string | undefined): SNSClient;
+  dynamodb(region: string | undefined): DynamoDBClient;
+}
+
 export interface Io {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -6,6 +19,13 @@ export interface Io {
   readonly now: () => number;
   /** Aborted on Ctrl-C. */
   readonly signal: AbortSignal;
+  /**
+   * Waits `ms` on the command's clock (`watch` between looks); rejects when `signal` aborts.
+   * Default: a real timer (`timers/promises`). A test hands in a fake clock's.
+   */
+  readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /** Default: the SDK's constructors (endpoints and credentials from the process environment). */
+  readonly aws?: AwsClients | undefined;
 }
 
 export const EXIT_OK = 0;

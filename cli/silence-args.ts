@@ -128,11 +128,12 @@ function storeOf(values: Record<string, unknown>): SilenceStoreOption {
   );
 }
 
-/** Parses the words after `silence`; `help` when asked for (or nothing given). */
-export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
-  let parsed: ReturnType<typeof parseArgs>;
+type Values = ReturnType<typeof parseArgs>['values'];
+
+/** The words after `silence`, read by node:util's parseArgs; its refusals as one usage line. */
+function words(argv: readonly string[]): { values: Values; positionals: string[] } {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
@@ -155,7 +156,55 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
     throw usage(message.replace(/\. To specify a positional.*$/, ''));
   }
-  const { values, positionals } = parsed;
+}
+
+/** Refuses a flag of another verb (`--for` with `list`, …). */
+function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
+  const extra = ['node', 'selector', 'for', 'comment', 'output'].find(
+    (flag) => values[flag] !== undefined && !allowed.includes(flag),
+  );
+  if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
+}
+
+function expireOf(
+  rest: readonly string[],
+  values: Values,
+  common: SilenceCommonOptions,
+): SilenceCommand {
+  onlyFlags(values, 'expire', []);
+  const [id, ...more] = rest;
+  if (id === undefined) throw usage('expire needs the ID of the silence (see silence list)');
+  if (more.length > 0) throw usage(`expire takes one ID (got also "${sanitize(more[0] ?? '')}")`);
+  if (!isSilenceId(id)) throw usage(`expire: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
+  return Object.freeze({ verb: 'expire', id, ...common });
+}
+
+function listOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
+  onlyFlags(values, 'list', ['output']);
+  const output = (values.output as string | undefined) ?? 'table';
+  if (output !== 'table' && output !== 'json') {
+    throw usage(`list --output must be table or json (got "${sanitize(output)}")`);
+  }
+  return Object.freeze({ verb: 'list', output, ...common });
+}
+
+function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
+  onlyFlags(values, 'add', ['node', 'selector', 'for', 'comment']);
+  return Object.freeze({
+    verb: 'add',
+    target: targetOf(
+      (values.node as string[] | undefined) ?? [],
+      values.selector as string | undefined,
+    ),
+    forSeconds: forSecondsOf(values.for as string | undefined),
+    comment: commentOf(values.comment as string | undefined),
+    ...common,
+  });
+}
+
+/** Parses the words after `silence`; `help` when asked for (or nothing given). */
+export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
+  const { values, positionals } = words(argv);
   const [verb, ...rest] = positionals;
   if (values.help || verb === undefined) return 'help';
   if (verb !== 'add' && verb !== 'list' && verb !== 'expire') {
@@ -167,39 +216,7 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
     kubeconfig: values.kubeconfig as string | undefined,
     context: values.context as string | undefined,
   };
-  const only = (allowed: readonly string[]) => {
-    const extra = ['node', 'selector', 'for', 'comment', 'output'].find(
-      (flag) => values[flag] !== undefined && !allowed.includes(flag),
-    );
-    if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
-  };
-  if (verb === 'expire') {
-    only([]);
-    const [id, ...more] = rest;
-    if (id === undefined) throw usage('expire needs the ID of the silence (see silence list)');
-    if (more.length > 0) throw usage(`expire takes one ID (got also "${sanitize(more[0] ?? '')}")`);
-    if (!isSilenceId(id))
-      throw usage(`expire: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
-    return Object.freeze({ verb, id, ...common });
-  }
+  if (verb === 'expire') return expireOf(rest, values, common);
   if (rest.length > 0) throw usage(`${verb}: unexpected argument "${sanitize(rest[0] ?? '')}"`);
-  if (verb === 'list') {
-    only(['output']);
-    const output = (values.output as string | undefined) ?? 'table';
-    if (output !== 'table' && output !== 'json') {
-      throw usage(`list --output must be table or json (got "${sanitize(output)}")`);
-    }
-    return Object.freeze({ verb, output, ...common });
-  }
-  only(['node', 'selector', 'for', 'comment']);
-  return Object.freeze({
-    verb,
-    target: targetOf(
-      (values.node as string[] | undefined) ?? [],
-      values.selector as string | undefined,
-    ),
-    forSeconds: forSecondsOf(values.for as string | undefined),
-    comment: commentOf(values.comment as string | undefined),
-    ...common,
-  });
+  return verb === 'list' ? listOf(values, common) : addOf(values, common);
 }

@@ -9,7 +9,7 @@
  * node is paged at its deadline rather than at the next tick. A re-check does not move the ticks,
  * and does not count in `--checks`.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout } from 'node:timers/promises';
 import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
 import { type CycleOutcome, MAX_REFUSALS, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
 import type { WatchOptions } from './args.js';
@@ -93,13 +93,18 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
 }
 
 /**
- * Waits until `at` on the watchdog's clock (at once when it has passed): one timer, rounded up to
+ * Waits until `at` on the watchdog's clock (at once when it has passed): one sleep, rounded up to
  * the next millisecond, so a re-check is not earlier than the moment its check named. Rejects when
  * interrupted.
  */
 async function sleepUntil(at: number, io: Io): Promise<void> {
   const wait = Math.ceil(at - io.now());
-  if (wait > 0) await sleep(wait, undefined, { signal: io.signal });
+  if (wait > 0) await (io.sleep ?? realSleep)(wait, io.signal);
+}
+
+/** The default of `Io.sleep`: real time. */
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return setTimeout(ms, undefined, { signal });
 }
 
 /**

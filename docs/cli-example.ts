@@ -3,13 +3,11 @@
  * cluster (a node that stopped renewing, one that reports Ready=False, one healthy), on a fixed
  * clock. `npm run docs:cli` rewrites it; test/docs.test.ts fails when it is not current.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { run } from '../cli/main.js';
+import { readFile, writeFile } from 'node:fs/promises';
 import { replaceSection } from '../lambda/settings/docs.js';
 import { SimCluster } from '../sim/cluster.js';
-import { startSimServer } from '../sim/server.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import { startSimFixture } from '../testkit/sim-fixture.js';
 
 const T0 = Date.parse('2026-11-29T17:50:00Z');
 const NAMES = [
@@ -19,16 +17,8 @@ const NAMES = [
 ] as const;
 
 async function capture(argv: string[], now: () => number): Promise<{ out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  await run(argv, {
-    stdout: (text) => out.push(text),
-    stderr: (text) => err.push(text),
-    env: {},
-    now,
-    signal: new AbortController().signal,
-  });
-  return { out: out.join('\n'), err: err.join('\n') };
+  const { stdoutLines, stderrLines } = await runInProcess(argv, { clock: { now } });
+  return { out: stdoutLines.join('\n'), err: stderrLines.join('\n') };
 }
 
 /** `lease-watchdog check` and the first lines of `watch` against the scripted cluster. */
@@ -37,11 +27,9 @@ export async function renderCliExample(): Promise<string> {
   const clock = () => now;
   const cluster = new SimCluster({ now: clock, seed: 42, jitter: false });
   for (const [name, zone] of NAMES) cluster.addNode({ name, zone, createdAt: T0 - 86_400_000 });
-  const dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-example-'));
-  const server = await startSimServer({ cluster });
+  const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-example' });
   try {
-    const kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    const { kubeconfig } = sim;
     now += 60_000;
     cluster.stopKubelet(NAMES[0][0]);
     cluster.setReady(NAMES[2][0], 'False', 'KubeletNotReady');
@@ -67,8 +55,7 @@ export async function renderCliExample(): Promise<string> {
       '```',
     ].join('\n');
   } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await sim.close();
   }
 }
 
@@ -93,11 +80,9 @@ export async function renderSelectorExample(): Promise<string> {
     createdAt,
     labels: gpu,
   });
-  const dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-example-'));
-  const server = await startSimServer({ cluster });
+  const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-example' });
   try {
-    const kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    const { kubeconfig } = sim;
     now += 60_000;
     cluster.stopKubelet('ip-10-0-3-12.eu-west-1.compute.internal');
     now += 125_000;
@@ -121,8 +106,7 @@ export async function renderSelectorExample(): Promise<string> {
       '```',
     ].join('\n');
   } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await sim.close();
   }
 }
 

@@ -1,18 +1,16 @@
 /**
- * `lease-watchdog watch` as a process against the simulated cluster, on the default
+ * `lease-watchdog watch` in process against the simulated cluster (on a fake clock), on the default
  * `--node-refresh` (900 s): whole Nodes are listed by the first check only, later checks read the
  * leases and the Table of Nodes, and a node that turns NotReady after the first check (its lease
  * still fresh) is paged by the next one. `--node-refresh 0` still lists whole Nodes every check.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SimCluster } from '../sim/cluster.js';
-import { type SentAnswer, type SimServer, startSimServer } from '../sim/server.js';
-import { runCli } from '../testkit/cli-process.js';
+import type { SentAnswer, SimServer } from '../sim/server.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import { FakeClock } from '../testkit/fake-clock.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
 function nodeLists(sent: readonly SentAnswer[]): { whole: number; table: number } {
   const lists = sent.filter((a) => a.url.startsWith('/api/v1/nodes?'));
@@ -21,32 +19,42 @@ function nodeLists(sent: readonly SentAnswer[]): { whole: number; table: number 
 }
 
 describe('lease-watchdog watch: the API server cost per check', () => {
-  let dir: string;
+  const clock = new FakeClock();
+  let sim: SimFixture;
   let cluster: SimCluster;
   let names: string[];
   let server: SimServer;
   let kubeconfig: string;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-api-cost-'));
-    cluster = new SimCluster({ seed: 7 });
+    cluster = new SimCluster({ seed: 7, now: clock.now });
     names = cluster.addNodes(9, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
-    server = await startSimServer({ cluster });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-api-cost' });
+    ({ server, kubeconfig } = sim);
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
+
+  const runCli = (args: string[]) => runInProcess(args, { clock });
 
   it('lists whole Nodes once, then the Table, and pages a node turning NotReady at the next check', async () => {
     const node = names[4] as string;
     server.resetStats();
-    const run = runCli(['watch', '--kubeconfig', kubeconfig, '--interval', '2', '--checks', '2']);
-    // Once the first check has read the Nodes, the node turns NotReady (its kubelet still renews).
-    for (let i = 0; i < 1_500 && nodeLists(server.sent).whole === 0; i++) await sleep(10);
-    cluster.setReady(node, 'False', 'KubeletNotReady');
-    const result = await run;
+    // Once the first check has read the Nodes (between the two checks, 2 s apart on the clock),
+    // the node turns NotReady (its kubelet still renews).
+    let wholeBefore: number | undefined;
+    clock.at(clock.now() + 1_000, () => {
+      wholeBefore = nodeLists(server.sent).whole;
+      cluster.setReady(node, 'False', 'KubeletNotReady');
+    });
+    const result = await runCli([
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--interval',
+      '2',
+      '--checks',
+      '2',
+    ]);
+    assert.equal(wholeBefore, 1, 'the first check read whole Nodes before the node turned');
     cluster.setReady(node, 'True');
     assert.deepEqual(nodeLists(server.sent), { whole: 1, table: 1 }, result.stderr);
     assert.deepEqual(

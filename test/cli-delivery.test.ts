@@ -1,57 +1,46 @@
 /**
- * `lease-watchdog watch --sns-topic-arn` as a process when SNS does not take a notification on its
- * last check: with --state-file it is kept for the next run (and sent by it), without one it is
- * lost and the exit status says so.
+ * `lease-watchdog watch --sns-topic-arn` when SNS does not take a notification on its last check:
+ * with --state-file it is kept for the next run (and sent by it), without one it is lost and the
+ * exit status says so. In process, on a fake clock the simulated cluster shares; the real SNS
+ * client, pointed at the local server.
  */
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { AwsClients } from '../cli/io.js';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
-import { runCli } from '../testkit/cli-process.js';
+import { localAws, runInProcess } from '../testkit/cli-in-process.js';
+import { FakeClock } from '../testkit/fake-clock.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
 
-const cli = runCli;
-
 describe('lease-watchdog watch: a publish that fails on the last check', () => {
+  const clock = new FakeClock();
+  let sim: SimFixture;
   let dir: string;
-  let server: SimServer;
   let sns: SnsServer;
   let kubeconfig: string;
-  let env: Record<string, string>;
+  let aws: AwsClients;
+  const env = { AWS_REGION: 'eu-west-1' };
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-delivery-'));
-    const cluster = new SimCluster({ seed: 7 });
+    const cluster = new SimCluster({ seed: 7, now: clock.now });
     const names = cluster.addNodes(3, { zones: ['eu-west-1a'] });
     const dead = names[0] as string;
-    cluster.stopKubelet(dead);
-    cluster.setLeaseField(dead, {
-      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
-    server = await startSimServer({ cluster });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    stopKubeletLongAgo(cluster, dead, clock.now());
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-delivery' });
+    ({ dir, kubeconfig } = sim);
     sns = await startSnsServer();
-    env = {
-      AWS_ENDPOINT_URL_SNS: sns.url,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_REGION: 'eu-west-1',
-    };
+    aws = localAws({ sns: sns.url });
   });
   after(async () => {
     await sns.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await sim.close();
   });
+
+  const cli = (args: string[]) => runInProcess(args, { clock, env, aws });
 
   // Two checks: a node first seen already silent pages on the second, the last.
   const watch = (...extra: string[]) => [
@@ -69,7 +58,7 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
     const stateFile = join(dir, 'state.json');
     sns.reset();
     sns.failNext(100, 'internal');
-    const first = await cli(watch('--checks', '2', '--state-file', stateFile), env);
+    const first = await cli(watch('--checks', '2', '--state-file', stateFile));
     assert.equal(first.code, 1, first.stderr);
     assert.doesNotMatch(first.stderr, /retried next check/);
     assert.match(
@@ -79,7 +68,7 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
     assert.equal(sns.messages.length, 0);
 
     sns.reset();
-    const second = await cli(watch('--checks', '1', '--state-file', stateFile), env);
+    const second = await cli(watch('--checks', '1', '--state-file', stateFile));
     assert.equal(second.code, 1, second.stderr);
     assert.equal(sns.messages.length, 1, second.stderr);
     assert.match(sns.messages[0]?.subject ?? '', /FIRING: 1 node down/);
@@ -88,7 +77,7 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
   it('without --state-file: says it is lost, and exits 2', async () => {
     sns.reset();
     sns.failNext(100, 'internal');
-    const result = await cli(watch('--checks', '2'), env);
+    const result = await cli(watch('--checks', '2'));
     assert.equal(result.code, 2, result.stderr);
     assert.doesNotMatch(result.stderr, /retried next check/);
     assert.match(

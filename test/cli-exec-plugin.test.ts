@@ -1,7 +1,8 @@
 /**
  * An exec credential plugin's stderr can echo credentials: the CLI quotes it only with
- * -v/--verbose, and never what the plugin printed on stdout. Through run(), with a real plugin
- * (a node one-liner) in the kubeconfig.
+ * -v/--verbose, and never what the plugin printed on stdout. The command in process, with a real
+ * plugin (a node one-liner) in the kubeconfig: client-node runs it as a child process of its own,
+ * so the command need not be one.
  */
 
 import assert from 'node:assert/strict';
@@ -9,23 +10,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../cli/main.js';
+import { runInProcess as runCli } from '../testkit/cli-in-process.js';
 import { startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const SECRET = 'plugin-echoed-secret-7f3a';
-
-async function runCli(argv: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await run(argv, {
-    stdout: (t) => stdout.push(t),
-    stderr: (t) => stderr.push(t),
-    env: {},
-    now: Date.now,
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
 
 /** A kubeconfig whose user runs `node -e <script>` as its exec plugin. */
 function withPlugin(tiny: TinyApi, script: string): string {
@@ -62,16 +50,16 @@ describe('the CLI and an exec credential plugin', () => {
     );
     const quiet = await runCli(['check', '--kubeconfig', kubeconfig]);
     assert.equal(quiet.code, 2);
-    assert.equal(quiet.stderr.length, 1, quiet.stderr.join('\n'));
+    assert.equal(quiet.stderrLines.length, 1, quiet.stderrLines.join('\n'));
     assert.match(
-      quiet.stderr[0] ?? '',
+      quiet.stderrLines[0] ?? '',
       /credential plugin ".*" of kubeconfig user "tiny-user" failed: pass -v\/--verbose/,
     );
-    assert.doesNotMatch(quiet.stderr.join('\n'), new RegExp(SECRET));
+    assert.doesNotMatch(quiet.stderrLines.join('\n'), new RegExp(SECRET));
 
     const verbose = await runCli(['check', '--kubeconfig', kubeconfig, '-v']);
     assert.equal(verbose.code, 2);
-    assert.match(verbose.stderr.join('\n'), new RegExp(`login failed for token=${SECRET}`));
+    assert.match(verbose.stderrLines.join('\n'), new RegExp(`login failed for token=${SECRET}`));
   });
 
   it('what a plugin prints on stdout is never quoted, verbose or not', async () => {
@@ -79,7 +67,10 @@ describe('the CLI and an exec credential plugin', () => {
     await writeFile(kubeconfig, withPlugin(tiny, `process.stdout.write('token ${SECRET}')`));
     const result = await runCli(['check', '--kubeconfig', kubeconfig, '--verbose']);
     assert.equal(result.code, 2);
-    assert.match(result.stderr[0] ?? '', /failed: it did not print an ExecCredential \(JSON\)$/);
-    assert.doesNotMatch(result.stderr.join('\n'), new RegExp(SECRET));
+    assert.match(
+      result.stderrLines[0] ?? '',
+      /failed: it did not print an ExecCredential \(JSON\)$/,
+    );
+    assert.doesNotMatch(result.stderrLines.join('\n'), new RegExp(SECRET));
   });
 });

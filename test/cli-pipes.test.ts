@@ -1,19 +1,14 @@
 /**
  * The `lease-watchdog` process when the reader of its output goes away early (`check | head -6`):
- * the exit status still means what the README says.
+ * the exit status still means what the README says. A process test: a closed pipe (EPIPE on the
+ * process's own stdout and stderr) and the exit status exist only for the compiled bin.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
-
-const ROOT = new URL('..', import.meta.url).pathname;
-const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
+import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
 /** Runs the bin, closes its stdout and stderr after the first bytes; resolves to its exit code. */
 function runThenHangUp(args: string[]): Promise<number | null> {
@@ -29,22 +24,16 @@ function runThenHangUp(args: string[]): Promise<number | null> {
 }
 
 describe('lease-watchdog CLI: output closed early (EPIPE)', () => {
-  let dir: string;
-  let server: SimServer;
+  let sim: SimFixture;
   let kubeconfig: string;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-pipes-'));
     const cluster = new SimCluster({ seed: 5 });
     // A table far larger than a pipe's buffer: the writes after the reader left fail with EPIPE.
     cluster.addNodes(2_000, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
-    server = await startSimServer({ cluster });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-pipes' });
+    kubeconfig = sim.kubeconfig;
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
 
   it('check on a healthy cluster exits 0 however early its reader leaves', async () => {
     const codes: (number | null)[] = [];

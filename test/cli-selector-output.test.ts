@@ -1,18 +1,19 @@
 /**
- * kubectl's hands on the CLI, as a process against the simulated cluster: `-l/--selector` chooses
+ * kubectl's hands on the CLI, in process against the simulated cluster (on a fake clock they share): `-l/--selector` chooses
  * the nodes a check looks at (the others are not shown, counted, paged, nor orphans), `-o wide`
  * adds where each node runs, `--no-headers` drops the header row, and `-o yaml` is the JSON
  * document as YAML, hostile label values and reasons included.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
-import { type CliResult, runCli } from '../testkit/cli-process.js';
+import type { SimServer } from '../sim/server.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import type { CliResult } from '../testkit/cli-process.js';
+import { FakeClock } from '../testkit/fake-clock.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 
 const GROUP = 'eks.amazonaws.com/nodegroup';
 const GPU = { [GROUP]: 'gpu', 'karpenter.sh/capacity-type': 'spot' };
@@ -38,28 +39,23 @@ function assertOneLineFailure(result: CliResult, pattern: RegExp): void {
 }
 
 describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulated cluster', () => {
+  const clock = new FakeClock();
+  let sim: SimFixture;
   let dir: string;
   let cluster: SimCluster;
   let server: SimServer;
   let kubeconfig: string;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-selector-'));
-    cluster = new SimCluster({ seed: 11 });
-    const createdAt = Date.now() - 86_400_000;
+    cluster = new SimCluster({ seed: 11, now: clock.now });
+    const createdAt = clock.now() - 86_400_000;
     for (const name of ['gpu-1', 'gpu-2', 'gpu-3'])
       cluster.addNode({ name, zone: 'eu-west-1a', createdAt, labels: GPU });
     for (const name of ['web-1', 'web-2', 'web-3'])
       cluster.addNode({ name, zone: 'eu-west-1b', createdAt });
     // Outside the gpu group: a dead node and a node without a lease, both alerting.
     cluster.addNode({ name: 'web-nolease', zone: 'eu-west-1b', createdAt, lease: false });
-    cluster.stopKubelet('web-1');
-    cluster.setLeaseField('web-1', {
-      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
+    stopKubeletLongAgo(cluster, 'web-1', clock.now());
     // A gpu node deleted, its lease left behind: an orphan without a selector.
     cluster.deleteNode('gpu-3', { keepLease: true });
     // Label values YAML would misread, and a reason with control characters and a line break.
@@ -70,15 +66,12 @@ describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulate
       labels: { [GROUP]: 'null', 'node.kubernetes.io/instance-type': '1e3', pool: 'odd' },
     });
     cluster.setReady('odd-1', 'False', 'yes: #not a comment\n- \u001b[2Jcleared');
-    server = await startSimServer({ cluster });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-selector' });
+    ({ dir, server, kubeconfig } = sim);
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
 
+  const runCli = (args: string[]) => runInProcess(args, { clock });
   const check = (...args: string[]) => runCli(['check', '--kubeconfig', kubeconfig, ...args]);
   const json = (result: CliResult) => JSON.parse(result.stdout) as JsonReport;
 

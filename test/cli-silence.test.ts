@@ -1,7 +1,8 @@
 /**
- * `lease-watchdog silence add|list|expire --state-file` as a process, and `watch --state-file`
- * honouring it: the simulated cluster over HTTPS, the compiled bin. Plus the file store's audit
- * period on an injected clock.
+ * `lease-watchdog silence add|list|expire --state-file`, and `watch --state-file` honouring it:
+ * the command in process against the simulated cluster over HTTPS, on a fake clock they share
+ * (the table's store through the real DynamoDB client, pointed at a closed port). Plus the file
+ * store's audit period on an injected clock.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -11,9 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
 import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
-import { type CliResult, runCli } from '../testkit/cli-process.js';
+import { localAws, runInProcess } from '../testkit/cli-in-process.js';
+import type { CliResult } from '../testkit/cli-process.js';
+import { FakeClock } from '../testkit/fake-clock.js';
 import { closedPort } from '../testkit/ports.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 
 const TOKEN = 'cli-silence-secret-token-0123456789';
 
@@ -28,35 +31,26 @@ function assertCleanFailure(result: CliResult, pattern: RegExp): void {
 }
 
 describe('silence --state-file, honoured by watch --state-file', () => {
-  let dir: string;
+  const clock = new FakeClock();
+  let sim: SimFixture;
   let cluster: SimCluster;
-  let server: SimServer;
   let kubeconfig: string;
   let stateFile: string;
   let dead: string;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-'));
-    cluster = new SimCluster({ seed: 5 });
+    cluster = new SimCluster({ seed: 5, now: clock.now });
     const names = cluster.addNodes(4, { zones: ['eu-west-1a', 'eu-west-1b'] });
-    server = await startSimServer({ cluster, token: TOKEN });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
-    stateFile = join(dir, 'state.json');
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-silence', token: TOKEN });
+    kubeconfig = sim.kubeconfig;
+    stateFile = join(sim.dir, 'state.json');
     dead = names[1] as string;
-    cluster.stopKubelet(dead);
-    cluster.setLeaseField(dead, {
-      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
+    stopKubeletLongAgo(cluster, dead, clock.now());
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
 
+  const runCli = (args: string[], options: Parameters<typeof runInProcess>[1] = {}) =>
+    runInProcess(args, { clock, ...options });
   const store = () => ['--state-file', stateFile, '--kubeconfig', kubeconfig];
   const watch = () =>
     runCli([
@@ -183,10 +177,8 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     );
     assertCleanFailure(
       await runCli(['silence', 'list', '--table', 't', '--cluster', 'prod'], {
-        AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}`,
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        AWS_REGION: 'eu-west-1',
+        aws: localAws({ dynamodb: `http://127.0.0.1:${await closedPort()}` }),
+        env: { AWS_REGION: 'eu-west-1' },
       }),
       /cannot use the silences in DynamoDB table t: .*ECONNREFUSED.* \(check --table, --region/,
     );

@@ -1,20 +1,24 @@
 /**
- * Two `lease-watchdog watch` processes on one --state-file: the second is refused with one line
- * (exit 2) while the first runs; a lock left by a process that is gone is taken over.
+ * Two `lease-watchdog watch` on one --state-file: the second is refused with one line (exit 2)
+ * while the first runs; a lock left by a process that is gone is taken over. The lock holds a
+ * process id, so the first watcher is a true process (the compiled bin): its lock names another
+ * pid than this one, and Ctrl-C (SIGINT) ends it with exit 0 and its lock removed. The second
+ * watcher and the takeover run in process.
  */
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
-import { BIN, NODE, ROOT, runCli } from '../testkit/cli-process.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
-const cli = runCli;
+/** In process, on the real clock the process beside it runs on; stopped after a minute at most. */
+const cli = (args: string[]) => runInProcess(args, { signal: AbortSignal.timeout(60_000) });
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -34,23 +38,18 @@ function deadPid(): Promise<number> {
 }
 
 describe('lease-watchdog watch: one process per state file', () => {
+  let sim: SimFixture;
   let dir: string;
-  let server: SimServer;
   let kubeconfig: string;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-lock-'));
     const cluster = new SimCluster({ seed: 9 });
     cluster.addNodes(3, { zones: ['eu-west-1a'] });
-    server = await startSimServer({ cluster });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-lock' });
+    ({ dir, kubeconfig } = sim);
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
 
-  it('refuses a second process with one line and exit 2; the first removes its lock', async () => {
+  it('refuses a second watcher with one line and exit 2; the first process removes its lock', async () => {
     const stateFile = join(dir, 'state.json');
     const lock = `${stateFile}.lock`;
     const first = spawn(

@@ -6,11 +6,9 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../cli/main.js';
+import { runInProcess as runCli } from '../testkit/cli-in-process.js';
+import { type TempKubeconfig, tempKubeconfig } from '../testkit/sim-fixture.js';
 import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
 
 const ESC = '\u001b';
@@ -18,19 +16,6 @@ const CLEAR = `${ESC}[2J${ESC}[H`;
 // Control characters (C0 except nothing, DEL, C1) and bidi overrides: none may reach a terminal.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting them is the point.
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
-async function runCli(argv: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await run(argv, {
-    stdout: (t) => stdout.push(t),
-    stderr: (t) => stderr.push(t),
-    env: {},
-    now: Date.now,
-    signal: new AbortController().signal,
-  });
-  return { code, out: stdout.join('\n'), err: stderr.join('\n') };
-}
 
 const HOSTILE = `evil${CLEAR}node\u202e`;
 const LONG = `n${'x'.repeat(300)}`;
@@ -49,14 +34,13 @@ function node(name: string, ready: 'True' | 'False', reason = '', message = '') 
 
 describe('terminal output is sanitised', () => {
   let tiny: TinyApi;
-  let dir: string;
+  let files: TempKubeconfig;
   let kubeconfig: string;
 
   before(async () => {
     tiny = await startTinyApi();
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-term-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    await tiny.writeKubeconfig(kubeconfig);
+    files = await tempKubeconfig(tiny, 'lease-watchdog-term');
+    kubeconfig = files.kubeconfig;
     tiny.serve((req, res) => {
       const path = new URL(req.url ?? '/', 'https://x').pathname;
       if (path === LEASES_PATH) {
@@ -81,30 +65,30 @@ describe('terminal output is sanitised', () => {
   });
   after(async () => {
     await tiny.close();
-    await rm(dir, { recursive: true, force: true });
+    await files.remove();
   });
 
   it('check: the table escapes names and the Ready reason and message', async () => {
     const result = await runCli(['check', '--kubeconfig', kubeconfig]);
-    assert.equal(result.code, 1, result.err);
-    assert.doesNotMatch(result.out + result.err, RAW);
-    assert.match(result.out, /^ok-1 /m, 'a valid name is shown as is');
-    assert.match(result.out, /^"evil\\x1b\[2J\\x1b\[Hnode\\u\{202e\}" /m);
-    assert.match(result.out, new RegExp(`^"n${'x'.repeat(252)}…" `, 'm'), 'cut at 253');
-    assert.match(result.out, /Kubelet\\x1b\]0;pwned\\x1b\\\\/);
+    assert.equal(result.code, 1, result.stderr);
+    assert.doesNotMatch(result.stdout + result.stderr, RAW);
+    assert.match(result.stdout, /^ok-1 /m, 'a valid name is shown as is');
+    assert.match(result.stdout, /^"evil\\x1b\[2J\\x1b\[Hnode\\u\{202e\}" /m);
+    assert.match(result.stdout, new RegExp(`^"n${'x'.repeat(252)}…" `, 'm'), 'cut at 253');
+    assert.match(result.stdout, /Kubelet\\x1b\]0;pwned\\x1b\\\\/);
   });
 
   it('check -o json stays JSON, with the raw names', async () => {
     const result = await runCli(['check', '--kubeconfig', kubeconfig, '-o', 'json']);
-    assert.doesNotMatch(result.out, RAW);
-    const parsed = JSON.parse(result.out) as { nodes: { name: string }[] };
+    assert.doesNotMatch(result.stdout, RAW);
+    const parsed = JSON.parse(result.stdout) as { nodes: { name: string }[] };
     assert.ok(parsed.nodes.some((n) => n.name === HOSTILE));
   });
 
   it('watch: its lines escape names and reasons', async () => {
     const result = await runCli(['watch', '--kubeconfig', kubeconfig, '--checks', '1']);
-    assert.doesNotMatch(result.out + result.err, RAW);
-    assert.match(result.out, /! sick {2}not-ready/);
+    assert.doesNotMatch(result.stdout + result.stderr, RAW);
+    assert.match(result.stdout, /! sick {2}not-ready/);
   });
 
   it('an error quoting a Status message escapes it', async () => {
@@ -113,7 +97,7 @@ describe('terminal output is sanitised', () => {
     );
     const result = await runCli(['check', '--kubeconfig', kubeconfig]);
     assert.equal(result.code, 2);
-    assert.doesNotMatch(result.err, RAW);
-    assert.match(result.err, /etcd \\x1b\[2J\\x1b\[His fine/);
+    assert.doesNotMatch(result.stderr, RAW);
+    assert.match(result.stderr, /etcd \\x1b\[2J\\x1b\[His fine/);
   });
 });

@@ -1,21 +1,26 @@
 /**
- * TLS that does not depend on the environment, and passwords that never show: the CLI and the
- * reader as child processes against the simulated cluster over HTTPS. NODE_TLS_REJECT_UNAUTHORIZED=0
- * does not make a certificate from the wrong CA pass; the CLI refuses to run with it unless
- * --insecure-skip-tls-verify is given (then warns), a kubeconfig asking to skip verification gets
- * a warning, and a server URL with a password in it is refused without quoting the password.
+ * TLS that does not depend on the environment, and passwords that never show, against the
+ * simulated cluster over HTTPS. NODE_TLS_REJECT_UNAUTHORIZED=0 does not make a certificate from
+ * the wrong CA pass; the CLI refuses to run with it unless --insecure-skip-tls-verify is given
+ * (then warns), a kubeconfig asking to skip verification gets a warning, and a server URL with a
+ * password in it is refused without quoting the password.
+ *
+ * NODE_TLS_REJECT_UNAUTHORIZED is process-wide (it would loosen every connection of this test
+ * run), so what it does is seen in child processes with it set: the reader, and the compiled
+ * bin refusing it or running with --insecure-skip-tls-verify. The rest runs in process.
  */
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
 import { renderKubeconfig } from '../sim/kubeconfig.js';
 import { generateSimPki } from '../sim/pki.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
+import type { SimServer } from '../sim/server.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -40,7 +45,10 @@ function spawn(args: string[], env: Record<string, string> = {}): Promise<Result
   });
 }
 
-const cli = (args: string[], env?: Record<string, string>) => spawn([BIN, ...args], env);
+/** The compiled bin as a process. */
+const bin = (args: string[], env?: Record<string, string>) => spawn([BIN, ...args], env);
+/** The command in process, its environment empty. */
+const cli = (args: string[]) => runInProcess(args);
 
 /** Node's own warning about the variable, which is not ours to print or suppress. */
 const ours = (stderr: string) =>
@@ -49,18 +57,16 @@ const ours = (stderr: string) =>
     .filter((l) => l && !/^\(node:\d+\) Warning: Setting the NODE_TLS|--trace-warnings/.test(l));
 
 describe('TLS and credentials in the CLI', () => {
+  let sim: SimFixture;
   let dir: string;
   let server: SimServer;
-  let good: string;
   let wrongCa: string;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-tls-'));
     const cluster = new SimCluster({ seed: 5 });
     cluster.addNodes(3);
-    server = await startSimServer({ cluster, token: TOKEN });
-    good = join(dir, 'good');
-    await server.writeKubeconfig(good);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-tls', token: TOKEN });
+    ({ dir, server } = sim);
     wrongCa = join(dir, 'wrong-ca');
     const other = await generateSimPki();
     await writeFile(
@@ -68,10 +74,7 @@ describe('TLS and credentials in the CLI', () => {
       renderKubeconfig({ server: server.url, caPem: other.caPem, token: TOKEN }),
     );
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
 
   it('the reader rejects a certificate from the wrong CA with NODE_TLS_REJECT_UNAUTHORIZED=0 set', async () => {
     const script = [
@@ -90,7 +93,7 @@ describe('TLS and credentials in the CLI', () => {
   });
 
   it('the CLI refuses to run with NODE_TLS_REJECT_UNAUTHORIZED=0', async () => {
-    const result = await cli(['check', '--kubeconfig', wrongCa], {
+    const result = await bin(['check', '--kubeconfig', wrongCa], {
       NODE_TLS_REJECT_UNAUTHORIZED: '0',
     });
     assert.equal(result.code, 2, result.stderr);
@@ -108,7 +111,7 @@ describe('TLS and credentials in the CLI', () => {
   });
 
   it('--insecure-skip-tls-verify runs with the variable set, and warns', async () => {
-    const result = await cli(['check', '--kubeconfig', wrongCa, '--insecure-skip-tls-verify'], {
+    const result = await bin(['check', '--kubeconfig', wrongCa, '--insecure-skip-tls-verify'], {
       NODE_TLS_REJECT_UNAUTHORIZED: '0',
     });
     assert.equal(result.code, 0, result.stderr);

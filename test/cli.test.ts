@@ -1,22 +1,25 @@
 /**
- * The `lease-watchdog` command as a process, against the simulated cluster over HTTPS: exit
- * statuses, the JSON contract, and one clean line on stderr for every failure class.
+ * The `lease-watchdog` command against the simulated cluster over HTTPS: exit statuses, the JSON
+ * contract, and one clean line on stderr for every failure class. In process (testkit/
+ * cli-in-process.ts), on a fake clock the simulated cluster shares, so `watch` waits no real time;
+ * SNS through the real client pointed at the local server. A few runs of the compiled bin as a
+ * process cover what only a process shows: its exit statuses and no stack trace on stderr.
  */
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
+import type { SimServer } from '../sim/server.js';
+import { localAws, runInProcess } from '../testkit/cli-in-process.js';
 import { type CliResult as Result, runCli } from '../testkit/cli-process.js';
+import { FakeClock } from '../testkit/fake-clock.js';
 import { closedPort } from '../testkit/ports.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 import { startSnsServer } from '../testkit/sns-server.js';
 
 const TOKEN = 'cli-test-secret-token-0123456789';
-
-const cli = runCli;
 
 /** An expected failure: exit 2, exactly one line on stderr, no stack trace, no secret. */
 function assertCleanFailure(result: Result, pattern: RegExp): void {
@@ -31,6 +34,8 @@ function assertCleanFailure(result: Result, pattern: RegExp): void {
 }
 
 describe('lease-watchdog CLI against the simulated cluster', () => {
+  const clock = new FakeClock();
+  let sim: SimFixture;
   let dir: string;
   let cluster: SimCluster;
   let server: SimServer;
@@ -39,18 +44,16 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
   let names: string[];
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-'));
-    cluster = new SimCluster({ seed: 3 });
+    cluster = new SimCluster({ seed: 3, now: clock.now });
     names = cluster.addNodes(9, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
-    server = await startSimServer({ cluster, token: TOKEN });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli', token: TOKEN });
+    ({ dir, server, kubeconfig } = sim);
     dead = names[4] as string;
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
+
+  const cli = (args: string[], options: Parameters<typeof runInProcess>[1] = {}) =>
+    runInProcess(args, { clock, ...options });
 
   it('exits 0 and prints a kubectl-like table when every node is healthy', async () => {
     const result = await cli(['check', '--kubeconfig', kubeconfig]);
@@ -64,13 +67,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
   });
 
   it('exits 1 and reports the dead node in the JSON contract', async () => {
-    cluster.stopKubelet(dead);
-    cluster.setLeaseField(dead, {
-      renewTime: new Date(Date.now() - 300_000).toISOString().replace('Z', '000Z'),
-      // A short lease: its silence is confirmed by a look one renew interval (~2.6 s) after the
-      // first (core/renewal-clock.ts), so two looks 3 s apart page it.
-      leaseDurationSeconds: 4,
-    });
+    stopKubeletLongAgo(cluster, dead, clock.now());
     const result = await cli(['check', '--kubeconfig', kubeconfig, '--output', 'json']);
     assert.equal(result.code, 1, result.stderr);
     const json = JSON.parse(result.stdout);
@@ -165,17 +162,13 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
     );
   });
 
-  it('watch --sns-topic-arn publishes through the real SNS client to AWS_ENDPOINT_URL_SNS; --state-file carries incidents across runs', async () => {
+  it('watch --sns-topic-arn publishes through the real SNS client to the local server; --state-file carries incidents across runs', async () => {
     const sns = await startSnsServer();
     try {
       const topic = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
       const stateFile = join(dir, 'state.json');
-      const env = {
-        AWS_ENDPOINT_URL_SNS: sns.url,
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        AWS_REGION: 'eu-west-1',
-      };
+      const aws = localAws({ sns: sns.url });
+      const env = { AWS_REGION: 'eu-west-1' };
       // Two checks: a node first seen already silent waits one check before it pages.
       const args = [
         'watch',
@@ -190,15 +183,15 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
         '--state-file',
         stateFile,
       ];
-      const first = await cli(args, env);
+      const first = await cli(args, { env, aws });
       assert.equal(first.code, 1, first.stderr);
       assert.match(first.stdout, /published to SNS: \[lease-watchdog-sim\] FIRING: 1 node down/);
       assert.equal(sns.messages.length, 1);
       assert.equal(sns.messages[0]?.topicArn, topic);
       assert.match(sns.messages[0]?.message ?? '', new RegExp(dead.replace(/\./g, '\\.')));
 
-      // A second run (a new process) remembers the open incident: nothing new to send.
-      const second = await cli(args, env);
+      // A second run (a new command) remembers the open incident: nothing new to send.
+      const second = await cli(args, { env, aws });
       assert.equal(second.code, 1, second.stderr);
       assert.equal(sns.messages.length, 1, 'no second FIRING for the same incident');
       assert.doesNotMatch(second.stdout, /published to SNS/);
@@ -309,5 +302,31 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
         /cannot reach the API server/,
       );
     });
+  });
+});
+
+describe('the compiled bin as a process: its exit statuses, and no stack trace', () => {
+  let sim: SimFixture;
+  before(async () => {
+    // The process runs on the real clock: so does this cluster.
+    const cluster = new SimCluster({ seed: 3 });
+    const names = cluster.addNodes(3, { zones: ['eu-west-1a'] });
+    stopKubeletLongAgo(cluster, names[1] as string, Date.now());
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-bin', token: TOKEN });
+  });
+  after(() => sim.close());
+
+  it('exits 1 when a node is alerting', async () => {
+    const result = await runCli(['check', '--kubeconfig', sim.kubeconfig, '-o', 'json']);
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(JSON.parse(result.stdout).summary.expired, 1);
+  });
+
+  it('exits 2 with one clean line for an expected failure', async () => {
+    await sim.server.writeKubeconfig(join(sim.dir, 'wrong-token'), { token: 'not-the-token' });
+    assertCleanFailure(
+      await runCli(['check', '--kubeconfig', join(sim.dir, 'wrong-token')]),
+      /rejected the credentials \(401 Unauthorized\)/,
+    );
   });
 });

@@ -7,11 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULTS } from '../lambda/settings/index.js';
+import { type TempKubeconfig, tempKubeconfig } from '../testkit/sim-fixture.js';
 import {
   type Harness,
   kindOf,
@@ -29,16 +28,17 @@ const LIMIT_MS = DEFAULTS.stuckRemovalSeconds * 1000;
 describe('lambda e2e: a cordoned node that stays silent', { skip: missing }, () => {
   let h: Harness;
   let target: SimTarget;
+  let files: TempKubeconfig | undefined;
   let dir: string;
   before(async () => {
     h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
     target = h.target('prod');
-    dir = await mkdtemp(join(tmpdir(), 'lambda-e2e-stuck-'));
-    await target.server.writeKubeconfig(join(dir, 'kubeconfig'));
+    files = await tempKubeconfig(target.server, 'lambda-e2e-stuck');
+    dir = files.dir;
   });
   after(async () => {
     await h?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await files?.remove();
   });
 
   function kubectl(...args: string[]): Promise<string> {

@@ -7,14 +7,12 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../cli/main.js';
 import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
+import { runInProcess as runCli } from '../testkit/cli-in-process.js';
+import { type TempKubeconfig, tempKubeconfig } from '../testkit/sim-fixture.js';
 import {
   LEASES_PATH,
   sendJson,
@@ -47,42 +45,19 @@ function api(leases: (continueToken: string | null, res: ServerResponse) => void
   };
 }
 
-interface CliResult {
-  code: number;
-  stdout: string[];
-  stderr: string[];
-}
-
-async function runCli(
-  argv: string[],
-  env: Record<string, string | undefined> = {},
-): Promise<CliResult> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await run(argv, {
-    stdout: (t) => stdout.push(t),
-    stderr: (t) => stderr.push(t),
-    env,
-    now: Date.now,
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
-
 describe('bounded reads against a hostile API server', () => {
   let tiny: TinyApi;
-  let dir: string;
+  let files: TempKubeconfig;
   let kubeconfig: string;
 
   before(async () => {
     tiny = await startTinyApi();
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-bounds-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    await tiny.writeKubeconfig(kubeconfig);
+    files = await tempKubeconfig(tiny, 'lease-watchdog-bounds');
+    kubeconfig = files.kubeconfig;
   });
   after(async () => {
     await tiny.close();
-    await rm(dir, { recursive: true, force: true });
+    await files.remove();
   });
 
   function reader(bounds?: Partial<ReadBounds>, pageSize?: number): KubeClusterReader {
@@ -248,11 +223,11 @@ describe('bounded reads against a hostile API server', () => {
       it(c.name, async () => {
         tiny.serve(c.serve);
         const result = await runCli(['check', '--kubeconfig', kubeconfig]);
-        assert.equal(result.code, 2, result.stderr.join('\n'));
-        assert.equal(result.stderr.length, 1, result.stderr.join('\n'));
-        assert.match(result.stderr[0] ?? '', c.expect);
-        assert.deepEqual(result.stdout, []);
-        assert.doesNotMatch(result.stderr.join('\n'), new RegExp(TINY_TOKEN));
+        assert.equal(result.code, 2, result.stderrLines.join('\n'));
+        assert.equal(result.stderrLines.length, 1, result.stderrLines.join('\n'));
+        assert.match(result.stderrLines[0] ?? '', c.expect);
+        assert.deepEqual(result.stdoutLines, []);
+        assert.doesNotMatch(result.stderrLines.join('\n'), new RegExp(TINY_TOKEN));
       });
     }
   });

@@ -6,13 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../cli/main.js';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
 const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 const missing = probe.error ? `kubectl not installed: ${probe.error.message}` : undefined;
@@ -24,22 +22,18 @@ interface Checked {
 }
 
 describe('kubectl changes the sim, the watchdog follows', { skip: missing }, () => {
+  let sim: SimFixture | undefined;
   let dir: string;
-  let server: SimServer;
   let now = Date.parse('2026-11-30T12:00:00Z');
   let names: string[];
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'sim-kubectl-verdicts-'));
     const cluster = new SimCluster({ now: () => now, seed: 7, jitter: false });
     names = cluster.addNodes(4, { prefix: 'node-' });
-    server = await startSimServer({ cluster });
-    await server.writeKubeconfig(join(dir, 'kubeconfig'));
+    sim = await startSimFixture(cluster, { prefix: 'sim-kubectl-verdicts' });
+    dir = sim.dir;
   });
-  after(async () => {
-    await server?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim?.close());
 
   function kubectl(...args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
@@ -54,18 +48,9 @@ describe('kubectl changes the sim, the watchdog follows', { skip: missing }, () 
   }
 
   async function check(...extra: string[]): Promise<Checked> {
-    let stdout = '';
-    const code = await run(
+    const { code, stdout } = await runInProcess(
       ['check', '--kubeconfig', join(dir, 'kubeconfig'), '-o', 'json', ...extra],
-      {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: () => undefined,
-        env: {},
-        now: () => now,
-        signal: new AbortController().signal,
-      },
+      { clock: { now: () => now } },
     );
     return { code, nodes: (JSON.parse(stdout) as { nodes: Checked['nodes'] }).nodes };
   }

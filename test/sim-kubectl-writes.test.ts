@@ -8,13 +8,12 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
+import type { SimServer } from '../sim/server.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
 const NS = 'kube-node-lease';
 const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
@@ -29,6 +28,7 @@ interface Json {
 
 for (const bin of CLIENTS) {
   describe(`kubectl writes (${bin})`, () => {
+    let sim: SimFixture | undefined;
     let dir: string;
     let server: SimServer | undefined;
     let cluster: SimCluster;
@@ -37,16 +37,12 @@ for (const bin of CLIENTS) {
 
     before(async () => {
       if (missing) return;
-      dir = await mkdtemp(join(tmpdir(), 'sim-kubectl-writes-'));
       cluster = new SimCluster({ now: () => now, seed: 5, jitter: false });
       cluster.addNodes(6, { prefix: 'node-' });
-      server = await startSimServer({ cluster });
-      await server.writeKubeconfig(join(dir, 'kubeconfig'));
+      sim = await startSimFixture(cluster, { prefix: 'sim-kubectl-writes' });
+      ({ dir, server } = sim);
     });
-    after(async () => {
-      await server?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
+    after(() => sim?.close());
 
     function kubectl(...args: string[]): Promise<string> {
       return new Promise((resolve, reject) => {

@@ -4,19 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
+import type { SimServer } from '../sim/server.js';
 import { nodeStatusCell } from '../sim/table.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
 const NS = 'kube-node-lease';
 const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 const missing = probe.error ? `kubectl not installed: ${probe.error.message}` : undefined;
 
 describe('kubectl against the simulated cluster', () => {
+  let sim: SimFixture | undefined;
   let dir: string;
   let server: SimServer | undefined;
   let cluster: SimCluster;
@@ -26,7 +26,6 @@ describe('kubectl against the simulated cluster', () => {
 
   before(async () => {
     if (missing) return;
-    dir = await mkdtemp(join(tmpdir(), 'sim-kubectl-'));
     cluster = new SimCluster({ now: () => now, seed: 11 });
     // More than kubectl's page size (500), so kubectl follows `continue`.
     names = cluster.addNodes(620);
@@ -34,13 +33,10 @@ describe('kubectl against the simulated cluster', () => {
     cluster.setReady(names[2] as string, 'False');
     cluster.setReady(names[3] as string, 'Unknown');
     cluster.cordon(names[3] as string);
-    server = await startSimServer({ cluster });
-    await server.writeKubeconfig(join(dir, 'kubeconfig'));
+    sim = await startSimFixture(cluster, { prefix: 'sim-kubectl' });
+    ({ dir, server } = sim);
   });
-  after(async () => {
-    await server?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim?.close());
 
   function kubectl(...args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {

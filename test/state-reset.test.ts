@@ -2,7 +2,7 @@
  * A corrupt state is reset, kept aside, and announced once, instead of failing every invocation
  * forever: through the real handler with dynalite and the local SNS server, through the stores'
  * `loadOrReset` (chunked states, a head without a version, two runs resetting at once), and
- * through `lease-watchdog watch --state-file` as a process.
+ * through `lease-watchdog watch --state-file` (in process).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,9 +21,9 @@ import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-s
 import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import { StateConflictError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
-import { type SimServer, startSimServer } from '../sim/server.js';
-import { runCli } from '../testkit/cli-process.js';
+import { runInProcess as runCli } from '../testkit/cli-in-process.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
+import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 import { healthyClusterState } from '../testkit/state-fixtures.js';
 import {
   type Harness,
@@ -263,21 +263,16 @@ describe('FileStateStore.loadOrReset', () => {
 });
 
 describe('lease-watchdog watch --state-file: a corrupt file', () => {
+  let sim: SimFixture;
   let dir: string;
-  let server: SimServer;
   let kubeconfig: string;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-cli-reset-'));
     const cluster = new SimCluster({ seed: 3 });
     cluster.addNodes(2, { zones: ['eu-west-1a'] });
-    server = await startSimServer({ cluster });
-    kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-reset' });
+    ({ dir, kubeconfig } = sim);
   });
-  after(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sim.close());
 
   it('is renamed aside, the run goes on with one NOTICE, the next run says nothing of it', async () => {
     const stateFile = join(dir, 'state.json');
