@@ -1,8 +1,10 @@
+/**
+ * Builders and a check runner for the alert lifecycle tests (incidents, flapping, storms). The
+ * counts of an evaluation are the core's own (verdict-tally.ts), so the builders cannot drift.
+ */
+
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-/**
- * Builders and a check runner for the alert lifecycle tests (incidents, flapping, storms).
- */
 import type { AlertState } from '../lambda/core/alert-state.js';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import {
@@ -10,17 +12,15 @@ import {
   alertsForEvaluation,
   alertsForReadFailure,
 } from '../lambda/core/incidents.js';
-import {
-  type ClusterReadFailure,
-  type Evaluation,
-  isSilent,
-  type NodeGroupSummary,
-  type NodeVerdict,
-  VERDICTS,
-  type Verdict,
-  type ZoneSummary,
+import type {
+  ClusterReadFailure,
+  Evaluation,
+  NodeVerdict,
+  Verdict,
+  ZoneSummary,
 } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { tally } from '../lambda/core/verdict-tally.js';
 import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 
 /** The pinned time of the first check: 2026-11-29T18:00:00Z. */
@@ -73,37 +73,6 @@ export function nodes(
   );
 }
 
-/** Counts as the evaluator makes them: every node but orphaned leases; a null key leaves it out. */
-function countBy(
-  list: readonly NodeVerdict[],
-  keyOf: (node: NodeVerdict) => string | null,
-): [string, { total: number; silent: number }][] {
-  const byKey = new Map<string, { total: number; silent: number }>();
-  for (const node of list) {
-    if (node.verdict === 'orphaned-lease') continue;
-    const key = keyOf(node);
-    if (key === null) continue;
-    const counts = byKey.get(key) ?? { total: 0, silent: 0 };
-    counts.total++;
-    if (isSilent(node.verdict)) counts.silent++;
-    byKey.set(key, counts);
-  }
-  return [...byKey];
-}
-
-/** Zone counts as the evaluator makes them: zone null → ''. */
-export function zonesOf(list: readonly NodeVerdict[]): ZoneSummary[] {
-  return countBy(list, (node) => node.zone ?? '').map(([zone, counts]) => ({ zone, ...counts }));
-}
-
-/** Node group counts as the evaluator makes them: nodes without a node group left out. */
-export function nodeGroupsOf(list: readonly NodeVerdict[]): NodeGroupSummary[] {
-  return countBy(list, (node) => node.nodeGroup ?? null).map(([nodeGroup, counts]) => ({
-    nodeGroup,
-    ...counts,
-  }));
-}
-
 export function evaluation(options: {
   nodes: readonly NodeVerdict[];
   cluster?: string;
@@ -114,16 +83,16 @@ export function evaluation(options: {
   const sorted = [...options.nodes].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  const summary = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
-  for (const node of sorted) summary[node.verdict]++;
+  // The counts exactly as the evaluator makes them (lambda/core/verdict-tally.ts).
+  const counts = tally(sorted);
   return {
     cluster: options.cluster ?? CLUSTER,
     checkedAt: options.checkedAt ?? T0,
     serverTime: options.checkedAt ?? T0,
     nodes: sorted,
-    summary,
-    zones: options.zones ?? zonesOf(sorted),
-    nodeGroups: nodeGroupsOf(sorted),
+    summary: counts.summary,
+    zones: options.zones ?? counts.zones,
+    nodeGroups: counts.nodeGroups,
     observations: new Map(),
     ...(options.degraded === undefined ? {} : { degraded: options.degraded }),
   };
