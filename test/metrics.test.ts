@@ -13,28 +13,24 @@ import {
   SERVICE_NAME,
 } from '../lambda/adapters/metrics/emf-metrics.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
+import { captureEmf } from '../testkit/emf-capture.js';
 
 it('CheckSucceeded is written with the namespace and {service, cluster} dimensions the alarm reads', () => {
-  const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  const original = console.log;
-  console.log = (line: string) => lines.push(String(line));
-  process.stdout.write = ((chunk: string) =>
-    lines.push(String(chunk)) > 0) as typeof process.stdout.write;
+  const emf = captureEmf();
   try {
     const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
     powertoolsMetrics(metrics).record('prod-eu', 'CheckSucceeded', 1, 'Count');
   } finally {
-    process.stdout.write = write;
-    console.log = original;
+    emf.stop();
   }
-  const emf = lines.map((l) => JSON.parse(l)).find((o) => o.CheckSucceeded !== undefined);
-  assert.ok(emf, `an EMF line for CheckSucceeded among ${lines.length} lines`);
-  const [directive] = emf._aws.CloudWatchMetrics;
+  const line = emf.of('CheckSucceeded')[0];
+  assert.ok(line, `an EMF line for CheckSucceeded among ${emf.lines.length} EMF lines`);
+  const [directive] = line._aws.CloudWatchMetrics;
+  assert.ok(directive, 'the line has a CloudWatchMetrics directive');
   assert.equal(directive.Namespace, METRICS_NAMESPACE);
   assert.deepEqual(directive.Dimensions, [['service', 'cluster']]);
-  assert.equal(emf.service, SERVICE_NAME);
-  assert.equal(emf.cluster, 'prod-eu');
+  assert.equal(line.service, SERVICE_NAME);
+  assert.equal(line.cluster, 'prod-eu');
 
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = buildStack(
@@ -61,6 +57,6 @@ it('CheckSucceeded is written with the namespace and {service, cluster} dimensio
   const byName = (a: { Name: string }, b: { Name: string }) => a.Name.localeCompare(b.Name);
   assert.deepEqual(
     [...alarm.Dimensions].sort(byName),
-    directive.Dimensions[0].map((name: string) => ({ Name: name, Value: emf[name] })).sort(byName),
+    (directive.Dimensions[0] ?? []).map((name) => ({ Name: name, Value: line[name] })).sort(byName),
   );
 });
