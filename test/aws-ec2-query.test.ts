@@ -13,6 +13,7 @@ import type { AlertNode } from '../lambda/core/notification.js';
 import { EvidenceReadError } from '../lambda/ports/index.js';
 import { type Ec2Server, startEc2Server } from '../testkit/ec2-server.js';
 import { closedPort } from '../testkit/ports.js';
+import { waitUntil } from '../testkit/wait-until.js';
 
 const credentials = async () => ({ accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' });
 
@@ -96,7 +97,9 @@ describe('ec2Query against a scripted endpoint', () => {
     ec2.mode = 'hang';
     const stop = new AbortController();
     const call = ec2Query('eu-west-1', 'DescribeInstances', {}, options(), stop.signal);
-    while (ec2.pending() === 0) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => ec2.pending() > 0, 'the request reached the hanging EC2 endpoint', {
+      intervalMs: 10,
+    });
     stop.abort();
     await assert.rejects(call, (error: unknown) => (error as Error).name === 'AbortError');
     ec2.mode = 'happy';

@@ -13,6 +13,7 @@ import type { Notifier } from '../lambda/ports/index.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { type CycleDeps, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
 import { lease, microTime, node, snapshot, T0 } from '../testkit/builders.js';
+import { waitUntil } from '../testkit/wait-until.js';
 
 /** When each node's kubelet stopped: a stopped node's renewTime stays at its last renewal. */
 const STOPPED: Record<string, number> = { a: T0 - 62_000, b: T0 - 2_000 };
@@ -86,7 +87,9 @@ describe('runCheckCycle', () => {
       deps(store, notifier, T0 + 60_000, ['a', 'b']),
       deadline.signal,
     );
-    while (notifier.accepted.length === 0) await new Promise((r) => setTimeout(r, 1));
+    await waitUntil(() => notifier.accepted.length > 0, 'the old FIRING accepted', {
+      intervalMs: 1,
+    });
     deadline.abort(new Error('Lambda deadline'));
     const second = await pending;
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimFault } from '../sim/server.js';
+import { waitUntil } from '../testkit/wait-until.js';
 import {
   attributesOf,
   type Harness,
@@ -290,7 +291,7 @@ describe('lambda e2e: two invocations at the same time', () => {
     const requests = h.sns.requests;
     const first = a.invoke(null, { remainingMs: 5_000 });
     // A has claimed the outbox once its publish reached SNS (the claim is saved before).
-    while (h.sns.requests === requests) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => h.sns.requests !== requests, "A's publish reached SNS");
     const busy = await b.invoke();
     assert.equal(busy.clusters[0]?.lastStatus, 'busy', 'B backs off while A holds the outbox');
     // Cut off by its deadline, A still records that nothing was sent, and resolves.

@@ -16,6 +16,7 @@ import { patchNode } from '../sim/node-writes.js';
 import { MERGE_PATCH } from '../sim/patches.js';
 import { type LossyProxy, startLossyProxy } from './lossy-proxy.js';
 import { type Counts, keyOfMessage, tally } from './reliability-tally.js';
+import { waitUntil } from './wait-until.js';
 import {
   type Container,
   type Harness,
@@ -238,7 +239,7 @@ export const SCENARIOS: readonly Scenario[] = [
       ctx.h.sns.failNext(1, 'hang');
       const requests = ctx.h.sns.requests;
       const first = ctx.invoke(a, { remainingMs: 6_000 });
-      while (ctx.h.sns.requests === requests) await new Promise((r) => setTimeout(r, 5));
+      await waitUntil(() => ctx.h.sns.requests !== requests, "run A's publish reached SNS");
       await ctx.invoke(b);
       await first;
       ctx.h.clock.advance(60_000);
