@@ -4,8 +4,8 @@
  * test declares, or refuses (UnauthorizedOperation), hangs, or answers garbage, as scripted. It
  * records every request (action, form parameters, Authorization header).
  */
-import { createServer, type ServerResponse } from 'node:http';
-import { listenOnLoopback } from './ports.js';
+import type { ServerResponse } from 'node:http';
+import { escapeXml, queryForm, readBody, sendXml, serveOnLoopback } from './aws-endpoint.js';
 
 export type Ec2Mode = 'happy' | 'denied' | 'hang' | 'malformed';
 
@@ -37,17 +37,20 @@ export interface Ec2Server {
 
 const NS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 
-const xmlEscape = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** EC2 answers XML as UTF-8, its errors in its own `<Response><Errors>` form. */
+const CONTENT_TYPE = 'text/xml;charset=UTF-8';
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 function ids(params: URLSearchParams): string[] {
   return [...params.entries()].filter(([k]) => k.startsWith('InstanceId.')).map(([, v]) => v);
 }
 
 function error(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/xml;charset=UTF-8' });
-  res.end(
-    `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error></Errors><RequestID>req-1</RequestID></Response>`,
+  sendXml(
+    res,
+    status,
+    `${XML_DECLARATION}<Response><Errors><Error><Code>${code}</Code><Message>${escapeXml(message)}</Message></Error></Errors><RequestID>req-1</RequestID></Response>`,
+    { contentType: CONTENT_TYPE },
   );
 }
 
@@ -55,7 +58,7 @@ function statusItem(id: string, i: ScriptedInstance): string {
   const events = (i.events ?? [])
     .map(
       (e) =>
-        `<item><code>${e.code}</code><description>${xmlEscape(e.description)}</description><notBefore>${e.notBefore}</notBefore></item>`,
+        `<item><code>${e.code}</code><description>${escapeXml(e.description)}</description><notBefore>${e.notBefore}</notBefore></item>`,
     )
     .join('');
   const check = (status: string | undefined) =>
@@ -65,78 +68,66 @@ function statusItem(id: string, i: ScriptedInstance): string {
 
 function instanceItem(id: string, i: ScriptedInstance): string {
   const reason = i.reasonCode
-    ? `<stateReason><code>${i.reasonCode}</code><message>${xmlEscape(i.reasonMessage ?? i.reasonCode)}</message></stateReason>`
+    ? `<stateReason><code>${i.reasonCode}</code><message>${escapeXml(i.reasonMessage ?? i.reasonCode)}</message></stateReason>`
     : '';
   return `<item><instanceId>${id}</instanceId><instanceState><code>80</code><name>${i.state}</name></instanceState><reason></reason>${reason}<instanceLifecycle>spot</instanceLifecycle></item>`;
+}
+
+/** The answer to a DescribeInstanceStatus or DescribeInstances of the instances in `params`. */
+function describe(
+  res: ServerResponse,
+  action: string | null,
+  params: URLSearchParams,
+  instances: ReadonlyMap<string, ScriptedInstance>,
+): void {
+  const wanted = ids(params);
+  const unknown = wanted.find((id) => !instances.has(id));
+  if (unknown) {
+    error(res, 400, 'InvalidInstanceID.NotFound', `The instance ID '${unknown}' does not exist`);
+    return;
+  }
+  const found = wanted.map((id) => [id, instances.get(id) as ScriptedInstance] as const);
+  if (action === 'DescribeInstanceStatus') {
+    const items = found.map(([id, i]) => statusItem(id, i)).join('');
+    const xml = `<DescribeInstanceStatusResponse xmlns="${NS}"><requestId>r</requestId><instanceStatusSet>${items}</instanceStatusSet></DescribeInstanceStatusResponse>`;
+    sendXml(res, 200, `${XML_DECLARATION}${xml}`, { contentType: CONTENT_TYPE });
+  } else if (action === 'DescribeInstances') {
+    const items = found.map(([id, i]) => instanceItem(id, i)).join('');
+    const xml = `<DescribeInstancesResponse xmlns="${NS}"><requestId>r</requestId><reservationSet><item><reservationId>r-1</reservationId><instancesSet>${items}</instancesSet></item></reservationSet></DescribeInstancesResponse>`;
+    sendXml(res, 200, `${XML_DECLARATION}${xml}`, { contentType: CONTENT_TYPE });
+  } else {
+    error(res, 400, 'InvalidAction', `no action ${action}`);
+  }
 }
 
 export async function startEc2Server(mode: Ec2Mode = 'happy'): Promise<Ec2Server> {
   const instances = new Map<string, ScriptedInstance>();
   const requests: Ec2Request[] = [];
   const hanging = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-      const action = params.get('Action');
-      requests.push({ action, params, authorization: req.headers.authorization, at: Date.now() });
-      if (handle.mode === 'hang') {
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
-      }
-      if (handle.mode === 'denied') {
-        error(
-          res,
-          403,
-          'UnauthorizedOperation',
-          'You are not authorized to perform this operation.',
-        );
-        return;
-      }
-      if (handle.mode === 'malformed') {
-        res.writeHead(200, { 'content-type': 'text/xml' });
-        res.end('<DescribeInstanceStatusResponse><instanceStatusSet><item><instanceId>i-');
-        return;
-      }
-      const wanted = ids(params);
-      const unknown = wanted.find((id) => !instances.has(id));
-      if (unknown) {
-        error(
-          res,
-          400,
-          'InvalidInstanceID.NotFound',
-          `The instance ID '${unknown}' does not exist`,
-        );
-        return;
-      }
-      const found = wanted.map((id) => [id, instances.get(id) as ScriptedInstance] as const);
-      res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8' });
-      if (action === 'DescribeInstanceStatus') {
-        res.end(
-          `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstanceStatusResponse xmlns="${NS}"><requestId>r</requestId><instanceStatusSet>${found.map(([id, i]) => statusItem(id, i)).join('')}</instanceStatusSet></DescribeInstanceStatusResponse>`,
-        );
-      } else if (action === 'DescribeInstances') {
-        res.end(
-          `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstancesResponse xmlns="${NS}"><requestId>r</requestId><reservationSet><item><reservationId>r-1</reservationId><instancesSet>${found.map(([id, i]) => instanceItem(id, i)).join('')}</instancesSet></item></reservationSet></DescribeInstancesResponse>`,
-        );
-      } else {
-        error(res, 400, 'InvalidAction', `no action ${action}`);
-      }
-    });
+  const endpoint = await serveOnLoopback(async (req, res) => {
+    const params = queryForm((await readBody(req)).body);
+    const action = params.get('Action');
+    requests.push({ action, params, authorization: req.headers.authorization, at: Date.now() });
+    if (handle.mode === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+    } else if (handle.mode === 'denied') {
+      error(res, 403, 'UnauthorizedOperation', 'You are not authorized to perform this operation.');
+    } else if (handle.mode === 'malformed') {
+      sendXml(res, 200, '<DescribeInstanceStatusResponse><instanceStatusSet><item><instanceId>i-');
+    } else {
+      describe(res, action, params, instances);
+    }
   });
-  const url = await listenOnLoopback(server);
   const handle: Ec2Server = {
-    url,
+    url: endpoint.url,
     mode,
     instances,
     requests,
     pending: () => hanging.size,
     async close() {
       for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await endpoint.close();
     },
   };
   return handle;

@@ -4,9 +4,9 @@
  * `{cluster: {name, endpoint, certificateAuthority: {data}, status}}`, 404
  * ResourceNotFoundException, 403 AccessDeniedException. Counts calls. Never AWS.
  */
-import { createServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EKSClient } from '@aws-sdk/client-eks';
-import { listenOnLoopback } from './ports.js';
+import { localClientConfig, sendJson, serveOnLoopback, signedBy } from './aws-endpoint.js';
 
 export interface EksCluster {
   readonly endpoint?: string;
@@ -32,108 +32,103 @@ export interface EksServer {
   close(): Promise<void>;
 }
 
-export async function startEksServer(
-  initial: Readonly<Record<string, EksCluster>> = {},
-): Promise<EksServer> {
-  const clusters = new Map(Object.entries(initial));
-  const requests: string[] = [];
-  const signedBy: string[] = [];
-  let denied = false;
-  let unavailable: 'throttle' | '5xx' | null = null;
+/** REST-JSON's content type. */
+const JSON_CONTENT = { contentType: 'application/json' } as const;
 
-  const server = createServer((req, res) => {
-    req.resume();
-    const path = req.url ?? '/';
-    requests.push(path);
-    signedBy.push(/Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1] ?? '');
-    const match = /^\/clusters\/([^/?]+)$/.exec(path);
-    if (req.method !== 'GET' || !match?.[1]) {
-      answer(res, 400, 'InvalidRequestException', {
-        message: `unsupported: ${req.method} ${path}`,
-      });
-      return;
-    }
-    if (unavailable !== null) {
-      const [status, type] =
-        unavailable === 'throttle'
-          ? [429, 'ThrottlingException']
-          : [503, 'ServiceUnavailableException'];
-      answer(res, status, type, { message: 'Rate exceeded or service unavailable' });
-      return;
-    }
-    if (denied) {
-      answer(res, 403, 'AccessDeniedException', {
-        message:
-          'User: arn:aws:sts::123456789012:assumed-role/watchdog/fn is not authorized to perform: eks:DescribeCluster',
-      });
-      return;
-    }
+/** A DescribeCluster answer for `name` (an ARN in us-east-1, Kubernetes 1.33). */
+function describeCluster(name: string, cluster: EksCluster): unknown {
+  return {
+    cluster: {
+      name,
+      arn: `arn:aws:eks:us-east-1:123456789012:cluster/${name}`,
+      endpoint: cluster.endpoint,
+      certificateAuthority: cluster.caData === undefined ? {} : { data: cluster.caData },
+      status: cluster.status ?? 'ACTIVE',
+      version: '1.33',
+    },
+  };
+}
+
+/** A REST-JSON error: its type in the `x-amzn-errortype` header. */
+function fail(res: ServerResponse, status: number, type: string, body: object): void {
+  sendJson(res, status, body, { ...JSON_CONTENT, errorType: type });
+}
+
+/** What the test scripts: the clusters, and how every request is answered meanwhile. */
+interface EksScript {
+  readonly clusters: Map<string, EksCluster>;
+  denied: boolean;
+  unavailable: 'throttle' | '5xx' | null;
+}
+
+/** DescribeCluster (`GET /clusters/<name>`), as scripted. */
+function answer(req: IncomingMessage, res: ServerResponse, script: EksScript): void {
+  const path = req.url ?? '/';
+  const match = /^\/clusters\/([^/?]+)$/.exec(path);
+  if (req.method !== 'GET' || !match?.[1]) {
+    fail(res, 400, 'InvalidRequestException', { message: `unsupported: ${req.method} ${path}` });
+  } else if (script.unavailable !== null) {
+    const [status, type] =
+      script.unavailable === 'throttle'
+        ? [429, 'ThrottlingException']
+        : [503, 'ServiceUnavailableException'];
+    fail(res, status, type, { message: 'Rate exceeded or service unavailable' });
+  } else if (script.denied) {
+    fail(res, 403, 'AccessDeniedException', {
+      message:
+        'User: arn:aws:sts::123456789012:assumed-role/watchdog/fn is not authorized to perform: eks:DescribeCluster',
+    });
+  } else {
     const name = decodeURIComponent(match[1]);
-    const cluster = clusters.get(name);
-    if (!cluster) {
-      answer(res, 404, 'ResourceNotFoundException', {
+    const cluster = script.clusters.get(name);
+    if (cluster) sendJson(res, 200, describeCluster(name, cluster), JSON_CONTENT);
+    else {
+      fail(res, 404, 'ResourceNotFoundException', {
         message: `No cluster found for name: ${name}.`,
         clusterName: name,
       });
-      return;
     }
-    answer(res, 200, undefined, {
-      cluster: {
-        name,
-        arn: `arn:aws:eks:us-east-1:123456789012:cluster/${name}`,
-        endpoint: cluster.endpoint,
-        certificateAuthority: cluster.caData === undefined ? {} : { data: cluster.caData },
-        status: cluster.status ?? 'ACTIVE',
-        version: '1.33',
-      },
-    });
-  });
+  }
+}
 
-  const url = await listenOnLoopback(server);
-  const client = new EKSClient({
-    region: 'us-east-1',
-    endpoint: url,
-    credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' },
-    maxAttempts: 1,
+export async function startEksServer(
+  initial: Readonly<Record<string, EksCluster>> = {},
+): Promise<EksServer> {
+  const script: EksScript = {
+    clusters: new Map(Object.entries(initial)),
+    denied: false,
+    unavailable: null,
+  };
+  const requests: string[] = [];
+  const signers: string[] = [];
+  const endpoint = await serveOnLoopback((req, res) => {
+    req.resume();
+    requests.push(req.url ?? '/');
+    signers.push(signedBy(req));
+    answer(req, res, script);
   });
+  const client = new EKSClient(localClientConfig(endpoint.url));
 
   return {
-    url,
+    url: endpoint.url,
     client,
     get calls() {
       return requests.length;
     },
     requests,
-    signedBy,
+    signedBy: signers,
     put: (name, cluster) => {
-      clusters.set(name, cluster);
+      script.clusters.set(name, cluster);
     },
     denyAll: (deny) => {
-      denied = deny;
+      script.denied = deny;
     },
     unavailable: (how) => {
-      unavailable = how;
+      script.unavailable = how;
     },
     close: async () => {
       client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await endpoint.close();
     },
   };
-}
-
-function answer(
-  res: ServerResponse,
-  status: number,
-  errorType: string | undefined,
-  body: unknown,
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'x-amzn-requestid': 'local-request',
-    ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
-  });
-  res.end(text);
 }

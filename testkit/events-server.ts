@@ -6,8 +6,7 @@
  * Scripted: `failEntries` answers 200 with every entry failed (as EventBridge does for a
  * per-entry error), `unavailable` answers 500 InternalException. Never AWS.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import { listenOnLoopback } from './ports.js';
+import { readBody, sendJson, serveOnLoopback } from './aws-endpoint.js';
 
 /** One entry of a PutEvents request, as received. */
 export interface ReceivedEntry {
@@ -43,43 +42,35 @@ export async function startEventsServer(): Promise<EventsServer> {
   let down = false;
   let ids = 0;
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      targets.push(target);
-      if (req.method !== 'POST' || target !== 'AWSEvents.PutEvents') {
-        answer(res, 400, { __type: 'ValidationException', message: `unsupported: ${target}` });
-        return;
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        Entries?: ReceivedEntry[];
-      };
-      const received = body.Entries ?? [];
-      entries.push(...received);
-      if (down) {
-        answer(res, 500, { __type: 'InternalException', message: 'Internal error' });
-        return;
-      }
-      if (failCode !== null) {
-        const code = failCode;
-        answer(res, 200, {
-          FailedEntryCount: received.length,
-          Entries: received.map(() => ({ ErrorCode: code, ErrorMessage: `${code} (scripted)` })),
-        });
-        return;
-      }
+  const endpoint = await serveOnLoopback(async (req, res) => {
+    const { body } = await readBody(req);
+    const target = String(req.headers['x-amz-target'] ?? '');
+    targets.push(target);
+    if (req.method !== 'POST' || target !== 'AWSEvents.PutEvents') {
+      sendJson(res, 400, { __type: 'ValidationException', message: `unsupported: ${target}` });
+      return;
+    }
+    const received =
+      (JSON.parse(body.toString('utf8')) as { Entries?: ReceivedEntry[] }).Entries ?? [];
+    entries.push(...received);
+    if (down) {
+      sendJson(res, 500, { __type: 'InternalException', message: 'Internal error' });
+    } else if (failCode !== null) {
+      const code = failCode;
+      sendJson(res, 200, {
+        FailedEntryCount: received.length,
+        Entries: received.map(() => ({ ErrorCode: code, ErrorMessage: `${code} (scripted)` })),
+      });
+    } else {
       accepted.push(...received);
-      answer(res, 200, {
+      sendJson(res, 200, {
         FailedEntryCount: 0,
         Entries: received.map(() => ({ EventId: `event-${++ids}` })),
       });
-    });
+    }
   });
-  const url = await listenOnLoopback(server);
   return {
-    url,
+    url: endpoint.url,
     entries,
     accepted,
     targets,
@@ -89,19 +80,6 @@ export async function startEventsServer(): Promise<EventsServer> {
     unavailable: (on) => {
       down = on;
     },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: endpoint.close,
   };
-}
-
-function answer(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.1',
-    'content-length': Buffer.byteLength(text),
-    'x-amzn-requestid': 'local-request',
-  });
-  res.end(text);
 }

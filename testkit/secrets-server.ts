@@ -4,9 +4,9 @@
  * secretsmanager.GetSecretValue`, body `{"SecretId": ...}`. It counts the calls (cache tests) and
  * can deny access to a secret. Never AWS.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { listenOnLoopback } from './ports.js';
+import { localClientConfig, readBody, sendJson, serveOnLoopback } from './aws-endpoint.js';
 
 export interface SecretsServer {
   readonly url: string;
@@ -28,124 +28,120 @@ export interface SecretsServer {
 
 const TARGET = 'secretsmanager.GetSecretValue';
 
-export async function startSecretsServer(
-  initial: Readonly<Record<string, string>> = {},
-): Promise<SecretsServer> {
-  const secrets = new Map(Object.entries(initial));
-  const denied = new Set<string>();
-  const hanging = new Set<string>();
-  const unavailable = new Map<string, 'throttle' | '5xx'>();
-  const counts = new Map<string, number>();
-  let calls = 0;
+/** What the test scripts: the secrets, and how each is answered. */
+interface SecretsScript {
+  readonly secrets: Map<string, string>;
+  readonly denied: Set<string>;
+  readonly hanging: Set<string>;
+  readonly unavailable: Map<string, 'throttle' | '5xx'>;
+}
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      answer(res, 500, { __type: 'InternalServiceError', message: String(error) });
+/** GetSecretValue of `secretId`, as scripted (nothing: the request hangs). */
+function getSecretValue(res: ServerResponse, secretId: string, script: SecretsScript): void {
+  if (script.hanging.has(secretId)) return;
+  const how = script.unavailable.get(secretId);
+  if (how === 'throttle') {
+    sendJson(res, 400, { __type: 'ThrottlingException', message: 'Rate exceeded' });
+  } else if (how === '5xx') {
+    sendJson(res, 500, { __type: 'InternalServiceError', message: 'An error occurred' });
+  } else if (script.denied.has(secretId)) {
+    sendJson(res, 400, {
+      __type: 'AccessDeniedException',
+      Message: `User: arn:aws:sts::123456789012:assumed-role/watchdog/fn is not authorized to perform: secretsmanager:GetSecretValue on resource: ${secretId}`,
     });
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
-    if (req.method !== 'POST' || req.headers['x-amz-target'] !== TARGET) {
-      answer(res, 400, {
-        __type: 'InvalidRequestException',
-        message: `unsupported: ${req.method} ${String(req.headers['x-amz-target'])}`,
-      });
-      return;
-    }
-    const { SecretId: secretId } = JSON.parse(body) as { SecretId?: string };
-    calls += 1;
-    counts.set(String(secretId), (counts.get(String(secretId)) ?? 0) + 1);
-    if (typeof secretId !== 'string') {
-      answer(res, 400, { __type: 'InvalidParameterException', message: 'SecretId is required' });
-      return;
-    }
-    if (hanging.has(secretId)) return;
-    const how = unavailable.get(secretId);
-    if (how === 'throttle') {
-      answer(res, 400, { __type: 'ThrottlingException', message: 'Rate exceeded' });
-      return;
-    }
-    if (how === '5xx') {
-      answer(res, 500, { __type: 'InternalServiceError', message: 'An error occurred' });
-      return;
-    }
-    if (denied.has(secretId)) {
-      answer(res, 400, {
-        __type: 'AccessDeniedException',
-        Message: `User: arn:aws:sts::123456789012:assumed-role/watchdog/fn is not authorized to perform: secretsmanager:GetSecretValue on resource: ${secretId}`,
-      });
-      return;
-    }
-    const value = secrets.get(secretId);
+  } else {
+    const value = script.secrets.get(secretId);
     if (value === undefined) {
-      answer(res, 400, {
+      sendJson(res, 400, {
         __type: 'ResourceNotFoundException',
         message: "Secrets Manager can't find the specified secret.",
       });
-      return;
-    }
-    const name = secretId.startsWith('arn:') ? (secretId.split(':')[6] ?? secretId) : secretId;
-    answer(res, 200, {
-      ARN: secretId.startsWith('arn:')
-        ? secretId
-        : `arn:aws:secretsmanager:us-east-1:123456789012:secret:${name}-AbCdEf`,
-      Name: name,
-      SecretString: value,
-      VersionId: '01234567-89ab-cdef-0123-456789abcdef',
-      VersionStages: ['AWSCURRENT'],
-      CreatedDate: 1_700_000_000,
-    });
+    } else sendJson(res, 200, secretValue(secretId, value));
   }
+}
 
-  const url = await listenOnLoopback(server);
-  const client = new SecretsManagerClient({
-    region: 'us-east-1',
-    endpoint: url,
-    credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+/** The answer for a secret found: its ARN (made up for a plain name), name and value. */
+function secretValue(secretId: string, value: string): unknown {
+  const name = secretId.startsWith('arn:') ? (secretId.split(':')[6] ?? secretId) : secretId;
+  return {
+    ARN: secretId.startsWith('arn:')
+      ? secretId
+      : `arn:aws:secretsmanager:us-east-1:123456789012:secret:${name}-AbCdEf`,
+    Name: name,
+    SecretString: value,
+    VersionId: '01234567-89ab-cdef-0123-456789abcdef',
+    VersionStages: ['AWSCURRENT'],
+    CreatedDate: 1_700_000_000,
+  };
+}
+
+/** A JSON 1.1 request: GetSecretValue, counted (`count`) before it is answered. */
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  script: SecretsScript,
+  count: (secretId: string) => void,
+): Promise<void> {
+  const { body } = await readBody(req);
+  if (req.method !== 'POST' || req.headers['x-amz-target'] !== TARGET) {
+    sendJson(res, 400, {
+      __type: 'InvalidRequestException',
+      message: `unsupported: ${req.method} ${String(req.headers['x-amz-target'])}`,
+    });
+    return;
+  }
+  const { SecretId: secretId } = JSON.parse(body.toString('utf8')) as { SecretId?: string };
+  count(String(secretId));
+  if (typeof secretId !== 'string') {
+    sendJson(res, 400, { __type: 'InvalidParameterException', message: 'SecretId is required' });
+  } else getSecretValue(res, secretId, script);
+}
+
+export async function startSecretsServer(
+  initial: Readonly<Record<string, string>> = {},
+): Promise<SecretsServer> {
+  const script: SecretsScript = {
+    secrets: new Map(Object.entries(initial)),
+    denied: new Set(),
+    hanging: new Set(),
+    unavailable: new Map(),
+  };
+  const counts = new Map<string, number>();
+  let calls = 0;
+
+  const endpoint = await serveOnLoopback(
+    (req, res) =>
+      answer(req, res, script, (secretId) => {
+        calls += 1;
+        counts.set(secretId, (counts.get(secretId) ?? 0) + 1);
+      }),
+    (res, error) => sendJson(res, 500, { __type: 'InternalServiceError', message: String(error) }),
+  );
+  const client = new SecretsManagerClient(localClientConfig(endpoint.url));
 
   return {
-    url,
+    url: endpoint.url,
     client,
     get calls() {
       return calls;
     },
     callsFor: (secretId) => counts.get(secretId) ?? 0,
     put: (secretId, value) => {
-      secrets.set(secretId, value);
+      script.secrets.set(secretId, value);
     },
     deny: (secretId) => {
-      denied.add(secretId);
+      script.denied.add(secretId);
     },
     hang: (secretId) => {
-      hanging.add(secretId);
+      script.hanging.add(secretId);
     },
     unavailable: (secretId, how) => {
-      if (how === null) unavailable.delete(secretId);
-      else unavailable.set(secretId, how);
+      if (how === null) script.unavailable.delete(secretId);
+      else script.unavailable.set(secretId, how);
     },
     close: async () => {
       client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await endpoint.close();
     },
   };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function answer(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.1',
-    'content-length': Buffer.byteLength(text),
-    'x-amzn-requestid': 'local-request',
-  });
-  res.end(text);
 }

@@ -6,8 +6,15 @@
  * the XML `ErrorResponse` STS sends (403 AccessDenied for a role not in `roles`, or scripted). It
  * records each call's role, session name and the access key id that signed it. Never AWS.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import { listenOnLoopback } from './ports.js';
+import type { ServerResponse } from 'node:http';
+import {
+  queryErrorXml,
+  queryForm,
+  readBody,
+  sendXml,
+  serveOnLoopback,
+  signedBy,
+} from './aws-endpoint.js';
 
 export interface AssumeRoleCall {
   readonly roleArn: string;
@@ -48,60 +55,35 @@ export async function startStsServer(
   const roles = new Set<string>();
   let down = false;
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-      const authorization = String(req.headers.authorization ?? '');
-      const signedBy = /Credential=([^/]+)\//.exec(authorization)?.[1] ?? '';
-      if (form.get('Action') !== 'AssumeRole') {
-        error(res, 400, 'InvalidAction', `unsupported: ${form.get('Action')}`);
-        return;
-      }
-      const roleArn = form.get('RoleArn') ?? '';
-      calls.push({ roleArn, sessionName: form.get('RoleSessionName') ?? '', signedBy });
-      if (down) {
-        error(res, 503, 'ServiceUnavailable', 'Service is unavailable', 'Receiver');
-        return;
-      }
-      if (!roles.has(roleArn)) {
-        error(
-          res,
-          403,
-          'AccessDenied',
-          `User: arn:aws:sts::123456789012:assumed-role/lease-watchdog-fn/lease-watchdog is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
-        );
-        return;
-      }
-      const n = issued.length + 1;
-      const credentials: IssuedCredentials = {
-        accessKeyId: `ASIAASSUMED${String(n).padStart(9, '0')}`,
-        secretAccessKey: `assumed/secret+key/${n}`,
-        sessionToken: `FwoGZXIvYXdzAssumedSessionToken${n}/+=`,
-        expiration: new Date(options.expiresAt?.(n) ?? Date.now() + 3_600_000),
-      };
-      issued.push(credentials);
-      const account = /::(\d{12}):/.exec(roleArn)?.[1] ?? '000000000000';
-      const role = roleArn.split('/').at(-1) ?? 'role';
-      const session = form.get('RoleSessionName') ?? '';
-      xml(
+  const endpoint = await serveOnLoopback(async (req, res) => {
+    const form = queryForm((await readBody(req)).body);
+    if (form.get('Action') !== 'AssumeRole') {
+      return fail(res, 400, 'InvalidAction', `unsupported: ${form.get('Action')}`);
+    }
+    const roleArn = form.get('RoleArn') ?? '';
+    const sessionName = form.get('RoleSessionName') ?? '';
+    calls.push({ roleArn, sessionName, signedBy: signedBy(req) });
+    if (down) return fail(res, 503, 'ServiceUnavailable', 'Service is unavailable', 'Receiver');
+    if (!roles.has(roleArn)) {
+      return fail(
         res,
-        200,
-        `<AssumeRoleResponse xmlns="${XMLNS}"><AssumeRoleResult>` +
-          `<AssumedRoleUser><AssumedRoleId>AROALOCAL:${session}</AssumedRoleId>` +
-          `<Arn>arn:aws:sts::${account}:assumed-role/${role}/${session}</Arn></AssumedRoleUser>` +
-          `<Credentials><AccessKeyId>${credentials.accessKeyId}</AccessKeyId>` +
-          `<SecretAccessKey>${credentials.secretAccessKey}</SecretAccessKey>` +
-          `<SessionToken>${credentials.sessionToken}</SessionToken>` +
-          `<Expiration>${credentials.expiration.toISOString()}</Expiration></Credentials>` +
-          `</AssumeRoleResult><ResponseMetadata><RequestId>local-${n}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+        403,
+        'AccessDenied',
+        `User: arn:aws:sts::123456789012:assumed-role/lease-watchdog-fn/lease-watchdog is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
       );
-    });
+    }
+    const n = issued.length + 1;
+    const credentials: IssuedCredentials = {
+      accessKeyId: `ASIAASSUMED${String(n).padStart(9, '0')}`,
+      secretAccessKey: `assumed/secret+key/${n}`,
+      sessionToken: `FwoGZXIvYXdzAssumedSessionToken${n}/+=`,
+      expiration: new Date(options.expiresAt?.(n) ?? Date.now() + 3_600_000),
+    };
+    issued.push(credentials);
+    sendXml(res, 200, assumeRoleXml(roleArn, sessionName, credentials, `local-${n}`));
   });
-  const url = await listenOnLoopback(server);
   return {
-    url,
+    url: endpoint.url,
     calls,
     issued,
     allow: (roleArn) => {
@@ -110,33 +92,37 @@ export async function startStsServer(
     unavailable: (on) => {
       down = on;
     },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: endpoint.close,
   };
 }
 
-function error(
+/** AssumeRole's answer: the assumed role's ARN in the role's account, and the credentials. */
+function assumeRoleXml(
+  roleArn: string,
+  session: string,
+  credentials: IssuedCredentials,
+  requestId: string,
+): string {
+  const account = /::(\d{12}):/.exec(roleArn)?.[1] ?? '000000000000';
+  const role = roleArn.split('/').at(-1) ?? 'role';
+  return (
+    `<AssumeRoleResponse xmlns="${XMLNS}"><AssumeRoleResult>` +
+    `<AssumedRoleUser><AssumedRoleId>AROALOCAL:${session}</AssumedRoleId>` +
+    `<Arn>arn:aws:sts::${account}:assumed-role/${role}/${session}</Arn></AssumedRoleUser>` +
+    `<Credentials><AccessKeyId>${credentials.accessKeyId}</AccessKeyId>` +
+    `<SecretAccessKey>${credentials.secretAccessKey}</SecretAccessKey>` +
+    `<SessionToken>${credentials.sessionToken}</SessionToken>` +
+    `<Expiration>${credentials.expiration.toISOString()}</Expiration></Credentials>` +
+    `</AssumeRoleResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></AssumeRoleResponse>`
+  );
+}
+
+function fail(
   res: ServerResponse,
   status: number,
   code: string,
   message: string,
   type: 'Sender' | 'Receiver' = 'Sender',
 ): void {
-  xml(
-    res,
-    status,
-    `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${type}</Type><Code>${code}</Code>` +
-      `<Message>${message}</Message></Error><RequestId>local-error</RequestId></ErrorResponse>`,
-  );
-}
-
-function xml(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, {
-    'content-type': 'text/xml',
-    'content-length': Buffer.byteLength(body),
-    'x-amzn-requestid': 'local-request',
-  });
-  res.end(body);
+  sendXml(res, status, queryErrorXml(XMLNS, { type, code, message }, 'local-error'));
 }
