@@ -11,7 +11,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { listenOnLoopback } from './ports.js';
+import { closeServer, listenOnLoopback } from './ports.js';
 
 /** A local endpoint: `http://127.0.0.1:<port>`, and its server. */
 export interface LocalEndpoint {
@@ -48,14 +48,6 @@ export function localClientConfig(endpoint: string) {
     credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' },
     maxAttempts: 1,
   };
-}
-
-/** Closes `server` and every connection it holds. */
-export function closeServer(server: Server): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.close((error) => (error ? reject(error) : resolve()));
-    server.closeAllConnections();
-  });
 }
 
 /** The request's body; past `maxBytes` the rest is read and dropped (`size` says how much came). */

@@ -11,9 +11,16 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Agent, createServer, request as httpsRequest, type Server } from 'node:https';
+import {
+  Agent,
+  createServer,
+  request as httpsRequest,
+  type RequestOptions,
+  type Server,
+} from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generateSimPki, type SimPki } from '../sim/pki.js';
+import { closeServer } from './ports.js';
 
 export type HostileAnswer =
   /** Every lease list is a 200 `{}`: not a LeaseList. */
@@ -41,12 +48,73 @@ export interface HostileFront {
 const LEASE_LIST = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases$/;
 const NODE_LIST = /^\/api\/v1\/nodes$/;
 
+/** A list (or Table) as the API server behind answered it. */
+interface ListBody {
+  metadata?: Record<string, unknown>;
+  items?: unknown[];
+  rows?: { cells: unknown[] }[];
+  columnDefinitions?: { name: string }[];
+}
+
+/** What the front answers instead of `list`, a 200 to `requestUrl`, under `answer`. */
+function hostileList(
+  answer: HostileAnswer | null,
+  path: string,
+  requestUrl: string,
+  list: ListBody,
+): unknown {
+  const isLeases = LEASE_LIST.test(path);
+  if (answer?.kind === 'not-a-list' && isLeases) return {};
+  if (answer?.kind === 'cycling-continue' && isLeases) {
+    const next = requestUrl.includes('continue=a') ? 'b' : 'a';
+    return { ...list, metadata: { ...list.metadata, continue: next } };
+  }
+  if (answer?.kind === 'table-status' && Array.isArray(list.rows)) {
+    const at = (list.columnDefinitions ?? []).findIndex((c) => c.name === 'Status');
+    for (const row of list.rows) row.cells[at] = answer.status;
+    return list;
+  }
+  if (
+    answer?.kind === 'lacks-most' &&
+    (answer.only === undefined || answer.only === (isLeases ? 'leases' : 'nodes'))
+  ) {
+    return { ...list, items: (list.items ?? []).slice(0, answer.keep) };
+  }
+  return list;
+}
+
 function send(res: ServerResponse, headers: IncomingMessage['headers'], body: unknown): void {
   const text = JSON.stringify(body);
   const out: Record<string, string> = { 'content-type': 'application/json' };
   if (typeof headers.date === 'string') out.date = headers.date;
   res.writeHead(200, { ...out, 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
+}
+
+/** The request as the front sends it on: to the server behind, its path and headers as asked. */
+function onwardRequest(
+  req: IncomingMessage,
+  target: URL,
+  agent: Agent,
+  answer: HostileAnswer | null,
+): { readonly options: RequestOptions; readonly pathname: string } {
+  const url = new URL(req.url ?? '/', 'https://front');
+  // A cycling token is ours: the server behind would refuse it.
+  if (answer?.kind === 'cycling-continue') url.searchParams.delete('continue');
+  const headers = { ...req.headers, host: target.host };
+  delete headers['accept-encoding'];
+  if (answer?.kind === 'no-table' && NODE_LIST.test(url.pathname)) {
+    headers.accept = 'application/json';
+  }
+  const options = {
+    host: target.hostname,
+    port: target.port,
+    method: req.method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    agent,
+  };
+  return { options, pathname: url.pathname };
 }
 
 export async function startHostileFront(
@@ -60,68 +128,21 @@ export async function startHostileFront(
   let answer: HostileAnswer | null = null;
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'https://front');
-    const lists = LEASE_LIST.test(url.pathname) || NODE_LIST.test(url.pathname);
-    // A cycling token is ours: the server behind would refuse it.
-    if (answer?.kind === 'cycling-continue') url.searchParams.delete('continue');
-    const headers = { ...req.headers, host: target.host };
-    delete headers['accept-encoding'];
-    if (answer?.kind === 'no-table' && NODE_LIST.test(url.pathname)) {
-      headers.accept = 'application/json';
-    }
-    const upstreamReq = httpsRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: `${url.pathname}${url.search}`,
-        headers,
-        agent,
-      },
-      (upstreamRes) => {
-        const rewrite = answer !== null && lists && upstreamRes.statusCode === 200;
-        if (!rewrite) {
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-          upstreamRes.pipe(res);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
-        upstreamRes.on('end', () => {
-          const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-            metadata?: Record<string, unknown>;
-            items?: unknown[];
-            rows?: { cells: unknown[] }[];
-            columnDefinitions?: { name: string }[];
-          };
-          const isLeases = LEASE_LIST.test(url.pathname);
-          const current = answer;
-          if (current?.kind === 'not-a-list' && isLeases) {
-            send(res, upstreamRes.headers, {});
-          } else if (current?.kind === 'cycling-continue' && isLeases) {
-            const next = req.url?.includes('continue=a') ? 'b' : 'a';
-            send(res, upstreamRes.headers, {
-              ...list,
-              metadata: { ...list.metadata, continue: next },
-            });
-          } else if (current?.kind === 'table-status' && Array.isArray(list.rows)) {
-            const at = (list.columnDefinitions ?? []).findIndex((c) => c.name === 'Status');
-            for (const row of list.rows) row.cells[at] = current.status;
-            send(res, upstreamRes.headers, list);
-          } else if (
-            current?.kind === 'lacks-most' &&
-            (current.only === undefined || current.only === (isLeases ? 'leases' : 'nodes'))
-          ) {
-            send(res, upstreamRes.headers, {
-              ...list,
-              items: (list.items ?? []).slice(0, current.keep),
-            });
-          } else {
-            send(res, upstreamRes.headers, list);
-          }
-        });
-      },
-    );
+    const { options, pathname: path } = onwardRequest(req, target, agent, answer);
+    const upstreamReq = httpsRequest(options, (upstreamRes) => {
+      const lists = LEASE_LIST.test(path) || NODE_LIST.test(path);
+      if (answer === null || !lists || upstreamRes.statusCode !== 200) {
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        upstreamRes.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+      upstreamRes.on('end', () => {
+        const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ListBody;
+        send(res, upstreamRes.headers, hostileList(answer, path, req.url ?? '', list));
+      });
+    });
     upstreamReq.on('error', () => res.destroy());
     req.pipe(upstreamReq);
   };
@@ -142,8 +163,7 @@ export async function startHostileFront(
     },
     async close() {
       agent.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     },
   };
 }

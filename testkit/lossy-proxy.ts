@@ -8,7 +8,7 @@
  *   proxy.loseNext('PutItem', 1, { skip: 1 }); // the second PutItem from now: applied, unanswered
  */
 import http from 'node:http';
-import { listenOnLoopback } from './ports.js';
+import { closeServer, listenOnLoopback } from './ports.js';
 
 export interface LossyProxy {
   /** `http://127.0.0.1:<port>` */
@@ -69,10 +69,7 @@ export async function startLossyProxy(upstream: string): Promise<LossyProxy> {
     },
     close() {
       agent.destroy();
-      return new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
+      return closeServer(server);
     },
   };
 }

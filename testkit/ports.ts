@@ -1,3 +1,5 @@
+/** Loopback ports for the local servers: one nothing listens on, listening on a free one, closing. */
+import type { Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 
 /** A loopback port nothing listens on (bound, then released). */
@@ -20,4 +22,12 @@ export async function listenOnLoopback(server: Server): Promise<string> {
   });
   const { port } = server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
+}
+
+/** Closes an HTTP(S) server and every connection it holds (hanging requests included). */
+export function closeServer(server: HttpServer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeAllConnections();
+  });
 }

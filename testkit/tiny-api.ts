@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { generateSimPki } from '../sim/pki.js';
+import { closeServer } from './ports.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -93,9 +94,6 @@ export async function startTinyApi(): Promise<TinyApi> {
       kc.loadFromString(yaml());
       return kc;
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: () => closeServer(server),
   };
 }
