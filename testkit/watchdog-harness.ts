@@ -13,12 +13,14 @@
  *   await h.tick();           // advance the clock by the schedule interval, then run
  *   h.sns.messages            // what SNS accepted
  *   await h.close();
+ *
+ * The parts load with the first harness started, not with this module: a test that takes only the
+ * clock, the constants or the message helpers from here does not load the handler (whose
+ * Kubernetes client alone is most of 3 s of CPU).
  */
 import type { InvocationEvent } from '../lambda/use-cases/invocation.js';
 import { FakeClock } from './fake-clock.js';
-import { containerFactory } from './harness-container.js';
 import { type Closer, type Harness, type HarnessOptions, SCHEDULE_MS } from './harness-options.js';
-import { startOutsideWorld } from './harness-parts.js';
 import { QueuedLooks } from './queued-looks.js';
 import { kindOf } from './watchdog-messages.js';
 
@@ -47,6 +49,10 @@ export {
 export { attributesOf, kindOf, summary } from './watchdog-messages.js';
 
 export async function startWatchdogHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const [{ startOutsideWorld }, { containerFactory }] = await Promise.all([
+    import('./harness-parts.js'),
+    import('./harness-container.js'),
+  ]);
   const clock = new FakeClock();
   const closers: Closer[] = [];
   const close = async () => {
