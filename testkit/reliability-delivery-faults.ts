@@ -1,0 +1,181 @@
+/**
+ * The rows of the fault matrix (reliability-matrix.ts) about what the watchdog writes: SNS
+ * refusing, hanging or losing its answer, a poison notification, DynamoDB answers lost after the
+ * write was applied, two overlapping runs; and its own state: cold starts, a corrupt state item.
+ */
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
+import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
+import { type Scenario, ticks } from './reliability-scenario.js';
+import type { InjectedFailure } from './sns-server.js';
+import { waitUntil } from './wait-until.js';
+import type { Harness } from './watchdog-harness.js';
+
+/** Overwrites the state head's blob in DynamoDB with bytes that do not match its checksum. */
+async function corruptStateHead(h: Harness, cluster: string): Promise<void> {
+  const key = { pk: { S: partitionKey(cluster) }, sk: { S: 'head' } };
+  const out = await h.dynamo.client.send(
+    new GetItemCommand({ TableName: h.tableName, Key: key, ConsistentRead: true }),
+  );
+  if (!out.Item) throw new Error(`no state head for ${cluster}`);
+  const item = { ...out.Item, state: { B: Buffer.from('garbage') } };
+  await h.dynamo.client.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+}
+
+/**
+ * Node a dies; SNS meets its FIRING with `failure` (it never answers) in a new container whose
+ * deadline is 6 s away; two scheduled checks follow.
+ */
+function deadlineOnPublish(failure: InjectedFailure): Scenario['run'] {
+  return async (ctx) => {
+    ctx.t.sim.stopKubelet(ctx.node('a'));
+    ctx.h.sns.failNext(1, failure);
+    ctx.h.clock.advance(60_000);
+    await ctx.invoke(ctx.h.container(), { remainingMs: 6_000 });
+    await ticks(ctx, 2);
+  };
+}
+
+/**
+ * Node a dies; in the next check, of a container whose DynamoDB client goes through a lossy
+ * proxy, the PutItem after `skip` others is applied and its answer lost; three checks follow.
+ */
+function lostPutItem(skip: number): Scenario['run'] {
+  return async (ctx) => {
+    const proxy = await ctx.lossyDynamo();
+    ctx.t.sim.stopKubelet(ctx.node('a'));
+    ctx.h.clock.advance(60_000);
+    proxy.loseNext('PutItem', 1, { skip });
+    await ctx.invoke(ctx.h.container({ dynamoEndpoint: proxy.url }));
+    await ticks(ctx, 3);
+  };
+}
+
+/** SNS and DynamoDB misbehaving, runs overlapping. */
+export const DELIVERY_FAULTS: readonly Scenario[] = [
+  {
+    name: 'SNS throttled, then 5xx',
+    inject: 'node a dies; SNS answers 429 Throttled, then 500 InternalError (no SDK retries)',
+    truth: ['FIRING(a)', 'RESOLVED(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      ctx.h.sns.failNext(1, 'throttled');
+      await ctx.tick();
+      ctx.h.sns.failNext(1, 'internal');
+      await ticks(ctx, 2);
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+    },
+  },
+  {
+    name: 'SNS hangs past the deadline',
+    inject:
+      "node a dies; SNS never answers the publish; the invocation's deadline (6 s left) strikes",
+    truth: ['FIRING(a)'],
+    run: deadlineOnPublish('hang'),
+  },
+  {
+    name: 'SNS accepts, the answer is lost',
+    inject: 'node a dies; SNS takes the FIRING and never answers; the deadline (6 s left) strikes',
+    truth: ['FIRING(a)'],
+    lostResponses: 1,
+    duplicates: 1,
+    run: deadlineOnPublish('accept-then-hang'),
+  },
+  {
+    name: 'A poison notification among good ones',
+    inject: `node a dies, its FIRING refused with InvalidParameter on every try; node b dies next check`,
+    truth: ['FIRING(b)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      ctx.h.sns.failNext(1, 'invalid-parameter');
+      await ctx.tick();
+      ctx.t.sim.stopKubelet(ctx.node('b'));
+      for (let i = 1; i < MAX_REFUSALS; i++) {
+        ctx.h.sns.failNext(1, 'invalid-parameter');
+        await ctx.tick();
+      }
+      await ticks(ctx, 2);
+      const abandoned = ctx.h.metrics
+        .of('NotificationsAbandoned', 'prod')
+        .reduce((sum, m) => sum + m.value, 0);
+      ctx.note(
+        `FIRING(a) given up after ${MAX_REFUSALS} refusals: logged, NotificationsAbandoned = ${abandoned}`,
+      );
+    },
+  },
+  {
+    name: 'DynamoDB: the answer to the claim is lost',
+    inject:
+      'node a dies; the PutItem that claims the outbox is applied, its answer lost (no SDK retries)',
+    truth: ['FIRING(a)'],
+    lostResponses: 1,
+    run: lostPutItem(0),
+  },
+  {
+    name: 'DynamoDB: the answer to the record is lost',
+    inject: 'node a dies; the PutItem that records what SNS accepted is applied, its answer lost',
+    truth: ['FIRING(a)'],
+    lostResponses: 1,
+    run: lostPutItem(1),
+  },
+  {
+    name: 'Two overlapping runs',
+    inject: "node a dies; run A's publish hangs until its deadline while run B starts",
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      const a = ctx.h.container();
+      const b = ctx.h.container();
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      ctx.h.clock.advance(60_000);
+      ctx.h.sns.failNext(1, 'hang');
+      const requests = ctx.h.sns.requests;
+      const first = ctx.invoke(a, { remainingMs: 6_000 });
+      await waitUntil(() => ctx.h.sns.requests !== requests, "run A's publish reached SNS");
+      await ctx.invoke(b);
+      await first;
+      ctx.h.clock.advance(60_000);
+      await ctx.invoke(b);
+      ctx.h.clock.advance(60_000);
+      await ctx.invoke(a);
+    },
+  },
+];
+
+/** The watchdog's own state: reloaded by every new container, or found corrupt. */
+export const STATE_FAULTS: readonly Scenario[] = [
+  {
+    name: 'Cold starts',
+    inject:
+      'node a dies; every later invocation runs in a new container (state reloaded from DynamoDB)',
+    truth: ['FIRING(a)', 'RESOLVED(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      for (let i = 0; i < 4; i++) {
+        ctx.h.clock.advance(60_000);
+        await ctx.invoke(ctx.h.container());
+      }
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      for (let i = 0; i < 2; i++) {
+        ctx.h.clock.advance(60_000);
+        await ctx.invoke(ctx.h.container());
+      }
+    },
+  },
+  {
+    name: 'A corrupt state item',
+    inject:
+      'node a down and paged; the state head in DynamoDB is overwritten with bytes that fail its checksum',
+    truth: ['FIRING(a)', 'NOTICE(state reset)'],
+    resentAfterReset: ['FIRING(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 3);
+      await corruptStateHead(ctx.h, 'prod');
+      await ticks(ctx, 5);
+      ctx.note(
+        'reset to empty and said once; node a, still down, paged again once its silence was confirmed afresh',
+      );
+    },
+  },
+];
