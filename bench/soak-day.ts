@@ -10,7 +10,7 @@
  *   node_modules/.bin/node --import tsx bench/soak-day.ts [days]
  */
 import { performance } from 'node:perf_hooks';
-import { scheduleFaults, ZONES } from '../testkit/reliability-soak.js';
+import { scheduleFaults, ZONES } from '../testkit/reliability-fault-schedule.js';
 import { random } from '../testkit/state-fixtures.js';
 import { kindOf, startWatchdogHarness, T0 } from '../testkit/watchdog-harness.js';
 
