@@ -4,8 +4,8 @@
  * is declared once. Every mistake is a UsageError with one line naming the option and the fix.
  */
 import { parseArgs } from 'node:util';
+import { parseDuration } from '../lambda/core/duration.js';
 import { allSettings, type CliFlag, type SettingInfo } from '../lambda/settings/index.js';
-import { parseDuration } from './durations.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';

@@ -2,13 +2,14 @@
  * The one sanitiser of everything the CLI writes to a terminal: node and lease names, reasons, a
  * Node's Ready message, Status messages, error lines. A kubelet (or a hostile API server) can
  * write any text it likes; escape sequences in it could rewrite the screen, hide a line or fake
- * one. Control characters (C0, DEL, C1), line and paragraph separators and bidirectional
- * overrides are shown escaped (`\x1b`, `\u{202e}`), and a backslash is doubled so that an escape
- * cannot be forged.
+ * one, and bidi or invisible characters could make it read as something else. Every character of
+ * the unprintable set (lambda/core/printable.ts: controls, bidi and zero-width characters,
+ * separators, BOM, ...) is shown escaped (`\x1b`, `\u{202e}`), and a backslash is doubled so that
+ * an escape cannot be forged.
  */
+import { UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const UNPRINTABLE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = new RegExp(`[\\\\${UNPRINTABLE_CLASS}]`, 'gu');
 
 export function sanitize(text: string): string {
   return text.replace(UNPRINTABLE, (c) => {
@@ -38,12 +39,20 @@ export function shownName(name: string): string {
   return `"${sanitize(cut).replaceAll('"', '\\"')}"`;
 }
 
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const RAW_IN_JSON = new RegExp(`[${UNPRINTABLE_CLASS}]`, 'gu');
 
-/** JSON text (from JSON.stringify) with the characters it leaves raw escaped as \uXXXX: still JSON. */
+/**
+ * JSON text (from JSON.stringify) with the unprintable characters it leaves raw escaped as \uXXXX
+ * (a surrogate pair for one beyond U+FFFF): still JSON, and the same value. JSON.stringify escapes
+ * the C0 controls inside strings itself, so one found raw is the layout's own line break.
+ */
 export function printableJson(json: string): string {
-  return json.replace(
-    RAW_IN_JSON,
-    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
-  );
+  return json.replace(RAW_IN_JSON, (c) => {
+    if (c < ' ') return c;
+    let escaped = '';
+    for (let i = 0; i < c.length; i++) {
+      escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    }
+    return escaped;
+  });
 }

@@ -6,18 +6,17 @@
  * something else (`yes`, `null`, `1e3`, `0x1F`, `12:30`, `2026-11-29`, `.inf`, the empty string)
  * is double-quoted, as go-yaml does; one that cannot be a plain scalar (a leading `-`, `#`, `&`,
  * `*`, `!`, `[`, `'`..., a `: ` or ` #` inside, spaces around it) is single-quoted; one with a
- * line break, a control character, DEL, a C1 control, a line or paragraph separator, a
- * bidirectional override or a backslash is double-quoted with escapes, so that nothing raw
- * reaches a terminal and the text reads back exactly under YAML 1.1 and 1.2 alike.
+ * backslash or a character of the unprintable set (lambda/core/printable.ts: line breaks and other
+ * controls, bidi and zero-width characters, separators, BOM, noncharacters, ...) is double-quoted
+ * with escapes, so that nothing raw reaches a terminal and the text reads back exactly under YAML
+ * 1.1 and 1.2 alike.
  */
+import { UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
 
-/** What is never written raw: controls, DEL, C1, separators, bidi overrides, BOM, non-characters. */
-const UNPRINTABLE =
-  '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\ufffe\\uffff';
 /** A string with one of these is double-quoted (a backslash too: no escape can be forged). */
-const NEEDS_ESCAPES = new RegExp(`[\\\\${UNPRINTABLE}]`);
+const NEEDS_ESCAPES = new RegExp(`[\\\\${UNPRINTABLE_CLASS}]`, 'u');
 /** What a double-quoted string escapes. */
-const ESCAPED = new RegExp(`[\\\\"${UNPRINTABLE}]`, 'g');
+const ESCAPED = new RegExp(`[\\\\"${UNPRINTABLE_CLASS}]`, 'gu');
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\',
@@ -55,9 +54,10 @@ function doubleQuoted(text: string): string {
     const short = SHORT_ESCAPES[c];
     if (short) return short;
     const code = c.codePointAt(0) ?? 0;
-    return code <= 0xff
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+    return code <= 0xffff
+      ? `\\u${code.toString(16).padStart(4, '0')}`
+      : `\\U${code.toString(16).padStart(8, '0')}`;
   })}"`;
 }
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseCli, UsageError, type WatchOptions } from '../cli/args.js';
-import { parseDuration } from '../cli/durations.js';
+import { parseDuration } from '../lambda/core/duration.js';
 
 function watchOptions(args: string[]): WatchOptions {
   const command = parseCli(['watch', ...args]);

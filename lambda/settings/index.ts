@@ -1,6 +1,7 @@
 /**
  * The watchdog's settings: each declared once (catalogue.ts, clusters.ts), parsed once at the
- * edge (parse.ts), turned into the core's policies in one place (policies.ts).
+ * edge (parse.ts; the Lambda's environment by runtime-config.ts), turned into the core's
+ * policies in one place (policies.ts).
  */
 export { CLUSTER_FILE, type FunctionSettings, functionSettingsOf } from './cluster-file.js';
 export { AUTH_MODES, type AuthMode } from './clusters.js';
@@ -9,7 +10,6 @@ export { ConfigError } from './errors.js';
 export {
   type AppDeploymentConfig,
   type ClusterAuth,
-  type ClusterFileSource,
   type ClusterSettings,
   DEFAULT_CONCURRENCY_CAP,
   type DeployedCluster,
@@ -17,13 +17,10 @@ export {
   type FastModeSettings,
   fastModeSpanSeconds,
   type LeaseWatchdogConfig,
-  loadRuntimeConfig,
   MAX_SETTINGS_ENV_BYTES,
   parseAppConfig,
   parseDeploymentConfig,
   parseWatchdogSettings,
-  RUNTIME_ENV,
-  type RuntimeConfig,
   type StormSettings,
   type WatchdogSettings,
   watchdogSettingsOf,
@@ -37,3 +34,9 @@ export {
   policiesOf,
 } from './policies.js';
 export { allSettings, type CliFlag, type Place, type SettingInfo } from './registry.js';
+export {
+  type ClusterFileSource,
+  loadRuntimeConfig,
+  RUNTIME_ENV,
+  type RuntimeConfig,
+} from './runtime-config.js';

@@ -1,17 +1,18 @@
 /**
  * Parsing settings once, at the edge, into typed and frozen objects: the deployment file at
- * `cdk synth`, the same watchdog settings from the Lambda's environment at cold start. A setting
- * the stack accepted is a setting the function accepts. Pure: no AWS, no clock, no environment
- * (it is passed in). Every problem is a ConfigError of one line naming the field and the fix.
+ * `cdk synth`, and the watchdog settings that the Lambda's environment carries to its cold start
+ * (runtime-config.ts reads them with the same parser). A setting the stack accepted is a setting
+ * the function accepts. Pure: no AWS, no clock, no environment (it is passed in). Every problem
+ * is a ConfigError of one line naming the field and the fix.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { StormPolicy } from '../core/storms.js';
 import { MAX_FAST_MODE_SPAN_SECONDS, watchdogSettingsShape } from './catalogue.js';
-import { CLUSTER_FILE, functionSettingsOf } from './cluster-file.js';
+import { functionSettingsOf } from './cluster-file.js';
 import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.js';
-import { strictObject, text } from './fields.js';
+import { strictObject } from './fields.js';
 import { memoryMbFor } from './function-memory.js';
 import { PATTERNS } from './patterns.js';
 import { appShape, deploymentShape, environmentFallbacks } from './stack-settings.js';
@@ -92,7 +93,8 @@ export function fastModeSpanSeconds(fastMode: FastModeSettings): number {
   return (fastMode.checksPerInvocation - 1) * fastMode.intervalSeconds;
 }
 
-function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+/** `input` parsed by `schema`; a ConfigError naming the first problem when it does not fit. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw firstProblem(result.error);
   return result.data;
@@ -151,27 +153,58 @@ export function parseWatchdogSettings(input: unknown, where?: string): WatchdogS
 
 type ParsedDeployment = z.output<typeof deploymentSchema>;
 
-function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
-  const settings = checkSettings<ParsedDeployment['clusters'][number], ParsedDeployment>(parsed);
-  const emails = parsed.emails ?? [];
+/** Each address once (compared without case), in `emails` and in `alarmEmails` alike. */
+function checkUnique(field: 'emails' | 'alarmEmails', emails: readonly string[] | undefined): void {
   const seen = new Set<string>();
-  emails.forEach((email, i) => {
+  emails?.forEach((email, i) => {
     const key = email.toLowerCase();
     if (seen.has(key)) {
-      throw new ConfigError(`emails[${i}] ${shown(email)} is listed twice; remove the duplicate`);
+      throw new ConfigError(`${field}[${i}] ${shown(email)} is listed twice; remove the duplicate`);
     }
     seen.add(key);
   });
-  const alarmSeen = new Set<string>();
-  parsed.alarmEmails?.forEach((email, i) => {
-    const key = email.toLowerCase();
-    if (alarmSeen.has(key)) {
-      throw new ConfigError(
-        `alarmEmails[${i}] ${shown(email)} is listed twice; remove the duplicate`,
-      );
-    }
-    alarmSeen.add(key);
-  });
+}
+
+/** A cluster of a deployment file, its EKS name filled in (checkSettings). */
+type CheckedCluster = Omit<ParsedDeployment['clusters'][number], 'auth'> & { auth: ClusterAuth };
+
+/** A cluster as the stack deploys it: whether it gets an EKS access entry, checked. */
+function deployedCluster(cluster: CheckedCluster, i: number): DeployedCluster {
+  if (cluster.accessEntry === true && cluster.auth.mode !== ('eks' satisfies AuthMode)) {
+    throw new ConfigError(
+      `clusters[${i}].accessEntry applies only to eks clusters; remove it from this ${shown(cluster.auth.mode)} cluster`,
+    );
+  }
+  const assumed = cluster.auth.mode === 'eks' && cluster.auth.roleArn !== undefined;
+  if (cluster.accessEntry === true && assumed) {
+    throw new ConfigError(
+      `clusters[${i}].accessEntry must be false with auth.roleArn: cluster ${cluster.name} is reached through a role of its own account, where you create the access entry (README, "Clusters in other accounts")`,
+    );
+  }
+  return {
+    ...cluster,
+    accessEntry: cluster.auth.mode === 'eks' && !assumed && cluster.accessEntry !== false,
+  };
+}
+
+/** The settings but the clusters go into the function's environment, which holds 4 KB in all. */
+function checkEnvironmentSize(config: DeploymentConfig): void {
+  // The clusters go into the function's code (cluster-file.ts); the rest into its environment.
+  const { environment } = functionSettingsOf(watchdogSettingsOf(config));
+  const settingsBytes = Buffer.byteLength(environment);
+  if (settingsBytes > MAX_SETTINGS_ENV_BYTES) {
+    throw new ConfigError(
+      `the watchdog settings other than clusters take ${settingsBytes} bytes but a Lambda environment holds 4 KB; shorten the longest of them`,
+    );
+  }
+}
+
+/** The rules of a deployment that span fields, on top of the watchdog settings' own. */
+function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
+  const settings = checkSettings<ParsedDeployment['clusters'][number], ParsedDeployment>(parsed);
+  const emails = parsed.emails ?? [];
+  checkUnique('emails', emails);
+  checkUnique('alarmEmails', parsed.alarmEmails);
   if (parsed.existingTopicArn === undefined && emails.length === 0) {
     throw new ConfigError(
       'emails must list at least one address to notify (or set existingTopicArn to publish to a topic you already have)',
@@ -183,23 +216,7 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
       `fastMode spans ${span} s ((checksPerInvocation - 1) × intervalSeconds), which must be shorter than the schedule period (${parsed.scheduleMinutes * 60} s); lower fastMode.checksPerInvocation or fastMode.intervalSeconds`,
     );
   }
-  const clusters = settings.clusters.map((cluster, i): DeployedCluster => {
-    if (cluster.accessEntry === true && cluster.auth.mode !== ('eks' satisfies AuthMode)) {
-      throw new ConfigError(
-        `clusters[${i}].accessEntry applies only to eks clusters; remove it from this ${shown(cluster.auth.mode)} cluster`,
-      );
-    }
-    const assumed = cluster.auth.mode === 'eks' && cluster.auth.roleArn !== undefined;
-    if (cluster.accessEntry === true && assumed) {
-      throw new ConfigError(
-        `clusters[${i}].accessEntry must be false with auth.roleArn: cluster ${cluster.name} is reached through a role of its own account, where you create the access entry (README, "Clusters in other accounts")`,
-      );
-    }
-    return {
-      ...cluster,
-      accessEntry: cluster.auth.mode === 'eks' && !assumed && cluster.accessEntry !== false,
-    };
-  });
+  const clusters = settings.clusters.map(deployedCluster);
   const config: DeploymentConfig = {
     ...settings,
     clusters,
@@ -208,14 +225,7 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
       parsed.reservedConcurrency ?? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP),
     memoryMb: parsed.memoryMb ?? memoryMbFor(parsed.largestClusterNodes),
   };
-  // The clusters go into the function's code (cluster-file.ts); the rest into its environment.
-  const { environment } = functionSettingsOf(watchdogSettingsOf(config));
-  const settingsBytes = Buffer.byteLength(environment);
-  if (settingsBytes > MAX_SETTINGS_ENV_BYTES) {
-    throw new ConfigError(
-      `the watchdog settings other than clusters take ${settingsBytes} bytes but a Lambda environment holds 4 KB; shorten the longest of them`,
-    );
-  }
+  checkEnvironmentSize(config);
   return config;
 }
 
@@ -264,179 +274,4 @@ export function watchdogSettingsOf(config: DeploymentConfig): WatchdogSettings {
   }
   settings.clusters = config.clusters.map(({ accessEntry: _stackOnly, ...cluster }) => cluster);
   return deepFreeze(settings as WatchdogSettings);
-}
-
-// --- The Lambda's environment ------------------------------------------------------------------
-
-/** The environment variables the stack sets and the function reads. */
-export const RUNTIME_ENV = Object.freeze({
-  settings: 'LEASE_WATCHDOG_SETTINGS',
-  topicArn: 'TOPIC_ARN',
-  stateTable: 'STATE_TABLE',
-  /** The topic of chat notifications: set by the stack when `chatNotifications` is. */
-  chatTopicArn: 'CHAT_TOPIC_ARN',
-  /** The queue of the watchdog's own looks (re-checks of suspects): set by the stack. */
-  recheckQueueUrl: 'RECHECK_QUEUE_URL',
-});
-
-export interface RuntimeConfig {
-  readonly settings: WatchdogSettings;
-  readonly topicArn: string;
-  readonly stateTable: string;
-  /** Where chat notifications go (`chatNotifications`); undefined when they are off. */
-  readonly chatTopicArn?: string | undefined;
-  /** Where the watchdog asks for looks of its own (SQS); undefined: it looks only when invoked. */
-  readonly recheckQueueUrl?: string | undefined;
-}
-
-const runtimeSchema = z.object({
-  [RUNTIME_ENV.topicArn]: text({
-    hint: 'the SNS topic that receives the notifications',
-    pattern: PATTERNS.TOPIC_ARN,
-    invalid: (value) =>
-      `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got ${shown(value)})`,
-  }),
-  [RUNTIME_ENV.stateTable]: text({
-    hint: 'the DynamoDB table that keeps the watchdog state',
-    pattern: PATTERNS.TABLE_NAME,
-    invalid: (value) => `must be a DynamoDB table name (got ${shown(value)})`,
-  }),
-});
-
-function requiredEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  name: string,
-  what: string,
-) {
-  const value = env[name]?.trim();
-  if (value === undefined || value === '') throw new ConfigError(`${name} is required (${what})`);
-  return value;
-}
-
-/** The cluster file (cluster-file.ts) as the function finds it: where, and how to read it. */
-export interface ClusterFileSource {
-  /** For errors: where it was looked for. */
-  readonly path: string;
-  /** Its text; throws when it cannot be read. */
-  read(): string;
-}
-
-function parseJson(raw: string, where: string, what: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch (error) {
-    throw new ConfigError(
-      `${where} must be JSON of ${what}: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
-}
-
-/**
- * The clusters: those of the cluster file, then those the settings list themselves (a cluster
- * with values CloudFormation resolves stays in the environment: cluster-file.ts).
- */
-function withClusters(json: unknown, clusterFile: ClusterFileSource | undefined): unknown {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return json;
-  const own = 'clusters' in json ? json.clusters : undefined;
-  if (clusterFile === undefined) {
-    if (own !== undefined) return json;
-    throw new ConfigError(
-      `${RUNTIME_ENV.settings} lists no clusters and there is no ${CLUSTER_FILE}: the CDK stack writes it into the function's code`,
-    );
-  }
-  let raw: string;
-  try {
-    raw = clusterFile.read();
-  } catch (error) {
-    throw new ConfigError(
-      `${clusterFile.path} cannot be read (${(error as Error).message.split('\n')[0]}): the CDK stack writes it into the function's code; deploy again`,
-    );
-  }
-  const file = parseJson(raw, clusterFile.path, '{"clusters": [...]}');
-  if (
-    typeof file !== 'object' ||
-    file === null ||
-    !('clusters' in file) ||
-    !Array.isArray(file.clusters) ||
-    (own !== undefined && !Array.isArray(own))
-  ) {
-    throw new ConfigError(`${clusterFile.path} must be {"clusters": [...]}; deploy again`);
-  }
-  return { ...json, clusters: [...file.clusters, ...((own as unknown[] | undefined) ?? [])] };
-}
-
-/**
- * Reads the Lambda's configuration from its environment (set by the CDK stack):
- * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings but the clusters), TOPIC_ARN,
- * STATE_TABLE, and CHAT_TOPIC_ARN with chatNotifications; and the clusters from the cluster file
- * in the function's code (cluster-file.ts), validated together with the rest by the deployment
- * file's own schemas (settings that list `clusters` themselves need no file). Refuses an
- * environment that turns TLS verification off for the whole process
- * (NODE_TLS_REJECT_UNAUTHORIZED=0): the function sends bearer tokens to API servers.
- */
-export function loadRuntimeConfig(
-  env: Readonly<Record<string, string | undefined>>,
-  clusterFile?: ClusterFileSource,
-): RuntimeConfig {
-  if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
-    throw new ConfigError(
-      'NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification, and the watchdog would send its cluster tokens to any server; remove it from the function environment',
-    );
-  }
-  const raw = requiredEnv(
-    env,
-    RUNTIME_ENV.settings,
-    'JSON of the watchdog settings; the CDK stack sets it',
-  );
-  const json = withClusters(
-    parseJson(raw, RUNTIME_ENV.settings, 'the watchdog settings'),
-    clusterFile,
-  );
-  const settings = parseWatchdogSettings(
-    json,
-    clusterFile === undefined ? RUNTIME_ENV.settings : `${RUNTIME_ENV.settings} + ${CLUSTER_FILE}`,
-  );
-  const topicArn = requiredEnv(
-    env,
-    RUNTIME_ENV.topicArn,
-    'the SNS topic that receives the notifications',
-  );
-  const stateTable = requiredEnv(
-    env,
-    RUNTIME_ENV.stateTable,
-    'the DynamoDB table that keeps the watchdog state',
-  );
-  const checked = parseWith(runtimeSchema, {
-    [RUNTIME_ENV.topicArn]: topicArn,
-    [RUNTIME_ENV.stateTable]: stateTable,
-  });
-  const chatTopicArn =
-    settings.chatNotifications === undefined
-      ? undefined
-      : requiredEnv(
-          env,
-          RUNTIME_ENV.chatTopicArn,
-          'the SNS topic of chat notifications, as chatNotifications is set; the CDK stack sets it',
-        );
-  if (chatTopicArn !== undefined && !PATTERNS.TOPIC_ARN.test(chatTopicArn)) {
-    throw new ConfigError(
-      `${RUNTIME_ENV.chatTopicArn} must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:chat (got ${shown(chatTopicArn)})`,
-    );
-  }
-  const recheckQueueUrl = env[RUNTIME_ENV.recheckQueueUrl]?.trim() || undefined;
-  if (
-    recheckQueueUrl !== undefined &&
-    !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(recheckQueueUrl)
-  ) {
-    throw new ConfigError(
-      `${RUNTIME_ENV.recheckQueueUrl} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/rechecks (got ${shown(recheckQueueUrl)})`,
-    );
-  }
-  return deepFreeze({
-    settings,
-    topicArn: checked[RUNTIME_ENV.topicArn] as string,
-    stateTable: checked[RUNTIME_ENV.stateTable] as string,
-    ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
-    ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
-  });
 }

@@ -52,12 +52,25 @@ export async function ec2Query(
     Version: EC2_API_VERSION,
     ...params,
   }).toString();
-  const signer = new SignatureV4({
-    service: 'ec2',
-    region,
-    credentials: options.credentials,
-    sha256: Sha256,
-  });
+  const headers = await signedHeaders(url, region, body, options.credentials);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers, body, signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new Ec2QueryError('Unreachable', `could not reach ${url.host}`, { cause: error });
+  }
+  return answerRoot(url, response);
+}
+
+/** The headers of the POST of `body` to `url`, signed with SigV4 (the host header left to fetch). */
+async function signedHeaders(
+  url: URL,
+  region: string,
+  body: string,
+  credentials: AwsCredentialIdentityProvider,
+): Promise<Record<string, string>> {
+  const signer = new SignatureV4({ service: 'ec2', region, credentials, sha256: Sha256 });
   let signed: { headers: Record<string, string> };
   try {
     signed = await signer.sign({
@@ -79,13 +92,11 @@ export async function ec2Query(
     });
   }
   const { host: _host, ...headers } = signed.headers;
-  let response: Response;
-  try {
-    response = await fetch(url, { method: 'POST', headers, body, signal });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new Ec2QueryError('Unreachable', `could not reach ${url.host}`, { cause: error });
-  }
+  return headers;
+}
+
+/** The answer's root element; an Ec2QueryError for EC2's error answer or one that is no XML. */
+async function answerRoot(url: URL, response: Response): Promise<XmlElement> {
   const text = await boundedText(response);
   let root: XmlElement;
   try {
@@ -106,6 +117,7 @@ export async function ec2Query(
   return root;
 }
 
+/** The answer's text, read up to ANSWER_MAX_BYTES. */
 async function boundedText(response: Response): Promise<string> {
   const chunks: Uint8Array[] = [];
   let bytes = 0;

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import type { Cluster, User } from '@kubernetes/client-node/dist/config_types.js';
+import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 import { loadYaml } from '@kubernetes/client-node/dist/yaml.js';
 import { ClusterAuthError } from './auth-error.js';
 
@@ -18,14 +18,28 @@ export interface KubeconfigSecret {
   readonly context?: string | undefined;
 }
 
+/** The context a secret's kubeconfig names, alone, checked for Lambda (module comment). */
 export function kubeConfigFromText(text: string, source: KubeconfigSecret): KubeConfig {
-  const fail = (reason: ConstructorParameters<typeof ClusterAuthError>[0], message: string) =>
-    new ClusterAuthError(reason, source.cluster, message);
   const where = `kubeconfig in secret '${source.secretId}'`;
-
   const raw = parseYaml(text, where, source.cluster);
   refuseTokenFiles(raw, where, source.cluster);
+  const loaded = loadText(text, where, source.cluster);
+  const { context, cluster, user } = chosenContext(loaded, source, where);
+  checkUser(user, where, source.cluster);
+  checkCluster(cluster, where, source.cluster);
 
+  const only = new KubeConfig();
+  only.loadFromOptions({
+    clusters: [{ ...cluster, skipTLSVerify: false }],
+    users: [user],
+    contexts: [context],
+    currentContext: context.name,
+  });
+  return only;
+}
+
+/** client-node's reading of the text; its errors kept only when they cannot quote the text. */
+function loadText(text: string, where: string, cluster: string): KubeConfig {
   const loaded = new KubeConfig();
   try {
     loaded.loadFromString(text);
@@ -37,9 +51,23 @@ export function kubeConfigFromText(text: string, source: KubeconfigSecret): Kube
       /^(clusters|users|contexts)\[\d+\][\w.[\]-]* is missing$/.test(error.message)
         ? `: ${error.message}`
         : '';
-    throw fail('kubeconfig-invalid', `${where} is not a usable kubeconfig${detail}`);
+    throw new ClusterAuthError(
+      'kubeconfig-invalid',
+      cluster,
+      `${where} is not a usable kubeconfig${detail}`,
+    );
   }
+  return loaded;
+}
 
+/** The context to use (the one asked for, else the current one), with its cluster and user. */
+function chosenContext(
+  loaded: KubeConfig,
+  source: KubeconfigSecret,
+  where: string,
+): { context: Context; cluster: Cluster; user: User } {
+  const fail = (reason: ConstructorParameters<typeof ClusterAuthError>[0], message: string) =>
+    new ClusterAuthError(reason, source.cluster, message);
   const contextName = source.context ?? loaded.getCurrentContext();
   if (!contextName) {
     throw fail(
@@ -67,18 +95,7 @@ export function kubeConfigFromText(text: string, source: KubeconfigSecret): Kube
       `${where}: context '${context.name}' names user '${context.user}', which is not defined`,
     );
   }
-
-  checkUser(user, where, source.cluster);
-  checkCluster(cluster, where, source.cluster);
-
-  const only = new KubeConfig();
-  only.loadFromOptions({
-    clusters: [{ ...cluster, skipTLSVerify: false }],
-    users: [user],
-    contexts: [context],
-    currentContext: context.name,
-  });
-  return only;
+  return { context, cluster, user };
 }
 
 function parseYaml(text: string, where: string, cluster: string): unknown {

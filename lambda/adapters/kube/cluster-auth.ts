@@ -26,7 +26,7 @@ import {
   type GetSecretValueCommandOutput,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AuthenticatedCluster } from '../../ports/index.js';
 import type { ClusterAuth } from '../../settings/index.js';
@@ -42,6 +42,7 @@ import {
 import { kubeConfigFromText } from './auth-kubeconfig.js';
 import { assumedRoleOf, ClusterAwsCredentials } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
+import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
 
 /** How the watchdog reaches one cluster: defined with the settings, in `lambda/settings/`. */
 export type { ClusterAuth };
@@ -80,7 +81,6 @@ const TRANSIENT: ReadonlySet<ClusterAuthReason> = new Set<ClusterAuthReason>([
   'secret-unavailable',
   'describe-cluster-failed',
 ]);
-const TOKEN_USER = 'lease-watchdog';
 
 interface Expiring<T> {
   readonly value: T;
@@ -309,95 +309,4 @@ function abortable<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-function singleUserConfig(
-  name: string,
-  server: string,
-  caData: string | undefined,
-  token: string,
-): KubeConfig {
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name, server, skipTLSVerify: false, ...(caData ? { caData } : {}) }],
-    users: [{ name: TOKEN_USER, token }],
-    contexts: [{ name, cluster: name, user: TOKEN_USER }],
-    currentContext: name,
-  });
-  return config;
-}
-
-function httpsServer(cluster: string, server: string): string {
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new ClusterAuthError(
-      'settings-invalid',
-      cluster,
-      `server for cluster '${cluster}' is not a URL`,
-    );
-  }
-  if (url.protocol !== 'https:') {
-    throw new ClusterAuthError(
-      'insecure-tls',
-      cluster,
-      `server for cluster '${cluster}' must be an https:// URL: TLS is always on in Lambda`,
-    );
-  }
-  if (url.username || url.password) {
-    throw new ClusterAuthError(
-      'settings-invalid',
-      cluster,
-      `server for cluster '${cluster}' must not carry credentials`,
-    );
-  }
-  return server.replace(/\/+$/, '');
-}
-
-/** caData as a kubeconfig holds it: base64 of PEM. Raw PEM is accepted and encoded. */
-function base64Pem(cluster: string, caData: string): string {
-  const trimmed = caData.trim();
-  if (trimmed.startsWith('-----BEGIN CERTIFICATE-----')) {
-    return Buffer.from(`${trimmed}\n`, 'utf8').toString('base64');
-  }
-  const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
-  if (!/^[A-Za-z0-9+/=\s]+$/.test(trimmed) || !decoded.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ClusterAuthError(
-      'ca-invalid',
-      cluster,
-      `CA data for cluster '${cluster}' is not a base64-encoded PEM certificate`,
-    );
-  }
-  return trimmed.replace(/\s+/g, '');
-}
-
-/** The secret holds the token itself, or JSON with a `token` field. */
-function bearerToken(cluster: string, secretId: string, value: string): string {
-  let token = value.trim();
-  if (token.startsWith('{')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(token);
-    } catch {
-      parsed = undefined;
-    }
-    const field = (parsed as { token?: unknown } | undefined)?.token;
-    if (typeof field !== 'string') {
-      throw new ClusterAuthError(
-        'secret-invalid',
-        cluster,
-        `secret '${secretId}' holds JSON without a string 'token' field; store the bearer token itself or {"token": "..."}`,
-      );
-    }
-    token = field.trim();
-  }
-  if (!/^[!-~]+$/.test(token)) {
-    throw new ClusterAuthError(
-      'secret-invalid',
-      cluster,
-      `secret '${secretId}' does not hold a bearer token (empty, or not printable ASCII without spaces)`,
-    );
-  }
-  return token;
 }

@@ -2,7 +2,8 @@
  * Reads node Leases and Nodes over the Kubernetes API: one session per read (transport.ts), the
  * answers projected onto what the core needs (projection.ts), and, with a node cache
  * (node-cache.ts), whole Nodes listed only once per refresh period, the Table of Nodes
- * (node-table.ts) and GETs of the nodes that may page in between. Never `resourceVersion=0`:
+ * (node-table.ts) and GETs of the nodes that may page in between (node-reads.ts reads the
+ * Nodes). Never `resourceVersion=0`:
  * every list is a consistent read from etcd, paginated, and a server that ignores `limit` is
  * bounded by the page cap. Every failure is one ClusterReadError with one clear line
  * (read-errors.ts).
@@ -10,7 +11,7 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../../core/model.js';
-import { type LabelSelector, matchesSelector } from '../../core/selector.js';
+import type { LabelSelector } from '../../core/selector.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -18,17 +19,9 @@ import {
   type StructuredLogger,
 } from '../../ports/index.js';
 import { hasUserInfo } from './kubeconfig.js';
-import { MAX_NODE_GETS, type NodeCache, SUSPECT_AGE_MS, suspectNodes } from './node-cache.js';
-import {
-  NODE_TABLE,
-  NODE_TABLE_PARAMS,
-  type NodeRow,
-  projectNodeRow,
-  rowsByName,
-  TableUnusableError,
-  tableSuspects,
-} from './node-table.js';
-import { Interner, projectLease, projectNode } from './projection.js';
+import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
+import { NodeReads } from './node-reads.js';
+import { Interner, projectLease } from './projection.js';
 import {
   ApiSession,
   type Listed,
@@ -107,13 +100,13 @@ export class KubeClusterReader implements ClusterReader {
   private readonly pageSize: number;
   private readonly timeoutMs: number;
   private readonly server: string;
-  private readonly labelKeys: ReadonlySet<string> | undefined;
-  private readonly suspectAfterMs: number;
+  /** The Nodes' side of each read: whole lists, the Table, GETs of suspects. */
+  private readonly nodes: NodeReads;
   private readonly bounds: ReadBounds;
 
   constructor(private readonly options: KubeReaderOptions) {
     const selectorKeys = options.nodeSelector?.requirements.map((r) => r.key) ?? [];
-    this.labelKeys = options.labelKeys
+    const labelKeys = options.labelKeys
       ? new Set([...options.labelKeys, ...selectorKeys])
       : undefined;
     if (options.nodeSelector && options.readNodes === false) {
@@ -122,8 +115,8 @@ export class KubeClusterReader implements ClusterReader {
         'a node selector needs the Nodes: not in leases-only mode',
       );
     }
-    this.suspectAfterMs = options.suspectAfterMs ?? SUSPECT_AGE_MS;
-    if (!(this.suspectAfterMs >= 0)) {
+    const suspectAfterMs = options.suspectAfterMs ?? SUSPECT_AGE_MS;
+    if (!(suspectAfterMs >= 0)) {
       throw new RangeError(
         `suspectAfterMs must be a number of milliseconds, 0 or more (got ${String(options.suspectAfterMs)})`,
       );
@@ -147,6 +140,12 @@ export class KubeClusterReader implements ClusterReader {
       );
     }
     this.server = server.replace(/\/+$/, '');
+    this.nodes = new NodeReads({
+      labelKeys,
+      suspectAfterMs,
+      nodeCache: options.nodeCache,
+      nodeSelector: options.nodeSelector,
+    });
   }
 
   /** The name the cluster is reported under. */
@@ -182,17 +181,16 @@ export class KubeClusterReader implements ClusterReader {
     interner: Interner,
     signal: AbortSignal | undefined,
   ): Promise<Snapshot> {
-    const { namespace, nodeCache: cache } = this.options;
-    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+    const { nodeCache: cache } = this.options;
     const cached = cache?.current();
     const [leases, table] = await Promise.all([
-      session.list('leases', leasePath, projectLease, signal),
+      session.list('leases', this.leasePath(), projectLease, signal),
       this.options.readNodes === false || !cached || !cache?.tableUsable()
         ? undefined
-        : this.listTable(session, signal),
+        : this.nodes.listTable(session, signal),
     ]);
     if (cached && cache && table instanceof Map) {
-      const refreshed = await this.refreshSuspects(
+      const refreshed = await this.nodes.refreshSuspects(
         session,
         interner,
         leases,
@@ -215,7 +213,7 @@ export class KubeClusterReader implements ClusterReader {
     const nodes =
       this.options.readNodes === false
         ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-        : await this.listNodesOrDegraded(session, interner, signal);
+        : await this.nodes.listNodesOrDegraded(session, interner, signal);
     return this.snapshot(
       leases,
       nodes instanceof ClusterReadError || nodes === undefined ? null : nodes.items,
@@ -236,10 +234,8 @@ export class KubeClusterReader implements ClusterReader {
     cached: ReadonlyMap<string, NodeInfo>,
     signal: AbortSignal | undefined,
   ): Promise<Snapshot> {
-    const { namespace } = this.options;
-    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
-    const leases = await session.list('leases', leasePath, projectLease, signal);
-    const nodes = await this.refreshSuspects(
+    const leases = await session.list('leases', this.leasePath(), projectLease, signal);
+    const nodes = await this.nodes.refreshSuspects(
       session,
       interner,
       leases,
@@ -251,125 +247,9 @@ export class KubeClusterReader implements ClusterReader {
     return this.snapshot(leases, nodes, undefined, session.stats);
   }
 
-  /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
-  private listNodesOrDegraded(
-    session: ApiSession,
-    interner: Interner,
-    signal: AbortSignal | undefined,
-  ): Promise<Listed<NodeInfo> | ClusterReadError> {
-    return this.listNodes(session, interner, signal).catch((error: unknown) => {
-      // Without Nodes the check still runs on leases alone: degraded, and it says so.
-      // Not with a node selector: which leases it selects is known only from the Nodes.
-      if (error instanceof ClusterReadError && error.failure === 'forbidden') {
-        if (!this.options.nodeSelector) return error;
-        throw new ClusterReadError(
-          'forbidden',
-          `${error.message}; the node selector "${this.options.nodeSelector.source}" needs them`,
-          error.statusCode,
-          { cause: error },
-        );
-      }
-      throw error;
-    });
-  }
-
-  /**
-   * The Table of Nodes by name; the error instead when it cannot stand in for them (the caller
-   * lists whole Nodes): an answer that is no usable Table keeps the cache off Tables for one
-   * refresh period, any other failure is met by the whole list (which fails, or degrades, alike).
-   */
-  private async listTable(
-    session: ApiSession,
-    signal: AbortSignal | undefined,
-  ): Promise<Map<string, NodeRow> | ClusterReadError> {
-    const selector = this.options.nodeSelector;
-    try {
-      const listed = await session.list(
-        'nodes',
-        '/api/v1/nodes',
-        projectNodeRow,
-        signal,
-        selector
-          ? { ...NODE_TABLE_PARAMS, labelSelector: selector.source.trim() }
-          : NODE_TABLE_PARAMS,
-        NODE_TABLE,
-      );
-      return rowsByName(listed);
-    } catch (error) {
-      if (!(error instanceof ClusterReadError) || error.failure === 'aborted') throw error;
-      if (
-        error instanceof TableUnusableError ||
-        error.failure === 'invalid-response' ||
-        error.statusCode === 406
-      ) {
-        this.options.nodeCache?.refuseTable();
-      }
-      return error;
-    }
-  }
-
-  /** Lists every Node, and keeps them in the cache when there is one. */
-  private async listNodes(
-    session: ApiSession,
-    interner: Interner,
-    signal: AbortSignal | undefined,
-  ): Promise<Listed<NodeInfo>> {
-    const selector = this.options.nodeSelector;
-    const listed = await session.list(
-      'nodes',
-      '/api/v1/nodes',
-      (item) => projectNode(item, this.labelKeys, interner),
-      signal,
-      selector ? { labelSelector: selector.source.trim() } : {},
-    );
-    // Matched again: a proxy or server that ignored the labelSelector must not widen the check.
-    const items = selector ? listed.items.filter((n) => this.selects(n)) : listed.items;
-    this.options.nodeCache?.replace(items);
-    return { ...listed, items };
-  }
-
-  /** Whether the node selector (if any) selects the node. */
-  private selects(node: NodeInfo): boolean {
-    const selector = this.options.nodeSelector;
-    return selector === undefined || matchesSelector(selector, node.labels);
-  }
-
-  /**
-   * The cached Nodes, with those the leases or the Table single out read afresh (one GET each),
-   * or all of them listed again when there are too many suspects.
-   */
-  private async refreshSuspects(
-    session: ApiSession,
-    interner: Interner,
-    leases: Listed<LeaseInfo>,
-    cache: NodeCache,
-    cached: ReadonlyMap<string, NodeInfo>,
-    rows: ReadonlyMap<string, NodeRow> | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<NodeInfo[]> {
-    const serverTime = leases.date ?? Date.now();
-    // With a node selector, a lease whose node is not among the selected ones is not a suspect:
-    // it belongs to a node that is not selected (or to none), not to a node that needs a GET.
-    const considered = this.options.nodeSelector
-      ? leases.items.filter((lease) => cached.has(lease.name) || rows?.has(lease.name))
-      : leases.items;
-    const suspects = new Set([
-      // On a look (no Table), a lease with no cached Node stays the orphan the last check saw.
-      ...suspectNodes(considered, cached, serverTime, this.suspectAfterMs, rows ?? cached),
-      ...(rows ? tableSuspects(rows, cached) : []),
-    ]);
-    if (suspects.size > MAX_NODE_GETS) {
-      return (await this.listNodes(session, interner, signal)).items;
-    }
-    await Promise.all(
-      [...suspects].map(async (name) => {
-        const body = await session.getNode(name, signal);
-        const node = body ? projectNode(body, this.labelKeys, interner) : undefined;
-        // A node relabelled out of the selection leaves it, as a deleted one does.
-        cache.update(name, node && this.selects(node) ? node : undefined);
-      }),
-    );
-    return [...(cache.current() ?? cached).values()];
+  /** Where the node Leases are listed. */
+  private leasePath(): string {
+    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.options.namespace)}/leases`;
   }
 
   private snapshot(

@@ -22,6 +22,14 @@ export interface KubeconfigLocation {
 }
 
 export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
+  const kc = mergedKubeConfig(kubeconfigFiles(source));
+  if (source.context) selectContext(kc, source.context);
+  checkCurrentServer(kc);
+  return source.insecureSkipTlsVerify ? skippingTlsVerify(kc) : kc;
+}
+
+/** The files to read, as kubectl finds them; those that exist, at least one. */
+function kubeconfigFiles(source: KubeconfigLocation): string[] {
   const files = source.path
     ? [source.path]
     : (source.env.KUBECONFIG?.split(delimiter).filter(Boolean) ?? [
@@ -34,8 +42,13 @@ export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
       : `no kubeconfig found (looked at ${files.join(', ')})`;
     throw new ClusterReadError('config', `${where}: pass --kubeconfig PATH or set KUBECONFIG`);
   }
+  return present;
+}
+
+/** The files merged as kubectl merges $KUBECONFIG: the first to set a value wins. */
+function mergedKubeConfig(files: readonly string[]): KubeConfig {
   const kc = new KubeConfig();
-  for (const file of present) {
+  for (const file of files) {
     const next = new KubeConfig();
     try {
       next.loadFromFile(file);
@@ -56,16 +69,23 @@ export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
       kc.mergeConfig(next, true);
     }
   }
-  if (source.context) {
-    if (!kc.contexts.some((c) => c.name === source.context)) {
-      const known = kc.contexts.map((c) => c.name).join(', ') || 'none';
-      throw new ClusterReadError(
-        'config',
-        `context "${source.context}" is not in the kubeconfig (contexts: ${known}): check --context`,
-      );
-    }
-    kc.setCurrentContext(source.context);
+  return kc;
+}
+
+/** --context: made current, when the kubeconfig has it. */
+function selectContext(kc: KubeConfig, name: string): void {
+  if (!kc.contexts.some((c) => c.name === name)) {
+    const known = kc.contexts.map((c) => c.name).join(', ') || 'none';
+    throw new ClusterReadError(
+      'config',
+      `context "${name}" is not in the kubeconfig (contexts: ${known}): check --context`,
+    );
   }
+  kc.setCurrentContext(name);
+}
+
+/** A current context whose cluster has a server URL, with no credentials in it. */
+function checkCurrentServer(kc: KubeConfig): void {
   const context = kc.getContextObject(kc.getCurrentContext());
   if (!context) {
     throw new ClusterReadError(
@@ -86,7 +106,6 @@ export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
       `context "${context.name}": the server URL of cluster "${context.cluster}" has a user name or password in it (https://user:pass@host): remove them from the URL and give credentials as the kubeconfig user's token or certificate`,
     );
   }
-  return source.insecureSkipTlsVerify ? skippingTlsVerify(kc) : kc;
 }
 
 /** true when `server` is a URL with a user name or password (`https://user:pass@host`). */

@@ -4,7 +4,13 @@
  * characters removed, bounded), and the whole document fits in `maxBytes` UTF-8 bytes: nodes are
  * listed, most urgent first, while they fit, and `nodesOmitted` says how many were left out.
  */
-import type { AlertNode, Notification } from '../../../core/notification.js';
+import type {
+  AlertNode,
+  NoticeInfo,
+  Notification,
+  StormInfo,
+  WatchdogInfo,
+} from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
 import {
   DOCUMENT_SCHEMA,
@@ -137,59 +143,69 @@ export function renderDocument(
   };
   const runbookUrl = context.runbookUrl ? safeText(context.runbookUrl, 1000) : '';
   if (runbookUrl) head.runbookUrl = runbookUrl;
-  if (n.storm) {
-    head.storm = {
-      state: n.storm.state ?? 'active',
-      scope: n.storm.scope,
-      zones: n.storm.zones.slice(0, MAX_LISTED_VALUES).map((z) => ({
-        zone: safeText(z.zone, VALUE_MAX_CHARS),
-        total: z.total,
-        silent: silentIn(z),
-      })),
-      nodeGroups: (n.storm.nodeGroups ?? []).slice(0, MAX_LISTED_VALUES).map((g) => ({
-        nodeGroup: safeText(g.nodeGroup, VALUE_MAX_CHARS),
-        total: g.total,
-        silent: silentIn(g),
-      })),
-      clusterTotal: n.storm.clusterTotal,
-      clusterSilent: clusterSilentIn(n.storm),
-    };
-  }
-  if (n.notice) {
-    const notice = n.notice;
-    head.notice =
-      notice.topic === 'degraded'
-        ? {
-            topic: notice.topic,
-            state: notice.state,
-            message: safeText(notice.message, 1000),
-            since: isoTime(notice.since) ?? new Date(0).toISOString(),
-          }
-        : {
-            topic: notice.topic,
-            message: safeText(notice.message, 1000),
-            copy: safeText(notice.copy, 1000),
-          };
-  }
-  if (n.watchdog) {
-    head.watchdog = {
-      state: n.watchdog.state,
-      failure: safeText(n.watchdog.failure, 40) || 'unknown',
-      message: safeText(n.watchdog.message, 1000),
-      since: isoTime(n.watchdog.since) ?? new Date(0).toISOString(),
-    };
-  }
+  if (n.storm) head.storm = stormPart(n.storm);
+  if (n.notice) head.notice = noticePart(n.notice);
+  if (n.watchdog) head.watchdog = watchdogPart(n.watchdog);
   // Room for the listed nodes: what is left once the rest is written (with the largest count).
-  let budget = maxBytes - utf8Bytes(JSON.stringify(head));
+  const nodes = fittingNodes(n, maxBytes - utf8Bytes(JSON.stringify(head)));
+  return { ...head, nodes, nodesOmitted: total - nodes.length };
+}
+
+function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']> {
+  return {
+    state: storm.state ?? 'active',
+    scope: storm.scope,
+    zones: storm.zones.slice(0, MAX_LISTED_VALUES).map((z) => ({
+      zone: safeText(z.zone, VALUE_MAX_CHARS),
+      total: z.total,
+      silent: silentIn(z),
+    })),
+    nodeGroups: (storm.nodeGroups ?? []).slice(0, MAX_LISTED_VALUES).map((g) => ({
+      nodeGroup: safeText(g.nodeGroup, VALUE_MAX_CHARS),
+      total: g.total,
+      silent: silentIn(g),
+    })),
+    clusterTotal: storm.clusterTotal,
+    clusterSilent: clusterSilentIn(storm),
+  };
+}
+
+function noticePart(notice: NoticeInfo): NonNullable<NotificationDocument['notice']> {
+  return notice.topic === 'degraded'
+    ? {
+        topic: notice.topic,
+        state: notice.state,
+        message: safeText(notice.message, 1000),
+        since: isoTime(notice.since) ?? new Date(0).toISOString(),
+      }
+    : {
+        topic: notice.topic,
+        message: safeText(notice.message, 1000),
+        copy: safeText(notice.copy, 1000),
+      };
+}
+
+function watchdogPart(watchdog: WatchdogInfo): NonNullable<NotificationDocument['watchdog']> {
+  return {
+    state: watchdog.state,
+    failure: safeText(watchdog.failure, 40) || 'unknown',
+    message: safeText(watchdog.message, 1000),
+    since: isoTime(watchdog.since) ?? new Date(0).toISOString(),
+  };
+}
+
+/** The nodes, most urgent list first, while they fit in `budget` bytes. */
+function fittingNodes(n: Notification, budget: number): DocumentNode[] {
+  let left = budget;
   const nodes: DocumentNode[] = [];
-  fill: for (const [change, list] of lists(n)) {
+  for (const [change, list] of lists(n)) {
     for (const x of list) {
       const node = documentNode(x, change);
       const cost = utf8Bytes(JSON.stringify(node)) + 1;
-      if (cost > budget) break fill;
-      budget -= cost;
+      if (cost > left) return nodes;
+      left -= cost;
       nodes.push(node);
     }
   }
-  return { ...head, nodes, nodesOmitted: total - nodes.length };
+  return nodes;
 }

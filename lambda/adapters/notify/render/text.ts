@@ -3,10 +3,13 @@
  *
  * Two levels:
  * - `cleanText` (bodies, attribute values): keeps UTF-8 — SNS bodies are UTF-8 and so are email
- *   clients — but removes what can break or spoof a plain-text email or a terminal: control
- *   characters (C0, DEL, C1, including ESC), line and paragraph separators, bidi overrides and
- *   other invisible format characters (U+202E can make `evil.exe` read as `exe.live`), lone
- *   surrogates and noncharacters. Other whitespace becomes a plain space.
+ *   clients — but removes every character of the unprintable set (core/printable.ts): what can
+ *   break or spoof a plain-text email or a terminal, such as control characters (C0, DEL, C1,
+ *   including ESC), line and paragraph separators, bidi overrides and other invisible format
+ *   characters (U+202E can make `evil.exe` read as `exe.live`) and noncharacters; a lone
+ *   surrogate becomes U+FFFD. Other whitespace becomes a plain space. An emoji keeps the joiners
+ *   that make it one picture (a zero-width joiner between two pictographs, the emoji variation
+ *   selector after one); alone, they are removed like the rest.
  * - `asciiText` (SNS subjects): printable ASCII only. The SNS API reference once said "Subjects
  *   must be ASCII text", AWS's own SNS integrations (Amazon Managed Prometheus) replace non-ASCII
  *   subjects with an error string, and mail relays mangle unencoded 8-bit headers. Kubernetes
@@ -16,25 +19,30 @@
  * Truncation never splits a surrogate pair or a grapheme (an emoji with its modifiers, a letter
  * with its combining marks).
  */
-
-/** Zero-width joiner: kept, it is part of emoji sequences. */
-const ZWJ = '\u200d';
+import { UNPRINTABLE_CLASS } from '../../../core/printable.js';
 
 /**
- * Characters removed by `cleanText`: controls (Cc), format characters (Cf: bidi embeddings and
- * overrides, isolates, zero-width space, BOM, soft hyphen...), line/paragraph separators,
- * unpaired surrogates (Cs), private use (Co) and unassigned code points (Cn).
+ * A pictograph with its emoji variation selector (U+FE0F) and skin tone, if any. Unicode counts
+ * code points kept for future emoji as pictographs already: unassigned, they stay unprintable.
  */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/gu;
+const PICTOGRAPH = `(?![${UNPRINTABLE_CLASS}])\\p{Extended_Pictographic}\\u{FE0F}?\\p{Emoji_Modifier}?`;
+/**
+ * An emoji sequence, kept whole (group 1), or one unprintable character, removed. The joiners
+ * inside an emoji are in the set; everywhere else they are as invisible as the rest of it.
+ */
+const EMOJI_OR_UNSAFE = new RegExp(
+  `(${PICTOGRAPH}(?:\\u200D${PICTOGRAPH})*)|[${UNPRINTABLE_CLASS}]`,
+  'gu',
+);
 /** Whitespace other than a plain space (NBSP, ideographic space, ...). */
 const OTHER_SPACE = /[^\S ]|\p{Zs}/gu;
 
-/** Removes control, bidi, invisible and unassigned characters; keeps printable Unicode. */
+/** Removes the unprintable characters (control, bidi, invisible, unassigned); keeps the rest. */
 export function cleanText(text: string): string {
   return text
     .toWellFormed()
     .replace(OTHER_SPACE, ' ')
-    .replace(UNSAFE, (ch) => (ch === ZWJ ? ch : ''));
+    .replace(EMOJI_OR_UNSAFE, (_, emoji: string | undefined) => emoji ?? '');
 }
 
 /** Printable ASCII only (0x20–0x7E): accents folded, other characters replaced by `?`. */

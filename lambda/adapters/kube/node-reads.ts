@@ -1,0 +1,156 @@
+/**
+ * The Nodes of one read (kube-reader.ts), in the three ways it may read them: the whole list
+ * (kept in the node cache; a 403 makes the read degraded, not failed, unless a node selector
+ * needs them), the server-side Table of Nodes (node-table.ts), and a GET of each node that the
+ * leases or the Table single out (suspectNodes), the rest as the cache holds them.
+ */
+import type { LeaseInfo, NodeInfo } from '../../core/model.js';
+import { type LabelSelector, matchesSelector } from '../../core/selector.js';
+import { ClusterReadError } from '../../ports/index.js';
+import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
+import {
+  NODE_TABLE,
+  NODE_TABLE_PARAMS,
+  type NodeRow,
+  projectNodeRow,
+  rowsByName,
+  TableUnusableError,
+  tableSuspects,
+} from './node-table.js';
+import { type Interner, projectNode } from './projection.js';
+import type { ApiSession, Listed } from './transport.js';
+
+export interface NodeReadOptions {
+  /** The Node labels to keep; undefined: all of them. */
+  readonly labelKeys: ReadonlySet<string> | undefined;
+  /** A lease older than this on the server's clock has its Node read afresh (suspectNodes). */
+  readonly suspectAfterMs: number;
+  readonly nodeCache?: NodeCache | undefined;
+  readonly nodeSelector?: LabelSelector | undefined;
+}
+
+/** The Nodes of a read, for one reader: its label keys, suspect age, cache and selector. */
+export class NodeReads {
+  constructor(private readonly options: NodeReadOptions) {}
+
+  /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
+  listNodesOrDegraded(
+    session: ApiSession,
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Listed<NodeInfo> | ClusterReadError> {
+    return this.listNodes(session, interner, signal).catch((error: unknown) => {
+      // Without Nodes the check still runs on leases alone: degraded, and it says so.
+      // Not with a node selector: which leases it selects is known only from the Nodes.
+      if (error instanceof ClusterReadError && error.failure === 'forbidden') {
+        if (!this.options.nodeSelector) return error;
+        throw new ClusterReadError(
+          'forbidden',
+          `${error.message}; the node selector "${this.options.nodeSelector.source}" needs them`,
+          error.statusCode,
+          { cause: error },
+        );
+      }
+      throw error;
+    });
+  }
+
+  /**
+   * The Table of Nodes by name; the error instead when it cannot stand in for them (the caller
+   * lists whole Nodes): an answer that is no usable Table keeps the cache off Tables for one
+   * refresh period, any other failure is met by the whole list (which fails, or degrades, alike).
+   */
+  async listTable(
+    session: ApiSession,
+    signal: AbortSignal | undefined,
+  ): Promise<Map<string, NodeRow> | ClusterReadError> {
+    const selector = this.options.nodeSelector;
+    try {
+      const listed = await session.list(
+        'nodes',
+        '/api/v1/nodes',
+        projectNodeRow,
+        signal,
+        selector
+          ? { ...NODE_TABLE_PARAMS, labelSelector: selector.source.trim() }
+          : NODE_TABLE_PARAMS,
+        NODE_TABLE,
+      );
+      return rowsByName(listed);
+    } catch (error) {
+      if (!(error instanceof ClusterReadError) || error.failure === 'aborted') throw error;
+      if (
+        error instanceof TableUnusableError ||
+        error.failure === 'invalid-response' ||
+        error.statusCode === 406
+      ) {
+        this.options.nodeCache?.refuseTable();
+      }
+      return error;
+    }
+  }
+
+  /** Lists every Node, and keeps them in the cache when there is one. */
+  private async listNodes(
+    session: ApiSession,
+    interner: Interner,
+    signal: AbortSignal | undefined,
+  ): Promise<Listed<NodeInfo>> {
+    const selector = this.options.nodeSelector;
+    const listed = await session.list(
+      'nodes',
+      '/api/v1/nodes',
+      (item) => projectNode(item, this.options.labelKeys, interner),
+      signal,
+      selector ? { labelSelector: selector.source.trim() } : {},
+    );
+    // Matched again: a proxy or server that ignored the labelSelector must not widen the check.
+    const items = selector ? listed.items.filter((n) => this.selects(n)) : listed.items;
+    this.options.nodeCache?.replace(items);
+    return { ...listed, items };
+  }
+
+  /** Whether the node selector (if any) selects the node. */
+  private selects(node: NodeInfo): boolean {
+    const selector = this.options.nodeSelector;
+    return selector === undefined || matchesSelector(selector, node.labels);
+  }
+
+  /**
+   * The cached Nodes, with those the leases or the Table single out read afresh (one GET each),
+   * or all of them listed again when there are too many suspects.
+   */
+  async refreshSuspects(
+    session: ApiSession,
+    interner: Interner,
+    leases: Listed<LeaseInfo>,
+    cache: NodeCache,
+    cached: ReadonlyMap<string, NodeInfo>,
+    rows: ReadonlyMap<string, NodeRow> | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<NodeInfo[]> {
+    const serverTime = leases.date ?? Date.now();
+    // With a node selector, a lease whose node is not among the selected ones is not a suspect:
+    // it belongs to a node that is not selected (or to none), not to a node that needs a GET.
+    const considered = this.options.nodeSelector
+      ? leases.items.filter((lease) => cached.has(lease.name) || rows?.has(lease.name))
+      : leases.items;
+    const suspects = new Set([
+      // On a look (no Table), a lease with no cached Node stays the orphan the last check saw.
+      ...suspectNodes(considered, cached, serverTime, this.options.suspectAfterMs, rows ?? cached),
+      ...(rows ? tableSuspects(rows, cached) : []),
+    ]);
+    if (suspects.size > MAX_NODE_GETS) {
+      return (await this.listNodes(session, interner, signal)).items;
+    }
+    await Promise.all(
+      [...suspects].map(async (name) => {
+        const body = await session.getNode(name, signal);
+        const node = body ? projectNode(body, this.options.labelKeys, interner) : undefined;
+        // A node relabelled out of the selection leaves it, as a deleted one does.
+        cache.update(name, node && this.selects(node) ? node : undefined);
+      }),
+    );
+    return [...(cache.current() ?? cached).values()];
+  }
+}
