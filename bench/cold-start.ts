@@ -129,7 +129,8 @@ function bytesByPackage(code: string, mapJson: string): { name: string; bytes: n
   const owner = map.sources.map((source) => {
     const inModules = source.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
     if (inModules?.[1]) return inModules[1];
-    const own = source.match(/(?:^|\/)(lambda|sim|infra)\/(?:([^/]+)\/)?/);
+    // The project's own code by layer, and the adapters by adapter (lambda/adapters/kube).
+    const own = source.match(/(?:^|\/)(lambda|sim|infra|cli)\/(?:(adapters\/[^/]+|[^/]+)\/)?/);
     return own ? [own[1], own[2]].filter(Boolean).join('/') : source;
   });
   const totals = new Map<string, number>();

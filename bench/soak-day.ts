@@ -1,6 +1,6 @@
 /**
  * The soak of docs/RELIABILITY.md through the real parts, shorter: the same seeded fault schedule
- * (testkit/reliability-soak.ts: deaths, flapping, a storm, 45-s stalls, a 5-minute API
+ * (testkit/reliability-fault-schedule.ts: deaths, flapping, a storm, 45-s stalls, a 5-minute API
  * outage) for one simulated day, at 1,440 one-minute invocations of the handler `createHandler`
  * builds, reading the sim over HTTPS, keeping state in dynalite and publishing to the local SNS
  * server (testkit/watchdog-harness.ts). Too slow for the test suite (a stall costs a real

@@ -1,7 +1,7 @@
 /**
  * The DynamoDB capacity units a client's requests consumed, as DynamoDB (dynalite) reports them
  * (`ReturnConsumedCapacity`): reads (GetItem, Query) and writes (everything else) apart. Used by
- * the state-writes test and bench/cost.ts.
+ * the state-writes test and bench/cost/measure.ts.
  */
 import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 

@@ -10,8 +10,7 @@
  */
 import type { AlertNode, Notification, Severity } from '../../../core/notification.js';
 import { type KubeAccess, lookFurther } from './advice.js';
-import { safeText } from './document.js';
-import { fmt, plural, zoneName } from './format.js';
+import { bodyText, fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
 import { asciiText, squeeze, truncate } from './text.js';
 
@@ -57,7 +56,7 @@ const MARK: Readonly<Record<Severity, string>> = {
 
 /** Untrusted text for chat markdown: safe, bounded, without link, mention and code markup. */
 export function chatText(text: string, max: number): string {
-  return safeText(text.replace(/[<>`]/g, "'"), max);
+  return bodyText(text.replace(/[<>`]/g, "'"), max);
 }
 
 function nodeLine(x: AlertNode): string {
@@ -177,7 +176,7 @@ export function renderChatNotification(
   return {
     version: '1.0',
     source: 'custom',
-    id: safeText(n.id, 200),
+    id: bodyText(n.id, 200),
     content: {
       textType: 'client-markdown',
       title: truncate(`${MARK[n.severity] ?? ''} [${cluster}] ${head}`, CHAT_TITLE_MAX_CHARS),
@@ -195,7 +194,7 @@ export function renderChatNotification(
         cluster,
         kind: n.kind,
         severity: n.severity,
-        notificationId: safeText(n.id, 200),
+        notificationId: bodyText(n.id, 200),
       },
     },
   };

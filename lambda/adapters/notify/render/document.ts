@@ -18,8 +18,9 @@ import {
   type NODE_CHANGES,
   type NotificationDocument,
 } from './document-schema.js';
+import { bodyText } from './format.js';
 import { headline, renderSubject } from './subject.js';
-import { cleanText, squeeze, truncate, utf8Bytes } from './text.js';
+import { utf8Bytes } from './text.js';
 
 /**
  * The most UTF-8 bytes one document takes. SNS repeats it under five protocol keys, escaped, next
@@ -31,14 +32,9 @@ export const MAX_LISTED_VALUES = 100;
 /** The longest zone or node group value kept (label values are at most 63 characters). */
 const VALUE_MAX_CHARS = 100;
 
-/** Untrusted text made safe and bounded (empty when nothing printable is left). */
-export function safeText(text: string, max: number): string {
-  return truncate(squeeze(cleanText(text)), max);
-}
-
 function optionalText(text: string | null | undefined, max: number): string | null {
   if (text === null || text === undefined) return null;
-  return safeText(text, max) || null;
+  return bodyText(text, max) || null;
 }
 
 function isoTime(ms: number | undefined): string | null {
@@ -51,7 +47,7 @@ type Change = (typeof NODE_CHANGES)[number];
 
 function documentNode(x: AlertNode, change: Change): DocumentNode {
   return {
-    name: safeText(x.name, 253) || '(unnamed)',
+    name: bodyText(x.name, 253) || '(unnamed)',
     change,
     verdict: x.verdict,
     zone: optionalText(x.zone, VALUE_MAX_CHARS),
@@ -65,7 +61,7 @@ function documentNode(x: AlertNode, change: Change): DocumentNode {
         ? x.silentForSeconds
         : null,
     since: isoTime(x.since),
-    reason: safeText(x.reason, 500),
+    reason: bodyText(x.reason, 500),
     resolution: optionalText(x.resolution, 40),
   };
 }
@@ -86,7 +82,7 @@ function distinct(values: Iterable<string | null | undefined>): string[] {
   for (const value of values) if (value !== null && value !== undefined) raw.add(value);
   const seen = new Set<string>();
   for (const value of raw) {
-    const clean = safeText(value, VALUE_MAX_CHARS);
+    const clean = bodyText(value, VALUE_MAX_CHARS);
     if (clean) seen.add(clean);
   }
   return [...seen].sort().slice(0, MAX_LISTED_VALUES);
@@ -123,12 +119,12 @@ export function renderDocument(
   const total = n.firing.length + n.flapping.length + n.reminders.length + n.resolved.length;
   const head: NotificationDocument = {
     schema: DOCUMENT_SCHEMA,
-    id: safeText(n.id, 200),
+    id: bodyText(n.id, 200),
     kind: n.kind,
     severity: n.severity,
-    cluster: safeText(n.cluster, 200) || '(unnamed)',
+    cluster: bodyText(n.cluster, 200) || '(unnamed)',
     subject: renderSubject(n),
-    summary: safeText(headline(n), 300),
+    summary: bodyText(headline(n), 300),
     checkedAt: isoTime(n.at) ?? new Date(0).toISOString(),
     zones: zonesOf(n),
     nodeGroups: nodeGroupsOf(n),
@@ -141,7 +137,7 @@ export function renderDocument(
     nodes: [],
     nodesOmitted: total,
   };
-  const runbookUrl = context.runbookUrl ? safeText(context.runbookUrl, 1000) : '';
+  const runbookUrl = context.runbookUrl ? bodyText(context.runbookUrl, 1000) : '';
   if (runbookUrl) head.runbookUrl = runbookUrl;
   if (n.storm) head.storm = stormPart(n.storm);
   if (n.notice) head.notice = noticePart(n.notice);
@@ -156,12 +152,12 @@ function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']>
     state: storm.state ?? 'active',
     scope: storm.scope,
     zones: storm.zones.slice(0, MAX_LISTED_VALUES).map((z) => ({
-      zone: safeText(z.zone, VALUE_MAX_CHARS),
+      zone: bodyText(z.zone, VALUE_MAX_CHARS),
       total: z.total,
       silent: silentIn(z),
     })),
     nodeGroups: (storm.nodeGroups ?? []).slice(0, MAX_LISTED_VALUES).map((g) => ({
-      nodeGroup: safeText(g.nodeGroup, VALUE_MAX_CHARS),
+      nodeGroup: bodyText(g.nodeGroup, VALUE_MAX_CHARS),
       total: g.total,
       silent: silentIn(g),
     })),
@@ -175,21 +171,21 @@ function noticePart(notice: NoticeInfo): NonNullable<NotificationDocument['notic
     ? {
         topic: notice.topic,
         state: notice.state,
-        message: safeText(notice.message, 1000),
+        message: bodyText(notice.message, 1000),
         since: isoTime(notice.since) ?? new Date(0).toISOString(),
       }
     : {
         topic: notice.topic,
-        message: safeText(notice.message, 1000),
-        copy: safeText(notice.copy, 1000),
+        message: bodyText(notice.message, 1000),
+        copy: bodyText(notice.copy, 1000),
       };
 }
 
 function watchdogPart(watchdog: WatchdogInfo): NonNullable<NotificationDocument['watchdog']> {
   return {
     state: watchdog.state,
-    failure: safeText(watchdog.failure, 40) || 'unknown',
-    message: safeText(watchdog.message, 1000),
+    failure: bodyText(watchdog.failure, 40) || 'unknown',
+    message: bodyText(watchdog.message, 1000),
     since: isoTime(watchdog.since) ?? new Date(0).toISOString(),
   };
 }
