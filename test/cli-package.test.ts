@@ -23,7 +23,11 @@ const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
 
-/** The oldest Node `engines` allows: undici, which the reader uses, needs 22.19.0. */
+/**
+ * The oldest Node `engines` allows: undici needs 22.19.0. The reader speaks node:https itself
+ * (lambda/adapters/kube/http-exchange.ts), but `@kubernetes/client-node`, whose `KubeConfig` the
+ * CLI loads for authentication, still imports undici at load.
+ */
 const OLDEST_NODE = '22.19.0';
 
 /**
