@@ -66,11 +66,20 @@ function besideThisFile(name: string): string | undefined {
 export const PREBUILT_HANDLER = fileURLToPath(new URL('../handler-bundle', import.meta.url));
 
 /**
- * The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle; either
- * way with the cluster file (lambda/settings/cluster-file.ts) next to the handler. The file's
- * text is written once into the cloud assembly's directory at synth and copied into the code
- * (esbuild's `afterBundling` hook; a local "bundling" that copies the shipped bundle), so it is
- * part of the asset's hash: a cluster added or removed is a code update of the same deploy.
+ * Context key: a folder holding an already bundled handler (`index.mjs`), such as the one
+ * `npm run bundle` writes to dist/handler-bundle, deployed instead of bundling `DEFAULT_ENTRY`, as
+ * the installed package deploys its own. A synth that is not about the bundling (the tests of a
+ * fleet's templates) is spared an esbuild run; `entry`, when given, is still bundled.
+ */
+export const HANDLER_BUNDLE_CONTEXT = 'lease-watchdog:handler-bundle';
+
+/**
+ * The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle (or the
+ * one `HANDLER_BUNDLE_CONTEXT` names); either way with the cluster file
+ * (lambda/settings/cluster-file.ts) next to the handler. The file's text is written once into the
+ * cloud assembly's directory at synth and copied into the code (esbuild's `afterBundling` hook; a
+ * local "bundling" that copies the shipped bundle), so it is part of the asset's hash: a cluster
+ * added or removed is a code update of the same deploy.
  */
 function handlerCode(
   scope: Construct,
@@ -80,6 +89,15 @@ function handlerCode(
   | { entry: string; handler: string; bundling: { commandHooks: ICommandHooks } }
   | { code: lambda.Code; handler: string } {
   const source = stagedClusterFile(scope, clusterFile);
+  const bundled: unknown = scope.node.tryGetContext(HANDLER_BUNDLE_CONTEXT);
+  if (entry === undefined && typeof bundled === 'string' && bundled !== '') {
+    if (!existsSync(join(bundled, 'index.mjs'))) {
+      throw new ConfigError(
+        `context ${HANDLER_BUNDLE_CONTEXT}: ${bundled} holds no index.mjs (npm run bundle writes dist/handler-bundle)`,
+      );
+    }
+    return bundledCode(bundled, clusterFile);
+  }
   if (entry !== undefined || existsSync(DEFAULT_ENTRY)) {
     return {
       entry: entry ?? DEFAULT_ENTRY,
@@ -95,26 +113,29 @@ function handlerCode(
       },
     };
   }
-  if (existsSync(PREBUILT_HANDLER)) {
-    const code = lambda.Code.fromAsset(PREBUILT_HANDLER, {
-      assetHashType: AssetHashType.OUTPUT,
-      bundling: {
-        // Never used: the local copy below always succeeds (no Docker at synth).
-        image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox'),
-        local: {
-          tryBundle(output: string): boolean {
-            cpSync(PREBUILT_HANDLER, output, { recursive: true });
-            writeFileSync(join(output, CLUSTER_FILE), clusterFile);
-            return true;
-          },
-        },
-      },
-    });
-    return { code, handler: 'index.handler' };
-  }
+  if (existsSync(PREBUILT_HANDLER)) return bundledCode(PREBUILT_HANDLER, clusterFile);
   throw new ConfigError(
     `the watchdog's handler is neither at ${DEFAULT_ENTRY} nor bundled at ${PREBUILT_HANDLER}: reinstall lease-watchdog, or pass entry`,
   );
+}
+
+/** The handler bundled already in `dir`, copied with the cluster file beside it. */
+function bundledCode(dir: string, clusterFile: string): { code: lambda.Code; handler: string } {
+  const code = lambda.Code.fromAsset(dir, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never used: the local copy below always succeeds (no Docker at synth).
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox'),
+      local: {
+        tryBundle(output: string): boolean {
+          cpSync(dir, output, { recursive: true });
+          writeFileSync(join(output, CLUSTER_FILE), clusterFile);
+          return true;
+        },
+      },
+    },
+  });
+  return { code, handler: 'index.handler' };
 }
 
 /** Writes the cluster file's text into the cloud assembly's directory; returns its path. */

@@ -26,17 +26,29 @@ export const ROOT = new URL('..', import.meta.url).pathname;
 /** The run's tarball, from the global setup to the test files (the runner's environment). */
 const TARBALL_ENV = 'LEASE_WATCHDOG_TEST_TARBALL';
 
-/** What the build steps before the tests write, which the tarball must hold. */
-const BUILT = ['dist/cli/main.js', 'dist/infra/lease-watchdog.js', 'dist/handler-bundle/index.mjs'];
+/** The handler bundle the package ships, as `npm run bundle` writes it (`PREBUILT_HANDLER`). */
+const SHIPPED_BUNDLE = 'dist/handler-bundle';
 
-/** Fails, saying what to run, unless the build steps have written dist/. */
-function assertBuilt(): void {
-  const missing = BUILT.filter((file) => !existsSync(join(ROOT, file)));
+/** What the build steps before the tests write, which the tarball must hold. */
+const BUILT = ['dist/cli/main.js', 'dist/infra/lease-watchdog.js', `${SHIPPED_BUNDLE}/index.mjs`];
+
+/** Fails, saying what to run, unless the build steps have written these files of dist/. */
+function assertBuilt(files: readonly string[] = BUILT): void {
+  const missing = files.filter((file) => !existsSync(join(ROOT, file)));
   assert.deepEqual(
     missing,
     [],
     `${missing.join(', ')} missing: run \`npm run build && npm run bundle\` first (npm test does)`,
   );
+}
+
+/**
+ * The folder of the handler bundle the package ships, for a synth that deploys it instead of
+ * bundling the handler again (`HANDLER_BUNDLE_CONTEXT`, infra/watchdog-function.ts).
+ */
+export function shippedBundle(): string {
+  assertBuilt([`${SHIPPED_BUNDLE}/index.mjs`]);
+  return join(ROOT, SHIPPED_BUNDLE);
 }
 
 /** Packs the work tree as it is (dist/ included, no script run) into `dir`; returns the tarball. */
