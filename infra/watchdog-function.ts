@@ -17,7 +17,12 @@ import {
 } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  type ICommandHooks,
+  NodejsFunction,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
@@ -169,6 +174,38 @@ export interface WatchdogFunction {
 }
 
 /**
+ * How esbuild bundles the handler: minified ESM for Node 24, the pinned AWS SDK inside, the
+ * packages the Lambda never uses left out.
+ */
+const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  minify: true,
+  // Shipped next to the bundle, not loaded (no --enable-source-maps): a minified stack trace
+  // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
+  externalModules: [],
+  // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
+  // required, not imported (docs/BENCHMARKS.md, cold start).
+  ...(ABSENT && NODE_HTTP_REQUIRED
+    ? {
+        esbuildArgs: {
+          '--alias': [
+            ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
+            `node:http=${NODE_HTTP_REQUIRED}`,
+            `http=${NODE_HTTP_REQUIRED}`,
+          ],
+        },
+      }
+    : {}),
+  forceDockerBundling: false,
+};
+
+/**
  * Creates, in the given scope, the log group (`LogGroup`), the role (`FunctionRole`), and the
  * function (`Function`) with its global settings in the environment and its clusters in its code,
  * in the VPC when placed in one.
@@ -183,18 +220,7 @@ export function createWatchdogFunction(
     retention: config.logRetentionDays as logs.RetentionDays,
     removalPolicy: RemovalPolicy.DESTROY,
   });
-  const role = new iam.Role(scope, 'FunctionRole', {
-    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-    description: 'lease-watchdog function: reads the configured clusters, keeps state, notifies',
-  });
-  // Instead of AWSLambdaBasicExecutionRole (logs on every group): this log group only.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'WriteOwnLogs',
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroup.logGroupArn],
-    }),
-  );
+  const role = functionRole(scope, logGroup);
   const vpcPlacement = placeInVpc(placement, role);
   const settings = functionSettingsOf(watchdogSettingsOf(config));
   const code = handlerCode(scope, entry, settings.clusterFile);
@@ -221,36 +247,36 @@ export function createWatchdogFunction(
       // The clusters are in the code (CLUSTER_FILE): the environment holds 4 KB in all.
       [RUNTIME_ENV.settings]: settings.environment,
     },
-    bundling: {
-      ...('bundling' in code ? code.bundling : {}),
-      format: OutputFormat.ESM,
-      minify: true,
-      // Shipped next to the bundle, not loaded (no --enable-source-maps): a minified stack trace
-      // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
-      sourceMap: true,
-      sourcesContent: false,
-      target: 'node24',
-      mainFields: ['module', 'main'],
-      banner: ESM_REQUIRE_BANNER,
-      // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
-      externalModules: [],
-      // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
-      // required, not imported (docs/BENCHMARKS.md, cold start).
-      ...(ABSENT && NODE_HTTP_REQUIRED
-        ? {
-            esbuildArgs: {
-              '--alias': [
-                ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
-                `node:http=${NODE_HTTP_REQUIRED}`,
-                `http=${NODE_HTTP_REQUIRED}`,
-              ],
-            },
-          }
-        : {}),
-      forceDockerBundling: false,
-    },
+    bundling: { ...('bundling' in code ? code.bundling : {}), ...BUNDLING },
   });
-  // Evidence at alert time (lambda/adapters/evidence/instance-evidence.ts): EC2's word on a FIRING's instances.
+  grantInstanceEvidence(role);
+  return { function: fn, role, logGroup };
+}
+
+/**
+ * The function's role (`FunctionRole`), which may write to the given log group: instead of
+ * AWSLambdaBasicExecutionRole (logs on every group), this log group only.
+ */
+function functionRole(scope: Construct, logGroup: logs.ILogGroup): iam.Role {
+  const role = new iam.Role(scope, 'FunctionRole', {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: 'lease-watchdog function: reads the configured clusters, keeps state, notifies',
+  });
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'WriteOwnLogs',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+  );
+  return role;
+}
+
+/**
+ * Evidence at alert time (lambda/adapters/evidence/instance-evidence.ts): EC2's word on a FIRING's
+ * instances, read-only; and cdk-nag told why the role has statements on Resource "*".
+ */
+function grantInstanceEvidence(role: iam.Role): void {
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'ReadInstanceEvidence',
@@ -263,5 +289,4 @@ export function createWatchdogFunction(
     reason:
       'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*"; so do ec2:DescribeInstanceStatus and ec2:DescribeInstances (read-only, the EC2 evidence of a FIRING). Every other statement names its resource.',
   });
-  return { function: fn, role, logGroup };
 }
