@@ -80,14 +80,54 @@ export interface WatchdogAlarmsProps {
 
 /** Creates the alarms in the given scope and lets them publish to the topic. */
 export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): WatchdogAlarms {
-  const { fn, deadLetterQueue, topic, config, alarmPaths = [], clusterScopes } = props;
+  const { topic, config, alarmPaths = [], clusterScopes } = props;
   const period = Duration.minutes(config.scheduleMinutes);
-  const alarm = (
-    id: string,
-    alarmProps: cloudwatch.AlarmProps,
-    to: readonly NotificationTopic[] = [topic, ...alarmPaths],
-    where: Construct = scope,
-  ): cloudwatch.Alarm => {
+  const alarm = alarmFactory(scope, [topic, ...alarmPaths]);
+  const deploymentWide = deploymentAlarms(alarm, props, period);
+  // In nested stacks (a fleet), the switches are named after the stack, so that the topic's
+  // policy names them all with one pattern: 300 alarm ARNs would pass its 30 KB.
+  const nested = clusterScopes?.nested === true;
+  const switchPrefix = `${Stack.of(scope).stackName}-NoSuccessfulCheck-`;
+  const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
+  for (const cluster of config.clusters) {
+    deadMansSwitches.set(
+      cluster.name,
+      alarm(
+        `NoSuccessfulCheck-${idFor(cluster.name)}`,
+        {
+          ...deadMansSwitch(cluster.name, period),
+          ...(nested ? { alarmName: `${switchPrefix}${cluster.name}` } : {}),
+        },
+        undefined,
+        clusterScopes?.scopeOf(cluster.name) ?? scope,
+      ),
+    );
+  }
+  // In the order they were created (the order of the topic policy's conditions).
+  const listed = Object.values(deploymentWide).filter((a) => a !== undefined);
+  const alarms = nested ? listed : [...listed, ...deadMansSwitches.values()];
+  const namedLike = nested ? [`${switchPrefix}*`] : [];
+  topic.allowAlarmsToPublish(alarms, namedLike);
+  const created = { ...deploymentWide, deadMansSwitches };
+  if (alarmPaths.length === 0) return created;
+  // Told on the alarm paths only: the notification topic is the one that lost its subscribers.
+  const noSubscriberAlarm = alarm('NoConfirmedSubscription', noSubscriber(period), alarmPaths);
+  for (const path of alarmPaths)
+    path.allowAlarmsToPublish([...alarms, noSubscriberAlarm], namedLike);
+  return { ...created, noSubscriberAlarm };
+}
+
+/** Creates alarm `id` (in the given scope, unless told where) notifying `to` on ALARM and on OK. */
+type AlarmFactory = (
+  id: string,
+  alarmProps: cloudwatch.AlarmProps,
+  to?: readonly NotificationTopic[],
+  where?: Construct,
+) => cloudwatch.Alarm;
+
+/** Alarms in `scope` that notify `everyTopic` unless told otherwise. */
+function alarmFactory(scope: Construct, everyTopic: readonly NotificationTopic[]): AlarmFactory {
+  return (id, alarmProps, to = everyTopic, where = scope) => {
     const created = new cloudwatch.Alarm(where, id, alarmProps);
     for (const target of to) {
       created.addAlarmAction(target.alarmAction);
@@ -95,6 +135,20 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
     }
     return created;
   };
+}
+
+/** The alarms over the whole deployment, in the order the topic's policy lists them. */
+type DeploymentAlarms = Pick<
+  WatchdogAlarms,
+  'errorsAlarm' | 'throttlesAlarm' | 'deadLetterAlarm' | 'abandonedAlarm' | 'eventsFailedAlarm'
+>;
+
+/** The function's errors and throttles, undelivered invocations, notifications not delivered. */
+function deploymentAlarms(
+  alarm: AlarmFactory,
+  { fn, deadLetterQueue, config }: WatchdogAlarmsProps,
+  period: Duration,
+): DeploymentAlarms {
   const errorsAlarm = alarm(
     'ErrorsAlarm',
     onAnyDatapoint(
@@ -126,53 +180,14 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
     ),
   );
   const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
-  const eventsFailedAlarm =
-    config.eventBus === undefined
-      ? undefined
-      : alarm('NotificationEventsFailedAlarm', notificationEventsFailed(period));
-  const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
-  // In nested stacks (a fleet), the switches are named after the stack, so that the topic's
-  // policy names them all with one pattern: 300 alarm ARNs would pass its 30 KB.
-  const nested = clusterScopes?.nested === true;
-  const switchPrefix = `${Stack.of(scope).stackName}-NoSuccessfulCheck-`;
-  for (const cluster of config.clusters) {
-    deadMansSwitches.set(
-      cluster.name,
-      alarm(
-        `NoSuccessfulCheck-${idFor(cluster.name)}`,
-        {
-          ...deadMansSwitch(cluster.name, period),
-          ...(nested ? { alarmName: `${switchPrefix}${cluster.name}` } : {}),
-        },
-        undefined,
-        clusterScopes?.scopeOf(cluster.name) ?? scope,
-      ),
-    );
+  if (config.eventBus === undefined) {
+    return { errorsAlarm, throttlesAlarm, deadLetterAlarm, abandonedAlarm };
   }
-  const deploymentWide = [
-    errorsAlarm,
-    throttlesAlarm,
-    deadLetterAlarm,
-    abandonedAlarm,
-    ...(eventsFailedAlarm === undefined ? [] : [eventsFailedAlarm]),
-  ];
-  const alarms = nested ? deploymentWide : [...deploymentWide, ...deadMansSwitches.values()];
-  const namedLike = nested ? [`${switchPrefix}*`] : [];
-  topic.allowAlarmsToPublish(alarms, namedLike);
-  const created = {
-    errorsAlarm,
-    throttlesAlarm,
-    deadLetterAlarm,
-    abandonedAlarm,
-    ...(eventsFailedAlarm === undefined ? {} : { eventsFailedAlarm }),
-    deadMansSwitches,
-  };
-  if (alarmPaths.length === 0) return created;
-  // Told on the alarm paths only: the notification topic is the one that lost its subscribers.
-  const noSubscriberAlarm = alarm('NoConfirmedSubscription', noSubscriber(period), alarmPaths);
-  for (const path of alarmPaths)
-    path.allowAlarmsToPublish([...alarms, noSubscriberAlarm], namedLike);
-  return { ...created, noSubscriberAlarm };
+  const eventsFailedAlarm = alarm(
+    'NotificationEventsFailedAlarm',
+    notificationEventsFailed(period),
+  );
+  return { errorsAlarm, throttlesAlarm, deadLetterAlarm, abandonedAlarm, eventsFailedAlarm };
 }
 
 /**

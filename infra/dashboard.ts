@@ -63,50 +63,25 @@ export interface DashboardProps {
 
 /** Creates the dashboard in the given scope (logical id `Dashboard`). */
 export function createDashboard(scope: Construct, props: DashboardProps): cloudwatch.Dashboard {
-  const { alarms, config, logGroup } = props;
-  const period = Duration.minutes(config.scheduleMinutes);
-  const perCluster = (name: MetricName, statistic: string): cloudwatch.SearchExpression => {
-    const filters = Object.entries(SERVICE_DIMENSIONS)
-      .map(([key, value]) => ` ${key}="${value}"`)
-      .join('');
-    return new cloudwatch.SearchExpression({
-      expression: `SEARCH('{${METRICS_NAMESPACE},cluster,service} MetricName="${name}"${filters}', '${statistic}', ${period.toSeconds()})`,
-      label: CLUSTER_LABEL,
-      period,
-    });
-  };
-  /** A Logs Insights graph of the function's log lines: one line per cluster. */
-  const query = (title: string, lines: string[], width = WIDTH): cloudwatch.LogQueryWidget =>
-    new cloudwatch.LogQueryWidget({
-      title,
-      logGroupNames: [logGroup.logGroupName],
-      queryLines: lines,
-      view: cloudwatch.LogQueryVisualizationType.LINE,
-      width,
-      height: HEIGHT,
-    });
-  const graph = (
-    title: string,
-    left: cloudwatch.IMetric[],
-    leftYAxis?: cloudwatch.YAxisProps,
-  ): cloudwatch.GraphWidget =>
-    new cloudwatch.GraphWidget({
-      title,
-      left,
-      width: WIDTH,
-      height: HEIGHT,
-      leftYAxis: { min: 0, showUnits: false, ...leftYAxis },
-    });
-  const forService = (name: MetricName | ServiceMetricName, statistic: string) =>
-    new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: name,
-      dimensionsMap: { ...SERVICE_DIMENSIONS },
-      statistic,
-      period,
-      label: name,
-    });
+  const period = Duration.minutes(props.config.scheduleMinutes);
+  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
+    defaultInterval: Duration.days(1),
+    periodOverride: cloudwatch.PeriodOverride.AUTO,
+  });
+  const rows = [
+    ...alarmRows(props.alarms),
+    ...perClusterRows(period, props.logGroup),
+    ...deploymentRows(period),
+  ];
+  for (const row of rows) dashboard.addWidgets(...row);
+  return dashboard;
+}
 
+/**
+ * The alarms, a row each: the deployment-wide ones in one widget, then the dead-man's switches
+ * in widgets of at most `ALARMS_PER_WIDGET`.
+ */
+function alarmRows(alarms: WatchdogAlarms): cloudwatch.IWidget[][] {
   const deploymentAlarms = [
     alarms.errorsAlarm,
     alarms.throttlesAlarm,
@@ -115,11 +90,21 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
     ...(alarms.eventsFailedAlarm ? [alarms.eventsFailedAlarm] : []),
     ...(alarms.noSubscriberAlarm ? [alarms.noSubscriberAlarm] : []),
   ];
+  const rows: cloudwatch.IWidget[][] = [
+    [
+      new cloudwatch.AlarmStatusWidget({
+        title:
+          'The watchdog itself: function errors and throttles, undelivered schedules, notifications given up, no subscriber',
+        alarms: deploymentAlarms,
+        width: 24,
+        height: 3,
+      }),
+    ],
+  ];
   const switches = [...alarms.deadMansSwitches.values()];
-  const switchWidgets: cloudwatch.IWidget[] = [];
   for (let i = 0; i < switches.length; i += ALARMS_PER_WIDGET) {
     const part = switches.slice(i, i + ALARMS_PER_WIDGET);
-    switchWidgets.push(
+    rows.push([
       new cloudwatch.AlarmStatusWidget({
         title: `Dead-man's switches: no successful check for ${DEAD_MAN_PERIODS} periods (${i + 1}–${i + part.length} of ${switches.length})`,
         alarms: part,
@@ -127,72 +112,136 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
         width: 24,
         height: Math.min(8, 2 + Math.ceil(part.length / 6)),
       }),
-    );
+    ]);
   }
+  return rows;
+}
 
-  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
-    defaultInterval: Duration.days(1),
-    periodOverride: cloudwatch.PeriodOverride.AUTO,
-  });
-  dashboard.addWidgets(
-    new cloudwatch.AlarmStatusWidget({
-      title:
-        'The watchdog itself: function errors and throttles, undelivered schedules, notifications given up, no subscriber',
-      alarms: deploymentAlarms,
-      width: 24,
-      height: 3,
-    }),
-  );
-  for (const widget of switchWidgets) dashboard.addWidgets(widget);
-  dashboard.addWidgets(
-    graph(`Successful checks per cluster (${CHECK_SUCCEEDED_METRIC}: the dead-man's switch)`, [
-      perCluster(CHECK_SUCCEEDED_METRIC, 'Sum'),
-    ]),
-    query('Nodes checked per cluster (log field nodes)', [
-      CHECKED,
-      `stats max(nodes) by cluster, ${BIN}`,
-    ]),
-  );
-  dashboard.addWidgets(
-    ...NODES_ALERTING_VERDICTS.map((verdict) =>
+/**
+ * The graphs with one line per cluster: CheckSucceeded from its metric, the rest from the
+ * function's log lines.
+ */
+function perClusterRows(period: Duration, logGroup: logs.ILogGroup): cloudwatch.IWidget[][] {
+  const query = (title: string, lines: string[], width = WIDTH) =>
+    logQuery(logGroup, title, lines, width);
+  return [
+    [
+      graph(`Successful checks per cluster (${CHECK_SUCCEEDED_METRIC}: the dead-man's switch)`, [
+        perCluster(CHECK_SUCCEEDED_METRIC, 'Sum', period),
+      ]),
+      query('Nodes checked per cluster (log field nodes)', [
+        CHECKED,
+        `stats max(nodes) by cluster, ${BIN}`,
+      ]),
+    ],
+    NODES_ALERTING_VERDICTS.map((verdict) =>
       query(
         `Nodes ${verdict} per cluster`,
         [CHECKED, `stats max(\`${verdict}\`) by cluster, ${BIN}`],
         8,
       ),
     ),
-  );
-  dashboard.addWidgets(
-    query('Check duration per cluster (ms, maximum)', [
-      CHECKED,
-      `stats max(durationMs) by cluster, ${BIN}`,
-    ]),
-    query('Cluster read failures per cluster', [
-      'filter message = "cannot read the cluster"',
-      `stats count(*) by cluster, ${BIN}`,
-    ]),
-  );
-  dashboard.addWidgets(
-    query('Notifications sent per cluster', [
-      CHECKED,
-      `stats sum(notificationsSent) by cluster, ${BIN}`,
-    ]),
-    query('Notifications failed per cluster (kept for the next check)', [
-      CHECKED,
-      `stats sum(notificationsFailed) by cluster, ${BIN}`,
-    ]),
-  );
-  dashboard.addWidgets(
-    graph('Failures, all clusters: cluster reads, notifications kept for the next check', [
-      forService(READ_FAILURES, 'Sum'),
-      forService(NOTIFICATIONS_FAILED, 'Sum'),
-    ]),
-  );
-  dashboard.addWidgets(
-    graph('Notifications given up, all clusters; confirmed subscriptions of the topic', [
-      forService(NOTIFICATIONS_ABANDONED_METRIC, 'Sum'),
-      forService(CONFIRMED_SUBSCRIPTIONS_METRIC, 'Minimum'),
-    ]),
-  );
-  return dashboard;
+    [
+      query('Check duration per cluster (ms, maximum)', [
+        CHECKED,
+        `stats max(durationMs) by cluster, ${BIN}`,
+      ]),
+      query('Cluster read failures per cluster', [
+        'filter message = "cannot read the cluster"',
+        `stats count(*) by cluster, ${BIN}`,
+      ]),
+    ],
+    [
+      query('Notifications sent per cluster', [
+        CHECKED,
+        `stats sum(notificationsSent) by cluster, ${BIN}`,
+      ]),
+      query('Notifications failed per cluster (kept for the next check)', [
+        CHECKED,
+        `stats sum(notificationsFailed) by cluster, ${BIN}`,
+      ]),
+    ],
+  ];
+}
+
+/** The deployment-wide totals, from the {service}-only metrics. */
+function deploymentRows(period: Duration): cloudwatch.IWidget[][] {
+  return [
+    [
+      graph('Failures, all clusters: cluster reads, notifications kept for the next check', [
+        forService(READ_FAILURES, 'Sum', period),
+        forService(NOTIFICATIONS_FAILED, 'Sum', period),
+      ]),
+    ],
+    [
+      graph('Notifications given up, all clusters; confirmed subscriptions of the topic', [
+        forService(NOTIFICATIONS_ABANDONED_METRIC, 'Sum', period),
+        forService(CONFIRMED_SUBSCRIPTIONS_METRIC, 'Minimum', period),
+      ]),
+    ],
+  ];
+}
+
+/** A SEARCH of the metric's per-cluster series: one line per cluster, whatever their number. */
+function perCluster(
+  name: MetricName,
+  statistic: string,
+  period: Duration,
+): cloudwatch.SearchExpression {
+  const filters = Object.entries(SERVICE_DIMENSIONS)
+    .map(([key, value]) => ` ${key}="${value}"`)
+    .join('');
+  return new cloudwatch.SearchExpression({
+    expression: `SEARCH('{${METRICS_NAMESPACE},cluster,service} MetricName="${name}"${filters}', '${statistic}', ${period.toSeconds()})`,
+    label: CLUSTER_LABEL,
+    period,
+  });
+}
+
+/** The metric's deployment-wide series (dimension `service` only). */
+function forService(
+  name: MetricName | ServiceMetricName,
+  statistic: string,
+  period: Duration,
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { ...SERVICE_DIMENSIONS },
+    statistic,
+    period,
+    label: name,
+  });
+}
+
+/** A Logs Insights graph of the function's log lines: one line per cluster. */
+function logQuery(
+  logGroup: logs.ILogGroup,
+  title: string,
+  lines: string[],
+  width: number,
+): cloudwatch.LogQueryWidget {
+  return new cloudwatch.LogQueryWidget({
+    title,
+    logGroupNames: [logGroup.logGroupName],
+    queryLines: lines,
+    view: cloudwatch.LogQueryVisualizationType.LINE,
+    width,
+    height: HEIGHT,
+  });
+}
+
+/** A metric graph, from 0 up, without units. */
+function graph(
+  title: string,
+  left: cloudwatch.IMetric[],
+  leftYAxis?: cloudwatch.YAxisProps,
+): cloudwatch.GraphWidget {
+  return new cloudwatch.GraphWidget({
+    title,
+    left,
+    width: WIDTH,
+    height: HEIGHT,
+    leftYAxis: { min: 0, showUnits: false, ...leftYAxis },
+  });
 }

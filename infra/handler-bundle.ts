@@ -1,7 +1,8 @@
 /**
- * Writes the handler bundle the installed package ships (`dist/handler-bundle`, `npm pack` runs
- * it as `prepack`): the construct itself bundles `lambda/handler/handler.ts` in a throwaway app, with the
- * very bundling the stack uses, and the asset it stages is copied out. An installed
+ * Writes the handler bundle the installed package ships (`dist/handler-bundle`): `npm run bundle`,
+ * which `npm pack` runs as `prepack` and `npm test` before the tests. The construct itself
+ * bundles `lambda/handler/handler.ts` in a throwaway app, with the very bundling the stack uses,
+ * and the asset it stages is copied out. An installed
  * `lease-watchdog/infra` has no TypeScript sources; it deploys this bundle instead, so a user's
  * synth needs neither esbuild nor Docker, and the deployed code is the code this repository tested.
  */

@@ -32,14 +32,18 @@ import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
 import { createChatTopic, grantChatPublish } from './chat-topic.js';
 import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
-import { clusterScopes } from './cluster-stacks.js';
+import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { grantPutEvents } from './event-bus.js';
 import { createRecheckQueue, type RecheckQueue } from './rechecks.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
-import { createWatchdogFunction, functionTimeoutSeconds } from './watchdog-function.js';
+import {
+  createWatchdogFunction,
+  functionTimeoutSeconds,
+  type WatchdogFunction,
+} from './watchdog-function.js';
 
 export {
   CHECK_SUCCEEDED_METRIC,
@@ -139,27 +143,11 @@ export class LeaseWatchdog extends Construct {
     this.function = watchdog.function;
     this.role = watchdog.role;
     this.logGroup = watchdog.logGroup;
-    topic.grantPublish(this.function);
-    topic.grantCountSubscriptions(this.function);
-    const chat = createChatTopic(this, config);
-    if (chat) {
-      grantChatPublish(chat, this.function);
-      this.chatTopic = chat.topic;
-    }
-    grantPutEvents(this, this.function, config);
+    const chat = grantNotifying(this, watchdog.function, topic, config);
+    if (chat) this.chatTopic = chat.topic;
     const alarmPaths = createAlarmPaths(this, config);
     this.alarmTopics = alarmPaths.map((path) => path.topic);
-    state.grantStateAccess(this.function);
-    bindCheckMetrics(this.function);
-    // A fleet's clusters in nested stacks (cluster-stacks.ts); up to 100, here as always.
-    const scopes = clusterScopes(this, config.clusters);
-    if (scopes.nested) {
-      grantFleetAccess(this.role, config.clusters, scopes.scopeOf);
-    } else {
-      config.clusters.forEach((cluster, index) => {
-        grantClusterAccess(this, this.role, cluster, index);
-      });
-    }
+    const scopes = grantReading(this, watchdog, state, config);
 
     this.recheckQueue = createRecheckQueue(this, this.function, functionTimeoutSeconds(config));
 
@@ -183,6 +171,48 @@ export class LeaseWatchdog extends Construct {
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
     this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });
   }
+}
+
+/**
+ * Lets the function notify: publish to the topic (and count its confirmed subscriptions), to the
+ * chat topic, created here when configured, and put events on the event bus.
+ */
+function grantNotifying(
+  scope: Construct,
+  fn: NodejsFunction,
+  topic: NotificationTopic,
+  config: DeploymentConfig,
+): NotificationTopic | undefined {
+  topic.grantPublish(fn);
+  topic.grantCountSubscriptions(fn);
+  const chat = createChatTopic(scope, config);
+  if (chat) grantChatPublish(chat, fn);
+  grantPutEvents(scope, fn, config);
+  return chat;
+}
+
+/**
+ * Lets the function keep its state, emit the metric the dead-man's switches watch, and read the
+ * clusters: a fleet's from nested stacks (cluster-stacks.ts), up to 100 from here as always.
+ * Returns where each cluster's own resources go.
+ */
+function grantReading(
+  scope: Construct,
+  watchdog: WatchdogFunction,
+  state: StateTable,
+  config: DeploymentConfig,
+): ClusterScopes {
+  state.grantStateAccess(watchdog.function);
+  bindCheckMetrics(watchdog.function);
+  const scopes = clusterScopes(scope, config.clusters);
+  if (scopes.nested) {
+    grantFleetAccess(watchdog.role, config.clusters, scopes.scopeOf);
+  } else {
+    config.clusters.forEach((cluster, index) => {
+      grantClusterAccess(scope, watchdog.role, cluster, index);
+    });
+  }
+  return scopes;
 }
 
 /**

@@ -17,7 +17,12 @@ import {
 } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  type ICommandHooks,
+  NodejsFunction,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
@@ -66,11 +71,20 @@ function besideThisFile(name: string): string | undefined {
 export const PREBUILT_HANDLER = fileURLToPath(new URL('../handler-bundle', import.meta.url));
 
 /**
- * The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle; either
- * way with the cluster file (lambda/settings/cluster-file.ts) next to the handler. The file's
- * text is written once into the cloud assembly's directory at synth and copied into the code
- * (esbuild's `afterBundling` hook; a local "bundling" that copies the shipped bundle), so it is
- * part of the asset's hash: a cluster added or removed is a code update of the same deploy.
+ * Context key: a folder holding an already bundled handler (`index.mjs`), such as the one
+ * `npm run bundle` writes to dist/handler-bundle, deployed instead of bundling `DEFAULT_ENTRY`, as
+ * the installed package deploys its own. A synth that is not about the bundling (the tests of a
+ * fleet's templates) is spared an esbuild run; `entry`, when given, is still bundled.
+ */
+export const HANDLER_BUNDLE_CONTEXT = 'lease-watchdog:handler-bundle';
+
+/**
+ * The code: `entry` (default `DEFAULT_ENTRY`) bundled by esbuild, else the shipped bundle (or the
+ * one `HANDLER_BUNDLE_CONTEXT` names); either way with the cluster file
+ * (lambda/settings/cluster-file.ts) next to the handler. The file's text is written once into the
+ * cloud assembly's directory at synth and copied into the code (esbuild's `afterBundling` hook; a
+ * local "bundling" that copies the shipped bundle), so it is part of the asset's hash: a cluster
+ * added or removed is a code update of the same deploy.
  */
 function handlerCode(
   scope: Construct,
@@ -80,6 +94,15 @@ function handlerCode(
   | { entry: string; handler: string; bundling: { commandHooks: ICommandHooks } }
   | { code: lambda.Code; handler: string } {
   const source = stagedClusterFile(scope, clusterFile);
+  const bundled: unknown = scope.node.tryGetContext(HANDLER_BUNDLE_CONTEXT);
+  if (entry === undefined && typeof bundled === 'string' && bundled !== '') {
+    if (!existsSync(join(bundled, 'index.mjs'))) {
+      throw new ConfigError(
+        `context ${HANDLER_BUNDLE_CONTEXT}: ${bundled} holds no index.mjs (npm run bundle writes dist/handler-bundle)`,
+      );
+    }
+    return bundledCode(bundled, clusterFile);
+  }
   if (entry !== undefined || existsSync(DEFAULT_ENTRY)) {
     return {
       entry: entry ?? DEFAULT_ENTRY,
@@ -95,26 +118,29 @@ function handlerCode(
       },
     };
   }
-  if (existsSync(PREBUILT_HANDLER)) {
-    const code = lambda.Code.fromAsset(PREBUILT_HANDLER, {
-      assetHashType: AssetHashType.OUTPUT,
-      bundling: {
-        // Never used: the local copy below always succeeds (no Docker at synth).
-        image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox'),
-        local: {
-          tryBundle(output: string): boolean {
-            cpSync(PREBUILT_HANDLER, output, { recursive: true });
-            writeFileSync(join(output, CLUSTER_FILE), clusterFile);
-            return true;
-          },
-        },
-      },
-    });
-    return { code, handler: 'index.handler' };
-  }
+  if (existsSync(PREBUILT_HANDLER)) return bundledCode(PREBUILT_HANDLER, clusterFile);
   throw new ConfigError(
     `the watchdog's handler is neither at ${DEFAULT_ENTRY} nor bundled at ${PREBUILT_HANDLER}: reinstall lease-watchdog, or pass entry`,
   );
+}
+
+/** The handler bundled already in `dir`, copied with the cluster file beside it. */
+function bundledCode(dir: string, clusterFile: string): { code: lambda.Code; handler: string } {
+  const code = lambda.Code.fromAsset(dir, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never used: the local copy below always succeeds (no Docker at synth).
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox'),
+      local: {
+        tryBundle(output: string): boolean {
+          cpSync(dir, output, { recursive: true });
+          writeFileSync(join(output, CLUSTER_FILE), clusterFile);
+          return true;
+        },
+      },
+    },
+  });
+  return { code, handler: 'index.handler' };
 }
 
 /** Writes the cluster file's text into the cloud assembly's directory; returns its path. */
@@ -148,6 +174,38 @@ export interface WatchdogFunction {
 }
 
 /**
+ * How esbuild bundles the handler: minified ESM for Node 24, the pinned AWS SDK inside, the
+ * packages the Lambda never uses left out.
+ */
+const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  minify: true,
+  // Shipped next to the bundle, not loaded (no --enable-source-maps): a minified stack trace
+  // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
+  externalModules: [],
+  // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
+  // required, not imported (docs/BENCHMARKS.md, cold start).
+  ...(ABSENT && NODE_HTTP_REQUIRED
+    ? {
+        esbuildArgs: {
+          '--alias': [
+            ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
+            `node:http=${NODE_HTTP_REQUIRED}`,
+            `http=${NODE_HTTP_REQUIRED}`,
+          ],
+        },
+      }
+    : {}),
+  forceDockerBundling: false,
+};
+
+/**
  * Creates, in the given scope, the log group (`LogGroup`), the role (`FunctionRole`), and the
  * function (`Function`) with its global settings in the environment and its clusters in its code,
  * in the VPC when placed in one.
@@ -162,18 +220,7 @@ export function createWatchdogFunction(
     retention: config.logRetentionDays as logs.RetentionDays,
     removalPolicy: RemovalPolicy.DESTROY,
   });
-  const role = new iam.Role(scope, 'FunctionRole', {
-    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-    description: 'lease-watchdog function: reads the configured clusters, keeps state, notifies',
-  });
-  // Instead of AWSLambdaBasicExecutionRole (logs on every group): this log group only.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'WriteOwnLogs',
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroup.logGroupArn],
-    }),
-  );
+  const role = functionRole(scope, logGroup);
   const vpcPlacement = placeInVpc(placement, role);
   const settings = functionSettingsOf(watchdogSettingsOf(config));
   const code = handlerCode(scope, entry, settings.clusterFile);
@@ -200,36 +247,36 @@ export function createWatchdogFunction(
       // The clusters are in the code (CLUSTER_FILE): the environment holds 4 KB in all.
       [RUNTIME_ENV.settings]: settings.environment,
     },
-    bundling: {
-      ...('bundling' in code ? code.bundling : {}),
-      format: OutputFormat.ESM,
-      minify: true,
-      // Shipped next to the bundle, not loaded (no --enable-source-maps): a minified stack trace
-      // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
-      sourceMap: true,
-      sourcesContent: false,
-      target: 'node24',
-      mainFields: ['module', 'main'],
-      banner: ESM_REQUIRE_BANNER,
-      // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
-      externalModules: [],
-      // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
-      // required, not imported (docs/BENCHMARKS.md, cold start).
-      ...(ABSENT && NODE_HTTP_REQUIRED
-        ? {
-            esbuildArgs: {
-              '--alias': [
-                ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
-                `node:http=${NODE_HTTP_REQUIRED}`,
-                `http=${NODE_HTTP_REQUIRED}`,
-              ],
-            },
-          }
-        : {}),
-      forceDockerBundling: false,
-    },
+    bundling: { ...('bundling' in code ? code.bundling : {}), ...BUNDLING },
   });
-  // Evidence at alert time (lambda/adapters/evidence/instance-evidence.ts): EC2's word on a FIRING's instances.
+  grantInstanceEvidence(role);
+  return { function: fn, role, logGroup };
+}
+
+/**
+ * The function's role (`FunctionRole`), which may write to the given log group: instead of
+ * AWSLambdaBasicExecutionRole (logs on every group), this log group only.
+ */
+function functionRole(scope: Construct, logGroup: logs.ILogGroup): iam.Role {
+  const role = new iam.Role(scope, 'FunctionRole', {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: 'lease-watchdog function: reads the configured clusters, keeps state, notifies',
+  });
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'WriteOwnLogs',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+  );
+  return role;
+}
+
+/**
+ * Evidence at alert time (lambda/adapters/evidence/instance-evidence.ts): EC2's word on a FIRING's
+ * instances, read-only; and cdk-nag told why the role has statements on Resource "*".
+ */
+function grantInstanceEvidence(role: iam.Role): void {
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'ReadInstanceEvidence',
@@ -242,5 +289,4 @@ export function createWatchdogFunction(
     reason:
       'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*"; so do ec2:DescribeInstanceStatus and ec2:DescribeInstances (read-only, the EC2 evidence of a FIRING). Every other statement names its resource.',
   });
-  return { function: fn, role, logGroup };
 }

@@ -1,29 +1,30 @@
 /**
- * The CLI as a user installs it: `npm pack`, then `npm install ./lease-watchdog-*.tgz` into an
- * empty folder, then `npx lease-watchdog` there — compiled JavaScript, no devDependency, on the
- * Node the project brings — against the simulated cluster. And again on the oldest Node that
+ * The CLI as a user installs it: `npm pack` (once per test run: testkit/packed-package.ts), then
+ * `npm install ./lease-watchdog-*.tgz` into an empty folder, then `npx lease-watchdog` there —
+ * compiled JavaScript, no devDependency, on the Node the project brings — against the simulated
+ * cluster. And again on the oldest Node that
  * `engines` names (22.19), when npm can install that binary from its cache (no network needed);
  * otherwise those tests are skipped with a message that says how to get it.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { packAndInstall, ROOT, run } from '../testkit/packed-package.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
 
-/** The oldest Node `engines` allows: undici, which the reader uses, needs 22.19.0. */
+/**
+ * The oldest Node `engines` allows: undici needs 22.19.0. The reader speaks node:https itself
+ * (lambda/adapters/kube/http-exchange.ts), but `@kubernetes/client-node`, whose `KubeConfig` the
+ * CLI loads for authentication, still imports undici at load.
+ */
 const OLDEST_NODE = '22.19.0';
 
 /**
@@ -62,22 +63,7 @@ describe('the packed CLI, installed into an empty folder', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-package-'));
-    const packed = join(dir, 'packed');
-    await mkdir(packed);
-    await run('npm', ['pack', '--silent', '--pack-destination', packed], {
-      cwd: ROOT,
-      timeout: 240_000,
-    });
-    const [tarball] = (await readdir(packed)).filter((f) => f.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack made a tarball');
-    const app = join(dir, 'app');
-    await mkdir(app);
-    await writeFile(join(app, 'package.json'), '{"name":"try-it","private":true}\n');
-    await run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(packed, tarball)],
-      { cwd: app, timeout: 240_000 },
-    );
+    const app = await packAndInstall(dir, { timeout: 240_000 });
     bin = join(app, 'node_modules', '.bin', 'lease-watchdog');
     const cluster = new SimCluster({ seed: 5 });
     cluster.addNodes(3, { zones: ['eu-west-1a'] });

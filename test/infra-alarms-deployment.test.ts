@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -91,11 +91,17 @@ function assertAlarmReads(alarm: Alarm, line: EmfLine, metricName: string): void
   );
 }
 
-describe('NotificationsAbandoned: one alarm over every cluster', () => {
-  const three = synth({ clusters: [cluster('a'), cluster('b'), cluster('c')] });
+/** The deployments more than one test reads, synthesized once. */
+let three: Template;
+let one: Template;
+before(() => {
+  three = synth({ clusters: [cluster('a'), cluster('b'), cluster('c')] });
+  one = synth({ clusters: [cluster('a')] });
+});
 
+describe('NotificationsAbandoned: one alarm over every cluster', () => {
   test('one alarm whatever the number of clusters: any notification given up in a period', () => {
-    for (const template of [three, synth({ clusters: [cluster('a')] })]) {
+    for (const template of [three, one]) {
       const [alarm, ...more] = alarmsOn(template, NOTIFICATIONS_ABANDONED_METRIC);
       assert.equal(more.length, 0, 'exactly one');
       const to = [topicRef(template)];
@@ -169,11 +175,10 @@ describe('NoConfirmedSubscription reads what the function writes', () => {
   });
 
   test('the function may list the subscriptions of its topic: every SNS call it makes is granted', () => {
-    const template = synth({ clusters: [cluster('a')] });
-    const topic = topicRef(template);
-    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+    const topic = topicRef(one);
+    const [fn] = Object.values(one.findResources('AWS::Lambda::Function'));
     assert.deepEqual(fn?.Properties.Environment.Variables.TOPIC_ARN, topic);
-    const granted = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+    const granted = Object.values(one.findResources('AWS::IAM::Policy')).flatMap((p) =>
       (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
         .filter((st) => [st.Action].flat().some((a) => a.startsWith('sns:')))
         .map((st) => ({ actions: [st.Action].flat(), resource: st.Resource })),

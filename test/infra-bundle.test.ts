@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, fork, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -114,6 +114,7 @@ after(async () => {
   await world?.dynamo.stop();
   await world?.secrets.close();
   await world?.server.close();
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe('the Lambda bundle', () => {
@@ -335,12 +336,18 @@ describe('cdk synth with a bad configuration', () => {
         scheduleMinutes: 0.5,
       }),
     );
-    const run = spawnSync('npx', ['cdk', 'synth', '--no-notices', '-c', `config=${bad}`], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      timeout: 170_000,
-    });
+    // -o: the CDK CLI makes its output folder before it runs the app; not in the work tree.
+    const out = join(work, 'bad.out');
+    const run = spawnSync(
+      'npx',
+      ['cdk', 'synth', '--no-notices', '-c', `config=${bad}`, '-o', out],
+      {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        timeout: 170_000,
+      },
+    );
     assert.equal(run.status, 1, run.stderr);
     const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
     // The CDK CLI adds its own last line about the app's exit status; the app's is the one before.

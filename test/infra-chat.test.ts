@@ -1,6 +1,6 @@
 /** The chat topic (`chatNotifications`) in the synthesized template, and cdk-nag on it. */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -25,10 +25,14 @@ function synth(input: object) {
 }
 
 describe('chatNotifications', () => {
-  const s = synth({ chatNotifications: { link: 'https://wiki.example.com/runbook' } });
-  const chat = s.stack.watchdog.chatTopic;
-  assert.ok(chat, 'a chat topic');
-  const chatId = s.id(chat);
+  let s: ReturnType<typeof synth>;
+  let chatId: string;
+  before(() => {
+    s = synth({ chatNotifications: { link: 'https://wiki.example.com/runbook' } });
+    const chat = s.stack.watchdog.chatTopic;
+    assert.ok(chat, 'a chat topic');
+    chatId = s.id(chat);
+  });
 
   test('a second KMS-encrypted topic, SSL only, with no subscription and its ARN as an output', () => {
     s.template.resourceCountIs('AWS::SNS::Topic', 2);

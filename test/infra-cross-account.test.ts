@@ -4,7 +4,7 @@
  * the same-account cluster unchanged; and the settings' one-line refusals.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -45,7 +45,10 @@ const allowing = (template: Template, action: string) =>
   statements(template).filter((s) => ([] as string[]).concat(s.Action).includes(action));
 
 describe('clusters[].auth.roleArn (eks in another account)', () => {
-  const s = synth(base);
+  let s: ReturnType<typeof synth>;
+  before(() => {
+    s = synth(base);
+  });
 
   test('sts:AssumeRole on exactly the configured roles, one statement each', () => {
     assert.deepEqual(

@@ -145,8 +145,11 @@ function describeRef(ref: MetricRef): string {
 }
 
 describe('the dashboard', () => {
-  const s = synth([eks('prod-eu'), eks('edge-lab'), eks('onprem')], {
-    alarmEmails: ['platform@example.com'],
+  let s: Synth;
+  before(() => {
+    s = synth([eks('prod-eu'), eks('edge-lab'), eks('onprem')], {
+      alarmEmails: ['platform@example.com'],
+    });
   });
 
   test('shows every alarm the stack creates, each once', () => {
@@ -247,7 +250,10 @@ describe('the dashboard reads what the handler writes (EMF lines of real checks)
   let emf: EmfCapture;
   let emitted: MetricRef[] = [];
   let logged: { message: string; fields?: Record<string, unknown> }[] = [];
+  /** The dashboard of a deployment of the harness's one cluster. */
+  let prod: Synth;
   before(async () => {
+    prod = synth([eks('prod')]);
     h = await startWatchdogHarness({
       clusters: { prod: { nodes: 3 } },
       unreachableClusters: ['gone'],
@@ -285,8 +291,7 @@ describe('the dashboard reads what the handler writes (EMF lines of real checks)
         ),
       ),
     );
-    const s = synth([eks('prod')]);
-    for (const ref of metricsRead(s.widgets)) {
+    for (const ref of metricsRead(prod.widgets)) {
       const found = emitted.some(
         (e) =>
           e.namespace === ref.namespace &&
@@ -309,7 +314,7 @@ describe('the dashboard reads what the handler writes (EMF lines of real checks)
   });
 
   test("every field a Logs Insights graph reads is on the handler's log line, per cluster", () => {
-    for (const q of queriesRead(synth([eks('prod')]).widgets)) {
+    for (const q of queriesRead(prod.widgets)) {
       const lines = logged.filter((e) => e.message === q.message);
       assert.ok(lines.length > 0, `the handler logs "${q.message}"`);
       for (const line of lines) {

@@ -1,6 +1,6 @@
 /** `eventBus` in the synthesized template: `events:PutEvents` on that bus only, and cdk-nag. */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { App, CfnParameter, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -31,8 +31,16 @@ function statementsAllowing(template: Template, action: string): Record<string, 
 }
 
 describe('eventBus', () => {
+  /** With a bus name, and without eventBus: each synthesized once, read by more than one test. */
+  let onCall: ReturnType<typeof synth>;
+  let without: ReturnType<typeof synth>;
+  before(() => {
+    onCall = synth({ eventBus: 'on-call' });
+    without = synth({});
+  });
+
   test('a bus name: events:PutEvents on that bus of the stack account and region only', () => {
-    const s = synth({ eventBus: 'on-call' });
+    const s = onCall;
     const statements = statementsAllowing(s.template, 'events:PutEvents');
     assert.equal(statements.length, 1, JSON.stringify(statements));
     assert.deepEqual(statements[0], {
@@ -66,7 +74,7 @@ describe('eventBus', () => {
   });
 
   test('without it: no events:PutEvents at all', () => {
-    assert.deepEqual(statementsAllowing(synth({}).template, 'events:PutEvents'), []);
+    assert.deepEqual(statementsAllowing(without.template, 'events:PutEvents'), []);
   });
 
   test('a token (a parameter): CloudFormation decides name or ARN', () => {
@@ -96,8 +104,7 @@ describe('eventBus', () => {
       Object.entries(template.findResources('AWS::CloudWatch::Alarm')).filter(
         ([, alarm]) => alarm.Properties.MetricName === 'NotificationEventsFailed',
       );
-    const s = synth({ eventBus: 'on-call' });
-    const alarms = alarmsOf(s.template);
+    const alarms = alarmsOf(onCall.template);
     // The logical id is pinned: a rename would replace the alarm (and lose its history).
     assert.deepEqual(
       alarms.map(([id]) => id),
@@ -125,7 +132,7 @@ describe('eventBus', () => {
       },
     );
     assert.match(alarm?.Properties.AlarmDescription, /"notification event not put"/);
-    assert.deepEqual(alarmsOf(synth({}).template), []);
+    assert.deepEqual(alarmsOf(without.template), []);
   });
 
   test('a bad name or ARN is refused in one line', () => {

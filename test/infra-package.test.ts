@@ -75,7 +75,7 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-construct-'));
-    app = await packAndInstall(dir);
+    app = await packAndInstall(dir, { esm: true });
     // The user's own CDK app already has these.
     await linkInstalled(app, ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']);
     await writeFile(join(app, 'user-app.ts'), USER_APP);

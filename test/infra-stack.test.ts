@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -97,15 +97,31 @@ function nagFindings(app: App): string[] {
   );
 }
 
-const main = synth({ ...base, clusters: [eks, token, kubeconfig] });
-const fn = main.id(main.stack.watchdog.function);
-const role = main.id(main.stack.watchdog.role);
-const topic = main.id(main.stack.watchdog.topic);
-const key = main.id(main.stack.watchdog.topicKey!);
-const table = main.id(main.stack.watchdog.table);
-const logGroup = main.id(main.stack.watchdog.logGroup);
-const dlq = main.id(main.stack.watchdog.deadLetterQueue);
-const schedulerRole = main.id(main.stack.watchdog.schedulerRole);
+/** The three kinds of cluster, synthesized once for most tests below, and its logical ids. */
+let main: Synth;
+let fn: string;
+let role: string;
+let topic: string;
+let key: string;
+let table: string;
+let logGroup: string;
+let dlq: string;
+let schedulerRole: string;
+/** The base configuration without account and region (an environment-agnostic stack). */
+let unplaced: Synth;
+
+before(() => {
+  main = synth({ ...base, clusters: [eks, token, kubeconfig] });
+  fn = main.id(main.stack.watchdog.function);
+  role = main.id(main.stack.watchdog.role);
+  topic = main.id(main.stack.watchdog.topic);
+  key = main.id(main.stack.watchdog.topicKey!);
+  table = main.id(main.stack.watchdog.table);
+  logGroup = main.id(main.stack.watchdog.logGroup);
+  dlq = main.id(main.stack.watchdog.deadLetterQueue);
+  schedulerRole = main.id(main.stack.watchdog.schedulerRole);
+  unplaced = synth(base, {});
+});
 
 describe('the function', () => {
   test('runs Node 24 on ARM64 with explicit memory, timeout, concurrency cap, tracing and its log group', () => {
@@ -494,7 +510,16 @@ describe('the topic', () => {
 
 describe('a second delivery path for the alarms (one unsubscribe cannot end all alerting)', () => {
   const ops = 'arn:aws:sns:eu-west-1:123456789012:ops-pager';
-  const withPaths = synth({ ...base, alarmEmails: ['ops@example.com'], alarmTopicArn: ops });
+  let withPaths: Synth;
+  let ids: string[];
+  let mainTopic: string;
+  let alarmTopic: string;
+  before(() => {
+    withPaths = synth({ ...base, alarmEmails: ['ops@example.com'], alarmTopicArn: ops });
+    ids = Object.keys(withPaths.template.findResources('AWS::SNS::Topic'));
+    mainTopic = withPaths.id(withPaths.stack.watchdog.topic as unknown as IConstruct);
+    alarmTopic = ids.find((id) => id !== mainTopic) as string;
+  });
   const alarmsOf = (s: Synth) =>
     Object.entries(s.template.findResources('AWS::CloudWatch::Alarm')).map(([id, a]) => ({
       id,
@@ -505,9 +530,6 @@ describe('a second delivery path for the alarms (one unsubscribe cannot end all 
         [key: string]: unknown;
       }),
     }));
-  const ids = Object.keys(withPaths.template.findResources('AWS::SNS::Topic'));
-  const mainTopic = withPaths.id(withPaths.stack.watchdog.topic as unknown as IConstruct);
-  const alarmTopic = ids.find((id) => id !== mainTopic) as string;
 
   test('alarmEmails: a separate topic with its own rotating key, SSL-only, with those addresses', () => {
     assert.equal(ids.length, 2);
@@ -647,9 +669,14 @@ describe('the state table', () => {
 });
 
 describe('the alarms', () => {
-  const alarms = Object.values(main.template.findResources('AWS::CloudWatch::Alarm')).map(
-    (a) => a.Properties,
-  );
+  const alarmProperties = (s: Synth) =>
+    Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  let alarms: ReturnType<typeof alarmProperties>;
+  let toTopic: { AlarmActions: { Ref: string }[]; OKActions: { Ref: string }[] };
+  before(() => {
+    alarms = alarmProperties(main);
+    toTopic = { AlarmActions: [{ Ref: topic }], OKActions: [{ Ref: topic }] };
+  });
   const find = (metricName: string, cluster?: string) => {
     const found = alarms.filter(
       (a) =>
@@ -662,7 +689,6 @@ describe('the alarms', () => {
     assert.equal(found.length, 1, `one ${metricName} alarm ${cluster ?? ''}`);
     return found[0];
   };
-  const toTopic = { AlarmActions: [{ Ref: topic }], OKActions: [{ Ref: topic }] };
 
   test('function errors ≥ 1 and throttles ≥ 1 notify the topic', () => {
     for (const metric of ['Errors', 'Throttles']) {
@@ -770,7 +796,7 @@ describe('EKS access entries', () => {
   });
 
   test('an environment-agnostic stack creates the entry only when deployed to the cluster region', () => {
-    const s = synth(base, {});
+    const s = unplaced;
     const [entry] = Object.values(s.template.findResources('AWS::EKS::AccessEntry'));
     assert.ok(entry?.Condition);
     assert.deepEqual(s.template.toJSON().Conditions[entry.Condition], {
@@ -826,7 +852,7 @@ describe('VPC placement', () => {
 describe('cdk-nag AwsSolutions', () => {
   test('zero unacknowledged findings, in every configuration above', () => {
     assert.deepEqual(nagFindings(main.app), []);
-    assert.deepEqual(nagFindings(synth(base, {}).app), []);
+    assert.deepEqual(nagFindings(unplaced.app), []);
   });
 
   test('the check does find problems (an unencrypted, non-SSL queue added to the stack)', () => {

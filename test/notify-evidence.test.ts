@@ -158,14 +158,22 @@ describe('gathering the evidence of a FIRING', () => {
 
   it('a source that never answers is given up at the budget with one line; the others are kept', async () => {
     const n = notification({ firing: [down] });
-    const slowest = new Promise<'budget'>((resolve) => setTimeout(() => resolve('budget'), 5_000));
+    let timer: NodeJS.Timeout | undefined;
+    const slowest = new Promise<'budget'>((resolve) => {
+      timer = setTimeout(() => resolve('budget'), 5_000);
+    });
     const gathered = withEvidence(
       n,
       [reader('EC2 state', Infinity), reader('Kubernetes Events', 0)],
       100,
     );
-    // Ordering, not wall time: the evidence settles long before a 5 s timer would.
-    assert.notEqual(await Promise.race([gathered, slowest]), 'budget');
+    // Ordering, not wall time: the evidence settles long before a 5 s timer would (cleared
+    // then, or it would hold the file's process for 5 s after its last test).
+    try {
+      assert.notEqual(await Promise.race([gathered, slowest]), 'budget');
+    } finally {
+      clearTimeout(timer);
+    }
     const { evidence } = await gathered;
     assert.deepEqual(evidence?.unread, ['EC2 state not read: no answer within 0.1s']);
     assert.deepEqual(evidence?.nodes, [{ node: down.name, events: [] }]);
