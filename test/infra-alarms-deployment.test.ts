@@ -94,109 +94,120 @@ function assertAlarmReads(alarm: Alarm, line: EmfLine, metricName: string): void
 /** The deployments more than one test reads, synthesized once. */
 let three: Template;
 let one: Template;
-before(() => {
-  three = synth({ clusters: [cluster('a'), cluster('b'), cluster('c')] });
-  one = synth({ clusters: [cluster('a')] });
-});
+describe('deployment alarms', () => {
+  before(() => {
+    three = synth({ clusters: [cluster('a'), cluster('b'), cluster('c')] });
+    one = synth({ clusters: [cluster('a')] });
+  });
 
-describe('NotificationsAbandoned: one alarm over every cluster', () => {
-  test('one alarm whatever the number of clusters: any notification given up in a period', () => {
-    for (const template of [three, one]) {
-      const [alarm, ...more] = alarmsOn(template, NOTIFICATIONS_ABANDONED_METRIC);
-      assert.equal(more.length, 0, 'exactly one');
-      const to = [topicRef(template)];
-      assert.deepEqual(
-        { ...alarm, AlarmDescription: undefined },
-        {
-          AlarmDescription: undefined,
-          AlarmActions: to,
-          OKActions: to,
-          Namespace: METRICS_NAMESPACE,
-          MetricName: NOTIFICATIONS_ABANDONED_METRIC,
-          Dimensions: Object.entries(SERVICE_DIMENSIONS).map(([Name, Value]) => ({ Name, Value })),
-          Statistic: 'Sum',
-          Period: 60,
-          EvaluationPeriods: 1,
-          Threshold: 1,
-          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          TreatMissingData: 'notBreaching',
-        },
+  describe('NotificationsAbandoned: one alarm over every cluster', () => {
+    test('one alarm whatever the number of clusters: any notification given up in a period', () => {
+      for (const template of [three, one]) {
+        const [alarm, ...more] = alarmsOn(template, NOTIFICATIONS_ABANDONED_METRIC);
+        assert.equal(more.length, 0, 'exactly one');
+        const to = [topicRef(template)];
+        assert.deepEqual(
+          { ...alarm, AlarmDescription: undefined },
+          {
+            AlarmDescription: undefined,
+            AlarmActions: to,
+            OKActions: to,
+            Namespace: METRICS_NAMESPACE,
+            MetricName: NOTIFICATIONS_ABANDONED_METRIC,
+            Dimensions: Object.entries(SERVICE_DIMENSIONS).map(([Name, Value]) => ({
+              Name,
+              Value,
+            })),
+            Statistic: 'Sum',
+            Period: 60,
+            EvaluationPeriods: 1,
+            Threshold: 1,
+            ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+            TreatMissingData: 'notBreaching',
+          },
+        );
+      }
+    });
+
+    test('its description says what happened and what to do', () => {
+      const [alarm] = alarmsOn(three, NOTIFICATIONS_ABANDONED_METRIC);
+      const text = String(alarm?.AlarmDescription);
+      assert.match(text, /given up/);
+      assert.match(text, /"notification abandoned" line/);
+      assert.match(text, /subject/);
+      assert.match(text, /KMS key/);
+      assert.match(text, /policy/);
+      assert.ok(text.length <= 1024, 'CloudWatch allows 1024 characters');
+    });
+
+    test('period: the schedule period', () => {
+      const [alarm] = alarmsOn(
+        synth({ clusters: [cluster('a')], scheduleMinutes: 5 }),
+        NOTIFICATIONS_ABANDONED_METRIC,
       );
-    }
+      assert.equal(alarm?.Period, 300);
+    });
+
+    test('with a second delivery path it notifies that path too', () => {
+      const template = synth({ clusters: [cluster('a')], alarmTopicArn: OPS });
+      const [alarm] = alarmsOn(template, NOTIFICATIONS_ABANDONED_METRIC);
+      assert.deepEqual(alarm?.AlarmActions, [topicRef(template), OPS]);
+      assert.deepEqual(alarm?.OKActions, [topicRef(template), OPS]);
+    });
+
+    test('reads what the function writes: the {service} set of every NotificationsAbandoned line', () => {
+      const [line, ...more] = emfOf((m) => m.record('a', 'NotificationsAbandoned', 1, 'Count'));
+      assert.equal(more.length, 0, 'one EMF line');
+      const [alarm] = alarmsOn(three, NOTIFICATIONS_ABANDONED_METRIC);
+      assert.ok(alarm && line);
+      assertAlarmReads(alarm, line, NOTIFICATIONS_ABANDONED_METRIC);
+      // {service} alone: a cluster dimension would bill a metric-month per cluster.
+      assert.deepEqual(line._aws.CloudWatchMetrics[0]?.Dimensions, [['service']]);
+      assert.equal(line.cluster, undefined);
+    });
   });
 
-  test('its description says what happened and what to do', () => {
-    const [alarm] = alarmsOn(three, NOTIFICATIONS_ABANDONED_METRIC);
-    const text = String(alarm?.AlarmDescription);
-    assert.match(text, /given up/);
-    assert.match(text, /"notification abandoned" line/);
-    assert.match(text, /subject/);
-    assert.match(text, /KMS key/);
-    assert.match(text, /policy/);
-    assert.ok(text.length <= 1024, 'CloudWatch allows 1024 characters');
-  });
+  describe('NoConfirmedSubscription reads what the function writes', () => {
+    test('ConfirmedSubscriptions: namespace and {service} only, the alarm on the alarm path', () => {
+      const template = synth({ clusters: [cluster('a'), cluster('b')], alarmTopicArn: OPS });
+      const [alarm, ...more] = alarmsOn(template, CONFIRMED_SUBSCRIPTIONS_METRIC);
+      assert.equal(more.length, 0);
+      const [line] = emfOf((m) => m.recordForService('ConfirmedSubscriptions', 0, 'Count'));
+      assert.ok(alarm && line);
+      assertAlarmReads(alarm, line, CONFIRMED_SUBSCRIPTIONS_METRIC);
+      assert.deepEqual(line._aws.CloudWatchMetrics[0]?.Dimensions, [['service']]);
+    });
 
-  test('period: the schedule period', () => {
-    const [alarm] = alarmsOn(
-      synth({ clusters: [cluster('a')], scheduleMinutes: 5 }),
-      NOTIFICATIONS_ABANDONED_METRIC,
-    );
-    assert.equal(alarm?.Period, 300);
-  });
-
-  test('with a second delivery path it notifies that path too', () => {
-    const template = synth({ clusters: [cluster('a')], alarmTopicArn: OPS });
-    const [alarm] = alarmsOn(template, NOTIFICATIONS_ABANDONED_METRIC);
-    assert.deepEqual(alarm?.AlarmActions, [topicRef(template), OPS]);
-    assert.deepEqual(alarm?.OKActions, [topicRef(template), OPS]);
-  });
-
-  test('reads what the function writes: the {service} set of every NotificationsAbandoned line', () => {
-    const [line, ...more] = emfOf((m) => m.record('a', 'NotificationsAbandoned', 1, 'Count'));
-    assert.equal(more.length, 0, 'one EMF line');
-    const [alarm] = alarmsOn(three, NOTIFICATIONS_ABANDONED_METRIC);
-    assert.ok(alarm && line);
-    assertAlarmReads(alarm, line, NOTIFICATIONS_ABANDONED_METRIC);
-    // {service} alone: a cluster dimension would bill a metric-month per cluster.
-    assert.deepEqual(line._aws.CloudWatchMetrics[0]?.Dimensions, [['service']]);
-    assert.equal(line.cluster, undefined);
-  });
-});
-
-describe('NoConfirmedSubscription reads what the function writes', () => {
-  test('ConfirmedSubscriptions: namespace and {service} only, the alarm on the alarm path', () => {
-    const template = synth({ clusters: [cluster('a'), cluster('b')], alarmTopicArn: OPS });
-    const [alarm, ...more] = alarmsOn(template, CONFIRMED_SUBSCRIPTIONS_METRIC);
-    assert.equal(more.length, 0);
-    const [line] = emfOf((m) => m.recordForService('ConfirmedSubscriptions', 0, 'Count'));
-    assert.ok(alarm && line);
-    assertAlarmReads(alarm, line, CONFIRMED_SUBSCRIPTIONS_METRIC);
-    assert.deepEqual(line._aws.CloudWatchMetrics[0]?.Dimensions, [['service']]);
-  });
-
-  test('the function may list the subscriptions of its topic: every SNS call it makes is granted', () => {
-    const topic = topicRef(one);
-    const [fn] = Object.values(one.findResources('AWS::Lambda::Function'));
-    assert.deepEqual(fn?.Properties.Environment.Variables.TOPIC_ARN, topic);
-    const granted = Object.values(one.findResources('AWS::IAM::Policy')).flatMap((p) =>
-      (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
-        .filter((st) => [st.Action].flat().some((a) => a.startsWith('sns:')))
-        .map((st) => ({ actions: [st.Action].flat(), resource: st.Resource })),
-    );
-    for (const statement of granted) assert.deepEqual(statement.resource, topic, 'the topic only');
-    const dir = new URL('../lambda/adapters/notify/delivery/', import.meta.url);
-    // The SNS adapters: the files that import the SNS client (the EventBridge notifier is not one).
-    const used = readdirSync(dir)
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => readFileSync(new URL(f, dir), 'utf8'))
-      .filter((source) => source.includes("from '@aws-sdk/client-sns'"))
-      .flatMap((source) => [...source.matchAll(/new (\w+)Command\(/g)])
-      .map((m) => `sns:${m[1]}`);
-    assert.deepEqual(
-      [...new Set(used)].sort(),
-      granted.flatMap((st) => st.actions).sort(),
-      'the calls the adapters make are exactly the grant',
-    );
-    assert.ok(used.includes('sns:ListSubscriptionsByTopic'));
+    test('the function may list the subscriptions of its topic: every SNS call it makes is granted', () => {
+      const topic = topicRef(one);
+      const [fn] = Object.values(one.findResources('AWS::Lambda::Function'));
+      assert.deepEqual(fn?.Properties.Environment.Variables.TOPIC_ARN, topic);
+      const granted = Object.values(one.findResources('AWS::IAM::Policy')).flatMap((p) =>
+        (
+          p.Properties.PolicyDocument.Statement as {
+            Action: string | string[];
+            Resource: unknown;
+          }[]
+        )
+          .filter((st) => [st.Action].flat().some((a) => a.startsWith('sns:')))
+          .map((st) => ({ actions: [st.Action].flat(), resource: st.Resource })),
+      );
+      for (const statement of granted)
+        assert.deepEqual(statement.resource, topic, 'the topic only');
+      const dir = new URL('../lambda/adapters/notify/delivery/', import.meta.url);
+      // The SNS adapters: the files that import the SNS client (the EventBridge notifier is not one).
+      const used = readdirSync(dir)
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => readFileSync(new URL(f, dir), 'utf8'))
+        .filter((source) => source.includes("from '@aws-sdk/client-sns'"))
+        .flatMap((source) => [...source.matchAll(/new (\w+)Command\(/g)])
+        .map((m) => `sns:${m[1]}`);
+      assert.deepEqual(
+        [...new Set(used)].sort(),
+        granted.flatMap((st) => st.actions).sort(),
+        'the calls the adapters make are exactly the grant',
+      );
+      assert.ok(used.includes('sns:ListSubscriptionsByTopic'));
+    });
   });
 });

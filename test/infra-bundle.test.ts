@@ -63,314 +63,324 @@ interface Synthesized {
 let world: World;
 let synthesized: Synthesized;
 
-before(async () => {
-  const clock = new FakeClock();
-  const sim = new SimCluster({ now: clock.now, seed: 11 });
-  const nodes = sim.addNodes(3, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
-  const server = await startSimServer({ cluster: sim });
-  const secrets = await startSecretsServer({
-    [SIM_TOKEN_SECRET]: server.token,
-    [SIM_KUBECONFIG_SECRET]: server.kubeconfig({ clientCertificate: true }),
-  });
-  const dynamo = await startLocalDynamoDb();
-  await dynamo.createStateTable(STATE_TABLE);
-  const sns = await startSnsServer({ now: clock.now });
-  world = { clock, sim, server, nodes, secrets, dynamo, sns };
+describe('infra bundle', () => {
+  before(async () => {
+    const clock = new FakeClock();
+    const sim = new SimCluster({ now: clock.now, seed: 11 });
+    const nodes = sim.addNodes(3, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+    const server = await startSimServer({ cluster: sim });
+    const secrets = await startSecretsServer({
+      [SIM_TOKEN_SECRET]: server.token,
+      [SIM_KUBECONFIG_SECRET]: server.kubeconfig({ clientCertificate: true }),
+    });
+    const dynamo = await startLocalDynamoDb();
+    await dynamo.createStateTable(STATE_TABLE);
+    const sns = await startSnsServer({ now: clock.now });
+    world = { clock, sim, server, nodes, secrets, dynamo, sns };
 
-  const example = JSON.parse(readFileSync(join(root, 'infra', 'config.example.json'), 'utf8')) as {
-    clusters: unknown[];
-  };
-  const config = parseAppConfig({
-    ...example,
-    clusters: [
-      ...example.clusters,
-      {
-        name: SIM,
-        auth: {
-          mode: 'token',
-          server: server.url,
-          caData: Buffer.from(server.caPem).toString('base64'),
-          tokenSecretId: SIM_TOKEN_SECRET,
-        },
-      },
-      { name: SIM_CERT, auth: { mode: 'kubeconfig', secretId: SIM_KUBECONFIG_SECRET } },
-    ],
-  });
-  const app = new App({ outdir: join(work, 'cdk.out') });
-  const template = Template.fromStack(buildStack(app, config));
-  const assembly = app.synth();
-  const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
-  const s3Key = fn?.Properties.Code.S3Key as string;
-  const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
-  synthesized = {
-    asset,
-    bundle: join(asset, 'index.mjs'),
-    variables: fn?.Properties.Environment.Variables as Record<string, string>,
-  };
-});
-
-after(async () => {
-  await world?.sns.close();
-  await world?.dynamo.stop();
-  await world?.secrets.close();
-  await world?.server.close();
-  rmSync(work, { recursive: true, force: true });
-});
-
-describe('the Lambda bundle', () => {
-  test('is built locally by esbuild from lambda/handler/handler.ts, as ESM that loads in Node and exports handler', () => {
-    const { asset, bundle } = synthesized;
-    assert.ok(existsSync(bundle), `${bundle} exists`);
-    const code = readFileSync(bundle, 'utf8');
-    assert.ok(
-      code.startsWith("import { createRequire as __lwCreateRequire } from 'node:module';"),
-      'the require banner',
-    );
-
-    const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as { sources: string[] };
-    // Sources are relative to esbuild's output directory, a sibling-named staging directory of the asset.
-    const own = map.sources
-      .filter((s) => !s.includes('node_modules'))
-      .map((s) => relative(root, resolve(asset, s)));
-    assert.ok(
-      own.includes('lambda/handler/handler.ts'),
-      `the entry point is lambda/handler/handler.ts: ${own.join(', ')}`,
-    );
-    assert.ok(
-      own.includes('lambda/settings/parse.ts'),
-      'the same settings validation as the stack',
-    );
-    assert.ok(own.includes('lambda/handler/create-handler.ts'), 'the handler createHandler builds');
-    // Packages the Lambda never uses are aliased to a module that throws if used.
-    const leftOut = map.sources.filter((s) =>
-      /node_modules\/(undici|socks|socks-proxy-agent|hpagent|jsonpath-plus|ip-address)\//.test(s),
-    );
-    assert.deepEqual(leftOut, [], 'no undici, proxy agents or jsonpath in the bundle');
-    assert.ok(own.includes('infra/absent-in-lambda.ts'), `their stand-in: ${own.join(', ')}`);
-
-    const settings = synthesized.variables.LEASE_WATCHDOG_SETTINGS as string;
-    const load = (vars: Record<string, string>) =>
-      spawnSync(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          // Node's own undici too (its getters on node:http load it): loaded at import, not used.
-          `const m = await import(${JSON.stringify(bundle)}); console.log(typeof m.handler, process.moduleLoadList.filter((n) => n.includes('undici')).join() || 'no undici');`,
-        ],
+    const example = JSON.parse(
+      readFileSync(join(root, 'infra', 'config.example.json'), 'utf8'),
+    ) as {
+      clusters: unknown[];
+    };
+    const config = parseAppConfig({
+      ...example,
+      clusters: [
+        ...example.clusters,
         {
-          cwd: work,
-          encoding: 'utf8',
-          timeout: 60_000,
-          env: {
-            PATH: process.env.PATH ?? '',
-            AWS_REGION: 'eu-west-1',
-            ...nodeOptions(),
-            ...vars,
+          name: SIM,
+          auth: {
+            mode: 'token',
+            server: server.url,
+            caData: Buffer.from(server.caPem).toString('base64'),
+            tokenSecretId: SIM_TOKEN_SECRET,
           },
         },
-      );
-    const loaded = load({
-      LEASE_WATCHDOG_SETTINGS: settings,
-      TOPIC_ARN,
-      STATE_TABLE,
+        { name: SIM_CERT, auth: { mode: 'kubeconfig', secretId: SIM_KUBECONFIG_SECRET } },
+      ],
     });
-    assert.equal(loaded.status, 0, loaded.stderr);
-    assert.equal(loaded.stdout.trim(), 'function no undici', 'the handler, and no undici loaded');
-
-    const unconfigured = load({
-      TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
-      STATE_TABLE: 't',
-    });
-    assert.notEqual(unconfigured.status, 0);
-    assert.match(unconfigured.stderr, /LEASE_WATCHDOG_SETTINGS is required/);
-
-    // TLS verification off for the whole process: the cold start fails with one clear line.
-    const insecure = load({
-      LEASE_WATCHDOG_SETTINGS: settings,
-      TOPIC_ARN,
-      STATE_TABLE,
-      NODE_TLS_REJECT_UNAUTHORIZED: '0',
-    });
-    assert.notEqual(insecure.status, 0);
-    assert.match(insecure.stderr, /NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification/);
+    const app = new App({ outdir: join(work, 'cdk.out') });
+    const template = Template.fromStack(buildStack(app, config));
+    const assembly = app.synth();
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+    const s3Key = fn?.Properties.Code.S3Key as string;
+    const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
+    synthesized = {
+      asset,
+      bundle: join(asset, 'index.mjs'),
+      variables: fn?.Properties.Environment.Variables as Record<string, string>,
+    };
   });
-});
 
-/** NODE_OPTIONS as the function's environment sets it (if it does). */
-function nodeOptions(): { NODE_OPTIONS?: string } {
-  const value = synthesized.variables.NODE_OPTIONS;
-  return value === undefined ? {} : { NODE_OPTIONS: value };
-}
+  after(async () => {
+    await world?.sns.close();
+    await world?.dynamo.stop();
+    await world?.secrets.close();
+    await world?.server.close();
+    rmSync(work, { recursive: true, force: true });
+  });
 
-type Answer = { ready: true } | { report: { clusters: ClusterReport[] } } | { error: string };
+  describe('the Lambda bundle', () => {
+    test('is built locally by esbuild from lambda/handler/handler.ts, as ESM that loads in Node and exports handler', () => {
+      const { asset, bundle } = synthesized;
+      assert.ok(existsSync(bundle), `${bundle} exists`);
+      const code = readFileSync(bundle, 'utf8');
+      assert.ok(
+        code.startsWith("import { createRequire as __lwCreateRequire } from 'node:module';"),
+        'the require banner',
+      );
 
-describe('the bundled handler, invoked as Lambda invokes it', () => {
-  let runtime: ChildProcess;
-  let output = '';
-  let runs = 0;
-  /** The next answer of the runtime process; rejects, with its output, when it exits first. */
-  const answer = () =>
-    new Promise<Answer>((resolve, reject) => {
-      const exited = (code: number | null) =>
-        reject(new Error(`the runtime process exited (${code}):\n${output}`));
-      runtime.once('exit', exited);
-      runtime.once('message', (message: Answer) => {
-        runtime.off('exit', exited);
-        resolve(message);
-      });
-    });
-  /** One scheduled invocation for a simulated cluster, at the fake clock's now. */
-  const invoke = async (cluster = SIM): Promise<ClusterReport> => {
-    const next = answer();
-    runtime.send({
-      now: world.clock.now(),
-      event: { cluster },
-      requestId: `run-${++runs}`,
-    });
-    const got = await next;
-    assert.ok('report' in got, `the invocation failed: ${JSON.stringify(got)}\n${output}`);
-    const [report] = got.report.clusters;
-    assert.ok(report, `a report: ${JSON.stringify(got.report)}`);
-    return report;
-  };
+      const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as { sources: string[] };
+      // Sources are relative to esbuild's output directory, a sibling-named staging directory of the asset.
+      const own = map.sources
+        .filter((s) => !s.includes('node_modules'))
+        .map((s) => relative(root, resolve(asset, s)));
+      assert.ok(
+        own.includes('lambda/handler/handler.ts'),
+        `the entry point is lambda/handler/handler.ts: ${own.join(', ')}`,
+      );
+      assert.ok(
+        own.includes('lambda/settings/parse.ts'),
+        'the same settings validation as the stack',
+      );
+      assert.ok(
+        own.includes('lambda/handler/create-handler.ts'),
+        'the handler createHandler builds',
+      );
+      // Packages the Lambda never uses are aliased to a module that throws if used.
+      const leftOut = map.sources.filter((s) =>
+        /node_modules\/(undici|socks|socks-proxy-agent|hpagent|jsonpath-plus|ip-address)\//.test(s),
+      );
+      assert.deepEqual(leftOut, [], 'no undici, proxy agents or jsonpath in the bundle');
+      assert.ok(own.includes('infra/absent-in-lambda.ts'), `their stand-in: ${own.join(', ')}`);
 
-  before(async () => {
-    const { variables } = synthesized;
-    // A fresh Node process with the function's environment, AWS endpoints pointed at the local
-    // servers (the SDK reads AWS_ENDPOINT_URL_<SERVICE>), and no tsx: Lambda runs plain Node.
-    runtime = fork(join(root, 'testkit', 'bundle-runtime.ts'), [synthesized.bundle], {
-      cwd: work,
-      execArgv: [],
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: {
-        PATH: process.env.PATH ?? '',
-        LEASE_WATCHDOG_SETTINGS: variables.LEASE_WATCHDOG_SETTINGS as string,
-        POWERTOOLS_SERVICE_NAME: variables.POWERTOOLS_SERVICE_NAME as string,
-        POWERTOOLS_METRICS_NAMESPACE: variables.POWERTOOLS_METRICS_NAMESPACE as string,
-        ...nodeOptions(),
+      const settings = synthesized.variables.LEASE_WATCHDOG_SETTINGS as string;
+      const load = (vars: Record<string, string>) =>
+        spawnSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            // Node's own undici too (its getters on node:http load it): loaded at import, not used.
+            `const m = await import(${JSON.stringify(bundle)}); console.log(typeof m.handler, process.moduleLoadList.filter((n) => n.includes('undici')).join() || 'no undici');`,
+          ],
+          {
+            cwd: work,
+            encoding: 'utf8',
+            timeout: 60_000,
+            env: {
+              PATH: process.env.PATH ?? '',
+              AWS_REGION: 'eu-west-1',
+              ...nodeOptions(),
+              ...vars,
+            },
+          },
+        );
+      const loaded = load({
+        LEASE_WATCHDOG_SETTINGS: settings,
         TOPIC_ARN,
         STATE_TABLE,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        AWS_CONFIG_FILE: join(work, 'no-aws-config'),
-        AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
-        AWS_EC2_METADATA_DISABLED: 'true',
-        AWS_ENDPOINT_URL_SNS: world.sns.url,
-        AWS_ENDPOINT_URL_DYNAMODB: world.dynamo.endpoint,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secrets.url,
-        // Token mode calls neither: a closed port proves it if it ever does.
-        AWS_ENDPOINT_URL_EKS: 'http://127.0.0.1:9',
-        AWS_ENDPOINT_URL_STS: 'http://127.0.0.1:9',
-        LW_TEST_NOW: String(world.clock.now()),
-      },
-    });
-    runtime.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    runtime.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    assert.deepEqual(await answer(), { ready: true });
-  });
-  after(() => runtime?.kill());
+      });
+      assert.equal(loaded.status, 0, loaded.stderr);
+      assert.equal(loaded.stdout.trim(), 'function no undici', 'the handler, and no undici loaded');
 
-  test('reads the cluster with its token from Secrets Manager, keeps state in DynamoDB, and publishes one FIRING to SNS', async () => {
-    const { clock, sim, nodes, sns, secrets, dynamo } = world;
-    const first = await invoke();
-    assert.deepEqual(
-      { status: first.lastStatus, alerting: first.alerting, published: first.published },
-      { status: 'checked', alerting: 0, published: 0 },
-      output,
-    );
-    assert.equal(secrets.callsFor(SIM_TOKEN_SECRET), 1, 'the token came from Secrets Manager');
-    const saved = await dynamo.client.send(new ScanCommand({ TableName: STATE_TABLE }));
-    assert.ok((saved.Count ?? 0) > 0, 'the check saved its state in DynamoDB');
+      const unconfigured = load({
+        TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
+        STATE_TABLE: 't',
+      });
+      assert.notEqual(unconfigured.status, 0);
+      assert.match(unconfigured.stderr, /LEASE_WATCHDOG_SETTINGS is required/);
 
-    clock.advance(SCHEDULE_MS);
-    await invoke();
-    const victim = nodes[0] as string;
-    clock.at(clock.now() + 23_000, () => sim.stopKubelet(victim));
-    clock.advance(SCHEDULE_MS);
-    await invoke();
-    clock.advance(SCHEDULE_MS);
-    const fired = await invoke();
-
-    assert.equal(fired.lastStatus, 'checked');
-    assert.equal(sns.messages.length, 1, `one message: ${summary(sns.messages)}`);
-    const [firing] = sns.messages;
-    assert.equal(firing?.attributes.kind?.stringValue, 'FIRING', summary(sns.messages));
-    assert.equal(firing?.attributes.cluster?.stringValue, SIM);
-    assert.ok(firing?.subject?.includes(victim.slice(0, 12)), `names the node: ${firing?.subject}`);
-    assert.match(
-      output,
-      /"function_request_id":"run-4"/,
-      'Powertools logs carry the Lambda context',
-    );
+      // TLS verification off for the whole process: the cold start fails with one clear line.
+      const insecure = load({
+        LEASE_WATCHDOG_SETTINGS: settings,
+        TOPIC_ARN,
+        STATE_TABLE,
+        NODE_TLS_REJECT_UNAUTHORIZED: '0',
+      });
+      assert.notEqual(insecure.status, 0);
+      assert.match(insecure.stderr, /NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification/);
+    });
   });
 
-  test('reads a cluster whose kubeconfig (from Secrets Manager) authenticates with a client certificate, over node:https without undici', async () => {
-    const { server, secrets } = world;
-    server.resetStats();
-    const report = await invoke(SIM_CERT);
-    assert.equal(report.lastStatus, 'checked', output);
-    assert.equal(
-      secrets.callsFor(SIM_KUBECONFIG_SECRET),
-      1,
-      'the kubeconfig came from Secrets Manager',
-    );
-    assert.ok(server.stats.requests >= 2, `it listed leases and nodes: ${server.stats.requests}`);
-    assert.doesNotMatch(output, /undici/, 'nothing reached the stand-in for undici');
-  });
-});
+  /** NODE_OPTIONS as the function's environment sets it (if it does). */
+  function nodeOptions(): { NODE_OPTIONS?: string } {
+    const value = synthesized.variables.NODE_OPTIONS;
+    return value === undefined ? {} : { NODE_OPTIONS: value };
+  }
 
-describe('cdk synth with a bad configuration', () => {
-  test('exits 1 with one line on stderr naming the field and the fix, no stack trace', () => {
-    const bad = join(work, 'bad.json');
-    writeFileSync(
-      bad,
-      JSON.stringify({
-        clusters: [{ name: 'prod', auth: { mode: 'eks' } }],
-        emails: ['oncall@example.com'],
-        scheduleMinutes: 0.5,
-      }),
-    );
-    // -o: the CDK CLI makes its output folder before it runs the app; not in the work tree.
-    const out = join(work, 'bad.out');
-    const run = spawnSync(
-      'npx',
-      ['cdk', 'synth', '--no-notices', '-c', `config=${bad}`, '-o', out],
-      {
+  type Answer = { ready: true } | { report: { clusters: ClusterReport[] } } | { error: string };
+
+  describe('the bundled handler, invoked as Lambda invokes it', () => {
+    let runtime: ChildProcess;
+    let output = '';
+    let runs = 0;
+    /** The next answer of the runtime process; rejects, with its output, when it exits first. */
+    const answer = () =>
+      new Promise<Answer>((resolve, reject) => {
+        const exited = (code: number | null) =>
+          reject(new Error(`the runtime process exited (${code}):\n${output}`));
+        runtime.once('exit', exited);
+        runtime.once('message', (message: Answer) => {
+          runtime.off('exit', exited);
+          resolve(message);
+        });
+      });
+    /** One scheduled invocation for a simulated cluster, at the fake clock's now. */
+    const invoke = async (cluster = SIM): Promise<ClusterReport> => {
+      const next = answer();
+      runtime.send({
+        now: world.clock.now(),
+        event: { cluster },
+        requestId: `run-${++runs}`,
+      });
+      const got = await next;
+      assert.ok('report' in got, `the invocation failed: ${JSON.stringify(got)}\n${output}`);
+      const [report] = got.report.clusters;
+      assert.ok(report, `a report: ${JSON.stringify(got.report)}`);
+      return report;
+    };
+
+    before(async () => {
+      const { variables } = synthesized;
+      // A fresh Node process with the function's environment, AWS endpoints pointed at the local
+      // servers (the SDK reads AWS_ENDPOINT_URL_<SERVICE>), and no tsx: Lambda runs plain Node.
+      runtime = fork(join(root, 'testkit', 'bundle-runtime.ts'), [synthesized.bundle], {
+        cwd: work,
+        execArgv: [],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          LEASE_WATCHDOG_SETTINGS: variables.LEASE_WATCHDOG_SETTINGS as string,
+          POWERTOOLS_SERVICE_NAME: variables.POWERTOOLS_SERVICE_NAME as string,
+          POWERTOOLS_METRICS_NAMESPACE: variables.POWERTOOLS_METRICS_NAMESPACE as string,
+          ...nodeOptions(),
+          TOPIC_ARN,
+          STATE_TABLE,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          AWS_CONFIG_FILE: join(work, 'no-aws-config'),
+          AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
+          AWS_EC2_METADATA_DISABLED: 'true',
+          AWS_ENDPOINT_URL_SNS: world.sns.url,
+          AWS_ENDPOINT_URL_DYNAMODB: world.dynamo.endpoint,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secrets.url,
+          // Token mode calls neither: a closed port proves it if it ever does.
+          AWS_ENDPOINT_URL_EKS: 'http://127.0.0.1:9',
+          AWS_ENDPOINT_URL_STS: 'http://127.0.0.1:9',
+          LW_TEST_NOW: String(world.clock.now()),
+        },
+      });
+      runtime.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+      });
+      runtime.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+      });
+      assert.deepEqual(await answer(), { ready: true });
+    });
+    after(() => runtime?.kill());
+
+    test('reads the cluster with its token from Secrets Manager, keeps state in DynamoDB, and publishes one FIRING to SNS', async () => {
+      const { clock, sim, nodes, sns, secrets, dynamo } = world;
+      const first = await invoke();
+      assert.deepEqual(
+        { status: first.lastStatus, alerting: first.alerting, published: first.published },
+        { status: 'checked', alerting: 0, published: 0 },
+        output,
+      );
+      assert.equal(secrets.callsFor(SIM_TOKEN_SECRET), 1, 'the token came from Secrets Manager');
+      const saved = await dynamo.client.send(new ScanCommand({ TableName: STATE_TABLE }));
+      assert.ok((saved.Count ?? 0) > 0, 'the check saved its state in DynamoDB');
+
+      clock.advance(SCHEDULE_MS);
+      await invoke();
+      const victim = nodes[0] as string;
+      clock.at(clock.now() + 23_000, () => sim.stopKubelet(victim));
+      clock.advance(SCHEDULE_MS);
+      await invoke();
+      clock.advance(SCHEDULE_MS);
+      const fired = await invoke();
+
+      assert.equal(fired.lastStatus, 'checked');
+      assert.equal(sns.messages.length, 1, `one message: ${summary(sns.messages)}`);
+      const [firing] = sns.messages;
+      assert.equal(firing?.attributes.kind?.stringValue, 'FIRING', summary(sns.messages));
+      assert.equal(firing?.attributes.cluster?.stringValue, SIM);
+      assert.ok(
+        firing?.subject?.includes(victim.slice(0, 12)),
+        `names the node: ${firing?.subject}`,
+      );
+      assert.match(
+        output,
+        /"function_request_id":"run-4"/,
+        'Powertools logs carry the Lambda context',
+      );
+    });
+
+    test('reads a cluster whose kubeconfig (from Secrets Manager) authenticates with a client certificate, over node:https without undici', async () => {
+      const { server, secrets } = world;
+      server.resetStats();
+      const report = await invoke(SIM_CERT);
+      assert.equal(report.lastStatus, 'checked', output);
+      assert.equal(
+        secrets.callsFor(SIM_KUBECONFIG_SECRET),
+        1,
+        'the kubeconfig came from Secrets Manager',
+      );
+      assert.ok(server.stats.requests >= 2, `it listed leases and nodes: ${server.stats.requests}`);
+      assert.doesNotMatch(output, /undici/, 'nothing reached the stand-in for undici');
+    });
+  });
+
+  describe('cdk synth with a bad configuration', () => {
+    test('exits 1 with one line on stderr naming the field and the fix, no stack trace', () => {
+      const bad = join(work, 'bad.json');
+      writeFileSync(
+        bad,
+        JSON.stringify({
+          clusters: [{ name: 'prod', auth: { mode: 'eks' } }],
+          emails: ['oncall@example.com'],
+          scheduleMinutes: 0.5,
+        }),
+      );
+      // -o: the CDK CLI makes its output folder before it runs the app; not in the work tree.
+      const out = join(work, 'bad.out');
+      const run = spawnSync(
+        'npx',
+        ['cdk', 'synth', '--no-notices', '-c', `config=${bad}`, '-o', out],
+        {
+          cwd: root,
+          env,
+          encoding: 'utf8',
+          timeout: 170_000,
+        },
+      );
+      assert.equal(run.status, 1, run.stderr);
+      const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
+      // The CDK CLI adds its own last line about the app's exit status; the app's is the one before.
+      const ours = lines.filter((line) => !/Subprocess exited with error 1$/.test(line));
+      assert.deepEqual(ours, [
+        `lease-watchdog config: ${bad}: scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0.5)`,
+      ]);
+      assert.ok(!lines.some((line) => /^\s+at /.test(line)), 'no stack trace');
+    });
+
+    test('LEASE_WATCHDOG_CONFIG_FILE picks the file when -c config is not given', () => {
+      const bad = join(work, 'env.json');
+      writeFileSync(bad, JSON.stringify({ clusters: [{ name: 'prod', auth: { mode: 'ekss' } }] }));
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
         cwd: root,
-        env,
+        env: { ...env, LEASE_WATCHDOG_CONFIG_FILE: bad, CDK_OUTDIR: join(work, 'env.out') },
         encoding: 'utf8',
-        timeout: 170_000,
-      },
-    );
-    assert.equal(run.status, 1, run.stderr);
-    const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
-    // The CDK CLI adds its own last line about the app's exit status; the app's is the one before.
-    const ours = lines.filter((line) => !/Subprocess exited with error 1$/.test(line));
-    assert.deepEqual(ours, [
-      `lease-watchdog config: ${bad}: scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0.5)`,
-    ]);
-    assert.ok(!lines.some((line) => /^\s+at /.test(line)), 'no stack trace');
-  });
-
-  test('LEASE_WATCHDOG_CONFIG_FILE picks the file when -c config is not given', () => {
-    const bad = join(work, 'env.json');
-    writeFileSync(bad, JSON.stringify({ clusters: [{ name: 'prod', auth: { mode: 'ekss' } }] }));
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
-      cwd: root,
-      env: { ...env, LEASE_WATCHDOG_CONFIG_FILE: bad, CDK_OUTDIR: join(work, 'env.out') },
-      encoding: 'utf8',
-      timeout: 120_000,
+        timeout: 120_000,
+      });
+      assert.equal(run.status, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `lease-watchdog config: ${bad}: clusters[0].auth.mode must be one of kubeconfig, token, eks (got "ekss")\n`,
+      );
     });
-    assert.equal(run.status, 1, run.stderr);
-    assert.equal(
-      run.stderr,
-      `lease-watchdog config: ${bad}: clusters[0].auth.mode must be one of kubeconfig, token, eks (got "ekss")\n`,
-    );
   });
 });

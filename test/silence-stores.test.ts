@@ -35,93 +35,95 @@ function silence(id: string, endsAt: number): Silence {
 let local: LocalDynamoDb;
 let dir: string;
 let tables = 0;
-before(async () => {
-  local = await startLocalDynamoDb();
-  dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-stores-'));
-});
-after(async () => {
-  await local.stop();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const kinds: [string, (clock: () => number) => Promise<SilenceStore>][] = [
-  ['memory', async (clock) => new MemorySilenceStore(clock)],
-  ['file', async (clock) => new FileSilenceStore(join(dir, `state-${++tables}.json`), clock)],
-  [
-    'dynamodb',
-    async (clock) => {
-      const tableName = `silences-${++tables}`;
-      await local.createStateTable(tableName);
-      return new DynamoDbSilenceStore({ client: local.client, tableName, clock });
-    },
-  ],
-];
-
-for (const [kind, make] of kinds) {
-  describe(`${kind} silence store`, () => {
-    it('adds, lists by end, expires; refuses a taken id, an unknown id, an ended silence', async () => {
-      let now = T;
-      const store = await make(() => now);
-      await store.add('prod', silence('s-bbbbbb', T + 2 * HOUR));
-      await store.add('prod', silence('s-aaaaaa', T + HOUR));
-      await store.add('staging', silence('s-cccccc', T + HOUR));
-      assert.deepEqual(
-        (await store.list('prod')).map((s) => s.id),
-        ['s-aaaaaa', 's-bbbbbb'],
-      );
-      await assert.rejects(
-        store.add('prod', silence('s-aaaaaa', T + HOUR)),
-        (e: Error) => e instanceof SilenceError && /silence id s-aaaaaa is taken/.test(e.message),
-      );
-      const ended = await store.expire('prod', 's-bbbbbb', T + 60_000, 'oncall@host');
-      assert.equal(ended.endsAt, T + 60_000);
-      assert.equal(ended.expiredBy, 'oncall@host');
-      assert.deepEqual(
-        (await store.list('prod')).map((s) => [s.id, s.endsAt]),
-        [
-          ['s-bbbbbb', T + 60_000],
-          ['s-aaaaaa', T + HOUR],
-        ],
-      );
-      await assert.rejects(
-        store.expire('prod', 's-bbbbbb', T + 120_000, 'x'),
-        /silence s-bbbbbb has already ended/,
-      );
-      await assert.rejects(
-        store.expire('prod', 's-dddddd', T, 'x'),
-        /no silence s-dddddd for cluster prod/,
-      );
-      // The audit period: kept for 7 days after its end, then gone.
-      now = T + 60_000 + SILENCE_AUDIT_SECONDS * 1000;
-      assert.deepEqual(
-        (await store.list('prod')).map((s) => s.id),
-        ['s-aaaaaa'],
-      );
-      assert.deepEqual(
-        (await store.list('staging')).map((s) => s.id),
-        ['s-cccccc'],
-        'other clusters are apart',
-      );
-    });
+describe('silence stores', () => {
+  before(async () => {
+    local = await startLocalDynamoDb();
+    dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-stores-'));
   });
-}
+  after(async () => {
+    await local.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
 
-describe('dynamodb silence items', () => {
-  it('carry the TTL of their end plus the audit period, and leave the state items alone', async () => {
-    const tableName = 'silences-ttl';
-    await local.createStateTable(tableName);
-    const state = new DynamoDbStateStore({ client: local.client, tableName, clock: () => T });
-    const version = await state.save('prod', emptyClusterState(), 0);
-    const store = new DynamoDbSilenceStore({ client: local.client, tableName, clock: () => T });
-    await store.add('prod', silence('s-eeeeee', T + HOUR));
-    const { Item } = await local.client.send(
-      new GetItemCommand({
-        TableName: tableName,
-        Key: { pk: { S: 'cluster#prod' }, sk: { S: 'silence#s-eeeeee' } },
-      }),
-    );
-    assert.equal(Item?.expiresAt?.N, String((T + HOUR) / 1000 + SILENCE_AUDIT_SECONDS));
-    assert.equal((await state.load('prod')).version, version, 'the state is where it was');
-    assert.equal(await state.save('prod', emptyClusterState(), version), version + 1);
+  const kinds: [string, (clock: () => number) => Promise<SilenceStore>][] = [
+    ['memory', async (clock) => new MemorySilenceStore(clock)],
+    ['file', async (clock) => new FileSilenceStore(join(dir, `state-${++tables}.json`), clock)],
+    [
+      'dynamodb',
+      async (clock) => {
+        const tableName = `silences-${++tables}`;
+        await local.createStateTable(tableName);
+        return new DynamoDbSilenceStore({ client: local.client, tableName, clock });
+      },
+    ],
+  ];
+
+  for (const [kind, make] of kinds) {
+    describe(`${kind} silence store`, () => {
+      it('adds, lists by end, expires; refuses a taken id, an unknown id, an ended silence', async () => {
+        let now = T;
+        const store = await make(() => now);
+        await store.add('prod', silence('s-bbbbbb', T + 2 * HOUR));
+        await store.add('prod', silence('s-aaaaaa', T + HOUR));
+        await store.add('staging', silence('s-cccccc', T + HOUR));
+        assert.deepEqual(
+          (await store.list('prod')).map((s) => s.id),
+          ['s-aaaaaa', 's-bbbbbb'],
+        );
+        await assert.rejects(
+          store.add('prod', silence('s-aaaaaa', T + HOUR)),
+          (e: Error) => e instanceof SilenceError && /silence id s-aaaaaa is taken/.test(e.message),
+        );
+        const ended = await store.expire('prod', 's-bbbbbb', T + 60_000, 'oncall@host');
+        assert.equal(ended.endsAt, T + 60_000);
+        assert.equal(ended.expiredBy, 'oncall@host');
+        assert.deepEqual(
+          (await store.list('prod')).map((s) => [s.id, s.endsAt]),
+          [
+            ['s-bbbbbb', T + 60_000],
+            ['s-aaaaaa', T + HOUR],
+          ],
+        );
+        await assert.rejects(
+          store.expire('prod', 's-bbbbbb', T + 120_000, 'x'),
+          /silence s-bbbbbb has already ended/,
+        );
+        await assert.rejects(
+          store.expire('prod', 's-dddddd', T, 'x'),
+          /no silence s-dddddd for cluster prod/,
+        );
+        // The audit period: kept for 7 days after its end, then gone.
+        now = T + 60_000 + SILENCE_AUDIT_SECONDS * 1000;
+        assert.deepEqual(
+          (await store.list('prod')).map((s) => s.id),
+          ['s-aaaaaa'],
+        );
+        assert.deepEqual(
+          (await store.list('staging')).map((s) => s.id),
+          ['s-cccccc'],
+          'other clusters are apart',
+        );
+      });
+    });
+  }
+
+  describe('dynamodb silence items', () => {
+    it('carry the TTL of their end plus the audit period, and leave the state items alone', async () => {
+      const tableName = 'silences-ttl';
+      await local.createStateTable(tableName);
+      const state = new DynamoDbStateStore({ client: local.client, tableName, clock: () => T });
+      const version = await state.save('prod', emptyClusterState(), 0);
+      const store = new DynamoDbSilenceStore({ client: local.client, tableName, clock: () => T });
+      await store.add('prod', silence('s-eeeeee', T + HOUR));
+      const { Item } = await local.client.send(
+        new GetItemCommand({
+          TableName: tableName,
+          Key: { pk: { S: 'cluster#prod' }, sk: { S: 'silence#s-eeeeee' } },
+        }),
+      );
+      assert.equal(Item?.expiresAt?.N, String((T + HOUR) / 1000 + SILENCE_AUDIT_SECONDS));
+      assert.equal((await state.load('prod')).version, version, 'the state is where it was');
+      assert.equal(await state.save('prod', emptyClusterState(), version), version + 1);
+    });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The package as a user installs it, packed once per test run. `npm test` compiles (`npm run
  * build`) and bundles the handler (`npm run bundle`) into dist/ before any test starts; the test
- * runner's global setup (this module, `--test-global-setup` in `npm run test:unit`) packs that
+ * runner's global setup (this module: testkit/run-tests.ts, and `--test-global-setup`) packs that
  * tree once, with `--ignore-scripts`, into a folder of its own; each test that needs the package
  * installs that one tarball into an empty folder (test/cli-package.test.ts,
  * test/infra-package.test.ts). No test compiles, bundles or packs into the work tree: while tests
@@ -63,16 +63,26 @@ async function pack(dir: string, timeout: number): Promise<string> {
   return join(dir, tarball);
 }
 
-/** The runner's global setup: packs once for every test file of the run. */
+/** Whether this process packed the run's tarball, and so removes it at the end. */
+let packedHere = false;
+
+/**
+ * The runner's global setup: packs once for every test file of the run. A shard of
+ * `testkit/run-tests.ts` finds the tarball its parent packed for every shard, and keeps it.
+ */
 export async function globalSetup(): Promise<void> {
+  const shared = process.env[TARBALL_ENV];
+  if (shared !== undefined && existsSync(shared)) return;
   const dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-packed-'));
   process.env[TARBALL_ENV] = await pack(dir, 240_000);
+  packedHere = true;
 }
 
-/** The runner's global teardown: removes the run's tarball. */
+/** The runner's global teardown: removes the run's tarball, if this process packed it. */
 export async function globalTeardown(): Promise<void> {
   const tarball = process.env[TARBALL_ENV];
-  if (tarball !== undefined) await rm(dirname(tarball), { recursive: true, force: true });
+  if (packedHere && tarball !== undefined)
+    await rm(dirname(tarball), { recursive: true, force: true });
 }
 
 /** The run's tarball, else one packed into `dir/packed` for this file alone. */
