@@ -15,6 +15,7 @@ import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reade
 import { SimCluster } from '../sim/cluster.js';
 import { type SentAnswer, type SimServer, startSimServer } from '../sim/server.js';
 import { benchmarksSection } from './benchmarks-section.js';
+import { median } from './statistics.js';
 
 const sizes = process.argv.slice(2).map(Number).filter(Number.isFinite);
 const SIZES = sizes.length > 0 ? sizes : [1_000, 5_000, 20_000, 100_000];
@@ -36,14 +37,6 @@ function costOf(sent: readonly SentAnswer[], objects: number): Cost {
     decoded: sent.reduce((sum, a) => sum + a.decodedBytes, 0),
     objects,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function medianCost(costs: Cost[]): Cost {

@@ -6,15 +6,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { median } from './statistics.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RUNS = Number(process.argv[2] ?? 15);
 const BIN = join(ROOT, 'bin', 'lease-watchdog.js');
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 function time(args: string[]): number {
   const samples: number[] = [];

@@ -22,6 +22,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { loadConfigFile } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
 import { benchmarksSection } from './benchmarks-section.js';
+import { median } from './statistics.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RUNS = Number(process.argv[2] ?? 15);
@@ -91,10 +92,6 @@ for (let i = 0; i < RUNS; i++) {
 }
 await rm(work, { recursive: true, force: true });
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
 const bareMs = median(bare);
 const summarise = (samples: Sample[]) => ({
   importMsMedian: Math.round(median(samples.map((s) => s.ms))),

@@ -17,6 +17,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { benchmarksSection } from './benchmarks-section.js';
+import { median } from './statistics.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const NODE = process.execPath;
@@ -37,14 +38,6 @@ interface Subject {
   bytes: number;
   nodes: number;
   maxRssBytes: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function run(

@@ -22,6 +22,7 @@ import {
   SCHEDULE_MS,
   startWatchdogHarness,
 } from '../../testkit/watchdog-harness.js';
+import { median } from '../statistics.js';
 import { EMF_BYTES_PER_RECORD, LOG_ENVELOPE_BYTES, LOOKS_PER_RUN } from './deployment.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -80,14 +81,6 @@ async function snapshotCost(nodes: number): Promise<{ units: number; bytes: numb
     await local.stop();
   }
 }
-
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 let looks = 0;
 /** One look of `prod`, as the SQS event source mapping delivers it. */
