@@ -41,6 +41,11 @@ export interface SimClusterSpec {
   readonly front?: boolean;
   /** More settings of this cluster (e.g. `maintenanceWindows`). */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /**
+   * Read it through this kubeconfig `proxy-url` (testkit/connect-proxy.ts): the cluster is then
+   * in kubeconfig mode, its kubeconfig (the server's, with the proxy-url) in a secret.
+   */
+  readonly proxyUrl?: string;
 }
 
 export interface HarnessOptions {

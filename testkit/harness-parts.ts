@@ -52,7 +52,10 @@ export async function startOutsideWorld(
     secrets.put(target.tokenSecretId, target.server.token);
     targets.set(name, target);
     const { url, caPem } = target.front ?? target.server;
-    clusterSettings.push({ ...tokenCluster(name, url, caPem), ...spec.settings });
+    const auth = spec.proxyUrl
+      ? proxiedCluster(name, target.server.kubeconfig(), spec.proxyUrl, secrets)
+      : tokenCluster(name, url, caPem);
+    clusterSettings.push({ ...auth, ...spec.settings });
   }
   clusterSettings.push(...(await otherClusters(options, secrets)));
   const settings = parseWatchdogSettings({
@@ -93,6 +96,23 @@ function tokenCluster(name: string, server: string, caPem?: string): Record<stri
       tokenSecretId: `${name}-token`,
     },
   };
+}
+
+/** A cluster's settings in kubeconfig mode: `kubeconfig` with a proxy-url, kept in a secret. */
+function proxiedCluster(
+  name: string,
+  kubeconfig: string,
+  proxyUrl: string,
+  secrets: SecretsServer,
+): Record<string, unknown> {
+  const secretId = `${name}-kubeconfig`;
+  secrets.put(secretId, withProxyUrl(kubeconfig, proxyUrl));
+  return { name, auth: { mode: 'kubeconfig', secretId } };
+}
+
+/** The kubeconfig with `proxy-url` set on its cluster (the line after its server's). */
+export function withProxyUrl(kubeconfig: string, proxyUrl: string): string {
+  return kubeconfig.replace(/^( +server: .*)$/m, `$1\n    proxy-url: ${JSON.stringify(proxyUrl)}`);
 }
 
 /** The settings of the scripted, unreachable and EKS clusters of `options`, their tokens stored. */
