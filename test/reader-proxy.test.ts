@@ -139,16 +139,13 @@ describe('proxy-url through the handler', () => {
   let h: Harness;
   let proxy: ConnectProxy;
   before(async () => {
-    proxy = await startConnectProxy();
     h = await startWatchdogHarness({
-      clusters: { prod: { nodes: 3, proxyUrl: proxy.url } },
+      clusters: { prod: { nodes: 3, proxy: true } },
       requestTimeoutSeconds: 1,
     });
+    proxy = h.target('prod').proxy as ConnectProxy;
   });
-  after(async () => {
-    await h.close();
-    await proxy.close();
-  });
+  after(() => h.close());
 
   it(
     'reads through the proxy; a proxy gone silent ends each read by its timeout, and pages a WATCHDOG',
@@ -175,7 +172,7 @@ describe('a proxy password that is not valid %-encoding, in the Lambda', () => {
   let h: Harness;
   before(async () => {
     h = await startWatchdogHarness({
-      clusters: { prod: { nodes: 3, proxyUrl: 'http://me:50%zz-secret@127.0.0.1:9' } },
+      clusters: { prod: { nodes: 3, proxy: 'http://me:50%zz-secret@127.0.0.1:9' } },
       requestTimeoutSeconds: 1,
     });
   });

@@ -8,6 +8,7 @@
 import { parseWatchdogSettings, type WatchdogSettings } from '../lambda/settings/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { startSimServer } from '../sim/server.js';
+import { startConnectProxy } from './connect-proxy.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { Closer, HarnessOptions, SimClusterSpec, SimTarget } from './harness-options.js';
@@ -52,8 +53,9 @@ export async function startOutsideWorld(
     secrets.put(target.tokenSecretId, target.server.token);
     targets.set(name, target);
     const { url, caPem } = target.front ?? target.server;
-    const auth = spec.proxyUrl
-      ? proxiedCluster(name, target.server.kubeconfig(), spec.proxyUrl, secrets)
+    const proxyUrl = target.proxy?.url ?? (typeof spec.proxy === 'string' ? spec.proxy : undefined);
+    const auth = proxyUrl
+      ? proxiedCluster(name, target.server.kubeconfig(), proxyUrl, secrets)
       : tokenCluster(name, url, caPem);
     clusterSettings.push({ ...auth, ...spec.settings });
   }
@@ -67,7 +69,7 @@ export async function startOutsideWorld(
   return { secrets, dynamo, sns, tableName, targets, settings, ec2Endpoint };
 }
 
-/** A simulated cluster behind its HTTPS API server (and a hostile front, when asked). */
+/** A simulated cluster behind its HTTPS API server (and a hostile front, a proxy, when asked). */
 async function startSimTarget(
   name: string,
   spec: SimClusterSpec,
@@ -82,7 +84,17 @@ async function startSimTarget(
   closers.push(() => server.close());
   const front = spec.front ? await startHostileFront(server.url, server.caPem) : undefined;
   if (front) closers.push(() => front.close());
-  return { name, sim, server, tokenSecretId: `${name}-token`, nodes, ...(front ? { front } : {}) };
+  const proxy = spec.proxy === true ? await startConnectProxy() : undefined;
+  if (proxy) closers.push(() => proxy.close());
+  return {
+    name,
+    sim,
+    server,
+    tokenSecretId: `${name}-token`,
+    nodes,
+    ...(front ? { front } : {}),
+    ...(proxy ? { proxy } : {}),
+  };
 }
 
 /** A cluster's settings in token mode: its server, the CA it trusts, its token's secret. */
