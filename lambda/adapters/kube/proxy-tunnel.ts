@@ -124,9 +124,13 @@ export function tunnelThrough(
           ),
         );
       }, timeoutMs);
+      // Once: a CONNECT may still fail after it was given up (its timer, the pool closing).
+      let settled = false;
       const settle = (error: Error | null, socket?: Duplex) => {
         clearTimeout(timer);
         this.pending.delete(connect);
+        if (settled) return;
+        settled = true;
         callback(error, socket);
       };
       connect.once('connect', (answer, socket) => {
@@ -141,7 +145,7 @@ export function tunnelThrough(
         }
         settle(null, tlsConnect({ ...options, socket }));
       });
-      connect.once('error', (error) => settle(error));
+      connect.on('error', (error) => settle(error));
       connect.end();
       return undefined;
     }
