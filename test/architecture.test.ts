@@ -13,7 +13,8 @@
  *   sim/ testkit/      the simulated cluster; the local stand-ins tests, benches and docs share
  *   test/ bench/ docs/ what uses all of the above; nothing imports them (but tests run docs/)
  *
- * A folder is its layer: a new file is checked by where it is put, not by a list of names.
+ * A folder is its layer: a new file is checked by where it is put, not by a list of names. And
+ * package.json's `dependencies` are what the shipped folders import at run time, no more.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -164,4 +165,32 @@ describe('architecture', () => {
     }
     assert.deepEqual(impure, []);
   });
+
+  it('ships as dependencies only the packages its shipped code imports at run time', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const imported = runtimePackages(['lambda', 'cli', 'infra', 'bin']);
+    const unused = Object.keys(pkg.dependencies).filter((name) => !imported.has(name));
+    assert.deepEqual(unused, [], 'not imported at run time: a devDependency, or nothing');
+  });
 });
+
+/**
+ * The packages the modules under `dirs` import at run time: static imports and re-exports that
+ * are not `import type` (erased by the compiler), and dynamic imports.
+ */
+function runtimePackages(dirs: readonly string[]): Set<string> {
+  const specifier =
+    /^\s*(?:import|export)\s+(?!type\s)(?:[^;]*?from\s+)?'([^.'][^']*)'|\bimport\(\s*'([^.'][^']*)'\s*\)/gms;
+  const packages = new Set<string>();
+  for (const file of dirs.flatMap(sources)) {
+    for (const match of readFileSync(join(root, file), 'utf8').matchAll(specifier)) {
+      const spec = match[1] ?? match[2] ?? '';
+      if (spec.startsWith('node:')) continue;
+      const parts = spec.split('/');
+      packages.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? spec));
+    }
+  }
+  return packages;
+}

@@ -19,7 +19,9 @@ import { parseAppConfig } from '../lambda/settings/index.js';
 import type { ClusterReport } from '../lambda/use-cases/invocation.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { type ConnectProxy, startConnectProxy } from '../testkit/connect-proxy.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
+import { withProxyUrl } from '../testkit/harness-parts.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 import { FakeClock, SCHEDULE_MS, summary, TOPIC_ARN } from '../testkit/watchdog-harness.js';
@@ -40,6 +42,9 @@ const SIM_TOKEN_SECRET = 'lease-watchdog/sim-token';
 /** The same simulated cluster, reached with a kubeconfig whose user has a client certificate. */
 const SIM_CERT = 'sim-cert';
 const SIM_KUBECONFIG_SECRET = 'lease-watchdog/sim-kubeconfig';
+/** The same simulated cluster again, through a kubeconfig `proxy-url` (a loopback proxy). */
+const SIM_PROXIED = 'sim-proxied';
+const SIM_PROXIED_SECRET = 'lease-watchdog/sim-proxied-kubeconfig';
 const STATE_TABLE = 'LeaseWatchdog-StateTable';
 
 /** What the bundled function meets when it runs: a cluster, its token, state and SNS. */
@@ -51,6 +56,7 @@ interface World {
   readonly secrets: SecretsServer;
   readonly dynamo: LocalDynamoDb;
   readonly sns: SnsServer;
+  readonly proxy: ConnectProxy;
 }
 
 /** The stack synthesized once from the example configuration plus the simulated cluster. */
@@ -69,14 +75,16 @@ describe('infra bundle', () => {
     const sim = new SimCluster({ now: clock.now, seed: 11 });
     const nodes = sim.addNodes(3, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
     const server = await startSimServer({ cluster: sim });
+    const proxy = await startConnectProxy();
     const secrets = await startSecretsServer({
       [SIM_TOKEN_SECRET]: server.token,
       [SIM_KUBECONFIG_SECRET]: server.kubeconfig({ clientCertificate: true }),
+      [SIM_PROXIED_SECRET]: withProxyUrl(server.kubeconfig(), proxy.url),
     });
     const dynamo = await startLocalDynamoDb();
     await dynamo.createStateTable(STATE_TABLE);
     const sns = await startSnsServer({ now: clock.now });
-    world = { clock, sim, server, nodes, secrets, dynamo, sns };
+    world = { clock, sim, server, nodes, secrets, dynamo, sns, proxy };
 
     const example = JSON.parse(
       readFileSync(join(root, 'infra', 'config.example.json'), 'utf8'),
@@ -97,6 +105,7 @@ describe('infra bundle', () => {
           },
         },
         { name: SIM_CERT, auth: { mode: 'kubeconfig', secretId: SIM_KUBECONFIG_SECRET } },
+        { name: SIM_PROXIED, auth: { mode: 'kubeconfig', secretId: SIM_PROXIED_SECRET } },
       ],
     });
     const app = new App({ outdir: join(work, 'cdk.out') });
@@ -117,6 +126,7 @@ describe('infra bundle', () => {
     await world?.dynamo.stop();
     await world?.secrets.close();
     await world?.server.close();
+    await world?.proxy.close();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -331,6 +341,25 @@ describe('infra bundle', () => {
       );
       assert.ok(server.stats.requests >= 2, `it listed leases and nodes: ${server.stats.requests}`);
       assert.doesNotMatch(output, /undici/, 'nothing reached the stand-in for undici');
+    });
+
+    test('reads a cluster through its kubeconfig proxy-url (a CONNECT tunnel), the proxy agents left out', async () => {
+      const { server, proxy } = world;
+      server.resetStats();
+      const report = await invoke(SIM_PROXIED);
+      assert.equal(report.lastStatus, 'checked', output);
+      const target = new URL(server.url).host;
+      assert.ok(proxy.connects.length >= 1, 'through the proxy');
+      assert.ok(
+        proxy.connects.every((c) => c.target === target),
+        'tunnels to the API server',
+      );
+      assert.ok(server.stats.requests >= 2, `it listed leases and nodes: ${server.stats.requests}`);
+      assert.doesNotMatch(
+        output,
+        /hpagent|was called in the Lambda bundle/,
+        'no stand-in was reached',
+      );
     });
   });
 

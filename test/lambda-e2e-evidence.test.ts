@@ -127,6 +127,23 @@ describe('lambda e2e: evidence at alert time in the FIRING', () => {
     );
   });
 
+  it('follows no redirect: the signed call and its session token never reach another host', async () => {
+    const other = await startEc2Server('happy');
+    try {
+      ec2.mode = 'redirect';
+      ec2.redirectTo = other.url;
+      const body = (await firingFor(target.nodes[4] as string)).message;
+      assert.deepEqual(other.requests, [], 'nothing reached the other host');
+      assert.match(
+        body,
+        /EC2 state not read: Redirect: 127\.0\.0\.1:\d+ answered 307 \(a redirect\)/,
+      );
+      assert.match(body, /events:\s+\d{4}-/, 'the Events still show');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('does not hold the FIRING for an EC2 endpoint that never answers', async () => {
     ec2.mode = 'hang';
     const asked = ec2.requests.length;

@@ -1,13 +1,14 @@
 /**
  * A scripted EC2 Query API endpoint (HTTP, loopback) for the evidence tests: it answers
  * DescribeInstanceStatus and DescribeInstances as EC2 does (XML, 2016-11-15) for the instances the
- * test declares, or refuses (UnauthorizedOperation), hangs, or answers garbage, as scripted. It
- * records every request (action, form parameters, Authorization header).
+ * test declares, or refuses (UnauthorizedOperation), hangs, answers garbage, or redirects to
+ * `redirectTo` (307: a client that follows re-sends the body and the signed headers), as scripted.
+ * It records every request (action, form parameters, Authorization and session-token headers).
  */
 import type { ServerResponse } from 'node:http';
 import { escapeXml, queryForm, readBody, sendXml, serveOnLoopback } from './aws-endpoint.js';
 
-export type Ec2Mode = 'happy' | 'denied' | 'hang' | 'malformed';
+export type Ec2Mode = 'happy' | 'denied' | 'hang' | 'malformed' | 'redirect';
 
 export interface ScriptedInstance {
   readonly state: string;
@@ -22,12 +23,15 @@ export interface Ec2Request {
   readonly action: string | null;
   readonly params: URLSearchParams;
   readonly authorization: string | undefined;
+  readonly securityToken: string | undefined;
   readonly at: number;
 }
 
 export interface Ec2Server {
   readonly url: string;
   mode: Ec2Mode;
+  /** Where the `redirect` mode sends the client (another origin). */
+  redirectTo: string;
   readonly instances: Map<string, ScriptedInstance>;
   readonly requests: Ec2Request[];
   /** Requests still waiting for an answer (hang mode). */
@@ -107,12 +111,21 @@ export async function startEc2Server(mode: Ec2Mode = 'happy'): Promise<Ec2Server
   const endpoint = await serveOnLoopback(async (req, res) => {
     const params = queryForm((await readBody(req)).body);
     const action = params.get('Action');
-    requests.push({ action, params, authorization: req.headers.authorization, at: Date.now() });
+    const securityToken = req.headers['x-amz-security-token'];
+    requests.push({
+      action,
+      params,
+      authorization: req.headers.authorization,
+      securityToken: Array.isArray(securityToken) ? securityToken[0] : securityToken,
+      at: Date.now(),
+    });
     if (handle.mode === 'hang') {
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
     } else if (handle.mode === 'denied') {
       error(res, 403, 'UnauthorizedOperation', 'You are not authorized to perform this operation.');
+    } else if (handle.mode === 'redirect') {
+      res.writeHead(307, { location: handle.redirectTo }).end();
     } else if (handle.mode === 'malformed') {
       sendXml(res, 200, '<DescribeInstanceStatusResponse><instanceStatusSet><item><instanceId>i-');
     } else {
@@ -122,6 +135,7 @@ export async function startEc2Server(mode: Ec2Mode = 'happy'): Promise<Ec2Server
   const handle: Ec2Server = {
     url: endpoint.url,
     mode,
+    redirectTo: endpoint.url,
     instances,
     requests,
     pending: () => hanging.size,

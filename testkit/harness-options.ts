@@ -12,6 +12,7 @@ import type { WatchdogSettings } from '../lambda/settings/index.js';
 import type { ClusterReport, InvocationEvent } from '../lambda/use-cases/invocation.js';
 import type { SimCluster } from '../sim/cluster.js';
 import type { SimServer } from '../sim/server.js';
+import type { ConnectProxy } from './connect-proxy.js';
 import type { LocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { HostileFront } from './hostile-front.js';
@@ -41,6 +42,12 @@ export interface SimClusterSpec {
   readonly front?: boolean;
   /** More settings of this cluster (e.g. `maintenanceWindows`). */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /**
+   * Read it through a kubeconfig `proxy-url`: `true`, a forward proxy of the harness's own
+   * (testkit/connect-proxy.ts, the target's `proxy`), or this URL. The cluster is then in
+   * kubeconfig mode, its kubeconfig (the server's, with the proxy-url) in a secret.
+   */
+  readonly proxy?: true | string;
 }
 
 export interface HarnessOptions {
@@ -95,6 +102,8 @@ export interface SimTarget {
   readonly nodes: string[];
   /** The hostile front the watchdog reads through, when the spec asked for one. */
   readonly front?: HostileFront;
+  /** The forward proxy the watchdog reads through, when the spec asked for one (`proxy: true`). */
+  readonly proxy?: ConnectProxy;
 }
 
 export interface Invocation {

@@ -8,6 +8,7 @@
 import { parseWatchdogSettings, type WatchdogSettings } from '../lambda/settings/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { startSimServer } from '../sim/server.js';
+import { startConnectProxy } from './connect-proxy.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { Closer, HarnessOptions, SimClusterSpec, SimTarget } from './harness-options.js';
@@ -52,7 +53,11 @@ export async function startOutsideWorld(
     secrets.put(target.tokenSecretId, target.server.token);
     targets.set(name, target);
     const { url, caPem } = target.front ?? target.server;
-    clusterSettings.push({ ...tokenCluster(name, url, caPem), ...spec.settings });
+    const proxyUrl = target.proxy?.url ?? (typeof spec.proxy === 'string' ? spec.proxy : undefined);
+    const auth = proxyUrl
+      ? proxiedCluster(name, target.server.kubeconfig(), proxyUrl, secrets)
+      : tokenCluster(name, url, caPem);
+    clusterSettings.push({ ...auth, ...spec.settings });
   }
   clusterSettings.push(...(await otherClusters(options, secrets)));
   const settings = parseWatchdogSettings({
@@ -64,7 +69,7 @@ export async function startOutsideWorld(
   return { secrets, dynamo, sns, tableName, targets, settings, ec2Endpoint };
 }
 
-/** A simulated cluster behind its HTTPS API server (and a hostile front, when asked). */
+/** A simulated cluster behind its HTTPS API server (and a hostile front, a proxy, when asked). */
 async function startSimTarget(
   name: string,
   spec: SimClusterSpec,
@@ -79,7 +84,17 @@ async function startSimTarget(
   closers.push(() => server.close());
   const front = spec.front ? await startHostileFront(server.url, server.caPem) : undefined;
   if (front) closers.push(() => front.close());
-  return { name, sim, server, tokenSecretId: `${name}-token`, nodes, ...(front ? { front } : {}) };
+  const proxy = spec.proxy === true ? await startConnectProxy() : undefined;
+  if (proxy) closers.push(() => proxy.close());
+  return {
+    name,
+    sim,
+    server,
+    tokenSecretId: `${name}-token`,
+    nodes,
+    ...(front ? { front } : {}),
+    ...(proxy ? { proxy } : {}),
+  };
 }
 
 /** A cluster's settings in token mode: its server, the CA it trusts, its token's secret. */
@@ -93,6 +108,23 @@ function tokenCluster(name: string, server: string, caPem?: string): Record<stri
       tokenSecretId: `${name}-token`,
     },
   };
+}
+
+/** A cluster's settings in kubeconfig mode: `kubeconfig` with a proxy-url, kept in a secret. */
+function proxiedCluster(
+  name: string,
+  kubeconfig: string,
+  proxyUrl: string,
+  secrets: SecretsServer,
+): Record<string, unknown> {
+  const secretId = `${name}-kubeconfig`;
+  secrets.put(secretId, withProxyUrl(kubeconfig, proxyUrl));
+  return { name, auth: { mode: 'kubeconfig', secretId } };
+}
+
+/** The kubeconfig with `proxy-url` set on its cluster (the line after its server's). */
+export function withProxyUrl(kubeconfig: string, proxyUrl: string): string {
+  return kubeconfig.replace(/^( +server: .*)$/m, `$1\n    proxy-url: ${JSON.stringify(proxyUrl)}`);
 }
 
 /** The settings of the scripted, unreachable and EKS clusters of `options`, their tokens stored. */

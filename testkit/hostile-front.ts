@@ -34,7 +34,13 @@ export type HostileAnswer =
   /** Node lists asked for as a Table come back as a NodeList (a server without Table output). */
   | { readonly kind: 'no-table' }
   /** Every row of a Table of Nodes has `status` in its Status cell. */
-  | { readonly kind: 'table-status'; readonly status: string };
+  | { readonly kind: 'table-status'; readonly status: string }
+  /**
+   * Every request answered `status` by the front itself (a gateway), with a Status whose message
+   * quotes the request's Authorization header after `pad` characters (the header straddles where
+   * a quote is cut).
+   */
+  | { readonly kind: 'echoes-credentials'; readonly status: number; readonly pad: number };
 
 export interface HostileFront {
   /** https://127.0.0.1:<port> */
@@ -91,6 +97,19 @@ function send(res: ServerResponse, headers: IncomingMessage['headers'], body: un
   res.end(text);
 }
 
+/** A gateway's answer quoting the request's credentials back (a Status object, as the API's). */
+function echoCredentials(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  pad: number,
+): void {
+  const message = `${'.'.repeat(pad)} gateway: upstream refused GET ${req.url} (Authorization: ${req.headers.authorization})`;
+  const text = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message });
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(text);
+}
+
 /** The request as the front sends it on: to the server behind, its path and headers as asked. */
 function onwardRequest(
   req: IncomingMessage,
@@ -128,6 +147,10 @@ export async function startHostileFront(
   let answer: HostileAnswer | null = null;
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
+    if (answer?.kind === 'echoes-credentials') {
+      echoCredentials(req, res, answer.status, answer.pad);
+      return;
+    }
     const { options, pathname: path } = onwardRequest(req, target, agent, answer);
     const upstreamReq = httpsRequest(options, (upstreamRes) => {
       const lists = LEASE_LIST.test(path) || NODE_LIST.test(path);

@@ -1,9 +1,11 @@
 /**
  * The rows of the fault matrix (reliability-matrix.ts) about what the watchdog reads: the API
  * server refusing, stalling or answering what was not asked (through the hostile front), skewed
- * kubelet clocks; and the nodes themselves: a cordoned node left silent, a node group going silent
- * together, a wave of not-ready nodes.
+ * kubelet clocks, a proxy that never answers CONNECT, a gateway echoing the credentials; and the
+ * nodes themselves: a cordoned node left silent, a node group going silent together, a wave of
+ * not-ready nodes.
  */
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DEFAULTS } from '../lambda/settings/index.js';
 import { patchNode } from '../sim/node-writes.js';
 import { MERGE_PATCH } from '../sim/patches.js';
@@ -15,6 +17,8 @@ const NODE_GROUP_LABEL = 'eks.amazonaws.com/nodegroup';
 const KUBELET_ANNOTATION = 'sim.lease-watchdog.io/kubelet';
 /** The watchdog reads the sim through a hostile front (testkit/hostile-front.ts). */
 const FRONTED = { clusters: { prod: { nodes: 6, front: true } } };
+/** The watchdog reads the sim through a kubeconfig proxy-url (testkit/connect-proxy.ts). */
+const PROXIED = { clusters: { prod: { nodes: 6, proxy: true as const } } };
 
 /** A Node written as kubectl writes it (a merge patch through the sim's own write path). */
 function patch(t: SimTarget, name: string, metadata: Record<string, unknown>): void {
@@ -37,7 +41,7 @@ function failingApi(
   inject: string,
   failure: string,
   apply: (t: SimTarget) => void,
-  options: { front?: boolean } = {},
+  options: { front?: boolean; proxy?: boolean } = {},
 ): Scenario {
   return {
     name,
@@ -45,12 +49,42 @@ function failingApi(
     truth: [`WATCHDOG(${failure})`, 'WATCHDOG RESOLVED'],
     unreadable: true,
     ...(options.front ? { harness: FRONTED } : {}),
+    ...(options.proxy ? { harness: PROXIED } : {}),
     async run(ctx) {
       apply(ctx.t);
       await ticks(ctx, 3);
       ctx.t.server.setFault(null);
       ctx.t.front?.setAnswer(null);
+      ctx.t.proxy?.setBehaviour('tunnel');
       await ticks(ctx, 2);
+    },
+  };
+}
+
+/**
+ * A gateway that quotes the request's Authorization header in its 503s, for 3 checks: one
+ * WATCHDOG quoting the gateway, and the token in no message, stored state or log line.
+ */
+function echoedCredentials(): Scenario {
+  const failing = failingApi(
+    'Echoed credentials',
+    "a gateway answers every request 503, quoting the request's Authorization header, for 3 checks",
+    'server',
+    (t) => t.front?.setAnswer({ kind: 'echoes-credentials', status: 503, pad: 0 }),
+    { front: true },
+  );
+  return {
+    ...failing,
+    async run(ctx) {
+      await failing.run(ctx);
+      const { h, t } = ctx;
+      const state = await h.dynamo.client.send(new ScanCommand({ TableName: h.tableName }));
+      const outputs = { messages: h.sns.messages, state: state.Items, logs: h.logger.entries };
+      const holding = Object.entries(outputs)
+        .filter(([, output]) => JSON.stringify(output).includes(t.server.token))
+        .map(([where]) => where);
+      if (holding.length > 0) throw new Error(`the token reached: ${holding.join(', ')}`);
+      ctx.note('the token is in no message, stored state or log line: [redacted] in its place');
     },
   };
 }
@@ -191,6 +225,14 @@ export const API_FAULTS: readonly Scenario[] = [
       await ticks(ctx, 3);
     },
   },
+  failingApi(
+    'Proxy silent',
+    "the kubeconfig proxy-url's proxy accepts every connection and never answers CONNECT, for 3 checks",
+    'timeout',
+    (t) => t.proxy?.setBehaviour('silent'),
+    { proxy: true },
+  ),
+  echoedCredentials(),
 ];
 
 /** Nodes going away in ways that are, or are not, one incident each. */

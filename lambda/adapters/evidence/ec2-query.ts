@@ -5,6 +5,8 @@
  * gzipped; esbuild --bundle --minify --platform=node --format=esm, SNS client alone 465,633 vs
  * with client-ec2 1,525,320), while the signer is already in it (EKS tokens). Bounded: the answer
  * is read up to ANSWER_MAX_BYTES, the XML reader has its own limits, the caller's signal stops it.
+ * No redirect is followed: fetch would re-send the body and the signed headers (the session token
+ * with them) to whatever host the answer names.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -25,7 +27,7 @@ export interface Ec2QueryOptions {
 export class Ec2QueryError extends Error {
   override readonly name = 'Ec2QueryError';
   constructor(
-    /** EC2's error code, or `Unreachable`, `BadAnswer`, `NoCredentials`, `HTTP <status>`. */
+    /** EC2's error code, or `Unreachable`, `BadAnswer`, `NoCredentials`, `Redirect`, `HTTP <status>`. */
     readonly code: string,
     message: string,
     options?: { cause?: unknown },
@@ -55,10 +57,17 @@ export async function ec2Query(
   const headers = await signedHeaders(url, region, body, options.credentials);
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers, body, signal });
+    response = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
   } catch (error) {
     if (signal.aborted) throw error;
     throw new Ec2QueryError('Unreachable', `could not reach ${url.host}`, { cause: error });
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Ec2QueryError(
+      'Redirect',
+      `${url.host} answered ${response.status} (a redirect), not followed: the call is signed for this endpoint alone`,
+    );
   }
   return answerRoot(url, response);
 }

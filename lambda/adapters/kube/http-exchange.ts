@@ -10,24 +10,23 @@
  */
 
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import {
-  Agent as HttpsAgent,
-  type AgentOptions as HttpsAgentOptions,
-  request as httpsRequest,
-  type RequestOptions,
-} from 'node:https';
-import type { Duplex } from 'node:stream';
-import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ClusterReadError } from '../../ports/index.js';
 import { record } from './projection.js';
+import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
 
 /** Credentials and the connection pool of one read: every request of the read shares them. */
 export interface Connection {
   readonly headers: Record<string, string>;
   readonly agent: HttpsAgent | HttpAgent;
+  /**
+   * Every credential the connection holds, as it could be echoed back (the token, the Basic
+   * header and its password, the client key, the proxy password): never to leave the process.
+   */
+  readonly secrets: readonly string[];
 }
 
 /** What one GET is, and how much of an answer it accepts. */
@@ -61,12 +60,17 @@ export interface ExchangeResponse {
  */
 export async function openConnection(
   kubeConfig: KubeConfig,
-  options: { readonly server: string; readonly showPluginStderr?: boolean | undefined },
+  options: {
+    readonly server: string;
+    /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
+    readonly timeoutMs: number;
+    readonly showPluginStderr?: boolean | undefined;
+  },
 ): Promise<Connection> {
-  const proxy = proxyOf(kubeConfig);
+  const proxy = proxyOf(kubeConfig, options.server);
   const applied: RequestOptions = {};
   try {
-    await kubeConfig.applyToHTTPSOptions(applied);
+    await withoutProxy(kubeConfig).applyToHTTPSOptions(applied);
   } catch (error) {
     throw authSetupError(error, kubeConfig, options.showPluginStderr);
   }
@@ -82,14 +86,16 @@ export async function openConnection(
   headers['Accept-Encoding'] = 'gzip';
   // Keep-alive as client-go: one TLS handshake per read, TCP keep-alive probes after 30 s idle.
   const pool = { keepAlive: true, keepAliveMsecs: 30_000 };
+  const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
-    return { headers, agent: new HttpAgent(pool) };
+    return { headers, agent: new HttpAgent(pool), secrets };
   }
   const cluster = kubeConfig.getCurrentCluster();
-  const Pool = proxy ? tunnelThrough(proxy) : HttpsAgent;
+  const Pool = proxy ? tunnelThrough(proxy, options.timeoutMs) : HttpsAgent;
   return {
     headers,
+    secrets,
     agent: new Pool({
       ...pool,
       ...defined({
@@ -106,6 +112,38 @@ export async function openConnection(
       rejectUnauthorized: applied.rejectUnauthorized ?? cluster?.skipTLSVerify !== true,
     }),
   };
+}
+
+/**
+ * The credentials of a connection, each as it may come back in an answer: a header value whole
+ * and after its scheme (the bearer token, the Basic base64), a Basic user:password and password,
+ * the client key's PEM and each of its lines.
+ */
+function credentialsIn(
+  headers: Readonly<Record<string, string>>,
+  applied: RequestOptions,
+  proxySecrets: readonly string[],
+): string[] {
+  const found = new Set<string>(proxySecrets);
+  const authorization = headers.Authorization ?? headers.authorization;
+  if (authorization) {
+    found.add(authorization);
+    const credential = authorization.replace(/^\S+\s+/, '');
+    found.add(credential);
+    if (/^basic\s/i.test(authorization)) {
+      const userPass = Buffer.from(credential, 'base64').toString('utf8');
+      found.add(userPass);
+      found.add(userPass.slice(userPass.indexOf(':') + 1));
+    }
+  }
+  for (const key of [applied.key].flat()) {
+    if (key === undefined) continue;
+    const pem = Buffer.isBuffer(key) ? key.toString('utf8') : typeof key === 'string' ? key : '';
+    found.add(pem.trim());
+    for (const line of pem.split('\n')) if (!line.startsWith('-----')) found.add(line.trim());
+  }
+  // A few characters would redact ordinary words: a credential is longer than that.
+  return [...found].filter((secret) => secret.length >= 6);
 }
 
 /** Closes the connection pool: no idle sockets left behind. */
@@ -140,7 +178,15 @@ export async function exchange(
 function send(connection: Connection, request: ExchangeRequest): Promise<IncomingMessage> {
   const url = new URL(request.url);
   const get = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  const { signal } = request;
   return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    // Node reports an abort only once the pool hands the request a socket, and a proxy that
+    // never answers CONNECT never does: the signal ends the wait itself, in every phase.
+    const abandon = () => {
+      outgoing.destroy();
+      reject(signal.reason);
+    };
     const outgoing = get(
       url,
       {
@@ -150,11 +196,18 @@ function send(connection: Connection, request: ExchangeRequest): Promise<Incomin
           ? { ...connection.headers, Accept: request.accept }
           : connection.headers,
         // Aborting destroys the request, and with it a response whose body is still coming.
-        signal: request.signal,
+        signal,
       },
-      resolve,
+      (response) => {
+        signal.removeEventListener('abort', abandon);
+        resolve(response);
+      },
     );
-    outgoing.once('error', reject);
+    signal.addEventListener('abort', abandon, { once: true });
+    outgoing.on('error', (error) => {
+      signal.removeEventListener('abort', abandon);
+      reject(error);
+    });
     outgoing.end();
   });
 }
@@ -215,68 +268,6 @@ async function boundedBody(
     // Given up early (over the cap, aborted): close the stream, and with it the connection.
     if (!response.readableEnded) response.on('error', () => undefined).destroy();
   }
-}
-
-/**
- * A kubeconfig `proxy-url`: an `http://` proxy is used as kubectl uses it, a CONNECT tunnel per
- * connection with TLS to the API server inside it (verified exactly as without a proxy: the
- * proxy sees only encrypted bytes). Any other kind (https, socks) is refused in one line rather
- * than ignored, which would go around the proxy.
- */
-function proxyOf(kubeConfig: KubeConfig): URL | undefined {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster?.proxyUrl) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(cluster.proxyUrl);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol === 'http:' && url.hostname) return url;
-  throw new ClusterReadError(
-    'config',
-    `the kubeconfig's cluster "${cluster.name}" sets proxy-url to ${url ? `a ${url.protocol.replace(':', '')} proxy` : 'something that is not a URL'}; the watchdog goes through http:// proxies only (CONNECT): set an http:// proxy-url, or remove it to reach the API server directly`,
-  );
-}
-
-/** An https.Agent whose connections go through `proxy` by HTTP CONNECT. */
-function tunnelThrough(proxy: URL): new (options: HttpsAgentOptions) => HttpsAgent {
-  const headers: Record<string, string> = {};
-  if (proxy.username) {
-    const user = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
-    headers['Proxy-Authorization'] = `Basic ${Buffer.from(user).toString('base64')}`;
-  }
-  return class TunnelAgent extends HttpsAgent {
-    override createConnection(
-      options: ConnectionOptions & { host?: string; port?: number },
-      callback: (error: Error | null, socket?: Duplex) => void,
-    ): Duplex | undefined {
-      const target = `${options.host}:${options.port ?? 443}`;
-      const connect = httpRequest({
-        host: proxy.hostname,
-        port: proxy.port || 80,
-        method: 'CONNECT',
-        path: target,
-        headers: { ...headers, Host: target },
-        agent: false,
-      });
-      connect.once('connect', (answer, socket) => {
-        if (answer.statusCode !== 200) {
-          socket.destroy();
-          callback(
-            new Error(
-              `the proxy ${proxy.host} answered CONNECT ${target} with HTTP ${answer.statusCode}`,
-            ),
-          );
-          return;
-        }
-        callback(null, tlsConnect({ ...options, socket }));
-      });
-      connect.once('error', (error) => callback(error));
-      connect.end();
-      return undefined;
-    }
-  };
 }
 
 /** `options` without its undefined entries (an undefined `ca` must not replace the default). */

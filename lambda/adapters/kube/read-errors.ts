@@ -236,6 +236,31 @@ function article(word: string): string {
   return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
 
+/**
+ * `text` with every credential in `secrets` replaced by `[redacted]`: an API server, a gateway or
+ * a proxy may echo the request's Authorization header in its error text, and that text reaches
+ * emails, documents, state, logs and stderr. Redacted before any quote is cut, so that no part of
+ * a credential survives the cut either.
+ */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  for (const secret of secrets) {
+    if (clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
+  }
+  return clean;
+}
+
+/**
+ * `error` with its message redacted (withoutSecrets): every ClusterReadError a read lets out, from
+ * whatever text it was built.
+ */
+export function redactedError(error: unknown, secrets: readonly string[]): unknown {
+  if (!(error instanceof ClusterReadError)) return error;
+  const message = withoutSecrets(error.message, secrets);
+  if (message === error.message) return error;
+  return new ClusterReadError(error.failure, message, error.statusCode, { cause: error.cause });
+}
+
 /** `text` without the `user:pass@` of any URL in it: a password must never reach a message. */
 function withoutUserInfo(text: string): string {
   return text.replace(/\/\/[^\s/@]+@/g, '//');

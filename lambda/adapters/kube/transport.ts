@@ -9,17 +9,20 @@
 import { STATUS_CODES } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ClusterReadError } from '../../ports/index.js';
+import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
 import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
-import { LEASE_FIELDS, NODE_FIELDS, NODE_OBJECT_FIELDS, record, str } from './projection.js';
-import { ALL, type Keep, keepEach, keepFields, parsePruned } from './pruned-json.js';
+import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
+import { type Keep, parsePruned } from './pruned-json.js';
 import {
   describeRead,
   hostOf,
   invalidAnswerError,
   type ReadTarget,
   type Resource,
+  redactedError,
   statusError,
   transportError,
+  withoutSecrets,
 } from './read-errors.js';
 
 export interface SessionOptions {
@@ -102,39 +105,6 @@ interface Page<T> {
   readonly remaining: number | undefined;
 }
 
-/** What each list answers with, by `kind`. */
-const LIST_KINDS: Readonly<Record<Resource, string>> = {
-  leases: 'LeaseList',
-  nodes: 'NodeList',
-  events: 'EventList',
-};
-
-/**
- * What a page of a resource's own list keeps: its kind and metadata, and of each item the fields
- * its projection reads. The Events a node's notification quotes are read whole.
- */
-const LIST_FIELDS: Readonly<Partial<Record<Resource, Keep>>> = {
-  leases: listPage(LEASE_FIELDS),
-  nodes: listPage(NODE_FIELDS),
-};
-
-function listPage(item: Keep): Keep {
-  return keepFields({ kind: ALL, metadata: ALL, items: keepEach(item) });
-}
-
-interface Answer {
-  /**
-   * The parsed JSON body (only the fields asked for, when `pruned`); undefined when the object
-   * does not exist (404, with `missingIsNull`).
-   */
-  readonly body: unknown;
-  /** The body's bytes: an answer that is not what was asked for is described from all of it. */
-  readonly raw: Buffer;
-  readonly pruned: boolean;
-  readonly date: number | undefined;
-  readonly bytes: number;
-}
-
 /** Sees every 2xx answer body before it is parsed: `bench/check-once.ts --floor` keeps them. */
 let bodyTap: ((body: Buffer) => void) | undefined;
 
@@ -172,9 +142,41 @@ export class ApiSession {
 
   /**
    * Lists every page of `path`, keeping what `project` makes of each item (given the page's
-   * body too: a Table's rows need its column definitions).
+   * body too: a Table's rows need its column definitions). Its errors hold no credential.
    */
-  async list<T>(
+  list<T>(
+    resource: Resource,
+    path: string,
+    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
+    signal: AbortSignal | undefined,
+    /** More query parameters of every page (`labelSelector`). */
+    params: Readonly<Record<string, string>> = {},
+    format?: ListFormat,
+  ): Promise<Listed<T>> {
+    return this.redacting(this.listPages(resource, path, project, signal, params, format));
+  }
+
+  /** GETs one Node; undefined when it does not exist (404). Its errors hold no credential. */
+  getNode(
+    name: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
+    return this.redacting(this.nodeNamed(name, signal));
+  }
+
+  /** `read`, its error (whatever text it quotes) stripped of the connection's credentials. */
+  private async redacting<T>(read: Promise<T>): Promise<T> {
+    try {
+      return await read;
+    } catch (error) {
+      throw redactedError(error, this.connection.secrets);
+    }
+  }
+
+  /** `text` without the connection's credentials (withoutSecrets). */
+  private readonly redact = (text: string): string => withoutSecrets(text, this.connection.secrets);
+
+  private async listPages<T>(
     resource: Resource,
     path: string,
     project: (item: unknown, page: Record<string, unknown>) => T | undefined,
@@ -225,8 +227,7 @@ export class ApiSession {
     seen.add(next);
   }
 
-  /** GETs one Node; undefined when it does not exist (404). */
-  async getNode(
+  private async nodeNamed(
     name: string,
     signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown> | undefined> {
@@ -238,7 +239,7 @@ export class ApiSession {
     this.stats.requests++;
     this.stats.bytes += answer.bytes;
     if (answer.body === undefined) return undefined;
-    return ofKind(answer, 'Node', `reading node ${name}`);
+    return ofKind(answer, 'Node', `reading node ${name}`, this.redact);
   }
 
   private async page<T>(
@@ -259,11 +260,11 @@ export class ApiSession {
     });
     const what = describeRead(resource, this.options.namespace);
     const kind = format?.kind ?? LIST_KINDS[resource];
-    const body = ofKind(answer, kind, what);
+    const body = ofKind(answer, kind, what, this.redact);
     const field = body[format?.items ?? 'items'];
     // An empty list may come as `items: null`; anything else that is not an array is no list.
     if (field != null && !Array.isArray(field))
-      throw invalidAnswerError(what, kind, wholeBody(answer));
+      throw invalidAnswerError(what, kind, wholeBody(answer, this.redact));
     const list: unknown[] = Array.isArray(field) ? field : [];
     const items: T[] = [];
     for (const raw of list) {
@@ -302,11 +303,11 @@ export class ApiSession {
         what,
       });
       const { status, bytes, body: raw } = response;
-      const pruned = options.keep !== undefined;
       if (status === 404 && options.missingIsNull)
-        return { body: undefined, raw, pruned, date: undefined, bytes };
+        return { body: undefined, raw, date: undefined, bytes };
       if (status < 200 || status > 299) {
-        const text = raw.toString('utf8');
+        // Redacted before it is parsed and cut: a cut must not leave half a token behind.
+        const text = this.redact(raw.toString('utf8'));
         throw statusError(this.target, resource, status, STATUS_CODES[status] ?? '', text);
       }
       bodyTap?.(raw);
@@ -321,7 +322,7 @@ export class ApiSession {
           `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
         );
       }
-      return { body, raw, pruned, date: response.date, bytes };
+      return { body, raw, date: response.date, bytes };
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
       throw this.unanswered(what, error, signal, timeout);
@@ -361,16 +362,4 @@ export class ApiSession {
     }
     return transportError(this.target, what, error);
   }
-}
-
-/** The body when it is an object of `kind`; otherwise the answer is not what was asked for. */
-function ofKind(answer: Answer, kind: string, what: string): Record<string, unknown> {
-  if (record(answer.body).kind !== kind) throw invalidAnswerError(what, kind, wholeBody(answer));
-  return record(answer.body);
-}
-
-/** All of the body, pruned or not: what an error describes ("a Status: …", "an empty object"). */
-function wholeBody(answer: Answer): unknown {
-  // Already checked as JSON by the pruned read.
-  return answer.pruned ? JSON.parse(answer.raw.toString('utf8')) : answer.body;
 }
