@@ -101,6 +101,8 @@ export class LeaseWatchdog extends Construct {
   readonly errorsAlarm: cloudwatch.Alarm;
   readonly throttlesAlarm: cloudwatch.Alarm;
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** "A look was parked in the re-check dead-letter queue" (alarms.ts). */
+  readonly recheckDeadLetterAlarm: cloudwatch.Alarm;
   /** Per cluster: "no successful check for 3 schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** The alarms' second delivery path (`alarmEmails`, `alarmTopicArn`): empty without one. */
@@ -159,6 +161,7 @@ export class LeaseWatchdog extends Construct {
     const alarms = createAlarms(this, {
       fn: this.function,
       deadLetterQueue: this.deadLetterQueue,
+      recheckDeadLetterQueue: this.recheckQueue.deadLetterQueue,
       topic,
       alarmPaths,
       config,
@@ -167,6 +170,7 @@ export class LeaseWatchdog extends Construct {
     this.errorsAlarm = alarms.errorsAlarm;
     this.throttlesAlarm = alarms.throttlesAlarm;
     this.deadLetterAlarm = alarms.deadLetterAlarm;
+    this.recheckDeadLetterAlarm = alarms.recheckDeadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
     this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });
