@@ -21,15 +21,15 @@ export const NO_REGION = 'not-deployable:placeholder-configuration';
 /** Placeholders the line names; more are counted. */
 const NAMED = 3;
 
-/** The one line CloudFormation answers a deploy with, naming what to replace; undefined when none. */
-export function placeholderRefusal(
+/** What is wrong and how to fix it, naming what to replace; undefined when nothing is. */
+export function placeholderProblem(
   config: Pick<DeploymentConfig, 'clusters' | 'emails' | 'alarmEmails'>,
 ): string | undefined {
   const found = placeholdersIn(config);
   if (found.length === 0) return undefined;
   const named = found.slice(0, NAMED).map((p) => `${p.field} ${p.value}`);
   const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : '';
-  return `lease-watchdog: not deployed: the configuration still holds placeholder values (${named.join(', ')}${more}), names reserved for documentation (RFC 2606: example.com, .net, .org; .example, .invalid, .test) that reach no mailbox and no cluster. Put your own in a copy of infra/config.example.json and deploy it with -c config=<your file>.`;
+  return `the configuration still holds placeholder values (${named.join(', ')}${more}), names reserved for documentation (RFC 2606: example.com, .net, .org; .example, .invalid, .test) that reach no mailbox and no cluster. Put your own in a copy of infra/config.example.json and deploy it with -c config=<your file>.`;
 }
 
 /**
@@ -40,10 +40,19 @@ export function refuseDeployingPlaceholders(
   scope: Construct,
   config: Pick<DeploymentConfig, 'clusters' | 'emails' | 'alarmEmails'>,
 ): void {
-  const refusal = placeholderRefusal(config);
-  if (refusal === undefined) return;
+  const problem = placeholderProblem(config);
+  if (problem === undefined) return;
   new CfnRule(scope, 'PlaceholderConfiguration', {
-    assertions: [{ assert: Fn.conditionEquals(Aws.REGION, NO_REGION), assertDescription: refusal }],
+    assertions: [
+      {
+        assert: Fn.conditionEquals(Aws.REGION, NO_REGION),
+        // The one line CloudFormation refuses the deploy with.
+        assertDescription: `lease-watchdog: not deployed: ${problem}`,
+      },
+    ],
   });
-  Annotations.of(scope).addWarningV2('lease-watchdog:placeholders', refusal);
+  Annotations.of(scope).addWarningV2(
+    'lease-watchdog:placeholders',
+    `lease-watchdog: synthesized, but CloudFormation will refuse to deploy it: ${problem}`,
+  );
 }

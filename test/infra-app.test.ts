@@ -200,6 +200,11 @@ describe('no process inspection', () => {
     });
     assert.equal(run.status, 0, run.stderr);
     assertRefused(template(outdir), EXAMPLE_REFUSED);
+    // And the synth says so, as a warning.
+    assert.match(
+      run.stderr,
+      /lease-watchdog: synthesized, but CloudFormation will refuse to deploy it: the configuration still holds placeholder values \(emails\[0\] oncall@example\.com/,
+    );
   });
 
   test('an ancestor whose arguments name cdk (here `cdk deploy`) changes nothing: the app synthesizes', () => {
