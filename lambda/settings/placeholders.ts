@@ -17,7 +17,7 @@ export interface Placeholder {
 const RESERVED = /(^|\.)(example\.(com|net|org)|example|invalid|test)\.?$/i;
 
 /** Whether a host name lies under a domain reserved for documentation. */
-export function isReservedHost(host: string): boolean {
+function isReservedHost(host: string): boolean {
   return RESERVED.test(host);
 }
 
