@@ -1,6 +1,6 @@
 /**
  * The watchdog watches itself: alarms on the function's errors and throttles, on undelivered
- * schedule invocations, on notifications given up (one alarm over every cluster), on notification
+ * schedule invocations, on looks parked in the re-check dead-letter queue, on notifications given up (one alarm over every cluster), on notification
  * events EventBridge did not take (only with `eventBus`), and one dead-man's switch per cluster; every alarm notifies the topic on
  * ALARM and on OK, and the alarm paths too when there are any (alarm-delivery.ts), which also get
  * an alarm when the notification topic has no confirmed subscription left.
@@ -57,6 +57,8 @@ export interface WatchdogAlarms {
   readonly errorsAlarm: cloudwatch.Alarm;
   readonly throttlesAlarm: cloudwatch.Alarm;
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** "A look of the watchdog's own failed `MAX_RECEIVES` times and was parked" (rechecks.ts). */
+  readonly recheckDeadLetterAlarm: cloudwatch.Alarm;
   /** "A notification was given up": one alarm, over every cluster. */
   readonly abandonedAlarm: cloudwatch.Alarm;
   /** "A notification event was not put on the event bus": one alarm, only with `eventBus`. */
@@ -70,6 +72,8 @@ export interface WatchdogAlarms {
 export interface WatchdogAlarmsProps {
   readonly fn: lambda.IFunction;
   readonly deadLetterQueue: sqs.IQueue;
+  /** The re-check queue's dead-letter queue (rechecks.ts). */
+  readonly recheckDeadLetterQueue: sqs.IQueue;
   readonly topic: NotificationTopic;
   /** The second delivery path: every alarm notifies these too. */
   readonly alarmPaths?: readonly NotificationTopic[];
@@ -140,13 +144,18 @@ function alarmFactory(scope: Construct, everyTopic: readonly NotificationTopic[]
 /** The alarms over the whole deployment, in the order the topic's policy lists them. */
 type DeploymentAlarms = Pick<
   WatchdogAlarms,
-  'errorsAlarm' | 'throttlesAlarm' | 'deadLetterAlarm' | 'abandonedAlarm' | 'eventsFailedAlarm'
+  | 'errorsAlarm'
+  | 'throttlesAlarm'
+  | 'deadLetterAlarm'
+  | 'recheckDeadLetterAlarm'
+  | 'abandonedAlarm'
+  | 'eventsFailedAlarm'
 >;
 
 /** The function's errors and throttles, undelivered invocations, notifications not delivered. */
 function deploymentAlarms(
   alarm: AlarmFactory,
-  { fn, deadLetterQueue, config }: WatchdogAlarmsProps,
+  { fn, deadLetterQueue, recheckDeadLetterQueue, config }: WatchdogAlarmsProps,
   period: Duration,
 ): DeploymentAlarms {
   const errorsAlarm = alarm(
@@ -179,15 +188,49 @@ function deploymentAlarms(
       }),
     ),
   );
-  const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
-  if (config.eventBus === undefined) {
-    return { errorsAlarm, throttlesAlarm, deadLetterAlarm, abandonedAlarm };
-  }
-  const eventsFailedAlarm = alarm(
-    'NotificationEventsFailedAlarm',
-    notificationEventsFailed(period),
+  const recheckDeadLetterAlarm = alarm(
+    'RecheckDeadLetterAlarm',
+    parkedLooks(recheckDeadLetterQueue),
   );
-  return { errorsAlarm, throttlesAlarm, deadLetterAlarm, abandonedAlarm, eventsFailedAlarm };
+  const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
+  const created = {
+    errorsAlarm,
+    throttlesAlarm,
+    deadLetterAlarm,
+    recheckDeadLetterAlarm,
+    abandonedAlarm,
+  };
+  if (config.eventBus === undefined) return created;
+  return {
+    ...created,
+    eventsFailedAlarm: alarm('NotificationEventsFailedAlarm', notificationEventsFailed(period)),
+  };
+}
+
+/**
+ * Alarms when a look (a suspect's re-check, a routine look) is newly parked in the re-check
+ * dead-letter queue: the function failed on it `MAX_RECEIVES` times. SQS moves it there itself,
+ * and a message moved by a redrive policy is not counted by the queue's NumberOfMessagesSent (SQS
+ * developer guide, "Using dead-letter queues": the metric counts only messages sent to the queue),
+ * so the alarm reads the messages present instead: any rise of their count in a period, missing
+ * data (an idle, empty queue reports none) counting as none. It returns to OK on its own, and
+ * alarms again on every later rise, however many looks are already kept (14 days).
+ */
+function parkedLooks(queue: sqs.IQueue): cloudwatch.AlarmProps {
+  return onAnyDatapoint(
+    "lease-watchdog: a look of the watchdog's own (a suspect's re-check, a routine look between scheduled runs) failed 3 times and was parked in the re-check dead-letter queue: the function could not run it. Read the function's log group for the error at that time; the message names the cluster. Alarms again on every new one.",
+    new cloudwatch.MathExpression({
+      expression: 'DIFF(FILL(parked, 0))',
+      usingMetrics: {
+        parked: queue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
+      },
+      label: 'looks newly parked in the re-check dead-letter queue',
+      period: Duration.minutes(5),
+    }),
+  );
 }
 
 /**

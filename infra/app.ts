@@ -2,8 +2,9 @@
  * The CDK app (`cdk.json`: `npx tsx infra/app.ts`). Reads the configuration file
  * (`-c config=path`, else env LEASE_WATCHDOG_CONFIG_FILE, else infra/config.example.json),
  * validates it, and synthesizes one stack checked by cdk-nag's AwsSolutions pack. The example
- * (fake clusters, oncall@example.com) is for looking at: `cdk deploy` (and `watch`, `import`)
- * without a configuration is refused.
+ * (fake clusters, oncall@example.com) is for looking at: like any configuration still holding
+ * placeholder values it synthesizes, and CloudFormation refuses to deploy it
+ * (placeholder-guard.ts), whichever command runs the app.
  *
  * A bad configuration fails with one line on stderr, `lease-watchdog config: <message>`, exit 1.
  */
@@ -11,29 +12,17 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { ConfigError } from '../lambda/settings/index.js';
-import { cdkCommand, DEPLOYING_COMMANDS } from './cdk-command.js';
 import { loadConfigFile } from './config.js';
 import { buildStack } from './stack.js';
 
 const EXAMPLE_CONFIG = fileURLToPath(new URL('./config.example.json', import.meta.url));
 
-/** Why `cdk deploy` without a configuration is refused, and what to do. */
-const NO_CONFIGURATION =
-  'no configuration: copy infra/config.example.json (fake clusters, oncall@example.com), edit it, and pass -c config=<your file> (or set LEASE_WATCHDOG_CONFIG_FILE); only cdk synth shows the example without one';
-
-/**
- * Where the configuration comes from: context `config`, then the environment, then the example,
- * except for a CDK command that deploys (or one that cannot be told: fail safe).
- */
+/** Where the configuration comes from: context `config`, then the environment, then the example. */
 function configPath(app: App, env: Record<string, string | undefined>): string {
   const fromContext: unknown = app.node.tryGetContext('config');
   if (typeof fromContext === 'string' && fromContext !== '') return fromContext;
   const fromEnv = env.LEASE_WATCHDOG_CONFIG_FILE;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const command = cdkCommand();
-  if (DEPLOYING_COMMANDS.has(command) || command === 'unknown') {
-    throw new ConfigError(NO_CONFIGURATION);
-  }
   return relative(process.cwd(), EXAMPLE_CONFIG) || EXAMPLE_CONFIG;
 }
 

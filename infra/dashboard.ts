@@ -86,6 +86,7 @@ function alarmRows(alarms: WatchdogAlarms): cloudwatch.IWidget[][] {
     alarms.errorsAlarm,
     alarms.throttlesAlarm,
     alarms.deadLetterAlarm,
+    alarms.recheckDeadLetterAlarm,
     alarms.abandonedAlarm,
     ...(alarms.eventsFailedAlarm ? [alarms.eventsFailedAlarm] : []),
     ...(alarms.noSubscriberAlarm ? [alarms.noSubscriberAlarm] : []),
@@ -94,7 +95,7 @@ function alarmRows(alarms: WatchdogAlarms): cloudwatch.IWidget[][] {
     [
       new cloudwatch.AlarmStatusWidget({
         title:
-          'The watchdog itself: function errors and throttles, undelivered schedules, notifications given up, no subscriber',
+          'The watchdog itself: function errors and throttles, undelivered schedules, parked looks, notifications given up, no subscriber',
         alarms: deploymentAlarms,
         width: 24,
         height: 3,

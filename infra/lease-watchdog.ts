@@ -7,7 +7,9 @@
  * configured, a second delivery path (alarm-delivery.ts). Each part lives
  * in its own module and creates its constructs directly in this construct's scope, so the logical
  * ids are those of a single construct; above 100 clusters, each cluster's schedule, dead-man's
- * switch and access entry go into nested stacks (cluster-stacks.ts).
+ * switch and access entry go into nested stacks (cluster-stacks.ts). A configuration still holding
+ * placeholder values (example.com) synthesizes, and its template cannot be deployed
+ * (placeholder-guard.ts).
  */
 
 import { Token } from 'aws-cdk-lib';
@@ -35,6 +37,7 @@ import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { grantPutEvents } from './event-bus.js';
+import { refuseDeployingPlaceholders } from './placeholder-guard.js';
 import { createRecheckQueue, type RecheckQueue } from './rechecks.js';
 import { createSchedules } from './schedules.js';
 import { StateTable } from './state-table.js';
@@ -101,6 +104,8 @@ export class LeaseWatchdog extends Construct {
   readonly errorsAlarm: cloudwatch.Alarm;
   readonly throttlesAlarm: cloudwatch.Alarm;
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** "A look was parked in the re-check dead-letter queue" (alarms.ts). */
+  readonly recheckDeadLetterAlarm: cloudwatch.Alarm;
   /** Per cluster: "no successful check for 3 schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** The alarms' second delivery path (`alarmEmails`, `alarmTopicArn`): empty without one. */
@@ -124,6 +129,7 @@ export class LeaseWatchdog extends Construct {
         : { ...configInput, existingTopicArn: givenTopic.topicArn },
     );
     this.config = config;
+    refuseDeployingPlaceholders(this, config);
 
     const topic = new NotificationTopic(this, {
       ...config,
@@ -159,6 +165,7 @@ export class LeaseWatchdog extends Construct {
     const alarms = createAlarms(this, {
       fn: this.function,
       deadLetterQueue: this.deadLetterQueue,
+      recheckDeadLetterQueue: this.recheckQueue.deadLetterQueue,
       topic,
       alarmPaths,
       config,
@@ -167,6 +174,7 @@ export class LeaseWatchdog extends Construct {
     this.errorsAlarm = alarms.errorsAlarm;
     this.throttlesAlarm = alarms.throttlesAlarm;
     this.deadLetterAlarm = alarms.deadLetterAlarm;
+    this.recheckDeadLetterAlarm = alarms.recheckDeadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
     this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });

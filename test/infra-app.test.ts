@@ -1,8 +1,12 @@
 /**
- * The CDK app without a configuration: `cdk deploy` is refused with one line saying how to pass
- * one (infra/config.example.json has fake clusters and oncall@example.com), while the commands
- * that only look (`cdk ls`, `cdk synth`) keep showing the example. And cdk.json carries the
- * recommended feature flags of the installed aws-cdk-lib, without changing a logical id.
+ * The CDK app and its guard against deploying placeholders. The guard rests on the configuration
+ * itself, not on which command runs the app: a configuration still holding a name under a domain
+ * reserved for documentation (infra/config.example.json's oncall@example.com and
+ * k8s.edge-lab.example.com) synthesizes as any other, and its template carries a CloudFormation
+ * rule that no stack operation passes, so `cdk deploy` (also `cdk deploy --app cdk.out` after a
+ * `cdk synth`, or the toolkit library) is refused before any resource is created, with one line.
+ * A real configuration gets no such rule. And cdk.json carries the recommended feature flags of
+ * the installed aws-cdk-lib, without changing a logical id.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,106 +17,216 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { cdkCommand, type ProcessTable } from '../infra/cdk-command.js';
+import { loadConfigFile } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
-import { parseAppConfig } from '../lambda/settings/index.js';
+import { parseAppConfig, placeholdersIn } from '../lambda/settings/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const NO_CONFIGURATION =
-  'lease-watchdog config: no configuration: copy infra/config.example.json (fake clusters, oncall@example.com), edit it, and pass -c config=<your file> (or set LEASE_WATCHDOG_CONFIG_FILE); only cdk synth shows the example without one';
+const EXAMPLE = join(root, 'infra', 'config.example.json');
+/** What CloudFormation answers a deploy of the example with (the rule's AssertDescription). */
+const EXAMPLE_REFUSED =
+  'lease-watchdog: not deployed: the configuration still holds placeholder values (emails[0] oncall@example.com, clusters[1].auth.server k8s.edge-lab.example.com), names reserved for documentation (RFC 2606: example.com, .net, .org; .example, .invalid, .test) that reach no mailbox and no cluster. Put your own in a copy of infra/config.example.json and deploy it with -c config=<your file>.';
 
-/** A process table: pid → [parent, argv]. */
-function table(processes: Record<number, [number, string[]]>): ProcessTable {
-  return {
-    parentOf: (pid) => processes[pid]?.[0],
-    argvOf: (pid) => processes[pid]?.[1],
-  };
+type Rule = {
+  RuleCondition?: unknown;
+  Assertions: { Assert: unknown; AssertDescription: string }[];
+};
+
+/** The template's rules other than CDK's own bootstrap check. */
+function ourRules(template: { Rules?: Record<string, Rule> }): Rule[] {
+  return Object.entries(template.Rules ?? {})
+    .filter(([id]) => id !== 'CheckBootstrapVersion')
+    .map(([, rule]) => rule);
 }
 
-describe('which CDK command runs the app', () => {
-  // The app's ancestors under `npx cdk deploy`: tsx's node, npx, sh, the CDK CLI, npx, a shell.
-  const tree = (cli: string[]): ProcessTable =>
-    table({
-      40: [39, ['node', '/repo/node_modules/tsx/dist/cli.mjs', 'infra/app.ts']],
-      39: [38, ['npm exec tsx infra/app.ts']],
-      38: [30, ['sh', '-c', 'npx tsx infra/app.ts']],
-      30: [20, cli],
-      20: [10, ['npm exec cdk deploy']],
-      10: [1, ['-bash']],
-    });
-  const cases: [string, string[], string][] = [
-    ['deploy', ['node', '/repo/node_modules/.bin/cdk', 'deploy'], 'deploy'],
-    [
-      'deploy after options with values',
-      ['node', '/usr/local/bin/cdk', '--profile', 'prod', '-c', 'x=y', 'deploy', '--all'],
-      'deploy',
-    ],
-    ['watch', ['node', '/repo/node_modules/aws-cdk/bin/cdk', 'watch'], 'watch'],
-    ['synth', ['node', '/repo/node_modules/.bin/cdk', 'synth', '--quiet'], 'synth'],
-    ['synth of a stack named deploy', ['node', 'cdk', 'synth', 'deploy'], 'synth'],
-    ['ls', ['node', '/repo/node_modules/.bin/cdk', 'ls'], 'ls'],
-    ['no command', ['node', '/repo/node_modules/.bin/cdk', '--version'], 'unknown'],
-  ];
-  for (const [name, cli, expected] of cases) {
-    test(name, () => {
-      assert.equal(cdkCommand(tree(cli), 40), expected);
-    });
-  }
+function synthesized(input: unknown): { Rules?: Record<string, Rule> } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return Template.fromStack(buildStack(app, parseAppConfig(input))).toJSON();
+}
 
-  test('none: the app started by hand or by a test', () => {
-    assert.equal(
-      cdkCommand(table({ 40: [10, ['node', 'infra/app.ts']], 10: [1, ['bash']] }), 40),
-      'none',
+/**
+ * Refused by CloudFormation: one rule, no condition (it always applies), one assertion that holds
+ * in no region (it compares the stack's region with a name no region has), and the line.
+ */
+function assertRefused(template: { Rules?: Record<string, Rule> }, line: string | RegExp): void {
+  const rules = ourRules(template);
+  assert.equal(rules.length, 1, 'one rule of ours');
+  const [rule] = rules;
+  assert.equal(rule?.RuleCondition, undefined);
+  assert.equal(rule?.Assertions.length, 1);
+  const [assertion] = rule?.Assertions ?? [];
+  const equals = assertion?.Assert as { 'Fn::Equals': [unknown, string] } | undefined;
+  const [region, other] = equals?.['Fn::Equals'] ?? [];
+  assert.deepEqual(region, { Ref: 'AWS::Region' });
+  assert.ok(typeof other === 'string');
+  assert.doesNotMatch(other, /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'no region is named so');
+  if (typeof line === 'string') assert.equal(assertion?.AssertDescription, line);
+  else assert.match(assertion?.AssertDescription ?? '', line);
+  assert.doesNotMatch(assertion?.AssertDescription ?? '', /\n/, 'one line');
+}
+
+const real = {
+  clusters: [
+    { name: 'prod-eu', auth: { mode: 'eks', clusterName: 'prod-eu', region: 'eu-west-1' } },
+    {
+      name: 'edge-lab',
+      auth: {
+        mode: 'token',
+        server: 'https://k8s.edge-lab.corp.acme.io:6443',
+        tokenSecretId: 'lease-watchdog/edge-lab-token',
+      },
+      runbookUrl: 'https://wiki.acme.io/runbooks/node-down',
+    },
+  ],
+  emails: ['oncall@acme.io'],
+  alarmEmails: ['ops@acme.io'],
+};
+
+describe('a configuration still holding placeholder values synthesizes, and cannot be deployed', () => {
+  test('the example: its template carries a rule no deploy passes, naming what to replace', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    assertRefused(
+      Template.fromStack(buildStack(app, loadConfigFile(EXAMPLE))).toJSON(),
+      EXAMPLE_REFUSED,
     );
   });
 
-  test('unknown where the process table cannot be read (fail safe: no example deployed)', () => {
-    assert.equal(cdkCommand(null, 40), 'unknown');
+  test('a real configuration: no rule of ours (no false refusal)', () => {
+    assert.deepEqual(ourRules(synthesized(real)), []);
+    assert.deepEqual(placeholdersIn(parseAppConfig(real)), []);
   });
 
-  test('this very test runs under no cdk', () => {
-    assert.equal(cdkCommand(), 'none');
+  const [eks, token] = real.clusters as [object, { auth: object }];
+  const left: [string, object, RegExp][] = [
+    [
+      'an email',
+      { ...real, emails: ['oncall@acme.io', 'me@example.org'] },
+      /emails\[1\] me@example\.org/,
+    ],
+    [
+      'an alarm email',
+      { ...real, alarmEmails: ['ops@corp.example'] },
+      /alarmEmails\[0\] ops@corp\.example/,
+    ],
+    [
+      "a token cluster's server (the host only is named)",
+      {
+        ...real,
+        clusters: [eks, { ...token, auth: { ...token.auth, server: 'https://api.cluster.test' } }],
+      },
+      /clusters\[1\]\.auth\.server api\.cluster\.test\)/,
+    ],
+    [
+      'a runbook',
+      { ...real, clusters: [{ ...eks, runbookUrl: 'https://wiki.example.com/x' }, token] },
+      /clusters\[0\]\.runbookUrl wiki\.example\.com\)/,
+    ],
+  ];
+  for (const [what, input, named] of left) {
+    test(`one placeholder left is enough: ${what}`, () => {
+      assertRefused(synthesized(input), named);
+    });
+  }
+
+  test('many placeholders: the line names three and counts the rest', () => {
+    const emails = ['a', 'b', 'c', 'd', 'e'].map((user) => `${user}@example.net`);
+    assertRefused(
+      synthesized({ ...real, emails }),
+      /\(emails\[0\] a@example\.net, emails\[1\] b@example\.net, emails\[2\] c@example\.net and 2 more\)/,
+    );
+  });
+
+  test('placeholdersIn: the reserved names only, not names that merely look alike', () => {
+    const emailsOf = (domains: string[]) =>
+      placeholdersIn(
+        parseAppConfig({ ...real, emails: domains.map((domain) => `x@${domain}`) }),
+      ).map((p) => p.value.slice(2));
+    assert.deepEqual(
+      emailsOf([
+        'example.com',
+        'Mail.EXAMPLE.COM',
+        'mail.example.org',
+        'example.net',
+        'a.example',
+        'b.invalid',
+        'c.test',
+      ]),
+      [
+        'example.com',
+        'Mail.EXAMPLE.COM',
+        'mail.example.org',
+        'example.net',
+        'a.example',
+        'b.invalid',
+        'c.test',
+      ],
+    );
+    assert.deepEqual(
+      emailsOf([
+        'examples.com',
+        'example.company.io',
+        'myexample.com',
+        'test.io',
+        'example.co',
+        'corp.internal',
+      ]),
+      [],
+    );
   });
 });
 
-describe('the real CDK CLI without -c config', () => {
+describe('no process inspection', () => {
   const env = {
     ...process.env,
     PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`,
     CDK_DISABLE_VERSION_CHECK: '1',
     CDK_DISABLE_CLI_TELEMETRY: 'true',
     LEASE_WATCHDOG_CONFIG_FILE: '',
-    // No credentials reach AWS: the refusal comes first.
     AWS_ACCESS_KEY_ID: '',
     AWS_SECRET_ACCESS_KEY: '',
     AWS_PROFILE: '',
     AWS_EC2_METADATA_DISABLED: 'true',
   };
-  const cdk = (...args: string[]) =>
-    spawnSync(
-      'npx',
-      ['cdk', ...args, '--no-notices', '-o', mkdtempSync(join(tmpdir(), 'lw-app-'))],
-      {
-        cwd: root,
-        env,
-        encoding: 'utf8',
-        timeout: 300_000,
-      },
-    );
+  const template = (outdir: string) =>
+    JSON.parse(readFileSync(join(outdir, 'LeaseWatchdog.template.json'), 'utf8'));
 
-  test('cdk deploy is refused with one line that says how to pass a configuration', () => {
-    const run = cdk('deploy', '--require-approval', 'never');
-    assert.notEqual(run.status, 0);
-    const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
-    // The CDK CLI adds its own last line about the app's exit status; ours is the one before.
-    const ours = lines.filter((line) => !/Subprocess exited with error 1$/.test(line));
-    assert.deepEqual(ours, [NO_CONFIGURATION]);
+  test('cdk synth of the example: the cloud assembly carries the rule, so deploying it later (cdk deploy --app cdk.out) is refused too', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'lw-app-'));
+    const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--no-notices', '-o', outdir], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assertRefused(template(outdir), EXAMPLE_REFUSED);
+    // And the synth says so, as a warning.
+    assert.match(
+      run.stderr,
+      /lease-watchdog: synthesized, but CloudFormation will refuse to deploy it: the configuration still holds placeholder values \(emails\[0\] oncall@example\.com/,
+    );
   });
 
-  test('cdk ls still reads the example', () => {
-    const run = cdk('ls');
+  test('an ancestor whose arguments name cdk (here `cdk deploy`) changes nothing: the app synthesizes', () => {
+    // The app under a shell whose own arguments are `cdk deploy` (the command list keeps the
+    // shell alive as the app's parent): what the process-table guard refused.
+    const outdir = mkdtempSync(join(tmpdir(), 'lw-app-'));
+    const run = spawnSync(
+      'sh',
+      ['-c', 'node --import tsx infra/app.ts; exit $?', 'cdk', 'deploy'],
+      {
+        cwd: root,
+        env: {
+          ...env,
+          CDK_OUTDIR: outdir,
+          CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
+        },
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout.trim(), 'LeaseWatchdog');
+    assertRefused(template(outdir), EXAMPLE_REFUSED);
   });
 });
 

@@ -156,7 +156,11 @@ describe('the dashboard', () => {
     const alarms = Object.keys(s.template.findResources('AWS::CloudWatch::Alarm')).map(
       (id) => `\${${id}.Arn}`,
     );
-    assert.equal(alarms.length, 8, 'errors, throttles, dead letters, abandoned, no subscriber, 3');
+    assert.equal(
+      alarms.length,
+      9,
+      'errors, throttles, dead letters, parked looks, abandoned, no subscriber, 3',
+    );
     assert.deepEqual(alarmsShown(s.widgets).sort(), alarms.sort());
     const switches = [...s.stack.watchdog.deadMansSwitches.values()].map(
       (a) => `\${${s.stack.getLogicalId(a.node.defaultChild as never)}.Arn}`,
@@ -223,6 +227,7 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
     errorsAlarm: alarm('Errors'),
     throttlesAlarm: alarm('Throttles'),
     deadLetterAlarm: alarm('DeadLetter'),
+    recheckDeadLetterAlarm: alarm('RecheckDeadLetter'),
     abandonedAlarm: alarm('Abandoned'),
     deadMansSwitches: new Map(names.map((name) => [name, alarm(`NoSuccessfulCheck-${name}`)])),
   };
@@ -238,7 +243,7 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
     [100, 100, 100, 50],
   );
   assert.equal(new Set(switches.flatMap((w) => w.properties.alarms)).size, 350);
-  assert.equal(alarmsShown(widgets).length, 354);
+  assert.equal(alarmsShown(widgets).length, 355);
   // The graphs do not grow with the clusters: SEARCH and Logs Insights find them.
   assert.equal(metricsRead(widgets).length, 5);
   assert.equal(queriesRead(widgets).length, 8);

@@ -457,8 +457,8 @@ describe('the stack', () => {
       const alarms = Object.keys(main.template.findResources('AWS::CloudWatch::Alarm'));
       assert.equal(
         alarms.length,
-        7,
-        'errors, throttles, dead letters, abandoned notifications, and one per cluster',
+        8,
+        'errors, throttles, dead letters, parked looks, abandoned notifications, and one per cluster',
       );
       main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
         PolicyDocument: {
@@ -571,7 +571,11 @@ describe('the stack', () => {
 
     test('every alarm notifies the notification topic as well as both alarm paths', () => {
       const all = alarmsOf(withPaths).filter((a) => a.MetricName !== 'ConfirmedSubscriptions');
-      assert.equal(all.length, 6, 'errors, throttles, dead letters, abandoned, one per cluster');
+      assert.equal(
+        all.length,
+        7,
+        'errors, throttles, dead letters, parked looks, abandoned, one per cluster',
+      );
       for (const a of all) {
         const to = [{ Ref: mainTopic }, { Ref: alarmTopic }, ops];
         assert.deepEqual(a.AlarmActions, to, a.id);
@@ -742,6 +746,52 @@ describe('the stack', () => {
         alarms.every((a) => a.MetricName !== 'ApproximateNumberOfMessagesVisible'),
         'no alarm on the messages present: it would stay in ALARM for 14 days',
       );
+    });
+
+    test('each look newly parked in the re-check dead-letter queue notifies the topic (SQS moves it there: NumberOfMessagesSent does not count it)', () => {
+      const parked = main.id(main.stack.watchdog.recheckQueue.deadLetterQueue);
+      const onParked = alarms.filter((a) => JSON.stringify(a).includes(`"${parked}"`));
+      assert.equal(onParked.length, 1, 'one alarm on the re-check dead-letter queue');
+      assert.match(onParked[0]?.AlarmDescription, /re-check dead-letter queue/);
+      assert.deepEqual(
+        { ...onParked[0], AlarmDescription: undefined },
+        {
+          ...toTopic,
+          AlarmDescription: undefined,
+          Metrics: [
+            {
+              Expression: 'DIFF(FILL(parked, 0))',
+              Id: 'expr_1',
+              Label: 'looks newly parked in the re-check dead-letter queue',
+              ReturnData: true,
+            },
+            {
+              Id: 'parked',
+              MetricStat: {
+                Metric: {
+                  Dimensions: [
+                    { Name: 'QueueName', Value: { 'Fn::GetAtt': [parked, 'QueueName'] } },
+                  ],
+                  MetricName: 'ApproximateNumberOfMessagesVisible',
+                  Namespace: 'AWS/SQS',
+                },
+                Period: 300,
+                Stat: 'Maximum',
+              },
+              ReturnData: false,
+            },
+          ],
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        },
+      );
+      const widgets = JSON.stringify(main.template.findResources('AWS::CloudWatch::Dashboard'));
+      const alarmId = Object.entries(main.template.findResources('AWS::CloudWatch::Alarm')).find(
+        ([, a]) => JSON.stringify(a).includes(`"${parked}"`),
+      )?.[0];
+      assert.ok(alarmId !== undefined && widgets.includes(`"${alarmId}"`), 'on the dashboard');
     });
 
     test("per cluster, a dead-man's switch: no CheckSucceeded for 3 periods, missing data breaching", () => {
@@ -963,6 +1013,8 @@ describe('the stack', () => {
       'WatchdogNoSuccessfulCheckprodeuE51578A7 AWS::CloudWatch::Alarm',
       // One alarm over every cluster's abandoned notifications (not one per cluster).
       'WatchdogNotificationsAbandonedAlarmAD599F2D AWS::CloudWatch::Alarm',
+      // Looks parked in the re-check dead-letter queue (infra/alarms.ts): added deliberately.
+      'WatchdogRecheckDeadLetterAlarm5468216A AWS::CloudWatch::Alarm',
       'WatchdogRecheckDeadLetterQueueDC8F2D36 AWS::SQS::Queue',
       'WatchdogRecheckDeadLetterQueuePolicyD0F04994 AWS::SQS::QueuePolicy',
       'WatchdogRecheckQueue2F3EC50C AWS::SQS::Queue',

@@ -1,0 +1,63 @@
+/**
+ * Placeholder values in a deployment file: names under the domains reserved for documentation
+ * and testing (RFC 2606: example.com, example.net, example.org and the `.example`, `.invalid` and
+ * `.test` top-level domains), which reach no mailbox and no API server. infra/config.example.json
+ * is written with them, so a configuration still holding one is a copy not yet edited: it may be
+ * synthesized and looked at, never deployed (infra/placeholder-guard.ts). Pure, so that whatever
+ * checks a configuration (the stack, a `config validate`) finds the same ones.
+ */
+import type { DeploymentConfig } from './parse.js';
+
+/** One placeholder: where it is (`emails[0]`) and the reserved name found there. */
+export interface Placeholder {
+  readonly field: string;
+  readonly value: string;
+}
+
+const RESERVED = /(^|\.)(example\.(com|net|org)|example|invalid|test)\.?$/i;
+
+/** Whether a host name lies under a domain reserved for documentation. */
+function isReservedHost(host: string): boolean {
+  return RESERVED.test(host);
+}
+
+/** The host of an URL, or undefined when it is not one. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every placeholder, in the file's order: an email or alarm email at a reserved domain, a token
+ * cluster's API server or a runbook on a reserved host (named by its host alone).
+ */
+export function placeholdersIn(
+  config: Pick<DeploymentConfig, 'clusters' | 'emails' | 'alarmEmails'>,
+): Placeholder[] {
+  const found: Placeholder[] = [];
+  const email = (list: readonly string[] | undefined, key: string) => {
+    (list ?? []).forEach((address, i) => {
+      if (isReservedHost(address.slice(address.lastIndexOf('@') + 1))) {
+        found.push({ field: `${key}[${i}]`, value: address });
+      }
+    });
+  };
+  email(config.emails, 'emails');
+  email(config.alarmEmails, 'alarmEmails');
+  config.clusters.forEach((cluster, i) => {
+    const urls: [string, string | undefined][] = [
+      ['auth.server', cluster.auth.mode === 'token' ? cluster.auth.server : undefined],
+      ['runbookUrl', cluster.runbookUrl],
+    ];
+    for (const [key, url] of urls) {
+      const host = url === undefined ? undefined : hostOf(url);
+      if (host !== undefined && isReservedHost(host)) {
+        found.push({ field: `clusters[${i}].${key}`, value: host });
+      }
+    }
+  });
+  return found;
+}
