@@ -14,6 +14,7 @@
  */
 import { lastFiring } from './cron.js';
 import { LEGACY_ZONE_LABEL, ZONE_LABEL } from './evaluate.js';
+import { MAX_NAME_LENGTH } from './lease.js';
 import type { MaintenanceWindow } from './maintenance-window.js';
 import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
@@ -109,8 +110,6 @@ export function commentProblem(comment: string): string | undefined {
 export const CLOCK_SKEW_SECONDS = 5 * 60;
 /** The longest author or `expiredBy` kept (the CLI writes `user@host`). */
 export const MAX_AUTHOR_LENGTH = 200;
-/** The longest node name Kubernetes accepts (a DNS subdomain, RFC 1123). */
-export const MAX_NODE_NAME_LENGTH = 253;
 /** The last millisecond a JavaScript Date can hold (ECMA-262: 8.64e15 ms after the epoch). */
 const LAST_DATE_MS = 8.64e15;
 
@@ -163,8 +162,8 @@ export function silenceProblem(silence: Silence, now: number): string | undefine
     textProblem('its author', silence.author) ?? textProblem('expiredBy', silence.expiredBy);
   if (text !== undefined) return `silence ${id}: ${text}`;
   const { target } = silence;
-  if ('nodes' in target && target.nodes.some((n) => n.length > MAX_NODE_NAME_LENGTH)) {
-    return `silence ${id}: node names must be at most ${MAX_NODE_NAME_LENGTH} characters`;
+  if ('nodes' in target && target.nodes.some((n) => n.length > MAX_NAME_LENGTH)) {
+    return `silence ${id}: node names must be at most ${MAX_NAME_LENGTH} characters`;
   }
   return undefined;
 }
