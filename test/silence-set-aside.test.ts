@@ -190,4 +190,32 @@ describe('lease-watchdog watch --state-file: a truncated silences file', () => {
     assert.doesNotMatch(second.stdout, /NOTICE/);
     assert.equal(second.stderr, '');
   });
+
+  it('one entry it cannot honour among good ones: a copy of the file, the entry dropped, the rest kept', async () => {
+    const stateFile = join(dir, 'one-bad.json');
+    const good = {
+      id: 's-600d02',
+      target: { nodes: ['elsewhere'] },
+      comment: 'kernel upgrade',
+      author: 'ops@laptop',
+      createdAt: clock.now(),
+      endsAt: clock.now() + HOUR,
+    };
+    const bad = { ...good, id: 's-bad002', comment: 'hidden\u200btext' };
+    const content = JSON.stringify({ format: 1, clusters: { 'lease-watchdog-sim': [good, bad] } });
+    await writeFile(`${stateFile}.silences`, content);
+    const watch = ['watch', '--kubeconfig', sim.kubeconfig, '--checks', '1'];
+
+    const first = await runInProcess([...watch, '--state-file', stateFile], { clock });
+    assert.equal(first.stdout.match(NOTICE_SUBJECT)?.length, 1, first.stdout);
+    assert.match(first.stdout, /s-bad002: its comment must be printable/);
+    const kept = (await readdir(dir)).filter((n) => n.startsWith('one-bad.json.silences.corrupt-'));
+    assert.equal(kept.length, 1);
+    assert.equal(await readFile(join(dir, kept[0] as string), 'utf8'), content);
+    const left = JSON.parse(await readFile(`${stateFile}.silences`, 'utf8'));
+    assert.deepEqual(
+      left.clusters['lease-watchdog-sim'].map((s: { id: string }) => s.id),
+      ['s-600d02'],
+    );
+  });
 });
