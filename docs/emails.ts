@@ -18,7 +18,11 @@ import {
 } from '../lambda/core/incidents.js';
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { alertsForDegraded, stateResetNotice } from '../lambda/core/watchdog-alerts.js';
+import {
+  alertsForDegraded,
+  silencesSetAsideNotice,
+  stateResetNotice,
+} from '../lambda/core/watchdog-alerts.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 50, 0);
@@ -305,6 +309,18 @@ function watchdogExamples(): Example[] {
           copy: 'table LeaseWatchdog-StateTable, pk cluster#prod-eu, sk corrupt#2026-11-29T18:40:00.000Z#head',
         },
         T + 50 * 60_000,
+      ),
+    },
+    {
+      title: 'A stored silence could not be honoured: set aside, announced once (NOTICE)',
+      notification: silencesSetAsideNotice(
+        'prod-eu',
+        {
+          reason:
+            'silence s-3f9a2c ends 2027-11-29 20:40 UTC, past 2026-11-29 18:45 UTC plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it',
+          copy: 'table LeaseWatchdog-StateTable, pk cluster#prod-eu, sk corrupt#2026-11-29T18:45:00.000Z#silence#s-3f9a2c',
+        },
+        T + 55 * 60_000,
       ),
     },
   ];

@@ -156,6 +156,11 @@ describe('silence --state-file, honoured by watch --state-file', () => {
         ['add', '--node', 'a', '--for', '2h', '--comment', 'x\u001b[2J'],
         /--comment must be printable text on one line/,
       ],
+      // Invisible: a zero-width space, a bidi isolate, a tag character (printable.ts's set).
+      ...['x\u200by', 'x\u2066y', 'x\u{e0041}y'].map((comment): [string[], RegExp] => [
+        ['add', '--node', 'a', '--for', '2h', '--comment', comment],
+        /--comment must be printable text on one line/,
+      ]),
       [['add', '--node', 'a', '--for', '2h'], /add needs --comment TEXT/],
       [
         ['add', '--selector', 'role=db', '--for', '2h', '--comment', 'x'],

@@ -92,4 +92,20 @@ describe('lease-watchdog watch: one process per state file', () => {
     assert.equal(existsSync(lock), false);
     assert.ok(existsSync(stateFile));
   });
+
+  it('a state file in a folder that does not exist yet: the folder is made, the lock taken', async () => {
+    const stateFile = join(dir, 'new', 'deeper', 'state.json');
+    const result = await cli([
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--state-file',
+      stateFile,
+      '--checks',
+      '1',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(existsSync(stateFile));
+    assert.equal(existsSync(`${stateFile}.lock`), false);
+  });
 });

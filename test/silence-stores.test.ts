@@ -104,6 +104,26 @@ describe('silence stores', () => {
           'other clusters are apart',
         );
       });
+
+      it('refuses to write a silence it would not honour, with one line, and keeps nothing of it', async () => {
+        const store = await make(() => T);
+        const cases: [Silence, RegExp][] = [
+          [silence('s-a00001', 9e15), /silence s-a00001 ends .*past .* a month/],
+          [silence('s-a00002', T + 40 * 24 * HOUR), /silence s-a00002 ends .* a month/],
+          [{ ...silence('s-a00003', T + HOUR), createdAt: T + 24 * HOUR }, /created .*clock/],
+          [{ ...silence('s-a00004', T + HOUR), comment: 'x\u200by' }, /printable text/],
+          [{ ...silence('s-a00005', T + HOUR), author: 'a'.repeat(300) }, /author/],
+        ];
+        for (const [bad, pattern] of cases) {
+          await assert.rejects(
+            store.add('prod', bad),
+            (e: Error) =>
+              e instanceof SilenceError && pattern.test(e.message) && !e.message.includes('\n'),
+            bad.id,
+          );
+        }
+        assert.deepEqual(await store.list('prod'), []);
+      });
     });
   }
 

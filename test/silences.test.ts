@@ -173,6 +173,23 @@ describe('silences', () => {
     assert.match(node?.reason ?? '', /"x\\u001b\[2Jy"/);
   });
 
+  it('a silence whose times the checker cannot honour silences nothing, and never throws', () => {
+    const month = 30 * 24 * HOUR_MS;
+    const skew = 5 * MINUTE;
+    const cases: [string, Partial<Silence>, Verdict][] = [
+      ['an end past the date range', { endsAt: 9e15 }, 'expired'],
+      ['a fraction of a millisecond', { endsAt: T0 + 0.5 }, 'expired'],
+      ['a month and the skew past the checker', { endsAt: T0 + month + skew + 1 }, 'expired'],
+      ['created later than the checker (a fast clock)', { createdAt: T0 + skew + 1 }, 'expired'],
+      ['a month past, within the skew', { endsAt: T0 + month + skew }, 'suppressed'],
+      ['created within the skew', { createdAt: T0 + skew }, 'suppressed'],
+    ];
+    for (const [name, overrides, verdict] of cases) {
+      const [node] = judged([nv('a', 'expired')], [silence(overrides)]).nodes;
+      assert.equal(node?.verdict, verdict, name);
+    }
+  });
+
   it('ended silences are kept for the audit period (7 days), then dropped', () => {
     const ended = silence({ endsAt: T0 });
     assert.equal(keptSilences([ended], T0 + SILENCE_AUDIT_SECONDS * 1000 - 1).length, 1);

@@ -281,7 +281,11 @@ describe('lease-watchdog watch --state-file: a corrupt file', () => {
 
     const first = await runCli([...watch, '--state-file', stateFile]);
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout.match(/NOTICE: state was unreadable and was reset/g)?.length, 1);
+    assert.equal(
+      first.stdout.match(/NOTICE: state was unreadable and was reset/g)?.length,
+      1,
+      first.stdout,
+    );
     const kept = (await readdir(dir)).filter((name) => name.startsWith('state.json.corrupt-'));
     assert.equal(kept.length, 1);
     assert.equal(
@@ -294,5 +298,32 @@ describe('lease-watchdog watch --state-file: a corrupt file', () => {
     const second = await runCli([...watch, '--state-file', stateFile]);
     assert.equal(second.code, 0, second.stderr);
     assert.doesNotMatch(second.stdout, /NOTICE/);
+  });
+
+  it('a state that parses but holds malformed alerts: reset, kept aside, one NOTICE', async () => {
+    const stateFile = join(dir, 'alerts.json');
+    const watch = ['watch', '--kubeconfig', kubeconfig, '--interval', '0.2', '--checks', '1'];
+    const made = await runCli([...watch, '--state-file', stateFile]);
+    assert.equal(made.code, 0, made.stderr);
+    const file = JSON.parse(await readFile(stateFile, 'utf8'));
+    const [entry] = Object.values(file.clusters) as { state: { alerts: object } }[];
+    assert.ok(entry);
+    // No incidents at all, and a read failure that was never one (no times, no message).
+    entry.state.alerts = { ...entry.state.alerts, incidents: null, watchdog: { failure: 'tls' } };
+    await writeFile(stateFile, JSON.stringify(file));
+
+    const first = await runCli([...watch, '--state-file', stateFile]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(
+      first.stdout.match(/NOTICE: state was unreadable and was reset/g)?.length,
+      1,
+      first.stdout,
+    );
+    assert.match(first.stdout, /alerts\.incidents/);
+    const kept = (await readdir(dir)).filter((name) => name.startsWith('alerts.json.corrupt-'));
+    assert.equal(kept.length, 1);
+    const second = await runCli([...watch, '--state-file', stateFile]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stdout, /NOTICE|WATCHDOG/);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * The rows of the fault matrix (reliability-matrix.ts) about what the watchdog writes: SNS
  * refusing, hanging or losing its answer, a poison notification, DynamoDB answers lost after the
- * write was applied, two overlapping runs; and its own state: cold starts, a corrupt state item.
+ * write was applied, two overlapping runs; and its own state: cold starts, a corrupt state item, a
+ * hostile silence.
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
+import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
 import type { InjectedFailure } from './sns-server.js';
@@ -20,6 +22,47 @@ async function corruptStateHead(h: Harness, cluster: string): Promise<void> {
   if (!out.Item) throw new Error(`no state head for ${cluster}`);
   const item = { ...out.Item, state: { B: Buffer.from('garbage') } };
   await h.dynamo.client.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+}
+
+/**
+ * Writes a well-formed silence of `node` whose end lies past what a Date can hold, as anyone who
+ * may write the table can (the stores refuse to write it), and a good one of `good` for an hour.
+ */
+async function plantHostileSilence(h: Harness, node: string, good: string): Promise<void> {
+  const now = h.clock.now();
+  const hostile = {
+    id: 's-bad001',
+    target: { nodes: [node] },
+    comment: 'for ever',
+    author: 'mallory@laptop',
+    createdAt: now,
+    endsAt: 9e15,
+  };
+  await h.dynamo.client.send(
+    new PutItemCommand({
+      TableName: h.tableName,
+      Item: {
+        pk: { S: partitionKey('prod') },
+        sk: { S: `silence#${hostile.id}` },
+        silence: { S: JSON.stringify(hostile) },
+        endsAt: { N: String(hostile.endsAt) },
+        expiresAt: { N: String(hostile.endsAt / 1000) },
+      },
+    }),
+  );
+  const store = new DynamoDbSilenceStore({
+    client: h.dynamo.client,
+    tableName: h.tableName,
+    clock: h.clock.now,
+  });
+  await store.add('prod', {
+    id: 's-600d01',
+    target: { nodes: [good] },
+    comment: 'kernel upgrade',
+    author: 'ops@laptop',
+    createdAt: now,
+    endsAt: now + 3600_000,
+  });
 }
 
 /**
@@ -175,6 +218,21 @@ export const STATE_FAULTS: readonly Scenario[] = [
       await ticks(ctx, 5);
       ctx.note(
         'reset to empty and said once; node a, still down, paged again once its silence was confirmed afresh',
+      );
+    },
+  },
+  {
+    name: 'A hostile silence',
+    inject:
+      'a silence of node a ending past the date range is written to the table beside a good one of node b; both nodes die',
+    truth: ['NOTICE(silence set aside)', 'FIRING(a)'],
+    async run(ctx) {
+      await plantHostileSilence(ctx.h, ctx.node('a'), ctx.node('b'));
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      ctx.t.sim.stopKubelet(ctx.node('b'));
+      await ticks(ctx, 5);
+      ctx.note(
+        'kept aside under corrupt#<time>#silence#s-bad001 and said once; node a paged, node b stayed silenced',
       );
     },
   },

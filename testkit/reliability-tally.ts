@@ -48,6 +48,7 @@ export function keyOfMessage(
   if (kind === 'NOTICE') {
     // The notice's own headline names what it is about: `NOTICE(degraded checks)`, `NOTICE(state reset)`.
     if (/state was unreadable/.test(subject ?? '')) return 'NOTICE(state reset)';
+    if (/silence was unreadable/.test(subject ?? '')) return 'NOTICE(silence set aside)';
     if (/degraded checks/.test(subject ?? '')) return 'NOTICE(degraded checks)';
     if (/complete again/.test(subject ?? '')) return 'NOTICE(complete again)';
     return `NOTICE(${subject ?? '?'})`;

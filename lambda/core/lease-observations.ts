@@ -4,6 +4,7 @@
  */
 import {
   type LeaseDuration,
+  nameProblem,
   parseTimestamp,
   type RenewTime,
   readLeaseDuration,
@@ -153,7 +154,11 @@ export function latestLeases(leases: readonly LeaseInfo[]): Map<string, ReadLeas
   for (const lease of leases) {
     const read: ReadLease = {
       lease,
-      renew: readRenewTime(lease.renewTime),
+      // A name the API itself would refuse: nothing of the lease is trusted.
+      renew:
+        lease.nameLength === undefined
+          ? readRenewTime(lease.renewTime)
+          : { kind: 'invalid', problem: nameProblem(lease.nameLength) },
       duration: readLeaseDuration(lease.leaseDurationSeconds),
     };
     const kept = byName.get(lease.name);

@@ -115,6 +115,14 @@ function parseAnyRfc3339(text: string): number | undefined {
   return base + fraction - offsetMinutes * 60_000;
 }
 
+/** The longest name Kubernetes accepts for a Node or a Lease (a DNS subdomain, RFC 1123). */
+export const MAX_NAME_LENGTH = 253;
+
+/** Why an object whose name is `length` characters cannot be judged (its name is shown cut). */
+export function nameProblem(length: number): string {
+  return `its name is ${length} characters, and Kubernetes allows at most ${MAX_NAME_LENGTH} (shown cut)`;
+}
+
 export type RenewTime =
   | { readonly kind: 'time'; readonly raw: string; readonly at: number }
   | { readonly kind: 'never' }

@@ -15,6 +15,11 @@ export interface LeaseInfo {
   readonly holderIdentity?: string | null | undefined;
   /** `metadata.creationTimestamp` (RFC 3339, API server clock), when known. */
   readonly createdAt?: string | undefined;
+  /**
+   * Set when the API sent a name longer than Kubernetes allows (MAX_NAME_LENGTH): its length.
+   * `name` is then cut where it was read (the reader's projection), and the lease is `invalid`.
+   */
+  readonly nameLength?: number | undefined;
 }
 
 export interface Taint {
@@ -26,6 +31,8 @@ export interface Taint {
 /** What the reader keeps of one Node: only what the verdicts, grouping and notifications need. */
 export interface NodeInfo {
   readonly name: string;
+  /** As LeaseInfo's: the length of a name longer than Kubernetes allows, `name` cut. */
+  readonly nameLength?: number | undefined;
   /** `metadata.creationTimestamp` (RFC 3339, API server clock). */
   readonly createdAt?: string | undefined;
   readonly labels: Readonly<Record<string, string>>;

@@ -7,7 +7,7 @@
  * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
  */
 import { formatAge } from './duration.js';
-import type { RenewTime } from './lease.js';
+import { nameProblem, type RenewTime } from './lease.js';
 import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
 import type {
   NodeInfo,
@@ -345,6 +345,13 @@ export function judgeNodeWithoutLease(ctx: JudgeContext, node: NodeInfo): NodeVe
     leaseDurationSeconds: null,
     silentForSeconds: null,
   };
+  if (node.nameLength !== undefined) {
+    return {
+      ...common,
+      verdict: 'invalid',
+      reason: `Node cannot be read: ${nameProblem(node.nameLength)}`,
+    };
+  }
   if (ageSeconds !== undefined && ageSeconds < policy.startupGraceSeconds) {
     return {
       ...common,

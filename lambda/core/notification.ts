@@ -88,6 +88,9 @@ export interface WatchdogInfo {
  *   leases alone ('started', warning) — or can be read again ('ended', info). One notice per change.
  * - 'state-reset': the stored state could not be read; it was kept aside and the watchdog started
  *   afresh (warning). Open alerts may be announced again.
+ * - 'silences-set-aside': stored silences could not be honoured (core/silences.ts
+ *   `silenceProblem`, or not silences at all); they were moved aside and the nodes they named are
+ *   judged as usual (warning). The other silences hold.
  */
 export type NoticeInfo =
   | {
@@ -103,6 +106,13 @@ export type NoticeInfo =
       /** Why the stored state could not be read (one line, never secrets). */
       readonly message: string;
       /** Where the unreadable copy was kept (a DynamoDB key, a file path). */
+      readonly copy: string;
+    }
+  | {
+      readonly topic: 'silences-set-aside';
+      /** Why the silences could not be honoured (one line, never secrets). */
+      readonly message: string;
+      /** Where they were kept (a DynamoDB key, a file path). */
       readonly copy: string;
     };
 

@@ -14,9 +14,11 @@
  */
 import { lastFiring } from './cron.js';
 import { LEGACY_ZONE_LABEL, ZONE_LABEL } from './evaluate.js';
+import { MAX_NAME_LENGTH } from './lease.js';
 import type { MaintenanceWindow } from './maintenance-window.js';
 import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
+import { hasUnprintable } from './printable.js';
 import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
 import { tally } from './verdict-tally.js';
@@ -91,16 +93,78 @@ export function keptSilences(silences: readonly Silence[], now: number): Silence
   return silences.filter((s) => !isDropped(s, now));
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-/** Why a comment cannot be kept, or undefined when it can. */
+/** Why a comment cannot be kept, or undefined when it can (printable: printable.ts's one set). */
 export function commentProblem(comment: string): string | undefined {
   if (comment.trim() === '') return 'must say why (it is empty)';
   if (comment.length > MAX_COMMENT_LENGTH) {
     return `must be at most ${MAX_COMMENT_LENGTH} characters (got ${comment.length})`;
   }
-  if (UNPRINTABLE.test(comment)) return 'must be printable text on one line';
+  if (hasUnprintable(comment)) return 'must be printable text on one line';
+  return undefined;
+}
+
+/**
+ * How far apart two honest clocks may be: the CLI's that stamps a silence and the watchdog's that
+ * applies it. Five minutes, Kerberos's default tolerance (RFC 4120's clock skew), wide for NTP.
+ */
+export const CLOCK_SKEW_SECONDS = 5 * 60;
+/** The longest author or `expiredBy` kept (the CLI writes `user@host`). */
+export const MAX_AUTHOR_LENGTH = 200;
+/** The last millisecond a JavaScript Date can hold (ECMA-262: 8.64e15 ms after the epoch). */
+const LAST_DATE_MS = 8.64e15;
+
+function isTime(ms: number): boolean {
+  return Number.isSafeInteger(ms) && ms >= 0 && ms <= LAST_DATE_MS;
+}
+
+/** A time in a message: `2026-11-30 22:00 UTC`, or the raw number when no date can hold it. */
+function when(ms: number): string {
+  return isTime(ms) ? utcMinute(ms) : `at ${ms} ms after the epoch (no date can hold it)`;
+}
+
+function textProblem(what: string, text: string | undefined): string | undefined {
+  if (text === undefined || (text.length <= MAX_AUTHOR_LENGTH && !hasUnprintable(text))) {
+    return undefined;
+  }
+  return `${what} must be printable text of at most ${MAX_AUTHOR_LENGTH} characters`;
+}
+
+/**
+ * Why a silence's times cannot be honoured at `now` (the part of `silenceProblem` that
+ * `applySilences` checks on the watchdog's clock; its text is quoted there in any case).
+ */
+export function silenceTimeProblem(silence: Silence, now: number): string | undefined {
+  const { id, createdAt, endsAt } = silence;
+  const skewMs = CLOCK_SKEW_SECONDS * 1000;
+  if (!isTime(endsAt) || endsAt > now + MAX_SILENCE_SECONDS * 1000 + skewMs) {
+    return `silence ${id} ends ${when(endsAt)}, past ${utcMinute(now)} plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it`;
+  }
+  if (!isTime(createdAt) || createdAt > now + skewMs) {
+    return `silence ${id} was created ${when(createdAt)}, after ${utcMinute(now)}: the clock that added it runs fast`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a silence cannot be honoured at `now`, or undefined when it can: checked by the stores when
+ * they write one and when a check reads them, and by `applySilences`, each on its own clock. A
+ * shape is not enough: an end past what a Date can hold breaks every reason that names it, and an
+ * end more than a month (MAX_SILENCE_SECONDS) past the applying clock, or a creation later than
+ * it, is a silence stamped by a wrong clock (a laptop a year fast turns `--for 2h` into a year).
+ */
+export function silenceProblem(silence: Silence, now: number): string | undefined {
+  const { id } = silence;
+  const time = silenceTimeProblem(silence, now);
+  if (time !== undefined) return time;
+  const comment = commentProblem(silence.comment);
+  if (comment !== undefined) return `silence ${id}: its comment ${comment}`;
+  const text =
+    textProblem('its author', silence.author) ?? textProblem('expiredBy', silence.expiredBy);
+  if (text !== undefined) return `silence ${id}: ${text}`;
+  const { target } = silence;
+  if ('nodes' in target && target.nodes.some((n) => n.length > MAX_NAME_LENGTH)) {
+    return `silence ${id}: node names must be at most ${MAX_NAME_LENGTH} characters`;
+  }
   return undefined;
 }
 
@@ -205,7 +269,10 @@ export function applySilences(
   labelsOf: LabelsOf,
   now: number,
 ): Evaluation {
-  const active = silences.filter((s) => isActive(s, now));
+  // A silence whose times cannot be honoured on this clock silences nothing (stores set it aside).
+  const active = silences.filter(
+    (s) => isActive(s, now) && silenceTimeProblem(s, now) === undefined,
+  );
   const open = windows.flatMap((window) => {
     const end = windowEnd(window, now);
     return end === undefined ? [] : [{ window, end }];

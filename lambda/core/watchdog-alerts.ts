@@ -20,8 +20,8 @@
  * - State: the same object comes back when nothing in it changed.
  *
  * Also here: the watchdog's notices about itself that are not read failures (kind NOTICE, sent on
- * their own): degraded checks (`alertsForDegraded`) and a reset of unreadable state
- * (`stateResetNotice`).
+ * their own): degraded checks (`alertsForDegraded`), a reset of unreadable state
+ * (`stateResetNotice`) and silences set aside (`silencesSetAsideNotice`).
  */
 import { type AlertOutcome, type AlertPolicy, reminderDue } from './alert-policy.js';
 import type { AlertState, DegradedChecks, WatchdogIncident } from './alert-state.js';
@@ -115,6 +115,19 @@ export function stateResetNotice(
     topic: 'state-reset',
     message: reset.reason,
     copy: reset.copy,
+  });
+}
+
+/** The NOTICE of stored silences a check could not honour and that the store set aside. */
+export function silencesSetAsideNotice(
+  cluster: string,
+  setAside: { readonly reason: string; readonly copy: string },
+  now: number,
+): Notification {
+  return composeNotice(cluster, now, {
+    topic: 'silences-set-aside',
+    message: setAside.reason,
+    copy: setAside.copy,
   });
 }
 

@@ -34,8 +34,12 @@ import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from '../
 import type { Evaluation } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
 import type { Policy } from '../core/policy.js';
-import { applySilences } from '../core/silences.js';
-import { alertsForDegraded, stateResetNotice } from '../core/watchdog-alerts.js';
+import { applySilences, type Silence } from '../core/silences.js';
+import {
+  alertsForDegraded,
+  silencesSetAsideNotice,
+  stateResetNotice,
+} from '../core/watchdog-alerts.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -44,6 +48,7 @@ import {
   isClusterReadError,
   type Notifier,
   type SilenceStore,
+  type SilencesRead,
   StateConflictError,
   type StateReset,
   type StateStore,
@@ -81,9 +86,13 @@ export interface CycleDeps {
   readonly look?: boolean | undefined;
 }
 
-/** The state the store could not read and reset, when it did (announced by a NOTICE). */
+/**
+ * The state the store could not read and reset, and the silences it could not honour and set
+ * aside, when it did (each announced by a NOTICE).
+ */
 interface Reset {
   readonly reset?: StateReset | undefined;
+  readonly silencesSetAside?: StateReset | undefined;
 }
 
 export type CycleOutcome =
@@ -118,8 +127,10 @@ export async function runCheckCycle(
     return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
   }
 
-  const seen = await readCluster(cluster, deps, stored, signal);
-  const decided = await decideAlerts(cluster, deps, stored, seen, now, signal);
+  // Silences it cannot honour are moved aside by their store and said once, never trusted.
+  const silences = await readSilences(cluster, deps.silences, signal);
+  const seen = await readCluster(cluster, deps, stored, silences.silences, signal);
+  const decided = await decideAlerts(cluster, deps, stored, seen, now, signal, silences.setAside);
   const { evaluation } = seen;
   const outbox =
     decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
@@ -151,7 +162,10 @@ export async function runCheckCycle(
   const delivery: Delivery = publishing
     ? await publishAndRecord(cluster, claimed, version, stored.state.refusals ?? {}, deps, signal)
     : unpublished(outbox, signal);
-  const reset = stored.reset ? { reset: stored.reset } : {};
+  const reset = {
+    ...(stored.reset ? { reset: stored.reset } : {}),
+    ...(silences.setAside ? { silencesSetAside: silences.setAside } : {}),
+  };
   return evaluation
     ? { status: 'checked', evaluation, ...delivery, ...reset }
     : { status: 'unreadable', error: seen.readError, ...delivery, ...reset };
@@ -181,9 +195,9 @@ async function readCluster(
   cluster: string,
   deps: CycleDeps,
   stored: StoredState,
+  silences: readonly Silence[],
   signal: AbortSignal | undefined,
 ): Promise<Seen> {
-  const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
   try {
     const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
     // Judged at the end of the read: every renewal in the answer happened before it, on our clock
@@ -209,9 +223,21 @@ async function readCluster(
   }
 }
 
+/** The silences a check may honour, and what their store set aside (none without a store). */
+async function readSilences(
+  cluster: string,
+  store: SilenceStore | undefined,
+  signal: AbortSignal | undefined,
+): Promise<SilencesRead> {
+  if (store === undefined) return { silences: [] };
+  if (store.listOrSetAside) return store.listOrSetAside(cluster, signal);
+  return { silences: await store.list(cluster, signal) };
+}
+
 /**
  * The alert state that follows from what was seen, and the notifications it adds to the outbox,
- * in the order they go out: a reset state's NOTICE, a degraded check's notice, then the check's
+ * in the order they go out: a reset state's NOTICE, set-aside silences' NOTICE, a degraded
+ * check's notice, then the check's
  * own notification (a FIRING with its evidence), or the WATCHDOG of a cluster that cannot be read.
  */
 async function decideAlerts(
@@ -221,6 +247,7 @@ async function decideAlerts(
   seen: Seen,
   now: number,
   signal: AbortSignal | undefined,
+  silencesSetAside: StateReset | undefined,
 ): Promise<{ alerts: AlertState; fresh: Notification[] }> {
   const { alerts } = stored.state;
   const decided = seen.evaluation
@@ -251,6 +278,7 @@ async function decideAlerts(
       : decided.notification;
   const fresh = [
     stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
+    silencesSetAside ? silencesSetAsideNotice(cluster, silencesSetAside, now) : null,
     seen.evaluation ? degraded.notification : null,
     decidedNotification,
   ].filter((n): n is Notification => n !== null);

@@ -50,6 +50,13 @@ export function reportCheck(
       copy: outcome.reset.copy,
     });
   }
+  if (outcome.silencesSetAside !== undefined) {
+    logger.error('silences could not be honoured: set aside, the copy kept', {
+      cluster: name,
+      reason: outcome.silencesSetAside.reason,
+      copy: outcome.silencesSetAside.copy,
+    });
+  }
   if (outcome.status === 'unreadable') {
     logger.error('cannot read the cluster', {
       cluster: name,

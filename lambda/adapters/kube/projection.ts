@@ -3,7 +3,14 @@
  * NodeInfo): a Node object is several kilobytes (images, conditions, capacity), and keeping
  * 100,000 of them, or running them through the client's model deserialiser, costs far more than
  * the check needs. Never throws on odd shapes: the core judges them.
+ *
+ * Names are cut here, once, where they enter: a name longer than Kubernetes allows (253
+ * characters) is kept as its first characters and a hash of the whole (`cutName`), with its
+ * length in `nameLength`, so the core reports the object `invalid` and every output after it —
+ * table, JSON, YAML, email, document, state, logs — holds the cut name, never a megabyte.
  */
+import { createHash } from 'node:crypto';
+import { MAX_NAME_LENGTH } from '../../core/lease.js';
 import type { LeaseInfo, NodeInfo, Taint } from '../../core/model.js';
 import { ALL, type Keep, keepEach, keepFields } from './pruned-json.js';
 
@@ -24,6 +31,20 @@ export const LEASE_FIELDS: Keep = keepFields({
   spec: keepFields({ renewTime: ALL, leaseDurationSeconds: ALL }),
 });
 
+/** The characters of a long name kept before its hash: `<first 200>…<12 hex digits>`. */
+const CUT_PREFIX = 200;
+
+/**
+ * A name as the core may keep it: itself when Kubernetes would accept its length, or else its
+ * first characters and a hash of the whole, so that a Node and its Lease still pair and two long
+ * names stay apart; `nameLength` is set only for a cut name.
+ */
+export function cutName(name: string): { name: string; nameLength?: number } {
+  if (name.length <= MAX_NAME_LENGTH) return { name };
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 12);
+  return { name: `${name.slice(0, CUT_PREFIX)}…${hash}`, nameLength: name.length };
+}
+
 /** Keeps what the core needs of a Lease; never throws on odd shapes (the core judges them). */
 export function projectLease(item: unknown): LeaseInfo | undefined {
   const metadata = record(record(item).metadata);
@@ -31,7 +52,7 @@ export function projectLease(item: unknown): LeaseInfo | undefined {
   const name = str(metadata.name);
   if (!name) return undefined;
   return {
-    name,
+    ...cutName(name),
     renewTime: spec.renewTime,
     leaseDurationSeconds: spec.leaseDurationSeconds,
     createdAt: str(metadata.creationTimestamp),
@@ -95,7 +116,7 @@ export function projectNode(
   const ready = record(conditions.find((c) => record(c).type === 'Ready'));
   const notReady = ready.status !== 'True';
   return {
-    name,
+    ...cutName(name),
     createdAt: str(metadata.creationTimestamp),
     labels,
     unschedulable: spec.unschedulable === true,

@@ -1,8 +1,15 @@
 /**
- * A silence as the stores keep it: JSON, read back with every field checked. A record that does
- * not read as a silence is skipped (the node it named then pages: the safe side), never trusted.
+ * A silence as the stores keep it: JSON, read back with every field checked, shape and range
+ * (`silenceProblem`, on the reading store's clock). A record that does not read as a silence is
+ * never trusted: `list` skips it, and a check's `listOrSetAside` moves it aside and says so (the
+ * node it named then pages: the safe side).
  */
-import { isSilenceId, type Silence, type SilenceTarget } from '../../core/silences.js';
+import {
+  isSilenceId,
+  type Silence,
+  type SilenceTarget,
+  silenceProblem,
+} from '../../core/silences.js';
 import { SilenceError } from '../../ports/index.js';
 
 export function toSilenceDocument(silence: Silence): Record<string, unknown> {
@@ -58,6 +65,32 @@ export function fromSilenceDocument(value: unknown): Silence | undefined {
     endsAt: v.endsAt as number,
     ...(typeof v.expiredBy === 'string' ? { expiredBy: v.expiredBy } : {}),
   };
+}
+
+/** A stored document read on the store's clock: the silence, or why it cannot be honoured. */
+export type ReadSilence =
+  | { readonly silence: Silence; readonly problem?: undefined }
+  | { readonly silence?: undefined; readonly problem: string };
+
+/** Reads a stored document (`where` names it in the problem when it is no silence at all). */
+export function readSilence(value: unknown, now: number, where: string): ReadSilence {
+  const silence = fromSilenceDocument(value);
+  if (silence === undefined) return { problem: `${where} does not hold a silence` };
+  const problem = silenceProblem(silence, now);
+  return problem === undefined ? { silence } : { problem };
+}
+
+/** The silence, when it can be written at `now`; a SilenceError (one line) when it cannot. */
+export function writable(silence: Silence, now: number): Silence {
+  const problem = silenceProblem(silence, now);
+  if (problem !== undefined) throw new SilenceError(problem);
+  return silence;
+}
+
+/** One line for what was set aside (its problems, its keys): the first three, and how many more. */
+export function listedBriefly(problems: readonly string[]): string {
+  const shown = problems.slice(0, 3).join('; ');
+  return problems.length > 3 ? `${shown}; and ${problems.length - 3} more` : shown;
 }
 
 export function unknownSilence(cluster: string, id: string): SilenceError {

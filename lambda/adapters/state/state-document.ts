@@ -4,13 +4,14 @@
  *
  * Observations are stored column by column (names, renewTimes, changedAt): at 100,000 nodes this
  * is smaller than one object per node, and compresses better, because similar values sit together.
- * `alerts` and `outbox` are opaque JSON values owned by the alert lifecycle.
+ * `alerts` and `outbox` are JSON values owned by the alert lifecycle; `alerts` is checked on read
+ * (alert-state-document.ts), so that a malformed record is reset rather than thrown on by every check.
  */
 
-import type { AlertState } from '../../core/alert-state.js';
 import type { Observation } from '../../core/model.js';
 import type { Notification } from '../../core/notification.js';
 import type { ClusterState, OutboxLock } from '../../ports/index.js';
+import { readAlertState } from './alert-state-document.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
 
@@ -89,12 +90,12 @@ export function fromStateDocument(value: unknown): ClusterState {
   const observations = readObservations(value.observations);
   const lock = readLock(value.lock ?? null);
   const refusals = readRefusals(value.refusals ?? {});
-  if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
+  // Shaped by the alert lifecycle, which wrote them; checked, so that a malformed record resets.
+  const alerts = readAlertState(value.alerts);
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
   return {
     observations,
-    // Opaque to the stores: shaped by the alert lifecycle, which wrote them.
-    alerts: value.alerts as unknown as AlertState,
+    alerts,
     outbox: value.outbox as Notification[],
     lock,
     refusals,

@@ -74,8 +74,8 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     tail.push(...nextInKubernetes(n, down), '');
   }
-  // A reset of the watchdog's own state says nothing about the cluster: no kubectl to run.
-  if (n.notice?.topic !== 'state-reset') {
+  // The watchdog's own state or silences set aside say nothing about the cluster: no kubectl.
+  if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);

@@ -137,19 +137,18 @@ export const notificationDocument = z
       .meta({ description: 'present when the watchdog cannot read the cluster, or can again' }),
     notice: z
       .object({
-        topic: z.enum(['degraded', 'state-reset']),
+        topic: z.enum(['degraded', 'state-reset', 'silences-set-aside']),
         state: z.enum(['started', 'ended']).optional(),
         message: z.string().meta({ description: 'one line: what is missing or why (no secrets)' }),
         since: time.optional().meta({ description: 'degraded: the first degraded check' }),
-        copy: z
-          .string()
-          .optional()
-          .meta({ description: 'state-reset: where the unreadable copy was kept' }),
+        copy: z.string().optional().meta({
+          description: 'state-reset, silences-set-aside: where the unreadable copy was kept',
+        }),
       })
       .optional()
       .meta({
         description:
-          'kind NOTICE: checks run degraded (the Nodes cannot be read), or the state was unreadable and was reset',
+          'kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, or stored silences could not be honoured and were set aside',
       }),
   })
   .meta({

@@ -10,6 +10,7 @@ import { shellWord } from './text.js';
 /** `namespace`: where the cluster's leases are; `at`: the time of the check. */
 export function noticeLines(notice: NoticeInfo, at: number, namespace: string): string[] {
   if (notice.topic === 'state-reset') return stateResetLines(notice);
+  if (notice.topic === 'silences-set-aside') return silencesSetAsideLines(notice);
   const what = bodyText(notice.message, 1000) || '(no message)';
   if (notice.state === 'ended') {
     return [
@@ -73,6 +74,32 @@ function stateResetLines(notice: Extract<NoticeInfo, { topic: 'state-reset' }>):
         'state table expires like every state item (30 days by default); a file copy stays ' +
         'until you delete it.',
       'Who else writes the state table or file: only the watchdog should.',
+    ]),
+  ];
+}
+
+function silencesSetAsideLines(
+  notice: Extract<NoticeInfo, { topic: 'silences-set-aside' }>,
+): string[] {
+  return [
+    ...titled('NOTICE: stored silences could not be honoured; they were set aside'),
+    ...labelled('What failed', bodyText(notice.message, 1000) || '(no message)'),
+    ...labelled('Copy kept at', bodyText(notice.copy, 1000) || '(unknown)'),
+    '',
+    ...wrap(
+      'A silence the watchdog cannot honour (an end past what a date can hold or more than a ' +
+        "month past the watchdog's clock, a creation in its future, unprintable text, or no " +
+        'silence at all) was moved aside rather than trusted. The nodes it named are judged as ' +
+        'usual, and paged if they are down; every other silence still holds.',
+    ),
+    '',
+    'What to check',
+    ...bullets([
+      'The copy, to see who wrote it and with which clock (a laptop whose clock runs fast ' +
+        'stamps silences that end long after the time asked for). A copy in the state table ' +
+        'expires after 7 days; a file copy stays until you delete it.',
+      'Add it again with lease-watchdog silence add, from a machine with a right clock, if it ' +
+        'is still wanted; only lease-watchdog should write the state table or silences file.',
     ]),
   ];
 }

@@ -55,6 +55,9 @@ export function headline(n: Notification): string {
 /** `NOTICE: degraded checks: Nodes cannot be read`, ... */
 function noticeHeadline(notice: NoticeInfo): string {
   if (notice.topic === 'state-reset') return 'NOTICE: state was unreadable and was reset';
+  if (notice.topic === 'silences-set-aside') {
+    return 'NOTICE: a silence was unreadable and was set aside';
+  }
   return notice.state === 'started'
     ? 'NOTICE: degraded checks: Nodes cannot be read'
     : 'NOTICE: checks complete again: Nodes readable';

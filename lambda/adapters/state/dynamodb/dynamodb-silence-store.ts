@@ -7,7 +7,9 @@
  *
  * The check reads them with one Query of the `silence#` prefix (the function may already Query
  * the table: no new grant); the CLI adds with a conditional PutItem and ends one by GetItem and a
- * PutItem conditional on what it read.
+ * PutItem conditional on what it read. An item the check cannot honour (silence-document.ts) is
+ * moved, as it is, to `corrupt#<time>#silence#<id>` by one BatchWriteItem (a put and a delete:
+ * the grant the state's keep-aside already uses), expiring after the audit period.
  */
 import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -16,14 +18,17 @@ import {
   SILENCE_AUDIT_SECONDS,
   type Silence,
 } from '../../../core/silences.js';
-import { SilenceError, type SilenceStore } from '../../../ports/index.js';
+import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
   alreadyEnded,
   byEnd,
-  fromSilenceDocument,
   idTaken,
+  listedBriefly,
+  type ReadSilence,
+  readSilence,
   toSilenceDocument,
   unknownSilence,
+  writable,
 } from '../silence-document.js';
 import { type Item, isConditionalCheckFailed, partitionKey } from './dynamodb-items.js';
 import { StateTable } from './dynamodb-table.js';
@@ -47,13 +52,50 @@ export class DynamoDbSilenceStore implements SilenceStore {
   }
 
   async list(cluster: string, signal?: AbortSignal): Promise<readonly Silence[]> {
+    return (await this.#read(cluster, signal)).silences;
+  }
+
+  async listOrSetAside(cluster: string, signal?: AbortSignal): Promise<SilencesRead> {
+    const { silences, bad, now } = await this.#read(cluster, signal);
+    if (bad.length === 0) return { silences };
+    const pk = partitionKey(cluster);
+    const prefix = `corrupt#${new Date(now).toISOString()}#`;
+    const expiresAt = { N: String(Math.ceil(now / 1000) + SILENCE_AUDIT_SECONDS) };
+    await this.#table.batchWrite(
+      bad.flatMap(({ item }) => [
+        { PutRequest: { Item: { ...item, sk: { S: `${prefix}${item.sk?.S}` }, expiresAt } } },
+        { DeleteRequest: { Key: { pk: { S: pk }, sk: { S: String(item.sk?.S) } } } },
+      ]),
+      signal,
+    );
+    return {
+      silences,
+      setAside: {
+        reason: listedBriefly(bad.map((b) => b.problem)),
+        copy: `table ${this.options.tableName}, pk ${pk}, sk ${listedBriefly(
+          bad.map(({ item }) => `${prefix}${item.sk?.S}`),
+        )}`,
+      },
+    };
+  }
+
+  /** The silences it may honour, and the items it may not, on the store's clock. */
+  async #read(cluster: string, signal: AbortSignal | undefined) {
     const items = await this.#table.query(partitionKey(cluster), PREFIX, signal);
-    const silences = items.map(silenceOf).filter((s): s is Silence => s !== undefined);
+    const now = this.#clock();
+    const good: Silence[] = [];
+    const bad: { item: Item; problem: string }[] = [];
+    for (const item of items) {
+      const read = silenceOf(item, now);
+      if (read.silence) good.push(read.silence);
+      else bad.push({ item, problem: read.problem });
+    }
     // The TTL deletes within days, not at once: what it has not deleted yet is dropped here.
-    return keptSilences(silences, this.#clock()).sort(byEnd);
+    return { silences: keptSilences(good, now).sort(byEnd), bad, now };
   }
 
   async add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void> {
+    writable(silence, this.#clock());
     try {
       await this.#put(cluster, silence, 'attribute_not_exists(sk)', undefined, signal);
     } catch (error) {
@@ -77,7 +119,8 @@ export class DynamoDbSilenceStore implements SilenceStore {
       }),
       { abortSignal: signal },
     );
-    const stored = output.Item === undefined ? undefined : silenceOf(output.Item);
+    const stored =
+      output.Item === undefined ? undefined : silenceOf(output.Item, this.#clock()).silence;
     if (stored === undefined || keptSilences([stored], this.#clock()).length === 0) {
       throw unknownSilence(cluster, id);
     }
@@ -126,12 +169,14 @@ export class DynamoDbSilenceStore implements SilenceStore {
   }
 }
 
-function silenceOf(item: Item): Silence | undefined {
-  const text = item.silence?.S;
-  if (text === undefined) return undefined;
+/** The silence an item holds, read at `now`, or why it holds none it may honour. */
+function silenceOf(item: Item, now: number): ReadSilence {
+  const where = `item ${JSON.stringify(String(item.sk?.S).slice(0, 80))}`;
+  let value: unknown;
   try {
-    return fromSilenceDocument(JSON.parse(text));
+    value = JSON.parse(item.silence?.S ?? '');
   } catch {
-    return undefined;
+    value = undefined;
   }
+  return readSilence(value, now, where);
 }

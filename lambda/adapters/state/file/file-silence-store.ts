@@ -1,28 +1,54 @@
-import { readFile } from 'node:fs/promises';
+/**
+ * The silences of a state file, in `<state file>.silences` (JSON, one list per cluster), changed
+ * under its own lock. A check's `listOrSetAside` moves what it cannot honour aside: a file that is
+ * not a silences file at all (truncated, foreign) is renamed to `<file>.corrupt-<time>`; a
+ * cluster's silences that cannot be honoured leave a copy of the file there and are dropped from
+ * it. The CLI's writes keep such entries as they are, for the check to announce.
+ */
+import { copyFile, readFile, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { endSilence, keptSilences, type Silence } from '../../../core/silences.js';
-import { type SilenceStore, StateCorruptError } from '../../../ports/index.js';
+import { type SilenceStore, type SilencesRead, StateCorruptError } from '../../../ports/index.js';
 import {
   alreadyEnded,
   byEnd,
-  fromSilenceDocument,
   idTaken,
+  listedBriefly,
+  readSilence,
   toSilenceDocument,
   unknownSilence,
+  writable,
 } from '../silence-document.js';
 import { writeFileAtomically } from './atomic-file-write.js';
 import { lockStateFile, StateFileLockedError } from './state-file-lock.js';
 
 const FILE_FORMAT = 1;
 const LOCK_ATTEMPTS = 40;
+const ADVICE = 'delete it (its silences are lost) or point --state-file elsewhere';
 
 /** Where the silences of a state file live. */
 export function silencesFileOf(stateFile: string): string {
   return `${resolve(stateFile)}.silences`;
 }
 
-type Clusters = Record<string, Silence[]>;
+/** Each cluster's entries as stored (JSON values, not yet read as silences). */
+type Entries = Record<string, unknown[]>;
+
+/** A file that holds something, but not silences the store can read. */
+class UnreadableSilencesError extends StateCorruptError {}
+
+/** A cluster's entries read at `now`: the silences, and the entries that are not ones it may honour. */
+function sorted(entries: readonly unknown[], now: number, cluster: string) {
+  const silences: Silence[] = [];
+  const bad: { entry: unknown; problem: string }[] = [];
+  entries.forEach((entry, i) => {
+    const read = readSilence(entry, now, `entry ${i} of cluster ${JSON.stringify(cluster)}`);
+    if (read.silence) silences.push(read.silence);
+    else bad.push({ entry, problem: read.problem });
+  });
+  return { silences, bad };
+}
 
 export class FileSilenceStore implements SilenceStore {
   readonly path: string;
@@ -36,14 +62,59 @@ export class FileSilenceStore implements SilenceStore {
 
   async list(cluster: string, signal?: AbortSignal): Promise<readonly Silence[]> {
     signal?.throwIfAborted();
-    const clusters = await this.#read();
-    return keptSilences(clusters[cluster] ?? [], this.clock()).sort(byEnd);
+    const entries = await this.#read();
+    const now = this.clock();
+    return keptSilences(sorted(entries[cluster] ?? [], now, cluster).silences, now).sort(byEnd);
+  }
+
+  /** Reads without the lock (`silence add` may run beside `watch`); takes it to set aside. */
+  async listOrSetAside(cluster: string, signal?: AbortSignal): Promise<SilencesRead> {
+    signal?.throwIfAborted();
+    try {
+      const entries = await this.#read();
+      const now = this.clock();
+      const { silences, bad } = sorted(entries[cluster] ?? [], now, cluster);
+      if (bad.length === 0) return { silences: keptSilences(silences, now).sort(byEnd) };
+    } catch (error) {
+      if (!(error instanceof UnreadableSilencesError)) throw error;
+    }
+    return this.#setAside(cluster, signal);
+  }
+
+  /** `listOrSetAside` under the lock, once something must be set aside: read again, move it. */
+  async #setAside(cluster: string, signal: AbortSignal | undefined): Promise<SilencesRead> {
+    const lock = await this.#lock(signal);
+    try {
+      let entries: Entries;
+      try {
+        entries = await this.#read();
+      } catch (error) {
+        if (!(error instanceof UnreadableSilencesError)) throw error;
+        const copy = this.#corruptPath();
+        await rename(this.path, copy);
+        const reason = error.message.replace(`: ${ADVICE}`, '');
+        return { silences: [], setAside: { reason, copy } };
+      }
+      const now = this.clock();
+      const { silences, bad } = sorted(entries[cluster] ?? [], now, cluster);
+      const kept = keptSilences(silences, now).sort(byEnd);
+      if (bad.length === 0) return { silences: kept };
+      const copy = this.#corruptPath();
+      await copyFile(this.path, copy);
+      await this.#write({ ...entries, [cluster]: silences.map(toSilenceDocument) });
+      return {
+        silences: kept,
+        setAside: { reason: listedBriefly(bad.map((b) => b.problem)), copy },
+      };
+    } finally {
+      lock.release();
+    }
   }
 
   async add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void> {
     await this.#update(cluster, signal, (kept) => {
       if (kept.some((s) => s.id === silence.id)) throw idTaken(silence.id);
-      return [[...kept, silence], undefined];
+      return [[...kept, writable(silence, this.clock())], undefined];
     });
   }
 
@@ -71,26 +142,34 @@ export class FileSilenceStore implements SilenceStore {
     signal?.throwIfAborted();
     const lock = await this.#lock(signal);
     try {
-      const clusters = await this.#read();
+      const entries = await this.#read();
       const now = this.clock();
-      const pruned: Clusters = {};
-      for (const [name, silences] of Object.entries(clusters)) {
-        const kept = keptSilences(silences, now);
-        if (kept.length > 0) pruned[name] = kept;
+      const pruned: Entries = {};
+      let result: T | undefined;
+      for (const name of new Set([...Object.keys(entries), cluster])) {
+        const { silences, bad } = sorted(entries[name] ?? [], now, name);
+        let kept = keptSilences(silences, now);
+        if (name === cluster) [kept, result] = change(kept);
+        // What cannot be honoured stays as it is: the check sets it aside and says so.
+        const next = [...kept.map(toSilenceDocument), ...bad.map((b) => b.entry)];
+        if (next.length > 0) pruned[name] = next;
       }
-      const [next, result] = change(pruned[cluster] ?? []);
-      pruned[cluster] = next;
-      const document = {
-        format: FILE_FORMAT,
-        clusters: Object.fromEntries(
-          Object.entries(pruned).map(([name, silences]) => [name, silences.map(toSilenceDocument)]),
-        ),
-      };
-      await writeFileAtomically(this.path, `${JSON.stringify(document)}\n`);
-      return result;
+      await this.#write(pruned);
+      return result as T;
     } finally {
       lock.release();
     }
+  }
+
+  #write(entries: Entries): Promise<void> {
+    const document = { format: FILE_FORMAT, clusters: entries };
+    return writeFileAtomically(this.path, `${JSON.stringify(document)}\n`);
+  }
+
+  /** `<file>.corrupt-20261129T120000.000Z`, from the store's clock. */
+  #corruptPath(): string {
+    const stamp = new Date(this.clock()).toISOString().replaceAll('-', '').replaceAll(':', '');
+    return `${this.path}.corrupt-${stamp}`;
   }
 
   /** The file's lock; another `silence` command holds it for milliseconds, so wait a little. */
@@ -105,7 +184,7 @@ export class FileSilenceStore implements SilenceStore {
     }
   }
 
-  async #read(): Promise<Clusters> {
+  async #read(): Promise<Entries> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -123,16 +202,17 @@ export class FileSilenceStore implements SilenceStore {
       value = undefined;
     }
     const { format, clusters } = (value ?? {}) as { format?: unknown; clusters?: unknown };
-    if (format !== FILE_FORMAT || typeof clusters !== 'object' || clusters === null) {
-      throw new StateCorruptError(
-        `silences file ${this.path} is not a lease-watchdog silences file: delete it (its silences are lost) or point --state-file elsewhere`,
+    if (
+      format !== FILE_FORMAT ||
+      typeof clusters !== 'object' ||
+      clusters === null ||
+      Array.isArray(clusters) ||
+      !Object.values(clusters).every(Array.isArray)
+    ) {
+      throw new UnreadableSilencesError(
+        `silences file ${this.path} is not a lease-watchdog silences file: ${ADVICE}`,
       );
     }
-    const out: Clusters = {};
-    for (const [name, list] of Object.entries(clusters as Record<string, unknown>)) {
-      if (!Array.isArray(list)) continue;
-      out[name] = list.map(fromSilenceDocument).filter((s): s is Silence => s !== undefined);
-    }
-    return out;
+    return clusters as Entries;
   }
 }

@@ -2,10 +2,14 @@
  * One `watch` process per state file: a lock file next to it (`<state file>.lock`), created with
  * O_EXCL and holding the owner's pid. A second process finds it and is refused with one line; a
  * lock whose pid is gone (a process killed before it could remove it) is stale and taken over.
+ *
+ * A state file in a folder that does not exist yet gets the folder, as its first save would
+ * (atomic-file-write.ts): the path is the user's own choice of where the watchdog keeps its data,
+ * and refusing would only send them to run mkdir.
  */
 
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** Another live process holds the state file. */
 export class StateFileLockedError extends Error {
@@ -20,6 +24,7 @@ export interface StateFileLock {
 
 export function lockStateFile(stateFile: string, pid = process.pid): StateFileLock {
   const path = `${resolve(stateFile)}.lock`;
+  mkdirSync(dirname(path), { recursive: true });
   for (let attempt = 0; attempt < 2; attempt++) {
     if (tryCreate(path, pid)) return { path, release: () => releaseIf(path, pid) };
     const owner = ownerOf(path);

@@ -1,7 +1,7 @@
 /** Silences kept in memory: for tests, and for `watch` without a state file. */
 import { endSilence, keptSilences, type Silence } from '../../../core/silences.js';
 import type { SilenceStore } from '../../../ports/index.js';
-import { alreadyEnded, byEnd, idTaken, unknownSilence } from '../silence-document.js';
+import { alreadyEnded, byEnd, idTaken, unknownSilence, writable } from '../silence-document.js';
 
 export class MemorySilenceStore implements SilenceStore {
   readonly #clusters = new Map<string, Silence[]>();
@@ -17,7 +17,7 @@ export class MemorySilenceStore implements SilenceStore {
     signal?.throwIfAborted();
     const kept = keptSilences(this.#clusters.get(cluster) ?? [], this.clock());
     if (kept.some((s) => s.id === silence.id)) throw idTaken(silence.id);
-    this.#clusters.set(cluster, [...kept, silence]);
+    this.#clusters.set(cluster, [...kept, writable(silence, this.clock())]);
   }
 
   async expire(

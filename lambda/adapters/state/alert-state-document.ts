@@ -1,0 +1,115 @@
+/**
+ * The `alerts` of a stored state document, read back with every field the alert lifecycle uses
+ * checked (core/alert-state.ts). A document that parses but holds a malformed record (an incident
+ * without its times, transitions that are not a list, a read failure that is no record) would
+ * otherwise make every check throw, or page a WATCHDOG nobody caused: it is refused here, with the
+ * path of what is wrong, so that the store resets it like any unreadable state (loadOrReset).
+ */
+import type { AlertState, NodeSnapshot } from '../../core/alert-state.js';
+
+type Check = (value: unknown, path: string) => void;
+
+function fail(path: string, what: string): never {
+  throw new Error(`${path} ${what}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const time: Check = (value, path) => {
+  if (typeof value !== 'number' || !Number.isFinite(value)) fail(path, 'is not a time');
+};
+const text: Check = (value, path) => {
+  if (typeof value !== 'string') fail(path, 'is not a string');
+};
+const textOrNull: Check = (value, path) => {
+  if (value !== null) text(value, path);
+};
+const optional =
+  (check: Check): Check =>
+  (value, path) => {
+    if (value !== undefined) check(value, path);
+  };
+const list =
+  (check: Check): Check =>
+  (value, path) => {
+    if (!Array.isArray(value)) fail(path, 'is not a list');
+    value.forEach((item, i) => {
+      check(item, `${path}[${i}]`);
+    });
+  };
+
+/** An object whose named fields pass their checks (other fields are left as they are). */
+const fields =
+  (checks: Record<string, Check>): Check =>
+  (value, path) => {
+    if (!isRecord(value)) fail(path, 'is not an object');
+    for (const [key, check] of Object.entries(checks)) check(value[key], `${path}.${key}`);
+  };
+
+/** An object keyed by node name, each value passing `check`. */
+const byNode =
+  (check: Check): Check =>
+  (value, path) => {
+    if (!isRecord(value)) fail(path, 'is not an object');
+    for (const [name, item] of Object.entries(value))
+      check(item, `${path}[${JSON.stringify(name)}]`);
+  };
+
+const nullable =
+  (check: Check): Check =>
+  (value, path) => {
+    if (value !== null) check(value, path);
+  };
+
+/**
+ * What a notification shows of a node: its verdict a string (a later version may know more
+ * verdicts), the rest strings when present (older documents may lack them; the renderers cope).
+ */
+const SNAPSHOT: Record<keyof NodeSnapshot, Check> = {
+  verdict: text,
+  zone: optional(textOrNull),
+  instance: optional(textOrNull),
+  renewTime: optional(textOrNull),
+  nodeGroup: optional(textOrNull),
+  instanceType: optional(textOrNull),
+  capacityType: optional(textOrNull),
+};
+
+const ALERTS = fields({
+  incidents: byNode(fields({ ...SNAPSHOT, openedAt: time, lastNotifiedAt: time })),
+  flaps: byNode(
+    fields({
+      transitions: list(time),
+      flapping: optional(
+        fields({
+          since: time,
+          lastTransitionAt: time,
+          node: fields(SNAPSHOT),
+          resolution: optional(text),
+        }),
+      ),
+    }),
+  ),
+  watchdog: nullable(
+    fields({
+      failure: text,
+      message: text,
+      since: time,
+      failures: optional(time),
+      lastNotifiedAt: nullable(time),
+    }),
+  ),
+  storm: nullable(
+    fields({ scope: text, zones: list(text), nodeGroups: optional(list(text)), since: time }),
+  ),
+  degraded: optional(nullable(fields({ since: time, message: text }))),
+  removals: optional(byNode(time)),
+});
+
+/** The alert state a document holds; throws an Error naming the first malformed field. */
+export function readAlertState(value: unknown): AlertState {
+  ALERTS(value, 'alerts');
+  return value as AlertState;
+}
