@@ -6,6 +6,7 @@
  * the caller: a check counts as successful only once what follows it is done too.
  */
 
+import type { Notification } from '../core/notification.js';
 import {
   type MetricsRecorder,
   NODES_ALERTING_VERDICTS,
@@ -98,12 +99,24 @@ function reportAbandoned(to: CheckReporting, cluster: string, abandoned: readonl
       cluster,
       kind: notification.kind,
       id: notification.id,
-      subject: notifier.subjectOf?.(notification) ?? notification.kind,
+      subject: subjectOf(notifier, notification),
       checks: MAX_REFUSALS,
       error: error instanceof Error ? error.message : String(error),
     });
   }
   metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
+}
+
+/**
+ * The subject of a given-up notification for its log line; its kind when the notifier cannot even
+ * render it (the reason it was given up, maybe): the report must not fail where the delivery did.
+ */
+function subjectOf(notifier: CheckReporting['notifier'], notification: Notification): string {
+  try {
+    return notifier.subjectOf?.(notification) ?? notification.kind;
+  } catch {
+    return String(notification.kind);
+  }
 }
 
 /** What the cluster looked like: the node metrics, and the check's log lines. */

@@ -36,13 +36,19 @@ export interface Abandoned {
  */
 export const MAX_REFUSALS = 5;
 
-/** Whether a publish failure says the message will never be accepted as it is. */
-function refusedForGood(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { retryable?: unknown }).retryable === false
-  );
+/**
+ * Whether a publish failure says the message will never be accepted as it is: the notifier said
+ * so (`retryable: false`), or the failure is not a delivery failure at all (no `retryable`: a
+ * rendering exception, a bug that this message triggers) and would happen again on every try.
+ * Only a failure marked `retryable: true`, or the caller's deadline, is the notifier's trouble.
+ */
+function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted) return false;
+  const retryable =
+    typeof error === 'object' && error !== null
+      ? (error as { retryable?: unknown }).retryable
+      : undefined;
+  return retryable !== true;
 }
 
 /**
@@ -77,14 +83,15 @@ export async function publishOutbox(
       published.push(notification);
     } catch (error) {
       publishError = error;
-      const count = refusedForGood(error) ? before + 1 : before;
+      const forGood = refusedForGood(error, signal);
+      const count = forGood ? before + 1 : before;
       if (count >= MAX_REFUSALS) {
         abandoned.push({ notification, error });
         continue;
       }
       pending.push(notification);
       if (count > 0) refusals[notification.id] = count;
-      if (!refusedForGood(error)) stopped = true;
+      if (!forGood) stopped = true;
     }
   }
   return {

@@ -1,0 +1,69 @@
+/**
+ * Delivery at its edges, through the real handler (testkit/watchdog-harness.ts): a notification
+ * the notifier cannot even render is a poison like any other (given up, never blocking the
+ * rest).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import type { Notification } from '../lambda/core/notification.js';
+import {
+  type Harness,
+  kindOf,
+  startWatchdogHarness,
+  summary,
+} from '../testkit/watchdog-harness.js';
+
+function stateStore(h: Harness) {
+  return new DynamoDbStateStore({
+    client: h.dynamo.client,
+    tableName: h.tableName,
+    clock: h.clock.now,
+  });
+}
+
+describe('lambda e2e: a notification that cannot be rendered', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('is given up like any poison notification, and the ones behind it go out', async () => {
+    // A notification in the stored outbox whose node list is not a list (a state written by
+    // another version): rendering it throws a TypeError, not a PublishError.
+    const store = stateStore(h);
+    const stored = await store.load('prod');
+    const broken = {
+      id: 'prod-broken',
+      cluster: 'prod',
+      kind: 'FIRING',
+      severity: 'critical',
+      at: h.clock.now(),
+      firing: null,
+      resolved: [],
+      reminders: [],
+      flapping: [],
+    } as unknown as Notification;
+    await store.save('prod', { ...stored.state, outbox: [broken] }, stored.version);
+
+    const t = h.target('prod');
+    const a = t.nodes[0] as string;
+    t.sim.stopKubelet(a);
+    for (let i = 0; i < 40; i++) await h.tick();
+    assert.deepEqual(h.messages().map(kindOf), ['FIRING'], summary(h.messages()));
+    assert.ok(h.messages()[0]?.message.includes(a));
+    assert.deepEqual((await store.load('prod')).state.outbox, [], 'given up, not kept for ever');
+    const abandoned = h.logger.entries.filter((e) =>
+      e.message.startsWith('notification abandoned'),
+    );
+    assert.equal(abandoned.length, 1, 'logged once');
+    assert.equal(abandoned[0]?.fields.id, 'prod-broken');
+    const counted = h.metrics.of('NotificationsAbandoned', 'prod');
+    assert.equal(
+      counted.reduce((sum, m) => sum + m.value, 0),
+      1,
+    );
+  });
+});
