@@ -79,6 +79,11 @@ export interface CycleDeps {
    * not save (mustSave).
    */
   readonly look?: boolean | undefined;
+  /**
+   * Ends the read before `signal` ends the check (the Lambda's: DELIVERY_BUDGET_MS earlier), so
+   * that what a read cut short decides (its WATCHDOG) is still saved and published in time.
+   */
+  readonly readSignal?: AbortSignal | undefined;
 }
 
 /** The state the store could not read and reset, when it did (announced by a NOTICE). */
@@ -184,8 +189,9 @@ async function readCluster(
   signal: AbortSignal | undefined,
 ): Promise<Seen> {
   const silences = deps.silences ? await deps.silences.list(cluster, signal) : [];
+  const reading = readingSignal(signal, deps.readSignal);
   try {
-    const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
+    const snapshot = await deps.reader.read(reading, deps.look ? 'look' : 'check');
     // Judged at the end of the read: every renewal in the answer happened before it, on our clock
     // (the learned clock offsets rest on that: core/renewal-clock.ts).
     const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
@@ -205,8 +211,17 @@ async function readCluster(
     return { evaluation };
   } catch (error) {
     if (!isClusterReadError(error)) throw error;
-    return { readError: cutShort(error, cluster, signal) };
+    return { readError: cutShort(error, cluster, reading) };
   }
+}
+
+/** The signal a read runs under: the check's, ended sooner by the time for reading, if any. */
+function readingSignal(
+  signal: AbortSignal | undefined,
+  readSignal: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (readSignal === undefined) return signal;
+  return signal === undefined ? readSignal : AbortSignal.any([signal, readSignal]);
 }
 
 /**
@@ -357,7 +372,7 @@ function cutShort(
   if (!deadline) throw error;
   return new ClusterReadError(
     'timeout',
-    `reading cluster ${cluster} did not finish before the invocation's deadline`,
+    `reading cluster ${cluster} did not finish in the time the invocation leaves for reading`,
     undefined,
     { cause: error },
   );
