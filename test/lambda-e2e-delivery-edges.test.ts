@@ -92,3 +92,29 @@ describe('lambda e2e: every read outlasts the invocation', () => {
     );
   });
 });
+
+describe('lambda e2e: SNS refuses for a while, checks ~4 a minute', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('a FIRING refused on 5 checks in 75 s (a key policy being fixed) still goes out', async () => {
+    const t = h.target('prod');
+    const a = t.nodes[0] as string;
+    t.sim.stopKubelet(a);
+    h.sns.failNext(5, 'authorization');
+    for (let i = 0; i < 12; i++) {
+      h.clock.advance(15_000);
+      await h.run();
+    }
+    assert.deepEqual(h.messages().map(kindOf), ['FIRING'], summary(h.messages()));
+    assert.ok(h.messages()[0]?.message.includes(a));
+    const abandoned = h.logger.entries.filter((e) =>
+      e.message.startsWith('notification abandoned'),
+    );
+    assert.deepEqual(abandoned, [], 'nothing given up');
+  });
+});

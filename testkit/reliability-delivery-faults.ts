@@ -5,7 +5,7 @@
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
-import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
 import type { InjectedFailure } from './sns-server.js';
 import { waitUntil } from './wait-until.js';
@@ -91,7 +91,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
       ctx.h.sns.failNext(1, 'invalid-parameter');
       await ctx.tick();
       ctx.t.sim.stopKubelet(ctx.node('b'));
-      for (let i = 1; i < MAX_REFUSALS; i++) {
+      for (let i = 1; i <= GIVE_UP_AFTER_MS / 60_000; i++) {
         ctx.h.sns.failNext(1, 'invalid-parameter');
         await ctx.tick();
       }
@@ -100,7 +100,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
         .of('NotificationsAbandoned', 'prod')
         .reduce((sum, m) => sum + m.value, 0);
       ctx.note(
-        `FIRING(a) given up after ${MAX_REFUSALS} refusals: logged, NotificationsAbandoned = ${abandoned}`,
+        `FIRING(a) given up ${GIVE_UP_AFTER_MS / 60_000} min after its first refusal: logged, NotificationsAbandoned = ${abandoned}`,
       );
     },
   },

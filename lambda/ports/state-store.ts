@@ -20,10 +20,11 @@ export interface ClusterState {
    */
   readonly lock?: OutboxLock | null | undefined;
   /**
-   * Per outbox notification id: how many checks the notifier refused it for good (absent: 0).
-   * Older state documents have none.
+   * Per outbox notification id: when the notifier first refused it for good (watchdog clock, epoch
+   * ms; absent: never). Older state documents counted refusals instead: their counts are dropped,
+   * so such a notification is tried for the whole give-up time again.
    */
-  readonly refusals?: Readonly<Record<string, number>> | undefined;
+  readonly refusedSince?: Readonly<Record<string, number>> | undefined;
 }
 
 export interface OutboxLock {

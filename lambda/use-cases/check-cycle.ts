@@ -13,8 +13,8 @@
  *     backs off without sending anything;
  *  2. the outbox is published oldest first; a notification leaves the outbox only once the
  *     notifier accepted it, so a failed publish is retried by the next check — unless the
- *     notifier refused it for good on MAX_REFUSALS checks: then it is given up (reported as
- *     `abandoned`), so that it never blocks the notifications behind it;
+ *     notifier has refused it for good for GIVE_UP_AFTER_MS (30 min): then it is given up
+ *     (reported as `abandoned`); a refused notification never blocks the ones behind it;
  *  3. what was accepted is recorded before the run returns (the caller's deadline leaves
  *     RECORD_BUDGET_MS for it).
  *
@@ -53,7 +53,7 @@ import { withEvidence } from './alert-evidence.js';
 import { type Delivery, publishOutbox } from './outbox-publishing.js';
 
 // Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
-export { type Abandoned, MAX_REFUSALS } from './outbox-publishing.js';
+export { type Abandoned, GIVE_UP_AFTER_MS } from './outbox-publishing.js';
 
 export interface CycleDeps {
   readonly reader: ClusterReader;
@@ -154,7 +154,14 @@ export async function runCheckCycle(
   }
   // Steps 2 and 3: publish the outbox, record what was accepted.
   const delivery: Delivery = publishing
-    ? await publishAndRecord(cluster, claimed, version, stored.state.refusals ?? {}, deps, signal)
+    ? await publishAndRecord(
+        cluster,
+        claimed,
+        version,
+        stored.state.refusedSince ?? {},
+        deps,
+        signal,
+      )
     : unpublished(outbox, signal);
   const reset = stored.reset ? { reset: stored.reset } : {};
   return evaluation
@@ -274,7 +281,7 @@ async function decideAlerts(
 
 /**
  * Steps 2 and 3, once the claim is saved: publishes the outbox, then records what the notifier
- * accepted (and the refusals counted) with the lock released.
+ * accepted (and when each refused one was first refused) with the lock released.
  */
 async function publishAndRecord(
   cluster: string,
@@ -284,13 +291,13 @@ async function publishAndRecord(
   deps: CycleDeps,
   signal: AbortSignal | undefined,
 ): Promise<Delivery> {
-  const delivery = await publishOutbox(claimed.outbox, refused, deps.notifier, signal);
+  const delivery = await publishOutbox(claimed.outbox, refused, deps.notifier, signal, deps.clock);
   // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
   // publishing: a lost record would send those notifications again. It gets its own budget,
   // which the caller's deadline leaves free, and is awaited before the run returns.
   await deps.store.save(
     cluster,
-    { ...claimed, outbox: delivery.pending, refusals: delivery.refusals, lock: null },
+    { ...claimed, outbox: delivery.pending, refusedSince: delivery.refusedSince, lock: null },
     version,
     AbortSignal.timeout(RECORD_BUDGET_MS),
   );

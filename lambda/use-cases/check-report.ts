@@ -15,7 +15,7 @@ import {
 } from '../ports/index.js';
 import type { CycleOutcome } from './check-cycle.js';
 import { logChecked } from './check-log.js';
-import { type Abandoned, type Delivery, MAX_REFUSALS } from './outbox-publishing.js';
+import type { Abandoned, Delivery } from './outbox-publishing.js';
 
 /** Where a check is reported. */
 export interface CheckReporting {
@@ -91,16 +91,16 @@ function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): v
   reportAbandoned(to, name, delivery.abandoned);
 }
 
-/** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
+/** Notifications given up (refused for good for GIVE_UP_AFTER_MS): logged one by one, counted. */
 function reportAbandoned(to: CheckReporting, cluster: string, abandoned: readonly Abandoned[]) {
   const { logger, metrics, notifier } = to;
-  for (const { notification, error } of abandoned) {
+  for (const { notification, error, refusedForMs } of abandoned) {
     logger.error('notification abandoned: the notifier refused it for good', {
       cluster,
       kind: notification.kind,
       id: notification.id,
       subject: subjectOf(notifier, notification),
-      checks: MAX_REFUSALS,
+      refusedForSeconds: Math.round(refusedForMs / 1000),
       error: error instanceof Error ? error.message : String(error),
     });
   }

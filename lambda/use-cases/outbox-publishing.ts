@@ -1,8 +1,8 @@
 /**
  * Step 2 of the check cycle (check-cycle.ts): publishing the outbox it claimed. A notification
- * leaves the outbox only once the notifier accepted it, or once the notifier refused it for good on
- * MAX_REFUSALS checks (then it is given up, reported as `abandoned`, so that it never blocks the
- * notifications behind it). What this returns is what the cycle records (step 3).
+ * leaves the outbox only once the notifier accepted it, or once the notifier has refused it for good
+ * for GIVE_UP_AFTER_MS (then it is given up, reported as `abandoned`). A refused notification never
+ * blocks the notifications behind it. What this returns is what the cycle records (step 3).
  */
 
 import type { Notification } from '../core/notification.js';
@@ -16,7 +16,7 @@ export interface Delivery {
   readonly pending: readonly Notification[];
   /**
    * Notifications given up in this run: the notifier refused each for good (`retryable: false`)
-   * on MAX_REFUSALS checks. They left the outbox unsent.
+   * for GIVE_UP_AFTER_MS. They left the outbox unsent.
    */
   readonly abandoned: readonly Abandoned[];
   /** Why a publish failed (the last failure), when one did. */
@@ -27,14 +27,20 @@ export interface Abandoned {
   readonly notification: Notification;
   /** The last refusal. */
   readonly error: unknown;
+  /** How long it was refused, from the first refusal to the last, ms. */
+  readonly refusedForMs: number;
 }
 
 /**
- * How many checks may try a notification that the notifier refuses for good (InvalidParameter, a
- * disabled KMS key, a topic that is gone) before it is given up: a key re-enabled or a topic
- * restored within these checks still gets it out; after them it no longer blocks anything.
+ * How long a notification that the notifier refuses for good (InvalidParameter, a disabled KMS
+ * key, a key policy or topic policy that denies the function, a topic that is gone) is tried, from
+ * its first refusal, before it is given up: 30 minutes. Time, not a count of checks: the default
+ * deployment checks about three times a minute, and the faults behind a refusal are fixed by a
+ * person in minutes (a key policy edited, a key re-enabled, a topic restored), once the watchdog's
+ * own alarms told them. Holding on costs one Publish per check and blocks nothing (the others are
+ * tried behind it); giving up sooner would lose a FIRING for good.
  */
-export const MAX_REFUSALS = 5;
+export const GIVE_UP_AFTER_MS = 30 * 60_000;
 
 /**
  * Whether a publish failure says the message will never be accepted as it is: the notifier said
@@ -52,8 +58,9 @@ function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolea
 }
 
 /**
- * Publishes the outbox oldest first. A notification refused for good does not stop the others: it
- * is counted, and given up at MAX_REFUSALS. A transient failure (throttling, 5xx, no answer) is
+ * Publishes the outbox oldest first. A notification refused for good does not stop the others: its
+ * first refusal is remembered (`refusedSince`, watchdog clock), and it is given up once refused
+ * GIVE_UP_AFTER_MS after that. A transient failure (throttling, 5xx, no answer) is
  * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
  * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
  */
@@ -62,20 +69,21 @@ export async function publishOutbox(
   refused: Readonly<Record<string, number>>,
   notifier: Notifier,
   signal: AbortSignal | undefined,
-): Promise<Delivery & { refusals: Record<string, number> }> {
+  clock: () => number,
+): Promise<Delivery & { refusedSince: Record<string, number> }> {
   const published: Notification[] = [];
   const pending: Notification[] = [];
   const abandoned: Abandoned[] = [];
-  const refusals: Record<string, number> = {};
+  const refusedSince: Record<string, number> = {};
   let publishError: unknown;
   let stopped = false;
   for (const notification of outbox) {
-    const before = refused[notification.id] ?? 0;
+    const since = refused[notification.id];
     if (stopped || signal?.aborted) {
       if (!stopped && signal?.aborted) publishError = signal.reason;
       stopped = true;
       pending.push(notification);
-      if (before > 0) refusals[notification.id] = before;
+      if (since !== undefined) refusedSince[notification.id] = since;
       continue;
     }
     try {
@@ -84,13 +92,14 @@ export async function publishOutbox(
     } catch (error) {
       publishError = error;
       const forGood = refusedForGood(error, signal);
-      const count = forGood ? before + 1 : before;
-      if (count >= MAX_REFUSALS) {
-        abandoned.push({ notification, error });
+      const now = clock();
+      const first = forGood ? (since ?? now) : since;
+      if (first !== undefined && now - first >= GIVE_UP_AFTER_MS) {
+        abandoned.push({ notification, error, refusedForMs: now - first });
         continue;
       }
       pending.push(notification);
-      if (count > 0) refusals[notification.id] = count;
+      if (first !== undefined) refusedSince[notification.id] = first;
       if (!forGood) stopped = true;
     }
   }
@@ -98,7 +107,7 @@ export async function publishOutbox(
     published,
     pending,
     abandoned,
-    refusals,
+    refusedSince,
     ...(publishError !== undefined ? { publishError } : {}),
   };
 }

@@ -31,8 +31,11 @@ export interface StateDocument {
   readonly alerts: unknown;
   readonly outbox: unknown;
   readonly lock?: OutboxLock | null;
-  /** Outbox notification id → checks that refused it for good; absent in older documents. */
-  readonly refusals?: Readonly<Record<string, number>>;
+  /**
+   * Outbox notification id → when it was first refused for good (epoch ms); absent in older
+   * documents, which held `refusals` (counts of checks) instead: those are not read.
+   */
+  readonly refusedSince?: Readonly<Record<string, number>>;
 }
 
 export function toStateDocument(state: ClusterState): StateDocument {
@@ -60,19 +63,19 @@ export function toStateDocument(state: ClusterState): StateDocument {
     alerts: state.alerts,
     outbox: state.outbox,
     lock: state.lock ?? null,
-    refusals: outboxRefusals(state),
+    refusedSince: outboxRefusals(state),
   };
 }
 
-/** The refusal counts of notifications still in the outbox (others are dropped). */
+/** When each notification still in the outbox was first refused (others are dropped). */
 function outboxRefusals(state: ClusterState): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const refusals = state.refusals ?? {};
+  const since: Record<string, number> = {};
+  const refused = state.refusedSince ?? {};
   for (const n of state.outbox) {
-    const count = refusals[n.id];
-    if (count !== undefined && count > 0) counts[n.id] = count;
+    const first = refused[n.id];
+    if (first !== undefined) since[n.id] = first;
   }
-  return counts;
+  return since;
 }
 
 /**
@@ -88,7 +91,7 @@ export function fromStateDocument(value: unknown): ClusterState {
   }
   const observations = readObservations(value.observations);
   const lock = readLock(value.lock ?? null);
-  const refusals = readRefusals(value.refusals ?? {});
+  const refusedSince = readRefusals(value.refusedSince ?? {});
   if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
   return {
@@ -97,7 +100,7 @@ export function fromStateDocument(value: unknown): ClusterState {
     alerts: value.alerts as unknown as AlertState,
     outbox: value.outbox as Notification[],
     lock,
-    refusals,
+    refusedSince,
   };
 }
 
@@ -164,7 +167,7 @@ function readRefusals(refusals: unknown): Record<string, number> {
     !isRecord(refusals) ||
     !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
   ) {
-    throw new Error('refusals must be an object of whole numbers');
+    throw new Error('refusedSince must be an object of whole numbers');
   }
   return refusals as Record<string, number>;
 }
