@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
+import { deliveredAs, type ReceivedMessage } from '../testkit/sns-server.js';
 import {
   type Harness,
   kindOf,
@@ -116,5 +118,34 @@ describe('lambda e2e: SNS refuses for a while, checks ~4 a minute', () => {
       e.message.startsWith('notification abandoned'),
     );
     assert.deepEqual(abandoned, [], 'nothing given up');
+  });
+});
+
+describe('lambda e2e: a FIRING given up while its node is still down', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, snsMaxAttempts: 1 });
+    await h.run();
+  });
+  after(() => h.close());
+
+  it('is named by the next notification that goes out, in the email and the document', async () => {
+    const t = h.target('prod');
+    const [a, b] = t.nodes as [string, string];
+    t.sim.stopKubelet(a);
+    for (let i = 0; i <= GIVE_UP_AFTER_MS / 60_000 + 1; i++) {
+      h.sns.failNext(1, 'invalid-parameter');
+      await h.tick();
+    }
+    assert.deepEqual(h.messages(), [], 'FIRING(a) was given up');
+    t.sim.stopKubelet(b);
+    await h.tick();
+    await h.tick();
+    const sent = h.messages();
+    assert.deepEqual(sent.map(kindOf), ['FIRING'], summary(sent));
+    assert.match(sent[0]?.message ?? '', new RegExp(`Never sent: .*\\n *${a}`));
+    const document = JSON.parse(deliveredAs(sent[0] as ReceivedMessage, 'sqs'));
+    assert.deepEqual(document.missedFiring?.nodes, [a]);
+    assert.equal(typeof document.missedFiring?.firedAt, 'string');
   });
 });

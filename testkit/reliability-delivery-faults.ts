@@ -140,6 +140,44 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
       await ctx.invoke(a);
     },
   },
+  {
+    name: 'SNS refuses for 70 s, checks ~4 a minute',
+    inject:
+      'node a dies; SNS answers 403 AuthorizationError (a key policy being fixed) to 5 publishes, checks 15 s apart',
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      ctx.h.sns.failNext(5, 'authorization');
+      for (let i = 0; i < 12; i++) {
+        ctx.h.clock.advance(15_000);
+        await ctx.invoke(ctx.h.container());
+      }
+      ctx.note(
+        'refused on 5 checks over 60 s, then sent: give-up is by time (30 min), not by count',
+      );
+    },
+  },
+  {
+    name: 'Given-up FIRING',
+    inject: `node a dies; its FIRING refused with InvalidParameter for ${GIVE_UP_AFTER_MS / 60_000} min, then given up; node b dies`,
+    truth: ['FIRING(b)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      for (let i = 0; i <= GIVE_UP_AFTER_MS / 60_000 + 1; i++) {
+        ctx.h.sns.failNext(1, 'invalid-parameter');
+        await ctx.tick();
+      }
+      ctx.t.sim.stopKubelet(ctx.node('b'));
+      await ticks(ctx, 2);
+      const firing = ctx.h.sns.messages.at(-1)?.message ?? '';
+      const named = /^Never sent: .*\n.*\n/m.exec(firing)?.[0].includes(ctx.node('a')) === true;
+      ctx.note(
+        named
+          ? "FIRING(b) says a's FIRING was never sent and a is still down"
+          : "FIRING(b) does not name a's lost FIRING",
+      );
+    },
+  },
 ];
 
 /** The watchdog's own state: reloaded by every new container, or found corrupt. */

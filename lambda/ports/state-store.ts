@@ -2,7 +2,7 @@
 import type { AlertState } from '../core/alert-state.js';
 import { EMPTY_ALERT_STATE } from '../core/alert-state.js';
 import type { Observations } from '../core/model.js';
-import type { Notification } from '../core/notification.js';
+import type { MissedFiring, Notification } from '../core/notification.js';
 
 /** Everything the watchdog carries from one check of a cluster to the next. */
 export interface ClusterState {
@@ -25,6 +25,11 @@ export interface ClusterState {
    * so such a notification is tried for the whole give-up time again.
    */
   readonly refusedSince?: Readonly<Record<string, number>> | undefined;
+  /**
+   * FIRINGs given up unsent whose nodes the next published notification must name (while their
+   * incidents are still open): what outbox-publishing.ts adds to it as `missedFiring`.
+   */
+  readonly givenUp?: MissedFiring | null | undefined;
 }
 
 export interface OutboxLock {

@@ -135,6 +135,9 @@ export async function runCheckCycle(
     alerts: decided.alerts,
     outbox,
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
+    // What publishing carries from check to check, kept by a check that publishes nothing.
+    refusedSince: stored.state.refusedSince,
+    givenUp: stored.state.givenUp ?? null,
   };
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed)) {
     // Nothing this look saw must outlive it: the next look or check sees it again.
@@ -154,14 +157,7 @@ export async function runCheckCycle(
   }
   // Steps 2 and 3: publish the outbox, record what was accepted.
   const delivery: Delivery = publishing
-    ? await publishAndRecord(
-        cluster,
-        claimed,
-        version,
-        stored.state.refusedSince ?? {},
-        deps,
-        signal,
-      )
+    ? await publishAndRecord(cluster, claimed, version, deps, signal)
     : unpublished(outbox, signal);
   const reset = stored.reset ? { reset: stored.reset } : {};
   return evaluation
@@ -287,17 +283,27 @@ async function publishAndRecord(
   cluster: string,
   claimed: ClusterState,
   version: number,
-  refused: Readonly<Record<string, number>>,
   deps: CycleDeps,
   signal: AbortSignal | undefined,
 ): Promise<Delivery> {
-  const delivery = await publishOutbox(claimed.outbox, refused, deps.notifier, signal, deps.clock);
+  // A given-up FIRING is named while its node's incident is still open.
+  const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
+  const delivery = await publishOutbox(claimed.outbox, claimed, deps.notifier, signal, {
+    clock: deps.clock,
+    isOpen,
+  });
   // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
   // publishing: a lost record would send those notifications again. It gets its own budget,
   // which the caller's deadline leaves free, and is awaited before the run returns.
   await deps.store.save(
     cluster,
-    { ...claimed, outbox: delivery.pending, refusedSince: delivery.refusedSince, lock: null },
+    {
+      ...claimed,
+      outbox: delivery.pending,
+      refusedSince: delivery.refusedSince,
+      givenUp: delivery.givenUp,
+      lock: null,
+    },
     version,
     AbortSignal.timeout(RECORD_BUDGET_MS),
   );

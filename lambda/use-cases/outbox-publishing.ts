@@ -5,7 +5,7 @@
  * blocks the notifications behind it. What this returns is what the cycle records (step 3).
  */
 
-import type { Notification } from '../core/notification.js';
+import type { MissedFiring, Notification } from '../core/notification.js';
 import type { Notifier } from '../ports/index.js';
 
 /** What a check did with the outbox. */
@@ -66,15 +66,17 @@ function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolea
  */
 export async function publishOutbox(
   outbox: readonly Notification[],
-  refused: Readonly<Record<string, number>>,
+  carried: Carried,
   notifier: Notifier,
   signal: AbortSignal | undefined,
-  clock: () => number,
-): Promise<Delivery & { refusedSince: Record<string, number> }> {
+  { clock, isOpen }: { clock: () => number; isOpen: (node: string) => boolean },
+): Promise<Delivery & Required<Carried>> {
   const published: Notification[] = [];
   const pending: Notification[] = [];
   const abandoned: Abandoned[] = [];
   const refusedSince: Record<string, number> = {};
+  const refused = carried.refusedSince ?? {};
+  let givenUp = carried.givenUp ?? null;
   let publishError: unknown;
   let stopped = false;
   for (const notification of outbox) {
@@ -86,9 +88,14 @@ export async function publishOutbox(
       if (since !== undefined) refusedSince[notification.id] = since;
       continue;
     }
+    const missed = stillOpen(givenUp, isOpen);
     try {
-      await notifier.publish(notification, signal);
+      await notifier.publish(
+        missed ? { ...notification, missedFiring: missed } : notification,
+        signal,
+      );
       published.push(notification);
+      if (missed) givenUp = null;
     } catch (error) {
       publishError = error;
       const forGood = refusedForGood(error, signal);
@@ -96,6 +103,7 @@ export async function publishOutbox(
       const first = forGood ? (since ?? now) : since;
       if (first !== undefined && now - first >= GIVE_UP_AFTER_MS) {
         abandoned.push({ notification, error, refusedForMs: now - first });
+        givenUp = withGivenUp(givenUp, notification);
         continue;
       }
       pending.push(notification);
@@ -108,6 +116,40 @@ export async function publishOutbox(
     pending,
     abandoned,
     refusedSince,
+    // A record whose nodes all recovered meanwhile has nothing left to say.
+    givenUp: stillOpen(givenUp, isOpen) ? givenUp : null,
     ...(publishError !== undefined ? { publishError } : {}),
   };
+}
+
+/** What publishing carries from one check to the next, beside the outbox (ClusterState). */
+export interface Carried {
+  /** When each refused notification was first refused (watchdog clock). */
+  readonly refusedSince?: Readonly<Record<string, number>> | undefined;
+  /** FIRINGs given up unsent, not yet named by a notification that went out. */
+  readonly givenUp?: MissedFiring | null | undefined;
+}
+
+/** A given-up FIRING as a notification names it: its nodes still open; null when none is. */
+function stillOpen(
+  givenUp: MissedFiring | null,
+  isOpen: (node: string) => boolean,
+): MissedFiring | null {
+  const nodes = givenUp?.nodes.filter(isOpen) ?? [];
+  return givenUp && nodes.length > 0 ? { nodes, at: givenUp.at } : null;
+}
+
+/**
+ * The record with the nodes a notification given up fired for (FIRING and STORM pages only). Read
+ * warily: what is given up may be a notification too malformed to render.
+ */
+function withGivenUp(givenUp: MissedFiring | null, n: Notification): MissedFiring | null {
+  const firing: unknown = n.firing;
+  if ((n.kind !== 'FIRING' && n.kind !== 'STORM') || !Array.isArray(firing)) return givenUp;
+  const names = firing
+    .map((x: { name?: unknown } | null) => x?.name)
+    .filter((name): name is string => typeof name === 'string');
+  if (names.length === 0 || !Number.isFinite(n.at)) return givenUp;
+  const nodes = new Set([...(givenUp?.nodes ?? []), ...names]);
+  return { nodes: [...nodes].sort(), at: Math.min(givenUp?.at ?? n.at, n.at) };
 }

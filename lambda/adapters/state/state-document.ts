@@ -9,7 +9,7 @@
 
 import type { AlertState } from '../../core/alert-state.js';
 import type { Observation } from '../../core/model.js';
-import type { Notification } from '../../core/notification.js';
+import type { MissedFiring, Notification } from '../../core/notification.js';
 import type { ClusterState, OutboxLock } from '../../ports/index.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
@@ -36,6 +36,8 @@ export interface StateDocument {
    * documents, which held `refusals` (counts of checks) instead: those are not read.
    */
   readonly refusedSince?: Readonly<Record<string, number>>;
+  /** FIRINGs given up unsent, not yet named by a published notification; absent: none. */
+  readonly givenUp?: MissedFiring | null;
 }
 
 export function toStateDocument(state: ClusterState): StateDocument {
@@ -64,6 +66,7 @@ export function toStateDocument(state: ClusterState): StateDocument {
     outbox: state.outbox,
     lock: state.lock ?? null,
     refusedSince: outboxRefusals(state),
+    ...(state.givenUp ? { givenUp: state.givenUp } : {}),
   };
 }
 
@@ -92,6 +95,7 @@ export function fromStateDocument(value: unknown): ClusterState {
   const observations = readObservations(value.observations);
   const lock = readLock(value.lock ?? null);
   const refusedSince = readRefusals(value.refusedSince ?? {});
+  const givenUp = readGivenUp(value.givenUp ?? null);
   if (!isRecord(value.alerts)) throw new Error('alerts must be an object');
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
   return {
@@ -101,6 +105,7 @@ export function fromStateDocument(value: unknown): ClusterState {
     outbox: value.outbox as Notification[],
     lock,
     refusedSince,
+    ...(givenUp ? { givenUp } : {}),
   };
 }
 
@@ -170,6 +175,21 @@ function readRefusals(refusals: unknown): Record<string, number> {
     throw new Error('refusedSince must be an object of whole numbers');
   }
   return refusals as Record<string, number>;
+}
+
+function readGivenUp(givenUp: unknown): MissedFiring | null {
+  if (
+    givenUp !== null &&
+    !(
+      isRecord(givenUp) &&
+      Number.isSafeInteger(givenUp.at) &&
+      Array.isArray(givenUp.nodes) &&
+      givenUp.nodes.every((n) => typeof n === 'string')
+    )
+  ) {
+    throw new Error('givenUp must be null or { nodes: [names], at }');
+  }
+  return givenUp as MissedFiring | null;
 }
 
 /** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */
