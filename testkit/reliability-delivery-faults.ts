@@ -5,6 +5,8 @@
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import type { Notification } from '../lambda/core/notification.js';
 import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
 import type { InjectedFailure } from './sns-server.js';
@@ -20,6 +22,21 @@ async function corruptStateHead(h: Harness, cluster: string): Promise<void> {
   if (!out.Item) throw new Error(`no state head for ${cluster}`);
   const item = { ...out.Item, state: { B: Buffer.from('garbage') } };
   await h.dynamo.client.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+}
+
+/** Puts a notification no renderer can read at the head of the stored outbox (another version's). */
+async function storeUnrenderable(h: Harness, cluster: string): Promise<void> {
+  const store = new DynamoDbStateStore({
+    client: h.dynamo.client,
+    tableName: h.tableName,
+    clock: h.clock.now,
+  });
+  const { state, version } = await store.load(cluster);
+  const broken = {
+    ...{ id: `${cluster}-unrenderable`, cluster, kind: 'FIRING', severity: 'critical' },
+    ...{ at: h.clock.now(), firing: null, resolved: [], reminders: [], flapping: [] },
+  } as unknown as Notification;
+  await store.save(cluster, { ...state, outbox: [broken] }, version);
 }
 
 /**
@@ -175,6 +192,23 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
         named
           ? "FIRING(b) says a's FIRING was never sent and a is still down"
           : "FIRING(b) does not name a's lost FIRING",
+      );
+    },
+  },
+  {
+    name: 'A notification that cannot be rendered',
+    inject:
+      'the stored outbox holds a FIRING whose node list is null (rendering throws a TypeError); node a dies',
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      await storeUnrenderable(ctx.h, 'prod');
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, GIVE_UP_AFTER_MS / 60_000 + 2);
+      const abandoned = ctx.h.metrics
+        .of('NotificationsAbandoned', 'prod')
+        .reduce((sum, m) => sum + m.value, 0);
+      ctx.note(
+        `refused for good (not a PublishError), never in the way of FIRING(a); given up: NotificationsAbandoned = ${abandoned}`,
       );
     },
   },
