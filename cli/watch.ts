@@ -11,7 +11,7 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
-import { type CycleOutcome, MAX_REFUSALS, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
+import { type CycleOutcome, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
 import type { WatchOptions } from './args.js';
 import type { WatchParts } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
@@ -143,9 +143,9 @@ function report(
       `lease-watchdog: could not publish a notification${retried}: ${errorLine(outcome.publishError)}`,
     );
   }
-  for (const { notification, error } of outcome.abandoned) {
+  for (const { notification, error, refusedForMs } of outcome.abandoned) {
     io.stderr(
-      `lease-watchdog: gave up a ${notification.kind} notification refused on ${MAX_REFUSALS} checks: ${errorLine(error)}`,
+      `lease-watchdog: gave up a ${notification.kind} notification refused for ${Math.round(refusedForMs / 1000)} s: ${errorLine(error)}`,
     );
   }
   if (outcome.status === 'unreadable') {

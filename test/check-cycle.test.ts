@@ -39,7 +39,8 @@ class ScriptedNotifier implements Notifier {
   constructor(private readonly script: ('ok' | 'fail' | 'hang')[] = []) {}
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
     const step = this.script.shift() ?? 'ok';
-    if (step === 'fail') throw new Error('SNS said no');
+    // A transient failure (throttling, 5xx): the notifier says trying again may succeed.
+    if (step === 'fail') throw Object.assign(new Error('SNS said no'), { retryable: true });
     if (step === 'hang') {
       await new Promise((_, reject) =>
         signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),

@@ -16,12 +16,16 @@ import {
   runChecks,
   runScenarios,
   type Scenario,
+  SECOND,
   T0,
 } from '../testkit/alert-builders.js';
 
 const FOUR_HOURS = 4 * HOUR;
-/** Today's behaviour before the streak: the first failed read pages. */
-const PAGE_FIRST = policy({ readFailuresBeforePage: 1 });
+/**
+ * The behaviour before the streak: the first failed read pages (no count, and no time to wait:
+ * the default waits out the grace period).
+ */
+const PAGE_FIRST = policy({ readFailuresBeforePage: 1, unreadableBeforePageSeconds: 0 });
 
 describe('incidents: open and resolve', () => {
   const suppressions: SuppressionCause[] = [
@@ -574,7 +578,11 @@ describe('watchdog', () => {
     },
     {
       name: 'watchdog reminders off with 0',
-      policy: policy({ reminderIntervalSeconds: 0, readFailuresBeforePage: 1 }),
+      policy: policy({
+        reminderIntervalSeconds: 0,
+        readFailuresBeforePage: 1,
+        unreadableBeforePageSeconds: 0,
+      }),
       checks: [
         {
           at: T0,
@@ -795,6 +803,33 @@ describe('watchdog: a failed read pages once confirmed (readFailuresBeforePage)'
         { at: T0 + 3 * MINUTE, nodes: [nv('a', 'healthy')], expect: null },
         { at: T0 + 4 * MINUTE, failure: 'timeout', expect: null },
         { at: T0 + 5 * MINUTE, failure: 'timeout', expect: failing('timeout') },
+      ],
+    },
+    {
+      name: 'looks every 20 s: failed reads within the grace period (50 s) page nothing, however many',
+      checks: [
+        { at: T0, failure: 'unreachable', expect: null },
+        { at: T0 + 20 * SECOND, failure: 'unreachable', expect: null },
+        { at: T0 + 40 * SECOND, failure: 'unreachable', expect: null },
+        { at: T0 + 49 * SECOND, failure: 'unreachable', expect: null },
+        { at: T0 + 50 * SECOND, failure: 'unreachable', expect: failing('unreachable') },
+      ],
+    },
+    {
+      name: 'a 45 s blip seen by three looks ends silently',
+      checks: [
+        { at: T0, failure: 'timeout', expect: null },
+        { at: T0 + 20 * SECOND, failure: 'timeout', expect: null },
+        { at: T0 + 40 * SECOND, failure: 'timeout', expect: null },
+        { at: T0 + 60 * SECOND, nodes: [nv('a', 'healthy')], expect: null },
+      ],
+    },
+    {
+      name: 'readFailuresBeforePage 1: pages the first failed read once the grace period is over',
+      policy: policy({ readFailuresBeforePage: 1 }),
+      checks: [
+        { at: T0, failure: 'timeout', expect: null },
+        { at: T0 + 50 * SECOND, failure: 'timeout', expect: failing('timeout') },
       ],
     },
     {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { MINUTE, runSchedule } from '../testkit/schedule-runs.js';
 import {
   type Harness,
   kindOf,
@@ -56,6 +57,43 @@ describe('lambda e2e: a failed read pages once confirmed', () => {
     assert.deepEqual(all.map(kindOf), ['WATCHDOG', 'WATCHDOG'], summary(all));
     assert.match(all[1]?.subject ?? '', /^\[prod\] WATCHDOG RESOLVED/);
     assert.match(all[1]?.message ?? '', /forbidden/, 'the resolution names the latest failure');
+  });
+});
+
+describe('lambda e2e: a failed read pages only once the cluster was unreadable past the grace', () => {
+  it('with the default looks (a check every ~20 s), a 45 s blip pages nothing; a longer outage pages', async () => {
+    const h = await startWatchdogHarness({
+      clusters: { prod: { nodes: 3 } },
+      requestTimeoutSeconds: 1,
+      withLooks: true,
+    });
+    try {
+      const t = h.target('prod');
+      const start = h.clock.now();
+      const mark = h.metrics.mark();
+      // Runs on the minute, looks 40 and 80 s after each: checks at +20 s steps. The blip covers
+      // the checks at +40, +60 and +80 s (40 s from the first failure to the last).
+      h.clock.at(start + 38_000, () => t.server.setFault({ kind: 'close' }));
+      h.clock.at(start + 83_000, () => t.server.setFault(null));
+      await runSchedule(h, start, start + 3 * MINUTE, () => 0);
+      assert.equal(h.metrics.countSince(mark, 'ClusterReadFailures', 'prod'), 3);
+      assert.deepEqual(h.messages().map(kindOf), [], summary(h.messages()));
+
+      // Unreadable for longer than the grace period (50 s): the fourth failed check, 60 s after
+      // the first, pages.
+      const outage = h.clock.now();
+      h.clock.at(outage + 1_000, () => t.server.setFault({ kind: 'close' }));
+      await runSchedule(h, outage, outage + 2 * MINUTE, () => 0);
+      const failing = h.messages();
+      assert.deepEqual(failing.map(kindOf), ['WATCHDOG'], summary(failing));
+      assert.match(failing[0]?.message ?? '', /unreachable/);
+      assert.ok(
+        (failing[0]?.receivedAt ?? 0) - (outage + 20_000) > 50_000,
+        'paged after the grace period, on the watchdog clock',
+      );
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/adapters/metrics/emf-metrics.js';
-import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
 import { COUNT_BUDGET_MS, COUNT_TTL_MS } from '../lambda/use-cases/confirmed-subscriptions.js';
 import { captureEmf, type EmfCapture, type EmfLine } from '../testkit/emf-capture.js';
 import {
@@ -171,13 +171,15 @@ describe('lambda e2e subscriptions', () => {
       await container.invoke();
       emf.clear();
       t.sim.stopKubelet(t.nodes[0] as string);
-      for (let i = 0; i < MAX_REFUSALS; i++) {
+      // Refused on every check, a minute apart: given up on the one 30 min after the first.
+      const checks = GIVE_UP_AFTER_MS / SCHEDULE_MS + 1;
+      for (let i = 0; i < checks; i++) {
         h.sns.failNext(1, 'invalid-parameter');
         h.clock.advance(SCHEDULE_MS);
         await container.invoke();
       }
       const lines = emf.of('NotificationsAbandoned');
-      assert.equal(lines.length, MAX_REFUSALS, 'recorded on every check');
+      assert.equal(lines.length, checks, 'recorded on every check');
       const given: EmfLine[] = lines.filter((line) => line.NotificationsAbandoned === 1);
       assert.equal(given.length, 1, 'given up once, on the last refusal');
       for (const line of lines) {

@@ -12,7 +12,7 @@ import type { Notification } from '../lambda/core/notification.js';
 const notification = (id: string) =>
   ({ id, kind: 'FIRING', cluster: 'prod' }) as unknown as Notification;
 
-describe('state document: refusals', () => {
+describe('state document: refusals (when each was first refused)', () => {
   it('reads a document written before refusals were kept: none', () => {
     const old = JSON.stringify({
       format: 1,
@@ -22,26 +22,40 @@ describe('state document: refusals', () => {
       lock: null,
     });
     const state = parseClusterState(old);
-    assert.deepEqual(state.refusals, {});
+    assert.deepEqual(state.refusedSince, {});
     assert.equal(state.outbox.length, 1);
   });
 
-  it('keeps the count of each notification still in the outbox, and drops the others', () => {
+  it('drops the refusal counts of older documents: the give-up time starts afresh', () => {
+    const old = JSON.stringify({
+      format: 1,
+      observations: { names: [], renewTimes: [], changedAt: [] },
+      alerts: EMPTY_ALERT_STATE,
+      outbox: [notification('n1')],
+      lock: null,
+      refusals: { n1: 4 },
+    });
+    assert.deepEqual(parseClusterState(old).refusedSince, {});
+  });
+
+  it('keeps the first refusal of each notification still in the outbox, and drops the others', () => {
     const state = {
       observations: new Map(),
       alerts: EMPTY_ALERT_STATE,
       outbox: [notification('n1'), notification('n2')],
-      refusals: { n1: 3, gone: 2 },
+      refusedSince: { n1: 1_764_000_000_000, gone: 1_764_000_000_000 },
     };
-    assert.deepEqual(toStateDocument(state).refusals, { n1: 3 });
-    assert.deepEqual(parseClusterState(serializeClusterState(state)).refusals, { n1: 3 });
+    assert.deepEqual(toStateDocument(state).refusedSince, { n1: 1_764_000_000_000 });
+    assert.deepEqual(parseClusterState(serializeClusterState(state)).refusedSince, {
+      n1: 1_764_000_000_000,
+    });
   });
 
   it('refuses refusals that are not whole numbers', () => {
     const doc = JSON.parse(
       serializeClusterState({ observations: new Map(), alerts: EMPTY_ALERT_STATE, outbox: [] }),
     );
-    doc.refusals = { n1: 'three' };
-    assert.throws(() => parseClusterState(JSON.stringify(doc)), /refusals must be/);
+    doc.refusedSince = { n1: 'three' };
+    assert.throws(() => parseClusterState(JSON.stringify(doc)), /refusedSince must be/);
   });
 });

@@ -101,6 +101,7 @@ export function evaluation(options: {
 export function policy(overrides: {
   reminderIntervalSeconds?: number;
   readFailuresBeforePage?: number;
+  unreadableBeforePageSeconds?: number;
   stuckRemovalSeconds?: number;
   flapping?: Partial<AlertPolicy['flapping']>;
   storm?: Partial<AlertPolicy['storm']>;
@@ -110,6 +111,8 @@ export function policy(overrides: {
       overrides.reminderIntervalSeconds ?? DEFAULT_ALERT_POLICY.reminderIntervalSeconds,
     readFailuresBeforePage:
       overrides.readFailuresBeforePage ?? DEFAULT_ALERT_POLICY.readFailuresBeforePage,
+    unreadableBeforePageSeconds:
+      overrides.unreadableBeforePageSeconds ?? DEFAULT_ALERT_POLICY.unreadableBeforePageSeconds,
     stuckRemovalSeconds: overrides.stuckRemovalSeconds ?? DEFAULT_ALERT_POLICY.stuckRemovalSeconds,
     flapping: { ...DEFAULT_ALERT_POLICY.flapping, ...overrides.flapping },
     storm: { ...DEFAULT_ALERT_POLICY.storm, ...overrides.storm },

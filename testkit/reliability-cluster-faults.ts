@@ -11,10 +11,14 @@ import { patchNode } from '../sim/node-writes.js';
 import { MERGE_PATCH } from '../sim/patches.js';
 import type { HostileAnswer } from './hostile-front.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
+import { MINUTE, runSchedule } from './schedule-runs.js';
 import { type Harness, kindOf, type SimTarget } from './watchdog-harness.js';
 
 const NODE_GROUP_LABEL = 'eks.amazonaws.com/nodegroup';
 const KUBELET_ANNOTATION = 'sim.lease-watchdog.io/kubelet';
+/** Slow reads: a request may take longer than a whole invocation has (real time). */
+const SLOW_READ_TIMEOUT_SECONDS = 30;
+const SLOW_READ_INVOCATION_MS = 13_500;
 /** The watchdog reads the sim through a hostile front (testkit/hostile-front.ts). */
 const FRONTED = { clusters: { prod: { nodes: 6, front: true } } };
 /** The watchdog reads the sim through a kubeconfig proxy-url (testkit/connect-proxy.ts). */
@@ -233,6 +237,50 @@ export const API_FAULTS: readonly Scenario[] = [
     { proxy: true },
   ),
   echoedCredentials(),
+  {
+    name: 'Slow reads past the deadline',
+    inject: `every request hangs for 3 checks; each may take ${SLOW_READ_TIMEOUT_SECONDS} s, each invocation has ${SLOW_READ_INVOCATION_MS / 1000} s`,
+    truth: ['WATCHDOG(timeout)', 'WATCHDOG RESOLVED'],
+    unreadable: true,
+    harness: { requestTimeoutSeconds: SLOW_READ_TIMEOUT_SECONDS },
+    async run(ctx) {
+      const container = ctx.h.container();
+      const minute = async () => {
+        ctx.h.clock.advance(60_000);
+        await ctx.invoke(container, { remainingMs: SLOW_READ_INVOCATION_MS });
+      };
+      ctx.t.server.setFault({ kind: 'hang' });
+      for (let i = 0; i < 3; i++) await minute();
+      ctx.t.server.setFault(null);
+      for (let i = 0; i < 2; i++) await minute();
+      ctx.note('each read cut short with time left to save and publish: the WATCHDOG went out');
+    },
+  },
+  {
+    name: '45 s blip with looks',
+    inject:
+      'the default looks (a check every ~20 s); from 38 s after a run, for 45 s: lists hang and no kubelet can renew its lease',
+    truth: [],
+    harness: { withLooks: true },
+    async run(ctx) {
+      const { h, t } = ctx;
+      const start = h.clock.now();
+      h.clock.at(start + 38_000, () => {
+        t.server.setFault({ kind: 'hang' });
+        for (const name of t.nodes) t.sim.stopKubelet(name);
+      });
+      h.clock.at(start + 83_000, () => {
+        t.server.setFault(null);
+        for (const name of t.nodes) t.sim.startKubelet(name);
+      });
+      await runSchedule(h, start + MINUTE, start + 4 * MINUTE, () => 0);
+      const checks = h.metrics.of('CheckDuration', 'prod').length;
+      const failed = h.metrics.of('ClusterReadFailures', 'prod').length;
+      ctx.note(
+        `${checks} checks in all (runs and looks); ${failed} fell inside the blip, 40 s from the first to the last: no page`,
+      );
+    },
+  },
 ];
 
 /** Nodes going away in ways that are, or are not, one incident each. */

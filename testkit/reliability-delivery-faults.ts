@@ -7,7 +7,9 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
 import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
-import { MAX_REFUSALS } from '../lambda/use-cases/check-cycle.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import type { Notification } from '../lambda/core/notification.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
 import type { InjectedFailure } from './sns-server.js';
 import { waitUntil } from './wait-until.js';
@@ -22,6 +24,21 @@ async function corruptStateHead(h: Harness, cluster: string): Promise<void> {
   if (!out.Item) throw new Error(`no state head for ${cluster}`);
   const item = { ...out.Item, state: { B: Buffer.from('garbage') } };
   await h.dynamo.client.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+}
+
+/** Puts a notification no renderer can read at the head of the stored outbox (another version's). */
+async function storeUnrenderable(h: Harness, cluster: string): Promise<void> {
+  const store = new DynamoDbStateStore({
+    client: h.dynamo.client,
+    tableName: h.tableName,
+    clock: h.clock.now,
+  });
+  const { state, version } = await store.load(cluster);
+  const broken = {
+    ...{ id: `${cluster}-unrenderable`, cluster, kind: 'FIRING', severity: 'critical' },
+    ...{ at: h.clock.now(), firing: null, resolved: [], reminders: [], flapping: [] },
+  } as unknown as Notification;
+  await store.save(cluster, { ...state, outbox: [broken] }, version);
 }
 
 /**
@@ -134,7 +151,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
       ctx.h.sns.failNext(1, 'invalid-parameter');
       await ctx.tick();
       ctx.t.sim.stopKubelet(ctx.node('b'));
-      for (let i = 1; i < MAX_REFUSALS; i++) {
+      for (let i = 1; i <= GIVE_UP_AFTER_MS / 60_000; i++) {
         ctx.h.sns.failNext(1, 'invalid-parameter');
         await ctx.tick();
       }
@@ -143,7 +160,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
         .of('NotificationsAbandoned', 'prod')
         .reduce((sum, m) => sum + m.value, 0);
       ctx.note(
-        `FIRING(a) given up after ${MAX_REFUSALS} refusals: logged, NotificationsAbandoned = ${abandoned}`,
+        `FIRING(a) given up ${GIVE_UP_AFTER_MS / 60_000} min after its first refusal: logged, NotificationsAbandoned = ${abandoned}`,
       );
     },
   },
@@ -181,6 +198,61 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
       await ctx.invoke(b);
       ctx.h.clock.advance(60_000);
       await ctx.invoke(a);
+    },
+  },
+  {
+    name: 'SNS refuses for 70 s, checks ~4 a minute',
+    inject:
+      'node a dies; SNS answers 403 AuthorizationError (a key policy being fixed) to 5 publishes, checks 15 s apart',
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      ctx.h.sns.failNext(5, 'authorization');
+      for (let i = 0; i < 12; i++) {
+        ctx.h.clock.advance(15_000);
+        await ctx.invoke(ctx.h.container());
+      }
+      ctx.note(
+        'refused on 5 checks over 60 s, then sent: give-up is by time (30 min), not by count',
+      );
+    },
+  },
+  {
+    name: 'Given-up FIRING',
+    inject: `node a dies; its FIRING refused with InvalidParameter for ${GIVE_UP_AFTER_MS / 60_000} min, then given up; node b dies`,
+    truth: ['FIRING(b)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      for (let i = 0; i <= GIVE_UP_AFTER_MS / 60_000 + 1; i++) {
+        ctx.h.sns.failNext(1, 'invalid-parameter');
+        await ctx.tick();
+      }
+      ctx.t.sim.stopKubelet(ctx.node('b'));
+      await ticks(ctx, 2);
+      const firing = ctx.h.sns.messages.at(-1)?.message ?? '';
+      const named = /^Never sent: .*\n.*\n/m.exec(firing)?.[0].includes(ctx.node('a')) === true;
+      ctx.note(
+        named
+          ? "FIRING(b) says a's FIRING was never sent and a is still down"
+          : "FIRING(b) does not name a's lost FIRING",
+      );
+    },
+  },
+  {
+    name: 'A notification that cannot be rendered',
+    inject:
+      'the stored outbox holds a FIRING whose node list is null (rendering throws a TypeError); node a dies',
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      await storeUnrenderable(ctx.h, 'prod');
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, GIVE_UP_AFTER_MS / 60_000 + 2);
+      const abandoned = ctx.h.metrics
+        .of('NotificationsAbandoned', 'prod')
+        .reduce((sum, m) => sum + m.value, 0);
+      ctx.note(
+        `refused for good (not a PublishError), never in the way of FIRING(a); given up: NotificationsAbandoned = ${abandoned}`,
+      );
     },
   },
 ];

@@ -55,8 +55,10 @@ export function keyOfMessage(
   }
   // By its full name, or by its first label alone: a message listing several nodes states the
   // common suffix once (`every name below ends in .eu-west-1.compute.internal`).
+  // A FIRING given up earlier is named apart ("Never sent:" and the line after): not a page of its own.
+  const listed = body.replace(/^Never sent:.*\n.*\n/m, '');
   const named = [...nodes]
-    .filter(([, name]) => body.includes(name) || namesHost(body, name))
+    .filter(([, name]) => listed.includes(name) || namesHost(listed, name))
     .map(([letter]) => letter);
   // A STORM names its scope as its subject does: `STORM(node group gpu: a,b,c)`, `STORM(zone ...)`.
   const scope = /^\[[^\]]*\] STORM: .* silent (?:in (.+?)|(cluster-wide))(?:;|$)/.exec(

@@ -12,10 +12,16 @@ export interface AlertPolicy {
   /** Remind about open incidents (and a failing watchdog) this often, seconds; 0 = off. */
   readonly reminderIntervalSeconds: number;
   /**
-   * Failed reads on this many checks in a row page the WATCHDOG (≥ 1; 1 pages the first). A
+   * Failed reads on at least this many checks in a row (≥ 1) are needed to page the WATCHDOG. A
    * single failed read is usually a blip; the streak is counted from its first failure.
    */
   readonly readFailuresBeforePage: number;
+  /**
+   * And the cluster unreadable for this long at least, seconds on the watchdog's clock from the
+   * first failed read of the streak: the stall Kubernetes itself tolerates (the grace period), so
+   * that an API server blip pages nothing however often the watchdog looks.
+   */
+  readonly unreadableBeforePageSeconds: number;
   /**
    * A node suppressed by an expected removal (not the user's exclusion) and silent this long,
    * seconds on the watchdog's clock, pages: its removal seems stuck (node-step.ts).

@@ -135,6 +135,19 @@ export interface Notification {
   readonly notice?: NoticeInfo | undefined;
   /** What was read about the first firing nodes when the FIRING was made (FIRING only). */
   readonly evidence?: Evidence | undefined;
+  /**
+   * Added when it is published, not when it is decided: an earlier FIRING that the notifier
+   * refused until it was given up, for nodes whose incidents are still open. The page they never got.
+   */
+  readonly missedFiring?: MissedFiring | undefined;
+}
+
+/** A FIRING given up unsent (outbox-publishing.ts), as the next notification that goes out names it. */
+export interface MissedFiring {
+  /** The nodes it fired for whose incidents are still open, sorted. */
+  readonly nodes: readonly string[];
+  /** Watchdog clock (epoch ms) of the check that made it (the earliest, when several were given up). */
+  readonly at: number;
 }
 
 /**

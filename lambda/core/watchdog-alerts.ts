@@ -5,9 +5,11 @@
  *
  * - The first failed read opens a watchdog incident, silently: the failing streak is remembered
  *   (`failures`, `since` the first failure) but nothing is paged yet.
- * - Once reads have failed on `readFailuresBeforePage` checks in a row (whatever failed in each),
- *   the WATCHDOG pages: critical, `watchdog.state` 'failing', `since` the first failure. With 1,
- *   the first failed read pages.
+ * - Once the cluster has been unreadable for `unreadableBeforePageSeconds` or longer (the grace
+ *   period: from the first failed read of the streak to this one) and reads have failed on at
+ *   least `readFailuresBeforePage` checks in a row (whatever failed in each), the WATCHDOG pages:
+ *   critical, `watchdog.state` 'failing', `since` the first failure. Time, not the count, is what
+ *   a watchdog that looks every 20 s needs: three failed looks inside a 45 s blip page nothing.
  * - While reads keep failing after the page: silent, except at the reminder interval (0 = off). A
  *   change in what fails (unreachable, then TLS) updates the record (the failure class and the
  *   latest message, shown by the next reminder and the resolution) but is not a second page.
@@ -45,10 +47,12 @@ export function alertsForReadFailure(
   const failures = paged
     ? (previous.failures ?? threshold)
     : Math.min((previous?.failures ?? 0) + 1, threshold);
+  const since = previous?.since ?? now;
+  const confirmed =
+    failures >= threshold && now - since >= policy.unreadableBeforePageSeconds * 1000;
   const notify = paged
     ? previous.lastNotifiedAt !== null && reminderDue(previous.lastNotifiedAt, policy, now)
-    : failures >= threshold;
-  const since = previous?.since ?? now;
+    : confirmed;
   const lastNotifiedAt = notify ? now : (previous?.lastNotifiedAt ?? null);
   const record: WatchdogIncident = { failure, message, since, failures, lastNotifiedAt };
   const next: AlertState = sameRecord(previous, record) ? state : { ...state, watchdog: record };

@@ -132,6 +132,26 @@ function deadlineSignal(context: Context): AbortSignal {
   return AbortSignal.timeout(Math.max(0, ms));
 }
 
+/**
+ * What a check needs after its read: the FIRING's evidence (EVIDENCE_BUDGET_MS, 2 s), the claim
+ * (one conditional PutItem) and the publish (one SNS call per notification, usually well under a
+ * second each). A read that used all the invocation's time would leave its WATCHDOG queued and
+ * never sent, check after check.
+ */
+export const DELIVERY_BUDGET_MS = 5_000;
+
+/**
+ * When reading must stop: DELIVERY_BUDGET_MS before the watchdog's own deadline, so that a read
+ * cut short (a `timeout` failure of the cluster) still has its WATCHDOG saved and published within
+ * the invocation. It bounds the reader's own budget (READ_BOUNDS, 120 s) to what the function has:
+ * with the default 60 s timeout, 52 s. An invocation left less than twice that budget (never a
+ * deployed one: its timeout is at least 60 s) reads until its deadline: reading comes first.
+ */
+function readDeadlineSignal(context: Context): AbortSignal {
+  const left = Math.max(0, context.getRemainingTimeInMillis() - LAST_RESORT_MS - RECORD_BUDGET_MS);
+  return AbortSignal.timeout(left > 2 * DELIVERY_BUDGET_MS ? left - DELIVERY_BUDGET_MS : left);
+}
+
 function loggerPort(logger: Logger): StructuredLogger {
   return {
     info: (message, fields = {}) => logger.info(message, fields as LogAttributes),
@@ -315,10 +335,13 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     .use(injectLambdaContext(logger))
     .handler(async (event, context) => {
       const deadline = deadlineSignal(context);
+      const readDeadline = readDeadlineSignal(context);
       functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       const run = (look: InvocationEvent | null) =>
-        watchdog.run(look, context.awsRequestId, context.getRemainingTimeInMillis(), deadline);
+        watchdog.run(look, context.awsRequestId, context.getRemainingTimeInMillis(), deadline, {
+          readSignal: readDeadline,
+        });
       try {
         if (event === null || !('Records' in event)) return await run(event);
         // The watchdog's own looks, one after the other; a look that fails is delivered again

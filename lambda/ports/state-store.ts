@@ -2,7 +2,7 @@
 import type { AlertState } from '../core/alert-state.js';
 import { EMPTY_ALERT_STATE } from '../core/alert-state.js';
 import type { Observations } from '../core/model.js';
-import type { Notification } from '../core/notification.js';
+import type { MissedFiring, Notification } from '../core/notification.js';
 
 /** Everything the watchdog carries from one check of a cluster to the next. */
 export interface ClusterState {
@@ -20,10 +20,16 @@ export interface ClusterState {
    */
   readonly lock?: OutboxLock | null | undefined;
   /**
-   * Per outbox notification id: how many checks the notifier refused it for good (absent: 0).
-   * Older state documents have none.
+   * Per outbox notification id: when the notifier first refused it for good (watchdog clock, epoch
+   * ms; absent: never). Older state documents counted refusals instead: their counts are dropped,
+   * so such a notification is tried for the whole give-up time again.
    */
-  readonly refusals?: Readonly<Record<string, number>> | undefined;
+  readonly refusedSince?: Readonly<Record<string, number>> | undefined;
+  /**
+   * FIRINGs given up unsent whose nodes the next published notification must name (while their
+   * incidents are still open): what outbox-publishing.ts adds to it as `missedFiring`.
+   */
+  readonly givenUp?: MissedFiring | null | undefined;
 }
 
 export interface OutboxLock {

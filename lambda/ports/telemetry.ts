@@ -16,7 +16,7 @@ export type MetricName =
   | 'ClusterReadFailures'
   | 'NotificationsSent'
   | 'NotificationsFailed'
-  /** Notifications given up after being refused for good on MAX_REFUSALS checks. */
+  /** Notifications given up after being refused for good for GIVE_UP_AFTER_MS (30 min). */
   | 'NotificationsAbandoned'
   /** 1 for a check that ran degraded (Nodes unreadable, leases read), 0 for a complete one. */
   | 'DegradedChecks'

@@ -204,7 +204,7 @@ export const readFailuresBeforePage = setting({
   shownDefault: String(DEFAULTS.readFailuresBeforePage),
   defaultValue: DEFAULTS.readFailuresBeforePage,
   meaning:
-    'page the WATCHDOG when reads of a cluster have failed on this many checks in a row (every failure counts in `ClusterReadFailures` from the first); 1 pages the first failed read',
+    'page the WATCHDOG when reads of a cluster have failed on at least this many checks in a row and for `gracePeriodSeconds` (50 s) or longer since the first of them, however often the watchdog looks (every failure counts in `ClusterReadFailures` from the first); 1 leaves the time alone to decide',
   schema: wholeNumber(1, 60),
 });
 

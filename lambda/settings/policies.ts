@@ -70,6 +70,8 @@ export function policiesOf(
     alertPolicy: Object.freeze({
       reminderIntervalSeconds: settings.reminderIntervalSeconds,
       readFailuresBeforePage: settings.readFailuresBeforePage ?? DEFAULTS.readFailuresBeforePage,
+      // A WATCHDOG waits out the stall the node lifecycle controller itself tolerates.
+      unreadableBeforePageSeconds: settings.gracePeriodSeconds,
       stuckRemovalSeconds: settings.stuckRemovalSeconds ?? DEFAULTS.stuckRemovalSeconds,
       flapping: DEFAULT_FLAP_POLICY,
       storm: Object.freeze({ ...settings.storm }),

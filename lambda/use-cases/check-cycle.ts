@@ -13,8 +13,8 @@
  *     backs off without sending anything;
  *  2. the outbox is published oldest first; a notification leaves the outbox only once the
  *     notifier accepted it, so a failed publish is retried by the next check — unless the
- *     notifier refused it for good on MAX_REFUSALS checks: then it is given up (reported as
- *     `abandoned`), so that it never blocks the notifications behind it;
+ *     notifier has refused it for good for GIVE_UP_AFTER_MS (30 min): then it is given up
+ *     (reported as `abandoned`); a refused notification never blocks the ones behind it;
  *  3. what was accepted is recorded before the run returns (the caller's deadline leaves
  *     RECORD_BUDGET_MS for it).
  *
@@ -58,7 +58,7 @@ import { withEvidence } from './alert-evidence.js';
 import { type Delivery, publishOutbox } from './outbox-publishing.js';
 
 // Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
-export { type Abandoned, MAX_REFUSALS } from './outbox-publishing.js';
+export { type Abandoned, GIVE_UP_AFTER_MS } from './outbox-publishing.js';
 
 export interface CycleDeps {
   readonly reader: ClusterReader;
@@ -84,6 +84,11 @@ export interface CycleDeps {
    * not save (mustSave).
    */
   readonly look?: boolean | undefined;
+  /**
+   * Ends the read before `signal` ends the check (the Lambda's: DELIVERY_BUDGET_MS earlier), so
+   * that what a read cut short decides (its WATCHDOG) is still saved and published in time.
+   */
+  readonly readSignal?: AbortSignal | undefined;
 }
 
 /**
@@ -141,6 +146,9 @@ export async function runCheckCycle(
     alerts: decided.alerts,
     outbox,
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
+    // What publishing carries from check to check, kept by a check that publishes nothing.
+    refusedSince: stored.state.refusedSince,
+    givenUp: stored.state.givenUp ?? null,
   };
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed)) {
     // Nothing this look saw must outlive it: the next look or check sees it again.
@@ -160,7 +168,7 @@ export async function runCheckCycle(
   }
   // Steps 2 and 3: publish the outbox, record what was accepted.
   const delivery: Delivery = publishing
-    ? await publishAndRecord(cluster, claimed, version, stored.state.refusals ?? {}, deps, signal)
+    ? await publishAndRecord(cluster, claimed, version, deps, signal)
     : unpublished(outbox, signal);
   const reset = {
     ...(stored.reset ? { reset: stored.reset } : {}),
@@ -198,8 +206,9 @@ async function readCluster(
   silences: readonly Silence[],
   signal: AbortSignal | undefined,
 ): Promise<Seen> {
+  const reading = readingSignal(signal, deps.readSignal);
   try {
-    const snapshot = await deps.reader.read(signal, deps.look ? 'look' : 'check');
+    const snapshot = await deps.reader.read(reading, deps.look ? 'look' : 'check');
     // Judged at the end of the read: every renewal in the answer happened before it, on our clock
     // (the learned clock offsets rest on that: core/renewal-clock.ts).
     const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
@@ -219,7 +228,7 @@ async function readCluster(
     return { evaluation };
   } catch (error) {
     if (!isClusterReadError(error)) throw error;
-    return { readError: cutShort(error, cluster, signal) };
+    return { readError: cutShort(error, cluster, reading) };
   }
 }
 
@@ -232,6 +241,15 @@ async function readSilences(
   if (store === undefined) return { silences: [] };
   if (store.listOrSetAside) return store.listOrSetAside(cluster, signal);
   return { silences: await store.list(cluster, signal) };
+}
+
+/** The signal a read runs under: the check's, ended sooner by the time for reading, if any. */
+function readingSignal(
+  signal: AbortSignal | undefined,
+  readSignal: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (readSignal === undefined) return signal;
+  return signal === undefined ? readSignal : AbortSignal.any([signal, readSignal]);
 }
 
 /**
@@ -287,23 +305,33 @@ async function decideAlerts(
 
 /**
  * Steps 2 and 3, once the claim is saved: publishes the outbox, then records what the notifier
- * accepted (and the refusals counted) with the lock released.
+ * accepted (and when each refused one was first refused) with the lock released.
  */
 async function publishAndRecord(
   cluster: string,
   claimed: ClusterState,
   version: number,
-  refused: Readonly<Record<string, number>>,
   deps: CycleDeps,
   signal: AbortSignal | undefined,
 ): Promise<Delivery> {
-  const delivery = await publishOutbox(claimed.outbox, refused, deps.notifier, signal);
+  // A given-up FIRING is named while its node's incident is still open.
+  const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
+  const delivery = await publishOutbox(claimed.outbox, claimed, deps.notifier, signal, {
+    clock: deps.clock,
+    isOpen,
+  });
   // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
   // publishing: a lost record would send those notifications again. It gets its own budget,
   // which the caller's deadline leaves free, and is awaited before the run returns.
   await deps.store.save(
     cluster,
-    { ...claimed, outbox: delivery.pending, refusals: delivery.refusals, lock: null },
+    {
+      ...claimed,
+      outbox: delivery.pending,
+      refusedSince: delivery.refusedSince,
+      givenUp: delivery.givenUp,
+      lock: null,
+    },
     version,
     AbortSignal.timeout(RECORD_BUDGET_MS),
   );
@@ -385,7 +413,7 @@ function cutShort(
   if (!deadline) throw error;
   return new ClusterReadError(
     'timeout',
-    `reading cluster ${cluster} did not finish before the invocation's deadline`,
+    `reading cluster ${cluster} did not finish in the time the invocation leaves for reading`,
     undefined,
     { cause: error },
   );

@@ -6,6 +6,7 @@
  * the caller: a check counts as successful only once what follows it is done too.
  */
 
+import type { Notification } from '../core/notification.js';
 import {
   type MetricsRecorder,
   NODES_ALERTING_VERDICTS,
@@ -14,7 +15,7 @@ import {
 } from '../ports/index.js';
 import type { CycleOutcome } from './check-cycle.js';
 import { logChecked } from './check-log.js';
-import { type Abandoned, type Delivery, MAX_REFUSALS } from './outbox-publishing.js';
+import type { Abandoned, Delivery } from './outbox-publishing.js';
 
 /** Where a check is reported. */
 export interface CheckReporting {
@@ -97,20 +98,32 @@ function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): v
   reportAbandoned(to, name, delivery.abandoned);
 }
 
-/** Notifications given up (refused for good on MAX_REFUSALS checks): logged one by one, counted. */
+/** Notifications given up (refused for good for GIVE_UP_AFTER_MS): logged one by one, counted. */
 function reportAbandoned(to: CheckReporting, cluster: string, abandoned: readonly Abandoned[]) {
   const { logger, metrics, notifier } = to;
-  for (const { notification, error } of abandoned) {
+  for (const { notification, error, refusedForMs } of abandoned) {
     logger.error('notification abandoned: the notifier refused it for good', {
       cluster,
       kind: notification.kind,
       id: notification.id,
-      subject: notifier.subjectOf?.(notification) ?? notification.kind,
-      checks: MAX_REFUSALS,
+      subject: subjectOf(notifier, notification),
+      refusedForSeconds: Math.round(refusedForMs / 1000),
       error: error instanceof Error ? error.message : String(error),
     });
   }
   metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
+}
+
+/**
+ * The subject of a given-up notification for its log line; its kind when the notifier cannot even
+ * render it (the reason it was given up, maybe): the report must not fail where the delivery did.
+ */
+function subjectOf(notifier: CheckReporting['notifier'], notification: Notification): string {
+  try {
+    return notifier.subjectOf?.(notification) ?? notification.kind;
+  } catch {
+    return String(notification.kind);
+  }
 }
 
 /** What the cluster looked like: the node metrics, and the check's log lines. */

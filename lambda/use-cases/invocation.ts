@@ -97,6 +97,17 @@ export class InvocationError extends Error {
   override readonly name = 'WatchdogError';
 }
 
+/** What one run is, and how long it may take: the same for every cluster it checks. */
+interface RunLimits {
+  readonly runId: string;
+  readonly lockMs: number;
+  readonly look: boolean;
+  /** The run's deadline: publishing stops. */
+  readonly signal?: AbortSignal | undefined;
+  /** Earlier than `signal`: reading stops (a `timeout` failure of the cluster). */
+  readonly readSignal?: AbortSignal | undefined;
+}
+
 /** One watched cluster, as built once for the life of the container. */
 interface Watched {
   readonly cluster: ClusterSettings;
@@ -130,13 +141,16 @@ export class InvocationRunner {
 
   /**
    * Checks the clusters the event names. `lockMs` bounds how long this run may hold a cluster's
-   * outbox (the time it has left). Throws WatchdogError when the watchdog itself is broken.
+   * outbox (the time it has left); `signal` is its deadline, and `readSignal` the earlier one that
+   * ends reading (leaving time to save and publish what a read cut short decided). Throws
+   * WatchdogError when the watchdog itself is broken.
    */
   async run(
     event: InvocationEvent | null | undefined,
     runId: string,
     lockMs: number,
     signal?: AbortSignal,
+    { readSignal }: { readonly readSignal?: AbortSignal | undefined } = {},
   ) {
     const { settings } = this.deps;
     const wanted = event?.cluster;
@@ -150,7 +164,9 @@ export class InvocationRunner {
     }
     const look = event?.look !== undefined;
     const results = await Promise.allSettled(
-      clusters.map((c) => this.watchCluster(this.watchedOf(c), runId, lockMs, look, signal)),
+      clusters.map((c) =>
+        this.watchCluster(this.watchedOf(c), { runId, lockMs, look, signal, readSignal }),
+      ),
     );
     const reports: ClusterReport[] = [];
     const failures: string[] = [];
@@ -187,13 +203,8 @@ export class InvocationRunner {
    * are looks asked of `looks` (nothing is billed while waiting for them); without `looks`
    * (no queue: tests, a bare function) they run in this invocation, asleep in between.
    */
-  private async watchCluster(
-    watched: Watched,
-    runId: string,
-    lockMs: number,
-    look: boolean,
-    signal?: AbortSignal,
-  ) {
+  private async watchCluster(watched: Watched, run: RunLimits) {
+    const { signal, readSignal } = run;
     const { fastMode } = this.deps.settings;
     const { cluster } = watched;
     const started = this.deps.clock();
@@ -206,7 +217,7 @@ export class InvocationRunner {
       pending: 0,
     };
     // A look is one check; a scheduled run is one, unless no one can be asked for looks.
-    const checks = !look && this.deps.looks === undefined ? fastMode.checksPerInvocation : 1;
+    const checks = !run.look && this.deps.looks === undefined ? fastMode.checksPerInvocation : 1;
     for (let i = 0; i < checks; i++) {
       if (i > 0) {
         const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
@@ -216,8 +227,9 @@ export class InvocationRunner {
           break; // the invocation's deadline is near: stop starting checks
         }
       }
-      if (signal?.aborted) break;
-      const outcome = await this.checkOnce(watched, runId, lockMs, look, signal);
+      // Past the time for reading, another check could only fail to read.
+      if (signal?.aborted || (i > 0 && readSignal?.aborted)) break;
+      const outcome = await this.checkOnce(watched, run);
       report = {
         cluster: cluster.name,
         checks: report.checks + 1,
@@ -227,7 +239,7 @@ export class InvocationRunner {
         pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
       };
     }
-    if (!look) await this.routineLooks(cluster.name, started);
+    if (!run.look) await this.routineLooks(cluster.name, started);
     return report;
   }
 
@@ -284,10 +296,7 @@ export class InvocationRunner {
    */
   private async checkOnce(
     { cluster, reader, policy, alertPolicy, evidence }: Watched,
-    runId: string,
-    lockMs: number,
-    look: boolean,
-    signal?: AbortSignal,
+    { runId, lockMs, look, signal, readSignal }: RunLimits,
   ): Promise<CycleOutcome> {
     const { logger, metrics, clock } = this.deps;
     const started = clock();
@@ -306,6 +315,7 @@ export class InvocationRunner {
         evidenceBudgetMs: this.deps.evidenceBudgetMs,
         silences: this.deps.silences,
         look,
+        readSignal,
       },
       signal,
     );

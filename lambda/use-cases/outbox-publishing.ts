@@ -1,11 +1,11 @@
 /**
  * Step 2 of the check cycle (check-cycle.ts): publishing the outbox it claimed. A notification
- * leaves the outbox only once the notifier accepted it, or once the notifier refused it for good on
- * MAX_REFUSALS checks (then it is given up, reported as `abandoned`, so that it never blocks the
- * notifications behind it). What this returns is what the cycle records (step 3).
+ * leaves the outbox only once the notifier accepted it, or once the notifier has refused it for good
+ * for GIVE_UP_AFTER_MS (then it is given up, reported as `abandoned`). A refused notification never
+ * blocks the notifications behind it. What this returns is what the cycle records (step 3).
  */
 
-import type { Notification } from '../core/notification.js';
+import type { MissedFiring, Notification } from '../core/notification.js';
 import type { Notifier } from '../ports/index.js';
 
 /** What a check did with the outbox. */
@@ -16,7 +16,7 @@ export interface Delivery {
   readonly pending: readonly Notification[];
   /**
    * Notifications given up in this run: the notifier refused each for good (`retryable: false`)
-   * on MAX_REFUSALS checks. They left the outbox unsent.
+   * for GIVE_UP_AFTER_MS. They left the outbox unsent.
    */
   readonly abandoned: readonly Abandoned[];
   /** Why a publish failed (the last failure), when one did. */
@@ -27,71 +27,129 @@ export interface Abandoned {
   readonly notification: Notification;
   /** The last refusal. */
   readonly error: unknown;
+  /** How long it was refused, from the first refusal to the last, ms. */
+  readonly refusedForMs: number;
 }
 
 /**
- * How many checks may try a notification that the notifier refuses for good (InvalidParameter, a
- * disabled KMS key, a topic that is gone) before it is given up: a key re-enabled or a topic
- * restored within these checks still gets it out; after them it no longer blocks anything.
+ * How long a notification that the notifier refuses for good (InvalidParameter, a disabled KMS
+ * key, a key policy or topic policy that denies the function, a topic that is gone) is tried, from
+ * its first refusal, before it is given up: 30 minutes. Time, not a count of checks: the default
+ * deployment checks about three times a minute, and the faults behind a refusal are fixed by a
+ * person in minutes (a key policy edited, a key re-enabled, a topic restored), once the watchdog's
+ * own alarms told them. Holding on costs one Publish per check and blocks nothing (the others are
+ * tried behind it); giving up sooner would lose a FIRING for good.
  */
-export const MAX_REFUSALS = 5;
+export const GIVE_UP_AFTER_MS = 30 * 60_000;
 
-/** Whether a publish failure says the message will never be accepted as it is. */
-function refusedForGood(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { retryable?: unknown }).retryable === false
-  );
+/**
+ * Whether a publish failure says the message will never be accepted as it is: the notifier said
+ * so (`retryable: false`), or the failure is not a delivery failure at all (no `retryable`: a
+ * rendering exception, a bug that this message triggers) and would happen again on every try.
+ * Only a failure marked `retryable: true`, or the caller's deadline, is the notifier's trouble.
+ */
+function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted) return false;
+  const retryable =
+    typeof error === 'object' && error !== null
+      ? (error as { retryable?: unknown }).retryable
+      : undefined;
+  return retryable !== true;
 }
 
 /**
- * Publishes the outbox oldest first. A notification refused for good does not stop the others: it
- * is counted, and given up at MAX_REFUSALS. A transient failure (throttling, 5xx, no answer) is
+ * Publishes the outbox oldest first. A notification refused for good does not stop the others: its
+ * first refusal is remembered (`refusedSince`, watchdog clock), and it is given up once refused
+ * GIVE_UP_AFTER_MS after that. A transient failure (throttling, 5xx, no answer) is
  * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
  * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
  */
 export async function publishOutbox(
   outbox: readonly Notification[],
-  refused: Readonly<Record<string, number>>,
+  carried: Carried,
   notifier: Notifier,
   signal: AbortSignal | undefined,
-): Promise<Delivery & { refusals: Record<string, number> }> {
+  { clock, isOpen }: { clock: () => number; isOpen: (node: string) => boolean },
+): Promise<Delivery & Required<Carried>> {
   const published: Notification[] = [];
   const pending: Notification[] = [];
   const abandoned: Abandoned[] = [];
-  const refusals: Record<string, number> = {};
+  const refusedSince: Record<string, number> = {};
+  const refused = carried.refusedSince ?? {};
+  let givenUp = carried.givenUp ?? null;
   let publishError: unknown;
   let stopped = false;
   for (const notification of outbox) {
-    const before = refused[notification.id] ?? 0;
+    const since = refused[notification.id];
     if (stopped || signal?.aborted) {
       if (!stopped && signal?.aborted) publishError = signal.reason;
       stopped = true;
       pending.push(notification);
-      if (before > 0) refusals[notification.id] = before;
+      if (since !== undefined) refusedSince[notification.id] = since;
       continue;
     }
+    const missed = stillOpen(givenUp, isOpen);
     try {
-      await notifier.publish(notification, signal);
+      await notifier.publish(
+        missed ? { ...notification, missedFiring: missed } : notification,
+        signal,
+      );
       published.push(notification);
+      if (missed) givenUp = null;
     } catch (error) {
       publishError = error;
-      const count = refusedForGood(error) ? before + 1 : before;
-      if (count >= MAX_REFUSALS) {
-        abandoned.push({ notification, error });
+      const forGood = refusedForGood(error, signal);
+      const now = clock();
+      const first = forGood ? (since ?? now) : since;
+      if (first !== undefined && now - first >= GIVE_UP_AFTER_MS) {
+        abandoned.push({ notification, error, refusedForMs: now - first });
+        givenUp = withGivenUp(givenUp, notification);
         continue;
       }
       pending.push(notification);
-      if (count > 0) refusals[notification.id] = count;
-      if (!refusedForGood(error)) stopped = true;
+      if (first !== undefined) refusedSince[notification.id] = first;
+      if (!forGood) stopped = true;
     }
   }
   return {
     published,
     pending,
     abandoned,
-    refusals,
+    refusedSince,
+    // A record whose nodes all recovered meanwhile has nothing left to say.
+    givenUp: stillOpen(givenUp, isOpen) ? givenUp : null,
     ...(publishError !== undefined ? { publishError } : {}),
   };
+}
+
+/** What publishing carries from one check to the next, beside the outbox (ClusterState). */
+export interface Carried {
+  /** When each refused notification was first refused (watchdog clock). */
+  readonly refusedSince?: Readonly<Record<string, number>> | undefined;
+  /** FIRINGs given up unsent, not yet named by a notification that went out. */
+  readonly givenUp?: MissedFiring | null | undefined;
+}
+
+/** A given-up FIRING as a notification names it: its nodes still open; null when none is. */
+function stillOpen(
+  givenUp: MissedFiring | null,
+  isOpen: (node: string) => boolean,
+): MissedFiring | null {
+  const nodes = givenUp?.nodes.filter(isOpen) ?? [];
+  return givenUp && nodes.length > 0 ? { nodes, at: givenUp.at } : null;
+}
+
+/**
+ * The record with the nodes a notification given up fired for (FIRING and STORM pages only). Read
+ * warily: what is given up may be a notification too malformed to render.
+ */
+function withGivenUp(givenUp: MissedFiring | null, n: Notification): MissedFiring | null {
+  const firing: unknown = n.firing;
+  if ((n.kind !== 'FIRING' && n.kind !== 'STORM') || !Array.isArray(firing)) return givenUp;
+  const names = firing
+    .map((x: { name?: unknown } | null) => x?.name)
+    .filter((name): name is string => typeof name === 'string');
+  if (names.length === 0 || !Number.isFinite(n.at)) return givenUp;
+  const nodes = new Set([...(givenUp?.nodes ?? []), ...names]);
+  return { nodes: [...nodes].sort(), at: Math.min(givenUp?.at ?? n.at, n.at) };
 }

@@ -9,7 +9,7 @@
  */
 
 import type { Observation } from '../../core/model.js';
-import type { Notification } from '../../core/notification.js';
+import type { MissedFiring, Notification } from '../../core/notification.js';
 import type { ClusterState, OutboxLock } from '../../ports/index.js';
 import { readAlertState } from './alert-state-document.js';
 
@@ -32,8 +32,13 @@ export interface StateDocument {
   readonly alerts: unknown;
   readonly outbox: unknown;
   readonly lock?: OutboxLock | null;
-  /** Outbox notification id → checks that refused it for good; absent in older documents. */
-  readonly refusals?: Readonly<Record<string, number>>;
+  /**
+   * Outbox notification id → when it was first refused for good (epoch ms); absent in older
+   * documents, which held `refusals` (counts of checks) instead: those are not read.
+   */
+  readonly refusedSince?: Readonly<Record<string, number>>;
+  /** FIRINGs given up unsent, not yet named by a published notification; absent: none. */
+  readonly givenUp?: MissedFiring | null;
 }
 
 export function toStateDocument(state: ClusterState): StateDocument {
@@ -61,19 +66,20 @@ export function toStateDocument(state: ClusterState): StateDocument {
     alerts: state.alerts,
     outbox: state.outbox,
     lock: state.lock ?? null,
-    refusals: outboxRefusals(state),
+    refusedSince: outboxRefusals(state),
+    ...(state.givenUp ? { givenUp: state.givenUp } : {}),
   };
 }
 
-/** The refusal counts of notifications still in the outbox (others are dropped). */
+/** When each notification still in the outbox was first refused (others are dropped). */
 function outboxRefusals(state: ClusterState): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const refusals = state.refusals ?? {};
+  const since: Record<string, number> = {};
+  const refused = state.refusedSince ?? {};
   for (const n of state.outbox) {
-    const count = refusals[n.id];
-    if (count !== undefined && count > 0) counts[n.id] = count;
+    const first = refused[n.id];
+    if (first !== undefined) since[n.id] = first;
   }
-  return counts;
+  return since;
 }
 
 /**
@@ -89,7 +95,8 @@ export function fromStateDocument(value: unknown): ClusterState {
   }
   const observations = readObservations(value.observations);
   const lock = readLock(value.lock ?? null);
-  const refusals = readRefusals(value.refusals ?? {});
+  const refusedSince = readRefusals(value.refusedSince ?? {});
+  const givenUp = readGivenUp(value.givenUp ?? null);
   // Shaped by the alert lifecycle, which wrote them; checked, so that a malformed record resets.
   const alerts = readAlertState(value.alerts);
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
@@ -98,7 +105,8 @@ export function fromStateDocument(value: unknown): ClusterState {
     alerts,
     outbox: value.outbox as Notification[],
     lock,
-    refusals,
+    refusedSince,
+    ...(givenUp ? { givenUp } : {}),
   };
 }
 
@@ -165,9 +173,24 @@ function readRefusals(refusals: unknown): Record<string, number> {
     !isRecord(refusals) ||
     !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
   ) {
-    throw new Error('refusals must be an object of whole numbers');
+    throw new Error('refusedSince must be an object of whole numbers');
   }
   return refusals as Record<string, number>;
+}
+
+function readGivenUp(givenUp: unknown): MissedFiring | null {
+  if (
+    givenUp !== null &&
+    !(
+      isRecord(givenUp) &&
+      Number.isSafeInteger(givenUp.at) &&
+      Array.isArray(givenUp.nodes) &&
+      givenUp.nodes.every((n) => typeof n === 'string')
+    )
+  ) {
+    throw new Error('givenUp must be null or { nodes: [names], at }');
+  }
+  return givenUp as MissedFiring | null;
 }
 
 /** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */

@@ -5,7 +5,7 @@
  * where to look further) always appear; node lists are shortened to fit and end with
  * "… and 1,234 more nodes".
  */
-import type { Notification } from '../../../core/notification.js';
+import type { MissedFiring, Notification } from '../../../core/notification.js';
 import { DEFAULTS } from '../../../settings/index.js';
 import {
   type AwsPlace,
@@ -17,7 +17,7 @@ import {
   watchdogLines,
 } from './advice.js';
 import { evidenceLines } from './evidence-lines.js';
-import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
+import { bodyText, fmt, LABEL_WIDTH, labelled, plural, utc, WIDTH } from './format.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
 import { headline } from './subject.js';
@@ -62,6 +62,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
     ...(context.runbookUrl ? labelled('Runbook', bodyText(context.runbookUrl, 1000)) : []),
     '',
   ];
+  if (n.missedFiring) head.push(...missedLines(n.missedFiring), '');
   if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
   if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace), '');
   if (n.storm) head.push(...stormLines(n.storm), '');
@@ -81,6 +82,25 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
+}
+
+/** The most nodes a never-sent FIRING's line names (then "and N more"). */
+const MISSED_LISTED = 20;
+
+/**
+ * An earlier FIRING that was given up unsent while its nodes are still down: the page those
+ * nodes never got, said before anything else.
+ */
+function missedLines(missed: MissedFiring): string[] {
+  const names = missed.nodes.slice(0, MISSED_LISTED).map((name) => bodyText(name, 253));
+  const more = missed.nodes.length - names.length;
+  return [
+    ...labelled(
+      'Never sent',
+      `the FIRING of ${utc(missed.at)}: SNS refused it until it was given up. Still down:`,
+    ),
+    `${' '.repeat(LABEL_WIDTH)}${names.join(', ')}${more > 0 ? ` and ${fmt(more)} more` : ''}`,
+  ];
 }
 
 /**

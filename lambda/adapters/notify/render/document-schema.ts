@@ -150,6 +150,18 @@ export const notificationDocument = z
         description:
           'kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, or stored silences could not be honoured and were set aside',
       }),
+    missedFiring: z
+      .object({
+        nodes: z.array(z.string()).meta({
+          description: 'the nodes it fired for that are still down (their incidents open), sorted',
+        }),
+        firedAt: time.meta({ description: 'the check that made the FIRING' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'present when an earlier FIRING was refused by SNS until it was given up, and its nodes are still down: the first notification that goes out after it names them',
+      }),
   })
   .meta({
     title: 'lease-watchdog notification v1',

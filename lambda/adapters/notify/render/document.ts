@@ -142,6 +142,12 @@ export function renderDocument(
   if (n.storm) head.storm = stormPart(n.storm);
   if (n.notice) head.notice = noticePart(n.notice);
   if (n.watchdog) head.watchdog = watchdogPart(n.watchdog);
+  if (n.missedFiring) {
+    head.missedFiring = {
+      nodes: n.missedFiring.nodes.slice(0, MAX_LISTED_VALUES).map((name) => bodyText(name, 253)),
+      firedAt: isoTime(n.missedFiring.at) ?? new Date(0).toISOString(),
+    };
+  }
   // Room for the listed nodes: what is left once the rest is written (with the largest count).
   const nodes = fittingNodes(n, maxBytes - utf8Bytes(JSON.stringify(head)));
   return { ...head, nodes, nodesOmitted: total - nodes.length };
