@@ -154,6 +154,12 @@ export interface Observation {
   readonly offsetMs?: number | undefined;
   /** Watchdog-clock ms of the first look that saw this renewTime silent past one renew interval. */
   readonly suspectSince?: number | undefined;
+  /**
+   * Watchdog-clock ms of the first look that judged this renewTime's silence expired: later looks
+   * at the same value keep it expired (verdicts about one silence move one way), whatever the gap
+   * between looks or a frozen look says. A new renewTime starts a new observation without it.
+   */
+  readonly expiredSince?: number | undefined;
 }
 
 export type Observations = ReadonlyMap<string, Observation>;
