@@ -73,19 +73,39 @@ describe('evaluate: one check, first sight (judged against the API server clock)
       verdict: 'healthy',
     },
     {
-      name: 'a lease still valid by its own longer duration is not expired',
+      // Issue 18: the node lifecycle controller judges by its own grace, never by the lease's
+      // duration; a lease claiming more than the grace (or 40 s) counts for no more.
+      name: 'a lease claiming a longer duration than the grace is still judged by the grace',
       snap: snapshot({
         leases: [lease('a', { renewTime: microTime(T0 - 100 * S), leaseDurationSeconds: 120 })],
       }),
+      verdict: 'expired',
+      reason: /grace 50s, not the lease's 120s/,
+    },
+    {
+      name: 'a lease claiming an hour is expired 10 minutes silent',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 10 * MIN), leaseDurationSeconds: 3600 })],
+      }),
+      verdict: 'expired',
+      silent: 600,
+    },
+    {
+      name: 'below the cap a longer duration lengthens a short grace (the kubelet default, 40 s)',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 30 * S), leaseDurationSeconds: 40 })],
+      }),
+      policy: { ...DEFAULT_POLICY, gracePeriodSeconds: 20 },
       verdict: 'healthy',
     },
     {
-      name: 'a longer duration still expires past itself',
+      name: 'and still expires past itself',
       snap: snapshot({
-        leases: [lease('a', { renewTime: microTime(T0 - 120 * S), leaseDurationSeconds: 120 })],
+        leases: [lease('a', { renewTime: microTime(T0 - 40 * S), leaseDurationSeconds: 40 })],
       }),
+      policy: { ...DEFAULT_POLICY, gracePeriodSeconds: 20 },
       verdict: 'expired',
-      reason: /grace 120s/,
+      reason: /grace 40s\)/,
     },
     {
       name: 'kubelet clock 10 minutes ahead is healthy on first sight',
@@ -174,9 +194,15 @@ describe('evaluate: one check, first sight (judged against the API server clock)
       reason: /Ready=False \(KubeletNotReady\)/,
     },
     {
-      name: 'Ready=Unknown with a fresh lease is healthy (the lease is the heartbeat)',
-      snap: snapshot({ leases: [lease('a')], nodes: [node('a', { ready: 'Unknown' })] }),
-      verdict: 'healthy',
+      // Issue 18: the node lifecycle controller sets Unknown when it stops hearing from the
+      // kubelet, and counts the node unhealthy: so does the watchdog.
+      name: 'Ready=Unknown with a fresh lease is not ready (the controller no longer hears the kubelet)',
+      snap: snapshot({
+        leases: [lease('a')],
+        nodes: [node('a', { ready: 'Unknown', readyReason: 'NodeStatusUnknown' })],
+      }),
+      verdict: 'not-ready',
+      reason: /Ready=Unknown \(NodeStatusUnknown\): the node lifecycle controller stopped hearing/,
     },
     {
       name: 'a cordoned node that is healthy stays healthy',

@@ -2,8 +2,8 @@
  * One verdict per lease, and per node without one: the per-case rules of the check engine
  * (evaluate.ts), given what it observed of each lease before any verdict (lease-observations.ts).
  *
- * The common case — a lease renewed within its threshold, of a Node that is not Ready=False — is
- * built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
+ * The common case — a lease renewed within its threshold, of a Node that is not reported unready —
+ * is built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
  * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
  */
 import { formatAge } from './duration.js';
@@ -103,7 +103,7 @@ export function judgeLease(
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const firstSight = silence.observation.estimated === true;
-  if (!silent && renew.kind === 'time' && node !== undefined && node.ready !== 'False') {
+  if (!silent && renew.kind === 'time' && readyHeard(node, observed)) {
     // The common case, built without the copies below.
     return healthy({
       name: lease.name,
@@ -127,6 +127,18 @@ export function judgeLease(
     newlySeen,
   };
   return judgeUncommonLease(ctx, judged, renew, observed, silent, node);
+}
+
+/**
+ * A listed Node that is not reported unready (an absent Ready condition counts as ready).
+ * `Ready=Unknown` is the node lifecycle controller saying it stopped hearing from the kubelet: for
+ * a lease that still renews, the node is not ready; for one that missed a renewal it is the same
+ * silence the lease shows, judged by the lease's own rules (confirmed by a second look, frozen
+ * looks, storms), not paged a second way.
+ */
+function readyHeard(node: NodeInfo | undefined, observed: Observed): node is NodeInfo {
+  if (node === undefined || node.ready === 'False') return false;
+  return node.ready !== 'Unknown' || observed.silence.observation.suspectSince !== undefined;
 }
 
 /** A lease whose spec cannot be read: `invalid`, its last observation carried as it was. */
@@ -193,9 +205,9 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
 
 /**
  * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
- * (expired), one whose Node reports Ready=False (not-ready) — either suppressed when the node is on
- * its way out or excluded — or a healthy one whose reason says more (never renewed yet, a suspect,
- * Nodes not read).
+ * (expired), one whose Node reports Ready=False or, renewing, Unknown (not-ready) — either
+ * suppressed when the node is on its way out or excluded — or a healthy one whose reason says more
+ * (never renewed yet, a suspect, Nodes not read).
  */
 function judgeUncommonLease(
   ctx: JudgeContext,
@@ -221,13 +233,11 @@ function judgeUncommonLease(
     const what =
       renew.kind === 'never'
         ? `lease never renewed, ${formatAge(silentForSeconds)} after the node was created (startup grace ${thresholdSeconds}s)`
-        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s)${firstSight ? ', judged against the API server clock on first sight' : ''}`;
+        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s${cappedNote(judged, thresholdSeconds)})${firstSight ? ', judged against the API server clock on first sight' : ''}`;
     return suppressedOr(judged, 'expired', what, cause, policy);
   }
-  if (node?.ready === 'False') {
-    const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
-    const what = `Node reports Ready=False${detail ? ` (${detail})` : ''} while its lease is fresh`;
-    return suppressedOr(judged, 'not-ready', what, cause, policy);
+  if (node !== undefined && !readyHeard(node, observed)) {
+    return suppressedOr(judged, 'not-ready', notReadyReason(node, observed), cause, policy);
   }
   const reason =
     renew.kind === 'never'
@@ -240,6 +250,32 @@ function judgeUncommonLease(
     verdict: 'healthy',
     reason: nodesKnown ? reason : `${reason} (Node not read)`,
   };
+}
+
+/** Says so when the lease claimed a longer duration than it may (lease-observations.ts). */
+function cappedNote(judged: JudgedLease, thresholdSeconds: number): string {
+  const claimed = judged.leaseDurationSeconds;
+  return claimed !== null && claimed > thresholdSeconds
+    ? `, not the lease's ${claimed}s: the node lifecycle controller ignores it too`
+    : '';
+}
+
+/**
+ * Why a node whose Ready condition is False (or Unknown, its lease renewing: see readyHeard) is not
+ * ready. The node lifecycle controller sets Unknown when it stops hearing from the kubelet, and
+ * counts such a node unhealthy; so does the watchdog.
+ */
+function notReadyReason(node: NodeInfo, observed: Observed): string {
+  const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
+  const status = `Node reports Ready=${node.ready}${detail ? ` (${detail})` : ''}`;
+  const unheard =
+    node.ready === 'Unknown'
+      ? ': the node lifecycle controller stopped hearing from its kubelet,'
+      : '';
+  const lease = pastThreshold(observed)
+    ? 'while its lease is silent (not yet confirmed)'
+    : 'while its lease is fresh';
+  return `${status}${unheard} ${lease}`;
 }
 
 /**

@@ -189,7 +189,7 @@ function commonDnsSuffix(names: readonly string[]): string {
 const VERDICT_TEXT: Readonly<Record<Verdict, string>> = {
   healthy: 'healthy',
   expired: 'expired (lease not renewed within the grace period)',
-  'not-ready': 'not-ready (lease renewing, but the node reports Ready=False)',
+  'not-ready': 'not-ready (the node reports Ready=False or Unknown)',
   'missing-lease': 'missing-lease (the node has no lease)',
   'orphaned-lease': 'orphaned-lease (lease without a node)',
   suppressed: 'suppressed',
