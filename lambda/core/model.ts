@@ -63,6 +63,7 @@ export const VERDICTS = [
   'orphaned-lease',
   'suppressed',
   'invalid',
+  'suspect',
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
@@ -125,8 +126,9 @@ export interface NodeVerdict extends NodeFacts {
   /** True when the silence was estimated from the API server's clock (no earlier observation). */
   readonly firstSight?: boolean | undefined;
   /**
-   * True when this check is the first to see the lease (no earlier observation): its silence
-   * rests on the kubelet's clock alone. The alert lifecycle waits one check to confirm.
+   * True when this check is the first to see the lease (no earlier observation), or when its
+   * `expired` still rests on that first sight (the kubelet's clock) and no look of ours has
+   * confirmed it yet: the alert lifecycle opens nothing until one does (storms aside).
    */
   readonly newlySeen?: boolean | undefined;
 }

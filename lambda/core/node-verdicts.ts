@@ -5,10 +5,12 @@
  * The common case — a lease renewed within its threshold, of a Node that is not reported unready —
  * is built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
  * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
+ * Whether a silence counts at this look is lease-silence.ts's to say.
  */
 import { formatAge } from './duration.js';
 import type { RenewTime } from './lease.js';
 import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
+import { judgeSilence, pastThreshold } from './lease-silence.js';
 import type {
   NodeInfo,
   NodeVerdict,
@@ -26,7 +28,6 @@ import {
   nodeGroupOf,
 } from './node-facts.js';
 import type { Policy } from './policy.js';
-import { confirmSilence } from './renewal-clock.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -97,13 +98,14 @@ export function judgeLease(
   }
   const observed = ctx.observed.get(lease.name) as Observed;
   const { silence } = observed;
-  ctx.next.set(lease.name, silence.observation);
-  const newlySeen = !ctx.previous.has(lease.name);
-  const silent = silenceConfirmed(ctx, lease.name, observed, newlySeen);
+  const firstLook = !ctx.previous.has(lease.name);
+  const { silent, held, observation } = judgeSilence(ctx, lease.name, observed, firstLook);
+  ctx.next.set(lease.name, observation);
+  const newlySeen = firstLook || held;
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const firstSight = silence.observation.estimated === true;
-  if (!silent && renew.kind === 'time' && readyHeard(node, observed)) {
+  if (!silent && !pastThreshold(observed) && renew.kind === 'time' && readyHeard(node, observed)) {
     // The common case, built without the copies below.
     return healthy({
       name: lease.name,
@@ -113,9 +115,7 @@ export function judgeLease(
       silentForSeconds,
       firstSight,
       newlySeen,
-      reason: pastThreshold(observed)
-        ? suspectReason(silentForSeconds)
-        : renewedReason(ctx, silentForSeconds),
+      reason: renewedReason(ctx, silentForSeconds),
     });
   }
   const judged = {
@@ -162,38 +162,6 @@ function judgeUnreadableLease(
   };
 }
 
-/**
- * Whether a lease's silence counts: past its threshold and, for a lease renewed at some time,
- * confirmed by our own looks (renewal-clock.ts). A first sight keeps its estimate (the alert
- * lifecycle waits one look); a suspect not confirmed yet is queued for a re-check.
- */
-function silenceConfirmed(
-  ctx: JudgeContext,
-  name: string,
-  observed: Observed,
-  newlySeen: boolean,
-): boolean {
-  const { silence, thresholdSeconds, limitMs } = observed;
-  if (limitMs === undefined) return pastThreshold(observed);
-  const { observation } = silence;
-  const check = newlySeen
-    ? {
-        confirmed: pastThreshold(observed),
-        recheckAt: observation.suspectSince && ctx.now + limitMs,
-      }
-    : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, ctx.now);
-  const due = check.recheckAt;
-  if (due && !check.confirmed && (observation.suspectSince === ctx.now || ctx.frozen)) {
-    ctx.rechecks.push({ lease: name, at: due });
-  }
-  return check.confirmed;
-}
-
-/** A silence as long as the lease's threshold: silent, unless our own looks have not confirmed it. */
-function pastThreshold({ silence, thresholdSeconds }: Observed): boolean {
-  return silence.silentMs >= thresholdSeconds * 1000;
-}
-
 function suspectReason(silentForSeconds: number): string {
   return `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`;
 }
@@ -206,8 +174,9 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
 /**
  * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
  * (expired), one whose Node reports Ready=False or, renewing, Unknown (not-ready) — either
- * suppressed when the node is on its way out or excluded — or a healthy one whose reason says more
- * (never renewed yet, a suspect, Nodes not read).
+ * suppressed when the node is on its way out or excluded — one silent past its threshold that our
+ * looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more (never
+ * renewed yet, Nodes not read).
  */
 function judgeUncommonLease(
   ctx: JudgeContext,
@@ -239,12 +208,19 @@ function judgeUncommonLease(
   if (node !== undefined && !readyHeard(node, observed)) {
     return suppressedOr(judged, 'not-ready', notReadyReason(node, observed), cause, policy);
   }
+  if (renew.kind === 'time' && pastThreshold(observed)) {
+    // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
+    const reason = suspectReason(silentForSeconds);
+    return {
+      ...judged,
+      verdict: 'suspect',
+      reason: nodesKnown ? reason : `${reason} (Node not read)`,
+    };
+  }
   const reason =
     renew.kind === 'never'
       ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
-      : pastThreshold(observed)
-        ? suspectReason(silentForSeconds)
-        : `renewed ${formatAge(silentForSeconds)} ago`;
+      : `renewed ${formatAge(silentForSeconds)} ago`;
   return {
     ...judged,
     verdict: 'healthy',
