@@ -152,7 +152,8 @@ const expectations: { what: string; seen: boolean }[] = [
   { what: `FIRING email when ${a1} died`, seen: /Subject: \[[^\]]+\] FIRING: /.test(text) },
   {
     what: `${a1} judged expired`,
-    seen: new RegExp(`${literal(a1 as string)}\\s+(healthy → )?expired`).test(text),
+    // A look may find a silence before one can confirm it (healthy → suspect → expired).
+    seen: new RegExp(`${literal(a1 as string)}\\s+((healthy|suspect) → )?expired`).test(text),
   },
   {
     what: `${b1} judged not-ready`,
@@ -160,7 +161,7 @@ const expectations: { what: string; seen: boolean }[] = [
   },
   {
     what: `${a2} suppressed (cordoned), not paged`,
-    seen: new RegExp(`${literal(a2 as string)}\\s+healthy → suppressed`).test(text),
+    seen: new RegExp(`${literal(a2 as string)}\\s+(healthy|suspect) → suppressed`).test(text),
   },
   {
     what: `${b2} an orphaned lease, not paged`,

@@ -101,6 +101,7 @@ describe('lease-watchdog -l, -o wide, --no-headers, -o yaml against the simulate
       'orphaned-lease': 0,
       suppressed: 0,
       invalid: 0,
+      suspect: 0,
     });
     const table = await check('--selector', `${GROUP}=gpu`);
     assert.equal(table.code, 0, table.stderr);

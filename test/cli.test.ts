@@ -107,6 +107,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       'orphaned-lease': 0,
       suppressed: 0,
       invalid: 0,
+      suspect: 0,
     });
   });
 

@@ -73,19 +73,39 @@ describe('evaluate: one check, first sight (judged against the API server clock)
       verdict: 'healthy',
     },
     {
-      name: 'a lease still valid by its own longer duration is not expired',
+      // Issue 18: the node lifecycle controller judges by its own grace, never by the lease's
+      // duration; a lease claiming more than the grace (or 40 s) counts for no more.
+      name: 'a lease claiming a longer duration than the grace is still judged by the grace',
       snap: snapshot({
         leases: [lease('a', { renewTime: microTime(T0 - 100 * S), leaseDurationSeconds: 120 })],
       }),
+      verdict: 'expired',
+      reason: /grace 50s, not the lease's 120s/,
+    },
+    {
+      name: 'a lease claiming an hour is expired 10 minutes silent',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 10 * MIN), leaseDurationSeconds: 3600 })],
+      }),
+      verdict: 'expired',
+      silent: 600,
+    },
+    {
+      name: 'below the cap a longer duration lengthens a short grace (the kubelet default, 40 s)',
+      snap: snapshot({
+        leases: [lease('a', { renewTime: microTime(T0 - 30 * S), leaseDurationSeconds: 40 })],
+      }),
+      policy: { ...DEFAULT_POLICY, gracePeriodSeconds: 20 },
       verdict: 'healthy',
     },
     {
-      name: 'a longer duration still expires past itself',
+      name: 'and still expires past itself',
       snap: snapshot({
-        leases: [lease('a', { renewTime: microTime(T0 - 120 * S), leaseDurationSeconds: 120 })],
+        leases: [lease('a', { renewTime: microTime(T0 - 40 * S), leaseDurationSeconds: 40 })],
       }),
+      policy: { ...DEFAULT_POLICY, gracePeriodSeconds: 20 },
       verdict: 'expired',
-      reason: /grace 120s/,
+      reason: /grace 40s\)/,
     },
     {
       name: 'kubelet clock 10 minutes ahead is healthy on first sight',
@@ -174,8 +194,13 @@ describe('evaluate: one check, first sight (judged against the API server clock)
       reason: /Ready=False \(KubeletNotReady\)/,
     },
     {
+      // The controller sets Unknown once its grace passes with no status post and no lease
+      // renewal: a renewing lease is the kubelet heard from, for it too (a stale Unknown).
       name: 'Ready=Unknown with a fresh lease is healthy (the lease is the heartbeat)',
-      snap: snapshot({ leases: [lease('a')], nodes: [node('a', { ready: 'Unknown' })] }),
+      snap: snapshot({
+        leases: [lease('a')],
+        nodes: [node('a', { ready: 'Unknown', readyReason: 'NodeStatusUnknown' })],
+      }),
       verdict: 'healthy',
     },
     {
@@ -388,27 +413,24 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
     assert.deepEqual(later.slice(-2), ['healthy', 'expired']);
   });
 
-  it('a node first seen long silent is confirmed by a look 12 s or more later, its silence carried forward, until it renews', () => {
+  it('a node first seen long silent stays expired, paged only once a look 12 s or more later confirms it, until it renews', () => {
     const stale = microTime(T0 - 10 * MIN);
     const verdicts = run([
       { now: T0, serverTime: T0, renewTime: stale },
-      // 10 s later: a live kubelet may not have renewed yet (every 10 s, +4 % jitter): a suspect.
+      // 10 s later: a live kubelet may not have renewed yet (every 10 s, +4 % jitter): still
+      // expired (issue 18: verdicts about one silence move one way), not paged on it yet.
       { now: T0 + 10 * S, serverTime: T0 + 10 * S, renewTime: stale },
       { now: T0 + 20 * S, serverTime: T0 + 20 * S, renewTime: stale },
       { now: T0 + 30 * S, serverTime: T0 + 30 * S, renewTime: microTime(T0 + 29 * S) },
     ]);
     assert.deepEqual(
-      verdicts.map((v) => [v.verdict, v.silentForSeconds]),
+      verdicts.map((v) => [v.verdict, v.silentForSeconds, v.newlySeen]),
       [
-        ['expired', 600],
-        ['healthy', 610],
-        ['expired', 620],
-        ['healthy', 0],
+        ['expired', 600, true],
+        ['expired', 610, true],
+        ['expired', 620, false],
+        ['healthy', 0, false],
       ],
-    );
-    assert.match(
-      verdicts[1]?.reason ?? '',
-      /^suspect: no lease renewal for 10m, not yet confirmed/,
     );
   });
 
@@ -524,6 +546,7 @@ describe('evaluate: the whole cluster', () => {
       'orphaned-lease': 1,
       suppressed: 1,
       invalid: 0,
+      suspect: 0,
     });
     assert.deepEqual(result.zones, [
       { zone: 'z1', total: 2, silent: 1 },

@@ -59,3 +59,19 @@ describe('state document: refusals (when each was first refused)', () => {
     assert.throws(() => parseClusterState(JSON.stringify(doc)), /refusedSince must be/);
   });
 });
+
+describe('state document: a silence judged expired', () => {
+  it('keeps expiredSince across a save (a dead node stays expired), and reads older documents without it', () => {
+    const observations = new Map([
+      ['a', { renewTime: '2026-11-29T11:54:00.000000Z', changedAt: 1, expiredSince: 2 }],
+      ['b', { renewTime: null, changedAt: 3 }],
+    ]);
+    const state = { observations, alerts: EMPTY_ALERT_STATE, outbox: [] };
+    const read = parseClusterState(serializeClusterState(state)).observations;
+    assert.equal(read.get('a')?.expiredSince, 2);
+    assert.equal(read.get('b')?.expiredSince, undefined);
+    const doc = JSON.parse(serializeClusterState(state));
+    doc.observations.expired = [[7, 2]];
+    assert.throws(() => parseClusterState(JSON.stringify(doc)), /observations.expired holds/);
+  });
+});

@@ -38,6 +38,7 @@ const REASONS: Record<Verdict, string> = {
   'orphaned-lease': 'lease without a Node',
   suppressed: 'node is cordoned',
   invalid: 'renewTime is not a MicroTime',
+  suspect: 'suspect: no lease renewal for 55s, not yet confirmed by a second look',
 };
 
 /** One node's verdict: `nv('a', 'expired')`, `nv('a', 'suppressed', { suppressedBy: 'cordoned' })`. */

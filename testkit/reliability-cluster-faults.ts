@@ -352,4 +352,27 @@ export const NODE_FAULTS: readonly Scenario[] = [
       );
     },
   },
+  {
+    name: 'Two runs 5 s apart while a node is down',
+    inject:
+      'node a dies; the run that pages it is followed by another 5 s later (EventBridge Scheduler fires anywhere in its minute)',
+    truth: ['FIRING(a)', 'RESOLVED(a)'],
+    async run(ctx) {
+      const a = ctx.node('a');
+      ctx.t.sim.stopKubelet(a);
+      const fired = () => ctx.h.sns.messages.some((m) => kindOf(m) === 'FIRING');
+      for (let i = 0; i < 4 && !fired(); i++) await ctx.tick();
+      // Too soon after the look that confirmed it for a look to confirm it on its own: it stays
+      // expired (a silence once judged expired moves no way but to a renewal), no RESOLVED.
+      ctx.h.clock.advance(5_000);
+      await ctx.invoke();
+      await ctx.tick();
+      const resolved = ctx.h.sns.messages.filter((m) => kindOf(m) === 'RESOLVED').length;
+      ctx.t.sim.startKubelet(a);
+      await ticks(ctx, 2);
+      ctx.note(
+        `${resolved} RESOLVED while node a stayed down; its RESOLVED once its lease renewed`,
+      );
+    },
+  },
 ];

@@ -11,7 +11,7 @@ import {
   readRenewTime,
 } from './lease.js';
 import type { LeaseInfo, NodeInfo, Observation, Observations, Snapshot } from './model.js';
-import type { Policy } from './policy.js';
+import { DEFAULT_LEASE_DURATION_SECONDS, type Policy } from './policy.js';
 import {
   FREEZE_MIN,
   markSuspect,
@@ -88,6 +88,20 @@ export interface Observed {
   readonly limitMs?: number | undefined;
 }
 
+/**
+ * The duration a lease may claim, in seconds: its `leaseDurationSeconds`, capped at the grace
+ * period (or the kubelet's default 40 s, when the grace is shorter). The node lifecycle controller
+ * never reads a lease's duration: it marks a node Unknown once its own grace period passes with no
+ * renewal, so a lease claiming an hour must not hide a dead node for an hour. Below the cap a
+ * longer duration still lengthens the threshold and the renew interval a live kubelet needs.
+ */
+export function claimedSeconds(durationSeconds: number, policy: Policy): number {
+  return Math.min(
+    durationSeconds,
+    Math.max(policy.gracePeriodSeconds, DEFAULT_LEASE_DURATION_SECONDS),
+  );
+}
+
 /** The observation of a lease that can be read (undefined: invalid), before any verdict. */
 export function observeLease(
   ctx: ObserveContext,
@@ -106,11 +120,12 @@ export function observeLease(
   }
   const age = snapshot.serverTime - renew.at;
   const seen = observe(renew.raw, renew.at, previous, age, now);
-  const limitMs = suspectMs(duration.seconds);
+  const claimed = claimedSeconds(duration.seconds, policy);
+  const limitMs = suspectMs(claimed);
   const observation = markSuspect(seen.observation, seen.silentMs, limitMs, now);
   return {
     silence: { observation, silentMs: seen.silentMs },
-    thresholdSeconds: Math.max(policy.gracePeriodSeconds, duration.seconds),
+    thresholdSeconds: Math.max(policy.gracePeriodSeconds, claimed),
     limitMs,
   };
 }

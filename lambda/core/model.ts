@@ -70,6 +70,7 @@ export const VERDICTS = [
   'orphaned-lease',
   'suppressed',
   'invalid',
+  'suspect',
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
@@ -132,8 +133,9 @@ export interface NodeVerdict extends NodeFacts {
   /** True when the silence was estimated from the API server's clock (no earlier observation). */
   readonly firstSight?: boolean | undefined;
   /**
-   * True when this check is the first to see the lease (no earlier observation): its silence
-   * rests on the kubelet's clock alone. The alert lifecycle waits one check to confirm.
+   * True when this check is the first to see the lease (no earlier observation), or when its
+   * `expired` still rests on that first sight (the kubelet's clock) and no look of ours has
+   * confirmed it yet: the alert lifecycle opens nothing until one does (storms aside).
    */
   readonly newlySeen?: boolean | undefined;
 }
@@ -161,6 +163,12 @@ export interface Observation {
   readonly offsetMs?: number | undefined;
   /** Watchdog-clock ms of the first look that saw this renewTime silent past one renew interval. */
   readonly suspectSince?: number | undefined;
+  /**
+   * Watchdog-clock ms of the first look that judged this renewTime's silence expired: later looks
+   * at the same value keep it expired (verdicts about one silence move one way), whatever the gap
+   * between looks or a frozen look says. A new renewTime starts a new observation without it.
+   */
+  readonly expiredSince?: number | undefined;
 }
 
 export type Observations = ReadonlyMap<string, Observation>;

@@ -10,10 +10,13 @@
  * - It resolves when the node is `healthy` (resolution 'recovered') or `suppressed` (resolution =
  *   `suppressedBy`; 'excluded' when the evaluator gave no cause), or the node is gone: verdict
  *   `orphaned-lease`, or absent from the evaluation (both 'node-deleted'; see `goneStep`).
- * - `invalid` neither opens nor resolves: the incident stays as it is (and reminders go on).
+ * - `invalid` and `suspect` (a silence our looks have not confirmed yet) neither open nor
+ *   resolve: the incident stays as it is (and reminders go on). A recovery is announced only when
+ *   a lease is seen renewed (or the node is removed), never because a silence is unconfirmed.
  * - A node seen for the first time already alerting (`newlySeen`: no earlier observation of its
- *   lease, so its silence rests on the kubelet's own clock) opens nothing yet: the next check,
- *   judged on the watchdog's clock, decides. Storm nodes are not held back.
+ *   lease, so its silence rests on the kubelet's own clock) opens nothing yet, nor does one whose
+ *   `expired` still rests on that first sight (node-verdicts.ts): a look on the watchdog's clock
+ *   decides. Storm nodes are not held back.
  *
  * Reminders
  * - An open incident is reminded when `now - lastNotifiedAt >= reminderIntervalSeconds` (exactly
@@ -216,7 +219,7 @@ function incidentChange(
     const updated = sameSnapshot(incident, node) ? incident : { ...incident, ...snapshotOf(node) };
     return { incident: updated, transition: null, resolution: undefined, since: incident.openedAt };
   }
-  if (node.verdict !== 'invalid' && incident !== undefined) {
+  if (node.verdict !== 'invalid' && node.verdict !== 'suspect' && incident !== undefined) {
     const resolution = resolutionOf(node);
     return { incident: undefined, transition: 'resolve', resolution, since: incident.openedAt };
   }
@@ -313,7 +316,8 @@ function flappingStep(
   check: CheckContext,
 ): NodeStep {
   const { incident, since } = change;
-  if (!stableAgain(flapping, check.policy.flapping, check.now)) {
+  // An unconfirmed silence is not stable: released neither as firing nor as recovered.
+  if (node.verdict === 'suspect' || !stableAgain(flapping, check.policy.flapping, check.now)) {
     return { incident, flap, entry: null };
   }
   if (incident !== undefined) {

@@ -2,13 +2,15 @@
  * One verdict per lease, and per node without one: the per-case rules of the check engine
  * (evaluate.ts), given what it observed of each lease before any verdict (lease-observations.ts).
  *
- * The common case — a lease renewed within its threshold, of a Node that is not Ready=False — is
- * built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
+ * The common case — a lease renewed within its threshold, of a Node that is not reported unready —
+ * is built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
  * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
+ * Whether a silence counts at this look is lease-silence.ts's to say.
  */
 import { formatAge } from './duration.js';
 import { nameProblem, type RenewTime } from './lease.js';
 import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
+import { judgeSilence, pastThreshold } from './lease-silence.js';
 import type {
   NodeInfo,
   NodeVerdict,
@@ -26,7 +28,6 @@ import {
   nodeGroupOf,
 } from './node-facts.js';
 import type { Policy } from './policy.js';
-import { confirmSilence } from './renewal-clock.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -97,13 +98,14 @@ export function judgeLease(
   }
   const observed = ctx.observed.get(lease.name) as Observed;
   const { silence } = observed;
-  ctx.next.set(lease.name, silence.observation);
-  const newlySeen = !ctx.previous.has(lease.name);
-  const silent = silenceConfirmed(ctx, lease.name, observed, newlySeen);
+  const firstLook = !ctx.previous.has(lease.name);
+  const { silent, held, observation } = judgeSilence(ctx, lease.name, observed, firstLook);
+  ctx.next.set(lease.name, observation);
+  const newlySeen = firstLook || held;
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const firstSight = silence.observation.estimated === true;
-  if (!silent && renew.kind === 'time' && node !== undefined && node.ready !== 'False') {
+  if (!silent && !pastThreshold(observed) && renew.kind === 'time' && readyHeard(node)) {
     // The common case, built without the copies below.
     return healthy({
       name: lease.name,
@@ -113,9 +115,7 @@ export function judgeLease(
       silentForSeconds,
       firstSight,
       newlySeen,
-      reason: pastThreshold(observed)
-        ? suspectReason(silentForSeconds)
-        : renewedReason(ctx, silentForSeconds),
+      reason: renewedReason(ctx, silentForSeconds),
     });
   }
   const judged = {
@@ -127,6 +127,20 @@ export function judgeLease(
     newlySeen,
   };
   return judgeUncommonLease(ctx, judged, renew, observed, silent, node);
+}
+
+/**
+ * A listed Node that is not reported unready (an absent Ready condition counts as ready).
+ * `Ready=Unknown` is the node lifecycle controller's word on a silence: it sets it once its grace
+ * passes with neither a status post nor a lease renewal (tryUpdateNodeHealth), so a lease renewal
+ * is, for the controller too, the kubelet heard from. With a renewing lease the condition is stale
+ * (the kubelet restores it at its next status post, and the reader's Node list may be older than
+ * its lease list): paging it as not-ready paged live nodes after every API stall. A lease that
+ * missed its renewals is the same silence the Unknown reports, judged by the lease's own rules
+ * (confirmed by a second look, frozen looks, storms), not paged a second way.
+ */
+function readyHeard(node: NodeInfo | undefined): node is NodeInfo {
+  return node !== undefined && node.ready !== 'False';
 }
 
 /** A lease whose spec cannot be read: `invalid`, its last observation carried as it was. */
@@ -150,38 +164,6 @@ function judgeUnreadableLease(
   };
 }
 
-/**
- * Whether a lease's silence counts: past its threshold and, for a lease renewed at some time,
- * confirmed by our own looks (renewal-clock.ts). A first sight keeps its estimate (the alert
- * lifecycle waits one look); a suspect not confirmed yet is queued for a re-check.
- */
-function silenceConfirmed(
-  ctx: JudgeContext,
-  name: string,
-  observed: Observed,
-  newlySeen: boolean,
-): boolean {
-  const { silence, thresholdSeconds, limitMs } = observed;
-  if (limitMs === undefined) return pastThreshold(observed);
-  const { observation } = silence;
-  const check = newlySeen
-    ? {
-        confirmed: pastThreshold(observed),
-        recheckAt: observation.suspectSince && ctx.now + limitMs,
-      }
-    : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, ctx.now);
-  const due = check.recheckAt;
-  if (due && !check.confirmed && (observation.suspectSince === ctx.now || ctx.frozen)) {
-    ctx.rechecks.push({ lease: name, at: due });
-  }
-  return check.confirmed;
-}
-
-/** A silence as long as the lease's threshold: silent, unless our own looks have not confirmed it. */
-function pastThreshold({ silence, thresholdSeconds }: Observed): boolean {
-  return silence.silentMs >= thresholdSeconds * 1000;
-}
-
 function suspectReason(silentForSeconds: number): string {
   return `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`;
 }
@@ -193,9 +175,10 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
 
 /**
  * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
- * (expired), one whose Node reports Ready=False (not-ready) — either suppressed when the node is on
- * its way out or excluded — or a healthy one whose reason says more (never renewed yet, a suspect,
- * Nodes not read).
+ * (expired), one whose Node reports Ready=False or, renewing, Unknown (not-ready) — either
+ * suppressed when the node is on its way out or excluded — one silent past its threshold that our
+ * looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more (never
+ * renewed yet, Nodes not read).
  */
 function judgeUncommonLease(
   ctx: JudgeContext,
@@ -221,25 +204,48 @@ function judgeUncommonLease(
     const what =
       renew.kind === 'never'
         ? `lease never renewed, ${formatAge(silentForSeconds)} after the node was created (startup grace ${thresholdSeconds}s)`
-        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s)${firstSight ? ', judged against the API server clock on first sight' : ''}`;
+        : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s${cappedNote(judged, thresholdSeconds)})${firstSight ? ', judged against the API server clock on first sight' : ''}`;
     return suppressedOr(judged, 'expired', what, cause, policy);
   }
-  if (node?.ready === 'False') {
-    const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
-    const what = `Node reports Ready=False${detail ? ` (${detail})` : ''} while its lease is fresh`;
-    return suppressedOr(judged, 'not-ready', what, cause, policy);
+  if (node !== undefined && !readyHeard(node)) {
+    return suppressedOr(judged, 'not-ready', notReadyReason(node, observed), cause, policy);
+  }
+  if (renew.kind === 'time' && pastThreshold(observed)) {
+    // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
+    const reason = suspectReason(silentForSeconds);
+    return {
+      ...judged,
+      verdict: 'suspect',
+      reason: nodesKnown ? reason : `${reason} (Node not read)`,
+    };
   }
   const reason =
     renew.kind === 'never'
       ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
-      : pastThreshold(observed)
-        ? suspectReason(silentForSeconds)
-        : `renewed ${formatAge(silentForSeconds)} ago`;
+      : `renewed ${formatAge(silentForSeconds)} ago`;
   return {
     ...judged,
     verdict: 'healthy',
     reason: nodesKnown ? reason : `${reason} (Node not read)`,
   };
+}
+
+/** Says so when the lease claimed a longer duration than it may (lease-observations.ts). */
+function cappedNote(judged: JudgedLease, thresholdSeconds: number): string {
+  const claimed = judged.leaseDurationSeconds;
+  return claimed !== null && claimed > thresholdSeconds
+    ? `, not the lease's ${claimed}s: the node lifecycle controller ignores it too`
+    : '';
+}
+
+/** Why a node whose Ready condition is False is not ready (its kubelet is up and says so). */
+function notReadyReason(node: NodeInfo, observed: Observed): string {
+  const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
+  const status = `Node reports Ready=${node.ready}${detail ? ` (${detail})` : ''}`;
+  const lease = pastThreshold(observed)
+    ? 'while its lease is silent (not yet confirmed)'
+    : 'while its lease is fresh';
+  return `${status} ${lease}`;
 }
 
 /**

@@ -342,7 +342,7 @@ async function publishAndRecord(
  * Whether a look's new state holds something that must survive it: an alert transition (alerts,
  * flaps, storm, removals, degraded), a notification or a lock in the outbox, a reset state, a lease
  * that appeared or left, a suspect found or cleared (its `suspectSince`: the re-check that confirms
- * it counts from there). What a look leaves out — a renewTime it saw move, a clock offset it
+ * it counts from there), a silence judged expired (its `expiredSince`: it stays expired). What a look leaves out — a renewTime it saw move, a clock offset it
  * tightened — is seen again by the next look or check, and a renewal timed from an older look
  * pages later, never sooner (docs/STATE.md, "Why an older snapshot is safe").
  */
@@ -357,6 +357,7 @@ export function mustSave(stored: StoredState, next: ClusterState): boolean {
   for (const [name, seen] of next.observations) {
     const was = before.observations.get(name);
     if (was === undefined || was.suspectSince !== seen.suspectSince) return true;
+    if (was.expiredSince !== seen.expiredSince) return true;
   }
   return false;
 }

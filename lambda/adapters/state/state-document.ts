@@ -28,6 +28,8 @@ export interface StateDocument {
     readonly offsetMs?: readonly (number | null)[];
     /** [index, suspectSince] of the observations that are suspects. */
     readonly suspects?: readonly (readonly [number, number])[];
+    /** [index, expiredSince] of the observations whose silence was judged expired. */
+    readonly expired?: readonly (readonly [number, number])[];
   };
   readonly alerts: unknown;
   readonly outbox: unknown;
@@ -49,8 +51,12 @@ export function toStateDocument(state: ClusterState): StateDocument {
   const renewedAt: (number | null)[] = [];
   const offsetMs: (number | null)[] = [];
   const suspects: [number, number][] = [];
+  const expired: [number, number][] = [];
   for (const [name, observation] of state.observations) {
     if (observation.estimated) estimated.push(names.length);
+    if (observation.expiredSince !== undefined) {
+      expired.push([names.length, observation.expiredSince]);
+    }
     if (observation.suspectSince !== undefined) {
       suspects.push([names.length, observation.suspectSince]);
     }
@@ -62,7 +68,17 @@ export function toStateDocument(state: ClusterState): StateDocument {
   }
   return {
     format: STATE_DOCUMENT_FORMAT,
-    observations: { names, renewTimes, changedAt, estimated, renewedAt, offsetMs, suspects },
+    observations: {
+      names,
+      renewTimes,
+      changedAt,
+      estimated,
+      renewedAt,
+      offsetMs,
+      suspects,
+      // Only when some silence was judged expired: a quiet cluster's state stays as small as it was.
+      ...(expired.length === 0 ? {} : { expired }),
+    },
     alerts: state.alerts,
     outbox: state.outbox,
     lock: state.lock ?? null,
@@ -227,14 +243,26 @@ function readLearned(
       observations.set(name, { ...(observations.get(name) as Observation), [key]: value });
     });
   }
-  const suspects: unknown = columns.suspects ?? [];
-  if (!Array.isArray(suspects)) throw new Error('observations.suspects must be an array');
-  for (const entry of suspects) {
+  readMarks(columns, 'suspects', 'suspectSince', names, observations);
+  readMarks(columns, 'expired', 'expiredSince', names, observations);
+}
+
+/** An optional column of [index, time] pairs, each setting `key` of the observation at index. */
+function readMarks(
+  columns: Record<string, unknown>,
+  column: 'suspects' | 'expired',
+  key: 'suspectSince' | 'expiredSince',
+  names: readonly string[],
+  observations: Map<string, Observation>,
+): void {
+  const marks: unknown = columns[column] ?? [];
+  if (!Array.isArray(marks)) throw new Error(`observations.${column} must be an array`);
+  for (const entry of marks) {
     const [index, since] = Array.isArray(entry) ? (entry as unknown[]) : [];
     const name = typeof index === 'number' ? names[index] : undefined;
     if (name === undefined || typeof since !== 'number' || !Number.isFinite(since)) {
-      throw new Error(`observations.suspects holds ${JSON.stringify(entry)}, not [index, time]`);
+      throw new Error(`observations.${column} holds ${JSON.stringify(entry)}, not [index, time]`);
     }
-    observations.set(name, { ...(observations.get(name) as Observation), suspectSince: since });
+    observations.set(name, { ...(observations.get(name) as Observation), [key]: since });
   }
 }
