@@ -10,12 +10,12 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
-import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { SimCluster } from '../sim/cluster.js';
 import { localAws, runInProcess } from '../testkit/cli-in-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
+import { plantHostileSilence } from '../testkit/hostile-silence.js';
 import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 import {
   type Harness,
@@ -55,40 +55,8 @@ describe('lambda e2e: silences that cannot be trusted', () => {
     const target = h.target('prod');
     const [hostile, silenced] = target.nodes as [string, string];
     await h.run();
-    // Planted as anyone who may write the table can: a well-formed document, an end in year 287,396.
-    const planted = {
-      id: 's-bad001',
-      target: { nodes: [hostile] },
-      comment: 'for ever',
-      author: 'mallory@laptop',
-      createdAt: h.clock.now(),
-      endsAt: 9e15,
-    };
-    await h.dynamo.client.send(
-      new PutItemCommand({
-        TableName: h.tableName,
-        Item: {
-          pk: { S: partitionKey('prod') },
-          sk: { S: 'silence#s-bad001' },
-          silence: { S: JSON.stringify(planted) },
-          endsAt: { N: String(planted.endsAt) },
-          expiresAt: { N: String(Math.ceil(planted.endsAt / 1000)) },
-        },
-      }),
-    );
-    const store = new DynamoDbSilenceStore({
-      client: h.dynamo.client,
-      tableName: h.tableName,
-      clock: h.clock.now,
-    });
-    await store.add('prod', {
-      id: 's-600d01',
-      target: { nodes: [silenced] },
-      comment: 'kernel upgrade',
-      author: 'ops@laptop',
-      createdAt: h.clock.now(),
-      endsAt: h.clock.now() + HOUR,
-    });
+    // A well-formed document whose end lies in year 287,396, beside a good silence for an hour.
+    await plantHostileSilence(h, hostile, silenced);
 
     target.sim.stopKubelet(hostile);
     target.sim.stopKubelet(silenced);

@@ -6,10 +6,10 @@
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
-import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
+import { plantHostileSilence } from './hostile-silence.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
 import type { InjectedFailure } from './sns-server.js';
 import { waitUntil } from './wait-until.js';
@@ -39,47 +39,6 @@ async function storeUnrenderable(h: Harness, cluster: string): Promise<void> {
     ...{ at: h.clock.now(), firing: null, resolved: [], reminders: [], flapping: [] },
   } as unknown as Notification;
   await store.save(cluster, { ...state, outbox: [broken] }, version);
-}
-
-/**
- * Writes a well-formed silence of `node` whose end lies past what a Date can hold, as anyone who
- * may write the table can (the stores refuse to write it), and a good one of `good` for an hour.
- */
-async function plantHostileSilence(h: Harness, node: string, good: string): Promise<void> {
-  const now = h.clock.now();
-  const hostile = {
-    id: 's-bad001',
-    target: { nodes: [node] },
-    comment: 'for ever',
-    author: 'mallory@laptop',
-    createdAt: now,
-    endsAt: 9e15,
-  };
-  await h.dynamo.client.send(
-    new PutItemCommand({
-      TableName: h.tableName,
-      Item: {
-        pk: { S: partitionKey('prod') },
-        sk: { S: `silence#${hostile.id}` },
-        silence: { S: JSON.stringify(hostile) },
-        endsAt: { N: String(hostile.endsAt) },
-        expiresAt: { N: String(hostile.endsAt / 1000) },
-      },
-    }),
-  );
-  const store = new DynamoDbSilenceStore({
-    client: h.dynamo.client,
-    tableName: h.tableName,
-    clock: h.clock.now,
-  });
-  await store.add('prod', {
-    id: 's-600d01',
-    target: { nodes: [good] },
-    comment: 'kernel upgrade',
-    author: 'ops@laptop',
-    createdAt: now,
-    endsAt: now + 3600_000,
-  });
 }
 
 /**
