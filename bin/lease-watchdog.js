@@ -1,5 +1,12 @@
 #!/usr/bin/env node
 // The `lease-watchdog` command: the compiled CLI (npm run build; `npm ci` and `npm pack` build it).
+import { unsupportedNode } from './node-version.js';
+
+const tooOld = unsupportedNode(process.versions.node);
+if (tooOld !== undefined) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(2);
+}
 let main;
 try {
   main = await import('../dist/cli/main.js');
