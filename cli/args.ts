@@ -92,8 +92,14 @@ export const USAGE = [
 /** A flag's value checked against its setting: durations (`90s`, `10m`) and counts as numbers. */
 function checked(s: Flagged, raw: string): unknown {
   let value: unknown = raw;
-  if (s.cli.value === 'S') value = parseDuration(raw) ?? (/^-\d/.test(raw) ? Number(raw) : raw);
-  else if (s.cli.value === 'N' && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw);
+  if (s.cli.value === 'S') {
+    value = parseDuration(raw) ?? (/^-\d/.test(raw) ? Number(raw) : raw);
+    if (typeof value === 'string') {
+      throw new UsageError(
+        `--${s.cli.flag} must be a duration such as 90s, 2m or 1h30m (units h, m, s, ms), or whole seconds (got ${JSON.stringify(raw)})`,
+      );
+    }
+  } else if (s.cli.value === 'N' && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw);
   const result = (s.cli.schema ?? s.schema).safeParse(value);
   if (!result.success) {
     const message = result.error.issues[0]?.message ?? 'is not valid';

@@ -50,7 +50,7 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   if (options.output === 'table' || options.output === 'wide') {
     io.stdout(
       `watching ${sanitize(cluster)} every ${options.intervalSeconds}s (grace ${options.gracePeriodSeconds}s)` +
-        `${options.checks ? `, ${options.checks} checks` : ''}; Ctrl-C stops`,
+        `${options.checks ? `, ${options.checks} check${options.checks === 1 ? '' : 's'}` : ''}; Ctrl-C stops`,
     );
   }
   let previous: Map<string, Verdict> | undefined;

@@ -73,9 +73,10 @@ describe('durations', () => {
       usageError(['check', '--grace-period', '1500ms']),
       '--grace-period must be a whole number from 1 to 86400 (got 1.5)',
     );
+    // Not a duration at all (kubectl's units stop at h): said so, not "a whole number".
     assert.equal(
       usageError(['check', '--grace-period', '2d']),
-      '--grace-period must be a whole number from 1 to 86400 (got "2d")',
+      '--grace-period must be a duration such as 90s, 2m or 1h30m (units h, m, s, ms), or whole seconds (got "2d")',
     );
   });
 });

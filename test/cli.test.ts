@@ -138,6 +138,11 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
     }
   });
 
+  it('watch --checks 1 says "1 check", not "1 checks"', async () => {
+    const result = await cli(['watch', '--kubeconfig', kubeconfig, '--checks', '1']);
+    assert.match(result.stdout, /watching lease-watchdog-sim every 10s \(grace 50s\), 1 check;/);
+  });
+
   it('watch --checks 2 prints the FIRING notification it would email', async () => {
     const result = await cli([
       'watch',
@@ -149,7 +154,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       '3',
     ]);
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stdout, /watching lease-watchdog-sim every 3s/);
+    assert.match(result.stdout, /watching lease-watchdog-sim every 3s \(grace 50s\), 2 checks;/);
     assert.match(result.stdout, new RegExp(`! ${dead.replace(/\./g, '\\.')}\\s+expired`));
     assert.match(result.stdout, /\[lease-watchdog-sim\] FIRING: 1 node/);
     assert.equal(
@@ -260,7 +265,7 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
       {
         name: 'bad --grace-period',
         args: () => ['check', '--kubeconfig', kubeconfig, '--grace-period', 'soon'],
-        expect: /--grace-period must be a whole number from 1 to 86400 \(got "soon"\)/,
+        expect: /--grace-period must be a duration such as 90s, 2m or 1h30m .*\(got "soon"\)/,
       },
       {
         name: 'a watch option with check',
