@@ -150,4 +150,26 @@ describe('TLS and credentials in the CLI', () => {
     assert.doesNotMatch(result.stderr + result.stdout, new RegExp(PASSWORD));
     assert.doesNotMatch(result.stderr + result.stdout, /admin/);
   });
+
+  it('a server that is not a URL is named in one line; a password in it still shows nowhere', async () => {
+    const bad = join(dir, 'bad-server');
+    await writeFile(
+      bad,
+      server.kubeconfig().replace(/server: .*/, 'server: https://bad host:6443'),
+    );
+    const result = await cli(['check', '--kubeconfig', bad]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      'lease-watchdog: context "lease-watchdog-sim": the server of cluster "lease-watchdog-sim" is not an https:// URL ("https://bad host:6443"): fix its server in the kubeconfig, e.g. https://host:6443\n',
+    );
+    const badWithPassword = join(dir, 'bad-server-password');
+    await writeFile(
+      badWithPassword,
+      server.kubeconfig().replace(/server: .*/, `server: https://ad min:${PASSWORD}@bad host:6443`),
+    );
+    const secret = await cli(['check', '--kubeconfig', badWithPassword]);
+    assert.equal(secret.code, 2, secret.stderr);
+    assert.doesNotMatch(secret.stderr + secret.stdout, new RegExp(PASSWORD));
+  });
 });

@@ -106,6 +106,24 @@ function checkCurrentServer(kc: KubeConfig): void {
       `context "${context.name}": the server URL of cluster "${context.cluster}" has a user name or password in it (https://user:pass@host): remove them from the URL and give credentials as the kubeconfig user's token or certificate`,
     );
   }
+  if (!isServerUrl(server)) {
+    // Anything that may be user info (before an @ in the authority) stays out of the message.
+    const safe = server.replace(/^([^:/]*:\/\/)[^/]*@/, '$1[redacted]@');
+    const shown = JSON.stringify(safe.length > 200 ? `${safe.slice(0, 200)}…` : safe);
+    throw new ClusterReadError(
+      'config',
+      `context "${context.name}": the server of cluster "${context.cluster}" is not an https:// URL (${shown}): fix its server in the kubeconfig, e.g. https://host:6443`,
+    );
+  }
+}
+
+/** true when `server` parses as an http(s) URL (the user info was checked before: never shown). */
+function isServerUrl(server: string): boolean {
+  try {
+    return ['https:', 'http:'].includes(new URL(server).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /** true when `server` is a URL with a user name or password (`https://user:pass@host`). */
