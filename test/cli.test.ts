@@ -66,6 +66,17 @@ describe('lease-watchdog CLI against the simulated cluster', () => {
     assert.match(result.stderr, /9 nodes: 9 healthy/);
   });
 
+  it('KUBECONFIG files naming the same cluster merge as kubectl merges them: the first wins', async () => {
+    const elsewhere = join(dir, 'same-names-elsewhere');
+    const yaml = server.kubeconfig().replace(server.url, `https://127.0.0.1:${await closedPort()}`);
+    await writeFile(elsewhere, yaml);
+    const first = await cli(['check'], { env: { KUBECONFIG: `${kubeconfig}:${elsewhere}` } });
+    assert.equal(first.code, 0, first.stderr);
+    const second = await cli(['check'], { env: { KUBECONFIG: `${elsewhere}:${kubeconfig}` } });
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(second.stderr, /cannot reach the API server/);
+  });
+
   it('exits 1 and reports the dead node in the JSON contract', async () => {
     stopKubeletLongAgo(cluster, dead, clock.now());
     const result = await cli(['check', '--kubeconfig', kubeconfig, '--output', 'json']);

@@ -66,10 +66,27 @@ function mergedKubeConfig(files: readonly string[]): KubeConfig {
         currentContext: next.currentContext,
       });
     } else {
-      kc.mergeConfig(next, true);
+      kc.mergeConfig(unknownTo(kc, next), kc.currentContext !== '');
     }
   }
   return kc;
+}
+
+/**
+ * What `next` adds to `kc`: its clusters, users and contexts of names `kc` does not hold yet
+ * (kubectl keeps the first file's; client-node's mergeConfig throws on a duplicate name).
+ */
+function unknownTo(kc: KubeConfig, next: KubeConfig): KubeConfig {
+  const known = (items: readonly { name: string }[]) => new Set(items.map((item) => item.name));
+  const [clusters, users, contexts] = [known(kc.clusters), known(kc.users), known(kc.contexts)];
+  const added = new KubeConfig();
+  added.loadFromOptions({
+    clusters: next.clusters.filter((c) => !clusters.has(c.name)),
+    users: next.users.filter((u) => !users.has(u.name)),
+    contexts: next.contexts.filter((c) => !contexts.has(c.name)),
+    currentContext: next.currentContext,
+  });
+  return added;
 }
 
 /** --context: made current, when the kubeconfig has it. */
