@@ -71,23 +71,44 @@ function usageLine(s: Flagged): string {
   return `  ${name.padEnd(24)} ${help}${fallback}`;
 }
 
+const COMMAND_LINES = {
+  check:
+    '  lease-watchdog check [options]     check once; exit 0 healthy, 1 nodes alerting, 2 error',
+  watch:
+    '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
+} as const;
+const COMMON_OPTIONS = () => cliOptions().filter((s) => s.cli.commands === undefined);
+const WATCH_OPTIONS = () => cliOptions().filter((s) => s.cli.commands !== undefined);
+const LAST_LINES = [
+  '  -h, --help               show this help',
+  '  --version                print the version',
+];
+
 export const USAGE = [
   'Usage:',
-  '  lease-watchdog check [options]     check once; exit 0 healthy, 1 nodes alerting, 2 error',
-  '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
+  COMMAND_LINES.check,
+  COMMAND_LINES.watch,
   '  lease-watchdog silence add|list|expire   silence nodes for a while (see silence --help)',
   '',
   'Options:',
-  ...cliOptions()
-    .filter((s) => s.cli.commands === undefined)
-    .map(usageLine),
+  ...COMMON_OPTIONS().map(usageLine),
   'watch only:',
-  ...cliOptions()
-    .filter((s) => s.cli.commands !== undefined)
-    .map(usageLine),
-  '  -h, --help               show this help',
-  '  --version                print the version',
+  ...WATCH_OPTIONS().map(usageLine),
+  ...LAST_LINES,
 ].join('\n');
+
+/** `check --help`, `watch --help`: that command and its own options only, as kubectl's. */
+export function commandUsage(verb: 'check' | 'watch'): string {
+  return [
+    'Usage:',
+    COMMAND_LINES[verb],
+    '',
+    'Options:',
+    ...COMMON_OPTIONS().map(usageLine),
+    ...(verb === 'watch' ? WATCH_OPTIONS().map(usageLine) : []),
+    ...LAST_LINES,
+  ].join('\n');
+}
 
 /** A flag's value checked against its setting: durations (`90s`, `10m`) and counts as numbers. */
 function checked(s: Flagged, raw: string): unknown {
@@ -169,7 +190,13 @@ function parse(argv: readonly string[]) {
 
 export function parseCli(argv: readonly string[]): Command {
   const { values, positionals } = parse(argv);
-  if (values.help) return { kind: 'help', text: USAGE };
+  if (values.help) {
+    const [verb] = positionals;
+    return {
+      kind: 'help',
+      text: verb === 'check' || verb === 'watch' ? commandUsage(verb) : USAGE,
+    };
+  }
   if (values.version) return { kind: 'version' };
   const [verb, ...extra] = positionals;
   if (verb === undefined) return { kind: 'help', text: USAGE };

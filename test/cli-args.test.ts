@@ -109,3 +109,32 @@ describe("kubectl's conventions", () => {
     );
   });
 });
+
+describe('--help, as kubectl answers it', () => {
+  const helpOf = (argv: string[]) => {
+    const command = parseCli(argv);
+    assert.equal(command.kind, 'help');
+    return command.kind === 'help' ? command.text : '';
+  };
+
+  it('check --help is the help of check: its usage line and its options, no watch option', () => {
+    const text = helpOf(['check', '--help']);
+    assert.match(text, /^Usage:\n {2}lease-watchdog check \[options\]/);
+    assert.doesNotMatch(text, /lease-watchdog watch|--interval|--state-file|watch only/);
+    assert.match(text, /--grace-period S/);
+  });
+
+  it('watch --help is the help of watch, its own options included', () => {
+    const text = helpOf(['watch', '-h']);
+    assert.match(text, /^Usage:\n {2}lease-watchdog watch \[options\]/);
+    assert.doesNotMatch(text, /lease-watchdog check \[options\]/);
+    assert.match(text, /--interval S/);
+    assert.match(text, /--grace-period S/);
+  });
+
+  it('--help alone is the whole help', () => {
+    const text = helpOf(['--help']);
+    assert.match(text, /lease-watchdog check \[options\][\s\S]*lease-watchdog watch \[options\]/);
+    assert.match(text, /watch only:/);
+  });
+});
