@@ -188,15 +188,14 @@ function parse(argv: readonly string[]) {
   }
 }
 
+/** `--help` after a command is that command's; alone, or after anything else, the whole help. */
+function helpFor(verb: string | undefined): string {
+  return verb === 'check' || verb === 'watch' ? commandUsage(verb) : USAGE;
+}
+
 export function parseCli(argv: readonly string[]): Command {
   const { values, positionals } = parse(argv);
-  if (values.help) {
-    const [verb] = positionals;
-    return {
-      kind: 'help',
-      text: verb === 'check' || verb === 'watch' ? commandUsage(verb) : USAGE,
-    };
-  }
+  if (values.help) return { kind: 'help', text: helpFor(positionals[0]) };
   if (values.version) return { kind: 'version' };
   const [verb, ...extra] = positionals;
   if (verb === undefined) return { kind: 'help', text: USAGE };
