@@ -407,6 +407,18 @@ describe('state stores', () => {
 
   type Item = Record<string, AttributeValue>;
 
+  /** Deletes the chunk `lost`, and rewrites `victim` with one byte of its data flipped. */
+  async function loseAndFlip(tableName: string, lost: Item, victim: Item): Promise<void> {
+    await local.client.send(
+      new DeleteItemCommand({ TableName: tableName, Key: { pk: lost.pk!, sk: lost.sk! } }),
+    );
+    const flipped = Buffer.from(victim.data?.B ?? []);
+    flipped[10] = (flipped[10] ?? 0) ^ 0xff;
+    await local.client.send(
+      new PutItemCommand({ TableName: tableName, Item: { ...victim, data: { B: flipped } } }),
+    );
+  }
+
   async function partitionItems(tableName: string, cluster: string): Promise<Item[]> {
     const items: Item[] = [];
     let startKey: Item | undefined;
@@ -560,14 +572,7 @@ describe('state stores', () => {
       const victim = snapshotChunksOf(await partitionItems(tableName, 'bits'))[1];
       assert.ok(victim?.data?.B);
 
-      await local.client.send(
-        new DeleteItemCommand({ TableName: tableName, Key: { pk: gap[1]!.pk!, sk: gap[1]!.sk! } }),
-      );
-      const flipped = Buffer.from(victim.data.B);
-      flipped[10] = (flipped[10] ?? 0) ^ 0xff;
-      await local.client.send(
-        new PutItemCommand({ TableName: tableName, Item: { ...victim, data: { B: flipped } } }),
-      );
+      await loseAndFlip(tableName, gap[1]!, victim);
 
       await assert.rejects(peer.load('gap'), {
         name: 'StateCorruptError',
@@ -673,14 +678,7 @@ describe('state stores', () => {
       const victim = bits[1];
       assert.ok(victim?.data?.B);
 
-      await local.client.send(
-        new DeleteItemCommand({ TableName: tableName, Key: { pk: gap[1]!.pk!, sk: gap[1]!.sk! } }),
-      );
-      const flipped = Buffer.from(victim.data.B);
-      flipped[10] = (flipped[10] ?? 0) ^ 0xff;
-      await local.client.send(
-        new PutItemCommand({ TableName: tableName, Item: { ...victim, data: { B: flipped } } }),
-      );
+      await loseAndFlip(tableName, gap[1]!, victim);
 
       await assert.rejects(store.load('gap'), {
         name: 'StateCorruptError',
