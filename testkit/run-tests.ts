@@ -7,7 +7,11 @@
  *   tsx's hooks: 658 s of CPU in all. In one process (`--test-isolation=none`) each module loads
  *   once: 251 s of CPU for the same 1,245 tests.
  * - One process runs its files one after the other on one core; so the files are split into as
- *   many shards as the machine has cores (`--test-shard`), each shard a process of its own.
+ *   many shards as the machine has cores, each shard a process of its own. The split balances the
+ *   shards by how long each file took (testkit/test-times.json, longest file first to the shard
+ *   with the least so far): node's `--test-shard` deals files by name and left one of two shards
+ *   ~25 s behind the other. A file not in test-times.json weighs as the median file.
+ *   `npm run test:times` runs the suite and rewrites test-times.json from what it measured.
  * - Every test file must therefore pass whatever ran before it in its process: no test leaves a
  *   global changed (Date.now, process.env, a listener) or a handle open. A file's hooks live
  *   inside its `describe`s, so they apply to its own tests only.
@@ -19,10 +23,15 @@
  * Each shard's report is printed whole when the shard ends; the exit status is the worst shard's.
  */
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { glob as matching, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { globalSetup, globalTeardown } from './packed-package.js';
 
 const DEFAULT_FILES = ['test/**/*.test.ts'];
+const TIMES_FILE = 'testkit/test-times.json';
+/** Set by `npm run test:times`: measure each file and rewrite TIMES_FILE. */
+const RECORD_TIMES = process.env.LEASE_WATCHDOG_RECORD_TEST_TIMES === '1';
 
 function shardCount(): number {
   const asked = process.env.LEASE_WATCHDOG_TEST_SHARDS;
@@ -34,22 +43,78 @@ function shardCount(): number {
   return count;
 }
 
+/** The test files the patterns name, each once, sorted. */
+async function expand(patterns: readonly string[]): Promise<string[]> {
+  const files = new Set<string>();
+  for (const pattern of patterns) for await (const file of matching(pattern)) files.add(file);
+  return [...files].sort();
+}
+
+async function recordedTimes(): Promise<Map<string, number>> {
+  try {
+    const recorded = JSON.parse(await readFile(TIMES_FILE, 'utf8')) as Record<string, number>;
+    return new Map(Object.entries(recorded));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Longest file first, each to the shard with the least time so far (LPT). */
+function balance(
+  files: readonly string[],
+  times: ReadonlyMap<string, number>,
+  shards: number,
+): string[][] {
+  const known = files.map((f) => times.get(f)).filter((t) => t !== undefined);
+  const median = known.sort((a, b) => a - b)[Math.floor(known.length / 2)] ?? 1;
+  const weight = (file: string) => times.get(file) ?? median;
+  const lists: string[][] = Array.from({ length: shards }, () => []);
+  const totals = new Array<number>(shards).fill(0);
+  for (const file of [...files].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
+    const least = totals.indexOf(Math.min(...totals));
+    lists[least]?.push(file);
+    totals[least] = (totals[least] ?? 0) + weight(file);
+  }
+  return lists.map((list) => list.sort());
+}
+
 /** The runner's own flags, shared by every shard. */
-function nodeArgs(shard: number, shards: number, files: readonly string[]): string[] {
+function nodeArgs(files: readonly string[], timesFile: string | undefined): string[] {
+  const measure = timesFile
+    ? [
+        '--test-reporter=./testkit/file-times-reporter.ts',
+        `--test-reporter-destination=${timesFile}`,
+      ]
+    : [];
   return [
     '--import',
     'tsx',
     '--test',
     '--test-isolation=none',
-    `--test-shard=${shard}/${shards}`,
     '--test-timeout=180000',
     // Finds the package this process packed for every shard (testkit/packed-package.ts).
     '--test-global-setup=testkit/packed-package.ts',
     // A handle a test left open must not keep a finished shard alive for ever.
     '--test-force-exit',
     '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    ...measure,
     ...files,
   ];
+}
+
+/** Merges what each shard measured into TIMES_FILE (files not run this time keep their time). */
+async function writeTimes(dir: string, shards: number): Promise<void> {
+  const times = Object.fromEntries(await recordedTimes());
+  for (let shard = 1; shard <= shards; shard++) {
+    Object.assign(times, JSON.parse(await readFile(join(dir, `shard-${shard}.json`), 'utf8')));
+  }
+  const sorted = Object.keys(times)
+    .sort()
+    .map((file) => [file, times[file]]);
+  await writeFile(TIMES_FILE, `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`);
+  await rm(dir, { recursive: true, force: true });
+  process.stdout.write(`wrote ${TIMES_FILE}\n`);
 }
 
 interface ShardResult {
@@ -59,10 +124,14 @@ interface ShardResult {
   readonly seconds: number;
 }
 
-function runShard(shard: number, shards: number, files: readonly string[]): Promise<ShardResult> {
+function runShard(
+  shard: number,
+  files: readonly string[],
+  timesFile?: string,
+): Promise<ShardResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, nodeArgs(shard, shards, files), {
+    const child = spawn(process.execPath, nodeArgs(files, timesFile), {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
     });
@@ -77,13 +146,20 @@ function runShard(shard: number, shards: number, files: readonly string[]): Prom
   });
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_FILES;
-const shards = shardCount();
-process.stdout.write(`running ${files.join(' ')} in ${shards} shard(s), one process each\n`);
+const files = await expand(process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_FILES);
+const shards = Math.min(shardCount(), Math.max(1, files.length));
+const lists = balance(files, await recordedTimes(), shards);
+const timesDir = RECORD_TIMES
+  ? await mkdtemp(join(tmpdir(), 'lease-watchdog-test-times-'))
+  : undefined;
+const timesOf = (shard: number) => (timesDir ? join(timesDir, `shard-${shard}.json`) : undefined);
+process.stdout.write(
+  `running ${files.length} test files in ${shards} shard(s), one process each\n`,
+);
 await globalSetup();
 const results = await Promise.all(
-  Array.from({ length: shards }, (_, i) =>
-    runShard(i + 1, shards, files).then((result) => {
+  lists.map((list, i) =>
+    runShard(i + 1, list, timesOf(i + 1)).then((result) => {
       process.stdout.write(`\n── shard ${result.shard}/${shards} ──\n${result.output}`);
       process.stdout.write(
         `── shard ${result.shard}/${shards}: exit ${result.code} after ${result.seconds.toFixed(0)} s ──\n`,
@@ -93,4 +169,5 @@ const results = await Promise.all(
   ),
 );
 await globalTeardown();
+if (timesDir) await writeTimes(timesDir, shards);
 process.exitCode = Math.max(...results.map((r) => r.code));
