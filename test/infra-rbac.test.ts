@@ -1,6 +1,7 @@
 /**
  * deploy/rbac.yaml grants get/list on Leases in kube-node-lease, on Nodes, and on Events in default
- * (node events, for a FIRING's evidence), and nothing more.
+ * (node events, for a FIRING's evidence), and nothing more: no namespace, account or token, which
+ * only token mode needs (deploy/token.yaml).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -19,32 +20,37 @@ interface Doc {
   automountServiceAccountToken?: boolean;
 }
 
-const text = readFileSync(new URL('../deploy/rbac.yaml', import.meta.url), 'utf8');
-const docs = parseAllDocuments(text).map((d) => {
-  assert.deepEqual(d.errors, []);
-  return d.toJS() as Doc;
-});
-const byKind = (kind: string) => docs.filter((d) => d.kind === kind);
+function manifest(file: string): Doc[] {
+  const text = readFileSync(new URL(`../deploy/${file}`, import.meta.url), 'utf8');
+  return parseAllDocuments(text).map((d) => {
+    assert.deepEqual(d.errors, []);
+    return d.toJS() as Doc;
+  });
+}
+const docs = manifest('rbac.yaml');
+const tokenDocs = manifest('token.yaml');
+const byKind = (kind: string) => [...docs, ...tokenDocs].filter((d) => d.kind === kind);
+const names = (list: Doc[]) =>
+  list.map((d) => `${d.kind} ${d.metadata.namespace ?? '-'}/${d.metadata.name}`);
 const subjects = [
   { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: KUBERNETES_GROUP },
   { kind: 'ServiceAccount', name: 'lease-watchdog', namespace: 'lease-watchdog' },
 ];
 
-test('the manifest holds exactly these objects', () => {
-  assert.deepEqual(
-    docs.map((d) => `${d.kind} ${d.metadata.namespace ?? '-'}/${d.metadata.name}`),
-    [
-      'Namespace -/lease-watchdog',
-      'ServiceAccount lease-watchdog/lease-watchdog',
-      'Secret lease-watchdog/lease-watchdog-token',
-      'Role kube-node-lease/lease-watchdog',
-      'RoleBinding kube-node-lease/lease-watchdog',
-      'Role default/lease-watchdog-node-events',
-      'RoleBinding default/lease-watchdog-node-events',
-      'ClusterRole -/lease-watchdog',
-      'ClusterRoleBinding -/lease-watchdog',
-    ],
-  );
+test('rbac.yaml holds the RBAC alone; token.yaml the namespace, account and token of token mode', () => {
+  assert.deepEqual(names(tokenDocs), [
+    'Namespace -/lease-watchdog',
+    'ServiceAccount lease-watchdog/lease-watchdog',
+    'Secret lease-watchdog/lease-watchdog-token',
+  ]);
+  assert.deepEqual(names(docs), [
+    'Role kube-node-lease/lease-watchdog',
+    'RoleBinding kube-node-lease/lease-watchdog',
+    'Role default/lease-watchdog-node-events',
+    'RoleBinding default/lease-watchdog-node-events',
+    'ClusterRole -/lease-watchdog',
+    'ClusterRoleBinding -/lease-watchdog',
+  ]);
 });
 
 test('Leases: get and list, in kube-node-lease only (a Role, not a ClusterRole)', () => {
