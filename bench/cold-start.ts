@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loadConfigFile } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
+import { loadConfigFile } from '../lambda/adapters/config/deployment-file.js';
 import { benchmarksSection } from './benchmarks-section.js';
 import { median } from './statistics.js';
 

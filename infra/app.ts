@@ -11,8 +11,8 @@
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
+import { loadConfigFile } from '../lambda/adapters/config/deployment-file.js';
 import { ConfigError } from '../lambda/settings/index.js';
-import { loadConfigFile } from './config.js';
 import { buildStack } from './stack.js';
 
 const EXAMPLE_CONFIG = fileURLToPath(new URL('./config.example.json', import.meta.url));

@@ -17,8 +17,8 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loadConfigFile } from '../infra/config.js';
 import { buildStack } from '../infra/stack.js';
+import { loadConfigFile } from '../lambda/adapters/config/deployment-file.js';
 import { parseAppConfig, placeholdersIn } from '../lambda/settings/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { loadConfigFile } from '../infra/config.js';
+import { loadConfigFile } from '../lambda/adapters/config/deployment-file.js';
 import {
   ConfigError,
   loadRuntimeConfig,

@@ -4,7 +4,7 @@
  * the file, the field and the fix.
  */
 import { readFileSync } from 'node:fs';
-import { type AppDeploymentConfig, ConfigError, parseAppConfig } from '../lambda/settings/index.js';
+import { type AppDeploymentConfig, ConfigError, parseAppConfig } from '../../settings/index.js';
 
 /** Reads and validates a configuration file. */
 export function loadConfigFile(
