@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `lease-watchdog` command: the compiled CLI (npm run build; `npm ci` and `npm pack` build it).
+// The `lease-watchdog` command: the compiled CLI (`npm run build` compiles it; `npm pack` does too).
 import { unsupportedNode } from './node-version.js';
 
 const tooOld = unsupportedNode(process.versions.node);

@@ -69,6 +69,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       const { silence } = await import('./silence.js');
       return await silence(argv.slice(1), io);
     }
+    if (argv[0] === 'config') {
+      const { config } = await import('./config.js');
+      return await config(argv.slice(1), io);
+    }
     const command = parseCli(argv);
     switch (command.kind) {
       case 'help':

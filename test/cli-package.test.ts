@@ -98,6 +98,21 @@ describe('the packed CLI, installed into an empty folder', () => {
     assert.equal(report.summary.healthy, 3);
   });
 
+  it('config init writes the example with $schema at the installed schema; validate reads it', async () => {
+    const app = join(dir, 'app');
+    await run(bin, ['config', 'init', 'watchdog.json'], { cwd: app });
+    const written = JSON.parse(readFileSync(join(app, 'watchdog.json'), 'utf8')) as {
+      $schema: string;
+    };
+    assert.equal(written.$schema, './node_modules/lease-watchdog/infra/config.schema.json');
+    assert.ok(existsSync(join(app, written.$schema)), 'the package ships the schema');
+    const validate = await run(bin, ['config', 'validate', 'watchdog.json'], { cwd: app }).then(
+      () => 'exit 0',
+      (error: Error) => error.message,
+    );
+    assert.match(validate, /valid, but cannot be deployed: .*placeholder/);
+  });
+
   describe(`on the oldest Node that engines names (${OLDEST_NODE})`, async () => {
     const oldest = await oldestNode();
     const skip = 'missing' in oldest ? oldest.missing : false;

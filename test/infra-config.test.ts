@@ -1,5 +1,5 @@
 /**
- * Configuration: lambda/config.ts (settings, runtime environment) and infra/config.ts (the
+ * Configuration: lambda/config.ts (settings, runtime environment) and lambda/adapters/config/deployment-file.ts (the
  * deployment file). Every invalid configuration fails with its one-line message.
  */
 import assert from 'node:assert/strict';

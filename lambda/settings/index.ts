@@ -26,7 +26,7 @@ export {
   watchdogSettingsOf,
 } from './parse.js';
 export { PATTERNS } from './patterns.js';
-export { type Placeholder, placeholdersIn } from './placeholders.js';
+export { type Placeholder, placeholderProblem, placeholdersIn } from './placeholders.js';
 export {
   type ClusterPolicies,
   DEFAULT_ALERT_POLICY,

@@ -61,3 +61,17 @@ export function placeholdersIn(
   });
   return found;
 }
+
+/** Placeholders the line names; more are counted. */
+const NAMED = 3;
+
+/** What is wrong and how to fix it, naming what to replace; undefined when nothing is. */
+export function placeholderProblem(
+  config: Pick<DeploymentConfig, 'clusters' | 'emails' | 'alarmEmails'>,
+): string | undefined {
+  const found = placeholdersIn(config);
+  if (found.length === 0) return undefined;
+  const named = found.slice(0, NAMED).map((p) => `${p.field} ${p.value}`);
+  const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : '';
+  return `the configuration still holds placeholder values (${named.join(', ')}${more}), names reserved for documentation (RFC 2606: example.com, .net, .org; .example, .invalid, .test) that reach no mailbox and no cluster. Put your own in a copy of infra/config.example.json and deploy it with -c config=<your file>.`;
+}

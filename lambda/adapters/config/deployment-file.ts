@@ -1,6 +1,7 @@
 /**
  * The deployment file: read it and validate it with the settings module (lambda/settings), the
- * one definition of every setting. Every problem is a ConfigError whose message is one line naming
+ * one definition of every setting, for the CDK app (infra/app.ts) and `lease-watchdog config
+ * validate` alike, so both say the same. Every problem is a ConfigError whose message is one line naming
  * the file, the field and the fix.
  */
 import { readFileSync } from 'node:fs';
