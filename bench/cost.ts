@@ -19,9 +19,10 @@
  *   npm run bench:cost            (BENCH_COST_CHECKS=5 by default; 2 at 100,000 nodes)
  */
 
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { benchmarkedSteadyCpu, measure, type PerCheck } from './cost/measure.js';
+import { billOf, placeBill } from './cost/place-bill.js';
 import { renderCost } from './cost/render.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -47,7 +48,9 @@ const { doc, perMonth, perInvocation } = renderCost({
   checks: CHECKS,
   bigChecks: BIG_CHECKS,
 });
-await writeFile(`${ROOT}docs/COST.md`, doc);
+// The whole bill (npm run bench:bill) is kept as it was.
+const bill = billOf(await readFile(`${ROOT}docs/COST.md`, 'utf8').catch(() => ''));
+await writeFile(`${ROOT}docs/COST.md`, placeBill(doc, bill));
 console.log(perMonth.join('\n'));
 console.log();
 console.log(perInvocation.join('\n'));

@@ -1,0 +1,226 @@
+/**
+ * `npm run bench:bill`: the whole monthly bill of a default deployment, the headline of
+ * docs/COST.md. What a deployment pays whatever it watches is counted from the template the stack
+ * synthesizes (alarms, KMS keys, dashboards, queues that a Lambda polls), for 1, 10 and 100
+ * clusters, and priced; the custom metrics are those the function writes every check
+ * (lambda/adapters/metrics/emf-metrics.ts); what grows with the checks is the per-cluster variable
+ * cost `npm run bench:cost` measured at 1,000 nodes (its table in the same file). Each optional
+ * extra is priced the same way: the same synthesis with its setting on, the difference counted.
+ *
+ *   npm run bench:bill            (rewrites the section between the `cost:bill` markers)
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { App, NestedStack, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildStack } from '../../infra/stack.js';
+import { parseAppConfig } from '../../lambda/settings/index.js';
+import { IDLE_RECEIVES_PER_MONTH } from './deployment.js';
+import { BILL_MARK as MARK, placeBill } from './place-bill.js';
+import { PRICES } from './prices.js';
+
+const COST_MD = new URL('../../docs/COST.md', import.meta.url);
+const GOAL_ONE_CLUSTER = 3;
+
+/** The billable resources of one synthesized deployment. */
+interface Counted {
+  readonly alarms: number;
+  readonly kmsKeys: number;
+  readonly dashboards: number;
+  readonly polledQueues: number;
+  readonly topics: number;
+}
+
+const eks = (i: number) => ({
+  name: `cluster-${i + 1}`,
+  auth: { mode: 'eks', clusterName: `cluster-${i + 1}`, region: 'us-east-1' },
+});
+
+/** Synthesizes the stack for a configuration (no bundling) and counts what is billed monthly. */
+function count(config: Record<string, unknown>): Counted {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = buildStack(
+    app,
+    parseAppConfig({ account: '123456789012', region: 'us-east-1', ...config }),
+  );
+  const stacks: Stack[] = [
+    stack,
+    ...stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack),
+  ];
+  const total = (type: string) =>
+    stacks.reduce((n, s) => n + Object.keys(Template.fromStack(s).findResources(type)).length, 0);
+  return {
+    alarms: total('AWS::CloudWatch::Alarm'),
+    kmsKeys: total('AWS::KMS::Key'),
+    dashboards: total('AWS::CloudWatch::Dashboard'),
+    polledQueues: total('AWS::Lambda::EventSourceMapping'),
+    topics: total('AWS::SNS::Topic'),
+  };
+}
+
+const SOURCES = {
+  cloudwatch: 'https://aws.amazon.com/cloudwatch/pricing/',
+  kms: 'https://aws.amazon.com/kms/pricing/',
+  sqs: 'https://aws.amazon.com/sqs/pricing/',
+  secrets: 'https://aws.amazon.com/secrets-manager/pricing/',
+  events: 'https://aws.amazon.com/eventbridge/pricing/',
+};
+
+/**
+ * The custom metrics the function writes in every month of a healthy deployment: `CheckSucceeded`
+ * per cluster (the dead-man's switch reads it), and the deployment-wide ones written on every
+ * check (emf-metrics.ts); the failure counts are written only in a month with such a failure.
+ */
+const EVERY_CHECK_SERVICE_METRICS = ['ConfirmedSubscriptions'];
+
+interface Line {
+  readonly what: string;
+  readonly dollars: (clusters: number) => number;
+  readonly source: string;
+}
+
+const money = (x: number) => (x < 0.005 && x > 0 ? '<$0.01' : `$${x.toFixed(2)}`);
+
+/** The per-cluster variable cost at 1,000 nodes, from bench:cost's table in COST.md. */
+function variablePerCluster(doc: string): number {
+  const cells = (label: string) =>
+    (doc.split('\n').find((l) => l.replaceAll('*', '').startsWith(`| ${label} |`)) ?? '')
+      .split('|')
+      .slice(2, -1)
+      .map((c) => c.replaceAll('*', '').trim());
+  const column = cells('per cluster-month').indexOf('1,000 nodes');
+  const value = Number(cells('variable total (the goal)')[column]?.replace('$', ''));
+  if (!Number.isFinite(value) || column < 0)
+    throw new Error('COST.md has no 1,000-node variable total: run npm run bench:cost');
+  return value;
+}
+
+function lines(counted: ReadonlyMap<number, Counted>, variable: number): Line[] {
+  const of = (clusters: number) => counted.get(clusters) as Counted;
+  return [
+    {
+      what: 'checks, looks, state and logs: the variable cost of a 1,000-node cluster (the tables below), per cluster',
+      dollars: (n) => n * variable,
+      source: 'measured (`npm run bench:cost`)',
+    },
+    {
+      what: "CloudWatch alarms (every dead-man's switch and the deployment's own), $0.10 each",
+      dollars: (n) => of(n).alarms * PRICES.alarmMonth,
+      source: `[CloudWatch pricing](${SOURCES.cloudwatch}), counted in the template`,
+    },
+    {
+      what: `custom metrics: \`CheckSucceeded\` per cluster, ${EVERY_CHECK_SERVICE_METRICS.map((m) => `\`${m}\``).join(' and ')} per deployment, $0.30 each (the failure counts only in a month with a failure)`,
+      dollars: (n) => (n + EVERY_CHECK_SERVICE_METRICS.length) * PRICES.customMetricMonth,
+      source: `[CloudWatch pricing](${SOURCES.cloudwatch}); what emf-metrics.ts writes every check`,
+    },
+    {
+      what: 'KMS key of the notification topic, $1.00 each',
+      dollars: (n) => of(n).kmsKeys * PRICES.kmsKeyMonth,
+      source: `[KMS pricing](${SOURCES.kms}), counted in the template`,
+    },
+    {
+      what: 'CloudWatch dashboard, $3.00 each (the first three of an account are free)',
+      dollars: (n) => of(n).dashboards * PRICES.dashboardMonth,
+      source: `[CloudWatch pricing](${SOURCES.cloudwatch}), counted in the template`,
+    },
+    {
+      what: 'SQS: the event source mapping long-polling the empty look queue',
+      dollars: (n) => of(n).polledQueues * IDLE_RECEIVES_PER_MONTH * PRICES.sqsRequest,
+      source: `[SQS pricing](${SOURCES.sqs}); the estimate under Fixed costs`,
+    },
+  ];
+}
+
+const SIZES = [1, 10, 100];
+
+/** An optional extra: its setting, and what it adds to the one-cluster bill. */
+interface Extra {
+  readonly setting: string;
+  readonly config: Record<string, unknown>;
+  readonly also?: string;
+}
+
+const EXTRAS: readonly Extra[] = [
+  {
+    setting: '`alarmEmails` (a second path for the alarms)',
+    config: { alarmEmails: ['ops@acme.io'] },
+  },
+  { setting: '`chatNotifications: {}`', config: { chatNotifications: {} } },
+  {
+    setting: '`eventBus: "default"`',
+    config: { eventBus: 'default' },
+    also: '+ $1.00 per million events put (one per notification: cents)',
+  },
+  {
+    setting: 'a `token` or `kubeconfig` cluster instead of `eks`',
+    config: {},
+    also: `+ $0.40 a month for its Secrets Manager secret ([pricing](${SOURCES.secrets})), which you create`,
+  },
+];
+
+function extraCost(base: Counted, withIt: Counted): number {
+  return (
+    (withIt.alarms - base.alarms) * PRICES.alarmMonth +
+    (withIt.kmsKeys - base.kmsKeys) * PRICES.kmsKeyMonth +
+    (withIt.dashboards - base.dashboards) * PRICES.dashboardMonth +
+    (withIt.polledQueues - base.polledQueues) * IDLE_RECEIVES_PER_MONTH * PRICES.sqsRequest
+  );
+}
+
+function render(
+  counted: ReadonlyMap<number, Counted>,
+  variable: number,
+  extras: readonly number[],
+): string {
+  const all = lines(counted, variable);
+  const total = (n: number) => all.reduce((sum, l) => sum + l.dollars(n), 0);
+  const one = total(1);
+  const verdict =
+    one <= GOAL_ONE_CLUSTER
+      ? `**met** ($${(GOAL_ONE_CLUSTER - one).toFixed(2)} to spare)`
+      : `**missed** by $${(one - GOAL_ONE_CLUSTER).toFixed(2)}`;
+  const table = [
+    `| a month, default deployment, 1,000-node clusters | ${SIZES.map((n) => `${n} cluster${n === 1 ? '' : 's'}`).join(' | ')} | source |`,
+    `|---|${SIZES.map(() => '---:').join('|')}|---|`,
+    ...all.map(
+      (l) => `| ${l.what} | ${SIZES.map((n) => money(l.dollars(n))).join(' | ')} | ${l.source} |`,
+    ),
+    `| **the whole bill** | ${SIZES.map((n) => `**${money(total(n))}**`).join(' | ')} | |`,
+    `| per cluster | ${SIZES.map((n) => money(total(n) / n)).join(' | ')} | |`,
+  ];
+  const extraLines = EXTRAS.map(
+    (e, i) => `- ${e.setting}: + ${money(extras[i] ?? 0)} a month${e.also ? ` ${e.also}` : ''}`,
+  );
+  return `${MARK}
+## The whole bill
+
+What a default deployment (\`lease-watchdog config init\`'s example with your own clusters and
+one email; \`eks\` auth, nothing optional) costs a month, all in, at the list prices below, free
+tiers ignored. Every resource billed by the month is counted in the template the stack
+synthesizes (\`npm run bench:bill\`, which rewrites this section); the per-cluster variable cost is
+the measured one of the tables below.
+
+${table.join('\n')}
+
+Goal: one 1,000-node cluster for ≤ $${GOAL_ONE_CLUSTER} a month all-in: ${money(one)}, ${verdict}.
+
+Optional extras, each priced the same way (the one-cluster deployment synthesized with it on,
+the difference counted):
+
+${extraLines.join('\n')}
+${MARK}`;
+}
+
+const doc = await readFile(COST_MD, 'utf8');
+const counted = new Map(
+  SIZES.map((n) => [
+    n,
+    count({ clusters: Array.from({ length: n }, (_, i) => eks(i)), emails: ['oncall@acme.io'] }),
+  ]),
+);
+const base = counted.get(1) as Counted;
+const extras = EXTRAS.map((e) =>
+  extraCost(base, count({ clusters: [eks(0)], emails: ['oncall@acme.io'], ...e.config })),
+);
+const section = render(counted, variablePerCluster(doc), extras);
+await writeFile(COST_MD, placeBill(doc, section));
+console.log(section);
