@@ -219,6 +219,10 @@ function nodeExamples(): Example[] {
       for (const name of gpu) s.set(name, { renewedAt: at - 15_000 });
     },
   });
+  // Reminders come every reminderIntervalSeconds (4 h by default) while a node stays down.
+  const longDown = scenario(4 * 60 + 2, {
+    1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
+  });
   const stuck = scenario(33, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000, cordoned: true }),
   });
@@ -239,6 +243,11 @@ function nodeExamples(): Example[] {
       context: EKS_CONTEXT,
     },
     { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
+    {
+      title:
+        'Still down four hours later: a REMINDER, which points at the FIRING for what happens next',
+      notification: pick(longDown.sent, 'REMINDER'),
+    },
     {
       title: 'A zone goes dark: one summary, not one email per node',
       notification: pick(storm.sent, 'STORM'),

@@ -1,6 +1,7 @@
 /**
  * One email, one reading (issue 19 §4), through the real handler (testkit/watchdog-harness.ts):
- * every age said about one node's silence is one number from one clock.
+ * every age said about one node's silence is one number from one clock; "What happens next in
+ * Kubernetes" is said once per incident, in its FIRING.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -40,6 +41,7 @@ describe('lambda e2e: one email, one reading of one silence', () => {
   before(async () => {
     h = await startWatchdogHarness({
       clusters: { prod: { nodes: 6 } },
+      settings: { reminderIntervalSeconds: 1800 },
     });
     victim = h.target('prod').nodes[1] as string;
     await h.run();
@@ -62,6 +64,25 @@ describe('lambda e2e: one email, one reading of one silence', () => {
     assert.deepEqual(new Set(ages).size, 1, `one number for one silence:\n${block.join('\n')}`);
     const seconds = ageSeconds(ages[0] as string);
     assert.ok(seconds >= 30 * 60 && seconds <= 32 * 60, `~31 minutes: ${block.join('\n')}`);
+  });
+
+  it('"What happens next" once per incident: in the FIRING, a one-line pointer after', async () => {
+    const remind = h.clock.now() + 1_800_000;
+    while (h.clock.now() < remind && h.messages('REMINDER').length === 0) await h.tick();
+    h.target('prod').sim.startKubelet(victim);
+    for (let i = 0; i < 3 && h.messages('RESOLVED').length === 0; i++) await h.tick();
+    const [firing] = emails('FIRING');
+    const [reminder] = emails('REMINDER');
+    const [resolved] = emails('RESOLVED');
+    assert.ok(firing && reminder && resolved, summary(h.messages()));
+    assert.equal(firing.match(/^What happens next in Kubernetes$/gm)?.length, 1, firing);
+    for (const email of [reminder, resolved]) {
+      assert.doesNotMatch(email, /^What happens next in Kubernetes$/m, email);
+      const pointers = email.split('\n').filter((line) => /what happens next/i.test(line));
+      assert.ok(pointers.length <= 1, `at most a one-line pointer:\n${email}`);
+      assert.ok(email.split('\n').length < firing.split('\n').length, email);
+    }
+    assert.equal(new Set(agesIn(nodeBlock(reminder, victim))).size, 1, reminder);
   });
 
   it('a death seen by looks a minute apart: the renewal, the reason and down since agree', async () => {

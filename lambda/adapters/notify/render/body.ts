@@ -5,7 +5,7 @@
  * where to look further) always appear; node lists are shortened to fit and end with
  * "… and 1,234 more nodes".
  */
-import type { MissedFiring, Notification } from '../../../core/notification.js';
+import type { AlertNode, MissedFiring, Notification } from '../../../core/notification.js';
 import { DEFAULTS } from '../../../settings/index.js';
 import {
   type AwsPlace,
@@ -71,10 +71,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   const evidence = evidenceLines(n.evidence, n.at);
   if (evidence.length > 0) tail.push(...evidence, '');
   const down = [...n.firing, ...n.reminders, ...n.flapping];
-  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
-  if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
-    tail.push(...nextInKubernetes(n, down), '');
-  }
+  tail.push(...whatHappensNext(n, down));
   // The watchdog's own state or silences set aside say nothing about the cluster: no kubectl.
   if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube, context.aws), '');
@@ -83,6 +80,22 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }
+
+/**
+ * What Kubernetes does next with the silent nodes, said once per incident: in full where an
+ * incident opens (a FIRING, a storm), as a one-line pointer in its REMINDERs and FLAPPING notices
+ * (the eviction story is the same as in the FIRING), not at all once it is over.
+ */
+function whatHappensNext(n: Notification, down: readonly AlertNode[]): string[] {
+  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
+  if (n.firing.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
+    return [...nextInKubernetes(n, down), ''];
+  }
+  return down.length > 0 ? [NEXT_POINTER, ''] : [];
+}
+
+/** The one line REMINDER and FLAPPING emails say about Kubernetes' next steps. */
+const NEXT_POINTER = "What happens next in Kubernetes: see this incident's FIRING.";
 
 /** The most nodes a never-sent FIRING's line names (then "and N more"). */
 const MISSED_LISTED = 20;
