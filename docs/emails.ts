@@ -344,6 +344,15 @@ export function emailsMarkdown(): string {
     'that it is current). SNS sends the subject and the body as a plain-text email; message attributes',
     '`cluster`, `kind` and `severity` let a subscription filter them.',
     '',
+    'One clock, one number: every age said about a silent node (its last renewal, the reason, "down',
+    "since\") is timed from the check's time and the lease's renewTime moved onto the watchdog's clock",
+    '(the offset it learned per lease, `lambda/core/renewal-clock.ts`); renewTime as the kubelet wrote',
+    "it appears only when the node's clock is off. Every kubectl command names its context: for EKS the",
+    'one `aws eks update-kubeconfig --alias` makes (without `--alias` the context is named after the',
+    'cluster ARN: https://docs.aws.amazon.com/cli/latest/reference/eks/update-kubeconfig.html), for a',
+    "kubeconfig the context the watchdog uses, else the cluster's name, with a comment line saying how",
+    'to find yours. "What happens next in Kubernetes" is said once per incident, in its FIRING.',
+    '',
   ];
   for (const { title, notification, context } of examples()) {
     parts.push(

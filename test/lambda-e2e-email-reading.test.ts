@@ -1,7 +1,8 @@
 /**
  * One email, one reading (issue 19 §4), through the real handler (testkit/watchdog-harness.ts):
- * every age said about one node's silence is one number from one clock; "What happens next in
- * Kubernetes" is said once per incident, in its FIRING.
+ * every age said about one node's silence is one number from one clock; every kubectl command
+ * names its context, whatever the cluster's auth mode; "What happens next in Kubernetes" is said
+ * once per incident, in its FIRING.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -64,6 +65,20 @@ describe('lambda e2e: one email, one reading of one silence', () => {
     assert.deepEqual(new Set(ages).size, 1, `one number for one silence:\n${block.join('\n')}`);
     const seconds = ageSeconds(ages[0] as string);
     assert.ok(seconds >= 30 * 60 && seconds <= 32 * 60, `~31 minutes: ${block.join('\n')}`);
+  });
+
+  it('every kubectl command names a context, for a token-mode cluster too', () => {
+    const [firing] = emails('FIRING');
+    assert.ok(firing);
+    const lines = firing.split('\n').filter((line) => !line.trim().startsWith('#'));
+    const commands = lines.filter((line) => /\bkubectl /.test(line));
+    assert.ok(commands.length >= 4, firing);
+    for (const line of commands) assert.match(line, /\bkubectl --context prod /, line);
+    assert.match(
+      firing,
+      /^ {2}# prod: your kubeconfig context for this cluster \(kubectl config get-contexts\)$/m,
+      'says which context the commands mean and how to find it',
+    );
   });
 
   it('"What happens next" once per incident: in the FIRING, a one-line pointer after', async () => {

@@ -11,6 +11,7 @@ import {
   type AwsPlace,
   awsLines,
   type KubeAccess,
+  kubectlFor,
   lookFurther,
   nextInKubernetes,
   stormLines,
@@ -52,6 +53,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   const maxBytes = context.maxBytes ?? BODY_MAX_BYTES;
   const namespace = bodyText(context.namespace ?? '', 63) || DEFAULTS.namespace;
   const cluster = bodyText(n.cluster, 200) || '(unnamed)';
+  const kube = kubectlFor(context.kube, n.cluster);
   const head: string[] = [
     `lease-watchdog: ${n.kind} for cluster ${cluster}`,
     '',
@@ -63,9 +65,9 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
     '',
   ];
   if (n.missedFiring) head.push(...missedLines(n.missedFiring), '');
-  if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
-  if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace), '');
-  if (n.storm) head.push(...stormLines(n.storm), '');
+  if (n.watchdog) head.push(...watchdogLines(n, namespace, kube.kubectl), '');
+  if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace, kube.kubectl), '');
+  if (n.storm) head.push(...stormLines(n.storm, kube.kubectl), '');
 
   const tail: string[] = [];
   const evidence = evidenceLines(n.evidence, n.at);
@@ -74,7 +76,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   tail.push(...whatHappensNext(n, down));
   // The watchdog's own state or silences set aside say nothing about the cluster: no kubectl.
   if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
-    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube, context.aws), '');
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);
 
