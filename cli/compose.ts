@@ -127,11 +127,14 @@ const SDK_CLIENTS: AwsClients = {
   dynamodb: (region) => new DynamoDBClient({ region }),
 };
 
-/** Where notifications go: SNS with --sns-topic-arn, else the terminal. */
-function notifierFor(options: WatchOptions, io: Io, held: string[]): Notifier {
+/**
+ * Where notifications go: SNS with --sns-topic-arn, else the terminal. Their kubectl commands name
+ * `context`, the kubeconfig context the watch reads through (--context, or the current context).
+ */
+function notifierFor(options: WatchOptions, io: Io, held: string[], context: string): Notifier {
   const contextFor = () => ({
     namespace: options.namespace,
-    kube: options.context === undefined ? undefined : { context: options.context },
+    kube: context ? { context } : undefined,
   });
   if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
   const region = options.snsTopicArn.split(':')[3];
@@ -164,7 +167,7 @@ export function composeWatch(options: WatchOptions, io: Io): WatchParts {
     cycle: {
       reader,
       store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
-      notifier: notifierFor(options, io, held),
+      notifier: notifierFor(options, io, held, kubeConfig.getCurrentContext()),
       policy: policies.policy,
       alertPolicy: policies.alertPolicy,
       clock: io.now,

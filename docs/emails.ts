@@ -219,6 +219,10 @@ function nodeExamples(): Example[] {
       for (const name of gpu) s.set(name, { renewedAt: at - 15_000 });
     },
   });
+  // Reminders come every reminderIntervalSeconds (4 h by default) while a node stays down.
+  const longDown = scenario(4 * 60 + 2, {
+    1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
+  });
   const stuck = scenario(33, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000, cordoned: true }),
   });
@@ -239,6 +243,11 @@ function nodeExamples(): Example[] {
       context: EKS_CONTEXT,
     },
     { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
+    {
+      title:
+        'Still down four hours later: a REMINDER, which points at the FIRING for what happens next',
+      notification: pick(longDown.sent, 'REMINDER'),
+    },
     {
       title: 'A zone goes dark: one summary, not one email per node',
       notification: pick(storm.sent, 'STORM'),
@@ -334,6 +343,15 @@ export function emailsMarkdown(): string {
     'with the default settings (`docs/emails.ts`; `npm run emails` rewrites this file, and a test checks',
     'that it is current). SNS sends the subject and the body as a plain-text email; message attributes',
     '`cluster`, `kind` and `severity` let a subscription filter them.',
+    '',
+    'One clock, one number: every age said about a silent node (its last renewal, the reason, "down',
+    "since\") is timed from the check's time and the lease's renewTime moved onto the watchdog's clock",
+    '(the offset it learned per lease, `lambda/core/renewal-clock.ts`); renewTime as the kubelet wrote',
+    "it appears only when the node's clock is off. Every kubectl command names its context: for EKS the",
+    'one `aws eks update-kubeconfig --alias` makes (without `--alias` the context is named after the',
+    'cluster ARN: https://docs.aws.amazon.com/cli/latest/reference/eks/update-kubeconfig.html), for a',
+    "kubeconfig the context the watchdog uses, else the cluster's name, with a comment line saying how",
+    'to find yours. "What happens next in Kubernetes" is said once per incident, in its FIRING.',
     '',
   ];
   for (const { title, notification, context } of examples()) {

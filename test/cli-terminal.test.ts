@@ -97,6 +97,15 @@ describe('terminal output is sanitised', () => {
     assert.match(result.stdout, /! sick {2}not-ready/);
   });
 
+  it("watch: the email's kubectl commands name the context it reads through, the current one", async () => {
+    const args = ['watch', '--kubeconfig', kubeconfig, '--checks', '2', '--interval', '1'];
+    const result = await runCli(args);
+    const commands = result.stdout.split('\n').filter((line) => /^ {2}kubectl /.test(line));
+    assert.ok(commands.length > 0, result.stdout);
+    for (const line of commands) assert.match(line, /^ {2}kubectl --context tiny /);
+    assert.doesNotMatch(result.stdout, /^ {2}# /m, 'a context it knows needs no comment');
+  });
+
   it('an error quoting a Status message escapes it', async () => {
     tiny.serve((_req, res) =>
       sendJson(res, { kind: 'Status', code: 503, message: `etcd ${CLEAR}is fine` }, 503),

@@ -92,8 +92,10 @@ describe('lambda e2e: a node dies, stays down, and recovers', () => {
     assert.match(body, /zone:\s+eu-west-1a/);
     assert.ok(body.includes(instanceOfNode(target, victim)), 'body names the instance');
     assert.match(body, /verdict:\s+expired/);
-    assert.ok(body.includes(`kubectl describe node ${victim}`));
-    assert.ok(body.includes(`kubectl get lease ${victim} -n kube-node-lease -o yaml`));
+    assert.ok(body.includes(`kubectl --context prod describe node ${victim}`));
+    assert.ok(
+      body.includes(`kubectl --context prod get lease ${victim} -n kube-node-lease -o yaml`),
+    );
     for (const other of target.nodes.slice(1)) {
       assert.ok(!body.includes(other), `body does not name the healthy ${other}`);
     }

@@ -58,10 +58,11 @@ describe('the custom notification', () => {
       ].join('\n'),
     );
     assert.deepEqual(chat.content.nextSteps, [
-      '`kubectl get nodes -o wide`',
-      `\`kubectl describe node ${eksName(1, 5)}\``,
-      `\`kubectl get lease ${eksName(1, 5)} -n kube-node-lease -o yaml\``,
-      `\`kubectl get events -A --field-selector involvedObject.name=${eksName(1, 5)}\``,
+      '`# prod-eu: your kubeconfig context for this cluster (kubectl config get-contexts)`',
+      '`kubectl --context prod-eu get nodes -o wide`',
+      `\`kubectl --context prod-eu describe node ${eksName(1, 5)}\``,
+      `\`kubectl --context prod-eu get lease ${eksName(1, 5)} -n kube-node-lease -o yaml\``,
+      `\`kubectl --context prod-eu get events -A --field-selector involvedObject.name=${eksName(1, 5)}\``,
       '`aws ec2 describe-instance-status --instance-ids i-0abc1234567890def --include-all-instances --region eu-west-1`',
       '`aws ssm start-session --target i-0abc1234567890def --region eu-west-1`',
       `Runbook: ${LINK}`,
@@ -299,7 +300,9 @@ describe('lambda e2e: a FIRING reaches the chat topic as a custom notification',
     assert.equal(chat.source, 'custom');
     assert.equal(chat.content.title, '🔴 [prod] FIRING: 1 node down');
     assert.ok(chat.content.description.includes(`*${victim}*`));
-    assert.ok(chat.content.nextSteps.includes(`\`kubectl describe node ${victim}\``));
+    assert.ok(
+      chat.content.nextSteps.includes(`\`kubectl --context prod describe node ${victim}\``),
+    );
     assert.ok(chat.content.nextSteps.includes(`Runbook: ${LINK}`));
   });
 });

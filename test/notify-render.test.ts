@@ -221,7 +221,9 @@ describe('renderBody', () => {
     assert.match(body, /^ {2}verdict: +expired \(/m);
     assert.match(body, /^ {2}last renewal: +2026-11-29 17:51:40 UTC \(3m20s ago\)$/m);
     assert.match(body, /^ {2}reason: +lease not renewed for 200 s/m);
-    assert.match(body, /^ {2}down since: +2026-11-29 17:52:30 UTC \(2m30s ago\)$/m);
+    // One clock, one number: the silence the reason times is the age of the renewal and of the
+    // node being down (its incident opened later, when the silence was confirmed).
+    assert.match(body, /^ {2}down since: +2026-11-29 17:51:40 UTC \(3m20s ago\)$/m);
     // second node
     assert.match(body, /^ {2}verdict: +not-ready/m);
     assert.match(body, /^ {2}last renewal: +2026-11-29 17:54:52 UTC \(8s ago\)$/m);
@@ -229,8 +231,11 @@ describe('renderBody', () => {
     assert.equal(body.match(/look further/gi)?.length, 1, 'said once');
     assert.match(body, /^Look further$/m);
     const first = eksName(1, 5);
-    assert.ok(body.includes(`  kubectl describe node ${first}\n`), first);
-    assert.ok(body.includes(`  kubectl get lease ${first} -n kube-node-lease -o yaml\n`), first);
+    assert.ok(body.includes(`  kubectl --context prod-eu describe node ${first}\n`), first);
+    assert.ok(
+      body.includes(`  kubectl --context prod-eu get lease ${first} -n kube-node-lease -o yaml\n`),
+      first,
+    );
     // Kubernetes' next steps
     assert.match(body, /^What happens next in Kubernetes$/m);
     assert.match(body, /NotReady\/Unknown/);
@@ -316,7 +321,11 @@ describe('renderBody', () => {
 
   it('kubectl hints name the lease namespace of the render context', () => {
     const firingBody = renderBody(notification({ firing: two }), { namespace: 'leases-prod' });
-    assert.ok(firingBody.includes(`kubectl get lease ${eksName(1, 5)} -n leases-prod -o yaml\n`));
+    assert.ok(
+      firingBody.includes(
+        `kubectl --context prod-eu get lease ${eksName(1, 5)} -n leases-prod -o yaml\n`,
+      ),
+    );
     assert.doesNotMatch(firingBody, /kube-node-lease/);
     const watchdog = renderBody(
       notification({
@@ -327,8 +336,8 @@ describe('renderBody', () => {
     );
     const flat = watchdog.replace(/\s+/g, ' ');
     assert.match(flat, /grants get and list on leases in leases-prod and on nodes/);
-    assert.match(flat, /kubectl auth can-i list leases -n leases-prod --as/);
-    assert.match(watchdog, /^ {2}kubectl get leases -n leases-prod$/m);
+    assert.match(flat, /kubectl --context prod-eu auth can-i list leases -n leases-prod --as/);
+    assert.match(watchdog, /^ {2}kubectl --context prod-eu get leases -n leases-prod$/m);
     assert.doesNotMatch(watchdog, /kube-node-lease/);
     const notFound = renderBody(
       notification({
@@ -388,8 +397,14 @@ describe('renderBody', () => {
     // no region in the settings: the reader's default region
     const noRegion = renderBody(watchdog, { kube: { eks: { clusterName: 'prod-eu' } } });
     assert.match(noRegion, /^ {2}aws eks update-kubeconfig --name prod-eu --alias prod-eu$/m);
-    // without settings, plain kubectl as before
-    assert.match(renderBody(watchdog), /^ {2}kubectl get nodes -o wide$/m);
+    // Without settings (a bearer token): the cluster's name stands for the reader's context, and
+    // a comment line (inert in a shell) says so and how to list one's contexts.
+    const unknown = renderBody(watchdog);
+    assert.match(unknown, /^ {2}kubectl --context prod-eu get nodes -o wide$/m);
+    assert.match(
+      unknown,
+      /^Look further\n {2}# prod-eu: your kubeconfig context for this cluster \(kubectl config get-contexts\)$/m,
+    );
   });
 
   it('a hostile namespace is quoted in commands and kube-node-lease is the default', () => {
@@ -415,11 +430,26 @@ describe('renderBody', () => {
       firing: [alertNode('a', { renewTime: micro(AT + 20_000), silentForSeconds: 120 })],
     });
     const body = renderBody(n);
-    assert.match(body, /20s in the future: the node's clock is ahead/);
+    // The renewal on the watchdog's clock, the silence's one number; renewTime as an instant.
+    assert.match(body, /^ {2}last renewal: +2026-11-29 17:53:00 UTC \(2m ago\)$/m);
     assert.match(
       body,
-      /silent for: +2m by the watchdog's clock \(the node's clock seems off by 2m20s\)/,
+      /^ {2}node's clock: +renewTime reads 2026-11-29 17:55:20 UTC: the node's clock seems 2m20s ahead$/m,
     );
+    // A node gone from the cluster has no measured silence: renewTime as the kubelet wrote it.
+    const gone = renderBody(
+      notification({
+        kind: 'RESOLVED',
+        resolved: [
+          alertNode('a', {
+            renewTime: micro(AT + 20_000),
+            silentForSeconds: null,
+            resolution: 'node-deleted',
+          }),
+        ],
+      }),
+    );
+    assert.match(gone, /20s in the future: the node's clock is ahead/);
   });
 
   it('a correct clock seen one gap between checks late is not called off; a clock 10m behind is', () => {
@@ -429,15 +459,16 @@ describe('renderBody', () => {
         firing: [alertNode('a', { renewTime: micro(AT - 170_000), silentForSeconds: 60 })],
       }),
     );
-    assert.doesNotMatch(late, /clock seems off/);
+    assert.doesNotMatch(late, /node's clock:/);
     const behind = renderBody(
       notification({
         firing: [alertNode('a', { renewTime: micro(AT - 660_000), silentForSeconds: 60 })],
       }),
     );
+    assert.match(behind, /^ {2}last renewal: +2026-11-29 17:54:00 UTC \(60s ago\)$/m);
     assert.match(
       behind,
-      /silent for: +60s by the watchdog's clock \(the node's clock seems off by 10m\)/,
+      /^ {2}node's clock: +renewTime reads 2026-11-29 17:44:00 UTC: the node's clock seems 10m behind$/m,
     );
   });
 
@@ -471,7 +502,7 @@ describe('renderBody', () => {
     assert.match(body, /was down: +2026-11-29 17:45:00 UTC to 2026-11-29 17:55:00 UTC \(10m\)$/m);
     assert.match(body, /resolution: +cordoned \(spec\.unschedulable\)/m);
     assert.doesNotMatch(body, /What happens next/);
-    assert.match(body, /kubectl describe node a$/m);
+    assert.match(body, /kubectl --context prod-eu describe node a$/m);
   });
 
   it('REMINDER and FLAPPING sections', () => {
@@ -599,7 +630,7 @@ describe('renderBody', () => {
     assert.match(flat, /Credentials:/);
     assert.match(flat, /deploy\/rbac\.yaml/);
     assert.match(flat, /node failures in this cluster go unnoticed/);
-    assert.match(body, /^ {2}kubectl get leases -n kube-node-lease$/m);
+    assert.match(body, /^ {2}kubectl --context prod-eu get leases -n kube-node-lease$/m);
     assert.doesNotMatch(body, /<node>/);
   });
 
@@ -621,7 +652,7 @@ describe('renderBody', () => {
 
   it('quotes hostile names in the commands it suggests', () => {
     const body = renderBody(notification({ firing: [alertNode('$(rm -rf ~); echo')] }));
-    assert.ok(body.includes(`kubectl describe node '$(rm -rf ~); echo'\n`));
+    assert.ok(body.includes(`kubectl --context prod-eu describe node '$(rm -rf ~); echo'\n`));
     assert.doesNotMatch(body, /kubectl describe node \$\(/);
   });
 

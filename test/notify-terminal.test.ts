@@ -16,7 +16,10 @@ describe('TerminalNotifier', () => {
     const n = notification({ firing: [alertNode('worker-1')] });
     await notifier.publish(n);
     assert.ok(written[0]?.includes(renderBody(n, { namespace: 'prod-eu-leases' })));
-    assert.match(written[0] ?? '', /^ {2}kubectl get lease worker-1 -n prod-eu-leases -o yaml$/m);
+    assert.match(
+      written[0] ?? '',
+      /^ {2}kubectl --context prod-eu get lease worker-1 -n prod-eu-leases -o yaml$/m,
+    );
   });
 
   it('prints subject and body between separator lines, once per notification', async () => {

@@ -29,7 +29,8 @@ const SCOPE_WORDS: Readonly<Record<StormInfo['scope'], string>> = {
   cluster: 'cluster-wide',
 };
 
-export function stormLines(storm: StormInfo): string[] {
+/** `kubectl`: kubectl with the cluster's context (kubectlFor). */
+export function stormLines(storm: StormInfo, kubectl: string): string[] {
   if (storm.state === 'ended') {
     return [
       ...titled('STORM OVER'),
@@ -67,9 +68,9 @@ export function stormLines(storm: StormInfo): string[] {
               'groups, instance profile or bootstrap settings, a spot capacity reclaim.',
           ]
         : []),
-      "The control plane: API server and etcd health (kubectl get --raw '/readyz?verbose'), and " +
+      `The control plane: API server and etcd health (${kubectl} get --raw '/readyz?verbose'), and ` +
         'the AWS Health Dashboard for the region and zone.',
-      `One node of the ${groups && storm.zones.length === 0 ? 'node group' : 'zone'}: can it still reach the API server? (kubectl describe node, then ` +
+      `One node of the ${groups && storm.zones.length === 0 ? 'node group' : 'zone'}: can it still reach the API server? (${kubectl} describe node, then ` +
         'the kubelet log on the instance: journalctl -u kubelet)',
     ]),
   ];
@@ -158,8 +159,11 @@ function failureHint(failure: Failure, namespace: string): string {
   return FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown;
 }
 
-/** The watchdog's own trouble (or its end), with what to check; `namespace`: the lease namespace. */
-export function watchdogLines(n: Notification, namespace: string): string[] {
+/**
+ * The watchdog's own trouble (or its end), with what to check; `namespace`: the lease namespace,
+ * `kubectl`: kubectl with the cluster's context (kubectlFor).
+ */
+export function watchdogLines(n: Notification, namespace: string, kubectl: string): string[] {
   const w = n.watchdog;
   if (!w) return [];
   const failed = `${w.failure}: ${bodyText(w.message, 1000) || '(no message)'}`;
@@ -192,7 +196,7 @@ export function watchdogLines(n: Notification, namespace: string): string[] {
         'server endpoint.',
       'Credentials: the secret or IAM role the watchdog uses is still valid and still mapped ' +
         'into the cluster.',
-      `RBAC: deploy/rbac.yaml is applied (kubectl auth can-i list leases -n ${shellWord(namespace)} ` +
+      `RBAC: deploy/rbac.yaml is applied (${kubectl} auth can-i list leases -n ${shellWord(namespace)} ` +
         '--as <the watchdog identity>).',
     ]),
   ];
@@ -234,9 +238,12 @@ export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): s
   return ['What happens next in Kubernetes', ...bullets(points)];
 }
 
-/** How a reader reaches the cluster with kubectl, as the cluster's `auth` setting says. */
+/**
+ * How a reader reaches the cluster with kubectl, as the cluster's `auth` setting says; neither
+ * (a bearer token): the commands stand the cluster's name for the reader's context (kubectlFor).
+ */
 export interface KubeAccess {
-  /** `kubeconfig` mode: the kubeconfig context the watchdog uses. */
+  /** The kubeconfig context the watchdog uses (`kubeconfig` mode, the CLI's context). */
   readonly context?: string | undefined;
   /** `eks` mode: the EKS cluster; the commands first make a kubeconfig context for it. */
   readonly eks?: { readonly clusterName: string; readonly region?: string | undefined } | undefined;
@@ -293,18 +300,18 @@ export function awsNextSteps(
 
 /**
  * The commands to look further, said once per email: about `example` (the first node the email is
- * about) when there is one, else about the cluster. They name the kubeconfig context when the
- * cluster's settings give one; for EKS, the `aws eks update-kubeconfig` that makes it comes first
- * (`--alias` names the context after the cluster: its default, the cluster ARN, needs the account).
+ * about) when there is one, else about the cluster. Every kubectl command names its context
+ * (`kubectlFor`), so that a copied command never runs against whatever cluster the reader's
+ * kubeconfig happens to point at.
  */
 export function lookFurther(
   example: AlertNode | undefined,
   namespace: string,
-  access: KubeAccess = {},
+  kube: KubectlCommand,
   aws?: AwsPlace | undefined,
 ): string[] {
   const ns = shellWord(namespace);
-  const { setup, kubectl } = kubectlFor(access);
+  const { setup, kubectl } = kube;
   if (!example) {
     return [
       'Look further',
@@ -326,17 +333,41 @@ export function lookFurther(
   ];
 }
 
-function kubectlFor(access: KubeAccess): { setup: string[]; kubectl: string } {
-  const eksName = access.eks ? bodyText(access.eks.clusterName, 100) : '';
+/** How the email's commands call kubectl: lines to run first, then the command with its context. */
+export interface KubectlCommand {
+  readonly setup: readonly string[];
+  /** `kubectl --context NAME`, NAME quoted for the shell when it needs it. */
+  readonly kubectl: string;
+}
+
+/**
+ * kubectl with the context of `cluster` (the watchdog's name for it), as its settings say:
+ * - `eks`: `aws eks update-kubeconfig --name N --region R --alias N` first. The alias names the
+ *   context after the EKS cluster; without it the context is named after the cluster ARN (the
+ *   `--alias` option of the AWS CLI reference,
+ *   https://docs.aws.amazon.com/cli/latest/reference/eks/update-kubeconfig.html), which needs an
+ *   account the email may not know.
+ * - a kubeconfig context the watchdog uses (its settings, or the CLI's current context): that one.
+ * - otherwise (a bearer token, a kubeconfig's current context the settings do not name): the
+ *   cluster's name stands for the reader's own context, and a comment line before the commands
+ *   says so and how to list one's contexts. The comment is inert when pasted into a shell.
+ */
+export function kubectlFor(access: KubeAccess | undefined, cluster: string): KubectlCommand {
+  const eksName = access?.eks ? bodyText(access.eks.clusterName, 100) : '';
   if (eksName) {
     const name = shellWord(eksName);
-    const region = bodyText(access.eks?.region ?? '', 40);
+    const region = bodyText(access?.eks?.region ?? '', 40);
     const regionFlag = region ? ` --region ${shellWord(region)}` : '';
     return {
       setup: [`  aws eks update-kubeconfig --name ${name}${regionFlag} --alias ${name}`],
       kubectl: `kubectl --context ${name}`,
     };
   }
-  const context = bodyText(access.context ?? '', 253);
-  return { setup: [], kubectl: context ? `kubectl --context ${shellWord(context)}` : 'kubectl' };
+  const context = bodyText(access?.context ?? '', 253);
+  if (context) return { setup: [], kubectl: `kubectl --context ${shellWord(context)}` };
+  const stand = bodyText(cluster, 253) || 'CONTEXT';
+  return {
+    setup: [`  # ${stand}: your kubeconfig context for this cluster (kubectl config get-contexts)`],
+    kubectl: `kubectl --context ${shellWord(stand)}`,
+  };
 }

@@ -5,12 +5,13 @@
  * where to look further) always appear; node lists are shortened to fit and end with
  * "… and 1,234 more nodes".
  */
-import type { MissedFiring, Notification } from '../../../core/notification.js';
+import type { AlertNode, MissedFiring, Notification } from '../../../core/notification.js';
 import { DEFAULTS } from '../../../settings/index.js';
 import {
   type AwsPlace,
   awsLines,
   type KubeAccess,
+  kubectlFor,
   lookFurther,
   nextInKubernetes,
   stormLines,
@@ -52,6 +53,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   const maxBytes = context.maxBytes ?? BODY_MAX_BYTES;
   const namespace = bodyText(context.namespace ?? '', 63) || DEFAULTS.namespace;
   const cluster = bodyText(n.cluster, 200) || '(unnamed)';
+  const kube = kubectlFor(context.kube, n.cluster);
   const head: string[] = [
     `lease-watchdog: ${n.kind} for cluster ${cluster}`,
     '',
@@ -63,26 +65,39 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
     '',
   ];
   if (n.missedFiring) head.push(...missedLines(n.missedFiring), '');
-  if (n.watchdog) head.push(...watchdogLines(n, namespace), '');
-  if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace), '');
-  if (n.storm) head.push(...stormLines(n.storm), '');
+  if (n.watchdog) head.push(...watchdogLines(n, namespace, kube.kubectl), '');
+  if (n.notice) head.push(...noticeLines(n.notice, n.at, namespace, kube.kubectl), '');
+  if (n.storm) head.push(...stormLines(n.storm, kube.kubectl), '');
 
   const tail: string[] = [];
   const evidence = evidenceLines(n.evidence, n.at);
   if (evidence.length > 0) tail.push(...evidence, '');
   const down = [...n.firing, ...n.reminders, ...n.flapping];
-  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
-  if (down.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
-    tail.push(...nextInKubernetes(n, down), '');
-  }
+  tail.push(...whatHappensNext(n, down));
   // The watchdog's own state or silences set aside say nothing about the cluster: no kubectl.
   if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
-    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, context.kube, context.aws), '');
+    tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }
+
+/**
+ * What Kubernetes does next with the silent nodes, said once per incident: in full where an
+ * incident opens (a FIRING, a storm), as a one-line pointer in its REMINDERs and FLAPPING notices
+ * (the eviction story is the same as in the FIRING), not at all once it is over.
+ */
+function whatHappensNext(n: Notification, down: readonly AlertNode[]): string[] {
+  const stormActive = n.storm !== undefined && n.storm.state !== 'ended';
+  if (n.firing.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
+    return [...nextInKubernetes(n, down), ''];
+  }
+  return down.length > 0 ? [NEXT_POINTER, ''] : [];
+}
+
+/** The one line REMINDER and FLAPPING emails say about Kubernetes' next steps. */
+const NEXT_POINTER = "What happens next in Kubernetes: see this incident's FIRING.";
 
 /** The most nodes a never-sent FIRING's line names (then "and N more"). */
 const MISSED_LISTED = 20;

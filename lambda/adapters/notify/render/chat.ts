@@ -9,7 +9,7 @@
  * bounded well within what the chat applications show.
  */
 import type { AlertNode, Notification, Severity } from '../../../core/notification.js';
-import { type KubeAccess, lookFurther } from './advice.js';
+import { type KubeAccess, kubectlFor, lookFurther } from './advice.js';
 import { bodyText, fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
 import { asciiText, squeeze, truncate } from './text.js';
@@ -117,7 +117,11 @@ function contextLines(n: Notification): string[] {
 function nextSteps(n: Notification, context: ChatContext): string[] {
   const example = n.firing[0] ?? n.flapping[0] ?? n.reminders[0] ?? n.resolved[0];
   const namespace = context.namespace ?? 'kube-node-lease';
-  const commands = lookFurther(example, namespace, context.kube)
+  const commands = lookFurther(
+    example,
+    namespace,
+    kubectlFor(context.kube, chatText(n.cluster, 253)),
+  )
     .slice(1)
     .map((line) => `\`${truncate(line.trim().replace(/`/g, "'"), NEXT_STEP_MAX_CHARS - 2)}\``);
   if (n.watchdog?.state === 'failing') {

@@ -99,11 +99,10 @@ function nodeEntry(x: AlertNode, at: number, open: boolean): Entry {
   lines.push(...labelled('  verdict', verdictText(x.verdict)));
   lines.push(...labelled('  last renewal', renewalText(x, at)));
   const skew = skewText(x, at);
-  if (skew) lines.push(...labelled('  silent for', skew));
+  if (skew) lines.push(...labelled("  node's clock", skew));
   lines.push(...labelled('  reason', bodyText(x.reason, 500) || '(none given)'));
-  if (open && x.since !== undefined) {
-    lines.push(...labelled('  down since', moment(x.since, at)));
-  }
+  const down = downSince(x, at);
+  if (open && down !== undefined) lines.push(...labelled('  down since', moment(down, at)));
   if (!open) {
     lines.push(...labelled('  resolution', resolutionText(x.resolution ?? 'recovered')));
     if (x.since !== undefined) {
@@ -217,10 +216,38 @@ function resolutionText(resolution: Resolution): string {
   return RESOLUTION_TEXT[resolution] ?? bodyText(String(resolution), 60);
 }
 
+/**
+ * When the lease was last renewed on the watchdog's clock: `renewTime` moved by the clock offset
+ * the watchdog learned for that lease (core/renewal-clock.ts) — the instant the verdict's silence
+ * (`silentForSeconds`, the reason's "no lease renewal for …") is timed from. One clock, one number:
+ * the email says the same age here, in the reason and in "down since". The raw `renewTime` (the
+ * kubelet's clock) is shown only when it disagrees by more than a gap between checks explains.
+ */
+function renewedAt(x: AlertNode, at: number): number | undefined {
+  if (x.renewTime === null || x.silentForSeconds === null) return undefined;
+  return at - x.silentForSeconds * 1000;
+}
+
+/**
+ * Since when a node is down: for a silent lease, the start of its silence (its last renewal on
+ * the watchdog's clock), which the incident's opening can only follow — a node first seen silent
+ * for 31 minutes has been down 31 minutes, not since this check. Otherwise (a node that reports
+ * Ready=False, a missing lease) the incident's opening, when the watchdog first saw it down.
+ */
+function downSince(x: AlertNode, at: number): number | undefined {
+  const silent = x.verdict === 'expired' || x.verdict === 'suspect';
+  const start = silent ? renewedAt(x, at) : undefined;
+  if (start === undefined) return x.since;
+  return x.since === undefined ? start : Math.min(x.since, start);
+}
+
 function renewalText(x: AlertNode, at: number): string {
   if (x.renewTime === null) return 'never';
   const ms = parseTimestamp(x.renewTime);
   if (ms === undefined) return `${bodyText(x.renewTime, 64)} (unreadable)`;
+  const estimated = renewedAt(x, at);
+  if (estimated !== undefined) return moment(estimated, at);
+  // No silence measured (a node gone from the cluster): renewTime as the kubelet wrote it.
   const delta = at - ms;
   return delta >= 0
     ? moment(ms, at)
@@ -238,14 +265,15 @@ const BEHIND_TOLERANCE_S = 150;
 const AHEAD_TOLERANCE_S = 30;
 
 /**
- * renewTime is written with the kubelet's clock; silentForSeconds is measured on the watchdog's,
- * from the check that first saw the renewal (so it is the shorter of the two on a correct clock).
- * When they disagree by more than a gap between checks explains, say so: the node's clock is off.
+ * renewTime is written with the kubelet's clock; the silence is measured on the watchdog's (see
+ * renewedAt). When they disagree by more than a gap between checks explains, say what renewTime
+ * reads: the node's clock is off. An instant and an offset, never a second age of the silence.
  */
 function skewText(x: AlertNode, at: number): string | null {
   const ms = x.renewTime === null ? undefined : parseTimestamp(x.renewTime);
   if (ms === undefined || x.silentForSeconds === null) return null;
   const off = (at - ms) / 1000 - x.silentForSeconds;
   if (off >= -AHEAD_TOLERANCE_S && off <= BEHIND_TOLERANCE_S) return null;
-  return `${formatAge(x.silentForSeconds)} by the watchdog's clock (the node's clock seems off by ${formatAge(Math.abs(off))})`;
+  const way = off > 0 ? 'behind' : 'ahead';
+  return `renewTime reads ${utc(ms)}: the node's clock seems ${formatAge(Math.abs(off))} ${way}`;
 }

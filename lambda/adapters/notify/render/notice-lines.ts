@@ -7,8 +7,16 @@ import type { NoticeInfo } from '../../../core/notification.js';
 import { bodyText, bullets, labelled, moment, period, titled, wrap } from './format.js';
 import { shellWord } from './text.js';
 
-/** `namespace`: where the cluster's leases are; `at`: the time of the check. */
-export function noticeLines(notice: NoticeInfo, at: number, namespace: string): string[] {
+/**
+ * `namespace`: where the cluster's leases are; `at`: the time of the check; `kubectl`: kubectl
+ * with the cluster's context (advice.ts, kubectlFor).
+ */
+export function noticeLines(
+  notice: NoticeInfo,
+  at: number,
+  namespace: string,
+  kubectl: string,
+): string[] {
   if (notice.topic === 'state-reset') return stateResetLines(notice);
   if (notice.topic === 'silences-set-aside') return silencesSetAsideLines(notice);
   const what = bodyText(notice.message, 1000) || '(no message)';
@@ -45,9 +53,9 @@ export function noticeLines(notice: NoticeInfo, at: number, namespace: string): 
     '',
     'How to fix it',
     ...bullets([
-      'Grant get and list on nodes to the watchdog: kubectl apply -f deploy/rbac.yaml (its ' +
-        'ClusterRole lease-watchdog), then check: kubectl auth can-i list nodes --as <the ' +
-        `watchdog identity> (and kubectl auth can-i list leases -n ${shellWord(namespace)}).`,
+      `Grant get and list on nodes to the watchdog: ${kubectl} apply -f deploy/rbac.yaml (its ` +
+        `ClusterRole lease-watchdog), then check: ${kubectl} auth can-i list nodes --as <the ` +
+        `watchdog identity> (and ${kubectl} auth can-i list leases -n ${shellWord(namespace)}).`,
       'One NOTICE says when checks are complete again; until then the log line of each check ' +
         '(cluster checked) says degraded.',
     ]),
