@@ -32,7 +32,7 @@ import {
 } from '../lambda/settings/index.js';
 import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
-import { createChatTopic, grantChatPublish } from './chat-topic.js';
+import { createChatTopic, grantChatPublish } from './side-topics.js';
 import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
