@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { scheduleFaults, ZONES } from '../testkit/reliability-fault-schedule.js';
 import { random } from '../testkit/state-fixtures.js';
-import { kindOf, startWatchdogHarness, T0 } from '../testkit/watchdog-harness.js';
+import { attributesOf, kindOf, startWatchdogHarness, T0 } from '../testkit/watchdog-harness.js';
 
 const DAYS = Number(process.argv[2] ?? 1);
 const MINUTE = 60_000;
@@ -63,7 +63,7 @@ try {
   for (const message of h.sns.messages) {
     const kind = kindOf(message) ?? '?';
     kinds[kind] = (kinds[kind] ?? 0) + 1;
-    const ended = message.attributes.severity?.stringValue === 'info';
+    const ended = attributesOf(message).severity === 'info';
     if ((kind !== 'FIRING' && kind !== 'STORM') || ended) continue;
     const at = message.receivedAt;
     const named = t.nodes.filter((name) => message.message.includes(name));

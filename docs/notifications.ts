@@ -6,16 +6,10 @@
 
 import { writeFile } from 'node:fs/promises';
 import {
-  EVENT_DETAIL_TYPE,
-  EVENT_SOURCE,
-  notificationEvent,
-} from '../lambda/adapters/notify/delivery/event-notifier.js';
-import {
   DOCUMENT_PROTOCOLS,
   MESSAGE_MAX_BYTES,
   messageAttributes,
 } from '../lambda/adapters/notify/delivery/sns-notifier.js';
-import { renderChatNotification } from '../lambda/adapters/notify/render/chat.js';
 import { renderDocument } from '../lambda/adapters/notify/render/document.js';
 import {
   DOCUMENT_SCHEMA,
@@ -23,6 +17,7 @@ import {
 } from '../lambda/adapters/notify/render/document-schema.js';
 import { composeNotification } from '../lambda/core/grouping.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
+import { chatSection, eventSection } from './chat-and-events.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 55, 0);
 
@@ -136,7 +131,10 @@ export function schemaJson(): string {
   return `${json(documentJsonSchema())}\n`;
 }
 
-/** docs/NOTIFICATIONS.md: the formats, the attributes, each example, then chat and EventBridge. */
+/**
+ * docs/NOTIFICATIONS.md: the formats, the machine topic's attributes, each example, then chat and
+ * EventBridge; every promise about SNS or EventBridge delivery beside the AWS sentence it rests on.
+ */
 export function notificationsMarkdown(): string {
   const examples = notificationExamples();
   const [first] = examples;
@@ -161,8 +159,11 @@ function formatSections(): string[] {
     '',
     '## One publish, a format per protocol',
     '',
-    'Each notification is one SNS `Publish` with `MessageStructure: json`. SNS gives every',
-    'subscription the entry of its protocol, or `default` when there is none:',
+    'Each notification is one SNS `Publish` to the notification topic with `MessageStructure: json`.',
+    'AWS: "If you want to send different messages for each transport protocol, set the value of the',
+    '`MessageStructure` parameter to `json` and use a JSON object for the `Message` parameter"',
+    '([Publish](https://docs.aws.amazon.com/sns/latest/api/API_Publish.html)). Every subscription',
+    'gets the entry of its protocol, or `default` when there is none:',
     '',
     '| subscription protocol | receives |',
     '| --- | --- |',
@@ -170,14 +171,33 @@ function formatSections(): string[] {
     `| ${DOCUMENT_PROTOCOLS.map((p) => `\`${p}\``).join(', ')} | the JSON document below (\`schema\`: \`${DOCUMENT_SCHEMA}\`) |`,
     '',
     'SQS, Lambda, HTTP(S) and Firehose subscribers find the document, as a string, in the `Message`',
-    'field of the SNS envelope (or as the whole body with raw message delivery). The text is not',
-    'repeated under `email`: email subscriptions fall back to `default`.',
+    'field of the SNS envelope, or as the whole body with raw message delivery (AWS: "When you enable',
+    'raw message delivery for or Amazon SQS endpoints, any Amazon SNS metadata is stripped from the',
+    'published message and the message is sent as is",',
+    '[raw message delivery](https://docs.aws.amazon.com/sns/latest/dg/sns-large-payload-raw-message-delivery.html)).',
+    'The text is not repeated under `email`: email subscriptions fall back to `default`.',
     '',
-    `The whole message (the text and the document under each key) stays within ${MESSAGE_MAX_BYTES.toLocaleString('en-US')} bytes, SNS's`,
-    'limit being 262,144 for message, subject and attributes together: the document lists nodes,',
-    'most urgent first (firing, flapping, reminder, resolved), while they fit in 32,000 bytes and',
-    'says how many it left out in `nodesOmitted`; `counts` always has the full numbers. FIFO topics',
-    'take the same message (group: the cluster; deduplication id: the notification id).',
+    '**No message attributes on this topic, so no filter policies on it.** AWS: "Message attributes',
+    'are sent only when the message structure is String, not JSON"',
+    '([message attributes](https://docs.aws.amazon.com/sns/latest/dg/sns-message-attributes.html)),',
+    'and with raw delivery to HTTP/S and Firehose "When you specify message attributes, it won\'t be',
+    'sent" (raw message delivery, above). Whether an attribute filter policy matches a JSON-structure',
+    'publish is documented nowhere, so this topic promises none: every subscriber gets every',
+    'notification. To route by cluster, kind, severity, zone or node group, use the machine topic',
+    'or EventBridge (below). The document carries the same fields for a consumer that sorts itself.',
+    '',
+    `The whole message (the text and the document under each key) stays within ${MESSAGE_MAX_BYTES.toLocaleString('en-US')} bytes. AWS:`,
+    '"messages must be UTF-8 encoded strings and at most 256 KB in size (262,144 bytes, not 262,144',
+    'characters)" (Publish, above). The document lists nodes, most urgent first (firing, flapping,',
+    'reminder, resolved), while they fit in 32,000 bytes and says how many it left out in',
+    '`nodesOmitted`; `counts` always has the full numbers.',
+    '',
+    'FIFO topics take the same message, with the cluster as message group and the notification id as',
+    'deduplication id. AWS on `MessageDeduplicationId`: "Every message must have a unique',
+    '`MessageDeduplicationId`, which is a token used for deduplication of sent messages", and "any',
+    "messages sent with the same `MessageDeduplicationId` are accepted successfully but aren't",
+    'delivered during the 5-minute deduplication interval" (Publish, above): messages of one cluster',
+    'stay in order in their group, and a publish repeated after a lost answer is delivered once.',
     '',
     '## The document',
     '',
@@ -189,10 +209,17 @@ function formatSections(): string[] {
   ];
 }
 
-/** The message attributes, and filter policies on them. */
+/** The machine topic: String-structure publishes with attributes, and filter policies on them. */
 function attributesSection(): string[] {
   return [
-    '## Message attributes, for filter policies',
+    '## The machine topic: message attributes, for filter policies',
+    '',
+    'With `"machineTopic": true` in the deployment file, the stack creates a topic of its own,',
+    'encrypted like the first (output `MachineTopicArn`), and the function also publishes each notification to',
+    'it, once the notification topic accepted it, as one **String-structure** `Publish` (no',
+    '`MessageStructure`): its `Message` is the JSON document below, the same for every protocol, and',
+    'it carries these message attributes, which AWS sends with a String-structure message (quoted',
+    'above):',
     '',
     '| attribute | type | value |',
     '| --- | --- | --- |',
@@ -202,8 +229,15 @@ function attributesSection(): string[] {
     '| `zones` | String.Array | the zones of the nodes (and of a storm); absent when there are none |',
     '| `nodeGroups` | String.Array | the node groups of the nodes; absent when there are none |',
     '',
-    'A String.Array attribute matches a filter policy when any of its elements does. So that a team',
-    'gets the notifications about its own node group:',
+    'A subscription filter policy (scope `MessageAttributes`, the default) chooses among them. AWS: "A',
+    'subscription accepts a message under the following conditions: When the filter policy scope is',
+    'set to `MessageAttributes`, each property name in the filter policy matches a message attribute',
+    'name. For each matching property name in the filter policy, at least one property value matches',
+    'the message attribute value"',
+    '([filter policies](https://docs.aws.amazon.com/sns/latest/dg/sns-subscription-filter-policies.html)).',
+    'A String.Array attribute is an array "formatted as a string" whose values a policy matches one by',
+    'one ([message attributes](https://docs.aws.amazon.com/sns/latest/dg/sns-message-attributes.html)),',
+    'so that a team gets the notifications about its own node group:',
     '',
     '```json',
     json({ nodeGroups: ['batch-spot'] }),
@@ -217,9 +251,11 @@ function attributesSection(): string[] {
     '```',
     '',
     'Values are sanitised (control, bidi and invisible characters removed) and each array is cut to',
-    'fit 4,096 bytes (about a hundred values). AWS documents that message attributes are not',
-    'delivered to subscribers in the SNS envelope of a JSON-structured message; the document carries',
-    'the same `cluster`, `kind`, `severity`, `zones` and `nodeGroups` for the consumer.',
+    'fit 4,096 bytes (about a hundred values). An HTTP/S or Firehose subscriber with raw delivery',
+    'does not receive the attributes (quoted above): it reads the same fields in the document. A FIFO',
+    'machine topic gets the same message group and deduplication ids as the notification topic.',
+    'Best effort, like the chat copy: if the publish fails, the function logs',
+    '`machine notification not published` and goes on; the notification topic stays the record.',
     '',
   ];
 }
@@ -235,7 +271,7 @@ function exampleSection({ title, notification }: { title: string; notification: 
   return [
     `## ${title}`,
     '',
-    'Message attributes:',
+    'Message attributes (machine topic):',
     '',
     '```json',
     json(attributes),
@@ -245,101 +281,6 @@ function exampleSection({ title, notification }: { title: string; notification: 
     '',
     '```json',
     json(renderDocument(notification)),
-    '```',
-    '',
-  ];
-}
-
-/** The chat topic: how to show it in a channel, and a notification as it receives it. */
-function chatSection(notification: Notification): string[] {
-  return [
-    '## Chat: Slack and Microsoft Teams',
-    '',
-    'With `"chatNotifications": {"link": "https://..."}` (or `{}` without a link) in the deployment',
-    'file, the stack creates a second topic, encrypted like the first, and the function publishes',
-    'each notification to it as an Amazon Q Developer in chat applications (formerly AWS Chatbot)',
-    '[custom notification](https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html):',
-    'a title with the headline, a description of the nodes (ten at most, then a count), the kubectl',
-    'commands the email advises as next steps, and the link. To show them in a channel:',
-    '',
-    '1. `npx cdk deploy -c config=watchdog.json` and note the output `ChatTopicArn`.',
-    '2. In the Amazon Q Developer in chat applications console, configure the Slack workspace or',
-    '   Microsoft Teams team, then in the channel configuration add that topic (same region) under',
-    '   notifications.',
-    '',
-    'Why a topic of its own: the chat service subscribes to a topic with protocol `https`, so in',
-    'the JSON-structured publish above it would get the `https` entry, which every HTTPS webhook',
-    'subscriber shares; no protocol key reaches the chat integration alone. Its own topic gets',
-    'exactly the custom-notification event, and the notification topic keeps its formats.',
-    '',
-    'The notification topic stays the record: the chat copy is published once that topic has',
-    'accepted the notification; if the chat publish fails, the function logs',
-    '`chat notification not published` and goes on, so a chat outage neither delays nor',
-    'duplicates the emails. Untrusted text loses `<`, `>` and backticks (chat markdown would read',
-    'them as links, mentions or code).',
-    '',
-    `The first example above, with a link, as the chat topic receives it:`,
-    '',
-    '```json',
-    json(
-      renderChatNotification(notification, {
-        link: 'https://wiki.example.com/runbooks/lease-watchdog',
-      }),
-    ),
-    '```',
-    '',
-  ];
-}
-
-/** The EventBridge section: a notification as the event a rule's target receives. */
-function eventSection(notification: Notification): string[] {
-  const entry = notificationEvent(notification, 'on-call');
-  const delivered = {
-    version: '0',
-    id: '6a7e8feb-b491-4cf7-a9f1-bf3703467718',
-    'detail-type': entry.DetailType,
-    source: entry.Source,
-    account: '123456789012',
-    time: entry.Time.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    region: 'eu-west-1',
-    resources: [],
-    detail: JSON.parse(entry.Detail) as unknown,
-  };
-  return [
-    '## EventBridge: PagerDuty, Opsgenie, any HTTP API',
-    '',
-    'With `"eventBus": "<name or ARN>"` in the deployment file, the function also puts each',
-    'notification, once the notification topic accepted it, on that event bus as one event:',
-    `source \`${EVENT_SOURCE}\`, detail-type \`${EVENT_DETAIL_TYPE}\` (one detail-type: every kind has`,
-    'the same detail, so rules choose by `detail.kind`), time the check time, detail the document',
-    'above, no resources (the nodes and their instance ids are in the detail). The stack allows',
-    '`events:PutEvents` on that bus only; a bus in another account also needs its resource policy',
-    "to allow the function's role.",
-    '',
-    'Bounded: the document is at most 32,000 bytes (nodes listed while they fit, `nodesOmitted`',
-    'counting the rest), far below the 256 KB PutEvents takes for one entry; an entry over that',
-    'is not sent and counts as a failure. Best effort, like the chat copy: a put that fails (an',
-    'error, a 5xx, or PutEvents answering with `FailedEntryCount` 1) is logged as',
-    '`notification event not put` with the error code and counted in the metric',
-    '`NotificationEventsFailed` (one for the deployment, with its alarm',
-    '`NotificationEventsFailedAlarm`); the notification is not sent again, and the emails are',
-    'neither delayed (one put takes at most 5 s) nor repeated.',
-    '',
-    'A rule that routes FIRING for the node group `gpu` of `prod-eu` (to an API destination, say):',
-    '',
-    '```json',
-    json({
-      source: [EVENT_SOURCE],
-      'detail-type': [EVENT_DETAIL_TYPE],
-      detail: { kind: ['FIRING'], cluster: ['prod-eu'], nodeGroups: ['gpu'] },
-    }),
-    '```',
-    '',
-    "The first example above as the rule's target receives it (`id`, `account` and `region` are",
-    "EventBridge's):",
-    '',
-    '```json',
-    json(delivered),
     '```',
     '',
   ];

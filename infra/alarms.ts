@@ -18,6 +18,7 @@ import {
   type ServiceMetricName,
 } from '../lambda/adapters/metrics/emf-metrics.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
+import { alarmName } from './alarm-names.js';
 import type { ClusterScopes } from './cluster-stacks.js';
 import { idFor } from './construct-id.js';
 import type { NotificationTopic } from './topic.js';
@@ -86,22 +87,19 @@ export interface WatchdogAlarmsProps {
 export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): WatchdogAlarms {
   const { topic, config, alarmPaths = [], clusterScopes } = props;
   const period = Duration.minutes(config.scheduleMinutes);
-  const alarm = alarmFactory(scope, [topic, ...alarmPaths]);
+  const prefix = Stack.of(scope).stackName;
+  const alarm = alarmFactory(scope, prefix, [topic, ...alarmPaths]);
   const deploymentWide = deploymentAlarms(alarm, props, period);
-  // In nested stacks (a fleet), the switches are named after the stack, so that the topic's
-  // policy names them all with one pattern: 300 alarm ARNs would pass its 30 KB.
+  // In nested stacks (a fleet), the topic's policy names the switches with one pattern (their
+  // names all start with the stack's): 300 alarm ARNs would pass its 30 KB.
   const nested = clusterScopes?.nested === true;
-  const switchPrefix = `${Stack.of(scope).stackName}-NoSuccessfulCheck-`;
   const deadMansSwitches = new Map<string, cloudwatch.Alarm>();
   for (const cluster of config.clusters) {
     deadMansSwitches.set(
       cluster.name,
       alarm(
         `NoSuccessfulCheck-${idFor(cluster.name)}`,
-        {
-          ...deadMansSwitch(cluster.name, period),
-          ...(nested ? { alarmName: `${switchPrefix}${cluster.name}` } : {}),
-        },
+        { ...deadMansSwitch(cluster.name, period), alarmName: switchName(prefix, cluster.name) },
         undefined,
         clusterScopes?.scopeOf(cluster.name) ?? scope,
       ),
@@ -110,7 +108,7 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
   // In the order they were created (the order of the topic policy's conditions).
   const listed = Object.values(deploymentWide).filter((a) => a !== undefined);
   const alarms = nested ? listed : [...listed, ...deadMansSwitches.values()];
-  const namedLike = nested ? [`${switchPrefix}*`] : [];
+  const namedLike = nested ? [`${prefix}-NoSuccessfulCheck-*`] : [];
   topic.allowAlarmsToPublish(alarms, namedLike);
   const created = { ...deploymentWide, deadMansSwitches };
   if (alarmPaths.length === 0) return created;
@@ -121,7 +119,15 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
   return { ...created, noSubscriberAlarm };
 }
 
-/** Creates alarm `id` (in the given scope, unless told where) notifying `to` on ALARM and on OK. */
+/** The name of a cluster's dead-man's switch: `<stackName>-NoSuccessfulCheck-<cluster>`. */
+export function switchName(stackName: string, cluster: string): string {
+  return alarmName(stackName, `NoSuccessfulCheck-${cluster}`);
+}
+
+/**
+ * Creates alarm `id` (in the given scope, unless told where) notifying `to` on ALARM and on OK,
+ * named `<stackName>-<id>` unless its props name it (alarm-names.ts).
+ */
 type AlarmFactory = (
   id: string,
   alarmProps: cloudwatch.AlarmProps,
@@ -129,10 +135,17 @@ type AlarmFactory = (
   where?: Construct,
 ) => cloudwatch.Alarm;
 
-/** Alarms in `scope` that notify `everyTopic` unless told otherwise. */
-function alarmFactory(scope: Construct, everyTopic: readonly NotificationTopic[]): AlarmFactory {
+/** Alarms in `scope`, named after `prefix`, that notify `everyTopic` unless told otherwise. */
+function alarmFactory(
+  scope: Construct,
+  prefix: string,
+  everyTopic: readonly NotificationTopic[],
+): AlarmFactory {
   return (id, alarmProps, to = everyTopic, where = scope) => {
-    const created = new cloudwatch.Alarm(where, id, alarmProps);
+    const created = new cloudwatch.Alarm(where, id, {
+      alarmName: alarmName(prefix, id),
+      ...alarmProps,
+    });
     for (const target of to) {
       created.addAlarmAction(target.alarmAction);
       created.addOkAction(target.alarmAction);

@@ -32,7 +32,6 @@ import {
 } from '../lambda/settings/index.js';
 import { createAlarmPaths } from './alarm-delivery.js';
 import { bindCheckMetrics, createAlarms } from './alarms.js';
-import { createChatTopic, grantChatPublish } from './chat-topic.js';
 import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
@@ -40,6 +39,12 @@ import { grantPutEvents } from './event-bus.js';
 import { refuseDeployingPlaceholders } from './placeholder-guard.js';
 import { createRecheckQueue, type RecheckQueue } from './rechecks.js';
 import { createSchedules } from './schedules.js';
+import {
+  createChatTopic,
+  createMachineTopic,
+  grantChatPublish,
+  grantMachinePublish,
+} from './side-topics.js';
 import { StateTable } from './state-table.js';
 import { NotificationTopic } from './topic.js';
 import {
@@ -116,6 +121,8 @@ export class LeaseWatchdog extends Construct {
   readonly recheckQueue: RecheckQueue;
   /** The topic of chat notifications (`chatNotifications`); undefined without it. */
   readonly chatTopic?: sns.ITopic;
+  /** The topic of the document with its message attributes (`machineTopic`); undefined without it. */
+  readonly machineTopic?: sns.ITopic;
   /** Every cluster's checks, nodes, notifications and dead-man's switch, and the alarms (dashboard.ts). */
   readonly dashboard: cloudwatch.Dashboard;
 
@@ -149,8 +156,9 @@ export class LeaseWatchdog extends Construct {
     this.function = watchdog.function;
     this.role = watchdog.role;
     this.logGroup = watchdog.logGroup;
-    const chat = grantNotifying(this, watchdog.function, topic, config);
-    if (chat) this.chatTopic = chat.topic;
+    const sides = grantNotifying(this, watchdog.function, topic, config);
+    if (sides.chat) this.chatTopic = sides.chat.topic;
+    if (sides.machine) this.machineTopic = sides.machine.topic;
     const alarmPaths = createAlarmPaths(this, config);
     this.alarmTopics = alarmPaths.map((path) => path.topic);
     const scopes = grantReading(this, watchdog, state, config);
@@ -183,20 +191,22 @@ export class LeaseWatchdog extends Construct {
 
 /**
  * Lets the function notify: publish to the topic (and count its confirmed subscriptions), to the
- * chat topic, created here when configured, and put events on the event bus.
+ * chat and machine topics, created here when configured, and put events on the event bus.
  */
 function grantNotifying(
   scope: Construct,
   fn: NodejsFunction,
   topic: NotificationTopic,
   config: DeploymentConfig,
-): NotificationTopic | undefined {
+): { chat?: NotificationTopic | undefined; machine?: NotificationTopic | undefined } {
   topic.grantPublish(fn);
   topic.grantCountSubscriptions(fn);
   const chat = createChatTopic(scope, config);
   if (chat) grantChatPublish(chat, fn);
+  const machine = createMachineTopic(scope, config);
+  if (machine) grantMachinePublish(machine, fn);
   grantPutEvents(scope, fn, config);
-  return chat;
+  return { chat, machine };
 }
 
 /**

@@ -42,6 +42,13 @@ export class LeaseWatchdogStack extends Stack {
     if (this.watchdog.chatTopic) {
       new CfnOutput(this, 'ChatTopicArn', { value: this.watchdog.chatTopic.topicArn });
     }
+    if (this.watchdog.machineTopic) {
+      new CfnOutput(this, 'MachineTopicArn', {
+        description:
+          'The JSON document of each notification, String structure, with message attributes for subscription filter policies',
+        value: this.watchdog.machineTopic.topicArn,
+      });
+    }
     new CfnOutput(this, 'StateTableName', { value: this.watchdog.table.tableName });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.watchdog.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'DashboardName', {

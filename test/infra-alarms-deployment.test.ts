@@ -10,6 +10,7 @@ import { before, describe, test } from 'node:test';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { ALARM_NAME_MAX_CHARS, alarmName } from '../infra/alarm-names.js';
 import { CONFIRMED_SUBSCRIPTIONS_METRIC, NOTIFICATIONS_ABANDONED_METRIC } from '../infra/alarms.js';
 import { buildStack } from '../infra/stack.js';
 import {
@@ -110,6 +111,7 @@ describe('deployment alarms', () => {
           { ...alarm, AlarmDescription: undefined },
           {
             AlarmDescription: undefined,
+            AlarmName: 'LeaseWatchdog-NotificationsAbandonedAlarm',
             AlarmActions: to,
             OKActions: to,
             Namespace: METRICS_NAMESPACE,
@@ -209,5 +211,17 @@ describe('deployment alarms', () => {
       );
       assert.ok(used.includes('sns:ListSubscriptionsByTopic'));
     });
+  });
+});
+
+describe('alarm names (CloudWatch: 1 to 255 characters, no control characters)', () => {
+  test('a name that fits is <prefix>-<name>; a longer one is cut to 255 with a digest, the same every time', () => {
+    assert.equal(alarmName('LeaseWatchdog', 'ErrorsAlarm'), 'LeaseWatchdog-ErrorsAlarm');
+    const long = alarmName('P'.repeat(200), `NoSuccessfulCheck-${'c'.repeat(100)}`);
+    assert.equal(long.length, ALARM_NAME_MAX_CHARS);
+    assert.equal(long, alarmName('P'.repeat(200), `NoSuccessfulCheck-${'c'.repeat(100)}`));
+    assert.notEqual(long, alarmName('P'.repeat(200), `NoSuccessfulCheck-${'c'.repeat(99)}d`));
+    assert.match(long, /^P{200}-NoSuccessfulCheck-c+-[0-9a-f]{12}$/);
+    assert.equal(alarmName('a\nb', 'x'), 'a-b-x');
   });
 });

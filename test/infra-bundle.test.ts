@@ -24,7 +24,13 @@ import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
 import { withProxyUrl } from '../testkit/harness-parts.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
-import { FakeClock, SCHEDULE_MS, summary, TOPIC_ARN } from '../testkit/watchdog-harness.js';
+import {
+  attributesOf,
+  FakeClock,
+  SCHEDULE_MS,
+  summary,
+  TOPIC_ARN,
+} from '../testkit/watchdog-harness.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'node_modules', '.bin');
@@ -316,8 +322,9 @@ describe('infra bundle', () => {
       assert.equal(fired.lastStatus, 'checked');
       assert.equal(sns.messages.length, 1, `one message: ${summary(sns.messages)}`);
       const [firing] = sns.messages;
-      assert.equal(firing?.attributes.kind?.stringValue, 'FIRING', summary(sns.messages));
-      assert.equal(firing?.attributes.cluster?.stringValue, SIM);
+      assert.ok(firing, summary(sns.messages));
+      assert.equal(attributesOf(firing).kind, 'FIRING', summary(sns.messages));
+      assert.equal(attributesOf(firing).cluster, SIM);
       assert.ok(
         firing?.subject?.includes(victim.slice(0, 12)),
         `names the node: ${firing?.subject}`,

@@ -99,5 +99,9 @@ describe('chatNotifications', () => {
     const variables = Object.values(plain.template.findResources('AWS::Lambda::Function'))[0]
       ?.Properties.Environment.Variables as Record<string, unknown>;
     assert.equal('CHAT_TOPIC_ARN' in variables, false);
+    // Nor a machine topic (machineTopic, infra-machine-topic.test.ts) unless asked for.
+    assert.equal(plain.stack.watchdog.machineTopic, undefined);
+    assert.deepEqual(Object.keys(plain.template.findOutputs('MachineTopicArn')), []);
+    assert.equal('MACHINE_TOPIC_ARN' in variables, false);
   });
 });

@@ -113,6 +113,7 @@ describe('eventBus', () => {
     const [, alarm] = alarms[0] ?? [];
     assert.deepEqual(
       {
+        name: alarm?.Properties.AlarmName,
         namespace: alarm?.Properties.Namespace,
         dimensions: alarm?.Properties.Dimensions,
         statistic: alarm?.Properties.Statistic,
@@ -122,6 +123,7 @@ describe('eventBus', () => {
         actions: [alarm?.Properties.AlarmActions, alarm?.Properties.OKActions],
       },
       {
+        name: 'LeaseWatchdog-NotificationEventsFailedAlarm',
         namespace: 'LeaseWatchdog',
         dimensions: [{ Name: 'service', Value: 'lease-watchdog' }],
         statistic: 'Sum',

@@ -593,6 +593,7 @@ describe('the stack', () => {
         {
           id: undefined,
           AlarmDescription: undefined,
+          AlarmName: `${withPaths.stack.stackName}-NoConfirmedSubscription`,
           AlarmActions: [{ Ref: alarmTopic }, ops],
           OKActions: [{ Ref: alarmTopic }, ops],
           Namespace: 'LeaseWatchdog',
@@ -711,6 +712,7 @@ describe('the stack', () => {
           {
             ...toTopic,
             AlarmDescription: undefined,
+            AlarmName: `${main.stack.stackName}-${metric}Alarm`,
             Namespace: 'AWS/Lambda',
             MetricName: metric,
             Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn } }],
@@ -731,6 +733,7 @@ describe('the stack', () => {
         {
           ...toTopic,
           AlarmDescription: undefined,
+          AlarmName: `${main.stack.stackName}-DeadLetterAlarm`,
           Namespace: 'AWS/SQS',
           MetricName: 'NumberOfMessagesSent',
           Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
@@ -758,6 +761,7 @@ describe('the stack', () => {
         {
           ...toTopic,
           AlarmDescription: undefined,
+          AlarmName: `${main.stack.stackName}-RecheckDeadLetterAlarm`,
           Metrics: [
             {
               Expression: 'DIFF(FILL(parked, 0))',
@@ -806,6 +810,7 @@ describe('the stack', () => {
           {
             ...toTopic,
             AlarmDescription: undefined,
+            AlarmName: `${main.stack.stackName}-NoSuccessfulCheck-${cluster}`,
             Namespace: 'LeaseWatchdog',
             MetricName: 'CheckSucceeded',
             Dimensions: [
@@ -821,6 +826,42 @@ describe('the stack', () => {
           },
         );
       }
+    });
+    test('every alarm has the name the README gives it, prefixed with the stack name', () => {
+      const names = alarms.map((a) => a.AlarmName as string).sort();
+      assert.deepEqual(
+        names,
+        [
+          'DeadLetterAlarm',
+          'ErrorsAlarm',
+          'NoSuccessfulCheck-edge-lab',
+          'NoSuccessfulCheck-onprem',
+          'NoSuccessfulCheck-prod-eu',
+          'NotificationsAbandonedAlarm',
+          'RecheckDeadLetterAlarm',
+          'ThrottlesAlarm',
+        ].map((name) => `${main.stack.stackName}-${name}`),
+      );
+      const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+      const table = readme.slice(readme.indexOf('| alarm | means | do |'));
+      const documented = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+      const named = (s: Synth) =>
+        Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((a) =>
+          String(a.Properties.AlarmName)
+            .replace(`${s.stack.stackName}-`, '<stackName>-')
+            .replace(/NoSuccessfulCheck-.*$/, 'NoSuccessfulCheck-<cluster>'),
+        );
+      // The two alarms of optional settings are pinned where their synths are (a second
+      // delivery path below, eventBus in infra-event-bus.test.ts).
+      const optional = [
+        '<stackName>-NoConfirmedSubscription',
+        '<stackName>-NotificationEventsFailedAlarm',
+      ];
+      assert.deepEqual(
+        [...new Set([...named(main), ...optional])].sort(),
+        [...documented].sort(),
+        "the README's alarm table names every alarm the stack creates, exactly",
+      );
     });
   });
 

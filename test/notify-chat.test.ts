@@ -15,6 +15,7 @@ import {
 } from '../lambda/adapters/notify/render/chat.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { ConfigError, loadRuntimeConfig, parseWatchdogSettings } from '../lambda/settings/index.js';
+import { chatFormatProblems } from '../testkit/chat-notification-format.js';
 import { AT, alertNode, eksName, manyNodes, notification } from '../testkit/notifications.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 import { type Harness, startWatchdogHarness, summary } from '../testkit/watchdog-harness.js';
@@ -296,6 +297,7 @@ describe('lambda e2e: a FIRING reaches the chat topic as a custom notification',
     assert.equal(h.messages('FIRING').length, 1, summary(h.messages()));
     const chats = h.sns.messages.filter((m) => m.topicArn === CHAT);
     assert.equal(chats.length, 1);
+    assert.deepEqual(chatFormatProblems(chats[0]?.message ?? ''), [], 'the documented format');
     const chat = JSON.parse(chats[0]?.message ?? '') as ChatNotification;
     assert.equal(chat.source, 'custom');
     assert.equal(chat.content.title, '🔴 [prod] FIRING: 1 node down');

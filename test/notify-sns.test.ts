@@ -1,7 +1,8 @@
-/** SnsNotifier through the real `@aws-sdk/client-sns` to the local SNS endpoint. */
+/** SnsNotifier (and the machine topic's copy) through the real `@aws-sdk/client-sns` to the local SNS endpoint. */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { WithMachineCopy } from '../lambda/adapters/notify/delivery/machine-notifier.js';
 import {
   deduplicationId,
   messageGroupId,
@@ -16,6 +17,7 @@ import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog';
 const FIFO = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog.fifo';
+const MACHINE = 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog-machine';
 
 let sns: SnsServer;
 let client: SNSClient;
@@ -45,7 +47,7 @@ describe('SnsNotifier', () => {
   beforeEach(() => sns.reset());
 
   describe('SnsNotifier on a standard topic', () => {
-    it('publishes subject, body and the filter attributes; no FIFO fields', async () => {
+    it('publishes subject and body, JSON structure, no message attributes (SNS would not send them); no FIFO fields', async () => {
       const logged: Array<Record<string, unknown>> = [];
       const notifier = new SnsNotifier({
         client,
@@ -59,16 +61,8 @@ describe('SnsNotifier', () => {
       assert.equal(m?.topicArn, TOPIC);
       assert.equal(m?.subject, '[prod-eu] FIRING: 2 nodes down (ip-10-0-1-5..., ip-10-0-2-7...)');
       assert.equal(m?.message, renderBody(firing));
-      assert.deepEqual(m?.attributes, {
-        cluster: { dataType: 'String', stringValue: 'prod-eu', binaryValue: undefined },
-        kind: { dataType: 'String', stringValue: 'FIRING', binaryValue: undefined },
-        severity: { dataType: 'String', stringValue: 'critical', binaryValue: undefined },
-        zones: {
-          dataType: 'String.Array',
-          stringValue: '["eu-west-1a","eu-west-1b"]',
-          binaryValue: undefined,
-        },
-      });
+      assert.equal(m?.messageStructure, 'json');
+      assert.deepEqual(m?.attributes, {});
       assert.equal(m?.messageGroupId, undefined);
       assert.equal(m?.messageDeduplicationId, undefined);
       assert.equal(logged.length, 1);
@@ -94,8 +88,11 @@ describe('SnsNotifier', () => {
       assert.match(m?.message ?? '', / -n leases-prod -o yaml$/m);
     });
 
-    it('every kind goes out with its own kind and severity attributes', async () => {
-      const notifier = new SnsNotifier({ client, topicArn: TOPIC });
+    it('the machine topic: every kind goes out as its document, String structure, with its own kind and severity attributes', async () => {
+      const notifier = new WithMachineCopy(new SnsNotifier({ client, topicArn: TOPIC }), {
+        client,
+        topicArn: MACHINE,
+      });
       const all: Notification[] = [
         firing,
         notification({ kind: 'RESOLVED', severity: 'info', resolved: [alertNode('a')] }),
@@ -117,11 +114,19 @@ describe('SnsNotifier', () => {
         }),
       ];
       for (const n of all) await notifier.publish(n);
+      const machine = sns.messages.filter((m) => m.topicArn === MACHINE);
+      assert.ok(machine.every((m) => m.messageStructure === undefined));
       assert.deepEqual(
-        sns.messages.map((m) => [
-          m.attributes.kind?.stringValue,
-          m.attributes.severity?.stringValue,
-        ]),
+        machine.map((m) => JSON.parse(m.message).kind),
+        all.map((n) => n.kind),
+      );
+      assert.deepEqual(machine[0]?.attributes.zones, {
+        dataType: 'String.Array',
+        stringValue: '["eu-west-1a","eu-west-1b"]',
+        binaryValue: undefined,
+      });
+      assert.deepEqual(
+        machine.map((m) => [m.attributes.kind?.stringValue, m.attributes.severity?.stringValue]),
         all.map((n) => [n.kind, n.severity]),
       );
     });
@@ -142,11 +147,13 @@ describe('SnsNotifier', () => {
           cluster: name,
           firing: [alertNode(name), alertNode(`${name}-2`)],
         });
-        await new SnsNotifier({ client, topicArn: TOPIC }).publish(n);
-        const [m] = sns.messages;
+        const sent = new SnsNotifier({ client, topicArn: TOPIC });
+        await new WithMachineCopy(sent, { client, topicArn: MACHINE }).publish(n);
+        const [m, machine] = sns.messages;
         assert.ok(m?.subject && m.subject.length < 100, m?.subject);
         assert.equal(m?.subject, renderSubject(n));
-        const cluster = m?.attributes.cluster?.stringValue ?? '';
+        assert.equal(machine?.topicArn, MACHINE);
+        const cluster = machine?.attributes.cluster?.stringValue ?? '';
         assert.ok(cluster.length > 0 && cluster.length <= 256);
         assert.doesNotMatch(cluster, /[\p{Cc}\u202e]/u);
       });

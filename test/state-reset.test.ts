@@ -26,6 +26,7 @@ import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
 import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 import { healthyClusterState } from '../testkit/state-fixtures.js';
 import {
+  attributesOf,
   type Harness,
   kindOf,
   startWatchdogHarness,
@@ -90,7 +91,7 @@ describe('lambda e2e: a corrupt state item', () => {
     const [notice] = sent;
     assert.ok(notice);
     assert.equal(notice.subject, '[prod] NOTICE: state was unreadable and was reset');
-    assert.equal(notice.attributes.severity?.stringValue, 'warning');
+    assert.equal(attributesOf(notice).severity, 'warning');
     assert.match(notice.message, /checksum/);
     assert.match(notice.message, /announced\s+again/);
 

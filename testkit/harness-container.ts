@@ -62,6 +62,9 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
         [RUNTIME_ENV.topicArn]: TOPIC_ARN,
         [RUNTIME_ENV.stateTable]: world.tableName,
         ...(options.chatTopicArn ? { [RUNTIME_ENV.chatTopicArn]: options.chatTopicArn } : {}),
+        ...(options.machineTopicArn
+          ? { [RUNTIME_ENV.machineTopicArn]: options.machineTopicArn }
+          : {}),
       },
       { path: CLUSTER_FILE, read: () => functionSettings.clusterFile },
     );

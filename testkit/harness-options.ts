@@ -65,6 +65,8 @@ export interface HarnessOptions {
   readonly requestTimeoutSeconds?: number;
   /** The chat topic (CHAT_TOPIC_ARN), with `chatNotifications` in `settings`. */
   readonly chatTopicArn?: string;
+  /** The machine topic (MACHINE_TOPIC_ARN), with `machineTopic: true` in `settings`. */
+  readonly machineTopicArn?: string;
   /** Where the EventBridge client goes (testkit/events-server.ts), with `eventBus` in `settings`. */
   readonly eventBridgeEndpoint?: string;
   /** `eks` clusters added to the settings (their `auth` without `mode`). */

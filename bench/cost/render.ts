@@ -279,7 +279,7 @@ function fixedSection(): string {
   const dollars = (x: number) => `$${x.toFixed(2)}`;
   const serviceMetrics = FOR_SERVICE_METRICS.size + 1;
   const fixed = [
-    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's all-in row)`,
+    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`<stackName>-NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's all-in row)`,
     `KMS key (SNS topic encryption): ${dollars(PRICES.kmsKeyMonth)}`,
     `CloudWatch alarms of the deployment: ${dollars(PRICES.alarmMonth)} each (standard resolution)`,
     `Secrets Manager: ${dollars(PRICES.secretMonth)} per secret (a token-mode cluster's token)`,

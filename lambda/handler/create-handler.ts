@@ -33,6 +33,7 @@ import {
 } from '../adapters/metrics/emf-metrics.js';
 import { WithChatCopy } from '../adapters/notify/delivery/chat-notifier.js';
 import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
+import { WithMachineCopy } from '../adapters/notify/delivery/machine-notifier.js';
 import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
@@ -241,8 +242,9 @@ function clusterCredentials(
 }
 
 /**
- * The notifier a check publishes through: SNS, then a chat copy (with a chat topic) and an
- * EventBridge copy (with `eventBus`), each rendered with the cluster's context.
+ * The notifier a check publishes through: SNS, then the machine topic's copy (with
+ * `machineTopic`), a chat copy (with a chat topic) and an EventBridge copy (with `eventBus`), each
+ * rendered with the cluster's context.
  */
 function cloudNotifier(
   config: RuntimeConfig,
@@ -257,11 +259,20 @@ function cloudNotifier(
     logger,
     contextFor: renderContext,
   });
+  const withMachine =
+    config.machineTopicArn === undefined
+      ? sns
+      : new WithMachineCopy(sns, {
+          client: clients.sns,
+          topicArn: config.machineTopicArn,
+          logger,
+          contextFor: renderContext,
+        });
   const chatLink = config.settings.chatNotifications?.link;
   const withChat =
     config.chatTopicArn === undefined
-      ? sns
-      : new WithChatCopy(sns, {
+      ? withMachine
+      : new WithChatCopy(withMachine, {
           client: clients.sns,
           topicArn: config.chatTopicArn,
           logger,

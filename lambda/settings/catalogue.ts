@@ -302,6 +302,15 @@ export const chatNotifications = setting({
   ),
 });
 
+export const machineTopic = setting({
+  key: 'machineTopic',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`true`: also publish each notification to a topic of its own (output `MachineTopicArn`) as the JSON document, String structure, with the message attributes `cluster`, `kind`, `severity`, `zones` and `nodeGroups`, for subscription filter policies (SNS delivers attributes only with a String-structure publish); see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: flag(),
+});
+
 export const eventBus = setting({
   key: 'eventBus',
   places: ['file', 'lambda'],
@@ -330,5 +339,6 @@ export const watchdogSettingsShape = {
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
   requestTimeoutSeconds: requestTimeoutSeconds.default(DEFAULTS.requestTimeoutSeconds),
   chatNotifications: chatNotifications.optional(),
+  machineTopic: machineTopic.optional(),
   eventBus: eventBus.optional(),
 };

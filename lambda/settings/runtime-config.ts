@@ -18,6 +18,8 @@ export const RUNTIME_ENV = Object.freeze({
   stateTable: 'STATE_TABLE',
   /** The topic of chat notifications: set by the stack when `chatNotifications` is. */
   chatTopicArn: 'CHAT_TOPIC_ARN',
+  /** The machine topic (String-structure publishes with attributes): set when `machineTopic` is. */
+  machineTopicArn: 'MACHINE_TOPIC_ARN',
   /** The queue of the watchdog's own looks (re-checks of suspects): set by the stack. */
   recheckQueueUrl: 'RECHECK_QUEUE_URL',
 });
@@ -28,6 +30,8 @@ export interface RuntimeConfig {
   readonly stateTable: string;
   /** Where chat notifications go (`chatNotifications`); undefined when they are off. */
   readonly chatTopicArn?: string | undefined;
+  /** Where the document goes with its message attributes (`machineTopic`); undefined when off. */
+  readonly machineTopicArn?: string | undefined;
   /** Where the watchdog asks for looks of its own (SQS); undefined: it looks only when invoked. */
   readonly recheckQueueUrl?: string | undefined;
 }
@@ -141,13 +145,21 @@ export function loadRuntimeConfig(
     [RUNTIME_ENV.topicArn]: topicArn,
     [RUNTIME_ENV.stateTable]: stateTable,
   });
-  const chatTopicArn = chatTopicArnOf(env, settings);
+  const chatTopicArn =
+    settings.chatNotifications === undefined
+      ? undefined
+      : sideTopicArnOf(env, RUNTIME_ENV.chatTopicArn, 'chat notifications', 'chatNotifications');
+  const machineTopicArn =
+    settings.machineTopic !== true
+      ? undefined
+      : sideTopicArnOf(env, RUNTIME_ENV.machineTopicArn, 'the machine topic', 'machineTopic');
   const recheckQueueUrl = recheckQueueUrlOf(env);
   return deepFreeze({
     settings,
     topicArn: checked[RUNTIME_ENV.topicArn] as string,
     stateTable: checked[RUNTIME_ENV.stateTable] as string,
     ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
+    ...(machineTopicArn === undefined ? {} : { machineTopicArn }),
     ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
   });
 }
@@ -172,23 +184,24 @@ function settingsOf(
   );
 }
 
-/** CHAT_TOPIC_ARN: required when chatNotifications is set, unused otherwise. */
-function chatTopicArnOf(
+/** The ARN in `name` (CHAT_TOPIC_ARN, MACHINE_TOPIC_ARN), required as `setting` is set. */
+function sideTopicArnOf(
   env: Readonly<Record<string, string | undefined>>,
-  settings: WatchdogSettings,
-): string | undefined {
-  if (settings.chatNotifications === undefined) return undefined;
-  const chatTopicArn = requiredEnv(
+  name: string,
+  what: string,
+  setting: string,
+): string {
+  const topicArn = requiredEnv(
     env,
-    RUNTIME_ENV.chatTopicArn,
-    'the SNS topic of chat notifications, as chatNotifications is set; the CDK stack sets it',
+    name,
+    `the SNS topic of ${what}, as ${setting} is set; the CDK stack sets it`,
   );
-  if (!PATTERNS.TOPIC_ARN.test(chatTopicArn)) {
+  if (!PATTERNS.TOPIC_ARN.test(topicArn)) {
     throw new ConfigError(
-      `${RUNTIME_ENV.chatTopicArn} must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:chat (got ${shown(chatTopicArn)})`,
+      `${name} must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:${name === RUNTIME_ENV.chatTopicArn ? 'chat' : 'machine'} (got ${shown(topicArn)})`,
     );
   }
-  return chatTopicArn;
+  return topicArn;
 }
 
 /** RECHECK_QUEUE_URL, when the stack set it: an SQS queue URL. */

@@ -83,7 +83,7 @@ export class SnsNotifier implements Notifier {
       throw toPublishError(error, notification, signal);
     }
     this.#logger?.info('notification published', {
-      cluster: input.MessageAttributes?.cluster?.StringValue,
+      cluster: attributeValue(notification.cluster),
       kind: notification.kind,
       notificationId: notification.id,
       messageId,
@@ -114,6 +114,11 @@ export const ARRAY_ATTRIBUTE_MAX_BYTES = 4_096;
  * versioned JSON document (document-schema.ts) under each machine protocol's key. The whole
  * message stays within MESSAGE_MAX_BYTES: the document lists what fits in DOCUMENT_MAX_BYTES, and
  * the email text is shortened to fit the rest.
+ *
+ * No message attributes: AWS documents that "Message attributes are sent only when the message
+ * structure is String, not JSON" (https://docs.aws.amazon.com/sns/latest/dg/sns-message-attributes.html),
+ * so a filter policy on them would rest on nothing. They go with the String-structure publish to
+ * the machine topic (machine-notifier.ts).
  */
 export function publishInput(
   n: Notification,
@@ -125,13 +130,18 @@ export function publishInput(
     Subject: renderSubject(n),
     Message: structuredMessage(n, context),
     MessageStructure: 'json',
-    MessageAttributes: messageAttributes(n),
   };
-  if (topicArn.endsWith('.fifo')) {
-    input.MessageGroupId = messageGroupId(n.cluster);
-    input.MessageDeduplicationId = deduplicationId(n.id);
-  }
-  return input;
+  return withFifoIds(input, n);
+}
+
+/** On a FIFO topic, the cluster as message group and the notification id as deduplication id. */
+export function withFifoIds(input: PublishCommandInput, n: Notification): PublishCommandInput {
+  if (!input.TopicArn?.endsWith('.fifo')) return input;
+  return {
+    ...input,
+    MessageGroupId: messageGroupId(n.cluster),
+    MessageDeduplicationId: deduplicationId(n.id),
+  };
 }
 
 /** The JSON message structure: `default` (the email text) and the document per machine protocol. */
@@ -156,7 +166,8 @@ export function structuredMessage(n: Notification, context: RenderContext = {}):
 }
 
 /**
- * The attributes a subscription filter policy can match: `cluster`, `kind`, `severity` (String)
+ * The attributes of the machine topic's publish (machine-notifier.ts), which a subscription filter
+ * policy can match: `cluster`, `kind`, `severity` (String)
  * and, when the notification has any, `zones` and `nodeGroups` (String.Array: a JSON array of
  * strings, matched when any element matches). Values are sanitised; arrays are cut to fit
  * ARRAY_ATTRIBUTE_MAX_BYTES.
@@ -185,7 +196,7 @@ function arrayAttribute(values: readonly string[]): string | undefined {
 }
 
 /** A non-empty, single-line attribute value: SNS rejects empty String attributes. */
-function attributeValue(text: string): string {
+export function attributeValue(text: string): string {
   return truncate(squeeze(cleanText(text)), 256) || 'unknown';
 }
 

@@ -176,7 +176,9 @@ export function renderChatNotification(
     [n.firing, n.flapping, n.reminders, n.resolved],
     (x) => x.instance,
     10,
-  ).map((i) => chatText(i, 40));
+  )
+    .map((i) => chatText(i, 40))
+    .filter(Boolean);
   return {
     version: '1.0',
     source: 'custom',
@@ -186,8 +188,10 @@ export function renderChatNotification(
       title: truncate(`${MARK[n.severity] ?? ''} [${cluster}] ${head}`, CHAT_TITLE_MAX_CHARS),
       description,
       nextSteps: nextSteps(n, context),
+      // Cleaning can leave nothing of a hostile zone: the format wants no empty keyword.
       keywords: [n.kind, n.severity, cluster, ...zones.map((z) => chatText(z, 63))]
         .map((k) => truncate(k, 75))
+        .filter(Boolean)
         .slice(0, 6),
     },
     metadata: {

@@ -1,0 +1,83 @@
+/**
+ * The machine topic (`machineTopic`): after the notification topic accepted a notification, the
+ * same notification as one String-structure `Publish` (no `MessageStructure`) whose Message is the
+ * versioned JSON document (document-schema.ts) and which carries the message attributes `cluster`,
+ * `kind`, `severity`, `zones` and `nodeGroups` (sns-notifier.ts `messageAttributes`).
+ *
+ * Why a topic of its own: the notification topic's publish is JSON-structured (email text and
+ * document per protocol), and AWS documents that "Message attributes are sent only when the
+ * message structure is String, not JSON"
+ * (https://docs.aws.amazon.com/sns/latest/dg/sns-message-attributes.html). Filter policies on
+ * attributes, the documented way to route by cluster, kind, severity, zone or node group, need a
+ * String-structure publish; this one gives every subscriber the same document.
+ *
+ * Best effort, like the chat copy: the notification topic stays the record; a failed publish here
+ * is logged (`machine notification not published`) and not sent again.
+ */
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { Notification } from '../../../core/notification.js';
+import type { Notifier } from '../../../ports/index.js';
+import { PATTERNS } from '../../../settings/index.js';
+import { renderDocument } from '../render/document.js';
+import type { RenderContext } from '../render/render.js';
+import { renderSubject } from '../render/subject.js';
+import { cleanText, truncate } from '../render/text.js';
+import { CopyAfterAccept, failureFields } from './copy-after-accept.js';
+import { messageAttributes, withFifoIds } from './sns-notifier.js';
+
+export interface MachineLogger {
+  info(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface MachineNotifierOptions {
+  readonly client: SNSClient;
+  readonly topicArn: string;
+  readonly logger?: MachineLogger | undefined;
+  /** How each cluster is set up (its runbook URL, for the document). */
+  readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
+}
+
+/** The machine topic's `Publish`: String structure, the document, the attributes (pure). */
+export function machinePublishInput(
+  n: Notification,
+  topicArn: string,
+  context: RenderContext = {},
+) {
+  return withFifoIds(
+    {
+      TopicArn: topicArn,
+      Subject: renderSubject(n),
+      Message: JSON.stringify(renderDocument(n, { runbookUrl: context.runbookUrl })),
+      MessageAttributes: messageAttributes(n),
+    },
+    n,
+  );
+}
+
+/** Publishes to `primary`, then the document with its attributes to the machine topic. */
+export class WithMachineCopy extends CopyAfterAccept {
+  readonly #options: MachineNotifierOptions;
+
+  constructor(primary: Notifier, options: MachineNotifierOptions) {
+    if (!PATTERNS.TOPIC_ARN.test(options.topicArn)) {
+      throw new Error(
+        `the machine topic must be an SNS topic ARN, got "${truncate(cleanText(options.topicArn), 200)}"`,
+      );
+    }
+    super(primary);
+    this.#options = options;
+  }
+
+  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
+    const { client, topicArn, logger, contextFor } = this.#options;
+    const input = machinePublishInput(notification, topicArn, contextFor?.(notification.cluster));
+    const fields = { notificationId: notification.id, kind: notification.kind };
+    try {
+      const output = await client.send(new PublishCommand(input), { abortSignal: signal });
+      logger?.info('machine notification published', { ...fields, messageId: output.MessageId });
+    } catch (error) {
+      logger?.warn('machine notification not published', { ...fields, ...failureFields(error) });
+    }
+  }
+}
