@@ -145,6 +145,7 @@ const EXTRAS: readonly Extra[] = [
     config: { alarmEmails: ['ops@acme.io'] },
   },
   { setting: '`chatNotifications: {}`', config: { chatNotifications: {} } },
+  { setting: '`machineTopic: true`', config: { machineTopic: true } },
   {
     setting: '`eventBus: "default"`',
     config: { eventBus: 'default' },
