@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { NodeEventsReader } from '../lambda/adapters/evidence/node-events.js';
 import {
   KubeClusterReader,
@@ -25,7 +24,12 @@ import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silen
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import { labelsUsedBy } from '../lambda/core/evaluate.js';
 import { parseSelector } from '../lambda/core/selector.js';
-import { ClusterReadError, type Notifier, type SilenceStore } from '../lambda/ports/index.js';
+import {
+  ClusterReadError,
+  type KubeConfigView,
+  type Notifier,
+  type SilenceStore,
+} from '../lambda/ports/index.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
 import type { CommonOptions, WatchOptions } from './args.js';
@@ -65,7 +69,7 @@ function readerFor(
   io: Io,
   policies: ClusterPolicies,
   nodeCache?: NodeCache,
-): { reader: KubeClusterReader; kubeConfig: KubeConfig } {
+): { reader: KubeClusterReader; kubeConfig: KubeConfigView } {
   refuseInsecureEnvironment(options, io);
   const kubeConfig = loadKubeConfig({
     path: options.kubeconfig,

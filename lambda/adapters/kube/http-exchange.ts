@@ -12,8 +12,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
@@ -59,7 +58,7 @@ export interface ExchangeResponse {
  * and a keep-alive connection pool of our own that carries them.
  */
 export async function openConnection(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigView,
   options: {
     readonly server: string;
     /** Timeout of each request, ms: bounds a proxy's CONNECT too. */

@@ -7,8 +7,7 @@
  */
 
 import { STATUS_CODES } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
 import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
@@ -132,7 +131,7 @@ export class ApiSession {
   }
 
   /** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
-  static async open(kubeConfig: KubeConfig, options: SessionOptions): Promise<ApiSession> {
+  static async open(kubeConfig: KubeConfigView, options: SessionOptions): Promise<ApiSession> {
     return new ApiSession(await openConnection(kubeConfig, options), options);
   }
 
