@@ -81,14 +81,14 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return await check(command.options, io);
       case 'watch': {
         const [{ composeWatch }, { watch }] = await Promise.all([
-          import('./compose.js'),
+          import('./compose-watch.js'),
           import('./watch.js'),
         ]);
         // One process per state file: a second one is refused (exit 2, one line).
         const { stateFile } = command.options;
         const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);
         try {
-          return await watch(command.options, composeWatch(command.options, io), io);
+          return await watch(command.options, await composeWatch(command.options, io), io);
         } finally {
           lock?.release();
         }
