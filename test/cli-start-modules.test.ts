@@ -15,7 +15,10 @@ import { SimCluster } from '../sim/cluster.js';
 import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
 import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
-/** Appends the URL of every module resolved to the file $LW_LOADED names. */
+/**
+ * Appends the URL of every module resolved to the file $LW_LOADED names, and at exit Node's own
+ * modules loaded (process.moduleLoadList: its internal undici is one).
+ */
 const HOOK = `data:text/javascript,${encodeURIComponent(`
 import { registerHooks } from 'node:module';
 import { appendFileSync } from 'node:fs';
@@ -25,7 +28,8 @@ registerHooks({
     appendFileSync(process.env.LW_LOADED, resolved.url + '\\n');
     return resolved;
   },
-});`)}`;
+});
+process.on('exit', () => appendFileSync(process.env.LW_LOADED, process.moduleLoadList.join('\\n')));`)}`;
 
 /** What a command that does not use them must not load (each costs from 0.3 to 3 s). */
 const HEAVY: readonly [string, RegExp][] = [
@@ -33,6 +37,8 @@ const HEAVY: readonly [string, RegExp][] = [
   ["client-node's generated models", /@kubernetes\/client-node\/dist\/gen\//],
   ['the AWS SDK', /\/node_modules\/@aws-sdk\//],
   ['undici', /\/node_modules\/undici\//],
+  // An ESM import of node:http reads its WebSocket getters, which load it (~130 ms of CPU).
+  ["Node's internal undici", /^NativeModule internal\/deps\/undici/],
 ];
 
 /** The heavy modules the command `args` loads (and its exit code, to show it ran). */

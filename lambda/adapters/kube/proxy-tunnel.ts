@@ -8,12 +8,13 @@
  * signal is honoured by http-exchange.ts before the pool hands it a socket.
  */
 
-import { type ClientRequest, request as httpRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { KubeConfig } from './kube-config.js';
+import { http } from './node-http.js';
 
 /** An http:// proxy, and what it is told: Proxy-Authorization, when the URL has a user. */
 export interface Proxy {
@@ -108,7 +109,7 @@ export function tunnelThrough(
       callback: (error: Error | null, socket?: Duplex) => void,
     ): Duplex | undefined {
       const target = `${options.host}:${options.port ?? 443}`;
-      const connect = httpRequest({
+      const connect = http.request({
         host: proxy.url.hostname,
         port: proxy.url.port || 80,
         method: 'CONNECT',
