@@ -4,7 +4,7 @@
  * state file (kubectl: `config view`, its own local read), and the error paths (an unreachable
  * server, a token the server refuses, a server certificate no CA vouches for). Each command runs
  * in fresh processes, ours and kubectl's alternating, `runs` times (default 7: the machine is
- * shared); medians go to docs/BENCHMARKS.md (bench/cli-start-section.ts renders them).
+ * shared); medians go to docs/BENCHMARKS.md (testkit/cli-start-section.ts renders them).
  *
  *   npm run bench:cli-start [-- runs]      (builds first: the command runs from dist/)
  *
@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimCluster } from '../sim/cluster.js';
 import { startSimServer } from '../sim/server.js';
-import { benchmarksSection } from './benchmarks-section.js';
 import {
   CLI_START_HEADING,
   type CliStartRow,
   ratioOf,
   renderCliStart,
-} from './cli-start-section.js';
+} from '../testkit/cli-start-section.js';
+import { benchmarksSection } from './benchmarks-section.js';
 import { median } from './statistics.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
