@@ -3,7 +3,6 @@
  * `check` or `watch`, and maps every expected failure to one line on stderr and exit status 2.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
 import {
   lockStateFile,
   StateFileLockedError,
@@ -14,6 +13,7 @@ import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { printableJson, sanitize } from './sanitize.js';
+import { version } from './version.js';
 import { toYaml } from './yaml.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
@@ -43,17 +43,6 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
     );
   }
   return anyAlerting(evaluation) ? EXIT_ALERTING : EXIT_OK;
-}
-
-/** The package's version: package.json one level up from the sources, two from dist/. */
-function version(): string {
-  for (const up of ['../package.json', '../../package.json']) {
-    const url = new URL(up, import.meta.url);
-    if (!existsSync(url)) continue;
-    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'lease-watchdog' && pkg.version) return pkg.version;
-  }
-  return 'unknown';
 }
 
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */

@@ -46,6 +46,13 @@ async function heavyLoadedBy(
   dir: string,
   args: string[],
 ): Promise<{ code: number; heavy: string[] }> {
+  const { code, loaded } = await loadedBy(dir, args);
+  const heavy = HEAVY.filter(([, re]) => loaded.some((url) => re.test(url))).map(([name]) => name);
+  return { code, heavy };
+}
+
+/** Every module the command `args` loads: URLs, and Node's own (`NativeModule …`). */
+async function loadedBy(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
   const log = join(dir, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}`);
   await writeFile(log, '');
   const code = await new Promise<number>((resolve) => {
@@ -56,9 +63,7 @@ async function heavyLoadedBy(
       (error) => resolve(error ? (typeof error.code === 'number' ? error.code : -1) : 0),
     );
   });
-  const loaded = (await readFile(log, 'utf8')).split('\n');
-  const heavy = HEAVY.filter(([, re]) => loaded.some((url) => re.test(url))).map(([name]) => name);
-  return { code, heavy };
+  return { code, loaded: (await readFile(log, 'utf8')).split('\n') };
 }
 
 describe('the command loads only what it needs', () => {
@@ -80,6 +85,17 @@ describe('the command loads only what it needs', () => {
 
   it('--version loads none of them', async () => {
     assert.deepEqual(await heavyLoadedBy(sim.dir, ['--version']), { code: 0, heavy: [] });
+  });
+
+  it('--version loads the bin and the version alone, none of the command', async () => {
+    const { code, loaded } = await loadedBy(sim.dir, ['--version']);
+    const ours = loaded.filter(
+      (url) => url.startsWith(`file://${ROOT}`) && !url.includes('/node_modules/'),
+    );
+    assert.deepEqual(
+      { code, ours: [...new Set(ours.map((url) => url.slice(`file://${ROOT}`.length)))] },
+      { code: 0, ours: ['bin/lease-watchdog.js', 'bin/node-version.js', 'dist/cli/version.js'] },
+    );
   });
 
   it('check with a token kubeconfig loads none of them', async () => {
