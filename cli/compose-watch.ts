@@ -26,11 +26,20 @@ export interface WatchParts extends CheckParts {
   readonly held: string[];
 }
 
-/** Where notifications go: SNS with --sns-topic-arn (the SDK loaded then), else the terminal. */
-async function notifierFor(options: WatchOptions, io: Io, held: string[]): Promise<Notifier> {
+/**
+ * Where notifications go: SNS with --sns-topic-arn (the SDK loaded then), else the terminal. Their
+ * kubectl commands name `context`, the kubeconfig context the watch reads through (--context, or
+ * the current context).
+ */
+async function notifierFor(
+  options: WatchOptions,
+  io: Io,
+  held: string[],
+  context: string,
+): Promise<Notifier> {
   const contextFor = () => ({
     namespace: options.namespace,
-    kube: options.context === undefined ? undefined : { context: options.context },
+    kube: context ? { context } : undefined,
   });
   if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
   const region = options.snsTopicArn.split(':')[3];
@@ -67,7 +76,7 @@ export async function composeWatch(options: WatchOptions, io: Io): Promise<Watch
     cycle: {
       reader,
       store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
-      notifier: await notifierFor(options, io, held),
+      notifier: await notifierFor(options, io, held, kubeConfig.getCurrentContext()),
       policy: policies.policy,
       alertPolicy: policies.alertPolicy,
       clock: io.now,
