@@ -7,13 +7,18 @@ if (tooOld !== undefined) {
   process.stderr.write(`${tooOld}\n`);
   process.exit(2);
 }
+// `--version` alone: answered without loading the command (kubectl's `version --client` is as quick).
+const versionOnly = process.argv.length === 3 && process.argv[2] === '--version';
 let main;
+let version;
 try {
-  main = await import('../dist/cli/main.js');
+  if (versionOnly) version = await import('../dist/cli/version.js');
+  else main = await import('../dist/cli/main.js');
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist'))
     throw error;
   process.stderr.write('lease-watchdog: not built yet: run `npm run build` in the repository\n');
   process.exit(2);
 }
-await main.cli();
+if (version) process.stdout.write(`${version.version()}\n`);
+else await main.cli();

@@ -1,35 +1,24 @@
 /**
  * The local composition root: the one place where the command line's options become the parts
- * of a check — the kubeconfig, the cluster reader, the policies, and for `watch` the state store
- * and the notifier. `check` and `watch` receive the parts; they build nothing themselves.
+ * of a check — the kubeconfig, the cluster reader, the policies (compose-watch.ts adds, for
+ * `watch`, the state store and the notifier). `check` and `watch` receive the parts; they build
+ * nothing themselves. Only what `check` needs is imported here: the command's start is its cost.
  */
 
-import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { NodeEventsReader } from '../lambda/adapters/evidence/node-events.js';
 import {
   KubeClusterReader,
-  NodeCache,
+  type NodeCache,
   suspectAgeFor,
 } from '../lambda/adapters/kube/kube-reader.js';
 import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
-import { SnsNotifier } from '../lambda/adapters/notify/delivery/sns-notifier.js';
-import { TerminalNotifier } from '../lambda/adapters/notify/delivery/terminal-notifier.js';
-import { renderSubject } from '../lambda/adapters/notify/render/render.js';
-import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
-import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
-import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
-import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import { labelsUsedBy } from '../lambda/core/evaluate.js';
 import { parseSelector } from '../lambda/core/selector.js';
-import { ClusterReadError, type Notifier, type SilenceStore } from '../lambda/ports/index.js';
+import { ClusterReadError, type KubeConfigView, type SilenceStore } from '../lambda/ports/index.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
-import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
 import type { CommonOptions, WatchOptions } from './args.js';
-import { type AwsClients, type Io, timeOfDay } from './io.js';
+import { awsClients } from './aws-clients.js';
+import type { Io } from './io.js';
 import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
 
@@ -39,13 +28,7 @@ export interface CheckParts extends ClusterPolicies {
   readonly reader: KubeClusterReader;
 }
 
-export interface WatchParts extends CheckParts {
-  readonly cycle: CycleDeps;
-  /** Terminal output held until the check's changes are printed (each email after its cause). */
-  readonly held: string[];
-}
-
-function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
+export function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
   return policiesOf(
     {
       gracePeriodSeconds: options.gracePeriodSeconds,
@@ -60,12 +43,12 @@ function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
   );
 }
 
-function readerFor(
+export function readerFor(
   options: CommonOptions,
   io: Io,
   policies: ClusterPolicies,
   nodeCache?: NodeCache,
-): { reader: KubeClusterReader; kubeConfig: KubeConfig } {
+): { reader: KubeClusterReader; kubeConfig: KubeConfigView } {
   refuseInsecureEnvironment(options, io);
   const kubeConfig = loadKubeConfig({
     path: options.kubeconfig,
@@ -121,80 +104,19 @@ export function composeCheck(options: CommonOptions, io: Io): CheckParts {
   return { ...policies, cluster: reader.cluster, reader };
 }
 
-/** The default of `Io.aws`: the SDK's clients, configured from the process environment. */
-const SDK_CLIENTS: AwsClients = {
-  sns: (region) => new SNSClient({ region }),
-  dynamodb: (region) => new DynamoDBClient({ region }),
-};
-
-/**
- * Where notifications go: SNS with --sns-topic-arn, else the terminal. Their kubectl commands name
- * `context`, the kubeconfig context the watch reads through (--context, or the current context).
- */
-function notifierFor(options: WatchOptions, io: Io, held: string[], context: string): Notifier {
-  const contextFor = () => ({
-    namespace: options.namespace,
-    kube: context ? { context } : undefined,
-  });
-  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
-  const region = options.snsTopicArn.split(':')[3];
-  const sns = new SnsNotifier({
-    client: (io.aws ?? SDK_CLIENTS).sns(region),
-    topicArn: options.snsTopicArn,
-    contextFor,
-  });
-  return {
-    async publish(notification, signal) {
-      await sns.publish(notification, signal);
-      held.push(`${timeOfDay(notification.at)}   published to SNS: ${renderSubject(notification)}`);
-    },
-  };
-}
-
-export function composeWatch(options: WatchOptions, io: Io): WatchParts {
-  const policies = policiesFor(options);
-  const nodeCache =
-    options.nodeRefreshSeconds > 0
-      ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
-      : undefined;
-  const { reader, kubeConfig } = readerFor(options, io, policies, nodeCache);
-  const held: string[] = [];
-  return {
-    ...policies,
-    cluster: reader.cluster,
-    reader,
-    held,
-    cycle: {
-      reader,
-      store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
-      notifier: notifierFor(options, io, held, kubeConfig.getCurrentContext()),
-      policy: policies.policy,
-      alertPolicy: policies.alertPolicy,
-      clock: io.now,
-      runId: `cli-${randomUUID()}`,
-      lockMs: Math.max(60_000, options.intervalSeconds * 2000),
-      // The node's Events, with the identity that reads the leases; no EC2 (no AWS identity here).
-      evidence: [
-        new NodeEventsReader({
-          kubeConfig: async () => kubeConfig,
-          requestTimeoutMs: options.timeoutSeconds * 1000,
-        }),
-      ],
-      silences: options.stateFile
-        ? new FileSilenceStore(options.stateFile, io.now)
-        : new MemorySilenceStore(io.now),
-    },
-  };
-}
-
 /** `silence`: the cluster's name and its silences' store (the state file's, or the table's). */
-export function composeSilences(
+export async function composeSilences(
   options: SilenceCommonOptions,
   io: Io,
-): { readonly cluster: string; readonly store: SilenceStore } {
+): Promise<{ readonly cluster: string; readonly store: SilenceStore }> {
   const { store } = options;
   if (store.kind === 'table') {
-    const client = (io.aws ?? SDK_CLIENTS).dynamodb(store.region ?? io.env.AWS_REGION);
+    // The AWS SDK loads only here: a state file's silences need none of it.
+    const [aws, { DynamoDbSilenceStore }] = await Promise.all([
+      awsClients(io),
+      import('../lambda/adapters/state/dynamodb/dynamodb-silence-store.js'),
+    ]);
+    const client = aws.dynamodb(store.region ?? io.env.AWS_REGION);
     // parseSilence refuses --table without --cluster.
     const cluster = options.cluster as string;
     return {

@@ -3,7 +3,6 @@
  * `check` or `watch`, and maps every expected failure to one line on stderr and exit status 2.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
 import {
   lockStateFile,
   StateFileLockedError,
@@ -14,6 +13,7 @@ import type { CommonOptions } from './args.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { printableJson, sanitize } from './sanitize.js';
+import { version } from './version.js';
 import { toYaml } from './yaml.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
@@ -45,17 +45,6 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
   return anyAlerting(evaluation) ? EXIT_ALERTING : EXIT_OK;
 }
 
-/** The package's version: package.json one level up from the sources, two from dist/. */
-function version(): string {
-  for (const up of ['../package.json', '../../package.json']) {
-    const url = new URL(up, import.meta.url);
-    if (!existsSync(url)) continue;
-    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'lease-watchdog' && pkg.version) return pkg.version;
-  }
-  return 'unknown';
-}
-
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   // Answered before the settings (and their schema library) load: `--version` starts fast.
@@ -85,14 +74,14 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return await check(command.options, io);
       case 'watch': {
         const [{ composeWatch }, { watch }] = await Promise.all([
-          import('./compose.js'),
+          import('./compose-watch.js'),
           import('./watch.js'),
         ]);
         // One process per state file: a second one is refused (exit 2, one line).
         const { stateFile } = command.options;
         const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);
         try {
-          return await watch(command.options, composeWatch(command.options, io), io);
+          return await watch(command.options, await composeWatch(command.options, io), io);
         } finally {
           lock?.release();
         }

@@ -103,7 +103,7 @@ export async function silence(argv: readonly string[], io: Io): Promise<number> 
     return EXIT_OK;
   }
   const { composeSilences } = await import('./compose.js');
-  const { cluster, store } = composeSilences(command, io);
+  const { cluster, store } = await composeSilences(command, io);
   try {
     return await run(command, cluster, store, io);
   } catch (error) {

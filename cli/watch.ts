@@ -13,7 +13,7 @@ import { setTimeout } from 'node:timers/promises';
 import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
 import { type CycleOutcome, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
 import type { WatchOptions } from './args.js';
-import type { WatchParts } from './compose.js';
+import type { WatchParts } from './compose-watch.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
 import { renderSummary, toJson } from './report.js';
 import { printableJson, sanitize, sanitizeLines, shownName } from './sanitize.js';

@@ -1,5 +1,6 @@
 /** Reading a cluster: the reader, its one error, and where credentials come from. */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { RequestOptions } from 'node:https';
+import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 import type { ClusterReadFailure, Snapshot } from '../core/model.js';
 import type { Policy } from '../core/policy.js';
 import type { ClusterAuth, ClusterSettings } from '../settings/index.js';
@@ -49,9 +50,25 @@ export interface AuthenticatedCluster {
   readonly auth: ClusterAuth;
 }
 
+/**
+ * A kubeconfig, as the cluster reader uses it: its current cluster and user, and what they set on
+ * a request. The adapters' own (adapters/kube/kube-config.ts), or client-node's KubeConfig.
+ */
+export interface KubeConfigView {
+  readonly clusters: Cluster[];
+  readonly users: User[];
+  readonly contexts: Context[];
+  readonly currentContext: string;
+  getCurrentContext(): string;
+  getCurrentCluster(): Cluster | null;
+  getCurrentUser(): User | null;
+  /** TLS settings and credentials (may run an exec plugin, read files, refresh a token). */
+  applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
+}
+
 /** Where a check gets a KubeConfig for a cluster (Secrets Manager and EKS in Lambda). */
 export interface ClusterCredentials {
-  kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig>;
+  kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfigView>;
   /** Drops what is cached for the cluster, so the next check fetches credentials afresh. */
   forget(cluster: AuthenticatedCluster): void;
 }

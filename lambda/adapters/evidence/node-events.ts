@@ -5,9 +5,13 @@
  * node`. Bounded: a few nodes, one small session, at most EVENTS_PER_NODE per node, each message
  * cut to EVENT_MESSAGE_MAX characters (the renderers sanitise what is kept).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { AlertNode, NodeEventEvidence, NodeEvidence } from '../../core/notification.js';
-import { ClusterReadError, EvidenceReadError, type EvidenceReader } from '../../ports/index.js';
+import {
+  ClusterReadError,
+  EvidenceReadError,
+  type EvidenceReader,
+  type KubeConfigView,
+} from '../../ports/index.js';
 import { record, str } from '../kube/projection.js';
 import { ApiSession } from '../kube/transport.js';
 
@@ -18,7 +22,7 @@ export const EVENT_MESSAGE_MAX = 300;
 
 export interface NodeEventsOptions {
   /** The cluster's KubeConfig (the same identity that reads the leases). */
-  readonly kubeConfig: (signal: AbortSignal) => Promise<KubeConfig>;
+  readonly kubeConfig: (signal: AbortSignal) => Promise<KubeConfigView>;
   /** Timeout of each request, ms. */
   readonly requestTimeoutMs: number;
 }

@@ -4,10 +4,10 @@
  * no file system (files a kubeconfig names are refused before client-node could read them).
  */
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
-import { loadYaml } from '@kubernetes/client-node/dist/yaml.js';
+import { load } from 'js-yaml';
 import { ClusterAuthError } from './auth-error.js';
+import type { Cluster, Context, User } from './kube-config.js';
+import { KubeConfig } from './kube-config.js';
 
 export interface KubeconfigSecret {
   /** The watchdog's name for the cluster (for errors). */
@@ -101,7 +101,9 @@ function chosenContext(
 function parseYaml(text: string, where: string, cluster: string): unknown {
   let raw: unknown;
   try {
-    raw = loadYaml<unknown>(text);
+    // js-yaml, as client-node's loadYaml reads it (without its model classes): empty is invalid.
+    raw = load(text);
+    if (!raw) throw new Error('Failed to load YAML');
   } catch (error) {
     // js-yaml quotes the offending lines in its message: report the position only.
     const mark = (error as { mark?: { line?: number; column?: number } }).mark;

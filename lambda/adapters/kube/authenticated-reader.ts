@@ -4,7 +4,6 @@
  * for the life of the container with its node cache (when `nodeRefreshSeconds` > 0).
  */
 
-import type { KubeConfig } from '@kubernetes/client-node';
 import { labelsUsedBy } from '../../core/evaluate.js';
 import type { Snapshot } from '../../core/model.js';
 import type { Policy } from '../../core/policy.js';
@@ -13,6 +12,7 @@ import {
   ClusterReadError,
   type ClusterReader,
   type ClusterReaderFactory,
+  type KubeConfigView,
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
@@ -41,7 +41,7 @@ class AuthenticatedReader implements ClusterReader {
 
   async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
     const { credentials } = this.options;
-    let kubeConfig: KubeConfig;
+    let kubeConfig: KubeConfigView;
     try {
       kubeConfig = await credentials.kubeConfigFor(this.cluster, signal);
     } catch (error) {

@@ -26,7 +26,6 @@ import {
   type GetSecretValueCommandOutput,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AuthenticatedCluster } from '../../ports/index.js';
 import type { ClusterAuth } from '../../settings/index.js';
@@ -42,6 +41,7 @@ import {
 import { kubeConfigFromText } from './auth-kubeconfig.js';
 import { assumedRoleOf, ClusterAwsCredentials } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
+import type { KubeConfig } from './kube-config.js';
 import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
 
 /** How the watchdog reaches one cluster: defined with the settings, in `lambda/settings/`. */

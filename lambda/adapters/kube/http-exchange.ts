@@ -9,11 +9,11 @@
  * The bundle aliases `undici` away (infra/watchdog-function.ts); nothing here may reach it.
  */
 
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import { http } from './node-http.js';
 import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
@@ -59,7 +59,7 @@ export interface ExchangeResponse {
  * and a keep-alive connection pool of our own that carries them.
  */
 export async function openConnection(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigView,
   options: {
     readonly server: string;
     /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
@@ -89,7 +89,7 @@ export async function openConnection(
   const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
-    return { headers, agent: new HttpAgent(pool), secrets };
+    return { headers, agent: new http.Agent(pool), secrets };
   }
   const cluster = kubeConfig.getCurrentCluster();
   const Pool = proxy ? tunnelThrough(proxy, options.timeoutMs) : HttpsAgent;
@@ -177,7 +177,7 @@ export async function exchange(
 /** The GET, up to the response's head; its body is still to be read. */
 function send(connection: Connection, request: ExchangeRequest): Promise<IncomingMessage> {
   const url = new URL(request.url);
-  const get = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  const get = url.protocol === 'http:' ? http.request : httpsRequest;
   const { signal } = request;
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();

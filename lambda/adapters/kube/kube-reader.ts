@@ -9,12 +9,12 @@
  * (read-errors.ts).
  */
 
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../../core/model.js';
 import type { LabelSelector } from '../../core/selector.js';
 import {
   ClusterReadError,
   type ClusterReader,
+  type KubeConfigView,
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
@@ -41,7 +41,7 @@ export { Interner, projectLease, projectNode } from './projection.js';
 export type { ReadBounds } from './transport.js';
 
 export interface KubeReaderOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigView;
   /** The name the cluster is reported under (notifications, JSON output). */
   readonly cluster: string;
   readonly namespace: string;

@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ClusterReadError } from '../../ports/index.js';
+import { KubeConfig } from './kube-config.js';
 
 export interface KubeconfigLocation {
   /** --kubeconfig PATH */
@@ -58,35 +58,19 @@ function mergedKubeConfig(files: readonly string[]): KubeConfig {
         cause: error,
       });
     }
-    if (kc.clusters.length === 0 && kc.contexts.length === 0) {
-      kc.loadFromOptions({
-        clusters: next.clusters,
-        contexts: next.contexts,
-        users: next.users,
-        currentContext: next.currentContext,
-      });
-    } else {
-      kc.mergeConfig(unknownTo(kc, next), kc.currentContext !== '');
-    }
+    // The names a file before it holds stay its (client-node's mergeConfig throws on them).
+    const unknown = <T extends { name: string }>(held: T[], added: T[]) => {
+      const known = new Set(held.map((item) => item.name));
+      return [...held, ...added.filter((item) => !known.has(item.name))];
+    };
+    kc.loadFromOptions({
+      clusters: unknown(kc.clusters, next.clusters),
+      users: unknown(kc.users, next.users),
+      contexts: unknown(kc.contexts, next.contexts),
+      currentContext: kc.currentContext || next.currentContext,
+    });
   }
   return kc;
-}
-
-/**
- * What `next` adds to `kc`: its clusters, users and contexts of names `kc` does not hold yet
- * (kubectl keeps the first file's; client-node's mergeConfig throws on a duplicate name).
- */
-function unknownTo(kc: KubeConfig, next: KubeConfig): KubeConfig {
-  const known = (items: readonly { name: string }[]) => new Set(items.map((item) => item.name));
-  const [clusters, users, contexts] = [known(kc.clusters), known(kc.users), known(kc.contexts)];
-  const added = new KubeConfig();
-  added.loadFromOptions({
-    clusters: next.clusters.filter((c) => !clusters.has(c.name)),
-    users: next.users.filter((u) => !users.has(u.name)),
-    contexts: next.contexts.filter((c) => !contexts.has(c.name)),
-    currentContext: next.currentContext,
-  });
-  return added;
 }
 
 /** --context: made current, when the kubeconfig has it. */

@@ -8,12 +8,13 @@
  * signal is honoured by http-exchange.ts before the pool hands it a socket.
  */
 
-import { type ClientRequest, request as httpRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import { KubeConfig } from './kube-config.js';
+import { http } from './node-http.js';
 
 /** An http:// proxy, and what it is told: Proxy-Authorization, when the URL has a user. */
 export interface Proxy {
@@ -28,7 +29,7 @@ export interface Proxy {
  * would go around the proxy): any kind but http://, a user or password that is not valid
  * %-encoding, and a plain-http API server (its credentials would cross the proxy in clear).
  */
-export function proxyOf(kubeConfig: KubeConfig, server: string): Proxy | undefined {
+export function proxyOf(kubeConfig: KubeConfigView, server: string): Proxy | undefined {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster?.proxyUrl) return undefined;
   const url = parsed(cluster.proxyUrl);
@@ -70,10 +71,10 @@ export function proxyOf(kubeConfig: KubeConfig, server: string): Proxy | undefin
  * proxy-url, so that it builds no proxy agent of its own (hpagent, left out of the Lambda bundle:
  * the stub there throws). The users are the same objects (a refreshed OIDC token is kept).
  */
-export function withoutProxy(kubeConfig: KubeConfig): KubeConfig {
+export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
   const current = kubeConfig.getCurrentCluster();
   if (!current?.proxyUrl) return kubeConfig;
-  const copy = new (kubeConfig.constructor as new () => KubeConfig)();
+  const copy = new KubeConfig();
   copy.loadFromOptions({
     clusters: kubeConfig.clusters.map((c) => {
       if (c.name !== current.name) return c;
@@ -108,7 +109,7 @@ export function tunnelThrough(
       callback: (error: Error | null, socket?: Duplex) => void,
     ): Duplex | undefined {
       const target = `${options.host}:${options.port ?? 443}`;
-      const connect = httpRequest({
+      const connect = http.request({
         host: proxy.url.hostname,
         port: proxy.url.port || 80,
         method: 'CONNECT',

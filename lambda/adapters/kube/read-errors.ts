@@ -3,8 +3,7 @@
  * an HTTP status, a transport failure (TLS, unreachable), or credentials that could not be set up.
  */
 
-import type { KubeConfig } from '@kubernetes/client-node';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { record, str } from './projection.js';
 
 export type Resource = 'leases' | 'nodes' | 'events';
@@ -80,7 +79,7 @@ export function describeRead(resource: Resource, namespace: string): string {
  */
 export function authSetupError(
   error: unknown,
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigView,
   showPluginStderr = false,
 ): ClusterReadError {
   const code = errorCode(error);

@@ -4,8 +4,9 @@
  * them, each failure a ClusterAuthError that names the cluster and never quotes the secret. Pure:
  * no network, no AWS.
  */
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+
 import { ClusterAuthError } from './auth-error.js';
+import { KubeConfig } from './kube-config.js';
 
 const TOKEN_USER = 'lease-watchdog';
 

@@ -6,11 +6,10 @@
  * projections read (`pruned-json.ts`).
  */
 
-import { STATUS_CODES } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
 import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
+import { http } from './node-http.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
 import { type Keep, parsePruned } from './pruned-json.js';
 import {
@@ -132,7 +131,7 @@ export class ApiSession {
   }
 
   /** Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one). */
-  static async open(kubeConfig: KubeConfig, options: SessionOptions): Promise<ApiSession> {
+  static async open(kubeConfig: KubeConfigView, options: SessionOptions): Promise<ApiSession> {
     return new ApiSession(await openConnection(kubeConfig, options), options);
   }
 
@@ -308,7 +307,7 @@ export class ApiSession {
       if (status < 200 || status > 299) {
         // Redacted before it is parsed and cut: a cut must not leave half a token behind.
         const text = this.redact(raw.toString('utf8'));
-        throw statusError(this.target, resource, status, STATUS_CODES[status] ?? '', text);
+        throw statusError(this.target, resource, status, http.STATUS_CODES[status] ?? '', text);
       }
       bodyTap?.(raw);
       let body: unknown;

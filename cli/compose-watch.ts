@@ -1,0 +1,97 @@
+/**
+ * The parts of `watch`, beyond those of `check` (compose.ts): the state store, the notifier, the
+ * evidence reader and the silences. A module of its own so that `check` loads none of them (the
+ * renderers; the AWS SDK only with --sns-topic-arn).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { NodeEventsReader } from '../lambda/adapters/evidence/node-events.js';
+import { NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { TerminalNotifier } from '../lambda/adapters/notify/delivery/terminal-notifier.js';
+import { renderSubject } from '../lambda/adapters/notify/render/render.js';
+import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
+import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
+import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
+import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
+import type { Notifier } from '../lambda/ports/index.js';
+import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
+import type { WatchOptions } from './args.js';
+import { awsClients } from './aws-clients.js';
+import { type CheckParts, policiesFor, readerFor } from './compose.js';
+import { type Io, timeOfDay } from './io.js';
+
+export interface WatchParts extends CheckParts {
+  readonly cycle: CycleDeps;
+  /** Terminal output held until the check's changes are printed (each email after its cause). */
+  readonly held: string[];
+}
+
+/**
+ * Where notifications go: SNS with --sns-topic-arn (the SDK loaded then), else the terminal. Their
+ * kubectl commands name `context`, the kubeconfig context the watch reads through (--context, or
+ * the current context).
+ */
+async function notifierFor(
+  options: WatchOptions,
+  io: Io,
+  held: string[],
+  context: string,
+): Promise<Notifier> {
+  const contextFor = () => ({
+    namespace: options.namespace,
+    kube: context ? { context } : undefined,
+  });
+  if (!options.snsTopicArn) return new TerminalNotifier((text) => held.push(text), { contextFor });
+  const region = options.snsTopicArn.split(':')[3];
+  const [aws, { SnsNotifier }] = await Promise.all([
+    awsClients(io),
+    import('../lambda/adapters/notify/delivery/sns-notifier.js'),
+  ]);
+  const sns = new SnsNotifier({
+    client: aws.sns(region),
+    topicArn: options.snsTopicArn,
+    contextFor,
+  });
+  return {
+    async publish(notification, signal) {
+      await sns.publish(notification, signal);
+      held.push(`${timeOfDay(notification.at)}   published to SNS: ${renderSubject(notification)}`);
+    },
+  };
+}
+
+export async function composeWatch(options: WatchOptions, io: Io): Promise<WatchParts> {
+  const policies = policiesFor(options);
+  const nodeCache =
+    options.nodeRefreshSeconds > 0
+      ? new NodeCache(options.nodeRefreshSeconds * 1000, io.now)
+      : undefined;
+  const { reader, kubeConfig } = readerFor(options, io, policies, nodeCache);
+  const held: string[] = [];
+  return {
+    ...policies,
+    cluster: reader.cluster,
+    reader,
+    held,
+    cycle: {
+      reader,
+      store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
+      notifier: await notifierFor(options, io, held, kubeConfig.getCurrentContext()),
+      policy: policies.policy,
+      alertPolicy: policies.alertPolicy,
+      clock: io.now,
+      runId: `cli-${randomUUID()}`,
+      lockMs: Math.max(60_000, options.intervalSeconds * 2000),
+      // The node's Events, with the identity that reads the leases; no EC2 (no AWS identity here).
+      evidence: [
+        new NodeEventsReader({
+          kubeConfig: async () => kubeConfig,
+          requestTimeoutMs: options.timeoutSeconds * 1000,
+        }),
+      ],
+      silences: options.stateFile
+        ? new FileSilenceStore(options.stateFile, io.now)
+        : new MemorySilenceStore(io.now),
+    },
+  };
+}
