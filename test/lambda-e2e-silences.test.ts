@@ -6,7 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { NotificationDocument } from '../lambda/adapters/notify/render/document-schema.js';
+import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { runCli } from '../testkit/cli-process.js';
+import { deliveredAs } from '../testkit/sns-deliveries.js';
 import {
   type Harness,
   SCHEDULE_MS,
@@ -75,6 +78,65 @@ describe('lambda e2e: a silence added with the CLI against the table', () => {
     assert.ok(firing, `a FIRING once the silence ended: ${summary(h.messages())}`);
     assert.ok(firing.receivedAt >= endsAt, 'not before the silence ended');
     assert.ok(firing.message.includes(victim));
+  });
+});
+
+describe('lambda e2e: silencing a node that is firing', () => {
+  let h: Harness;
+  let target: SimTarget;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } } });
+    target = h.target('prod');
+  });
+  after(() => h.close());
+
+  it('says SILENCED, not RESOLVED, and pages again when the silence ends with the node still down', async () => {
+    const victim = target.nodes[0] as string;
+    await h.run();
+    target.sim.stopKubelet(victim);
+    while (h.messages('FIRING').length === 0) await h.tick();
+    const store = new DynamoDbSilenceStore({
+      client: h.dynamo.client,
+      tableName: h.tableName,
+      clock: h.clock.now,
+    });
+    const now = h.clock.now();
+    const endsAt = now + 10 * 60_000;
+    await store.add('prod', {
+      id: 's-51e4ce',
+      target: { nodes: [victim] },
+      comment: 'kernel upgrade',
+      author: 'ops@laptop',
+      createdAt: now,
+      endsAt,
+    });
+    const before = h.sns.messages.length;
+    await h.tick();
+    const said = h.sns.messages.slice(before);
+    assert.equal(said.length, 1, summary(said));
+    const [message] = said;
+    assert.ok(message);
+    assert.equal(h.messages('RESOLVED').length, 0, `a silence is not a recovery: ${summary(said)}`);
+    assert.match(message.subject ?? '', /^\[prod\] SILENCED: 1 node silenced \(/);
+    const document = JSON.parse(deliveredAs(message, 'sqs')) as NotificationDocument;
+    assert.equal(document.kind, 'SILENCED');
+    assert.equal(document.severity, 'info');
+    assert.deepEqual(
+      document.nodes.map((x) => [x.name, x.change, x.resolution]),
+      [[victim, 'silenced', 'silenced']],
+    );
+    assert.equal(document.counts.resolved, 0);
+    assert.equal(document.counts.silenced, 1);
+
+    while (h.clock.now() + SCHEDULE_MS < endsAt) await h.tick();
+    assert.equal(
+      h.sns.messages.length,
+      before + 1,
+      `quiet while silenced: ${summary(h.messages())}`,
+    );
+    await h.tick();
+    await h.tick();
+    assert.equal(h.messages('FIRING').length, 2, `paged again: ${summary(h.messages())}`);
   });
 });
 
