@@ -49,7 +49,7 @@ export const SILENCE_USAGE = [
   'Options:',
   '  --node NAME                  a node to silence (repeat for more)',
   `  -l, --selector SELECTOR      the nodes whose labels match (keys: ${SILENCE_SELECTOR_KEYS.join(', ')})`,
-  '  --for DURATION               how long: 90s, 10m, 2h (at most 720h)',
+  '  --for DURATION               how long: 90s, 10m, 2h, 1d, 2d12h (at most 30d)',
   '  --comment TEXT               why (shown in every verdict and email it suppresses)',
   '  --kubeconfig PATH, --context NAME   the kubeconfig context that names the cluster',
   "  --region REGION              the table's region (default: $AWS_REGION)",
@@ -92,12 +92,22 @@ function targetOf(nodes: readonly string[], selector: string | undefined): Silen
   return { nodes: [...new Set(nodes)] };
 }
 
+/** A duration as amtool takes one: days first (`1d`, `2d12h`), then what parseDuration reads. */
+function silenceSeconds(text: string): number | undefined {
+  const [, days, rest = ''] = /^(?:(\d+)d)?(.*)$/.exec(text.trim()) ?? [];
+  if (days === undefined) return parseDuration(rest);
+  if (rest === '') return Number(days) * 86_400;
+  // After days, units only: `2d12h`, not `2d12`.
+  const more = /^[\d.]+$/.test(rest) ? undefined : parseDuration(rest);
+  return more === undefined ? undefined : Number(days) * 86_400 + more;
+}
+
 function forSecondsOf(text: string | undefined): number {
   if (text === undefined) throw usage('add needs --for DURATION: how long, e.g. 2h');
-  const seconds = parseDuration(text);
+  const seconds = silenceSeconds(text);
   if (seconds === undefined || seconds < 1 || seconds > MAX_SILENCE_SECONDS) {
     throw usage(
-      `--for must be a duration from 1s to 720h, like 90s, 10m or 2h (got "${sanitize(text)}")`,
+      `--for must be a duration from 1s to 30d, like 90s, 10m, 2h or 1d (got "${sanitize(text)}")`,
     );
   }
   return seconds;

@@ -13,7 +13,8 @@ import {
   silenceId,
   utcMinute,
 } from '../lambda/core/silences.js';
-import { SilenceError, type SilenceStore } from '../lambda/ports/index.js';
+import { SilenceError } from '../lambda/ports/index.js';
+import type { SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
@@ -73,8 +74,7 @@ function toJson(cluster: string, silences: readonly Silence[], now: number) {
 
 async function add(
   command: Extract<SilenceCommand, { verb: 'add' }>,
-  cluster: string,
-  store: SilenceStore,
+  { cluster, shown, where, store }: SilenceParts,
   io: Io,
 ): Promise<number> {
   const now = io.now();
@@ -89,7 +89,7 @@ async function add(
   await store.add(cluster, silence, io.signal);
   io.stdout(
     sanitize(
-      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${cluster} until ${utcMinute(silence.endsAt)} (${formatAge(command.forSeconds)}): ${silence.comment}`,
+      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where} until ${utcMinute(silence.endsAt)} (${formatAge(command.forSeconds)}): ${silence.comment}`,
     ),
   );
   return EXIT_OK;
@@ -103,9 +103,10 @@ export async function silence(argv: readonly string[], io: Io): Promise<number> 
     return EXIT_OK;
   }
   const { composeSilences } = await import('./compose.js');
-  const { cluster, store } = composeSilences(command, io);
+  const parts = composeSilences(command, io);
   try {
-    return await run(command, cluster, store, io);
+    await parts.requireCluster(io.signal);
+    return await run(command, parts, io);
   } catch (error) {
     throw storeError(error, command);
   }
@@ -127,22 +128,18 @@ function storeError(error: unknown, command: SilenceCommand): unknown {
   );
 }
 
-async function run(
-  command: SilenceCommand,
-  cluster: string,
-  store: SilenceStore,
-  io: Io,
-): Promise<number> {
+async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promise<number> {
+  const { cluster, shown, store } = parts;
   switch (command.verb) {
     case 'add':
-      return add(command, cluster, store, io);
+      return add(command, parts, io);
     case 'list': {
       const silences = await store.list(cluster, io.signal);
       const now = io.now();
       if (command.output === 'json') {
         io.stdout(printableJson(JSON.stringify(toJson(cluster, silences, now), null, 2)));
       } else if (silences.length === 0) {
-        io.stderr(`no silences for cluster ${sanitize(cluster)}`);
+        io.stderr(`no silences for cluster ${sanitize(shown)}`);
       } else {
         io.stdout(table(silences, now));
       }
@@ -151,7 +148,7 @@ async function run(
     case 'expire': {
       const ended = await store.expire(cluster, command.id, io.now(), author(io), io.signal);
       io.stdout(
-        sanitize(`silence ${ended.id} of cluster ${cluster} ended at ${utcMinute(ended.endsAt)}`),
+        sanitize(`silence ${ended.id} of cluster ${shown} ended at ${utcMinute(ended.endsAt)}`),
       );
       return EXIT_OK;
     }

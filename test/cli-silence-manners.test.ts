@@ -1,0 +1,143 @@
+/**
+ * `lease-watchdog silence` as a new user meets it (issue 19 §3): the store must exist, a silence
+ * added through another kubeconfig context of the same cluster reaches the running `watch`, and
+ * `--for` takes days. In process against the simulated cluster over HTTPS, on a fake clock.
+ */
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
+import { SimCluster } from '../sim/cluster.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
+import type { CliResult } from '../testkit/cli-process.js';
+import { FakeClock } from '../testkit/fake-clock.js';
+import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
+
+function assertUsageLine(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 2, `exit status (stderr: ${result.stderr})`);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+  assert.match(lines[0] ?? '', pattern);
+  assert.equal(result.stdout, '');
+}
+
+describe('silence: where silences go, and for how long', () => {
+  const clock = new FakeClock();
+  let sim: SimFixture;
+  let stateFile: string;
+  let aliasKubeconfig: string;
+  let dead: string;
+
+  before(async () => {
+    const cluster = new SimCluster({ seed: 7, now: clock.now });
+    const names = cluster.addNodes(4, { zones: ['eu-west-1a', 'eu-west-1b'] });
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-silence-manners' });
+    stateFile = join(sim.dir, 'state.json');
+    dead = names[2] as string;
+    stopKubeletLongAgo(cluster, dead, clock.now());
+    // The same cluster as another kubeconfig names it: another cluster entry, context and user.
+    const text = await readFile(sim.kubeconfig, 'utf8');
+    aliasKubeconfig = join(sim.dir, 'alias-kubeconfig');
+    await writeFile(aliasKubeconfig, text.replaceAll('lease-watchdog-sim', 'ops-alias'));
+  });
+  after(() => sim.close());
+
+  const runCli = (args: string[]) => runInProcess(args, { clock });
+  const watch = () =>
+    runCli(['watch', '--checks', '1', '--state-file', stateFile, '--kubeconfig', sim.kubeconfig]);
+  const add = (more: string[]) =>
+    runCli(['silence', 'add', '--comment', 'kernel upgrade', '--state-file', stateFile, ...more]);
+
+  it('refuses a state file that does not exist (a typo), naming it and how to create it', async () => {
+    const typo = join(sim.dir, 'stat.json');
+    for (const verb of [
+      ['add', '--node', dead, '--for', '2h', '--comment', 'x'],
+      ['list'],
+      ['expire', 's-000000'],
+    ]) {
+      const result = await runCli([
+        'silence',
+        ...verb,
+        '--state-file',
+        typo,
+        '--kubeconfig',
+        sim.kubeconfig,
+      ]);
+      assertUsageLine(
+        result,
+        new RegExp(
+          `^lease-watchdog: state file ${typo.replace(/[.]/g, '\\.')} does not exist: start lease-watchdog watch --state-file ${typo.replace(/[.]/g, '\\.')} first \\(it creates it\\), or correct --state-file$`,
+        ),
+      );
+    }
+    await assert.rejects(readFile(`${typo}.silences`), /ENOENT/, 'no file created');
+  });
+
+  it('refuses a --cluster the state file does not know, naming the ones it does', async () => {
+    assert.equal((await watch()).code, 1, 'the dead node fires; the state file now exists');
+    const result = await runCli(['silence', 'list', '--state-file', stateFile, '--cluster', 'prd']);
+    assertUsageLine(
+      result,
+      /^lease-watchdog: state file .*state\.json has no cluster "prd" \(it has: https:\/\/127\.0\.0\.1:\d+\): check --cluster, or leave it out to use the kubeconfig context's$/,
+    );
+  });
+
+  it('a silence added through another context of the same cluster is applied by watch', async () => {
+    const added = await add(['--node', dead, '--for', '1d', '--kubeconfig', aliasKubeconfig]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(
+      added.stdout,
+      new RegExp(
+        `^silence s-[0-9a-f]{6} added for node ${dead.replace(/[.]/g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+ \\(context ops-alias\\) in ${stateFile.replace(/[.]/g, '\\.')}\\.silences until \\S+ \\S+ UTC \\(24h\\): kernel upgrade\\n$`,
+      ),
+    );
+    const silenced = await watch();
+    assert.equal(
+      silenced.code,
+      0,
+      `suppressed, not alerting: ${silenced.stdout}${silenced.stderr}`,
+    );
+    assert.match(
+      silenced.stdout,
+      /suppressed +\(silenced by s-[0-9a-f]{6} until .*"kernel upgrade"/,
+    );
+    const listed = await runCli([
+      'silence',
+      'list',
+      '--state-file',
+      stateFile,
+      '--kubeconfig',
+      sim.kubeconfig,
+    ]);
+    assert.match(listed.stdout, /kernel upgrade/);
+  });
+
+  it('silences an earlier version kept under the context name are still listed and ended', async () => {
+    const legacy = new FileSilenceStore(stateFile, clock.now);
+    await legacy.add('lease-watchdog-sim', {
+      id: 's-01d01d',
+      target: { nodes: [dead] },
+      comment: 'kept under the context name',
+      author: 'ops@old',
+      createdAt: clock.now(),
+      endsAt: clock.now() + 3600_000,
+    });
+    const store = ['--state-file', stateFile, '--kubeconfig', sim.kubeconfig];
+    const listed = await runCli(['silence', 'list', ...store]);
+    assert.match(listed.stdout, /s-01d01d .*kept under the context name/);
+    const ended = await runCli(['silence', 'expire', 's-01d01d', ...store]);
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.equal((await legacy.list('lease-watchdog-sim'))[0]?.expiredBy !== undefined, true);
+  });
+
+  it('--for takes days, alone or with hours; past 30d is refused', async () => {
+    const added = await add(['--node', dead, '--for', '2d12h', '--kubeconfig', sim.kubeconfig]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /\(2d12h\)/);
+    assertUsageLine(
+      await add(['--node', dead, '--for', '31d', '--kubeconfig', sim.kubeconfig]),
+      /--for must be a duration from 1s to 30d, like 90s, 10m, 2h or 1d \(got "31d"\)/,
+    );
+  });
+});
