@@ -25,11 +25,12 @@ import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import { labelsUsedBy } from '../lambda/core/evaluate.js';
+import type { NodeInfo } from '../lambda/core/model.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import { ClusterReadError, type Notifier, type SilenceStore } from '../lambda/ports/index.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
-import { type CommonOptions, UsageError, type WatchOptions } from './args.js';
+import { type CommonOptions, parseCli, UsageError, type WatchOptions } from './args.js';
 import {
   type ClusterKey,
   clusterKeyOf,
@@ -197,6 +198,27 @@ export function composeWatch(options: WatchOptions, io: Io): WatchParts {
         : new MemorySilenceStore(io.now),
     },
   };
+}
+
+/**
+ * `silence add`: the cluster's nodes now, read by the reader `check` uses (the kubeconfig, its
+ * context, and the defaults of `check`), to show what a new silence matches.
+ */
+export async function readNodesForSilence(
+  options: SilenceCommonOptions,
+  io: Io,
+): Promise<readonly NodeInfo[]> {
+  const flags = [
+    ...(options.kubeconfig === undefined ? [] : ['--kubeconfig', options.kubeconfig]),
+    ...(options.context === undefined ? [] : ['--context', options.context]),
+  ];
+  const parsed = parseCli(['check', ...flags]);
+  if (parsed.kind !== 'check') throw new Error('parseCli: check expected');
+  const snapshot = await composeCheck(parsed.options, io).reader.read(io.signal);
+  if (snapshot.nodes === null) {
+    throw new ClusterReadError('forbidden', snapshot.degraded ?? 'the Nodes cannot be read');
+  }
+  return snapshot.nodes;
 }
 
 /** `silence`: which cluster, where its silences are, and the store (the state file's, or the table's). */

@@ -34,13 +34,15 @@ export type SilenceCommand =
       readonly target: SilenceTarget;
       readonly forSeconds: number;
       readonly comment: string;
+      /** Add it even when it matches no node now (a node not created yet), or unseen. */
+      readonly allowEmpty: boolean;
     } & SilenceCommonOptions)
   | ({ readonly verb: 'list'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
   | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions);
 
 export const SILENCE_USAGE = [
   'Usage:',
-  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [store]',
+  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [--allow-empty] [store]',
   '  lease-watchdog silence list [-o table|json] [store]',
   '  lease-watchdog silence expire ID [store]',
   'Store (one of):',
@@ -51,7 +53,8 @@ export const SILENCE_USAGE = [
   `  -l, --selector SELECTOR      the nodes whose labels match (keys: ${SILENCE_SELECTOR_KEYS.join(', ')})`,
   '  --for DURATION               how long: 90s, 10m, 2h, 1d, 2d12h (at most 30d)',
   '  --comment TEXT               why (shown in every verdict and email it suppresses)',
-  '  --kubeconfig PATH, --context NAME   the kubeconfig context that names the cluster',
+  '  --allow-empty                add it even if it matches no node now (one not created yet)',
+  "  --kubeconfig PATH, --context NAME   the cluster's context: add reads its nodes to show what a silence matches (and, with --state-file, its server is the cluster's key)",
   "  --region REGION              the table's region (default: $AWS_REGION)",
   "  -o, --output table|json      the list's format",
 ].join('\n');
@@ -160,6 +163,7 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         output: { type: 'string', short: 'o' },
+        'allow-empty': { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -170,7 +174,7 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
 
 /** Refuses a flag of another verb (`--for` with `list`, …). */
 function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
-  const extra = ['node', 'selector', 'for', 'comment', 'output'].find(
+  const extra = ['node', 'selector', 'for', 'comment', 'output', 'allow-empty'].find(
     (flag) => values[flag] !== undefined && !allowed.includes(flag),
   );
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
@@ -199,7 +203,7 @@ function listOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
 }
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
-  onlyFlags(values, 'add', ['node', 'selector', 'for', 'comment']);
+  onlyFlags(values, 'add', ['node', 'selector', 'for', 'comment', 'allow-empty']);
   return Object.freeze({
     verb: 'add',
     target: targetOf(
@@ -208,6 +212,7 @@ function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
     ),
     forSeconds: forSecondsOf(values.for as string | undefined),
     comment: commentOf(values.comment as string | undefined),
+    allowEmpty: values['allow-empty'] === true,
     ...common,
   });
 }

@@ -6,15 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { formatAge } from '../lambda/core/duration.js';
+import type { NodeInfo } from '../lambda/core/model.js';
 import {
   describeTarget,
   isActive,
+  matchingNodes,
   type Silence,
   silenceId,
   utcMinute,
 } from '../lambda/core/silences.js';
-import { SilenceError } from '../lambda/ports/index.js';
-import type { SilenceParts } from './compose.js';
+import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
+import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
@@ -72,11 +74,51 @@ function toJson(cluster: string, silences: readonly Silence[], now: number) {
   };
 }
 
+/** How many names `add` shows of what a silence matches; the rest are counted. */
+const SHOWN_MATCHES = 10;
+
+/**
+ * What a new silence matches now, as one line; a silence that matches nothing (a mistyped name or
+ * zone) or that cannot be checked is refused, unless --allow-empty.
+ */
+async function matchesNow(
+  command: Extract<SilenceCommand, { verb: 'add' }>,
+  shown: string,
+  io: Io,
+): Promise<string> {
+  const refuse = (why: string) => new SilenceError(`silence add: ${why}`);
+  let nodes: readonly NodeInfo[];
+  try {
+    nodes = await readNodesForSilence(command, io);
+  } catch (error) {
+    if (!isClusterReadError(error)) throw error;
+    if (command.allowEmpty) return 'matches: not known (the cluster cannot be read)';
+    throw refuse(
+      `cannot read the cluster to see what the silence matches (${error.message}): fix the kubeconfig or --context, or pass --allow-empty to add it unseen`,
+    );
+  }
+  const names = matchingNodes(command.target, nodes);
+  if (names.length === 0) {
+    if (command.allowEmpty) return 'matches no node now (--allow-empty)';
+    const what =
+      'nodes' in command.target
+        ? `--node ${command.target.nodes.join(', ')}`
+        : describeTarget(command.target);
+    throw refuse(
+      `${what} matches no node of cluster ${shown} now: check it (kubectl get nodes --show-labels), or pass --allow-empty for nodes not created yet`,
+    );
+  }
+  const more = names.length - SHOWN_MATCHES;
+  const list = names.slice(0, SHOWN_MATCHES).join(', ');
+  return `matches ${names.length} ${names.length === 1 ? 'node' : 'nodes'} now: ${list}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
 async function add(
   command: Extract<SilenceCommand, { verb: 'add' }>,
   { cluster, shown, where, store }: SilenceParts,
   io: Io,
 ): Promise<number> {
+  const matches = await matchesNow(command, shown, io);
   const now = io.now();
   const silence: Silence = {
     id: silenceId(randomBytes(3).toString('hex')),
@@ -92,6 +134,7 @@ async function add(
       `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where} until ${utcMinute(silence.endsAt)} (${formatAge(command.forSeconds)}): ${silence.comment}`,
     ),
   );
+  io.stdout(sanitize(matches));
   return EXIT_OK;
 }
 

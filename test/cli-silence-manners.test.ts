@@ -12,6 +12,7 @@ import { SimCluster } from '../sim/cluster.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import type { CliResult } from '../testkit/cli-process.js';
 import { FakeClock } from '../testkit/fake-clock.js';
+import { closedPort } from '../testkit/ports.js';
 import { type SimFixture, startSimFixture, stopKubeletLongAgo } from '../testkit/sim-fixture.js';
 
 function assertUsageLine(result: CliResult, pattern: RegExp): void {
@@ -89,7 +90,7 @@ describe('silence: where silences go, and for how long', () => {
     assert.match(
       added.stdout,
       new RegExp(
-        `^silence s-[0-9a-f]{6} added for node ${dead.replace(/[.]/g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+ \\(context ops-alias\\) in ${stateFile.replace(/[.]/g, '\\.')}\\.silences until \\S+ \\S+ UTC \\(24h\\): kernel upgrade\\n$`,
+        `^silence s-[0-9a-f]{6} added for node ${dead.replace(/[.]/g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+ \\(context ops-alias\\) in ${stateFile.replace(/[.]/g, '\\.')}\\.silences until \\S+ \\S+ UTC \\(24h\\): kernel upgrade\\nmatches 1 node now: ${dead.replace(/[.]/g, '\\.')}\\n$`,
       ),
     );
     const silenced = await watch();
@@ -129,6 +130,48 @@ describe('silence: where silences go, and for how long', () => {
     const ended = await runCli(['silence', 'expire', 's-01d01d', ...store]);
     assert.equal(ended.code, 0, ended.stderr);
     assert.equal((await legacy.list('lease-watchdog-sim'))[0]?.expiredBy !== undefined, true);
+  });
+
+  it('shows what a new silence matches now, and refuses one that matches nothing', async () => {
+    const kc = ['--kubeconfig', sim.kubeconfig];
+    const zone = await add(['-l', 'topology.kubernetes.io/zone=eu-west-1a', '--for', '1h', ...kc]);
+    assert.equal(zone.code, 0, zone.stderr);
+    assert.match(zone.stdout, /\nmatches 2 nodes now: ip-\S+, ip-\S+\n$/);
+    for (const [target, named] of [
+      [['--node', 'no-such-node'], '--node no-such-node'],
+      [
+        ['-l', 'topology.kubernetes.io/zone=eu-west-1z'],
+        'selector "topology.kubernetes.io/zone=eu-west-1z"',
+      ],
+    ] as const) {
+      assertUsageLine(
+        await add([...target, '--for', '1h', ...kc]),
+        new RegExp(
+          `^lease-watchdog: silence add: ${named.replace(/[.]/g, '\\.')} matches no node of cluster https://127\\.0\\.0\\.1:\\d+ \\(context lease-watchdog-sim\\) now: check it \\(kubectl get nodes --show-labels\\), or pass --allow-empty for nodes not created yet$`,
+        ),
+      );
+    }
+    const future = await add(['--node', 'node-to-come', '--for', '1h', '--allow-empty', ...kc]);
+    assert.equal(future.code, 0, future.stderr);
+    assert.match(future.stdout, /\nmatches no node now \(--allow-empty\)\n$/);
+  });
+
+  it('says so when the cluster cannot be read to see what a silence matches', async () => {
+    const port = await closedPort();
+    const down = join(sim.dir, 'down-kubeconfig');
+    const text = await readFile(sim.kubeconfig, 'utf8');
+    await writeFile(down, text.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
+    const key = /server: "([^"]+)"/.exec(text)?.[1] as string;
+    const args = ['--node', dead, '--for', '1h', '--cluster', key, '--kubeconfig', down];
+    const refused = await add(args);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /^lease-watchdog: silence add: cannot read the cluster to see what the silence matches \(.*ECONNREFUSED.*\): fix the kubeconfig or --context, or pass --allow-empty to add it unseen\n$/,
+    );
+    const unseen = await add([...args, '--allow-empty']);
+    assert.equal(unseen.code, 0, unseen.stderr);
+    assert.match(unseen.stdout, /\nmatches: not known \(the cluster cannot be read\)\n$/);
   });
 
   it('--for takes days, alone or with hours; past 30d is refused', async () => {

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { NotificationDocument } from '../lambda/adapters/notify/render/document-schema.js';
 import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { runCli } from '../testkit/cli-process.js';
+import { type TempKubeconfig, tempKubeconfig } from '../testkit/sim-fixture.js';
 import { deliveredAs } from '../testkit/sns-deliveries.js';
 import {
   type Harness,
@@ -22,13 +23,19 @@ import {
 describe('lambda e2e: a silence added with the CLI against the table', () => {
   let h: Harness;
   let target: SimTarget;
+  let kube: TempKubeconfig;
   before(async () => {
     h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } } });
     target = h.target('prod');
+    // `silence add` reads the cluster's nodes to show what the silence matches.
+    kube = await tempKubeconfig(target.server, 'lease-watchdog-e2e-silence');
     // The CLI stamps silences with the real clock: the watchdog's fake clock starts there.
     h.clock.advanceTo(Date.now());
   });
-  after(() => h.close());
+  after(async () => {
+    await kube.remove();
+    await h.close();
+  });
 
   const cli = (args: string[]) =>
     runCli(['silence', ...args, '--table', h.tableName, '--cluster', 'prod'], {
@@ -49,8 +56,14 @@ describe('lambda e2e: a silence added with the CLI against the table', () => {
       '10m',
       '--comment',
       'kernel upgrade',
+      '--kubeconfig',
+      kube.kubeconfig,
     ]);
     assert.equal(added.code, 0, added.stderr);
+    assert.match(
+      added.stdout,
+      new RegExp(`in DynamoDB table ${h.tableName} until .*\\nmatches 1 node now: ${victim}\\n$`),
+    );
     const id = /silence (s-[0-9a-f]{6}) added/.exec(added.stdout)?.[1];
     assert.ok(id, added.stdout);
     const endsAt = Date.parse(
@@ -78,6 +91,20 @@ describe('lambda e2e: a silence added with the CLI against the table', () => {
     assert.ok(firing, `a FIRING once the silence ended: ${summary(h.messages())}`);
     assert.ok(firing.receivedAt >= endsAt, 'not before the silence ended');
     assert.ok(firing.message.includes(victim));
+  });
+
+  it('refuses a cluster the table holds nothing of (a mistyped --cluster)', async () => {
+    const wrong = await runCli(['silence', 'list', '--table', h.tableName, '--cluster', 'prd'], {
+      AWS_ENDPOINT_URL_DYNAMODB: h.dynamo.endpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+    });
+    assert.equal(wrong.code, 2, wrong.stderr);
+    assert.equal(
+      wrong.stderr,
+      `lease-watchdog: DynamoDB table ${h.tableName} holds no state of cluster "prd": check --cluster (the cluster's name in the deployment config) and --table (the stack's STATE_TABLE)\n`,
+    );
   });
 });
 

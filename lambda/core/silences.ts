@@ -196,8 +196,7 @@ export function windowEnd(window: MaintenanceWindow, now: number): number | unde
 /** What a node's labels are, when the check read its Node (undefined: not read). */
 export type LabelsOf = (name: string) => Readonly<Record<string, string>> | undefined;
 
-function silenceHolds(silence: Silence, name: string, labelsOf: LabelsOf): boolean {
-  const { target } = silence;
+function targetHolds(target: SilenceTarget, name: string, labelsOf: LabelsOf): boolean {
   if ('nodes' in target) return target.nodes.includes(name);
   const labels = labelsOf(name);
   if (labels === undefined) return false;
@@ -206,6 +205,18 @@ function silenceHolds(silence: Silence, name: string, labelsOf: LabelsOf): boole
   } catch {
     return false; // a selector the CLI would have refused: it silences nothing
   }
+}
+
+/**
+ * The nodes (of those the check read) that a silence's target matches now: what `silence add`
+ * shows, and refuses when there are none (a mistyped name or zone silences nothing).
+ */
+export function matchingNodes(
+  target: SilenceTarget,
+  nodes: readonly { readonly name: string; readonly labels: Readonly<Record<string, string>> }[],
+): string[] {
+  const labels = new Map(nodes.map((n) => [n.name, n.labels]));
+  return nodes.map((n) => n.name).filter((name) => targetHolds(target, name, (x) => labels.get(x)));
 }
 
 function windowHolds(window: MaintenanceWindow, name: string, labelsOf: LabelsOf): boolean {
@@ -231,7 +242,7 @@ function silenced(
   if (hidden === undefined) return node;
   // The user's own reason first: a silence names the one who wrote it; the last to end wins.
   const silence = silences
-    .filter((s) => silenceHolds(s, node.name, labelsOf))
+    .filter((s) => targetHolds(s.target, node.name, labelsOf))
     .sort((a, b) => b.endsAt - a.endsAt)[0];
   if (silence !== undefined) {
     return {
