@@ -1,5 +1,5 @@
 /**
- * `lease-watchdog silence add|list|expire`: its command line, parsed once into a frozen object.
+ * `lease-watchdog silence add|list|query|expire`: its command line, parsed once into a frozen object.
  * Every mistake is a UsageError with one line naming the option and the fix.
  */
 import { parseArgs } from 'node:util';
@@ -38,12 +38,14 @@ export type SilenceCommand =
       readonly allowEmpty: boolean;
     } & SilenceCommonOptions)
   | ({ readonly verb: 'list'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
+  | ({ readonly verb: 'query'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
   | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions);
 
 export const SILENCE_USAGE = [
   'Usage:',
   '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [--allow-empty] [store]',
-  '  lease-watchdog silence list [-o table|json] [store]',
+  '  lease-watchdog silence list [-o table|json] [store]       every silence kept, ended ones too',
+  '  lease-watchdog silence query [-o table|json] [store]      the active ones, with the nodes each matches now',
   '  lease-watchdog silence expire ID [store]',
   'Store (one of):',
   '  --state-file PATH            the state file of `watch` (cluster: --cluster, else the kubeconfig context)',
@@ -193,13 +195,17 @@ function expireOf(
   return Object.freeze({ verb: 'expire', id, ...common });
 }
 
-function listOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
-  onlyFlags(values, 'list', ['output']);
+function listOf(
+  verb: 'list' | 'query',
+  values: Values,
+  common: SilenceCommonOptions,
+): SilenceCommand {
+  onlyFlags(values, verb, ['output']);
   const output = (values.output as string | undefined) ?? 'table';
   if (output !== 'table' && output !== 'json') {
-    throw usage(`list --output must be table or json (got "${sanitize(output)}")`);
+    throw usage(`${verb} --output must be table or json (got "${sanitize(output)}")`);
   }
-  return Object.freeze({ verb: 'list', output, ...common });
+  return Object.freeze({ verb, output, ...common });
 }
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
@@ -222,8 +228,8 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
   const { values, positionals } = words(argv);
   const [verb, ...rest] = positionals;
   if (values.help || verb === undefined) return 'help';
-  if (verb !== 'add' && verb !== 'list' && verb !== 'expire') {
-    throw usage(`has no command "${sanitize(verb)}": use add, list or expire`);
+  if (verb !== 'add' && verb !== 'list' && verb !== 'query' && verb !== 'expire') {
+    throw usage(`has no command "${sanitize(verb)}": use add, list, query or expire`);
   }
   const common: SilenceCommonOptions = {
     store: storeOf(values),
@@ -233,5 +239,5 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
   };
   if (verb === 'expire') return expireOf(rest, values, common);
   if (rest.length > 0) throw usage(`${verb}: unexpected argument "${sanitize(rest[0] ?? '')}"`);
-  return verb === 'list' ? listOf(values, common) : addOf(values, common);
+  return verb === 'add' ? addOf(values, common) : listOf(verb, values, common);
 }

@@ -1,5 +1,5 @@
 /**
- * `lease-watchdog silence add|list|expire`: silences kept beside the state (the state file's
+ * `lease-watchdog silence add|list|query|expire`: silences kept beside the state (the state file's
  * `<file>.silences`, or the deployed watchdog's DynamoDB table), honoured by `watch` and the Lambda
  * at their next check. Every text from the store is sanitised before it reaches the terminal.
  */
@@ -20,6 +20,7 @@ import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
+import { querySilences } from './silence-query.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
 function author(io: Io): string {
@@ -188,6 +189,8 @@ async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promis
       }
       return EXIT_OK;
     }
+    case 'query':
+      return querySilences(command, parts, io);
     case 'expire': {
       const ended = await store.expire(cluster, command.id, io.now(), author(io), io.signal);
       io.stdout(

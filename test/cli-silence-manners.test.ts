@@ -174,6 +174,46 @@ describe('silence: where silences go, and for how long', () => {
     assert.match(unseen.stdout, /\nmatches: not known \(the cluster cannot be read\)\n$/);
   });
 
+  it('query lists the active silences with what each matches now, as a table or JSON', async () => {
+    const store = ['--state-file', stateFile, '--kubeconfig', sim.kubeconfig];
+    const json = await runCli(['silence', 'query', '-o', 'json', ...store]);
+    assert.equal(json.code, 0, json.stderr);
+    const answer = JSON.parse(json.stdout) as {
+      cluster: string;
+      nodesRead: boolean;
+      silences: {
+        id: string;
+        target: { nodes?: string[]; selector?: string };
+        active: boolean;
+        matches: { count: number; nodes: string[] } | null;
+      }[];
+    };
+    assert.match(answer.cluster, /^https:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(answer.nodesRead, true);
+    assert.ok(
+      answer.silences.every((x) => x.active),
+      'ended silences are for list, not query',
+    );
+    const zone = answer.silences.find((x) => x.target.selector?.endsWith('eu-west-1a'));
+    assert.equal(zone?.matches?.count, 2);
+    assert.equal(zone?.matches?.nodes.length, 2);
+    const future = answer.silences.find((x) => x.target.nodes?.[0] === 'node-to-come');
+    assert.deepEqual(future?.matches, { count: 0, nodes: [] });
+
+    const table = await runCli(['silence', 'query', ...store]);
+    assert.equal(table.code, 0, table.stderr);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    assert.match(header ?? '', /^ID\s+TARGET\s+ENDS\s+MATCHES\s+COMMENT$/);
+    assert.ok(
+      rows.some((r) => /node node-to-come .*\s0\s+kernel upgrade$/.test(r)),
+      table.stdout,
+    );
+    assert.ok(
+      rows.some((r) => /eu-west-1a.*\s2: ip-\S+, ip-\S+\s+kernel upgrade$/.test(r)),
+      table.stdout,
+    );
+  });
+
   it('--for takes days, alone or with hours; past 30d is refused', async () => {
     const added = await add(['--node', dead, '--for', '2d12h', '--kubeconfig', sim.kubeconfig]);
     assert.equal(added.code, 0, added.stderr);
