@@ -62,19 +62,21 @@ function merged(lists: readonly (readonly Silence[])[]): Silence[] {
 export function keyedSilenceStore(inner: SilenceStore, at: ClusterKey): SilenceStore {
   const names = namesOf(at);
   const listOrSetAside = inner.listOrSetAside?.bind(inner);
+  /** Where silence `id` is kept; the key when nowhere (the store then says there is no such silence). */
+  const holder = async (id: string, signal: AbortSignal | undefined): Promise<string> => {
+    for (const name of names) {
+      if ((await inner.list(name, signal)).some((s) => s.id === id)) return name;
+    }
+    return at.key;
+  };
   return {
     list: async (_name, signal) =>
       merged(await Promise.all(names.map((name) => inner.list(name, signal)))),
     add: (_name, silence, signal) => inner.add(at.key, silence, signal),
-    expire: async (_name, id, when, by, signal) => {
-      // Where it is; the key when nowhere (the store then says there is no such silence).
-      let holder = at.key;
-      for (const name of names.slice(1)) {
-        const here = (await inner.list(holder, signal)).some((s) => s.id === id);
-        if (!here && (await inner.list(name, signal)).some((s) => s.id === id)) holder = name;
-      }
-      return inner.expire(holder, id, when, by, signal);
-    },
+    expire: async (_name, id, when, by, signal) =>
+      inner.expire(await holder(id, signal), id, when, by, signal),
+    update: async (_name, id, change, signal) =>
+      inner.update(await holder(id, signal), id, change, signal),
     ...(listOrSetAside && {
       listOrSetAside: async (_name: string, signal?: AbortSignal): Promise<SilencesRead> => {
         // One after the other: setting aside takes the file's lock.

@@ -1,5 +1,5 @@
 /**
- * `lease-watchdog silence add|list|query|expire`: its command line, parsed once into a frozen object.
+ * `lease-watchdog silence add|list|query|update|expire`: its command line, parsed once into a frozen object.
  * Every mistake is a UsageError with one line naming the option and the fix.
  */
 import { parseArgs } from 'node:util';
@@ -39,13 +39,22 @@ export type SilenceCommand =
     } & SilenceCommonOptions)
   | ({ readonly verb: 'list'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
   | ({ readonly verb: 'query'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
-  | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions);
+  | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions)
+  | ({
+      readonly verb: 'update';
+      readonly id: string;
+      /** The new end: this long from now (--for), or at this time (--ends-at, epoch ms). */
+      readonly forSeconds?: number | undefined;
+      readonly endsAt?: number | undefined;
+      readonly comment?: string | undefined;
+    } & SilenceCommonOptions);
 
 export const SILENCE_USAGE = [
   'Usage:',
   '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [--allow-empty] [store]',
   '  lease-watchdog silence list [-o table|json] [store]       every silence kept, ended ones too',
   '  lease-watchdog silence query [-o table|json] [store]      the active ones, with the nodes each matches now',
+  '  lease-watchdog silence update ID [--for DURATION | --ends-at TIME] [--comment TEXT] [store]',
   '  lease-watchdog silence expire ID [store]',
   'Store (one of):',
   '  --state-file PATH            the state file of `watch` (cluster: --cluster, else the kubeconfig context)',
@@ -56,6 +65,7 @@ export const SILENCE_USAGE = [
   '  --for DURATION               how long: 90s, 10m, 2h, 1d, 2d12h (at most 30d)',
   '  --comment TEXT               why (shown in every verdict and email it suppresses)',
   '  --allow-empty                add it even if it matches no node now (one not created yet)',
+  '  --ends-at TIME               update: the new end, RFC 3339 (2026-12-01T18:00:00Z; --for: from now)',
   "  --kubeconfig PATH, --context NAME   the cluster's context: add reads its nodes to show what a silence matches (and, with --state-file, its server is the cluster's key)",
   "  --region REGION              the table's region (default: $AWS_REGION)",
   "  -o, --output table|json      the list's format",
@@ -166,6 +176,7 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
         context: { type: 'string' },
         output: { type: 'string', short: 'o' },
         'allow-empty': { type: 'boolean' },
+        'ends-at': { type: 'string' },
       },
     });
   } catch (error) {
@@ -176,10 +187,18 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
 
 /** Refuses a flag of another verb (`--for` with `list`, …). */
 function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
-  const extra = ['node', 'selector', 'for', 'comment', 'output', 'allow-empty'].find(
+  const extra = ['node', 'selector', 'for', 'comment', 'output', 'allow-empty', 'ends-at'].find(
     (flag) => values[flag] !== undefined && !allowed.includes(flag),
   );
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
+}
+
+function idOf(verb: string, rest: readonly string[]): string {
+  const [id, ...more] = rest;
+  if (id === undefined) throw usage(`${verb} needs the ID of the silence (see silence list)`);
+  if (more.length > 0) throw usage(`${verb} takes one ID (got also "${sanitize(more[0] ?? '')}")`);
+  if (!isSilenceId(id)) throw usage(`${verb}: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
+  return id;
 }
 
 function expireOf(
@@ -188,11 +207,46 @@ function expireOf(
   common: SilenceCommonOptions,
 ): SilenceCommand {
   onlyFlags(values, 'expire', []);
-  const [id, ...more] = rest;
-  if (id === undefined) throw usage('expire needs the ID of the silence (see silence list)');
-  if (more.length > 0) throw usage(`expire takes one ID (got also "${sanitize(more[0] ?? '')}")`);
-  if (!isSilenceId(id)) throw usage(`expire: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
-  return Object.freeze({ verb: 'expire', id, ...common });
+  return Object.freeze({ verb: 'expire', id: idOf('expire', rest), ...common });
+}
+
+/** RFC 3339 with seconds and a zone (`2026-12-01T18:00:00Z`, `...+01:00`): epoch ms. */
+const RFC_3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
+
+function timeOf(flag: string, text: string): number {
+  const ms = RFC_3339.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw usage(
+      `${flag} must be an RFC 3339 time like 2026-12-01T18:00:00Z (got "${sanitize(text)}")`,
+    );
+  }
+  return ms;
+}
+
+function updateOf(
+  rest: readonly string[],
+  values: Values,
+  common: SilenceCommonOptions,
+): SilenceCommand {
+  onlyFlags(values, 'update', ['for', 'comment', 'ends-at']);
+  const id = idOf('update', rest);
+  const forText = values.for as string | undefined;
+  const endsText = values['ends-at'] as string | undefined;
+  const comment = values.comment as string | undefined;
+  if (forText === undefined && endsText === undefined && comment === undefined) {
+    throw usage('update needs what to change: --for DURATION, --ends-at TIME or --comment TEXT');
+  }
+  if (forText !== undefined && endsText !== undefined) {
+    throw usage('update takes --for or --ends-at, not both');
+  }
+  return Object.freeze({
+    verb: 'update',
+    id,
+    forSeconds: forText === undefined ? undefined : forSecondsOf(forText),
+    endsAt: endsText === undefined ? undefined : timeOf('--ends-at', endsText),
+    comment: comment === undefined ? undefined : commentOf(comment),
+    ...common,
+  });
 }
 
 function listOf(
@@ -228,8 +282,8 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
   const { values, positionals } = words(argv);
   const [verb, ...rest] = positionals;
   if (values.help || verb === undefined) return 'help';
-  if (verb !== 'add' && verb !== 'list' && verb !== 'query' && verb !== 'expire') {
-    throw usage(`has no command "${sanitize(verb)}": use add, list, query or expire`);
+  if (!['add', 'list', 'query', 'expire', 'update'].includes(verb)) {
+    throw usage(`has no command "${sanitize(verb)}": use add, list, query, update or expire`);
   }
   const common: SilenceCommonOptions = {
     store: storeOf(values),
@@ -238,6 +292,7 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
     context: values.context as string | undefined,
   };
   if (verb === 'expire') return expireOf(rest, values, common);
+  if (verb === 'update') return updateOf(rest, values, common);
   if (rest.length > 0) throw usage(`${verb}: unexpected argument "${sanitize(rest[0] ?? '')}"`);
-  return verb === 'add' ? addOf(values, common) : listOf(verb, values, common);
+  return verb === 'add' ? addOf(values, common) : listOf(verb as 'list' | 'query', values, common);
 }

@@ -1,5 +1,5 @@
 /**
- * `lease-watchdog silence add|list|query|expire`: silences kept beside the state (the state file's
+ * `lease-watchdog silence add|list|query|update|expire`: silences kept beside the state (the state file's
  * `<file>.silences`, or the deployed watchdog's DynamoDB table), honoured by `watch` and the Lambda
  * at their next check. Every text from the store is sanitised before it reaches the terminal.
  */
@@ -10,12 +10,14 @@ import type { NodeInfo } from '../lambda/core/model.js';
 import {
   describeTarget,
   isActive,
+  MAX_SILENCE_SECONDS,
   matchingNodes,
   type Silence,
   silenceId,
   utcMinute,
 } from '../lambda/core/silences.js';
 import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
+import { UsageError } from './args.js';
 import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
@@ -139,6 +141,50 @@ async function add(
   return EXIT_OK;
 }
 
+/** The new end an update asks for, checked on this clock: in the future, at most 30d away. */
+function newEnd(command: Extract<SilenceCommand, { verb: 'update' }>, now: number) {
+  if (command.forSeconds !== undefined) return now + Math.round(command.forSeconds * 1000);
+  const { endsAt } = command;
+  if (endsAt === undefined) return undefined;
+  if (endsAt <= now) {
+    throw new UsageError(
+      `silence update: --ends-at must be in the future (it is ${utcMinute(endsAt)}, now is ${utcMinute(now)}): to end it now, use silence expire`,
+    );
+  }
+  if (endsAt - now > MAX_SILENCE_SECONDS * 1000) {
+    throw new UsageError(
+      `silence update: --ends-at must be at most 30d from now (it is ${utcMinute(endsAt)}): longer is an exclusion (excludeSelector), not a silence`,
+    );
+  }
+  return endsAt;
+}
+
+/** `silence update ID`: a new end (--for from now, or --ends-at) or comment for an active silence. */
+async function update(
+  command: Extract<SilenceCommand, { verb: 'update' }>,
+  { cluster, shown, store }: SilenceParts,
+  io: Io,
+): Promise<number> {
+  const now = io.now();
+  const endsAt = newEnd(command, now);
+  const changed = await store.update(
+    cluster,
+    command.id,
+    (s) => {
+      if (!isActive(s, now))
+        throw new SilenceError(`silence ${s.id} has already ended: add a new one`);
+      return { ...s, endsAt: endsAt ?? s.endsAt, comment: command.comment ?? s.comment };
+    },
+    io.signal,
+  );
+  io.stdout(
+    sanitize(
+      `silence ${changed.id} of cluster ${shown} now ends ${ends(changed, now)}: ${changed.comment}`,
+    ),
+  );
+  return EXIT_OK;
+}
+
 /** Runs `silence …` (the words after it); a SilenceError or UsageError is the caller's to print. */
 export async function silence(argv: readonly string[], io: Io): Promise<number> {
   const command = parseSilence(argv);
@@ -191,6 +237,8 @@ async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promis
     }
     case 'query':
       return querySilences(command, parts, io);
+    case 'update':
+      return update(command, parts, io);
     case 'expire': {
       const ended = await store.expire(cluster, command.id, io.now(), author(io), io.signal);
       io.stdout(

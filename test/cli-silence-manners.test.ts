@@ -214,6 +214,53 @@ describe('silence: where silences go, and for how long', () => {
     );
   });
 
+  it('update changes the end or the comment of an active silence', async () => {
+    const store = ['--state-file', stateFile, '--kubeconfig', sim.kubeconfig];
+    const queried = JSON.parse((await runCli(['silence', 'query', '-o', 'json', ...store])).stdout);
+    const { id } = queried.silences.find(
+      (x: { target: { nodes?: string[] } }) => x.target.nodes?.[0] === 'node-to-come',
+    );
+    const longer = await runCli([
+      'silence',
+      'update',
+      id,
+      '--for',
+      '3h',
+      '--comment',
+      'new words',
+      ...store,
+    ]);
+    assert.equal(longer.code, 0, longer.stderr);
+    assert.match(
+      longer.stdout,
+      new RegExp(
+        `^silence ${id} of cluster https://\\S+ \\(context lease-watchdog-sim\\) now ends \\S+ \\S+ UTC \\(in 3h\\): new words\\n$`,
+      ),
+    );
+    const end = new Date(clock.now() + 26 * 3600_000).toISOString();
+    const planned = await runCli(['silence', 'update', id, '--ends-at', end, ...store]);
+    assert.equal(planned.code, 0, planned.stderr);
+    assert.match(planned.stdout, /\(in 26h\): new words\n$/);
+    const cases: [string[], RegExp][] = [
+      [[id], /update needs what to change: --for DURATION, --ends-at TIME or --comment TEXT/],
+      [[id, '--for', '1h', '--ends-at', end], /takes --for or --ends-at, not both/],
+      [
+        [id, '--ends-at', 'tomorrow'],
+        /--ends-at must be an RFC 3339 time like 2026-12-01T18:00:00Z \(got "tomorrow"\)/,
+      ],
+      [
+        [id, '--ends-at', '2020-01-01T00:00:00Z'],
+        /--ends-at must be in the future \(it is 2020-01-01 00:00 UTC/,
+      ],
+      [[id, '--ends-at', '2099-01-01T00:00:00Z'], /--ends-at must be at most 30d from now/],
+    ];
+    for (const [args, pattern] of cases) {
+      const result = await runCli(['silence', 'update', ...args, ...store]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, pattern);
+    }
+  });
+
   it('--for takes days, alone or with hours; past 30d is refused', async () => {
     const added = await add(['--node', dead, '--for', '2d12h', '--kubeconfig', sim.kubeconfig]);
     assert.equal(added.code, 0, added.stderr);

@@ -5,6 +5,7 @@
  * node it named then pages: the safe side).
  */
 import {
+  endSilence,
   isSilenceId,
   type Silence,
   type SilenceTarget,
@@ -103,6 +104,15 @@ export function alreadyEnded(silence: Silence): SilenceError {
   return new SilenceError(
     `silence ${silence.id} has already ended (at ${new Date(silence.endsAt).toISOString()})`,
   );
+}
+
+/** `expire` as an `update`: the silence ended at `at` by `by`, or alreadyEnded. */
+export function endedAt(at: number, by: string): (silence: Silence) => Silence {
+  return (silence) => {
+    const ended = endSilence(silence, at, by);
+    if (ended === undefined) throw alreadyEnded(silence);
+    return ended;
+  };
 }
 
 export function idTaken(id: string): SilenceError {
