@@ -32,7 +32,11 @@ export type SilenceCommand =
   | ({
       readonly verb: 'add';
       readonly target: SilenceTarget;
-      readonly forSeconds: number;
+      /** How long (--for), or until when (--ends-at, epoch ms): one of them. */
+      readonly forSeconds?: number | undefined;
+      readonly endsAt?: number | undefined;
+      /** A planned window's start (--starts-at, epoch ms); absent: now. */
+      readonly startsAt?: number | undefined;
       readonly comment: string;
       /** Add it even when it matches no node now (a node not created yet), or unseen. */
       readonly allowEmpty: boolean;
@@ -51,7 +55,7 @@ export type SilenceCommand =
 
 export const SILENCE_USAGE = [
   'Usage:',
-  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [--allow-empty] [store]',
+  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) (--for DURATION | --ends-at TIME) [--starts-at TIME] --comment TEXT [--allow-empty] [store]',
   '  lease-watchdog silence list [-o table|json] [store]       every silence kept, ended ones too',
   '  lease-watchdog silence query [-o table|json] [store]      the active ones, with the nodes each matches now',
   '  lease-watchdog silence update ID [--for DURATION | --ends-at TIME] [--comment TEXT] [store]',
@@ -65,7 +69,8 @@ export const SILENCE_USAGE = [
   '  --for DURATION               how long: 90s, 10m, 2h, 1d, 2d12h (at most 30d)',
   '  --comment TEXT               why (shown in every verdict and email it suppresses)',
   '  --allow-empty                add it even if it matches no node now (one not created yet)',
-  '  --ends-at TIME               update: the new end, RFC 3339 (2026-12-01T18:00:00Z; --for: from now)',
+  '  --starts-at TIME             a planned window: when it starts, RFC 3339 (2026-12-01T18:00:00Z; default now)',
+  '  --ends-at TIME               when it ends, RFC 3339 (instead of --for; update: --for counts from now)',
   "  --kubeconfig PATH, --context NAME   the cluster's context: add reads its nodes to show what a silence matches (and, with --state-file, its server is the cluster's key)",
   "  --region REGION              the table's region (default: $AWS_REGION)",
   "  -o, --output table|json      the list's format",
@@ -118,7 +123,9 @@ function silenceSeconds(text: string): number | undefined {
 }
 
 function forSecondsOf(text: string | undefined): number {
-  if (text === undefined) throw usage('add needs --for DURATION: how long, e.g. 2h');
+  if (text === undefined) {
+    throw usage('add needs --for DURATION (how long, e.g. 2h) or --ends-at TIME');
+  }
   const seconds = silenceSeconds(text);
   if (seconds === undefined || seconds < 1 || seconds > MAX_SILENCE_SECONDS) {
     throw usage(
@@ -177,6 +184,7 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
         output: { type: 'string', short: 'o' },
         'allow-empty': { type: 'boolean' },
         'ends-at': { type: 'string' },
+        'starts-at': { type: 'string' },
       },
     });
   } catch (error) {
@@ -187,9 +195,16 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
 
 /** Refuses a flag of another verb (`--for` with `list`, …). */
 function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
-  const extra = ['node', 'selector', 'for', 'comment', 'output', 'allow-empty', 'ends-at'].find(
-    (flag) => values[flag] !== undefined && !allowed.includes(flag),
-  );
+  const extra = [
+    'node',
+    'selector',
+    'for',
+    'comment',
+    'output',
+    'allow-empty',
+    'ends-at',
+    'starts-at',
+  ].find((flag) => values[flag] !== undefined && !allowed.includes(flag));
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
 }
 
@@ -263,14 +278,30 @@ function listOf(
 }
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
-  onlyFlags(values, 'add', ['node', 'selector', 'for', 'comment', 'allow-empty']);
+  onlyFlags(values, 'add', [
+    'node',
+    'selector',
+    'for',
+    'comment',
+    'allow-empty',
+    'ends-at',
+    'starts-at',
+  ]);
+  const forText = values.for as string | undefined;
+  const endsText = values['ends-at'] as string | undefined;
+  const startsText = values['starts-at'] as string | undefined;
+  if (forText !== undefined && endsText !== undefined) {
+    throw usage('add takes --for or --ends-at, not both');
+  }
   return Object.freeze({
     verb: 'add',
     target: targetOf(
       (values.node as string[] | undefined) ?? [],
       values.selector as string | undefined,
     ),
-    forSeconds: forSecondsOf(values.for as string | undefined),
+    forSeconds: endsText === undefined ? forSecondsOf(forText) : undefined,
+    endsAt: endsText === undefined ? undefined : timeOf('--ends-at', endsText),
+    startsAt: startsText === undefined ? undefined : timeOf('--starts-at', startsText),
     comment: commentOf(values.comment as string | undefined),
     allowEmpty: values['allow-empty'] === true,
     ...common,

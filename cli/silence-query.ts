@@ -1,9 +1,11 @@
 /**
- * `lease-watchdog silence query`: the silences that hold (or will), each with the nodes it matches
+ * `lease-watchdog silence query`: the silences that hold (or will: planned ones), each with the nodes it matches
  * now, as amtool's `silence query` shows what is silenced. The JSON (`-o json`) is a stable shape:
  *
- *   { cluster, store, nodesRead, silences: [{ id, target, comment, author, createdAt, endsAt,
- *     active, matches: { count, nodes } | null }] }
+ *   { cluster, store, nodesRead, silences: [{ id, target, comment, author, createdAt, startsAt,
+ *     endsAt, active, matches: { count, nodes } | null }] }
+ *
+ * Silences that have not ended: holding (`active` true) or planned (`--starts-at`, not yet).
  *
  * `nodes` lists at most MAX_MATCHES_LISTED names (`count` counts them all); `matches` is null when
  * the cluster could not be read (`nodesRead` false; a warning line on stderr says why). Fields
@@ -13,6 +15,7 @@ import { formatAge } from '../lambda/core/duration.js';
 import type { NodeInfo } from '../lambda/core/model.js';
 import {
   describeTarget,
+  hasEnded,
   isActive,
   matchingNodes,
   type Silence,
@@ -82,7 +85,7 @@ export async function querySilences(
   io: Io,
 ): Promise<number> {
   const now = io.now();
-  const silences = (await store.list(cluster, io.signal)).filter((s) => isActive(s, now));
+  const silences = (await store.list(cluster, io.signal)).filter((s) => !hasEnded(s, now));
   if (silences.length === 0 && command.output === 'table') {
     io.stderr(`no active silences for cluster ${sanitize(shown)}`);
     return EXIT_OK;
@@ -103,8 +106,9 @@ export async function querySilences(
       comment: s.comment,
       author: s.author,
       createdAt: new Date(s.createdAt).toISOString(),
+      startsAt: new Date(s.startsAt ?? s.createdAt).toISOString(),
       endsAt: new Date(s.endsAt).toISOString(),
-      active: true,
+      active: isActive(s, now),
       matches,
     })),
   };

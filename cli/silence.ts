@@ -9,20 +9,20 @@ import { formatAge } from '../lambda/core/duration.js';
 import type { NodeInfo } from '../lambda/core/model.js';
 import {
   describeTarget,
+  hasEnded,
   isActive,
-  MAX_SILENCE_SECONDS,
   matchingNodes,
   type Silence,
   silenceId,
   utcMinute,
 } from '../lambda/core/silences.js';
 import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
-import { UsageError } from './args.js';
 import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
 import { querySilences } from './silence-query.js';
+import { addWindow, newEnd } from './silence-window.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
 function author(io: Io): string {
@@ -37,7 +37,7 @@ function author(io: Io): string {
 
 function ends(silence: Silence, now: number): string {
   const at = utcMinute(silence.endsAt);
-  if (!isActive(silence, now)) {
+  if (hasEnded(silence, now)) {
     return `ended ${at} (${formatAge((now - silence.endsAt) / 1000)} ago)`;
   }
   return `${at} (in ${formatAge((silence.endsAt - now) / 1000)})`;
@@ -70,6 +70,7 @@ function toJson(cluster: string, silences: readonly Silence[], now: number) {
       comment: s.comment,
       author: s.author,
       createdAt: new Date(s.createdAt).toISOString(),
+      startsAt: new Date(s.startsAt ?? s.createdAt).toISOString(),
       endsAt: new Date(s.endsAt).toISOString(),
       active: isActive(s, now),
       ...(s.expiredBy === undefined ? {} : { expiredBy: s.expiredBy }),
@@ -121,42 +122,30 @@ async function add(
   { cluster, shown, where, store }: SilenceParts,
   io: Io,
 ): Promise<number> {
-  const matches = await matchesNow(command, shown, io);
   const now = io.now();
+  const window = addWindow(command, now);
+  const matches = await matchesNow(command, shown, io);
   const silence: Silence = {
     id: silenceId(randomBytes(3).toString('hex')),
     target: command.target,
     comment: command.comment,
     author: author(io),
     createdAt: now,
-    endsAt: now + Math.round(command.forSeconds * 1000),
+    ...window,
   };
   await store.add(cluster, silence, io.signal);
+  const from = window.startsAt ?? now;
+  const starts =
+    window.startsAt === undefined
+      ? ''
+      : ` from ${utcMinute(from)} (in ${formatAge((from - now) / 1000)})`;
   io.stdout(
     sanitize(
-      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where} until ${utcMinute(silence.endsAt)} (${formatAge(command.forSeconds)}): ${silence.comment}`,
+      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where}${starts} until ${utcMinute(silence.endsAt)} (${formatAge((silence.endsAt - from) / 1000)}): ${silence.comment}`,
     ),
   );
   io.stdout(sanitize(matches));
   return EXIT_OK;
-}
-
-/** The new end an update asks for, checked on this clock: in the future, at most 30d away. */
-function newEnd(command: Extract<SilenceCommand, { verb: 'update' }>, now: number) {
-  if (command.forSeconds !== undefined) return now + Math.round(command.forSeconds * 1000);
-  const { endsAt } = command;
-  if (endsAt === undefined) return undefined;
-  if (endsAt <= now) {
-    throw new UsageError(
-      `silence update: --ends-at must be in the future (it is ${utcMinute(endsAt)}, now is ${utcMinute(now)}): to end it now, use silence expire`,
-    );
-  }
-  if (endsAt - now > MAX_SILENCE_SECONDS * 1000) {
-    throw new UsageError(
-      `silence update: --ends-at must be at most 30d from now (it is ${utcMinute(endsAt)}): longer is an exclusion (excludeSelector), not a silence`,
-    );
-  }
-  return endsAt;
 }
 
 /** `silence update ID`: a new end (--for from now, or --ends-at) or comment for an active silence. */
@@ -166,14 +155,14 @@ async function update(
   io: Io,
 ): Promise<number> {
   const now = io.now();
-  const endsAt = newEnd(command, now);
   const changed = await store.update(
     cluster,
     command.id,
     (s) => {
-      if (!isActive(s, now))
+      if (hasEnded(s, now))
         throw new SilenceError(`silence ${s.id} has already ended: add a new one`);
-      return { ...s, endsAt: endsAt ?? s.endsAt, comment: command.comment ?? s.comment };
+      const endsAt = newEnd(command, s.startsAt, now) ?? s.endsAt;
+      return { ...s, endsAt, comment: command.comment ?? s.comment };
     },
     io.signal,
   );

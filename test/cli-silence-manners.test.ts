@@ -252,10 +252,47 @@ describe('silence: where silences go, and for how long', () => {
         [id, '--ends-at', '2020-01-01T00:00:00Z'],
         /--ends-at must be in the future \(it is 2020-01-01 00:00 UTC/,
       ],
-      [[id, '--ends-at', '2099-01-01T00:00:00Z'], /--ends-at must be at most 30d from now/],
+      [[id, '--ends-at', '2099-01-01T00:00:00Z'], /a silence lasts at most 30d/],
     ];
     for (const [args, pattern] of cases) {
       const result = await runCli(['silence', 'update', ...args, ...store]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, pattern);
+    }
+  });
+
+  it('--starts-at and --ends-at plan a window: pending until it starts (core: silences.test.ts); bad windows refused', async () => {
+    const at = (hours: number) => new Date(clock.now() + hours * 3600_000).toISOString();
+    const kc = ['--kubeconfig', sim.kubeconfig];
+    const planned = await add(['--node', dead, '--starts-at', at(24), '--ends-at', at(26), ...kc]);
+    assert.equal(planned.code, 0, planned.stderr);
+    const id = /silence (s-[0-9a-f]{6}) added/.exec(planned.stdout)?.[1];
+    assert.match(
+      planned.stdout,
+      / from \S+ \S+ UTC \(in 24h\) until \S+ \S+ UTC \(120m\): kernel upgrade\n/,
+    );
+    const query = async () =>
+      JSON.parse(
+        (await runCli(['silence', 'query', '-o', 'json', '--state-file', stateFile, ...kc])).stdout,
+      ).silences.find((x: { id: string }) => x.id === id);
+    assert.deepEqual(
+      [(await query()).active, (await query()).startsAt],
+      [false, new Date(Date.parse(at(24))).toISOString()],
+      'pending',
+    );
+    const cases: [string[], RegExp][] = [
+      [['--starts-at', at(2), '--ends-at', at(1)], /--ends-at must be after --starts-at/],
+      [['--ends-at', at(-1)], /--ends-at must be in the future/],
+      [
+        ['--starts-at', at(-1), '--for', '1h'],
+        /--starts-at must not be in the past \(leave it out to start now\)/,
+      ],
+      [['--starts-at', at(1), '--ends-at', at(24 * 31 + 2)], /a silence lasts at most 30d/],
+      [['--starts-at', at(24 * 31), '--for', '1h'], /--starts-at must be at most 30d from now/],
+      [['--for', '1h', '--ends-at', at(2)], /takes --for or --ends-at, not both/],
+    ];
+    for (const [args, pattern] of cases) {
+      const result = await add(['--node', dead, ...args, ...kc]);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, pattern);
     }

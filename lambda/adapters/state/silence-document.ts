@@ -20,6 +20,7 @@ export function toSilenceDocument(silence: Silence): Record<string, unknown> {
     comment: silence.comment,
     author: silence.author,
     createdAt: silence.createdAt,
+    ...(silence.startsAt === undefined ? {} : { startsAt: silence.startsAt }),
     endsAt: silence.endsAt,
     ...(silence.expiredBy === undefined ? {} : { expiredBy: silence.expiredBy }),
   };
@@ -53,6 +54,7 @@ export function fromSilenceDocument(value: unknown): Silence | undefined {
     typeof v.author !== 'string' ||
     !Number.isSafeInteger(v.createdAt) ||
     !Number.isSafeInteger(v.endsAt) ||
+    (v.startsAt !== undefined && !Number.isSafeInteger(v.startsAt)) ||
     (v.expiredBy !== undefined && typeof v.expiredBy !== 'string')
   ) {
     return undefined;
@@ -63,6 +65,7 @@ export function fromSilenceDocument(value: unknown): Silence | undefined {
     comment: v.comment,
     author: v.author,
     createdAt: v.createdAt as number,
+    ...(v.startsAt === undefined ? {} : { startsAt: v.startsAt as number }),
     endsAt: v.endsAt as number,
     ...(typeof v.expiredBy === 'string' ? { expiredBy: v.expiredBy } : {}),
   };
