@@ -88,7 +88,7 @@ export const USAGE = [
   'Usage:',
   COMMAND_LINES.check,
   COMMAND_LINES.watch,
-  '  lease-watchdog silence add|list|expire   silence nodes for a while (see silence --help)',
+  '  lease-watchdog silence add|list|query|update|expire   silence nodes for a while (see silence --help)',
   '  lease-watchdog config init|validate FILE write a deployment file; check one before deploying it',
   '',
   'Options:',

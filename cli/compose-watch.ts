@@ -17,6 +17,7 @@ import type { Notifier } from '../lambda/ports/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
 import type { WatchOptions } from './args.js';
 import { awsClients } from './aws-clients.js';
+import { clusterKeyOf, keyedSilenceStore, keyedStateStore } from './cluster-key.js';
 import { type CheckParts, policiesFor, readerFor } from './compose.js';
 import { type Io, timeOfDay } from './io.js';
 
@@ -75,7 +76,9 @@ export async function composeWatch(options: WatchOptions, io: Io): Promise<Watch
     held,
     cycle: {
       reader,
-      store: options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore(),
+      store: options.stateFile
+        ? keyedStateStore(new FileStateStore(options.stateFile), clusterKeyOf(kubeConfig))
+        : new MemoryStateStore(),
       notifier: await notifierFor(options, io, held, kubeConfig.getCurrentContext()),
       policy: policies.policy,
       alertPolicy: policies.alertPolicy,
@@ -90,7 +93,10 @@ export async function composeWatch(options: WatchOptions, io: Io): Promise<Watch
         }),
       ],
       silences: options.stateFile
-        ? new FileSilenceStore(options.stateFile, io.now)
+        ? keyedSilenceStore(
+            new FileSilenceStore(options.stateFile, io.now),
+            clusterKeyOf(kubeConfig),
+          )
         : new MemorySilenceStore(io.now),
     },
   };

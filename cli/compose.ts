@@ -12,12 +12,15 @@ import {
 } from '../lambda/adapters/kube/kube-reader.js';
 import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
+import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import { labelsUsedBy } from '../lambda/core/evaluate.js';
+import type { NodeInfo } from '../lambda/core/model.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import { ClusterReadError, type KubeConfigView, type SilenceStore } from '../lambda/ports/index.js';
 import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
-import type { CommonOptions, WatchOptions } from './args.js';
+import { type CommonOptions, parseCli, UsageError, type WatchOptions } from './args.js';
 import { awsClients } from './aws-clients.js';
+import { type ClusterKey, clusterKeyOf, keyedSilenceStore } from './cluster-key.js';
 import type { Io } from './io.js';
 import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
@@ -104,32 +107,104 @@ export function composeCheck(options: CommonOptions, io: Io): CheckParts {
   return { ...policies, cluster: reader.cluster, reader };
 }
 
-/** `silence`: the cluster's name and its silences' store (the state file's, or the table's). */
+/**
+ * `silence add`: the cluster's nodes now, read by the reader `check` uses (the kubeconfig, its
+ * context, and the defaults of `check`), to show what a new silence matches.
+ */
+export async function readNodesForSilence(
+  options: SilenceCommonOptions,
+  io: Io,
+): Promise<readonly NodeInfo[]> {
+  const flags = [
+    ...(options.kubeconfig === undefined ? [] : ['--kubeconfig', options.kubeconfig]),
+    ...(options.context === undefined ? [] : ['--context', options.context]),
+  ];
+  const parsed = parseCli(['check', ...flags]);
+  if (parsed.kind !== 'check') throw new Error('parseCli: check expected');
+  const snapshot = await composeCheck(parsed.options, io).reader.read(io.signal);
+  if (snapshot.nodes === null) {
+    throw new ClusterReadError('forbidden', snapshot.degraded ?? 'the Nodes cannot be read');
+  }
+  return snapshot.nodes;
+}
+
+/** `silence`: which cluster, where its silences are, and the store (the state file's, or the table's). */
+export interface SilenceParts {
+  /** The cluster's key in the store: --cluster, else the kubeconfig context's server (cluster-key.ts). */
+  readonly cluster: string;
+  /** The cluster as the CLI says it: `NAME`, or `https://host:6443 (context ops)`. */
+  readonly shown: string;
+  /** The store as the CLI says it: the silences file, or `DynamoDB table NAME`. */
+  readonly where: string;
+  readonly store: SilenceStore;
+  /** Throws a UsageError when the store does not exist, or holds nothing of the cluster. */
+  requireCluster(signal: AbortSignal): Promise<void>;
+}
+
 export async function composeSilences(
   options: SilenceCommonOptions,
   io: Io,
-): Promise<{ readonly cluster: string; readonly store: SilenceStore }> {
+): Promise<SilenceParts> {
   const { store } = options;
   if (store.kind === 'table') {
     // The AWS SDK loads only here: a state file's silences need none of it.
-    const [aws, { DynamoDbSilenceStore }] = await Promise.all([
+    const [aws, { DynamoDbSilenceStore }, { DynamoDbStateStore }] = await Promise.all([
       awsClients(io),
       import('../lambda/adapters/state/dynamodb/dynamodb-silence-store.js'),
+      import('../lambda/adapters/state/dynamodb/dynamodb-store.js'),
     ]);
     const client = aws.dynamodb(store.region ?? io.env.AWS_REGION);
     // parseSilence refuses --table without --cluster.
     const cluster = options.cluster as string;
+    const state = new DynamoDbStateStore({ client, tableName: store.table, clock: io.now });
     return {
       cluster,
+      shown: cluster,
+      where: `DynamoDB table ${store.table}`,
       store: new DynamoDbSilenceStore({ client, tableName: store.table, clock: io.now }),
+      async requireCluster(signal) {
+        if ((await state.load(cluster, signal)).version > 0) return;
+        throw new UsageError(
+          `DynamoDB table ${store.table} holds no state of cluster "${cluster}": check --cluster (the cluster's name in the deployment config) and --table (the stack's STATE_TABLE)`,
+        );
+      },
     };
   }
-  const cluster =
-    options.cluster ??
-    loadKubeConfig({
-      path: options.kubeconfig,
-      context: options.context,
-      env: io.env,
-    }).getCurrentContext();
-  return { cluster, store: new FileSilenceStore(store.stateFile, io.now) };
+  const files = new FileSilenceStore(store.stateFile, io.now);
+  const state = new FileStateStore(store.stateFile);
+  const key: ClusterKey =
+    options.cluster === undefined
+      ? clusterKeyOf(
+          loadKubeConfig({ path: options.kubeconfig, context: options.context, env: io.env }),
+        )
+      : { key: options.cluster, legacy: options.cluster };
+  return {
+    cluster: key.key,
+    shown: key.legacy === key.key ? key.key : `${key.key} (context ${key.legacy})`,
+    where: files.path,
+    store: keyedSilenceStore(files, key),
+    requireCluster: () => requireFileCluster(state, key, options.cluster !== undefined),
+  };
+}
+
+/** The state file must exist (`watch` creates it) and hold the cluster, under its key or legacy name. */
+async function requireFileCluster(
+  state: FileStateStore,
+  { key, legacy }: ClusterKey,
+  named: boolean,
+): Promise<void> {
+  const clusters = await state.clusters();
+  if (clusters === undefined) {
+    throw new UsageError(
+      `state file ${state.path} does not exist: start lease-watchdog watch --state-file ${state.path} first (it creates it), or correct --state-file`,
+    );
+  }
+  if (clusters.includes(key) || clusters.includes(legacy)) return;
+  const has = clusters.length === 0 ? 'no cluster yet' : `it has: ${clusters.join(', ')}`;
+  const fix = named
+    ? "check --cluster, or leave it out to use the kubeconfig context's"
+    : 'run lease-watchdog watch on this cluster with it first, or check --context and --kubeconfig';
+  throw new UsageError(
+    `state file ${state.path} has no cluster "${sanitize(named ? key : `${key}" (context "${legacy}`)}" (${sanitize(has)}): ${fix}`,
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * `lease-watchdog silence add|list|expire`: its command line, parsed once into a frozen object.
+ * `lease-watchdog silence add|list|query|update|expire`: its command line, parsed once into a frozen object.
  * Every mistake is a UsageError with one line naming the option and the fix.
  */
 import { parseArgs } from 'node:util';
@@ -32,16 +32,33 @@ export type SilenceCommand =
   | ({
       readonly verb: 'add';
       readonly target: SilenceTarget;
-      readonly forSeconds: number;
+      /** How long (--for), or until when (--ends-at, epoch ms): one of them. */
+      readonly forSeconds?: number | undefined;
+      readonly endsAt?: number | undefined;
+      /** A planned window's start (--starts-at, epoch ms); absent: now. */
+      readonly startsAt?: number | undefined;
       readonly comment: string;
+      /** Add it even when it matches no node now (a node not created yet), or unseen. */
+      readonly allowEmpty: boolean;
     } & SilenceCommonOptions)
   | ({ readonly verb: 'list'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
-  | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions);
+  | ({ readonly verb: 'query'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
+  | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions)
+  | ({
+      readonly verb: 'update';
+      readonly id: string;
+      /** The new end: this long from now (--for), or at this time (--ends-at, epoch ms). */
+      readonly forSeconds?: number | undefined;
+      readonly endsAt?: number | undefined;
+      readonly comment?: string | undefined;
+    } & SilenceCommonOptions);
 
 export const SILENCE_USAGE = [
   'Usage:',
-  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) --for DURATION --comment TEXT [store]',
-  '  lease-watchdog silence list [-o table|json] [store]',
+  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) (--for DURATION | --ends-at TIME) [--starts-at TIME] --comment TEXT [--allow-empty] [store]',
+  '  lease-watchdog silence list [-o table|json] [store]       every silence kept, ended ones too',
+  '  lease-watchdog silence query [-o table|json] [store]      the active ones, with the nodes each matches now',
+  '  lease-watchdog silence update ID [--for DURATION | --ends-at TIME] [--comment TEXT] [store]',
   '  lease-watchdog silence expire ID [store]',
   'Store (one of):',
   '  --state-file PATH            the state file of `watch` (cluster: --cluster, else the kubeconfig context)',
@@ -49,9 +66,12 @@ export const SILENCE_USAGE = [
   'Options:',
   '  --node NAME                  a node to silence (repeat for more)',
   `  -l, --selector SELECTOR      the nodes whose labels match (keys: ${SILENCE_SELECTOR_KEYS.join(', ')})`,
-  '  --for DURATION               how long: 90s, 10m, 2h (at most 720h)',
+  '  --for DURATION               how long: 90s, 10m, 2h, 1d, 2d12h (at most 30d)',
   '  --comment TEXT               why (shown in every verdict and email it suppresses)',
-  '  --kubeconfig PATH, --context NAME   the kubeconfig context that names the cluster',
+  '  --allow-empty                add it even if it matches no node now (one not created yet)',
+  '  --starts-at TIME             a planned window: when it starts, RFC 3339 (2026-12-01T18:00:00Z; default now)',
+  '  --ends-at TIME               when it ends, RFC 3339 (instead of --for; update: --for counts from now)',
+  "  --kubeconfig PATH, --context NAME   the cluster's context: add reads its nodes to show what a silence matches (and, with --state-file, its server is the cluster's key)",
   "  --region REGION              the table's region (default: $AWS_REGION)",
   "  -o, --output table|json      the list's format",
 ].join('\n');
@@ -92,12 +112,24 @@ function targetOf(nodes: readonly string[], selector: string | undefined): Silen
   return { nodes: [...new Set(nodes)] };
 }
 
+/** A duration as amtool takes one: days first (`1d`, `2d12h`), then what parseDuration reads. */
+function silenceSeconds(text: string): number | undefined {
+  const [, days, rest = ''] = /^(?:(\d+)d)?(.*)$/.exec(text.trim()) ?? [];
+  if (days === undefined) return parseDuration(rest);
+  if (rest === '') return Number(days) * 86_400;
+  // After days, units only: `2d12h`, not `2d12`.
+  const more = /^[\d.]+$/.test(rest) ? undefined : parseDuration(rest);
+  return more === undefined ? undefined : Number(days) * 86_400 + more;
+}
+
 function forSecondsOf(text: string | undefined): number {
-  if (text === undefined) throw usage('add needs --for DURATION: how long, e.g. 2h');
-  const seconds = parseDuration(text);
+  if (text === undefined) {
+    throw usage('add needs --for DURATION (how long, e.g. 2h) or --ends-at TIME');
+  }
+  const seconds = silenceSeconds(text);
   if (seconds === undefined || seconds < 1 || seconds > MAX_SILENCE_SECONDS) {
     throw usage(
-      `--for must be a duration from 1s to 720h, like 90s, 10m or 2h (got "${sanitize(text)}")`,
+      `--for must be a duration from 1s to 30d, like 90s, 10m, 2h or 1d (got "${sanitize(text)}")`,
     );
   }
   return seconds;
@@ -150,6 +182,9 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         output: { type: 'string', short: 'o' },
+        'allow-empty': { type: 'boolean' },
+        'ends-at': { type: 'string' },
+        'starts-at': { type: 'string' },
       },
     });
   } catch (error) {
@@ -160,10 +195,25 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
 
 /** Refuses a flag of another verb (`--for` with `list`, …). */
 function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
-  const extra = ['node', 'selector', 'for', 'comment', 'output'].find(
-    (flag) => values[flag] !== undefined && !allowed.includes(flag),
-  );
+  const extra = [
+    'node',
+    'selector',
+    'for',
+    'comment',
+    'output',
+    'allow-empty',
+    'ends-at',
+    'starts-at',
+  ].find((flag) => values[flag] !== undefined && !allowed.includes(flag));
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
+}
+
+function idOf(verb: string, rest: readonly string[]): string {
+  const [id, ...more] = rest;
+  if (id === undefined) throw usage(`${verb} needs the ID of the silence (see silence list)`);
+  if (more.length > 0) throw usage(`${verb} takes one ID (got also "${sanitize(more[0] ?? '')}")`);
+  if (!isSilenceId(id)) throw usage(`${verb}: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
+  return id;
 }
 
 function expireOf(
@@ -172,32 +222,88 @@ function expireOf(
   common: SilenceCommonOptions,
 ): SilenceCommand {
   onlyFlags(values, 'expire', []);
-  const [id, ...more] = rest;
-  if (id === undefined) throw usage('expire needs the ID of the silence (see silence list)');
-  if (more.length > 0) throw usage(`expire takes one ID (got also "${sanitize(more[0] ?? '')}")`);
-  if (!isSilenceId(id)) throw usage(`expire: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
-  return Object.freeze({ verb: 'expire', id, ...common });
+  return Object.freeze({ verb: 'expire', id: idOf('expire', rest), ...common });
 }
 
-function listOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
-  onlyFlags(values, 'list', ['output']);
+/** RFC 3339 with seconds and a zone (`2026-12-01T18:00:00Z`, `...+01:00`): epoch ms. */
+const RFC_3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
+
+function timeOf(flag: string, text: string): number {
+  const ms = RFC_3339.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw usage(
+      `${flag} must be an RFC 3339 time like 2026-12-01T18:00:00Z (got "${sanitize(text)}")`,
+    );
+  }
+  return ms;
+}
+
+function updateOf(
+  rest: readonly string[],
+  values: Values,
+  common: SilenceCommonOptions,
+): SilenceCommand {
+  onlyFlags(values, 'update', ['for', 'comment', 'ends-at']);
+  const id = idOf('update', rest);
+  const forText = values.for as string | undefined;
+  const endsText = values['ends-at'] as string | undefined;
+  const comment = values.comment as string | undefined;
+  if (forText === undefined && endsText === undefined && comment === undefined) {
+    throw usage('update needs what to change: --for DURATION, --ends-at TIME or --comment TEXT');
+  }
+  if (forText !== undefined && endsText !== undefined) {
+    throw usage('update takes --for or --ends-at, not both');
+  }
+  return Object.freeze({
+    verb: 'update',
+    id,
+    forSeconds: forText === undefined ? undefined : forSecondsOf(forText),
+    endsAt: endsText === undefined ? undefined : timeOf('--ends-at', endsText),
+    comment: comment === undefined ? undefined : commentOf(comment),
+    ...common,
+  });
+}
+
+function listOf(
+  verb: 'list' | 'query',
+  values: Values,
+  common: SilenceCommonOptions,
+): SilenceCommand {
+  onlyFlags(values, verb, ['output']);
   const output = (values.output as string | undefined) ?? 'table';
   if (output !== 'table' && output !== 'json') {
-    throw usage(`list --output must be table or json (got "${sanitize(output)}")`);
+    throw usage(`${verb} --output must be table or json (got "${sanitize(output)}")`);
   }
-  return Object.freeze({ verb: 'list', output, ...common });
+  return Object.freeze({ verb, output, ...common });
 }
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
-  onlyFlags(values, 'add', ['node', 'selector', 'for', 'comment']);
+  onlyFlags(values, 'add', [
+    'node',
+    'selector',
+    'for',
+    'comment',
+    'allow-empty',
+    'ends-at',
+    'starts-at',
+  ]);
+  const forText = values.for as string | undefined;
+  const endsText = values['ends-at'] as string | undefined;
+  const startsText = values['starts-at'] as string | undefined;
+  if (forText !== undefined && endsText !== undefined) {
+    throw usage('add takes --for or --ends-at, not both');
+  }
   return Object.freeze({
     verb: 'add',
     target: targetOf(
       (values.node as string[] | undefined) ?? [],
       values.selector as string | undefined,
     ),
-    forSeconds: forSecondsOf(values.for as string | undefined),
+    forSeconds: endsText === undefined ? forSecondsOf(forText) : undefined,
+    endsAt: endsText === undefined ? undefined : timeOf('--ends-at', endsText),
+    startsAt: startsText === undefined ? undefined : timeOf('--starts-at', startsText),
     comment: commentOf(values.comment as string | undefined),
+    allowEmpty: values['allow-empty'] === true,
     ...common,
   });
 }
@@ -207,8 +313,8 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
   const { values, positionals } = words(argv);
   const [verb, ...rest] = positionals;
   if (values.help || verb === undefined) return 'help';
-  if (verb !== 'add' && verb !== 'list' && verb !== 'expire') {
-    throw usage(`has no command "${sanitize(verb)}": use add, list or expire`);
+  if (!['add', 'list', 'query', 'expire', 'update'].includes(verb)) {
+    throw usage(`has no command "${sanitize(verb)}": use add, list, query, update or expire`);
   }
   const common: SilenceCommonOptions = {
     store: storeOf(values),
@@ -217,6 +323,7 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
     context: values.context as string | undefined,
   };
   if (verb === 'expire') return expireOf(rest, values, common);
+  if (verb === 'update') return updateOf(rest, values, common);
   if (rest.length > 0) throw usage(`${verb}: unexpected argument "${sanitize(rest[0] ?? '')}"`);
-  return verb === 'list' ? listOf(values, common) : addOf(values, common);
+  return verb === 'add' ? addOf(values, common) : listOf(verb as 'list' | 'query', values, common);
 }

@@ -1,22 +1,28 @@
 /**
- * `lease-watchdog silence add|list|expire`: silences kept beside the state (the state file's
+ * `lease-watchdog silence add|list|query|update|expire`: silences kept beside the state (the state file's
  * `<file>.silences`, or the deployed watchdog's DynamoDB table), honoured by `watch` and the Lambda
  * at their next check. Every text from the store is sanitised before it reaches the terminal.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { formatAge } from '../lambda/core/duration.js';
+import type { NodeInfo } from '../lambda/core/model.js';
 import {
   describeTarget,
+  hasEnded,
   isActive,
+  matchingNodes,
   type Silence,
   silenceId,
   utcMinute,
 } from '../lambda/core/silences.js';
-import { SilenceError, type SilenceStore } from '../lambda/ports/index.js';
+import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
+import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
+import { querySilences } from './silence-query.js';
+import { addWindow, newEnd } from './silence-window.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
 function author(io: Io): string {
@@ -31,7 +37,7 @@ function author(io: Io): string {
 
 function ends(silence: Silence, now: number): string {
   const at = utcMinute(silence.endsAt);
-  if (!isActive(silence, now)) {
+  if (hasEnded(silence, now)) {
     return `ended ${at} (${formatAge((now - silence.endsAt) / 1000)} ago)`;
   }
   return `${at} (in ${formatAge((silence.endsAt - now) / 1000)})`;
@@ -64,6 +70,7 @@ function toJson(cluster: string, silences: readonly Silence[], now: number) {
       comment: s.comment,
       author: s.author,
       createdAt: new Date(s.createdAt).toISOString(),
+      startsAt: new Date(s.startsAt ?? s.createdAt).toISOString(),
       endsAt: new Date(s.endsAt).toISOString(),
       active: isActive(s, now),
       ...(s.expiredBy === undefined ? {} : { expiredBy: s.expiredBy }),
@@ -71,25 +78,97 @@ function toJson(cluster: string, silences: readonly Silence[], now: number) {
   };
 }
 
+/** How many names `add` shows of what a silence matches; the rest are counted. */
+const SHOWN_MATCHES = 10;
+
+/**
+ * What a new silence matches now, as one line; a silence that matches nothing (a mistyped name or
+ * zone) or that cannot be checked is refused, unless --allow-empty.
+ */
+async function matchesNow(
+  command: Extract<SilenceCommand, { verb: 'add' }>,
+  shown: string,
+  io: Io,
+): Promise<string> {
+  const refuse = (why: string) => new SilenceError(`silence add: ${why}`);
+  let nodes: readonly NodeInfo[];
+  try {
+    nodes = await readNodesForSilence(command, io);
+  } catch (error) {
+    if (!isClusterReadError(error)) throw error;
+    if (command.allowEmpty) return 'matches: not known (the cluster cannot be read)';
+    throw refuse(
+      `cannot read the cluster to see what the silence matches (${error.message}): fix the kubeconfig or --context, or pass --allow-empty to add it unseen`,
+    );
+  }
+  const names = matchingNodes(command.target, nodes);
+  if (names.length === 0) {
+    if (command.allowEmpty) return 'matches no node now (--allow-empty)';
+    const what =
+      'nodes' in command.target
+        ? `--node ${command.target.nodes.join(', ')}`
+        : describeTarget(command.target);
+    throw refuse(
+      `${what} matches no node of cluster ${shown} now: check it (kubectl get nodes --show-labels), or pass --allow-empty for nodes not created yet`,
+    );
+  }
+  const more = names.length - SHOWN_MATCHES;
+  const list = names.slice(0, SHOWN_MATCHES).join(', ');
+  return `matches ${names.length} ${names.length === 1 ? 'node' : 'nodes'} now: ${list}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
 async function add(
   command: Extract<SilenceCommand, { verb: 'add' }>,
-  cluster: string,
-  store: SilenceStore,
+  { cluster, shown, where, store }: SilenceParts,
   io: Io,
 ): Promise<number> {
   const now = io.now();
+  const window = addWindow(command, now);
+  const matches = await matchesNow(command, shown, io);
   const silence: Silence = {
     id: silenceId(randomBytes(3).toString('hex')),
     target: command.target,
     comment: command.comment,
     author: author(io),
     createdAt: now,
-    endsAt: now + Math.round(command.forSeconds * 1000),
+    ...window,
   };
   await store.add(cluster, silence, io.signal);
+  const from = window.startsAt ?? now;
+  const starts =
+    window.startsAt === undefined
+      ? ''
+      : ` from ${utcMinute(from)} (in ${formatAge((from - now) / 1000)})`;
   io.stdout(
     sanitize(
-      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${cluster} until ${utcMinute(silence.endsAt)} (${formatAge(command.forSeconds)}): ${silence.comment}`,
+      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where}${starts} until ${utcMinute(silence.endsAt)} (${formatAge((silence.endsAt - from) / 1000)}): ${silence.comment}`,
+    ),
+  );
+  io.stdout(sanitize(matches));
+  return EXIT_OK;
+}
+
+/** `silence update ID`: a new end (--for from now, or --ends-at) or comment for an active silence. */
+async function update(
+  command: Extract<SilenceCommand, { verb: 'update' }>,
+  { cluster, shown, store }: SilenceParts,
+  io: Io,
+): Promise<number> {
+  const now = io.now();
+  const changed = await store.update(
+    cluster,
+    command.id,
+    (s) => {
+      if (hasEnded(s, now))
+        throw new SilenceError(`silence ${s.id} has already ended: add a new one`);
+      const endsAt = newEnd(command, s.startsAt, now) ?? s.endsAt;
+      return { ...s, endsAt, comment: command.comment ?? s.comment };
+    },
+    io.signal,
+  );
+  io.stdout(
+    sanitize(
+      `silence ${changed.id} of cluster ${shown} now ends ${ends(changed, now)}: ${changed.comment}`,
     ),
   );
   return EXIT_OK;
@@ -103,9 +182,10 @@ export async function silence(argv: readonly string[], io: Io): Promise<number> 
     return EXIT_OK;
   }
   const { composeSilences } = await import('./compose.js');
-  const { cluster, store } = await composeSilences(command, io);
+  const parts = await composeSilences(command, io);
   try {
-    return await run(command, cluster, store, io);
+    await parts.requireCluster(io.signal);
+    return await run(command, parts, io);
   } catch (error) {
     throw storeError(error, command);
   }
@@ -127,31 +207,31 @@ function storeError(error: unknown, command: SilenceCommand): unknown {
   );
 }
 
-async function run(
-  command: SilenceCommand,
-  cluster: string,
-  store: SilenceStore,
-  io: Io,
-): Promise<number> {
+async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promise<number> {
+  const { cluster, shown, store } = parts;
   switch (command.verb) {
     case 'add':
-      return add(command, cluster, store, io);
+      return add(command, parts, io);
     case 'list': {
       const silences = await store.list(cluster, io.signal);
       const now = io.now();
       if (command.output === 'json') {
         io.stdout(printableJson(JSON.stringify(toJson(cluster, silences, now), null, 2)));
       } else if (silences.length === 0) {
-        io.stderr(`no silences for cluster ${sanitize(cluster)}`);
+        io.stderr(`no silences for cluster ${sanitize(shown)}`);
       } else {
         io.stdout(table(silences, now));
       }
       return EXIT_OK;
     }
+    case 'query':
+      return querySilences(command, parts, io);
+    case 'update':
+      return update(command, parts, io);
     case 'expire': {
       const ended = await store.expire(cluster, command.id, io.now(), author(io), io.signal);
       io.stdout(
-        sanitize(`silence ${ended.id} of cluster ${cluster} ended at ${utcMinute(ended.endsAt)}`),
+        sanitize(`silence ${ended.id} of cluster ${shown} ended at ${utcMinute(ended.endsAt)}`),
       );
       return EXIT_OK;
     }

@@ -12,6 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SimCluster } from '../sim/cluster.js';
+import { runInProcess } from '../testkit/cli-in-process.js';
 import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
 import { type SimFixture, startSimFixture } from '../testkit/sim-fixture.js';
 
@@ -110,6 +111,9 @@ describe('the command loads only what it needs', () => {
 
   it('silence list of a state file loads none of them', async () => {
     const state = join(sim.dir, 'state.json');
+    // silence refuses a state file no watch created: one check creates it.
+    const watch = ['watch', '--checks', '1', '--state-file', state, '--kubeconfig', sim.kubeconfig];
+    assert.equal((await runInProcess(watch)).code, 0);
     const args = ['silence', 'list', '--state-file', state, '--kubeconfig', sim.kubeconfig];
     assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 0, heavy: [] });
   });

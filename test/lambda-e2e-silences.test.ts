@@ -6,7 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { NotificationDocument } from '../lambda/adapters/notify/render/document-schema.js';
+import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { runCli } from '../testkit/cli-process.js';
+import { type TempKubeconfig, tempKubeconfig } from '../testkit/sim-fixture.js';
+import { deliveredAs } from '../testkit/sns-deliveries.js';
 import {
   type Harness,
   SCHEDULE_MS,
@@ -19,13 +23,19 @@ import {
 describe('lambda e2e: a silence added with the CLI against the table', () => {
   let h: Harness;
   let target: SimTarget;
+  let kube: TempKubeconfig;
   before(async () => {
     h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } } });
     target = h.target('prod');
+    // `silence add` reads the cluster's nodes to show what the silence matches.
+    kube = await tempKubeconfig(target.server, 'lease-watchdog-e2e-silence');
     // The CLI stamps silences with the real clock: the watchdog's fake clock starts there.
     h.clock.advanceTo(Date.now());
   });
-  after(() => h.close());
+  after(async () => {
+    await kube.remove();
+    await h.close();
+  });
 
   const cli = (args: string[]) =>
     runCli(['silence', ...args, '--table', h.tableName, '--cluster', 'prod'], {
@@ -46,8 +56,14 @@ describe('lambda e2e: a silence added with the CLI against the table', () => {
       '10m',
       '--comment',
       'kernel upgrade',
+      '--kubeconfig',
+      kube.kubeconfig,
     ]);
     assert.equal(added.code, 0, added.stderr);
+    assert.match(
+      added.stdout,
+      new RegExp(`in DynamoDB table ${h.tableName} until .*\\nmatches 1 node now: ${victim}\\n$`),
+    );
     const id = /silence (s-[0-9a-f]{6}) added/.exec(added.stdout)?.[1];
     assert.ok(id, added.stdout);
     const endsAt = Date.parse(
@@ -75,6 +91,79 @@ describe('lambda e2e: a silence added with the CLI against the table', () => {
     assert.ok(firing, `a FIRING once the silence ended: ${summary(h.messages())}`);
     assert.ok(firing.receivedAt >= endsAt, 'not before the silence ended');
     assert.ok(firing.message.includes(victim));
+  });
+
+  it('refuses a cluster the table holds nothing of (a mistyped --cluster)', async () => {
+    const wrong = await runCli(['silence', 'list', '--table', h.tableName, '--cluster', 'prd'], {
+      AWS_ENDPOINT_URL_DYNAMODB: h.dynamo.endpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+    });
+    assert.equal(wrong.code, 2, wrong.stderr);
+    assert.equal(
+      wrong.stderr,
+      `lease-watchdog: DynamoDB table ${h.tableName} holds no state of cluster "prd": check --cluster (the cluster's name in the deployment config) and --table (the stack's STATE_TABLE)\n`,
+    );
+  });
+});
+
+describe('lambda e2e: silencing a node that is firing', () => {
+  let h: Harness;
+  let target: SimTarget;
+  before(async () => {
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } } });
+    target = h.target('prod');
+  });
+  after(() => h.close());
+
+  it('says SILENCED, not RESOLVED, and pages again when the silence ends with the node still down', async () => {
+    const victim = target.nodes[0] as string;
+    await h.run();
+    target.sim.stopKubelet(victim);
+    while (h.messages('FIRING').length === 0) await h.tick();
+    const store = new DynamoDbSilenceStore({
+      client: h.dynamo.client,
+      tableName: h.tableName,
+      clock: h.clock.now,
+    });
+    const now = h.clock.now();
+    const endsAt = now + 10 * 60_000;
+    await store.add('prod', {
+      id: 's-51e4ce',
+      target: { nodes: [victim] },
+      comment: 'kernel upgrade',
+      author: 'ops@laptop',
+      createdAt: now,
+      endsAt,
+    });
+    const before = h.sns.messages.length;
+    await h.tick();
+    const said = h.sns.messages.slice(before);
+    assert.equal(said.length, 1, summary(said));
+    const [message] = said;
+    assert.ok(message);
+    assert.equal(h.messages('RESOLVED').length, 0, `a silence is not a recovery: ${summary(said)}`);
+    assert.match(message.subject ?? '', /^\[prod\] SILENCED: 1 node silenced \(/);
+    const document = JSON.parse(deliveredAs(message, 'sqs')) as NotificationDocument;
+    assert.equal(document.kind, 'SILENCED');
+    assert.equal(document.severity, 'info');
+    assert.deepEqual(
+      document.nodes.map((x) => [x.name, x.change, x.resolution]),
+      [[victim, 'silenced', 'silenced']],
+    );
+    assert.equal(document.counts.resolved, 0);
+    assert.equal(document.counts.silenced, 1);
+
+    while (h.clock.now() + SCHEDULE_MS < endsAt) await h.tick();
+    assert.equal(
+      h.sns.messages.length,
+      before + 1,
+      `quiet while silenced: ${summary(h.messages())}`,
+    );
+    await h.tick();
+    await h.tick();
+    assert.equal(h.messages('FIRING').length, 2, `paged again: ${summary(h.messages())}`);
   });
 });
 

@@ -104,7 +104,13 @@ describe('the notification document', () => {
     assert.equal(document.nodes[1]?.nodeGroup, null);
     assert.deepEqual(document.zones, ['eu-west-1a', 'eu-west-1b']);
     assert.deepEqual(document.nodeGroups, ['general-purpose']);
-    assert.deepEqual(document.counts, { firing: 2, flapping: 0, reminder: 0, resolved: 0 });
+    assert.deepEqual(document.counts, {
+      firing: 2,
+      flapping: 0,
+      reminder: 0,
+      resolved: 0,
+      silenced: 0,
+    });
     assert.equal(document.nodesOmitted, 0);
     assert.equal(document.summary, 'FIRING: 2 nodes down');
   });

@@ -122,6 +122,13 @@ describe('silences', () => {
     assert.equal(result.zones[0]?.silent, 1, 'a silenced node is not counted silent for storms');
   });
 
+  it('a planned one (startsAt) silences nothing before its start, and holds from it', () => {
+    const planned = silence({ startsAt: T0 + MINUTE, endsAt: T0 + HOUR_MS });
+    assert.equal(judged([nv('a', 'expired')], [planned]).nodes[0]?.verdict, 'expired');
+    const from = judged([nv('a', 'expired')], [planned], [], T0 + MINUTE);
+    assert.equal(from.nodes[0]?.suppressedBy, 'silenced', 'exactly at its start it holds');
+  });
+
   it('from its end on, the node is judged as usual', () => {
     const result = judged([nv('a', 'expired')], [silence()], [], T0 + HOUR_MS);
     assert.equal(result.nodes[0]?.verdict, 'expired');

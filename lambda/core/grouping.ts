@@ -4,19 +4,21 @@
  *
  * Headline, first that applies:
  *   STORM (a storm starts or spreads, critical) > WATCHDOG (reads fail, critical) > FIRING
- *   (critical) > FLAPPING (warning) > REMINDER (warning) > RESOLVED (info) > STORM (a storm ended,
- *   info) > WATCHDOG (reads work again, info).
+ *   (critical) > FLAPPING (warning) > REMINDER (warning) > RESOLVED (info) > SILENCED (info: the
+ *   only changes are silences or maintenance windows taking incidents over; not a recovery) >
+ *   STORM (a storm ended, info) > WATCHDOG (reads work again, info).
  * A storm that ended or a watchdog that resolved is the headline only when nothing else happened;
  * otherwise it rides along in `storm` / `watchdog` under the headline of the node changes.
  */
 import { createHash } from 'node:crypto';
-import type {
-  AlertNode,
-  Notification,
-  NotificationKind,
-  Severity,
-  StormInfo,
-  WatchdogInfo,
+import {
+  type AlertNode,
+  isSilencing,
+  type Notification,
+  type NotificationKind,
+  type Severity,
+  type StormInfo,
+  type WatchdogInfo,
 } from './notification.js';
 
 export interface CheckChanges {
@@ -39,7 +41,10 @@ function headline(changes: CheckChanges): { kind: NotificationKind; severity: Se
   if (changes.firing.length > 0) return { kind: 'FIRING', severity: 'critical' };
   if (changes.flapping.length > 0) return { kind: 'FLAPPING', severity: 'warning' };
   if (changes.reminders.length > 0) return { kind: 'REMINDER', severity: 'warning' };
-  if (changes.resolved.length > 0) return { kind: 'RESOLVED', severity: 'info' };
+  if (changes.resolved.length > 0) {
+    const ended = changes.resolved.some((x) => !isSilencing(x.resolution));
+    return { kind: ended ? 'RESOLVED' : 'SILENCED', severity: 'info' };
+  }
   if (changes.storm !== undefined) return { kind: 'STORM', severity: 'info' };
   if (changes.watchdog !== undefined) return { kind: 'WATCHDOG', severity: 'info' };
   return null;

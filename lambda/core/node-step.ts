@@ -46,6 +46,8 @@
  * - Not the user's exclusion (it is for good), nor a silence or maintenance window (they have an
  *   end the user chose: silences.ts), and not a suppressed `not-ready` node (its kubelet is alive
  *   and says so: nothing is hidden).
+ * - A silence or window taking an incident over resolves it (listed SILENCED, not as a recovery)
+ *   but is no flap transition: a node still down when it ends fires again, not FLAPPING.
  *
  * Storms (the storm itself is decided per check, in incidents.ts)
  * - A storm node whose incident opens while the storm is not notifying opens silently.
@@ -58,7 +60,7 @@ import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state
 import { formatAge } from './duration.js';
 import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
 import { isAlerting, isSilent, type NodeFacts, type NodeVerdict } from './model.js';
-import type { AlertNode, Resolution } from './notification.js';
+import { type AlertNode, isSilencing, type Resolution } from './notification.js';
 import { isRemovalCause, removalPhrase } from './suppression.js';
 
 /** What is remembered about one node between checks. */
@@ -280,7 +282,9 @@ function verdictStep(
     return { incident: undefined, flap, entry: null };
   }
   const change = incidentChange(node, memory.incident, now);
-  if (change.transition !== null && flapDetectionOn(policy.flapping)) {
+  // A silence taking an incident over is not a recovery: not a flap (its end does not page FLAPPING).
+  const counts = change.transition !== null && !isSilencing(change.resolution);
+  if (counts && flapDetectionOn(policy.flapping)) {
     // Flapping takes over the transitions of a node that flaps.
     const counted = recordTransition(
       flap,

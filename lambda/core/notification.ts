@@ -14,6 +14,7 @@ import type {
 export const NOTIFICATION_KINDS = [
   'FIRING',
   'RESOLVED',
+  'SILENCED',
   'REMINDER',
   'FLAPPING',
   'STORM',
@@ -35,6 +36,25 @@ export type Resolution =
   | 'silenced' // a user's silence (`lease-watchdog silence add`) covers it
   | 'maintenance' // a maintenance window of the cluster holds
   | 'node-deleted'; // the Node is gone (its lease may be orphaned)
+
+/**
+ * A silence or a maintenance window took the incident over: the node may still be down, so it is
+ * said as SILENCED, never as a recovery (it pages again if still down when the silence ends).
+ */
+export function isSilencing(resolution: Resolution | undefined): boolean {
+  return resolution === 'silenced' || resolution === 'maintenance';
+}
+
+/** A notification's `resolved` list split: incidents that ended, and those silenced. */
+export function splitResolved(nodes: readonly AlertNode[]): {
+  readonly ended: AlertNode[];
+  readonly silenced: AlertNode[];
+} {
+  const ended: AlertNode[] = [];
+  const silenced: AlertNode[] = [];
+  for (const x of nodes) (isSilencing(x.resolution) ? silenced : ended).push(x);
+  return { ended, silenced };
+}
 
 /** One node as a notification shows it. */
 export interface AlertNode extends NodeFacts {
@@ -120,7 +140,10 @@ export interface Notification {
   /** Deterministic id (same inputs, same id): used as SNS FIFO deduplication id and outbox key. */
   readonly id: string;
   readonly cluster: string;
-  /** The headline kind: STORM > WATCHDOG > FIRING > FLAPPING > REMINDER > RESOLVED (NOTICE: alone). */
+  /**
+   * The headline kind: STORM > WATCHDOG > FIRING > FLAPPING > REMINDER > RESOLVED > SILENCED
+   * (NOTICE: alone). SILENCED: every node change is a silence or window taking an incident over.
+   */
   readonly kind: NotificationKind;
   readonly severity: Severity;
   /** Watchdog clock (epoch ms) of the check that produced it. */

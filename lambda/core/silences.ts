@@ -38,6 +38,8 @@ export interface Silence {
   readonly author: string;
   /** Epoch ms (the adding CLI's clock). */
   readonly createdAt: number;
+  /** Epoch ms: a planned window (`--starts-at`) holds from this; absent, from its creation. */
+  readonly startsAt?: number | undefined;
   /** Epoch ms: it holds while the watchdog's clock is before this. */
   readonly endsAt: number;
   /** Who ended it early (`silence expire`), when someone did. */
@@ -78,9 +80,14 @@ export function silenceId(randomHex: string): string {
   return `s-${randomHex.slice(0, 6).toLowerCase()}`;
 }
 
-/** Holds at `now` (on the watchdog's clock). */
+/** Holds at `now` (on the watchdog's clock): started (a planned one), and not ended. */
 export function isActive(silence: Silence, now: number): boolean {
-  return now < silence.endsAt;
+  return (silence.startsAt ?? Number.NEGATIVE_INFINITY) <= now && now < silence.endsAt;
+}
+
+/** Over at `now`: ended (or expired). A planned silence not started yet has not ended. */
+export function hasEnded(silence: Silence, now: number): boolean {
+  return now >= silence.endsAt;
 }
 
 /** Ended longer ago than the audit period: dropped from the store. */
@@ -134,10 +141,16 @@ function textProblem(what: string, text: string | undefined): string | undefined
  * `applySilences` checks on the watchdog's clock; its text is quoted there in any case).
  */
 export function silenceTimeProblem(silence: Silence, now: number): string | undefined {
-  const { id, createdAt, endsAt } = silence;
+  const { id, createdAt, endsAt, startsAt } = silence;
   const skewMs = CLOCK_SKEW_SECONDS * 1000;
-  if (!isTime(endsAt) || endsAt > now + MAX_SILENCE_SECONDS * 1000 + skewMs) {
-    return `silence ${id} ends ${when(endsAt)}, past ${utcMinute(now)} plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it`;
+  const monthMs = MAX_SILENCE_SECONDS * 1000;
+  // A planned one starts at most a month ahead, and lasts at most a month from its start.
+  if (startsAt !== undefined && (!isTime(startsAt) || startsAt > now + monthMs + skewMs)) {
+    return `silence ${id} starts ${when(startsAt)}, past ${utcMinute(now)} plus a month: the clock that added it is wrong, or lease-watchdog did not write it`;
+  }
+  const from = Math.max(now, startsAt ?? now);
+  if (!isTime(endsAt) || endsAt > from + monthMs + skewMs) {
+    return `silence ${id} ends ${when(endsAt)}, past ${utcMinute(from)} plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it`;
   }
   if (!isTime(createdAt) || createdAt > now + skewMs) {
     return `silence ${id} was created ${when(createdAt)}, after ${utcMinute(now)}: the clock that added it runs fast`;
@@ -196,8 +209,7 @@ export function windowEnd(window: MaintenanceWindow, now: number): number | unde
 /** What a node's labels are, when the check read its Node (undefined: not read). */
 export type LabelsOf = (name: string) => Readonly<Record<string, string>> | undefined;
 
-function silenceHolds(silence: Silence, name: string, labelsOf: LabelsOf): boolean {
-  const { target } = silence;
+function targetHolds(target: SilenceTarget, name: string, labelsOf: LabelsOf): boolean {
   if ('nodes' in target) return target.nodes.includes(name);
   const labels = labelsOf(name);
   if (labels === undefined) return false;
@@ -206,6 +218,18 @@ function silenceHolds(silence: Silence, name: string, labelsOf: LabelsOf): boole
   } catch {
     return false; // a selector the CLI would have refused: it silences nothing
   }
+}
+
+/**
+ * The nodes (of those the check read) that a silence's target matches now: what `silence add`
+ * shows, and refuses when there are none (a mistyped name or zone silences nothing).
+ */
+export function matchingNodes(
+  target: SilenceTarget,
+  nodes: readonly { readonly name: string; readonly labels: Readonly<Record<string, string>> }[],
+): string[] {
+  const labels = new Map(nodes.map((n) => [n.name, n.labels]));
+  return nodes.map((n) => n.name).filter((name) => targetHolds(target, name, (x) => labels.get(x)));
 }
 
 function windowHolds(window: MaintenanceWindow, name: string, labelsOf: LabelsOf): boolean {
@@ -231,7 +255,7 @@ function silenced(
   if (hidden === undefined) return node;
   // The user's own reason first: a silence names the one who wrote it; the last to end wins.
   const silence = silences
-    .filter((s) => silenceHolds(s, node.name, labelsOf))
+    .filter((s) => targetHolds(s.target, node.name, labelsOf))
     .sort((a, b) => b.endsAt - a.endsAt)[0];
   if (silence !== undefined) {
     return {
@@ -289,6 +313,6 @@ export function applySilences(
 
 /** The silence ended at `at` by `by`; undefined when it had already ended. */
 export function endSilence(silence: Silence, at: number, by: string): Silence | undefined {
-  if (!isActive(silence, at)) return undefined;
+  if (hasEnded(silence, at)) return undefined;
   return { ...silence, endsAt: at, expiredBy: by };
 }

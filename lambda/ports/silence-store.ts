@@ -42,6 +42,17 @@ export interface SilenceStore {
     by: string,
     signal?: AbortSignal,
   ): Promise<Silence>;
+  /**
+   * Replaces one (kept, not dropped) by what `change` makes of it (`silence update`), checked as
+   * `add` checks a silence; returns it as stored. `change` throws SilenceError to refuse. Throws
+   * SilenceError when there is no such silence, or it changed meanwhile.
+   */
+  update(
+    cluster: string,
+    id: string,
+    change: (silence: Silence) => Silence,
+    signal?: AbortSignal,
+  ): Promise<Silence>;
 }
 
 /** A silence that cannot be added or ended as asked: one line saying why. */

@@ -5,6 +5,7 @@
  * node it named then pages: the safe side).
  */
 import {
+  endSilence,
   isSilenceId,
   type Silence,
   type SilenceTarget,
@@ -19,6 +20,7 @@ export function toSilenceDocument(silence: Silence): Record<string, unknown> {
     comment: silence.comment,
     author: silence.author,
     createdAt: silence.createdAt,
+    ...(silence.startsAt === undefined ? {} : { startsAt: silence.startsAt }),
     endsAt: silence.endsAt,
     ...(silence.expiredBy === undefined ? {} : { expiredBy: silence.expiredBy }),
   };
@@ -52,6 +54,7 @@ export function fromSilenceDocument(value: unknown): Silence | undefined {
     typeof v.author !== 'string' ||
     !Number.isSafeInteger(v.createdAt) ||
     !Number.isSafeInteger(v.endsAt) ||
+    (v.startsAt !== undefined && !Number.isSafeInteger(v.startsAt)) ||
     (v.expiredBy !== undefined && typeof v.expiredBy !== 'string')
   ) {
     return undefined;
@@ -62,6 +65,7 @@ export function fromSilenceDocument(value: unknown): Silence | undefined {
     comment: v.comment,
     author: v.author,
     createdAt: v.createdAt as number,
+    ...(v.startsAt === undefined ? {} : { startsAt: v.startsAt as number }),
     endsAt: v.endsAt as number,
     ...(typeof v.expiredBy === 'string' ? { expiredBy: v.expiredBy } : {}),
   };
@@ -103,6 +107,15 @@ export function alreadyEnded(silence: Silence): SilenceError {
   return new SilenceError(
     `silence ${silence.id} has already ended (at ${new Date(silence.endsAt).toISOString()})`,
   );
+}
+
+/** `expire` as an `update`: the silence ended at `at` by `by`, or alreadyEnded. */
+export function endedAt(at: number, by: string): (silence: Silence) => Silence {
+  return (silence) => {
+    const ended = endSilence(silence, at, by);
+    if (ended === undefined) throw alreadyEnded(silence);
+    return ended;
+  };
 }
 
 export function idTaken(id: string): SilenceError {

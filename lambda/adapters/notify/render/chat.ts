@@ -8,7 +8,12 @@
  * untrusted text (reasons, messages from the API server) loses those characters; every field is
  * bounded well within what the chat applications show.
  */
-import type { AlertNode, Notification, Severity } from '../../../core/notification.js';
+import {
+  type AlertNode,
+  type Notification,
+  type Severity,
+  splitResolved,
+} from '../../../core/notification.js';
 import { type KubeAccess, kubectlFor, lookFurther } from './advice.js';
 import { bodyText, fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
@@ -72,11 +77,13 @@ function nodeLine(x: AlertNode): string {
 }
 
 function nodeLines(n: Notification): string[] {
+  const { ended, silenced } = splitResolved(n.resolved);
   const lists: [string, readonly AlertNode[]][] = [
     ['Down', n.firing],
     ['Flapping', n.flapping],
     ['Still down', n.reminders],
-    ['Resolved', n.resolved],
+    ['Resolved', ended],
+    ['Silenced (not recovered)', silenced],
   ];
   const lines: string[] = [];
   let shown = 0;

@@ -22,7 +22,7 @@ const _everySeverity: [MissingSeverity] extends [never] ? true : MissingSeverity
 void _everySeverity;
 
 /** What happened to a node in this check: the list of the notification it comes from. */
-export const NODE_CHANGES = ['firing', 'flapping', 'reminder', 'resolved'] as const;
+export const NODE_CHANGES = ['firing', 'flapping', 'reminder', 'resolved', 'silenced'] as const;
 
 const time = z.iso
   .datetime()
@@ -36,7 +36,7 @@ export const documentNode = z
       .meta({ description: 'the Node (or Lease) name, sanitised, at most 253 characters' }),
     change: z.enum(NODE_CHANGES).meta({
       description:
-        'firing: newly down; flapping: going down and up; reminder: still down; resolved: the incident ended',
+        'firing: newly down; flapping: going down and up; reminder: still down; resolved: the incident ended; silenced: a silence or maintenance window took the incident over (not a recovery: a node still down when it ends pages again)',
     }),
     verdict: z.enum(VERDICTS).meta({ description: 'the verdict of this check (see the README)' }),
     zone: nullableText('topology.kubernetes.io/zone'),
@@ -98,10 +98,15 @@ export const notificationDocument = z
         flapping: z.int().min(0),
         reminder: z.int().min(0),
         resolved: z.int().min(0),
+        silenced: z.int().min(0).meta({
+          description:
+            'nodes a silence or maintenance window took over (change silenced; not counted in resolved)',
+        }),
       })
       .meta({ description: 'how many nodes of each change, listed or not' }),
     nodes: z.array(documentNode).meta({
-      description: 'firing first, then flapping, reminder, resolved; cut to fit the message size',
+      description:
+        'firing first, then flapping, reminder, resolved, silenced; cut to fit the message size',
     }),
     nodesOmitted: z
       .int()

@@ -4,12 +4,13 @@
  * characters removed, bounded), and the whole document fits in `maxBytes` UTF-8 bytes: nodes are
  * listed, most urgent first, while they fit, and `nodesOmitted` says how many were left out.
  */
-import type {
-  AlertNode,
-  NoticeInfo,
-  Notification,
-  StormInfo,
-  WatchdogInfo,
+import {
+  type AlertNode,
+  type NoticeInfo,
+  type Notification,
+  type StormInfo,
+  splitResolved,
+  type WatchdogInfo,
 } from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
 import {
@@ -68,11 +69,13 @@ function documentNode(x: AlertNode, change: Change): DocumentNode {
 
 /** The node lists in the order the document lists them, with their change. */
 function lists(n: Notification): [Change, readonly AlertNode[]][] {
+  const { ended, silenced } = splitResolved(n.resolved);
   return [
     ['firing', n.firing],
     ['flapping', n.flapping],
     ['reminder', n.reminders],
-    ['resolved', n.resolved],
+    ['resolved', ended],
+    ['silenced', silenced],
   ];
 }
 
@@ -132,7 +135,7 @@ export function renderDocument(
       firing: n.firing.length,
       flapping: n.flapping.length,
       reminder: n.reminders.length,
-      resolved: n.resolved.length,
+      ...resolvedCounts(n),
     },
     nodes: [],
     nodesOmitted: total,
@@ -151,6 +154,12 @@ export function renderDocument(
   // Room for the listed nodes: what is left once the rest is written (with the largest count).
   const nodes = fittingNodes(n, maxBytes - utf8Bytes(JSON.stringify(head)));
   return { ...head, nodes, nodesOmitted: total - nodes.length };
+}
+
+/** The resolved list's counts: incidents that ended, and those a silence took over. */
+function resolvedCounts(n: Notification): { resolved: number; silenced: number } {
+  const { ended, silenced } = splitResolved(n.resolved);
+  return { resolved: ended.length, silenced: silenced.length };
 }
 
 function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']> {

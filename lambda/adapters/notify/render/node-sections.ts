@@ -1,13 +1,18 @@
 /**
  * The node lists of an email: one section per kind of change (FIRING, REMINDER, FLAPPING,
- * RESOLVED), each a lazy list of entries so that a 100,000-node list is only rendered as far as
+ * RESOLVED, SILENCED), each a lazy list of entries so that a 100,000-node list is only rendered as far as
  * it fits. A node is shown in full (verdict, renewal, reason, times) or, in storms, as a name in a
  * compact list grouped by zone.
  */
 import { formatAge } from '../../../core/duration.js';
 import { parseTimestamp } from '../../../core/lease.js';
 import type { Verdict } from '../../../core/model.js';
-import type { AlertNode, Notification, Resolution } from '../../../core/notification.js';
+import {
+  type AlertNode,
+  type Notification,
+  type Resolution,
+  splitResolved,
+} from '../../../core/notification.js';
 import {
   bodyText,
   fmt,
@@ -76,12 +81,34 @@ export function nodeSections(n: Notification): Section[] {
       total: n.flapping.length,
     });
   }
-  if (n.resolved.length > 0) {
+  sections.push(...endedSections(n.resolved, entries));
+  return sections;
+}
+
+/** RESOLVED (incidents that ended), then SILENCED (a silence is not a recovery). */
+function endedSections(
+  resolved: readonly AlertNode[],
+  entries: (nodes: readonly AlertNode[], open: boolean) => Iterable<Entry>,
+): Section[] {
+  const { ended, silenced } = splitResolved(resolved);
+  const sections: Section[] = [];
+  if (ended.length > 0) {
     sections.push({
-      heading: `RESOLVED: ${fmt(n.resolved.length)} ${plural(n.resolved.length, 'node')} ${resolvedWord(n.resolved)}`,
+      heading: `RESOLVED: ${fmt(ended.length)} ${plural(ended.length, 'node')} ${resolvedWord(ended)}`,
       intro: [],
-      entries: entries(n.resolved, false),
-      total: n.resolved.length,
+      entries: entries(ended, false),
+      total: ended.length,
+    });
+  }
+  if (silenced.length > 0) {
+    sections.push({
+      heading: `SILENCED: ${fmt(silenced.length)} ${plural(silenced.length, 'node')} silenced`,
+      intro: wrap(
+        'A silence or a maintenance window now covers these nodes: they are not paged while it ' +
+          'holds, which does not mean they recovered. A node still down when it ends is paged again.',
+      ),
+      entries: entries(silenced, false),
+      total: silenced.length,
     });
   }
   return sections;

@@ -3,12 +3,13 @@
  * ASCII, at most 99 characters (SNS wants fewer than 100), starting with `[` (punctuation, which
  * SNS accepts as a first character).
  */
-import type {
-  AlertNode,
-  NoticeInfo,
-  Notification,
-  Resolution,
-  StormInfo,
+import {
+  type AlertNode,
+  type NoticeInfo,
+  type Notification,
+  type Resolution,
+  type StormInfo,
+  splitResolved,
 } from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
 import { fmt, nodeGroupName, plural, zoneName } from './format.js';
@@ -87,7 +88,8 @@ export function stormPhrase(storm: StormInfo): string {
 }
 
 /**
- * The node counts: `2 nodes down` alone, `2 down, 1 recovered` when mixed. With
+ * The node counts: `2 nodes down` alone, `2 down, 1 recovered` when mixed; nodes a silence or a
+ * maintenance window took over are counted `silenced`, apart from the recoveries. With
  * `firing: false` (storms) the firing count is left out, as the storm phrase already says it.
  */
 function countsPhrase(n: Notification, opts: { firing: boolean }): string {
@@ -95,7 +97,9 @@ function countsPhrase(n: Notification, opts: { firing: boolean }): string {
   if (opts.firing && n.firing.length > 0) parts.push([n.firing.length, 'down']);
   if (n.reminders.length > 0) parts.push([n.reminders.length, 'still down']);
   if (n.flapping.length > 0) parts.push([n.flapping.length, 'flapping']);
-  if (n.resolved.length > 0) parts.push([n.resolved.length, resolvedWord(n.resolved)]);
+  const { ended, silenced } = splitResolved(n.resolved);
+  if (ended.length > 0) parts.push([ended.length, resolvedWord(ended)]);
+  if (silenced.length > 0) parts.push([silenced.length, 'silenced']);
   const [only] = parts;
   if (parts.length === 1 && only) return `${fmt(only[0])} ${plural(only[0], 'node')} ${only[1]}`;
   return parts.map(([count, word]) => `${fmt(count)} ${word}`).join(', ');

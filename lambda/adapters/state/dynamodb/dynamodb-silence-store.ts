@@ -12,16 +12,11 @@
  * the grant the state's keep-aside already uses), expiring after the audit period.
  */
 import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import {
-  endSilence,
-  keptSilences,
-  SILENCE_AUDIT_SECONDS,
-  type Silence,
-} from '../../../core/silences.js';
+import { keptSilences, SILENCE_AUDIT_SECONDS, type Silence } from '../../../core/silences.js';
 import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
-  alreadyEnded,
   byEnd,
+  endedAt,
   idTaken,
   listedBriefly,
   type ReadSilence,
@@ -111,6 +106,15 @@ export class DynamoDbSilenceStore implements SilenceStore {
     by: string,
     signal?: AbortSignal,
   ): Promise<Silence> {
+    return this.update(cluster, id, endedAt(at, by), signal);
+  }
+
+  async update(
+    cluster: string,
+    id: string,
+    change: (silence: Silence) => Silence,
+    signal?: AbortSignal,
+  ): Promise<Silence> {
     const output = await this.options.client.send(
       new GetItemCommand({
         TableName: this.options.tableName,
@@ -124,18 +128,17 @@ export class DynamoDbSilenceStore implements SilenceStore {
     if (stored === undefined || keptSilences([stored], this.#clock()).length === 0) {
       throw unknownSilence(cluster, id);
     }
-    const ended = endSilence(stored, at, by);
-    if (ended === undefined) throw alreadyEnded(stored);
+    const next = writable(change(stored), this.#clock());
     try {
-      await this.#put(cluster, ended, '#silence = :read', output.Item?.silence, signal);
+      await this.#put(cluster, next, '#silence = :read', output.Item?.silence, signal);
     } catch (error) {
       // Someone changed it between the read and the write: the caller may simply try again.
       if (isConditionalCheckFailed(error)) {
-        throw new SilenceError(`silence ${id} changed while it was being ended: try again`);
+        throw new SilenceError(`silence ${id} changed while it was being changed: try again`);
       }
       throw error;
     }
-    return ended;
+    return next;
   }
 
   async #put(

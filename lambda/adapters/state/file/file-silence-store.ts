@@ -8,11 +8,11 @@
 import { copyFile, readFile, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { endSilence, keptSilences, type Silence } from '../../../core/silences.js';
+import { keptSilences, type Silence } from '../../../core/silences.js';
 import { type SilenceStore, type SilencesRead, StateCorruptError } from '../../../ports/index.js';
 import {
-  alreadyEnded,
   byEnd,
+  endedAt,
   idTaken,
   listedBriefly,
   readSilence,
@@ -125,12 +125,20 @@ export class FileSilenceStore implements SilenceStore {
     by: string,
     signal?: AbortSignal,
   ): Promise<Silence> {
+    return this.update(cluster, id, endedAt(at, by), signal);
+  }
+
+  async update(
+    cluster: string,
+    id: string,
+    change: (silence: Silence) => Silence,
+    signal?: AbortSignal,
+  ): Promise<Silence> {
     return this.#update(cluster, signal, (kept) => {
       const silence = kept.find((s) => s.id === id);
       if (silence === undefined) throw unknownSilence(cluster, id);
-      const ended = endSilence(silence, at, by);
-      if (ended === undefined) throw alreadyEnded(silence);
-      return [kept.map((s) => (s.id === id ? ended : s)), ended];
+      const next = writable(change(silence), this.clock());
+      return [kept.map((s) => (s.id === id ? next : s)), next];
     });
   }
 

@@ -1,4 +1,4 @@
-import { copyFile, readFile, rename } from 'node:fs/promises';
+import { access, copyFile, readFile, rename } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   type ClusterState,
@@ -32,6 +32,19 @@ export class FileStateStore implements StateStore {
   constructor(path: string, options: { readonly clock?: () => number } = {}) {
     this.path = resolve(path);
     this.#clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Whether the file exists, and the clusters it holds state for: `silence` refuses a state file
+   * that no `watch` created (a mistyped path) or a cluster it holds nothing of.
+   */
+  async clusters(): Promise<readonly string[] | undefined> {
+    try {
+      await access(this.path);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+    }
+    return Object.keys((await this.#read()).clusters);
   }
 
   async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {

@@ -1,7 +1,7 @@
 /** Silences kept in memory: for tests, and for `watch` without a state file. */
-import { endSilence, keptSilences, type Silence } from '../../../core/silences.js';
+import { keptSilences, type Silence } from '../../../core/silences.js';
 import type { SilenceStore } from '../../../ports/index.js';
-import { alreadyEnded, byEnd, idTaken, unknownSilence, writable } from '../silence-document.js';
+import { byEnd, endedAt, idTaken, unknownSilence, writable } from '../silence-document.js';
 
 export class MemorySilenceStore implements SilenceStore {
   readonly #clusters = new Map<string, Silence[]>();
@@ -27,16 +27,24 @@ export class MemorySilenceStore implements SilenceStore {
     by: string,
     signal?: AbortSignal,
   ): Promise<Silence> {
+    return this.update(cluster, id, endedAt(at, by), signal);
+  }
+
+  async update(
+    cluster: string,
+    id: string,
+    change: (silence: Silence) => Silence,
+    signal?: AbortSignal,
+  ): Promise<Silence> {
     signal?.throwIfAborted();
     const kept = keptSilences(this.#clusters.get(cluster) ?? [], this.clock());
     const silence = kept.find((s) => s.id === id);
     if (silence === undefined) throw unknownSilence(cluster, id);
-    const ended = endSilence(silence, at, by);
-    if (ended === undefined) throw alreadyEnded(silence);
+    const next = writable(change(silence), this.clock());
     this.#clusters.set(
       cluster,
-      kept.map((s) => (s.id === id ? ended : s)),
+      kept.map((s) => (s.id === id ? next : s)),
     );
-    return ended;
+    return next;
   }
 }
