@@ -24,7 +24,7 @@ import {
 import { composeNotification } from '../lambda/core/grouping.js';
 import { incidentKey } from '../lambda/core/incident-keys.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
-import { incidentKeySection } from './notifications-on-call.js';
+import { incidentKeySection, pagerDutySection } from './notifications-on-call.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 55, 0);
 
@@ -154,6 +154,7 @@ export function notificationsMarkdown(): string {
     ...examples.flatMap(exampleSection),
     ...chatSection(first.notification),
     ...eventSection(first.notification),
+    ...pagerDutySection(first.notification),
   ].join('\n');
 }
 

@@ -37,6 +37,7 @@ import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { grantPutEvents } from './event-bus.js';
+import { grantOnCallSecrets } from './on-call.js';
 import { refuseDeployingPlaceholders } from './placeholder-guard.js';
 import { createRecheckQueue, type RecheckQueue } from './rechecks.js';
 import { createSchedules } from './schedules.js';
@@ -196,6 +197,7 @@ function grantNotifying(
   const chat = createChatTopic(scope, config);
   if (chat) grantChatPublish(chat, fn);
   grantPutEvents(scope, fn, config);
+  grantOnCallSecrets(scope, fn, config);
   return chat;
 }
 

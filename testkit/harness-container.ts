@@ -77,6 +77,7 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(overrides.emfMetrics ? {} : { metrics }),
       ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
       ...(looks ? { looks: looks } : {}),
+      ...(options.onCallBaseUrls ? { onCallBaseUrls: options.onCallBaseUrls } : {}),
     });
     shared.closers.push(destroy);
     const invoke = (event: HandlerEvent = null, invocation: Invocation = {}) =>

@@ -84,6 +84,8 @@ export interface HarnessOptions {
    * clock by `h.advanceTo` (as the SQS queue does in the cloud). Default: off, it looks only when run.
    */
   readonly withLooks?: boolean;
+  /** Where the paging tools' APIs are (testkit/pagerduty-server.ts), with `pagerDuty` in `settings`. */
+  readonly onCallBaseUrls?: { readonly pagerDuty?: string };
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
