@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
-import { type PagerDutyServer, startPagerDutyServer } from '../testkit/pagerduty-server.js';
+import { PAGERDUTY_ROUTING_KEY } from '../testkit/harness-parts.js';
+import type { PagerDutyServer } from '../testkit/pagerduty-server.js';
 import {
   type Harness,
   type SimTarget,
@@ -16,8 +17,7 @@ import {
   summary,
 } from '../testkit/watchdog-harness.js';
 
-const ROUTING_KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
-const SECRET_ID = 'lease-watchdog/pagerduty-routing-key';
+const ROUTING_KEY = PAGERDUTY_ROUTING_KEY;
 
 /** `action key` of each event PagerDuty took. */
 function taken(pd: PagerDutyServer): string[] {
@@ -29,19 +29,12 @@ describe('lambda e2e: PagerDuty', () => {
   let pd: PagerDutyServer;
   let target: SimTarget;
   before(async () => {
-    pd = await startPagerDutyServer(ROUTING_KEY);
-    h = await startWatchdogHarness({
-      clusters: { prod: { nodes: 4 } },
-      settings: { pagerDuty: { routingKeySecret: SECRET_ID } },
-      onCallBaseUrls: { pagerDuty: pd.url },
-    });
-    h.secrets.put(SECRET_ID, ROUTING_KEY);
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } }, pagerDuty: true });
+    assert.ok(h.pagerDuty);
+    pd = h.pagerDuty;
     target = h.target('prod');
   });
-  after(async () => {
-    await h.close();
-    await pd.close();
-  });
+  after(() => h.close());
 
   const until = async (kind: string, count: number) => {
     for (let i = 0; i < 20 && h.messages(kind).length < count; i++) await h.tick();
