@@ -16,8 +16,10 @@ import {
   documentJsonSchema,
 } from '../lambda/adapters/notify/render/document-schema.js';
 import { composeNotification } from '../lambda/core/grouping.js';
+import { incidentKey } from '../lambda/core/incident-keys.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
 import { chatSection, eventSection } from './chat-and-events.js';
+import { incidentKeySection, pagerDutySection } from './notifications-on-call.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 55, 0);
 
@@ -26,7 +28,9 @@ function micro(ms: number): string {
 }
 
 function node(name: string, spec: Partial<AlertNode>): AlertNode {
+  const since = spec.since ?? T - 60_000;
   return {
+    key: incidentKey('node', 'prod-eu', name, since),
     name,
     zone: 'eu-west-1a',
     instance: 'i-0a1b2c3d4e5f67890',
@@ -105,6 +109,7 @@ export function notificationExamples(): { title: string; notification: Notificat
           zones: [{ zone: 'eu-west-1c', total: 4, silent: 4 }],
           clusterTotal: 12,
           clusterSilent: 4,
+          key: incidentKey('storm', 'prod-eu', '', T),
         },
       }),
     },
@@ -117,6 +122,7 @@ export function notificationExamples(): { title: string; notification: Notificat
           message:
             'cannot list leases in namespace kube-node-lease (403 Forbidden) — grant get/list on leases, see deploy/rbac.yaml',
           since: T - 60_000,
+          key: incidentKey('watchdog', 'prod-eu', '', T - 60_000),
         },
       }),
     },
@@ -142,9 +148,11 @@ export function notificationsMarkdown(): string {
   return [
     ...formatSections(),
     ...attributesSection(),
+    ...incidentKeySection(),
     ...examples.flatMap(exampleSection),
     ...chatSection(first.notification),
     ...eventSection(first.notification),
+    ...pagerDutySection(first.notification),
   ].join('\n');
 }
 

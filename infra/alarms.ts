@@ -64,6 +64,8 @@ export interface WatchdogAlarms {
   readonly abandonedAlarm: cloudwatch.Alarm;
   /** "A notification event was not put on the event bus": one alarm, only with `eventBus`. */
   readonly eventsFailedAlarm?: cloudwatch.Alarm;
+  /** "An on-call event was not delivered to PagerDuty": one alarm, only with `pagerDuty`. */
+  readonly onCallFailedAlarm?: cloudwatch.Alarm;
   /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** "The notification topic has no confirmed subscription": only with an alarm path, notifying it. */
@@ -78,7 +80,10 @@ export interface WatchdogAlarmsProps {
   readonly topic: NotificationTopic;
   /** The second delivery path: every alarm notifies these too. */
   readonly alarmPaths?: readonly NotificationTopic[];
-  readonly config: Pick<DeploymentConfig, 'clusters' | 'scheduleMinutes' | 'eventBus'>;
+  readonly config: Pick<
+    DeploymentConfig,
+    'clusters' | 'scheduleMinutes' | 'eventBus' | 'pagerDuty'
+  >;
   /** Where a cluster's dead-man's switch goes (cluster-stacks.ts); default the given scope. */
   readonly clusterScopes?: ClusterScopes;
 }
@@ -163,6 +168,7 @@ type DeploymentAlarms = Pick<
   | 'recheckDeadLetterAlarm'
   | 'abandonedAlarm'
   | 'eventsFailedAlarm'
+  | 'onCallFailedAlarm'
 >;
 
 /** The function's errors and throttles, undelivered invocations, notifications not delivered. */
@@ -213,11 +219,38 @@ function deploymentAlarms(
     recheckDeadLetterAlarm,
     abandonedAlarm,
   };
-  if (config.eventBus === undefined) return created;
   return {
     ...created,
-    eventsFailedAlarm: alarm('NotificationEventsFailedAlarm', notificationEventsFailed(period)),
+    ...(config.eventBus === undefined
+      ? {}
+      : {
+          eventsFailedAlarm: alarm(
+            'NotificationEventsFailedAlarm',
+            notificationEventsFailed(period),
+          ),
+        }),
+    ...onCallAlarm(alarm, config, period),
   };
+}
+
+/** The metric the function emits when a paging tool did not take an on-call event. */
+export const ON_CALL_EVENTS_FAILED_METRIC: MetricName = 'OnCallEventsFailed';
+
+/**
+ * Alarms when an on-call event (PagerDuty) was not delivered in a schedule period: a failed
+ * attempt (retried by the next checks for an hour) or one given up. Only with `pagerDuty`.
+ */
+function onCallAlarm(
+  alarm: AlarmFactory,
+  config: Pick<DeploymentConfig, 'pagerDuty'>,
+  period: Duration,
+): { onCallFailedAlarm?: cloudwatch.Alarm } {
+  if (config.pagerDuty === undefined) return {};
+  const props = onAnyDatapoint(
+    'lease-watchdog: an on-call event was not delivered to PagerDuty (a 429, a 5xx, the network, an unreadable routing-key secret, or a 400 that is given up at once). The emails went out; the event is retried by the next checks for an hour, then given up. Find the "on-call event not delivered" lines in the function\'s log group: the tool, the incident key, the attempts and the error.',
+    summedForService(ON_CALL_EVENTS_FAILED_METRIC, period),
+  );
+  return { onCallFailedAlarm: alarm('OnCallEventsFailedAlarm', props) };
 }
 
 /**

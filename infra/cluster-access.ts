@@ -178,7 +178,7 @@ function addAccessEntry(
  * The secret's ARNs for IAM. A name matches `<name>-??????` (Secrets Manager appends six random
  * characters); an ARN may be complete or partial, so both it and `<arn>-??????` are listed.
  */
-function secretArns(scope: Construct, secretId: string): string[] {
+export function secretArns(scope: Construct, secretId: string): string[] {
   if (secretId.startsWith('arn:')) {
     const parsed = Arn.split(secretId, ArnFormat.COLON_RESOURCE_NAME);
     if (parsed.service === 'secretsmanager') return [secretId, `${secretId}-??????`];
@@ -199,7 +199,7 @@ function namedSecretArn(scope: Construct, name: string): string {
  * `secretArns` of a token (`secret.secretArn`, `secret.secretName`, a parameter), decided by
  * CloudFormation: an ARN when the value starts with `arn:` (condition `<sid>SecretIdIsArn`).
  */
-function secretArnsAtDeploy(scope: Construct, secretId: string, sid: string): string[] {
+export function secretArnsAtDeploy(scope: Construct, secretId: string, sid: string): string[] {
   const isArn = new CfnCondition(scope, `${sid}SecretIdIsArn`, {
     expression: Fn.conditionEquals(Fn.select(0, Fn.split(':', secretId)), 'arn'),
   });

@@ -36,6 +36,7 @@ import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { grantPutEvents } from './event-bus.js';
+import { grantOnCallSecrets } from './on-call.js';
 import { refuseDeployingPlaceholders } from './placeholder-guard.js';
 import { createRecheckQueue, type RecheckQueue } from './rechecks.js';
 import { createSchedules } from './schedules.js';
@@ -206,6 +207,7 @@ function grantNotifying(
   const machine = createMachineTopic(scope, config);
   if (machine) grantMachinePublish(machine, fn);
   grantPutEvents(scope, fn, config);
+  grantOnCallSecrets(scope, fn, config);
   return { chat, machine };
 }
 

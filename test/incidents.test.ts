@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
+import { incidentKey } from '../lambda/core/incident-keys.js';
 import { alertsForEvaluation, alertsForReadFailure } from '../lambda/core/incidents.js';
 import type { SuppressionCause } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
@@ -327,6 +328,7 @@ describe('incidents: open and resolve', () => {
         renewTime: '2026-11-29T17:58:47.065888Z',
         silentForSeconds: 73,
         since: T0,
+        key: incidentKey('node', 'prod-eu', 'ip-10-0-1-5', T0),
       },
     ]);
     const resolved = second.notification?.resolved[0];
@@ -711,6 +713,7 @@ describe('watchdog', () => {
       failure: 'timeout',
       message: 'no answer in 10 s',
       since: T0,
+      key: incidentKey('watchdog', 'prod-eu', '', T0),
     });
     assert.equal(quiet.notification, null);
     assert.equal(quiet.state.watchdog?.message, 'no answer in 12 s');
@@ -727,6 +730,7 @@ describe('watchdog', () => {
       failure: 'forbidden',
       message: 'leases is forbidden',
       since: T0,
+      key: incidentKey('watchdog', 'prod-eu', '', T0),
     });
     assert.equal(healed.state.watchdog, null);
     assert.deepStrictEqual([first.notification?.firing, first.notification?.resolved], [[], []]);
@@ -889,6 +893,7 @@ describe('watchdog: a failed read pages once confirmed (readFailuresBeforePage)'
       failure: 'tls',
       message: 'self-signed certificate',
       since: T0,
+      key: incidentKey('watchdog', 'prod-eu', '', T0),
     });
     assert.deepStrictEqual(run.states[1]?.watchdog, {
       failure: 'tls',

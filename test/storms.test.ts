@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
+import { incidentKey } from '../lambda/core/incident-keys.js';
 import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import type { NodeGroupSummary, NodeVerdict, Verdict, ZoneSummary } from '../lambda/core/model.js';
 import { detectStorm, type StormPolicy } from '../lambda/core/storms.js';
@@ -693,6 +694,7 @@ describe('storms by node group', () => {
       nodeGroups: [{ nodeGroup: 'gpu', total: 3, silent: 3 }],
       clusterTotal: 12,
       clusterSilent: 3,
+      key: incidentKey('storm', 'prod-eu', '', T0),
     });
     assert.deepStrictEqual(out.state.storm, {
       scope: 'node-group',
@@ -723,6 +725,7 @@ describe('storms', () => {
       zones: [{ zone: 'a', total: 20, silent: 11 }],
       clusterTotal: 40,
       clusterSilent: 11,
+      key: incidentKey('storm', 'prod-eu', '', T0),
     });
     assert.deepStrictEqual(Object.keys(out.state.incidents).sort(), names(a11));
     assert.deepStrictEqual(out.state.storm, { scope: 'zone', zones: ['a'], since: T0 });

@@ -16,6 +16,7 @@ import type { ConnectProxy } from './connect-proxy.js';
 import type { LocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { HostileFront } from './hostile-front.js';
+import type { PagerDutyServer } from './pagerduty-server.js';
 import type { QueuedLooks } from './queued-looks.js';
 import type { RecordingLogger, RecordingMetrics } from './recording-ports.js';
 import type { SecretsServer } from './secrets-server.js';
@@ -86,6 +87,8 @@ export interface HarnessOptions {
    * clock by `h.advanceTo` (as the SQS queue does in the cloud). Default: off, it looks only when run.
    */
   readonly withLooks?: boolean;
+  /** A PagerDuty stand-in (testkit/pagerduty-server.ts, `h.pagerDuty`) and the `pagerDuty` setting. */
+  readonly pagerDuty?: boolean;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -155,6 +158,8 @@ export interface Harness {
   /** The default container's parts. */
   readonly metrics: RecordingMetrics;
   readonly logger: RecordingLogger;
+  /** The PagerDuty stand-in, with the `pagerDuty` option. */
+  readonly pagerDuty?: PagerDutyServer | undefined;
   target(name?: string): SimTarget;
   /** Another container (as a concurrent or later Lambda invocation would get). */
   container(overrides?: ContainerOverrides): Container;

@@ -13,6 +13,7 @@ import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { Closer, HarnessOptions, SimClusterSpec, SimTarget } from './harness-options.js';
 import { startHostileFront } from './hostile-front.js';
+import { type PagerDutyServer, startPagerDutyServer } from './pagerduty-server.js';
 import { closedPort } from './ports.js';
 import { type SecretsServer, startSecretsServer } from './secrets-server.js';
 import { type SnsServer, startSnsServer } from './sns-server.js';
@@ -27,6 +28,21 @@ export interface OutsideWorld {
   readonly settings: WatchdogSettings;
   /** Where the EC2 evidence calls go: the options' endpoint, else a closed port. */
   readonly ec2Endpoint: string;
+  /** The PagerDuty stand-in, with the `pagerDuty` option (its routing key in `secrets`). */
+  readonly pagerDuty?: PagerDutyServer;
+}
+
+/** The routing key the PagerDuty stand-in expects, and the secret that holds it. */
+export const PAGERDUTY_ROUTING_KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
+export const PAGERDUTY_SECRET_ID = 'lease-watchdog/pagerduty-routing-key';
+
+/** The PagerDuty stand-in and its setting, when asked for (its key kept in `secrets`). */
+async function pagerDutyPart(options: HarnessOptions, secrets: SecretsServer, closers: Closer[]) {
+  if (!options.pagerDuty) return { settings: {} };
+  const server = await startPagerDutyServer(PAGERDUTY_ROUTING_KEY);
+  closers.push(() => server.close());
+  secrets.put(PAGERDUTY_SECRET_ID, PAGERDUTY_ROUTING_KEY);
+  return { server, settings: { pagerDuty: { routingKeySecret: PAGERDUTY_SECRET_ID } } };
 }
 
 let tables = 0;
@@ -60,13 +76,16 @@ export async function startOutsideWorld(
     clusterSettings.push({ ...auth, ...spec.settings });
   }
   clusterSettings.push(...(await otherClusters(options, secrets)));
+  const pagerDuty = await pagerDutyPart(options, secrets, closers);
   const settings = parseWatchdogSettings({
     requestTimeoutSeconds: options.requestTimeoutSeconds ?? 2,
+    ...pagerDuty.settings,
     ...options.settings,
     clusters: clusterSettings,
   });
   const ec2Endpoint = options.ec2Endpoint ?? `http://127.0.0.1:${await closedPort()}`;
-  return { secrets, dynamo, sns, tableName, targets, settings, ec2Endpoint };
+  const world = { secrets, dynamo, sns, tableName, targets, settings, ec2Endpoint };
+  return pagerDuty.server ? { ...world, pagerDuty: pagerDuty.server } : world;
 }
 
 /** A simulated cluster behind its HTTPS API server (and a hostile front, a proxy, when asked). */

@@ -70,6 +70,30 @@ function lostPutItem(skip: number): Scenario['run'] {
   };
 }
 
+/**
+ * With a PagerDuty stand-in answering `status` to everything: node a dies (FIRING), recovers
+ * (RESOLVED), PagerDuty answers again 3 checks later; two more checks. Notes what PagerDuty took.
+ */
+function pagerDutyOutage(status: number): Scenario['run'] {
+  return async (ctx) => {
+    const pd = ctx.h.pagerDuty;
+    if (!pd) throw new Error('the scenario needs the pagerDuty harness option');
+    pd.answer(status);
+    ctx.t.sim.stopKubelet(ctx.node('a'));
+    await ticks(ctx, 3);
+    ctx.t.sim.startKubelet(ctx.node('a'));
+    await ticks(ctx, 3);
+    pd.answer(null);
+    await ticks(ctx, 2);
+    const keys = new Set(pd.accepted.map((e) => e.dedup_key));
+    const taken = pd.accepted.map((e) => e.event_action).join(', ');
+    const refused = pd.answers.filter((a) => a === status).length;
+    ctx.note(
+      `PagerDuty: ${refused} answered ${status}, then took ${taken} (${keys.size} dedup_key)`,
+    );
+  };
+}
+
 /** SNS and DynamoDB misbehaving, runs overlapping. */
 export const DELIVERY_FAULTS: readonly Scenario[] = [
   {
@@ -213,6 +237,22 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
         `refused for good (not a PublishError), never in the way of FIRING(a); given up: NotificationsAbandoned = ${abandoned}`,
       );
     },
+  },
+  {
+    name: 'PagerDuty down (5xx)',
+    inject:
+      'pagerDuty set; node a dies and recovers while the Events API answers 500 to everything; it answers again 3 checks after the recovery',
+    truth: ['FIRING(a)', 'RESOLVED(a)'],
+    harness: { pagerDuty: true },
+    run: pagerDutyOutage(500),
+  },
+  {
+    name: 'PagerDuty rate limit (429)',
+    inject:
+      'pagerDuty set; node a dies and recovers while the Events API answers 429 Too many API calls; it answers again 3 checks after the recovery',
+    truth: ['FIRING(a)', 'RESOLVED(a)'],
+    harness: { pagerDuty: true },
+    run: pagerDutyOutage(429),
   },
 ];
 

@@ -77,6 +77,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       tableName: world.tableName,
       metrics: main.metrics,
       logger: main.logger,
+      pagerDuty: world.pagerDuty,
       target(name) {
         const target = name === undefined ? targets.values().next().value : targets.get(name);
         if (!target) throw new Error(`no simulated cluster ${String(name)}`);

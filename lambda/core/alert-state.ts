@@ -24,6 +24,11 @@ export interface Incident extends NodeSnapshot {
   readonly openedAt: number;
   /** When the node was last named in a FIRING, REMINDER, STORM or "stopped flapping" notice. */
   readonly lastNotifiedAt: number;
+  /**
+   * The incident key (incident-keys.ts) when it is not the one `openedAt` gives: an incident that
+   * opened while its node was flapping keeps the key of the flapping episode. Absent otherwise.
+   */
+  readonly key?: string;
 }
 
 /** A node in FLAPPING: one notice sent, per-transition messages held back until it is stable. */
@@ -36,6 +41,11 @@ export interface Flapping {
   readonly node: NodeSnapshot;
   /** How its incident last resolved (silently, while flapping), when it did. */
   readonly resolution?: Resolution;
+  /**
+   * The key of the episode (incident-keys.ts): of the incident open, or just resolved, when the
+   * node started flapping; incidents opened while it flaps take it. Absent in older records.
+   */
+  readonly key?: string;
 }
 
 export interface FlapRecord {

@@ -68,8 +68,9 @@ export function recordTransition(
   now: number,
 ): TransitionOutcome {
   if (record?.flapping !== undefined) {
+    const key = record.flapping.key;
     const flapping: Flapping = withResolution(
-      { since: record.flapping.since, lastTransitionAt: now, node },
+      { since: record.flapping.since, lastTransitionAt: now, node, ...(key ? { key } : {}) },
       resolution ?? record.flapping.resolution,
     );
     return { outcome: 'held', record: { transitions: record.transitions, flapping } };

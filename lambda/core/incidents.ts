@@ -53,6 +53,7 @@ import type { AlertOutcome, AlertPolicy } from './alert-policy.js';
 import type { AlertState, FlapRecord, Incident, StormIncident } from './alert-state.js';
 import { pruneFlapRecord } from './flapping.js';
 import { composeNotification } from './grouping.js';
+import { incidentKey } from './incident-keys.js';
 import type { Evaluation, NodeVerdict } from './model.js';
 import { isSilent } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
@@ -81,9 +82,12 @@ function stormStep(
 ): StormStep {
   const detection = detectStorm(evaluation.zones, policy.storm, evaluation.nodeGroups);
   const change = stormChange(previous, detection, evaluation, now);
+  const opened = (previous ?? change.next)?.since;
+  const key =
+    opened === undefined ? undefined : incidentKey('storm', evaluation.cluster, '', opened);
   return {
     next: change.next,
-    info: change.notice === null ? undefined : change.info,
+    info: change.notice === null ? undefined : { ...change.info, ...(key ? { key } : {}) },
     notifies: change.notice === 'active',
     holds: (node) => isSilent(node.verdict) && inStorm(detection, node),
   };
@@ -158,7 +162,7 @@ function absentNodes(
   }
   for (const name of absent) {
     const memory = records.memoryOf(name);
-    records.apply(name, memory, goneStep(name, undefined, memory));
+    records.apply(name, memory, goneStep(evaluation.cluster, name, undefined, memory));
   }
   for (const name of [...records.removals.keys()]) {
     if (!seen.has(name)) records.removals.delete(name);
@@ -185,7 +189,7 @@ export function alertsForEvaluation(
 ): AlertOutcome {
   const storm = stormStep(evaluation, state.storm, policy, now);
   const records = new CheckRecords(state);
-  const check = { policy, now, stormNotifies: storm.notifies };
+  const check = { cluster: evaluation.cluster, policy, now, stormNotifies: storm.notifies };
   const seen = new Set<string>();
   for (const node of evaluation.nodes) {
     seen.add(node.name);
@@ -203,6 +207,7 @@ export function alertsForEvaluation(
           failure: state.watchdog.failure,
           message: state.watchdog.message,
           since: state.watchdog.since,
+          key: incidentKey('watchdog', evaluation.cluster, '', state.watchdog.since),
         };
   const notification = composeNotification({
     cluster: evaluation.cluster,

@@ -59,6 +59,7 @@ import { type AlertPolicy, reminderDue } from './alert-policy.js';
 import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state.js';
 import { formatAge } from './duration.js';
 import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
+import { incidentKey, nodeIncidentKey } from './incident-keys.js';
 import { isAlerting, isSilent, type NodeFacts, type NodeVerdict } from './model.js';
 import { type AlertNode, isSilencing, type Resolution } from './notification.js';
 import { isRemovalCause, removalPhrase } from './suppression.js';
@@ -84,6 +85,8 @@ export interface NodeStep extends NodeMemory {
 
 /** What one check knows that is the same for every node. */
 export interface CheckContext {
+  /** The cluster's name: part of every incident key (incident-keys.ts). */
+  readonly cluster: string;
   readonly policy: AlertPolicy;
   readonly now: number;
   /** A storm starts or spreads in this check: its STORM notification lists every storm node. */
@@ -100,6 +103,8 @@ interface IncidentChange {
   readonly resolution: Resolution | undefined;
   /** When the incident (open, or just resolved) opened. */
   readonly since: number | undefined;
+  /** The key of the incident (open, or just resolved). */
+  readonly key: string | undefined;
 }
 
 /** How the incident of a node with this (non-alerting, non-invalid) verdict ends. */
@@ -148,6 +153,7 @@ function alertNode(
   node: NodeVerdict,
   since: number | undefined,
   resolution: Resolution | undefined,
+  key: string | undefined,
 ): AlertNode {
   return {
     name: node.name,
@@ -160,11 +166,17 @@ function alertNode(
     silentForSeconds: node.silentForSeconds,
     ...(since === undefined ? {} : { since }),
     ...(resolution === undefined ? {} : { resolution }),
+    ...(key === undefined ? {} : { key }),
   };
 }
 
 /** A node absent from the evaluation, as last remembered. */
-function goneNode(name: string, last: NodeSnapshot, since: number | undefined): AlertNode {
+function goneNode(
+  name: string,
+  last: NodeSnapshot,
+  since: number | undefined,
+  key: string | undefined,
+): AlertNode {
   return {
     name,
     zone: last.zone,
@@ -176,6 +188,7 @@ function goneNode(name: string, last: NodeSnapshot, since: number | undefined): 
     silentForSeconds: null,
     ...(since === undefined ? {} : { since }),
     resolution: 'node-deleted',
+    ...(key === undefined ? {} : { key }),
   };
 }
 
@@ -192,6 +205,7 @@ function entry(list: NodeEntry['list'], node: AlertNode): NodeEntry {
  * `node`): its incident resolves and it is released from flapping, at once; nothing is kept.
  */
 export function goneStep(
+  cluster: string,
   name: string,
   node: NodeVerdict | undefined,
   memory: NodeMemory,
@@ -200,32 +214,45 @@ export function goneStep(
   const forgotten = { incident: undefined, flap: undefined };
   if (incident === undefined && flap?.flapping === undefined) return { ...forgotten, entry: null };
   const since = incident?.openedAt;
+  const key =
+    incident === undefined ? flap?.flapping?.key : nodeIncidentKey(cluster, name, incident);
   if (node !== undefined) {
-    return { ...forgotten, entry: entry('resolved', alertNode(node, since, 'node-deleted')) };
+    return { ...forgotten, entry: entry('resolved', alertNode(node, since, 'node-deleted', key)) };
   }
   const last = incident ?? flap?.flapping?.node;
   if (last === undefined) return { ...forgotten, entry: null };
-  return { ...forgotten, entry: entry('resolved', goneNode(name, last, since)) };
+  return { ...forgotten, entry: entry('resolved', goneNode(name, last, since, key)) };
 }
 
 function incidentChange(
   node: NodeVerdict,
   incident: Incident | undefined,
-  now: number,
+  check: CheckContext,
 ): IncidentChange {
+  const { cluster, now } = check;
+  const key = incident === undefined ? undefined : nodeIncidentKey(cluster, node.name, incident);
   if (isAlerting(node.verdict)) {
     if (incident === undefined) {
       const opened = { ...snapshotOf(node), openedAt: now, lastNotifiedAt: now };
-      return { incident: opened, transition: 'open', resolution: undefined, since: now };
+      const newKey = incidentKey('node', cluster, node.name, now);
+      return {
+        incident: opened,
+        transition: 'open',
+        resolution: undefined,
+        since: now,
+        key: newKey,
+      };
     }
     const updated = sameSnapshot(incident, node) ? incident : { ...incident, ...snapshotOf(node) };
-    return { incident: updated, transition: null, resolution: undefined, since: incident.openedAt };
+    const since = incident.openedAt;
+    return { incident: updated, transition: null, resolution: undefined, since, key };
   }
   if (node.verdict !== 'invalid' && node.verdict !== 'suspect' && incident !== undefined) {
     const resolution = resolutionOf(node);
-    return { incident: undefined, transition: 'resolve', resolution, since: incident.openedAt };
+    const since = incident.openedAt;
+    return { incident: undefined, transition: 'resolve', resolution, since, key };
   }
-  return { incident, transition: null, resolution: undefined, since: incident?.openedAt };
+  return { incident, transition: null, resolution: undefined, since: incident?.openedAt, key };
 }
 
 /** Since when `node` has been suppressed by an expected removal and silent; undefined if it is not. */
@@ -261,7 +288,7 @@ export function nodeStep(
   memory: NodeMemory,
   check: CheckContext,
 ): NodeStep {
-  if (node.verdict === 'orphaned-lease') return goneStep(node.name, node, memory);
+  if (node.verdict === 'orphaned-lease') return goneStep(check.cluster, node.name, node, memory);
   const removal = removalSince(node, memory.removal, check.now);
   const step = verdictStep(stuckRemoval(node, removal, check), stormNode, memory, check);
   return removal === undefined ? step : { ...step, removal };
@@ -281,7 +308,7 @@ function verdictStep(
     // clock minutes behind looks like a dead node). The next check, on our own clock, decides.
     return { incident: undefined, flap, entry: null };
   }
-  const change = incidentChange(node, memory.incident, now);
+  const change = incidentChange(node, memory.incident, check);
   // A silence taking an incident over is not a recovery: not a flap (its end does not page FLAPPING).
   const counts = change.transition !== null && !isSilencing(change.resolution);
   if (counts && flapDetectionOn(policy.flapping)) {
@@ -294,21 +321,39 @@ function verdictStep(
       now,
     );
     if (counted.outcome === 'started') {
-      const flapping = alertNode(node, change.since, change.resolution);
+      const flapping = alertNode(node, change.since, change.resolution, change.key);
       return {
         incident: change.incident,
-        flap: counted.record,
+        flap: episodeKeyed(counted.record, change.key),
         entry: entry('flapping', flapping),
       };
     }
-    if (counted.outcome === 'held')
-      return { incident: change.incident, flap: counted.record, entry: null };
+    if (counted.outcome === 'held') {
+      const episode = counted.record.flapping?.key;
+      return { incident: inheritKey(change, episode), flap: counted.record, entry: null };
+    }
     return plainStep(node, stormNode, change, counted.record, check);
   }
   if (change.transition === null && flap?.flapping !== undefined) {
     return flappingStep(node, change, flap, flap.flapping, check);
   }
   return plainStep(node, stormNode, change, flap, check);
+}
+
+/** The flap record of an episode that starts now, holding the key of its incident. */
+function episodeKeyed(record: FlapRecord, key: string | undefined): FlapRecord {
+  const flapping = record.flapping;
+  if (flapping === undefined || key === undefined) return record;
+  return { ...record, flapping: { ...flapping, key } };
+}
+
+/** An incident that opens while its node flaps takes the episode's key. */
+function inheritKey(change: IncidentChange, episode: string | undefined): Incident | undefined {
+  const incident = change.incident;
+  if (change.transition !== 'open' || incident === undefined || episode === undefined) {
+    return incident;
+  }
+  return { ...incident, key: episode };
 }
 
 /** A flapping node without a transition: released once stable, silent until then. */
@@ -325,7 +370,7 @@ function flappingStep(
     return { incident, flap, entry: null };
   }
   if (incident !== undefined) {
-    const firing = alertNode(node, since, undefined);
+    const firing = alertNode(node, since, undefined, change.key);
     return {
       incident: notified(incident, check.now),
       flap: undefined,
@@ -333,7 +378,8 @@ function flappingStep(
     };
   }
   const ended = resolutionOf(node) ?? flapping.resolution ?? 'recovered';
-  return { incident, flap: undefined, entry: entry('resolved', alertNode(node, undefined, ended)) };
+  const released = alertNode(node, undefined, ended, flapping.key);
+  return { incident, flap: undefined, entry: entry('resolved', released) };
 }
 
 /** Plain transitions, storms and reminders. */
@@ -344,13 +390,13 @@ function plainStep(
   flap: FlapRecord | undefined,
   check: CheckContext,
 ): NodeStep {
-  const { incident, transition, resolution, since } = change;
+  const { incident, transition, resolution, since, key } = change;
   const quiet = { incident, flap, entry: null };
   if (transition === 'resolve') {
-    return { ...quiet, entry: entry('resolved', alertNode(node, since, resolution)) };
+    return { ...quiet, entry: entry('resolved', alertNode(node, since, resolution, key)) };
   }
   if (incident === undefined) return quiet;
-  const firing = entry('firing', alertNode(node, since, undefined));
+  const firing = entry('firing', alertNode(node, since, undefined, key));
   if (transition === 'open') {
     return !stormNode || check.stormNotifies ? { ...quiet, entry: firing } : quiet;
   }
@@ -358,7 +404,7 @@ function plainStep(
     return { incident: notified(incident, check.now), flap, entry: firing };
   }
   if (reminderDue(incident.lastNotifiedAt, check.policy, check.now)) {
-    const reminder = entry('reminders', alertNode(node, since, undefined));
+    const reminder = entry('reminders', alertNode(node, since, undefined, key));
     return { incident: notified(incident, check.now), flap, entry: reminder };
   }
   return quiet;

@@ -70,6 +70,8 @@ export interface AlertNode extends NodeFacts {
   readonly since?: number | undefined;
   /** For resolved nodes: how the incident ended. */
   readonly resolution?: Resolution | undefined;
+  /** The incident's key (incident-keys.ts): the same on its FIRING, REMINDERs, FLAPPING, RESOLVED. */
+  readonly key?: string | undefined;
 }
 
 export interface StormInfo {
@@ -90,6 +92,8 @@ export interface StormInfo {
   readonly clusterTotal: number;
   /** Silent nodes in the cluster (notifications stored before it was named so: `clusterAlerting`). */
   readonly clusterSilent: number;
+  /** The storm's incident key (incident-keys.ts), from its start to its end. */
+  readonly key?: string | undefined;
 }
 
 export interface WatchdogInfo {
@@ -99,6 +103,8 @@ export interface WatchdogInfo {
   readonly message: string;
   /** Watchdog clock (epoch ms) at which reads started failing. */
   readonly since: number;
+  /** The watchdog incident's key (incident-keys.ts), from its page to its resolution. */
+  readonly key?: string | undefined;
 }
 
 /**

@@ -28,6 +28,7 @@
 import { type AlertOutcome, type AlertPolicy, reminderDue } from './alert-policy.js';
 import type { AlertState, DegradedChecks, WatchdogIncident } from './alert-state.js';
 import { composeNotification, notificationId } from './grouping.js';
+import { incidentKey } from './incident-keys.js';
 import type { ClusterReadFailure } from './model.js';
 import type { NoticeInfo, Notification } from './notification.js';
 
@@ -64,10 +65,14 @@ export function alertsForReadFailure(
         resolved: [],
         reminders: [],
         flapping: [],
-        watchdog: { state: 'failing', failure, message, since },
+        watchdog: { state: 'failing', failure, message, since, key: watchdogKey(cluster, since) },
       })
     : null;
   return { notification, state: next };
+}
+
+function watchdogKey(cluster: string, since: number): string {
+  return incidentKey('watchdog', cluster, '', since);
 }
 
 function sameRecord(previous: WatchdogIncident | null, next: WatchdogIncident): boolean {

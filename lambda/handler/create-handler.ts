@@ -36,6 +36,8 @@ import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
 import { WithMachineCopy } from '../adapters/notify/delivery/machine-notifier.js';
 import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
+import { PagerDutySender } from '../adapters/on-call/pagerduty-sender.js';
+import { SecretKey } from '../adapters/on-call/secret-key.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
@@ -45,6 +47,7 @@ import type {
   Looks,
   MetricsRecorder,
   Notifier,
+  OnCallSender,
   StructuredLogger,
 } from '../ports/index.js';
 import { PATTERNS, type RuntimeConfig } from '../settings/index.js';
@@ -98,6 +101,11 @@ export interface HandlerParts {
   readonly evidenceBudgetMs?: number;
   /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
   readonly looks?: Looks;
+  /**
+   * Tests only: where the paging tools' APIs are (testkit/pagerduty-server.ts). The Lambda's
+   * entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts are fixed.
+   */
+  readonly onCallBaseUrls?: { readonly pagerDuty?: string } | undefined;
 }
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */
@@ -212,7 +220,23 @@ function createInvocationRunner(
     clock,
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
     looks: parts.looks ?? sqsLooks(config, clients, clock),
+    onCall: onCallSenders(config, parts, clock),
   });
+}
+
+/** The paging tools of the settings, each reading its key from Secrets Manager once per TTL. */
+function onCallSenders(config: RuntimeConfig, parts: HandlerParts, clock: () => number) {
+  const senders: OnCallSender[] = [];
+  const pagerDuty = config.settings.pagerDuty;
+  if (pagerDuty !== undefined) {
+    senders.push(
+      new PagerDutySender({
+        routingKey: new SecretKey(parts.clients.secrets, pagerDuty.routingKeySecret, clock),
+        baseUrl: parts.onCallBaseUrls?.pagerDuty,
+      }),
+    );
+  }
+  return senders;
 }
 
 /**

@@ -8,6 +8,7 @@ export * from './cluster-reader.js';
 export * from './evidence.js';
 export * from './looks.js';
 export * from './notifier.js';
+export * from './on-call.js';
 export * from './silence-store.js';
 export * from './state-store.js';
 export * from './telemetry.js';

@@ -3,6 +3,7 @@ import type { AlertState } from '../core/alert-state.js';
 import { EMPTY_ALERT_STATE } from '../core/alert-state.js';
 import type { Observations } from '../core/model.js';
 import type { MissedFiring, Notification } from '../core/notification.js';
+import type { PendingOnCall } from './on-call.js';
 
 /** Everything the watchdog carries from one check of a cluster to the next. */
 export interface ClusterState {
@@ -30,6 +31,11 @@ export interface ClusterState {
    * incidents are still open): what outbox-publishing.ts adds to it as `missedFiring`.
    */
   readonly givenUp?: MissedFiring | null | undefined;
+  /**
+   * The on-call outbox: events for PagerDuty or Opsgenie that the notifications the topic accepted
+   * made, not yet taken by the tool (use-cases/on-call-delivery.ts). Absent: none.
+   */
+  readonly onCall?: readonly PendingOnCall[] | undefined;
 }
 
 export interface OutboxLock {

@@ -21,7 +21,9 @@ export type MetricName =
   /** 1 for a check that ran degraded (Nodes unreadable, leases read), 0 for a complete one. */
   | 'DegradedChecks'
   /** Notifications the topic accepted whose EventBridge event (`eventBus`) could not be put. */
-  | 'NotificationEventsFailed';
+  | 'NotificationEventsFailed'
+  /** On-call events (PagerDuty, Opsgenie) a tool did not take: each failed attempt, each given up. */
+  | 'OnCallEventsFailed';
 
 /** The verdicts `NodesAlerting` is emitted for (dimension `verdict`), one value each per check. */
 export const NODES_ALERTING_VERDICTS = [

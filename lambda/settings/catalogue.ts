@@ -7,7 +7,7 @@
  * Declaration order is the order of the README's tables.
  */
 import * as z from 'zod';
-import { clusterList, clusterSchema } from './clusters.js';
+import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
 import {
@@ -326,6 +326,19 @@ export const eventBus = setting({
   }),
 });
 
+/** A paging tool's key stays in Secrets Manager: the setting names the secret, never the key. */
+export const pagerDuty = setting({
+  key: 'pagerDuty',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{"routingKeySecret":"<secret name or ARN>"}`: also send PagerDuty Events API v2 events (trigger when an incident opens, resolve when it ends, the incident key as `dedup_key`) once the topic accepted the notification; the secret holds the routing key of an Events API v2 integration and the stack grants reading exactly it; failures are retried by the next checks for an hour and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: strictObject(
+    { routingKeySecret: secretId() },
+    'PagerDuty: {"routingKeySecret": "<secret name or ARN>"}',
+  ),
+});
+
 /** What the function receives: the clusters and how to judge them. */
 export const watchdogSettingsShape = {
   clusters: clusterList(clusterSchema),
@@ -341,4 +354,5 @@ export const watchdogSettingsShape = {
   chatNotifications: chatNotifications.optional(),
   machineTopic: machineTopic.optional(),
   eventBus: eventBus.optional(),
+  pagerDuty: pagerDuty.optional(),
 };

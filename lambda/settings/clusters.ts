@@ -26,7 +26,8 @@ export const deployedClusters = setting({
   schema: z.lazy(() => clusterList(deployedClusterSchema)),
 });
 
-function secretId() {
+/** A Secrets Manager secret name or ARN (the secret, never its value, is a setting). */
+export function secretId() {
   return text({
     hint: 'the Secrets Manager secret name or ARN',
     check: (value) =>

@@ -55,6 +55,7 @@ import {
   type StoredState,
 } from '../ports/index.js';
 import { withEvidence } from './alert-evidence.js';
+import { type OnCallDeps, sendOnCall, withPublished } from './on-call-delivery.js';
 import { type Delivery, publishOutbox } from './outbox-publishing.js';
 
 // Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
@@ -89,6 +90,8 @@ export interface CycleDeps {
    * that what a read cut short decides (its WATCHDOG) is still saved and published in time.
    */
   readonly readSignal?: AbortSignal | undefined;
+  /** The paging tools that get on-call events (on-call-delivery.ts); none when absent. */
+  readonly onCall?: OnCallDeps | undefined;
 }
 
 /**
@@ -140,7 +143,9 @@ export async function runCheckCycle(
   const outbox =
     decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
-  const publishing = outbox.length > 0 && !signal?.aborted;
+  // On-call events still waiting are sent again by every check, with or without a notification.
+  const waiting = deps.onCall !== undefined && (stored.state.onCall?.length ?? 0) > 0;
+  const publishing = (outbox.length > 0 || waiting) && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
     alerts: decided.alerts,
@@ -149,6 +154,7 @@ export async function runCheckCycle(
     // What publishing carries from check to check, kept by a check that publishes nothing.
     refusedSince: stored.state.refusedSince,
     givenUp: stored.state.givenUp ?? null,
+    ...(stored.state.onCall?.length ? { onCall: stored.state.onCall } : {}),
   };
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed)) {
     // Nothing this look saw must outlive it: the next look or check sees it again.
@@ -320,6 +326,15 @@ async function publishAndRecord(
     clock: deps.clock,
     isOpen,
   });
+  // Then the paging tools, for what the topic accepted: never before it, never in its way.
+  const onCall = deps.onCall
+    ? await sendOnCall(
+        cluster,
+        withPublished(cluster, claimed.onCall ?? [], delivery.published, deps.onCall),
+        deps.onCall,
+        signal,
+      )
+    : [];
   // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
   // publishing: a lost record would send those notifications again. It gets its own budget,
   // which the caller's deadline leaves free, and is awaited before the run returns.
@@ -331,6 +346,7 @@ async function publishAndRecord(
       refusedSince: delivery.refusedSince,
       givenUp: delivery.givenUp,
       lock: null,
+      onCall,
     },
     version,
     AbortSignal.timeout(RECORD_BUDGET_MS),

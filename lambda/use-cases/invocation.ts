@@ -20,6 +20,7 @@ import type {
   Looks,
   MetricsRecorder,
   Notifier,
+  OnCallSender,
   SilenceStore,
   StateStore,
   StructuredLogger,
@@ -54,6 +55,8 @@ export interface InvocationDeps {
    * between scheduled runs (ROUTINE_LOOKS_MS). None: it looks only when invoked.
    */
   readonly looks?: Looks | undefined;
+  /** The paging tools (PagerDuty, Opsgenie) that get on-call events; none when empty or absent. */
+  readonly onCall?: readonly OnCallSender[] | undefined;
 }
 
 export interface InvocationEvent {
@@ -316,6 +319,9 @@ export class InvocationRunner {
         silences: this.deps.silences,
         look,
         readSignal,
+        ...(this.deps.onCall?.length
+          ? { onCall: { senders: this.deps.onCall, clock, logger, metrics } }
+          : {}),
       },
       signal,
     );

@@ -40,6 +40,7 @@ export const FOR_SERVICE_METRICS: ReadonlySet<MetricName> = new Set([
   'ClusterReadFailures',
   'NotificationsFailed',
   'NotificationEventsFailed',
+  'OnCallEventsFailed',
 ]);
 
 export function powertoolsMetrics(metrics: Metrics): MetricsRecorder {

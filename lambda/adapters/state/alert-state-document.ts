@@ -78,7 +78,10 @@ const SNAPSHOT: Record<keyof NodeSnapshot, Check> = {
 };
 
 const ALERTS = fields({
-  incidents: byNode(fields({ ...SNAPSHOT, openedAt: time, lastNotifiedAt: time })),
+  // `key`: written since incident keys; older records have none (core/incident-keys.ts derives it).
+  incidents: byNode(
+    fields({ ...SNAPSHOT, openedAt: time, lastNotifiedAt: time, key: optional(text) }),
+  ),
   flaps: byNode(
     fields({
       transitions: list(time),
@@ -88,6 +91,7 @@ const ALERTS = fields({
           lastTransitionAt: time,
           node: fields(SNAPSHOT),
           resolution: optional(text),
+          key: optional(text),
         }),
       ),
     }),

@@ -10,7 +10,7 @@
 
 import type { Observation } from '../../core/model.js';
 import type { MissedFiring, Notification } from '../../core/notification.js';
-import type { ClusterState, OutboxLock } from '../../ports/index.js';
+import type { ClusterState, OutboxLock, PendingOnCall } from '../../ports/index.js';
 import { readAlertState } from './alert-state-document.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
@@ -41,6 +41,8 @@ export interface StateDocument {
   readonly refusedSince?: Readonly<Record<string, number>>;
   /** FIRINGs given up unsent, not yet named by a published notification; absent: none. */
   readonly givenUp?: MissedFiring | null;
+  /** The on-call outbox (PagerDuty, Opsgenie events not taken yet); absent: empty. */
+  readonly onCall?: readonly PendingOnCall[];
 }
 
 export function toStateDocument(state: ClusterState): StateDocument {
@@ -84,6 +86,7 @@ export function toStateDocument(state: ClusterState): StateDocument {
     lock: state.lock ?? null,
     refusedSince: outboxRefusals(state),
     ...(state.givenUp ? { givenUp: state.givenUp } : {}),
+    ...(state.onCall?.length ? { onCall: state.onCall } : {}),
   };
 }
 
@@ -113,6 +116,7 @@ export function fromStateDocument(value: unknown): ClusterState {
   const lock = readLock(value.lock ?? null);
   const refusedSince = readRefusals(value.refusedSince ?? {});
   const givenUp = readGivenUp(value.givenUp ?? null);
+  const onCall = readOnCall(value.onCall ?? []);
   // Shaped by the alert lifecycle, which wrote them; checked, so that a malformed record resets.
   const alerts = readAlertState(value.alerts);
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
@@ -123,7 +127,28 @@ export function fromStateDocument(value: unknown): ClusterState {
     lock,
     refusedSince,
     ...(givenUp ? { givenUp } : {}),
+    ...(onCall.length > 0 ? { onCall } : {}),
   };
+}
+
+/** The on-call outbox: entries with a tool, a count, and an event with its action and key. */
+function readOnCall(value: unknown): PendingOnCall[] {
+  const ok =
+    Array.isArray(value) &&
+    value.every(
+      (p) =>
+        isRecord(p) &&
+        typeof p.tool === 'string' &&
+        Number.isSafeInteger(p.attempts) &&
+        isRecord(p.event) &&
+        (p.event.action === 'trigger' || p.event.action === 'resolve') &&
+        typeof p.event.key === 'string' &&
+        typeof p.event.summary === 'string' &&
+        typeof p.event.source === 'string' &&
+        isRecord(p.event.details),
+    );
+  if (!ok) throw new Error('onCall must be a list of { tool, attempts, event }');
+  return value as PendingOnCall[];
 }
 
 /** The observations, column by column: the three every document has, then the optional ones. */

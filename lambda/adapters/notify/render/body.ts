@@ -19,6 +19,7 @@ import {
 } from './advice.js';
 import { evidenceLines } from './evidence-lines.js';
 import { bodyText, fmt, LABEL_WIDTH, labelled, plural, utc, WIDTH } from './format.js';
+import { incidentLines } from './incident-lines.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
 import { headline } from './subject.js';
@@ -78,7 +79,7 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
-  tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`);
+  tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`, ...incidentLines(n));
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }

@@ -167,6 +167,18 @@ function firstDistinct(
   return [...seen];
 }
 
+/**
+ * The incident keys (core/incident-keys.ts) of the notification, for `additionalContext`: the
+ * watchdog's or the storm's, then the first CHAT_MAX_NODES nodes', space-separated. Absent when none.
+ */
+function incidentContext(n: Notification): { incidentKeys?: string } {
+  const keys = [n.watchdog?.key, n.storm?.key];
+  const listed = [n.firing, n.flapping, n.reminders, n.resolved];
+  keys.push(...firstDistinct(listed, (x) => x.key, CHAT_MAX_NODES));
+  const clean = keys.filter((k): k is string => Boolean(k)).map((k) => asciiText(k).slice(0, 64));
+  return clean.length === 0 ? {} : { incidentKeys: clean.join(' ') };
+}
+
 /** The custom notification of `n`. */
 export function renderChatNotification(
   n: Notification,
@@ -210,6 +222,7 @@ export function renderChatNotification(
         kind: n.kind,
         severity: n.severity,
         notificationId: bodyText(n.id, 200),
+        ...incidentContext(n),
       },
     },
   };

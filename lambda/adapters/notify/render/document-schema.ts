@@ -28,6 +28,11 @@ const time = z.iso
   .datetime()
   .meta({ description: 'UTC, RFC 3339 with milliseconds: 2026-11-29T17:55:00.000Z' });
 const nullableText = (description: string) => z.string().nullable().meta({ description });
+/** An incident key (lambda/core/incident-keys.ts): `lw-<kind>-<24 hex digits>`. */
+const incidentKeyField = z
+  .string()
+  .regex(/^lw-(node|watchdog|storm)-[0-9a-f]{24}$/)
+  .meta({ description: 'lw-node-, lw-watchdog- or lw-storm- and 24 hex digits' });
 
 export const documentNode = z
   .object({
@@ -56,6 +61,10 @@ export const documentNode = z
     resolution: nullableText(
       'for resolved nodes, how the incident ended: recovered, cordoned, deleting, autoscaler-removal, karpenter-disruption, excluded, silenced, maintenance, node-deleted',
     ),
+    incidentKey: incidentKeyField.optional().meta({
+      description:
+        "the node's incident key: the same on its firing, reminder, flapping and resolved entries, new for each incident (absent on notifications made before keys)",
+    }),
   })
   .meta({ description: 'one node the notification is about' });
 
@@ -125,6 +134,9 @@ export const notificationDocument = z
           .meta({ description: 'the node groups that crossed the threshold (empty when none)' }),
         clusterTotal: z.int().min(0),
         clusterSilent: z.int().min(0).meta({ description: 'silent nodes in the whole cluster' }),
+        incidentKey: incidentKeyField
+          .optional()
+          .meta({ description: "the storm's incident key, the same from its start to its end" }),
       })
       .optional()
       .meta({ description: 'present when a storm starts, spreads or ends in this check' }),
@@ -137,6 +149,9 @@ export const notificationDocument = z
         }),
         message: z.string().meta({ description: "the reader's one-line message (no secrets)" }),
         since: time.meta({ description: 'when reads started failing' }),
+        incidentKey: incidentKeyField.optional().meta({
+          description: "the watchdog incident's key, the same on its failing and resolved notices",
+        }),
       })
       .optional()
       .meta({ description: 'present when the watchdog cannot read the cluster, or can again' }),

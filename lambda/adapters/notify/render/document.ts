@@ -64,6 +64,7 @@ function documentNode(x: AlertNode, change: Change): DocumentNode {
     since: isoTime(x.since),
     reason: bodyText(x.reason, 500),
     resolution: optionalText(x.resolution, 40),
+    ...(x.key ? { incidentKey: bodyText(x.key, 64) } : {}),
   };
 }
 
@@ -178,6 +179,7 @@ function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']>
     })),
     clusterTotal: storm.clusterTotal,
     clusterSilent: clusterSilentIn(storm),
+    ...(storm.key ? { incidentKey: bodyText(storm.key, 64) } : {}),
   };
 }
 
@@ -202,6 +204,7 @@ function watchdogPart(watchdog: WatchdogInfo): NonNullable<NotificationDocument[
     failure: bodyText(watchdog.failure, 40) || 'unknown',
     message: bodyText(watchdog.message, 1000),
     since: isoTime(watchdog.since) ?? new Date(0).toISOString(),
+    ...(watchdog.key ? { incidentKey: bodyText(watchdog.key, 64) } : {}),
   };
 }
 

@@ -1,0 +1,126 @@
+/**
+ * The on-call sections of docs/NOTIFICATIONS.md (docs/notifications.ts renders the file): the
+ * incident key that ties the notifications of one incident together, and PagerDuty.
+ */
+import { pagerDutyBody } from '../lambda/adapters/on-call/pagerduty-sender.js';
+import type { Notification } from '../lambda/core/notification.js';
+import { onCallEvents } from '../lambda/core/on-call-events.js';
+import {
+  ON_CALL_BUDGET_MS,
+  ON_CALL_GIVE_UP_MS,
+  ON_CALL_OUTBOX_MAX,
+} from '../lambda/use-cases/on-call-delivery.js';
+
+/** Incident keys: what they are made of, where they appear, what stays the same. */
+export function incidentKeySection(): string[] {
+  return [
+    '## Incident keys: one incident, one key',
+    '',
+    'Every incident has a key, and every notification of it carries that key: the FIRING, each',
+    'REMINDER, a FLAPPING notice and the RESOLVED of a node; the failing and resolved WATCHDOG of a',
+    'cluster the watchdog cannot read; the start, spread and end of a STORM. An on-call tool pairs',
+    'them with it (PagerDuty `dedup_key`, Opsgenie `alias`, a ticket id) and resolves on its own.',
+    '',
+    '| incident | key made from | form |',
+    '| --- | --- | --- |',
+    '| a node | cluster, node name, when its incident opened | `lw-node-` and 24 hex digits |',
+    '| the watchdog cannot read the cluster | cluster, when reads started failing | `lw-watchdog-` and 24 hex digits |',
+    '| a storm | cluster, when the storm started | `lw-storm-` and 24 hex digits |',
+    '',
+    'The hex digits are the first 96 bits of a SHA-256 over those parts (`lambda/core/incident-keys.ts`):',
+    'at most 36 ASCII characters, safe in a URL, a header and a file name, deterministic (every',
+    'container, every retry, and state written before keys existed give the same key), and',
+    'without the cluster or node name in clear. When the node fails again after its RESOLVED, that',
+    'is a new incident with a new key. A node that flaps keeps one key for the episode: the key of',
+    'the incident open (or just resolved) when it started flapping, to the FIRING or RESOLVED that',
+    'releases it.',
+    '',
+    'Where it is:',
+    '',
+    '- the document (and the EventBridge detail, which is the document): `nodes[].incidentKey`,',
+    '  `watchdog.incidentKey`, `storm.incidentKey`;',
+    '- the email: one line per node at the foot, `incident lw-node-…  <node>` (twenty at most,',
+    '  then a count);',
+    '- the chat notification: `metadata.additionalContext.incidentKeys`, space-separated (the',
+    "  watchdog's or storm's first, then the first ten nodes').",
+    '',
+    'The notification `id` is something else: the id of one message (its deduplication id), new',
+    'for every check that says something.',
+    '',
+  ];
+}
+
+const PD_SEND = 'https://developer.pagerduty.com/docs/send-alert-event';
+const PD_OPENAPI =
+  'https://github.com/PagerDuty/api-schema/blob/main/reference/events-v2/openapiv3.json';
+
+/** PagerDuty: what is sent when, the promises and the pages they rest on, and why from the function. */
+export function pagerDutySection(firing: Notification): string[] {
+  const [event] = onCallEvents(firing);
+  const body = event ? { routing_key: '<from the secret>', ...pagerDutyBody(event) } : {};
+  return [
+    '## PagerDuty',
+    '',
+    'With `"pagerDuty": {"routingKeySecret": "<secret name or ARN>"}` in the deployment file, the',
+    'function sends PagerDuty an Events API v2 event for every incident that opens or ends: a',
+    '`trigger` for a node in a FIRING (or a FLAPPING notice), for a paging WATCHDOG and for a STORM',
+    'that starts or spreads; a `resolve` for a RESOLVED node, a resolved WATCHDOG and a storm that',
+    'ended. The incident key is the `dedup_key`, so the resolve closes the alert the trigger',
+    'opened. A REMINDER sends nothing (the alert is still open in PagerDuty), nor does a NOTICE.',
+    'At most 50 node events per notification: a storm is one storm alert and its first nodes.',
+    '',
+    '1. In PagerDuty, add an **Events API v2** integration to the service and copy its',
+    '   integration key (the routing key).',
+    '2. Keep it in Secrets Manager as a plain string: `aws secretsmanager create-secret --name',
+    '   lease-watchdog/pagerduty --secret-string <routing key>`.',
+    '3. Name the secret in the deployment file and deploy: the stack grants the function',
+    '   `secretsmanager:GetSecretValue` on exactly that secret. The key is never in the',
+    '   template, the settings, the state or a log line; the function reads it at run time and',
+    '   keeps it for 5 minutes per container (a rotated key is picked up within 5 minutes).',
+    '',
+    `What PagerDuty documents, and the function relies on ([Send an Alert Event](${PD_SEND}); the`,
+    `Events API v2 [OpenAPI description](${PD_OPENAPI})):`,
+    '',
+    '| promise | how it is kept |',
+    '| --- | --- |',
+    '| `POST https://events.pagerduty.com/v2/enqueue`, JSON, `routing_key`, `event_action` `trigger` or `resolve` | one request per event |',
+    '| `dedup_key` "identifies the alert to trigger, acknowledge, or resolve", at most 255 characters | the incident key, 36 characters at most |',
+    '| a trigger needs `payload.summary` (at most 1,024 characters), `payload.source`, `payload.severity` (`critical`, `error`, `warning`, `info`) | summary cut to 1,024 characters (control and invisible characters removed); source: the node, or the cluster; severity: `critical` for FIRING, WATCHDOG, STORM, `warning` for FLAPPING |',
+    '| 202: accepted; 400: "Check that the JSON is valid", do not retry; 429 "Too many API calls at a time" and 5xx: "retry after some time"; a networking error: retry | 202 leaves the outbox; 400 is given up at once; 429, 5xx, network errors and timeouts are retried by the next checks |',
+    '',
+    'A FIRING as PagerDuty receives it (the first node of the first example above):',
+    '',
+    '```json',
+    JSON.stringify(body, null, 2),
+    '```',
+    '',
+    '### Delivery: after SNS, never in its way',
+    '',
+    'The function sends the events of a notification only once the notification topic accepted',
+    `it, after the publish, within ${ON_CALL_BUDGET_MS / 1000} s per run and the invocation's own deadline (each request`,
+    'at most 3 s). The email never waits for PagerDuty, and a PagerDuty outage never fails or',
+    'delays a publish. Events PagerDuty did not take (429, 5xx, the network, a timeout, the',
+    "secret unreadable) wait in the cluster's state (the on-call outbox: attempts counted, at most",
+    `${ON_CALL_OUTBOX_MAX} events, the oldest given up first) and are sent again by every following check,`,
+    'oldest first; a resolve never overtakes the trigger of its incident. An event still failing',
+    `${ON_CALL_GIVE_UP_MS / 60_000} minutes after its first attempt is given up. Every failed attempt and every event`,
+    'given up is logged (`on-call event not delivered`: the tool, the incident key, the attempts,',
+    'the error) and counted in the metric `OnCallEventsFailed`, which the alarm',
+    '`OnCallEventsFailedAlarm` watches. A retried trigger is harmless: "If there is already an',
+    "open incident with a matching key, this event will be appended to that incident's alert",
+    'log" ([PagerDuty, Event Management](https://support.pagerduty.com/docs/event-management)).',
+    '',
+    'Why from the function, and not EventBridge API destinations (a rule on the `eventBus` events',
+    'above, with an input transformer building the PagerDuty body): API destinations bring managed',
+    'retries (up to 24 hours) and a dead-letter queue',
+    '([EventBridge: retry policy and dead-letter queues](https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html)),',
+    'but one notification event lists many',
+    'nodes, and an input transformer cannot turn one event into one PagerDuty event per node; it',
+    'needs a connection that holds the routing key as an API-key or basic secret of its own; and',
+    'none of it can run here, so no test could show that a trigger and its resolve carry one key.',
+    'From the function, the same code that decides the incidents makes the events, under the',
+    'tests, with its retries visible in the state and its failures in one metric. Rules on the',
+    '`eventBus` events remain for any other HTTP API.',
+    '',
+  ];
+}

@@ -1,0 +1,99 @@
+/**
+ * PagerDuty Events API v2: one alert event per on-call event, `POST /v2/enqueue` with the routing
+ * key from Secrets Manager (secret-key.ts) and the incident key as `dedup_key`, so that the
+ * resolve closes the alert the trigger opened.
+ * https://developer.pagerduty.com/docs/send-alert-event and the API's OpenAPI description
+ * (github.com/PagerDuty/api-schema, reference/events-v2/openapiv3.json):
+ * - `routing_key`, `event_action` (trigger, acknowledge, resolve) and, for a trigger, `payload`
+ *   with `summary` (at most 1,024 characters), `source`, `severity` (critical, error, warning,
+ *   info), optional `timestamp`, `component`, `group`, `class`, `custom_details`; `dedup_key` at
+ *   most 255 characters.
+ * - 202: accepted. 400: the event is wrong, do not retry. 429 and 5xx (and network errors): retry
+ *   after some time.
+ * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS and ends on the caller's signal.
+ */
+import type { OnCallEvent } from '../../core/on-call-events.js';
+import { OnCallSendError, type OnCallSender } from '../../ports/index.js';
+import { bodyText } from '../notify/render/format.js';
+import type { SecretKey } from './secret-key.js';
+
+export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
+export const PAGERDUTY_SUMMARY_MAX_CHARS = 1024;
+/** How long one request to a paging tool may take. */
+export const ON_CALL_REQUEST_TIMEOUT_MS = 3_000;
+
+export interface PagerDutyOptions {
+  readonly routingKey: SecretKey;
+  /** Tests only (testkit/pagerduty-server.ts): the createHandler part, never a setting. */
+  readonly baseUrl?: string | undefined;
+}
+
+/** The Events API v2 body of `event` (the routing key added by the sender). */
+export function pagerDutyBody(event: OnCallEvent): Record<string, unknown> {
+  const common = { event_action: event.action, dedup_key: event.key };
+  if (event.action === 'resolve') return common;
+  return {
+    ...common,
+    client: 'lease-watchdog',
+    payload: {
+      summary: bodyText(event.summary, PAGERDUTY_SUMMARY_MAX_CHARS),
+      source: bodyText(event.source, 255) || event.cluster,
+      severity: event.severity,
+      timestamp: new Date(event.at).toISOString(),
+      component: 'kubelet lease',
+      group: bodyText(event.cluster, 255),
+      custom_details: Object.fromEntries(
+        Object.entries(event.details).map(([k, v]) => [k, bodyText(v, 1000)]),
+      ),
+    },
+  };
+}
+
+export class PagerDutySender implements OnCallSender {
+  readonly tool = 'pagerduty' as const;
+
+  constructor(private readonly options: PagerDutyOptions) {}
+
+  async send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
+    const limited = AbortSignal.any([signal, AbortSignal.timeout(ON_CALL_REQUEST_TIMEOUT_MS)]);
+    const routingKey = await this.options.routingKey.value(limited);
+    const url = `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`;
+    const body = JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) });
+    await postJson(url, body, {}, limited, 'PagerDuty');
+  }
+}
+
+/**
+ * POSTs a JSON body; resolves on a 2xx, throws OnCallSendError otherwise: 429 and 5xx and the
+ * network are retryable, other answers are not. Neither the body nor the headers (they hold the
+ * key) reach the error.
+ */
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+  tool: string,
+): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body,
+      signal,
+      redirect: 'error',
+    });
+  } catch (error) {
+    const name = signal.aborted ? 'timeout' : error instanceof Error ? error.name : 'error';
+    throw new OnCallSendError(`${tool} not reached (${name})`, true);
+  }
+  const answer = bodyText(await response.text().catch(() => ''), 200);
+  if (response.ok) return;
+  const retryable = response.status === 429 || response.status >= 500;
+  throw new OnCallSendError(
+    `${tool} answered ${response.status}${answer ? `: ${answer}` : ''}`,
+    retryable,
+    response.status,
+  );
+}

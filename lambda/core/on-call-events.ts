@@ -1,0 +1,114 @@
+/**
+ * On-call events: what a notification means to a paging tool (PagerDuty, Opsgenie), one event per
+ * incident it opens or ends, keyed by the incident key (incident-keys.ts). Pure.
+ *
+ * - A node that fires (or flaps) triggers its incident; a resolved node resolves it. A REMINDER
+ *   sends nothing: the tool's incident is still open, and paging it again is the tool's business.
+ * - The watchdog's incident triggers when it pages (`failing`) and resolves when reads work again;
+ *   a storm triggers when it starts or spreads and resolves when it ends.
+ * - A NOTICE is not an incident: nothing.
+ * - At most ON_CALL_NODE_EVENTS node events per notification (most urgent first): a storm of
+ *   thousands of nodes is one storm event and the first nodes, not thousands of pages (and a
+ *   tool's rate limit spent at once). A resolve of a key the tool never saw is harmless.
+ */
+import type { AlertNode, Notification, Severity } from './notification.js';
+
+/** The most node events one notification makes. */
+export const ON_CALL_NODE_EVENTS = 50;
+
+export interface OnCallEvent {
+  readonly action: 'trigger' | 'resolve';
+  /** The incident key: PagerDuty's `dedup_key`, Opsgenie's `alias`. */
+  readonly key: string;
+  readonly cluster: string;
+  /** The node, or the cluster for the watchdog's and a storm's incidents. */
+  readonly source: string;
+  readonly severity: Severity;
+  /** One line, as read (renderers sanitise and bound it). */
+  readonly summary: string;
+  /** The check that made it (watchdog clock, epoch ms). */
+  readonly at: number;
+  /** A few facts for the tool's details, as read. */
+  readonly details: Readonly<Record<string, string>>;
+}
+
+function nodeEvent(
+  n: Notification,
+  x: AlertNode,
+  action: OnCallEvent['action'],
+  severity: Severity,
+): OnCallEvent | null {
+  if (!x.key) return null;
+  const what = action === 'resolve' ? `resolved (${x.resolution ?? 'recovered'})` : x.verdict;
+  const details: Record<string, string> = { verdict: x.verdict, reason: x.reason };
+  if (x.zone) details.zone = x.zone;
+  if (x.instance) details.instance = x.instance;
+  if (x.nodeGroup) details.nodeGroup = x.nodeGroup;
+  return {
+    action,
+    key: x.key,
+    cluster: n.cluster,
+    source: x.name,
+    severity,
+    summary: `[${n.cluster}] node ${x.name} ${what}: ${x.reason}`,
+    at: n.at,
+    details,
+  };
+}
+
+/** The watchdog's and the storm's events of `n`. */
+function clusterEvents(n: Notification): OnCallEvent[] {
+  const events: OnCallEvent[] = [];
+  const base = { cluster: n.cluster, source: n.cluster, at: n.at };
+  const w = n.watchdog;
+  if (w?.key) {
+    const failing = w.state === 'failing';
+    events.push({
+      ...base,
+      action: failing ? 'trigger' : 'resolve',
+      key: w.key,
+      severity: failing ? 'critical' : 'info',
+      summary: failing
+        ? `[${n.cluster}] the watchdog cannot read the cluster (${w.failure}): ${w.message}`
+        : `[${n.cluster}] the watchdog can read the cluster again`,
+      details: { failure: w.failure, message: w.message },
+    });
+  }
+  const s = n.storm;
+  if (s?.key) {
+    const active = (s.state ?? 'active') === 'active';
+    events.push({
+      ...base,
+      action: active ? 'trigger' : 'resolve',
+      key: s.key,
+      severity: active ? 'critical' : 'info',
+      summary: active
+        ? `[${n.cluster}] storm: ${s.clusterSilent} of ${s.clusterTotal} nodes silent (${s.scope})`
+        : `[${n.cluster}] the storm is over`,
+      details: { scope: s.scope, zones: s.zones.map((z) => z.zone).join(' ') },
+    });
+  }
+  return events;
+}
+
+/** The events `n` makes, watchdog and storm first, then nodes (firing, flapping, resolved). */
+export function onCallEvents(n: Notification): OnCallEvent[] {
+  if (n.kind === 'NOTICE') return [];
+  const lists: [readonly AlertNode[], OnCallEvent['action'], Severity][] = [
+    [n.firing, 'trigger', 'critical'],
+    [n.flapping, 'trigger', 'warning'],
+    [n.resolved, 'resolve', 'info'],
+  ];
+  const events = clusterEvents(n);
+  let nodes = 0;
+  for (const [list, action, severity] of lists) {
+    for (const x of list) {
+      if (nodes >= ON_CALL_NODE_EVENTS) return events;
+      const event = nodeEvent(n, x, action, severity);
+      if (event === null) continue;
+      events.push(event);
+      nodes++;
+    }
+  }
+  return events;
+}

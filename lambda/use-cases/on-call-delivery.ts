@@ -1,0 +1,131 @@
+/**
+ * Delivering on-call events (core/on-call-events.ts) to the paging tools, after the topic accepted
+ * the notifications they come from: never before, never in SNS's way.
+ *
+ * - The events of the notifications accepted in this run join the on-call outbox (saved in the
+ *   cluster's state with the delivery record), one entry per tool, oldest first.
+ * - The outbox is sent oldest first within ON_CALL_BUDGET_MS and the run's deadline. An event the
+ *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
+ *   timeout, the secret unreadable) stays, its `attempts` counted, and is sent again by the next
+ *   checks; the later events of the same incident and tool wait behind it, so a resolve never
+ *   overtakes its trigger.
+ * - Given up, and dropped: an event the tool refused for good (400), one still failing
+ *   ON_CALL_GIVE_UP_MS after its first attempt, and the oldest beyond ON_CALL_OUTBOX_MAX.
+ * - Every failed attempt and every event given up is logged (`on-call event not delivered`, with
+ *   the tool, the incident key, the error: never the routing or API key) and counted in the metric
+ *   `OnCallEventsFailed`.
+ */
+import type { Notification } from '../core/notification.js';
+import { onCallEvents } from '../core/on-call-events.js';
+import {
+  type MetricsRecorder,
+  OnCallSendError,
+  type OnCallSender,
+  type PendingOnCall,
+  type StructuredLogger,
+} from '../ports/index.js';
+
+/** How long sending the on-call outbox may take in one run, at most. */
+export const ON_CALL_BUDGET_MS = 4_000;
+/** An event still failing this long after its first attempt is given up. */
+export const ON_CALL_GIVE_UP_MS = 60 * 60_000;
+/** The most events the on-call outbox keeps (the oldest are given up first). */
+export const ON_CALL_OUTBOX_MAX = 500;
+
+export interface OnCallDeps {
+  readonly senders: readonly OnCallSender[];
+  readonly clock: () => number;
+  readonly logger?: StructuredLogger | undefined;
+  readonly metrics?: Pick<MetricsRecorder, 'record'> | undefined;
+}
+
+/** The outbox with the events of `published` added, for every tool (capped, oldest dropped). */
+export function withPublished(
+  cluster: string,
+  outbox: readonly PendingOnCall[],
+  published: readonly Notification[],
+  deps: OnCallDeps,
+): PendingOnCall[] {
+  const fresh = published.flatMap(onCallEvents);
+  const added = deps.senders.flatMap((s) =>
+    fresh.map((event) => ({ tool: s.tool, event, attempts: 0 })),
+  );
+  const all = [...outbox, ...added];
+  const over = all.length - ON_CALL_OUTBOX_MAX;
+  for (const dropped of all.slice(0, Math.max(0, over))) {
+    failed(cluster, dropped, 'given up: the on-call outbox is full', deps, true);
+  }
+  return over > 0 ? all.slice(over) : all;
+}
+
+/** Sends the outbox oldest first; returns what is left to send on the next checks. */
+export async function sendOnCall(
+  cluster: string,
+  outbox: readonly PendingOnCall[],
+  deps: OnCallDeps,
+  signal: AbortSignal | undefined,
+): Promise<PendingOnCall[]> {
+  if (outbox.length === 0) return [];
+  const budget = AbortSignal.timeout(ON_CALL_BUDGET_MS);
+  const limit = signal ? AbortSignal.any([signal, budget]) : budget;
+  const senders = new Map(deps.senders.map((s) => [s.tool, s]));
+  const waiting = new Set<string>();
+  const left: PendingOnCall[] = [];
+  for (const pending of outbox) {
+    const lane = `${pending.tool} ${pending.event.key}`;
+    const sender = senders.get(pending.tool);
+    if (sender === undefined) continue; // the tool was switched off: nothing to send it to
+    if (limit.aborted || waiting.has(lane)) {
+      left.push(pending);
+      continue;
+    }
+    const kept = await attempt(cluster, pending, sender, deps, limit);
+    if (kept !== null) {
+      left.push(kept);
+      waiting.add(lane);
+    }
+  }
+  return left;
+}
+
+/** One attempt: null when it is done with (taken, or given up), else the entry to keep. */
+async function attempt(
+  cluster: string,
+  pending: PendingOnCall,
+  sender: OnCallSender,
+  deps: OnCallDeps,
+  signal: AbortSignal,
+): Promise<PendingOnCall | null> {
+  const now = deps.clock();
+  try {
+    await sender.send(pending.event, signal);
+    return null;
+  } catch (error) {
+    const retryable = !(error instanceof OnCallSendError) || error.retryable;
+    const message = error instanceof Error ? error.message : String(error);
+    const firstTriedAt = pending.firstTriedAt ?? now;
+    const expired = now - firstTriedAt >= ON_CALL_GIVE_UP_MS;
+    const kept = { ...pending, attempts: pending.attempts + 1, firstTriedAt };
+    failed(cluster, kept, message, deps, !retryable || expired);
+    return !retryable || expired ? null : kept;
+  }
+}
+
+function failed(
+  cluster: string,
+  pending: PendingOnCall,
+  error: string,
+  deps: OnCallDeps,
+  givenUp: boolean,
+): void {
+  deps.metrics?.record(cluster, 'OnCallEventsFailed', 1, 'Count');
+  deps.logger?.warn('on-call event not delivered', {
+    cluster,
+    tool: pending.tool,
+    action: pending.event.action,
+    incidentKey: pending.event.key,
+    attempts: pending.attempts,
+    givenUp,
+    error,
+  });
+}
