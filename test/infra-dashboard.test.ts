@@ -15,6 +15,7 @@ import type { WatchdogAlarms } from '../infra/alarms.js';
 import { ALARMS_PER_WIDGET, createDashboard } from '../infra/dashboard.js';
 import { buildStack, type LeaseWatchdogStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
 import { captureEmf, type EmfCapture } from '../testkit/emf-capture.js';
 import { type Harness, SCHEDULE_MS, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
@@ -282,6 +283,14 @@ describe('the dashboard reads what the handler writes (EMF lines of real checks)
     await container.invoke();
     h.clock.advance(SCHEDULE_MS);
     await container.invoke();
+    // Another goes down, and its FIRING is refused for good on every check until it is given
+    // up (NotificationsAbandoned is written only then).
+    h.target('prod').sim.stopKubelet(h.target('prod').nodes[1] as string);
+    for (let i = 0; i <= GIVE_UP_AFTER_MS / SCHEDULE_MS; i++) {
+      h.sns.failNext(1, 'invalid-parameter');
+      h.clock.advance(SCHEDULE_MS);
+      await container.invoke();
+    }
     container.destroy();
     logged = container.logger.entries;
 
