@@ -35,6 +35,7 @@ import { bindCheckMetrics, createAlarms } from './alarms.js';
 import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
+import { type DurationProps, fileSettingsOf, namingProps } from './duration-props.js';
 import { grantPutEvents } from './event-bus.js';
 import { grantOnCallSecrets } from './on-call.js';
 import { refuseDeployingPlaceholders } from './placeholder-guard.js';
@@ -47,6 +48,7 @@ import {
   grantMachinePublish,
 } from './side-topics.js';
 import { StateTable } from './state-table.js';
+import type { SwitchProps } from './switch-props.js';
 import { NotificationTopic } from './topic.js';
 import {
   createWatchdogFunction,
@@ -74,7 +76,10 @@ export {
  * them. Names and ARNs may be tokens (`topic.topicArn`, `secret.secretArn`, a parameter): they
  * are checked where CloudFormation resolves them; everything known at synth is checked at synth.
  */
-export interface LeaseWatchdogProps extends Omit<LeaseWatchdogConfig, 'vpc'> {
+export interface LeaseWatchdogProps
+  extends Omit<LeaseWatchdogConfig, 'vpc'>,
+    DurationProps,
+    SwitchProps {
   /**
    * Publish to this existing topic instead of creating one (like `existingTopicArn`; give one
    * or the other). `emails` are subscribed to it. The function may publish to it (and use its
@@ -124,18 +129,17 @@ export class LeaseWatchdog extends Construct {
   readonly chatTopic?: sns.ITopic;
   /** The topic of the document with its message attributes (`machineTopic`); undefined without it. */
   readonly machineTopic?: sns.ITopic;
-  /** Every cluster's checks, nodes, notifications and dead-man's switch, and the alarms (dashboard.ts). */
-  readonly dashboard: cloudwatch.Dashboard;
+  /** Every cluster's checks, nodes, notifications and dead-man's switch, and the alarms (dashboard.ts); undefined with `dashboard: false`. */
+  readonly dashboard?: cloudwatch.Dashboard;
+  /** The function's name, for `aws lambda invoke` (a `CfnOutput` of your stack). */
+  readonly functionName: string;
+  /** The function's log group, for `aws logs tail` (a `CfnOutput` of your stack). */
+  readonly logGroupName: string;
 
   constructor(scope: Construct, id: string, props: LeaseWatchdogProps) {
     super(scope, id);
-    const { entry, topic: givenTopic, vpc, vpcSubnets, securityGroups, ...configInput } = props;
-    checkObjects(props);
-    const config = parseDeploymentConfig(
-      givenTopic === undefined
-        ? configInput
-        : { ...configInput, existingTopicArn: givenTopic.topicArn },
-    );
+    const { entry, topic: givenTopic, vpc, vpcSubnets, securityGroups } = props;
+    const config = configOf(props);
     this.config = config;
     refuseDeployingPlaceholders(this, config);
 
@@ -145,7 +149,10 @@ export class LeaseWatchdog extends Construct {
     });
     this.topic = topic.topic;
     this.topicKey = topic.key;
-    const state = new StateTable(this);
+    const state = new StateTable(this, {
+      removalPolicy: props.tableRemovalPolicy,
+      deletionProtection: props.tableDeletionProtection,
+    });
     this.table = state.table;
 
     const watchdog = createWatchdogFunction(
@@ -157,6 +164,8 @@ export class LeaseWatchdog extends Construct {
     this.function = watchdog.function;
     this.role = watchdog.role;
     this.logGroup = watchdog.logGroup;
+    this.functionName = watchdog.function.functionName;
+    this.logGroupName = watchdog.logGroup.logGroupName;
     const sides = grantNotifying(this, watchdog.function, topic, config);
     if (sides.chat) this.chatTopic = sides.chat.topic;
     if (sides.machine) this.machineTopic = sides.machine.topic;
@@ -186,8 +195,23 @@ export class LeaseWatchdog extends Construct {
     this.recheckDeadLetterAlarm = alarms.recheckDeadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
-    this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });
+    if (props.dashboard !== false) {
+      this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });
+    }
   }
+}
+
+/** The validated configuration of the props: Durations in the file's units, a given topic as its ARN. */
+function configOf(props: LeaseWatchdogProps): DeploymentConfig {
+  checkObjects(props);
+  const { entry, topic, vpc, vpcSubnets, securityGroups, ...rest } = props;
+  const { tableRemovalPolicy, tableDeletionProtection, dashboard, ...configInput } = rest;
+  const { settings, converted } = fileSettingsOf(configInput);
+  return namingProps(converted, () =>
+    parseDeploymentConfig(
+      topic === undefined ? settings : { ...settings, existingTopicArn: topic.topicArn },
+    ),
+  );
 }
 
 /**

@@ -30,9 +30,9 @@ export class LeaseWatchdogStack extends Stack {
     new CfnOutput(this, 'FunctionName', {
       description:
         'aws lambda invoke --function-name <this> --payload \'{"cluster":"<name>"}\' --cli-binary-format raw-in-base64-out out.json',
-      value: this.watchdog.function.functionName,
+      value: this.watchdog.functionName,
     });
-    new CfnOutput(this, 'LogGroupName', { value: this.watchdog.logGroup.logGroupName });
+    new CfnOutput(this, 'LogGroupName', { value: this.watchdog.logGroupName });
     new CfnOutput(this, 'FunctionRoleArn', {
       description:
         'The IAM role clusters must map to the Kubernetes group lease-watchdog; the role a cluster in another account gives as auth.roleArn must trust it',
@@ -51,11 +51,13 @@ export class LeaseWatchdogStack extends Stack {
     }
     new CfnOutput(this, 'StateTableName', { value: this.watchdog.table.tableName });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.watchdog.deadLetterQueue.queueUrl });
-    new CfnOutput(this, 'DashboardName', {
-      description:
-        'The CloudWatch dashboard of every cluster and of the alarms (CloudWatch, Dashboards)',
-      value: this.watchdog.dashboard.dashboardName,
-    });
+    if (this.watchdog.dashboard) {
+      new CfnOutput(this, 'DashboardName', {
+        description:
+          'The CloudWatch dashboard of every cluster and of the alarms (CloudWatch, Dashboards)',
+        value: this.watchdog.dashboard.dashboardName,
+      });
+    }
   }
 }
 

@@ -23,11 +23,17 @@ export const STATE_TABLE_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
+/** What a platform team may choose about the table (LeaseWatchdogProps says the defaults). */
+export interface StateTableOptions {
+  readonly removalPolicy?: RemovalPolicy | undefined;
+  readonly deletionProtection?: boolean | undefined;
+}
+
 /** Creates its table in the given scope (construct id `StateTable`). */
 export class StateTable {
   readonly table: dynamodb.Table;
 
-  constructor(scope: Construct) {
+  constructor(scope: Construct, options: StateTableOptions = {}) {
     this.table = new dynamodb.Table(scope, 'StateTable', {
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
@@ -39,9 +45,9 @@ export class StateTable {
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       // The state holds open incidents and the outbox of notifications not yet accepted by SNS:
       // losing it loses alerts. Deleting the table takes two deliberate steps (turn protection
-      // off, then delete), and deleting the stack keeps it.
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      // off, then delete), and deleting the stack keeps it, unless the props say otherwise.
+      deletionProtection: options.deletionProtection ?? true,
+      removalPolicy: options.removalPolicy ?? RemovalPolicy.RETAIN,
     });
   }
 

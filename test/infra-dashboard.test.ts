@@ -200,7 +200,7 @@ describe('the dashboard', () => {
   test('is exposed by the construct and named by a stack output', () => {
     const outputs = s.template.findOutputs('DashboardName');
     assert.deepEqual(Object.values(outputs)[0]?.Value, {
-      Ref: s.stack.getLogicalId(s.stack.watchdog.dashboard.node.defaultChild as never),
+      Ref: s.stack.getLogicalId(s.stack.watchdog.dashboard?.node.defaultChild as never),
     });
   });
 

@@ -1,49 +1,29 @@
 /**
- * The construct as a library: a separate CDK app, written in TypeScript like a user's, imports
- * `lease-watchdog/infra` from the packed and installed package (compiled JavaScript, its props
- * types, the handler bundle it ships), gives it its own SNS topic and VPC, and synthesizes with
- * cdk-nag's AwsSolutions pack: no finding, no second topic, the function in the given VPC.
+ * The construct as a library: a separate CDK app, the README's example as a user copies it,
+ * imports `lease-watchdog/infra` from the packed and installed package (compiled JavaScript, its
+ * props types, the handler bundle it ships), gives it its own SNS topic and VPC and times as
+ * `Duration`s, outputs the names the Deploy step needs, and synthesizes with cdk-nag's
+ * AwsSolutions pack: no finding, no second topic, the function in the given VPC.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { linkInstalled, packAndInstall, ROOT, run } from '../testkit/packed-package.js';
 
-/** The README's example (section "Use the construct in your own CDK app"), as a user writes it. */
-const USER_APP = `
-import { App, Stack, Validations } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { LeaseWatchdog, type LeaseWatchdogProps } from 'lease-watchdog/infra';
-
-const app = new App({ outdir: process.argv[2] });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-const stack = new Stack(app, 'Platform', { env: { account: '123456789012', region: 'eu-west-1' } });
-
-const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: { all: {} } });
-const topic = new sns.Topic(stack, 'Alerts', {
-  masterKey: new kms.Key(stack, 'AlertsKey', { enableKeyRotation: true }),
-  enforceSSL: true,
-});
-// The watchdog's own alarms publish to the topic too.
-topic.grantPublish(new iam.ServicePrincipal('cloudwatch.amazonaws.com'));
-
-const props: LeaseWatchdogProps = {
-  clusters: [{ name: 'prod-eu', auth: { mode: 'eks' } }],
-  topic,
-  vpc,
-  vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
-};
-new LeaseWatchdog(stack, 'NodeWatchdog', props);
-app.synth();
-`;
+/**
+ * The README's example (section "In your own CDK app"), as a user writes it: the ts block after
+ * the comment that names this file, so the README shows what this test builds.
+ */
+function readmeApp(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /<!-- test\/infra-package\.test\.ts [^>]*-->\n```ts\n([\s\S]*?)\n```/.exec(readme);
+  assert.ok(block?.[1], "README.md has the construct's example app");
+  return `${block[1]}\n`;
+}
 
 const TSCONFIG = {
   compilerOptions: {
@@ -65,6 +45,7 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
   let app: string;
   let synth: ReturnType<typeof spawnSync>;
   let resources: Resources;
+  let outputs: Record<string, { Value: unknown }>;
   const idOf = (type: string, prefix: string): string => {
     const ids = Object.keys(resources).filter(
       (id) => resources[id]?.Type === type && id.startsWith(prefix),
@@ -78,18 +59,25 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
     app = await packAndInstall(dir, { esm: true });
     // The user's own CDK app already has these.
     await linkInstalled(app, ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']);
-    await writeFile(join(app, 'user-app.ts'), USER_APP);
+    await writeFile(join(app, 'user-app.ts'), readmeApp());
     await writeFile(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', app], { timeout: 300_000 });
-    synth = spawnSync(process.execPath, [join(app, 'out', 'user-app.js'), join(app, 'cdk.out')], {
+    // `cdk synth` tells the app where to write the same way (CDK_OUTDIR).
+    synth = spawnSync(process.execPath, [join(app, 'out', 'user-app.js')], {
       cwd: app,
       encoding: 'utf8',
       timeout: 300_000,
+      env: { ...process.env, CDK_OUTDIR: join(app, 'cdk.out') },
     });
     const template = join(app, 'cdk.out', 'Platform.template.json');
-    resources = existsSync(template)
-      ? (JSON.parse(readFileSync(template, 'utf8')) as { Resources: Resources }).Resources
-      : {};
+    const synthesized = existsSync(template)
+      ? (JSON.parse(readFileSync(template, 'utf8')) as {
+          Resources: Resources;
+          Outputs?: typeof outputs;
+        })
+      : { Resources: {} };
+    resources = synthesized.Resources;
+    outputs = synthesized.Outputs ?? {};
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -102,7 +90,13 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
 
   it('installs no TypeScript sources and no esbuild: the function is the bundle the package ships', () => {
     const installed = join(app, 'node_modules', 'lease-watchdog');
-    assert.ok(!existsSync(join(installed, 'infra')), 'no infra/*.ts');
+    // infra/ holds the example configuration and its schema (the package ships them), no sources.
+    const infra = existsSync(join(installed, 'infra')) ? readdirSync(join(installed, 'infra')) : [];
+    assert.deepEqual(
+      infra.filter((file) => file.endsWith('.ts')),
+      [],
+      'no infra/*.ts',
+    );
     assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'no esbuild');
     const fn = resources[idOf('AWS::Lambda::Function', 'NodeWatchdogFunction')]?.Properties;
     assert.equal(fn?.Handler, 'index.handler');
@@ -174,5 +168,25 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
     const group = idOf('AWS::EC2::SecurityGroup', 'NodeWatchdogFunctionSecurityGroup');
     assert.deepEqual(fn?.VpcConfig.SecurityGroupIds, [{ 'Fn::GetAtt': [group, 'GroupId'] }]);
     assert.deepEqual(resources[group]?.Properties.VpcId, { Ref: vpc });
+  });
+
+  it('takes times as Durations and outputs the names the Deploy step needs', () => {
+    const fn = resources[idOf('AWS::Lambda::Function', 'NodeWatchdogFunction')]?.Properties;
+    const settings = JSON.parse(fn?.Environment.Variables.LEASE_WATCHDOG_SETTINGS) as {
+      gracePeriodSeconds: number;
+      reminderIntervalSeconds: number;
+    };
+    assert.equal(settings.gracePeriodSeconds, 50);
+    assert.equal(settings.reminderIntervalSeconds, 7_200, 'Duration.hours(2)');
+    const logGroup = idOf('AWS::Logs::LogGroup', 'NodeWatchdogLogGroup');
+    assert.equal(resources[logGroup]?.Properties.RetentionInDays, 90, 'Duration.days(90)');
+    assert.deepEqual(outputs.FunctionName?.Value, {
+      Ref: idOf('AWS::Lambda::Function', 'NodeWatchdogFunction'),
+    });
+    assert.deepEqual(outputs.LogGroupName?.Value, { Ref: logGroup });
+    const role = idOf('AWS::IAM::Role', 'NodeWatchdogFunctionRole');
+    assert.deepEqual(outputs.FunctionRoleArn?.Value, { 'Fn::GetAtt': [role, 'Arn'] });
+    const entry = resources[idOf('AWS::EKS::AccessEntry', 'NodeWatchdogAccessEntry')]?.Properties;
+    assert.deepEqual(entry?.KubernetesGroups, ['lease-watchdog'], 'accessEntry: true, as shown');
   });
 });
