@@ -195,7 +195,7 @@ export class LeaseWatchdog extends Construct {
     this.recheckDeadLetterAlarm = alarms.recheckDeadLetterAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
-    if (props.dashboard !== false) {
+    if (config.dashboard === true) {
       this.dashboard = createDashboard(this, { alarms, config, logGroup: watchdog.logGroup });
     }
   }
@@ -205,7 +205,7 @@ export class LeaseWatchdog extends Construct {
 function configOf(props: LeaseWatchdogProps): DeploymentConfig {
   checkObjects(props);
   const { entry, topic, vpc, vpcSubnets, securityGroups, ...rest } = props;
-  const { tableRemovalPolicy, tableDeletionProtection, dashboard, ...configInput } = rest;
+  const { tableRemovalPolicy, tableDeletionProtection, ...configInput } = rest;
   const { settings, converted } = fileSettingsOf(configInput);
   return namingProps(converted, () =>
     parseDeploymentConfig(

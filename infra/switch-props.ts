@@ -1,7 +1,7 @@
 /**
  * The construct's switches that have no place in the deployment file: what becomes of the state
- * table when the stack goes, and whether the dashboard is made. Their defaults are what the stack
- * deploys from a file.
+ * table when the stack goes. Their defaults are what the stack deploys from a file. (The
+ * dashboard is the file's `dashboard` setting, a prop like every setting.)
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
 
@@ -22,11 +22,4 @@ export interface SwitchProps {
    * @default true
    */
   readonly tableDeletionProtection?: boolean;
-  /**
-   * Make the CloudWatch dashboard (every cluster's checks, nodes, notifications and dead-man's
-   * switch, and the alarms). `false` makes none; the alarms and metrics stay.
-   *
-   * @default true
-   */
-  readonly dashboard?: boolean;
 }

@@ -656,7 +656,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, emails, existingTopicArn, alarmEmails, alarmTopicArn, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

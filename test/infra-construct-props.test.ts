@@ -56,7 +56,6 @@ describe('LeaseWatchdog with every prop a platform team sets', () => {
     logRetention: Duration.days(14),
     tableRemovalPolicy: RemovalPolicy.DESTROY,
     tableDeletionProtection: false,
-    dashboard: false,
     reservedConcurrency: 7,
   });
   const template = Template.fromStack(stack);
@@ -89,7 +88,7 @@ describe('LeaseWatchdog with every prop a platform team sets', () => {
     });
   });
 
-  test('no dashboard, the reserved concurrency given, no access entry', () => {
+  test('no dashboard by default, the reserved concurrency given, no access entry', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
     assert.equal(watchdog.dashboard, undefined);
     template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 7 });

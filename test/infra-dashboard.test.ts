@@ -51,6 +51,7 @@ function synth(clusters: object[], extra: object = {}): Synth {
       emails: ['oncall@example.com'],
       account: '123456789012',
       region: REGION,
+      dashboard: true,
       ...extra,
     }),
   );

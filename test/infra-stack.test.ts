@@ -112,7 +112,7 @@ let unplaced: Synth;
 
 describe('the stack', () => {
   before(() => {
-    main = synth({ ...base, clusters: [eks, token, kubeconfig] });
+    main = synth({ ...base, clusters: [eks, token, kubeconfig], dashboard: true });
     fn = main.id(main.stack.watchdog.function);
     role = main.id(main.stack.watchdog.role);
     topic = main.id(main.stack.watchdog.topic);

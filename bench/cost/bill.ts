@@ -144,12 +144,18 @@ const EXTRAS: readonly Extra[] = [
     setting: '`alarmEmails` (a second path for the alarms)',
     config: { alarmEmails: ['ops@acme.io'] },
   },
+  { setting: '`dashboard: true`', config: { dashboard: true } },
   { setting: '`chatNotifications: {}`', config: { chatNotifications: {} } },
   { setting: '`machineTopic: true`', config: { machineTopic: true } },
   {
     setting: '`eventBus: "default"`',
     config: { eventBus: 'default' },
     also: '+ $1.00 per million events put (one per notification: cents)',
+  },
+  {
+    setting: '`pagerDuty`',
+    config: { pagerDuty: { routingKeySecret: 'lease-watchdog/pagerduty' } },
+    also: `+ $0.40 a month for the secret that holds its routing key ([pricing](${SOURCES.secrets})), which you create`,
   },
   {
     setting: 'a `token` or `kubeconfig` cluster instead of `eks`',
@@ -188,9 +194,11 @@ function render(
     `| **the whole bill** | ${SIZES.map((n) => `**${money(total(n))}**`).join(' | ')} | |`,
     `| per cluster | ${SIZES.map((n) => money(total(n) / n)).join(' | ')} | |`,
   ];
-  const extraLines = EXTRAS.map(
-    (e, i) => `- ${e.setting}: + ${money(extras[i] ?? 0)} a month${e.also ? ` ${e.also}` : ''}`,
-  );
+  const extraLines = EXTRAS.map((e, i) => {
+    const counted = extras[i] ?? 0;
+    const parts = [counted > 0 || !e.also ? `+ ${money(counted)} a month` : '', e.also ?? ''];
+    return `- ${e.setting}: ${parts.filter((p) => p !== '').join(' ')}`;
+  });
   return `${MARK}
 ## The whole bill
 

@@ -8,7 +8,7 @@ import { watchdogSettingsShape } from './catalogue.js';
 import { deployedClusters } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { idList, knownAtSynth, strictObject, text, topicArn, wholeNumber } from './fields.js';
+import { flag, idList, knownAtSynth, strictObject, text, topicArn, wholeNumber } from './fields.js';
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -47,6 +47,15 @@ const alarmEmails = setting({
   meaning:
     "a second delivery path for the watchdog's own alarms: addresses subscribed to a separate alarm topic (its own KMS key), so that one unsubscribe link cannot end all alerting",
   schema: emails,
+});
+
+const dashboard = setting({
+  key: 'dashboard',
+  places: ['file'],
+  shownDefault: 'off',
+  meaning:
+    "`true`: also make the CloudWatch dashboard (every cluster's checks, nodes, notifications and dead-man's switch, and the alarms), $3.00 a month beyond an account's first three ([docs/COST.md](docs/COST.md)); the alarms and metrics are there either way",
+  schema: flag(),
 });
 
 const alarmTopicArn = setting({
@@ -160,6 +169,7 @@ export const deploymentShape = {
   existingTopicArn: existingTopicArn.optional(),
   alarmEmails: alarmEmails.optional(),
   alarmTopicArn: alarmTopicArn.optional(),
+  dashboard: dashboard.optional(),
   scheduleMinutes,
   logRetentionDays,
   reservedConcurrency: reservedConcurrency.optional(),
