@@ -78,8 +78,6 @@ export function keyedSilenceStore(inner: SilenceStore, at: ClusterKey): SilenceS
     list: async (_name, signal) =>
       merged(await Promise.all(names.map((name) => inner.list(name, signal)))),
     add: (_name, silence, signal) => inner.add(at.key, silence, signal),
-    expire: async (_name, id, when, by, signal) =>
-      inner.expire(await holder(id, signal), id, when, by, signal),
     update: async (_name, id, change, signal) =>
       inner.update(await holder(id, signal), id, change, signal),
     ...(listOrSetAside && {

@@ -22,6 +22,7 @@ import {
   utcMinute,
 } from '../lambda/core/silences.js';
 import { isClusterReadError } from '../lambda/ports/index.js';
+import { columns } from './columns.js';
 import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
@@ -56,13 +57,7 @@ function queryTable(rows: readonly { silence: Silence; matches: Matches }[], now
     sanitize(matchesCell(matches)),
     sanitize(s.comment),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const line = (row: string[]) =>
-    row
-      .map((c, i) => (i === row.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
-      .join('')
-      .trimEnd();
-  return [line(header), ...cells.map(line)].join('\n');
+  return columns(header, cells);
 }
 
 /** The cluster's nodes now, or null (said on stderr) when they cannot be read. */

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
+import { endedAt } from '../lambda/adapters/state/silence-document.js';
 import { formatAge } from '../lambda/core/duration.js';
 import type { NodeInfo } from '../lambda/core/model.js';
 import {
@@ -17,6 +18,7 @@ import {
   utcMinute,
 } from '../lambda/core/silences.js';
 import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
+import { columns } from './columns.js';
 import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
@@ -52,13 +54,7 @@ function table(silences: readonly Silence[], now: number): string {
     sanitize(s.expiredBy === undefined ? s.author : `${s.author} (ended by ${s.expiredBy})`),
     sanitize(s.comment),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
-      .join('')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return columns(header, rows);
 }
 
 function toJson(cluster: string, silences: readonly Silence[], now: number) {
@@ -229,7 +225,12 @@ async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promis
     case 'update':
       return update(command, parts, io);
     case 'expire': {
-      const ended = await store.expire(cluster, command.id, io.now(), author(io), io.signal);
+      const ended = await store.update(
+        cluster,
+        command.id,
+        endedAt(io.now(), author(io)),
+        io.signal,
+      );
       io.stdout(
         sanitize(`silence ${ended.id} of cluster ${shown} ended at ${utcMinute(ended.endsAt)}`),
       );

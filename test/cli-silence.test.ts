@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
+import { endedAt } from '../lambda/adapters/state/silence-document.js';
 import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
 import { SimCluster } from '../sim/cluster.js';
 import { localAws, runInProcess } from '../testkit/cli-in-process.js';
@@ -212,7 +213,7 @@ describe('the silences file keeps ended silences for the audit period, then drop
         endsAt,
       });
       await files.add('prod', silence('s-aaaaaa', now + 60_000));
-      await files.expire('prod', 's-aaaaaa', now + 1_000, 'oncall@host');
+      await files.update('prod', 's-aaaaaa', endedAt(now + 1_000, 'oncall@host'));
       now += SILENCE_AUDIT_SECONDS * 1000;
       assert.deepEqual(
         (await files.list('prod')).map((s) => s.id),

@@ -14,6 +14,7 @@ import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
 import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
+import { endedAt } from '../lambda/adapters/state/silence-document.js';
 import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
 import { emptyClusterState, SilenceError, type SilenceStore } from '../lambda/ports/index.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
@@ -74,7 +75,7 @@ describe('silence stores', () => {
           store.add('prod', silence('s-aaaaaa', T + HOUR)),
           (e: Error) => e instanceof SilenceError && /silence id s-aaaaaa is taken/.test(e.message),
         );
-        const ended = await store.expire('prod', 's-bbbbbb', T + 60_000, 'oncall@host');
+        const ended = await store.update('prod', 's-bbbbbb', endedAt(T + 60_000, 'oncall@host'));
         assert.equal(ended.endsAt, T + 60_000);
         assert.equal(ended.expiredBy, 'oncall@host');
         assert.deepEqual(
@@ -85,11 +86,11 @@ describe('silence stores', () => {
           ],
         );
         await assert.rejects(
-          store.expire('prod', 's-bbbbbb', T + 120_000, 'x'),
+          store.update('prod', 's-bbbbbb', endedAt(T + 120_000, 'x')),
           /silence s-bbbbbb has already ended/,
         );
         await assert.rejects(
-          store.expire('prod', 's-dddddd', T, 'x'),
+          store.update('prod', 's-dddddd', endedAt(T, 'x')),
           /no silence s-dddddd for cluster prod/,
         );
         // The audit period: kept for 7 days after its end, then gone.

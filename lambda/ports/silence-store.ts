@@ -32,18 +32,8 @@ export interface SilenceStore {
    */
   add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void>;
   /**
-   * Ends one at `at` (its `endsAt` becomes `at`, `expiredBy` is set); returns it as stored.
-   * Throws SilenceError when there is no such silence, or it has already ended.
-   */
-  expire(
-    cluster: string,
-    id: string,
-    at: number,
-    by: string,
-    signal?: AbortSignal,
-  ): Promise<Silence>;
-  /**
-   * Replaces one (kept, not dropped) by what `change` makes of it (`silence update`), checked as
+   * Replaces one (kept, not dropped) by what `change` makes of it (`silence update`; `silence
+   * expire` with silence-document.ts's `endedAt`), checked as
    * `add` checks a silence; returns it as stored. `change` throws SilenceError to refuse. Throws
    * SilenceError when there is no such silence, or it changed meanwhile.
    */

@@ -16,7 +16,6 @@ import { keptSilences, SILENCE_AUDIT_SECONDS, type Silence } from '../../../core
 import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
   byEnd,
-  endedAt,
   idTaken,
   listedBriefly,
   type ReadSilence,
@@ -97,16 +96,6 @@ export class DynamoDbSilenceStore implements SilenceStore {
       if (isConditionalCheckFailed(error)) throw idTaken(silence.id);
       throw error;
     }
-  }
-
-  async expire(
-    cluster: string,
-    id: string,
-    at: number,
-    by: string,
-    signal?: AbortSignal,
-  ): Promise<Silence> {
-    return this.update(cluster, id, endedAt(at, by), signal);
   }
 
   async update(

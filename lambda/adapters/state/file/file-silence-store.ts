@@ -12,7 +12,6 @@ import { keptSilences, type Silence } from '../../../core/silences.js';
 import { type SilenceStore, type SilencesRead, StateCorruptError } from '../../../ports/index.js';
 import {
   byEnd,
-  endedAt,
   idTaken,
   listedBriefly,
   readSilence,
@@ -116,16 +115,6 @@ export class FileSilenceStore implements SilenceStore {
       if (kept.some((s) => s.id === silence.id)) throw idTaken(silence.id);
       return [[...kept, writable(silence, this.clock())], undefined];
     });
-  }
-
-  async expire(
-    cluster: string,
-    id: string,
-    at: number,
-    by: string,
-    signal?: AbortSignal,
-  ): Promise<Silence> {
-    return this.update(cluster, id, endedAt(at, by), signal);
   }
 
   async update(

@@ -1,7 +1,7 @@
 /** Silences kept in memory: for tests, and for `watch` without a state file. */
 import { keptSilences, type Silence } from '../../../core/silences.js';
 import type { SilenceStore } from '../../../ports/index.js';
-import { byEnd, endedAt, idTaken, unknownSilence, writable } from '../silence-document.js';
+import { byEnd, idTaken, unknownSilence, writable } from '../silence-document.js';
 
 export class MemorySilenceStore implements SilenceStore {
   readonly #clusters = new Map<string, Silence[]>();
@@ -18,16 +18,6 @@ export class MemorySilenceStore implements SilenceStore {
     const kept = keptSilences(this.#clusters.get(cluster) ?? [], this.clock());
     if (kept.some((s) => s.id === silence.id)) throw idTaken(silence.id);
     this.#clusters.set(cluster, [...kept, writable(silence, this.clock())]);
-  }
-
-  async expire(
-    cluster: string,
-    id: string,
-    at: number,
-    by: string,
-    signal?: AbortSignal,
-  ): Promise<Silence> {
-    return this.update(cluster, id, endedAt(at, by), signal);
   }
 
   async update(
