@@ -28,6 +28,21 @@ import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import type { SilenceCommand } from './silence-args.js';
 
+/** A silence in `-o json` (list and query): times as RFC 3339, whether it is in force now. */
+export function silenceJson(s: Silence, now: number) {
+  return {
+    id: s.id,
+    target: s.target,
+    comment: s.comment,
+    author: s.author,
+    createdAt: new Date(s.createdAt).toISOString(),
+    startsAt: new Date(s.startsAt ?? s.createdAt).toISOString(),
+    endsAt: new Date(s.endsAt).toISOString(),
+    active: isActive(s, now),
+    ...(s.expiredBy === undefined ? {} : { expiredBy: s.expiredBy }),
+  };
+}
+
 /** The most node names one silence lists in `-o json` (a zone may hold thousands). */
 export const MAX_MATCHES_LISTED = 100;
 /** The names the table shows per silence. */
@@ -95,17 +110,7 @@ export async function querySilences(
     cluster,
     store: where,
     nodesRead: nodes !== null,
-    silences: rows.map(({ silence: s, matches }) => ({
-      id: s.id,
-      target: s.target,
-      comment: s.comment,
-      author: s.author,
-      createdAt: new Date(s.createdAt).toISOString(),
-      startsAt: new Date(s.startsAt ?? s.createdAt).toISOString(),
-      endsAt: new Date(s.endsAt).toISOString(),
-      active: isActive(s, now),
-      matches,
-    })),
+    silences: rows.map(({ silence, matches }) => ({ ...silenceJson(silence, now), matches })),
   };
   io.stdout(printableJson(JSON.stringify(answer, null, 2)));
   return EXIT_OK;

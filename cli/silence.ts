@@ -11,7 +11,6 @@ import type { NodeInfo } from '../lambda/core/model.js';
 import {
   describeTarget,
   hasEnded,
-  isActive,
   matchingNodes,
   type Silence,
   silenceId,
@@ -23,7 +22,7 @@ import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
-import { querySilences } from './silence-query.js';
+import { querySilences, silenceJson } from './silence-query.js';
 import { addWindow, newEnd } from './silence-window.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
@@ -60,17 +59,7 @@ function table(silences: readonly Silence[], now: number): string {
 function toJson(cluster: string, silences: readonly Silence[], now: number) {
   return {
     cluster,
-    silences: silences.map((s) => ({
-      id: s.id,
-      target: s.target,
-      comment: s.comment,
-      author: s.author,
-      createdAt: new Date(s.createdAt).toISOString(),
-      startsAt: new Date(s.startsAt ?? s.createdAt).toISOString(),
-      endsAt: new Date(s.endsAt).toISOString(),
-      active: isActive(s, now),
-      ...(s.expiredBy === undefined ? {} : { expiredBy: s.expiredBy }),
-    })),
+    silences: silences.map((s) => silenceJson(s, now)),
   };
 }
 
