@@ -55,12 +55,13 @@
  *   in `firing`, and counts as notified.
  */
 
+import { alertNode, goneNode, sameSnapshot, snapshotOf } from './alert-nodes.js';
 import { type AlertPolicy, reminderDue } from './alert-policy.js';
-import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state.js';
+import type { Flapping, FlapRecord, Incident } from './alert-state.js';
 import { formatAge } from './duration.js';
 import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
 import { incidentKey, nodeIncidentKey } from './incident-keys.js';
-import { isAlerting, isSilent, type NodeFacts, type NodeVerdict } from './model.js';
+import { isAlerting, isSilent, type NodeVerdict } from './model.js';
 import { type AlertNode, isSilencing, type Resolution } from './notification.js';
 import { isRemovalCause, removalPhrase } from './suppression.js';
 
@@ -93,8 +94,6 @@ export interface CheckContext {
   readonly stormNotifies: boolean;
 }
 
-const GONE_REASON = 'no longer in the cluster: neither its Node nor its Lease was found';
-
 /** The incident after this check's verdict, before flapping and storms have their say. */
 interface IncidentChange {
   readonly incident: Incident | undefined;
@@ -119,77 +118,6 @@ function resolutionOf(node: NodeVerdict): Resolution | undefined {
     default:
       return undefined;
   }
-}
-
-/** The node facts that are present (stored state and notifications carry no undefined keys). */
-function factsOf(node: NodeFacts): NodeFacts {
-  return {
-    ...(node.nodeGroup === undefined ? {} : { nodeGroup: node.nodeGroup }),
-    ...(node.instanceType === undefined ? {} : { instanceType: node.instanceType }),
-    ...(node.capacityType === undefined ? {} : { capacityType: node.capacityType }),
-  };
-}
-
-function snapshotOf(node: NodeVerdict): NodeSnapshot {
-  return {
-    verdict: node.verdict,
-    zone: node.zone,
-    instance: node.instance,
-    renewTime: node.renewTime,
-    ...factsOf(node),
-  };
-}
-
-function sameSnapshot(incident: Incident, node: NodeVerdict): boolean {
-  return (
-    incident.verdict === node.verdict &&
-    incident.zone === node.zone &&
-    incident.instance === node.instance &&
-    incident.renewTime === node.renewTime
-  );
-}
-
-function alertNode(
-  node: NodeVerdict,
-  since: number | undefined,
-  resolution: Resolution | undefined,
-  key: string | undefined,
-): AlertNode {
-  return {
-    name: node.name,
-    zone: node.zone,
-    instance: node.instance,
-    ...factsOf(node),
-    verdict: node.verdict,
-    reason: node.reason,
-    renewTime: node.renewTime,
-    silentForSeconds: node.silentForSeconds,
-    ...(since === undefined ? {} : { since }),
-    ...(resolution === undefined ? {} : { resolution }),
-    ...(key === undefined ? {} : { key }),
-  };
-}
-
-/** A node absent from the evaluation, as last remembered. */
-function goneNode(
-  name: string,
-  last: NodeSnapshot,
-  since: number | undefined,
-  key: string | undefined,
-): AlertNode {
-  return {
-    name,
-    zone: last.zone,
-    instance: last.instance,
-    ...factsOf(last),
-    verdict: last.verdict,
-    reason: GONE_REASON,
-    renewTime: last.renewTime,
-    silentForSeconds: null,
-    ...(since === undefined ? {} : { since }),
-    resolution: 'node-deleted',
-    ...(key === undefined ? {} : { key }),
-  };
 }
 
 function notified(incident: Incident, now: number): Incident {
