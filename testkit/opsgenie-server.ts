@@ -13,7 +13,8 @@
  * request until `answer(null)`. Never Opsgenie.
  */
 import { randomUUID } from 'node:crypto';
-import { readBody, sendJson, serveOnLoopback } from './aws-endpoint.js';
+import { readBody, sendJson } from './aws-endpoint.js';
+import { startVendorStandIn, type VendorStandIn } from './vendor-stand-in.js';
 
 /** A request Opsgenie took (202): `create` or `close`, with the alert's alias. */
 export interface OpsgenieCall {
@@ -22,18 +23,8 @@ export interface OpsgenieCall {
   readonly body: Readonly<Record<string, unknown>>;
 }
 
-export interface OpsgenieServer {
-  readonly url: string;
-  /** Requests answered 202, in order. */
-  readonly accepted: OpsgenieCall[];
-  /** Every request's status, in order (202, 401, 422, 429, 5xx). */
-  readonly answers: number[];
-  /** Why each 4xx was answered. */
-  readonly rejected: string[];
-  /** Answer this status to every request (429, 500, 503...); null: process them again. */
-  answer(status: number | null): void;
-  close(): Promise<void>;
-}
+/** The Opsgenie stand-in: `accepted` holds the creates and closes answered 202. */
+export type OpsgenieServer = VendorStandIn<OpsgenieCall>;
 
 const PRIORITIES = ['P1', 'P2', 'P3', 'P4', 'P5'];
 const CLOSE_PATH = /^\/v2\/alerts\/([^/?]+)\/close$/;
@@ -115,11 +106,8 @@ function route(
 }
 
 export async function startOpsgenieServer(apiKey: string): Promise<OpsgenieServer> {
-  const accepted: OpsgenieCall[] = [];
-  const answers: number[] = [];
-  const rejected: string[] = [];
-  let forced: number | null = null;
-  const endpoint = await serveOnLoopback(async (req, res) => {
+  return startVendorStandIn<OpsgenieCall>(async (req, res, book) => {
+    const { accepted, answers, rejected, forced } = book;
     const { body } = await readBody(req, 512 * 1024);
     const reply = (status: number, fields: Record<string, unknown>) => {
       answers.push(status);
@@ -159,14 +147,4 @@ export async function startOpsgenieServer(apiKey: string): Promise<OpsgenieServe
     accepted.push(call);
     reply(202, { result: 'Request will be processed' });
   });
-  return {
-    url: endpoint.url,
-    accepted,
-    answers,
-    rejected,
-    answer: (status) => {
-      forced = status;
-    },
-    close: () => endpoint.close(),
-  };
 }

@@ -19,7 +19,7 @@ import type { Severity } from '../../core/notification.js';
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import type { OnCallSender } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { ON_CALL_REQUEST_TIMEOUT_MS, postJson } from './on-call-request.js';
+import { postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
 
 export const OPSGENIE_API_URLS = {
@@ -81,12 +81,13 @@ export class OpsgenieSender implements OnCallSender {
 
   constructor(private readonly options: OpsgenieOptions) {}
 
-  async send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
-    const limited = AbortSignal.any([signal, AbortSignal.timeout(ON_CALL_REQUEST_TIMEOUT_MS)]);
-    const apiKey = await this.options.apiKey.value(limited);
+  send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
     const { path, body } = opsgenieRequest(event);
     const base = this.options.baseUrl ?? OPSGENIE_API_URLS[this.options.region];
-    const auth = { Authorization: `GenieKey ${apiKey}` };
-    await postJson(`${base}${path}`, JSON.stringify(body), auth, limited, 'Opsgenie');
+    return postWithKey(this.options.apiKey, 'Opsgenie', signal, (apiKey) => ({
+      url: `${base}${path}`,
+      body: JSON.stringify(body),
+      headers: { Authorization: `GenieKey ${apiKey}` },
+    }));
   }
 }

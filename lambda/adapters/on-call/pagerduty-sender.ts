@@ -15,7 +15,7 @@
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import type { OnCallSender } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { ON_CALL_REQUEST_TIMEOUT_MS, postJson } from './on-call-request.js';
+import { postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
@@ -53,11 +53,10 @@ export class PagerDutySender implements OnCallSender {
 
   constructor(private readonly options: PagerDutyOptions) {}
 
-  async send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
-    const limited = AbortSignal.any([signal, AbortSignal.timeout(ON_CALL_REQUEST_TIMEOUT_MS)]);
-    const routingKey = await this.options.routingKey.value(limited);
-    const url = `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`;
-    const body = JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) });
-    await postJson(url, body, {}, limited, 'PagerDuty');
+  send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
+    return postWithKey(this.options.routingKey, 'PagerDuty', signal, (routingKey) => ({
+      url: `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
+      body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),
+    }));
   }
 }
