@@ -102,4 +102,25 @@ describe('lambda e2e: Opsgenie (beside PagerDuty)', () => {
     assert.equal(created(), 2);
     assert.equal(og.accepted.at(-1)?.body.entity, victim);
   });
+
+  it('the stand-in refuses what Opsgenie documents it refuses (so that its 202s prove something)', async () => {
+    const post = async (path: string, body: object, key = OPSGENIE_API_KEY) => {
+      const res = await fetch(`${og.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `GenieKey ${key}` },
+        body: JSON.stringify(body),
+      });
+      return res.status;
+    };
+    const taken = og.accepted.length;
+    assert.equal(await post('/v2/alerts', { message: 'x' }, 'another-key'), 401);
+    assert.equal(await post('/v2/alerts', { alias: 'a' }), 422, 'message is mandatory');
+    assert.equal(await post('/v2/alerts', { message: 'x'.repeat(131) }), 422);
+    assert.equal(await post('/v2/alerts', { message: 'x', priority: 'P0' }), 422);
+    assert.equal(await post('/v2/alerts', { message: 'x', details: { n: 1 } }), 422);
+    assert.equal(await post('/v2/alerts/a/close', { source: 'x' }), 422, 'identifierType');
+    assert.equal(await post('/v2/alerts/a/close?identifierType=alias', { note: 1 }), 422);
+    assert.equal(og.accepted.length, taken);
+    og.rejected.length = 0;
+  });
 });
