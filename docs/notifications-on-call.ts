@@ -1,7 +1,8 @@
 /**
  * The on-call sections of docs/NOTIFICATIONS.md (docs/notifications.ts renders the file): the
- * incident key that ties the notifications of one incident together, and PagerDuty.
+ * incident key that ties the notifications of one incident together, PagerDuty and Opsgenie.
  */
+import { opsgenieRequest } from '../lambda/adapters/on-call/opsgenie-sender.js';
 import { pagerDutyBody } from '../lambda/adapters/on-call/pagerduty-sender.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { onCallEvents } from '../lambda/core/on-call-events.js';
@@ -121,6 +122,66 @@ export function pagerDutySection(firing: Notification): string[] {
     'From the function, the same code that decides the incidents makes the events, under the',
     'tests, with its retries visible in the state and its failures in one metric. Rules on the',
     '`eventBus` events remain for any other HTTP API.',
+    '',
+  ];
+}
+
+const OG_ALERT = 'https://docs.opsgenie.com/docs/alert-api';
+const OG_RATE = 'https://docs.opsgenie.com/docs/api-rate-limiting';
+const OG_ALERT_V1 = 'https://docs.opsgenie.com/docs/alert-deprecated';
+
+/** Opsgenie: the same incidents as PagerDuty, as alerts created and closed by alias. */
+export function opsgenieSection(firing: Notification): string[] {
+  const [event] = onCallEvents(firing);
+  const create = event ? opsgenieRequest(event) : undefined;
+  // Its end, as on-call-events.ts words a resolved node.
+  const summary = event ? `[${event.cluster}] node ${event.source} resolved (recovered)` : '';
+  const close = event ? opsgenieRequest({ ...event, action: 'resolve', summary }) : undefined;
+  return [
+    '## Opsgenie',
+    '',
+    'With `"opsgenie": {"apiKeySecret": "<secret name or ARN>"}` (and `"region": "eu"` for an',
+    'account on the EU instance) in the deployment file, the function creates an Opsgenie alert',
+    'for every incident that opens and closes it when the incident ends: the same events as',
+    "PagerDuty's above (a create where PagerDuty gets a trigger, a close where it gets a resolve),",
+    'with the incident key as the alert `alias`. Both tools can be set at once; each gets every',
+    'event, and one that is down never holds up the other.',
+    '',
+    '1. In Opsgenie, add an **API** integration to the team and copy its API key (the Alert',
+    '   API page: "Create an API Integration and obtain your apiKey").',
+    '2. Keep it in Secrets Manager as a plain string: `aws secretsmanager create-secret --name',
+    '   lease-watchdog/opsgenie --secret-string <API key>`.',
+    '3. Name the secret in the deployment file and deploy: the stack grants the function',
+    '   `secretsmanager:GetSecretValue` on exactly that secret (`ReadOpsgenieApiKey`). The key is',
+    '   never in the template, the settings, the state or a log line; it is read as the PagerDuty',
+    '   key is, kept 5 minutes per container, and sent only in the `Authorization` header.',
+    '',
+    `What Opsgenie documents, and the function relies on ([Alert API](${OG_ALERT});`,
+    `[Rate Limiting](${OG_RATE})):`,
+    '',
+    '| promise | how it is kept |',
+    '| --- | --- |',
+    '| `https://api.opsgenie.com`, or `https://api.eu.opsgenie.com` "if using the EU instance"; header `Authorization: GenieKey <key>` | `region` picks the host; the key from the secret |',
+    '| Create Alert: `POST /v2/alerts`, JSON, `message` mandatory, at most 130 characters; `alias` at most 512, "the key element of Alert De-Duplication"; `description` at most 15,000; `priority` P1 to P5; `source` at most 100; `tags` at most 20 of 50 characters; `details` key-value pairs | `message`: the summary cut to 130 characters (control and invisible characters removed); `alias`: the incident key (36 characters at most); `description`: the whole summary; `priority` `P1` for FIRING, WATCHDOG, STORM, `P3` for FLAPPING; `entity`: the node or the cluster; `source` `lease-watchdog`; `tags` `lease-watchdog`, `cluster:<name>`; `details`: cluster, verdict, reason, zone, instance, node group |',
+    '| Close Alert: `POST /v2/alerts/:identifier/close?identifierType=alias`, optional JSON `source`, `user`, `note` | the incident key as identifier, `source` and a `note` (the resolve summary) |',
+    '| creation and action requests "are processed asynchronously", answered `202 Accepted` with `result`, `took`, `requestId` | 202 leaves the outbox (the request status is not polled: an alert Opsgenie then fails to create, or a close of an alias it never saw, shows only in Opsgenie) |',
+    '| a request over the rate limit is "rejected with the HTTP status 429 - Too Many Requests" | 429, 5xx, network errors and timeouts are retried by the next checks; another 4xx (a body it cannot process, a wrong key) is given up at once |',
+    '',
+    'A retried create is harmless: with one `alias`, "there can be only one alert with open status',
+    `with the same alias" ([Alert API, deprecated version](${OG_ALERT_V1}); the current page calls`,
+    `\`alias\` "the key element of Alert De-Duplication"). Delivery is PagerDuty's above: after SNS and`,
+    'never in its way, the same on-call outbox, the same `OnCallEventsFailed` metric and',
+    '`OnCallEventsFailedAlarm` (one alarm for both tools; the log line names the tool).',
+    '',
+    'The first node of the FIRING above, as Opsgenie receives its create, then its close:',
+    '',
+    '```',
+    `POST ${create?.path ?? ''}`,
+    JSON.stringify(create?.body ?? {}, null, 2),
+    '',
+    `POST ${close?.path ?? ''}`,
+    JSON.stringify(close?.body ?? {}, null, 2),
+    '```',
     '',
   ];
 }

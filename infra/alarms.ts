@@ -64,7 +64,7 @@ export interface WatchdogAlarms {
   readonly abandonedAlarm: cloudwatch.Alarm;
   /** "A notification event was not put on the event bus": one alarm, only with `eventBus`. */
   readonly eventsFailedAlarm?: cloudwatch.Alarm;
-  /** "An on-call event was not delivered to PagerDuty": one alarm, only with `pagerDuty`. */
+  /** "An on-call event was not delivered": one alarm, only with `pagerDuty` or `opsgenie`. */
   readonly onCallFailedAlarm?: cloudwatch.Alarm;
   /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
@@ -82,7 +82,7 @@ export interface WatchdogAlarmsProps {
   readonly alarmPaths?: readonly NotificationTopic[];
   readonly config: Pick<
     DeploymentConfig,
-    'clusters' | 'scheduleMinutes' | 'eventBus' | 'pagerDuty'
+    'clusters' | 'scheduleMinutes' | 'eventBus' | 'pagerDuty' | 'opsgenie'
   >;
   /** Where a cluster's dead-man's switch goes (cluster-stacks.ts); default the given scope. */
   readonly clusterScopes?: ClusterScopes;
@@ -237,17 +237,18 @@ function deploymentAlarms(
 export const ON_CALL_EVENTS_FAILED_METRIC: MetricName = 'OnCallEventsFailed';
 
 /**
- * Alarms when an on-call event (PagerDuty) was not delivered in a schedule period: a failed
- * attempt (retried by the next checks for an hour) or one given up. Only with `pagerDuty`.
+ * Alarms when an on-call event (PagerDuty, Opsgenie) was not delivered in a schedule period: a
+ * failed attempt (retried by the next checks for an hour) or one given up. Only with `pagerDuty`
+ * or `opsgenie`: one alarm for both (the log line names the tool).
  */
 function onCallAlarm(
   alarm: AlarmFactory,
-  config: Pick<DeploymentConfig, 'pagerDuty'>,
+  config: Pick<DeploymentConfig, 'pagerDuty' | 'opsgenie'>,
   period: Duration,
 ): { onCallFailedAlarm?: cloudwatch.Alarm } {
-  if (config.pagerDuty === undefined) return {};
+  if (config.pagerDuty === undefined && config.opsgenie === undefined) return {};
   const props = onAnyDatapoint(
-    'lease-watchdog: an on-call event was not delivered to PagerDuty (a 429, a 5xx, the network, an unreadable routing-key secret, or a 400 that is given up at once). The emails went out; the event is retried by the next checks for an hour, then given up. Find the "on-call event not delivered" lines in the function\'s log group: the tool, the incident key, the attempts and the error.',
+    'lease-watchdog: an on-call event was not delivered to PagerDuty or Opsgenie (a 429, a 5xx, the network, an unreadable key secret, or a 4xx that is given up at once). The emails went out; the event is retried by the next checks for an hour, then given up. Find the "on-call event not delivered" lines in the function\'s log group: the tool, the incident key, the attempts and the error.',
     summedForService(ON_CALL_EVENTS_FAILED_METRIC, period),
   );
   return { onCallFailedAlarm: alarm('OnCallEventsFailedAlarm', props) };

@@ -1,7 +1,7 @@
 /**
- * The paging tools' keys (`pagerDuty`): `secretsmanager:GetSecretValue` on exactly the secret that
- * holds the routing key, nothing without it. The key itself never reaches the template: the
- * function reads it at run time (lambda/adapters/on-call/secret-key.ts).
+ * The paging tools' keys (`pagerDuty`, `opsgenie`): `secretsmanager:GetSecretValue` on exactly
+ * the secret that holds each tool's key, nothing without it. The keys themselves never reach the
+ * template: the function reads them at run time (lambda/adapters/on-call/secret-key.ts).
  */
 import { Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -10,20 +10,31 @@ import type { Construct } from 'constructs';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { secretArns, secretArnsAtDeploy } from './cluster-access.js';
 
-/** Allows the function to read the PagerDuty routing-key secret. */
+/** Allows the function to read the PagerDuty routing-key and the Opsgenie API-key secrets. */
 export function grantOnCallSecrets(
   scope: Construct,
   fn: lambda.Function,
-  config: Pick<DeploymentConfig, 'pagerDuty'>,
+  config: Pick<DeploymentConfig, 'pagerDuty' | 'opsgenie'>,
 ): void {
-  const secretId = config.pagerDuty?.routingKeySecret;
+  grantSecret(scope, fn, config.pagerDuty?.routingKeySecret, 'PagerDuty', 'RoutingKey');
+  grantSecret(scope, fn, config.opsgenie?.apiKeySecret, 'Opsgenie', 'ApiKey');
+}
+
+/** `Read<tool><what>`: GetSecretValue on `secretId` (a name or an ARN); nothing when absent. */
+function grantSecret(
+  scope: Construct,
+  fn: lambda.Function,
+  secretId: string | undefined,
+  tool: string,
+  what: string,
+): void {
   if (secretId === undefined) return;
   fn.addToRolePolicy(
     new iam.PolicyStatement({
-      sid: 'ReadPagerDutyRoutingKey',
+      sid: `Read${tool}${what}`,
       actions: ['secretsmanager:GetSecretValue'],
       resources: Token.isUnresolved(secretId)
-        ? secretArnsAtDeploy(scope, secretId, 'PagerDuty')
+        ? secretArnsAtDeploy(scope, secretId, tool)
         : secretArns(scope, secretId),
     }),
   );

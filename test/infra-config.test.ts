@@ -249,9 +249,14 @@ describe('parseWatchdogSettings', () => {
       'fastMode spans 1180 s ((checksPerInvocation - 1) × intervalSeconds); keep it at most 840 s',
     ],
     [
+      'an Opsgenie region that is not one',
+      { clusters: [eks], opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie', region: 'asia' } },
+      'opsgenie.region must be "us" (api.opsgenie.com) or "eu" (api.eu.opsgenie.com), got "asia"',
+    ],
+    [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -656,7 +661,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

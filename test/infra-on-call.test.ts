@@ -1,6 +1,6 @@
 /**
- * `pagerDuty` in the synthesized template: `secretsmanager:GetSecretValue` on exactly the
- * routing-key secret, the `OnCallEventsFailed` alarm, the secret's name (never a key) in the
+ * `pagerDuty` and `opsgenie` in the synthesized template: `secretsmanager:GetSecretValue` on
+ * exactly the routing-key and API-key secrets, the `OnCallEventsFailed` alarm, the secret's name (never a key) in the
  * function's settings, and cdk-nag.
  */
 import assert from 'node:assert/strict';
@@ -24,40 +24,48 @@ function synth(input: object) {
   return { app, template: Template.fromStack(stack) };
 }
 
-function pagerDutyStatements(template: Template): Record<string, unknown>[] {
+/** The statements that read a paging tool's key (`ReadPagerDutyRoutingKey`, `ReadOpsgenieApiKey`). */
+function onCallStatements(template: Template): Record<string, unknown>[] {
   return Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
-    (policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]).filter(
-      (s) => s.Sid === 'ReadPagerDutyRoutingKey',
+    (policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]).filter((s) =>
+      /^Read(PagerDutyRoutingKey|OpsgenieApiKey)$/.test(String(s.Sid)),
     ),
   );
 }
 
-describe('pagerDuty', () => {
+/** GetSecretValue on the secret named `name` in the stack's account and region. */
+function readSecret(sid: string, name: string) {
+  const arn = `:secretsmanager:eu-west-1:123456789012:secret:${name}-??????`;
+  return {
+    Sid: sid,
+    Effect: 'Allow',
+    Action: 'secretsmanager:GetSecretValue',
+    Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, arn]] },
+  };
+}
+
+describe('pagerDuty and opsgenie', () => {
   let withIt: ReturnType<typeof synth>;
   let without: ReturnType<typeof synth>;
   before(() => {
-    withIt = synth({ pagerDuty: { routingKeySecret: 'lease-watchdog/pagerduty' } });
+    withIt = synth({
+      pagerDuty: { routingKeySecret: 'lease-watchdog/pagerduty' },
+      opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie', region: 'eu' },
+    });
     without = synth({});
   });
 
-  test('GetSecretValue on that secret only, and an alarm on OnCallEventsFailed', () => {
-    assert.deepEqual(pagerDutyStatements(withIt.template), [
-      {
-        Sid: 'ReadPagerDutyRoutingKey',
-        Effect: 'Allow',
-        Action: 'secretsmanager:GetSecretValue',
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':secretsmanager:eu-west-1:123456789012:secret:lease-watchdog/pagerduty-??????',
-            ],
-          ],
-        },
-      },
+  test('GetSecretValue on each secret only, and one alarm on OnCallEventsFailed', () => {
+    assert.deepEqual(onCallStatements(withIt.template), [
+      readSecret('ReadPagerDutyRoutingKey', 'lease-watchdog/pagerduty'),
+      readSecret('ReadOpsgenieApiKey', 'lease-watchdog/opsgenie'),
     ]);
+    const settings = JSON.stringify(withIt.template.findResources('AWS::Lambda::Function'));
+    assert.match(settings, /lease-watchdog\/opsgenie/, "the secret's name in the settings");
+    const alarms = withIt.template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'OnCallEventsFailed' },
+    });
+    assert.equal(Object.keys(alarms).length, 1, 'one alarm for both tools');
     withIt.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'OnCallEventsFailed',
       Namespace: 'LeaseWatchdog',
@@ -73,8 +81,19 @@ describe('pagerDuty', () => {
     );
   });
 
-  test('without it: neither the grant nor the alarm', () => {
-    assert.deepEqual(pagerDutyStatements(without.template), []);
+  test('opsgenie alone: its grant and the OnCallEventsFailed alarm', () => {
+    const alone = synth({ opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie' } });
+    assert.deepEqual(onCallStatements(alone.template), [
+      readSecret('ReadOpsgenieApiKey', 'lease-watchdog/opsgenie'),
+    ]);
+    const alarms = alone.template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'OnCallEventsFailed' },
+    });
+    assert.equal(Object.keys(alarms).length, 1);
+  });
+
+  test('without them: neither a grant nor the alarm', () => {
+    assert.deepEqual(onCallStatements(without.template), []);
     const alarms = without.template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { MetricName: 'OnCallEventsFailed' },
     });

@@ -7,15 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { PAGERDUTY_ROUTING_KEY } from '../testkit/harness-parts.js';
+import { storedOutbox, tickUntil } from '../testkit/on-call-fixture.js';
 import type { PagerDutyServer } from '../testkit/pagerduty-server.js';
-import {
-  type Harness,
-  type SimTarget,
-  startWatchdogHarness,
-  summary,
-} from '../testkit/watchdog-harness.js';
+import { type Harness, type SimTarget, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 const ROUTING_KEY = PAGERDUTY_ROUTING_KEY;
 
@@ -36,10 +31,7 @@ describe('lambda e2e: PagerDuty', () => {
   });
   after(() => h.close());
 
-  const until = async (kind: string, count: number) => {
-    for (let i = 0; i < 20 && h.messages(kind).length < count; i++) await h.tick();
-    assert.equal(h.messages(kind).length, count, summary(h.messages()));
-  };
+  const until = (kind: string, count: number) => tickUntil(h, kind, count);
 
   it('one incident: a trigger, then a resolve with the same dedup_key; a 429 and a 5xx are retried', async () => {
     const victim = target.nodes[0] as string;
@@ -85,14 +77,13 @@ describe('lambda e2e: PagerDuty', () => {
     target.sim.stopKubelet(victim);
     await until('FIRING', 2);
     assert.equal(pd.accepted.length, before);
-    const store = new DynamoDbStateStore({ client: h.dynamo.client, tableName: h.tableName });
-    const { state } = await store.load('prod');
+    const outbox = await storedOutbox(h, 'prod');
     assert.deepEqual(
-      state.onCall?.map((p) => [p.tool, p.event.action, p.event.source, p.attempts]),
+      outbox.waiting,
       [['pagerduty', 'trigger', victim, 1]],
       'kept in the state, one attempt counted',
     );
-    assert.ok(!JSON.stringify(state.onCall).includes(ROUTING_KEY), 'no routing key in the state');
+    assert.ok(!outbox.json.includes(ROUTING_KEY), 'no routing key in the state');
     pd.answer(null);
     await h.tick();
     assert.equal(pd.accepted.at(-1)?.event_action, 'trigger');

@@ -80,7 +80,7 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(overrides.emfMetrics ? {} : { metrics }),
       ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
       ...(looks ? { looks: looks } : {}),
-      ...(world.pagerDuty ? { onCallBaseUrls: { pagerDuty: world.pagerDuty.url } } : {}),
+      onCallBaseUrls: { pagerDuty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
     });
     shared.closers.push(destroy);
     const invoke = (event: HandlerEvent = null, invocation: Invocation = {}) =>

@@ -16,6 +16,7 @@ import type { ConnectProxy } from './connect-proxy.js';
 import type { LocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { HostileFront } from './hostile-front.js';
+import type { OpsgenieServer } from './opsgenie-server.js';
 import type { PagerDutyServer } from './pagerduty-server.js';
 import type { QueuedLooks } from './queued-looks.js';
 import type { RecordingLogger, RecordingMetrics } from './recording-ports.js';
@@ -89,6 +90,8 @@ export interface HarnessOptions {
   readonly withLooks?: boolean;
   /** A PagerDuty stand-in (testkit/pagerduty-server.ts, `h.pagerDuty`) and the `pagerDuty` setting. */
   readonly pagerDuty?: boolean;
+  /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
+  readonly opsgenie?: boolean;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */
@@ -160,6 +163,8 @@ export interface Harness {
   readonly logger: RecordingLogger;
   /** The PagerDuty stand-in, with the `pagerDuty` option. */
   readonly pagerDuty?: PagerDutyServer | undefined;
+  /** The Opsgenie stand-in, with the `opsgenie` option. */
+  readonly opsgenie?: OpsgenieServer | undefined;
   target(name?: string): SimTarget;
   /** Another container (as a concurrent or later Lambda invocation would get). */
   container(overrides?: ContainerOverrides): Container;

@@ -13,6 +13,7 @@ import { type LocalDynamoDb, startLocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { Closer, HarnessOptions, SimClusterSpec, SimTarget } from './harness-options.js';
 import { startHostileFront } from './hostile-front.js';
+import { type OpsgenieServer, startOpsgenieServer } from './opsgenie-server.js';
 import { type PagerDutyServer, startPagerDutyServer } from './pagerduty-server.js';
 import { closedPort } from './ports.js';
 import { type SecretsServer, startSecretsServer } from './secrets-server.js';
@@ -30,6 +31,8 @@ export interface OutsideWorld {
   readonly ec2Endpoint: string;
   /** The PagerDuty stand-in, with the `pagerDuty` option (its routing key in `secrets`). */
   readonly pagerDuty?: PagerDutyServer;
+  /** The Opsgenie stand-in, with the `opsgenie` option (its API key in `secrets`). */
+  readonly opsgenie?: OpsgenieServer;
 }
 
 /** The routing key the PagerDuty stand-in expects, and the secret that holds it. */
@@ -43,6 +46,19 @@ async function pagerDutyPart(options: HarnessOptions, secrets: SecretsServer, cl
   closers.push(() => server.close());
   secrets.put(PAGERDUTY_SECRET_ID, PAGERDUTY_ROUTING_KEY);
   return { server, settings: { pagerDuty: { routingKeySecret: PAGERDUTY_SECRET_ID } } };
+}
+
+/** The API key the Opsgenie stand-in expects, and the secret that holds it. */
+export const OPSGENIE_API_KEY = 'eb243592-faa2-4ba2-a551-0pSg3n1eK3Y0';
+export const OPSGENIE_SECRET_ID = 'lease-watchdog/opsgenie-api-key';
+
+/** The Opsgenie stand-in and its setting, when asked for (its key kept in `secrets`). */
+async function opsgeniePart(options: HarnessOptions, secrets: SecretsServer, closers: Closer[]) {
+  if (!options.opsgenie) return { settings: {} };
+  const server = await startOpsgenieServer(OPSGENIE_API_KEY);
+  closers.push(() => server.close());
+  secrets.put(OPSGENIE_SECRET_ID, OPSGENIE_API_KEY);
+  return { server, settings: { opsgenie: { apiKeySecret: OPSGENIE_SECRET_ID, region: 'eu' } } };
 }
 
 let tables = 0;
@@ -77,15 +93,21 @@ export async function startOutsideWorld(
   }
   clusterSettings.push(...(await otherClusters(options, secrets)));
   const pagerDuty = await pagerDutyPart(options, secrets, closers);
+  const opsgenie = await opsgeniePart(options, secrets, closers);
   const settings = parseWatchdogSettings({
     requestTimeoutSeconds: options.requestTimeoutSeconds ?? 2,
     ...pagerDuty.settings,
+    ...opsgenie.settings,
     ...options.settings,
     clusters: clusterSettings,
   });
   const ec2Endpoint = options.ec2Endpoint ?? `http://127.0.0.1:${await closedPort()}`;
   const world = { secrets, dynamo, sns, tableName, targets, settings, ec2Endpoint };
-  return pagerDuty.server ? { ...world, pagerDuty: pagerDuty.server } : world;
+  return {
+    ...world,
+    ...(pagerDuty.server ? { pagerDuty: pagerDuty.server } : {}),
+    ...(opsgenie.server ? { opsgenie: opsgenie.server } : {}),
+  };
 }
 
 /** A simulated cluster behind its HTTPS API server (and a hostile front, a proxy, when asked). */

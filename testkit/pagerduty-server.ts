@@ -10,7 +10,8 @@
  * message, errors: [...]}` for a request that breaks those rules. Scripted: `answer(429)` (rate
  * limited) or `answer(500)`/`answer(503)` for every request until `answer(null)`. Never PagerDuty.
  */
-import { readBody, sendJson, serveOnLoopback } from './aws-endpoint.js';
+import { readBody, sendJson } from './aws-endpoint.js';
+import { startVendorStandIn, type VendorStandIn } from './vendor-stand-in.js';
 
 /** An event PagerDuty took (202), as received. */
 export interface PagerDutyEvent {
@@ -24,18 +25,8 @@ export interface PagerDutyEvent {
   };
 }
 
-export interface PagerDutyServer {
-  readonly url: string;
-  /** Events answered 202, in order. */
-  readonly accepted: PagerDutyEvent[];
-  /** Every request's status, in order (202, 400, 429, 5xx). */
-  readonly answers: number[];
-  /** Why each 400 was answered. */
-  readonly rejected: string[];
-  /** Answer this status to every request (429, 500, 503...); null: process them again. */
-  answer(status: number | null): void;
-  close(): Promise<void>;
-}
+/** The PagerDuty stand-in: `accepted` holds the events answered 202 (without the routing key). */
+export type PagerDutyServer = VendorStandIn<PagerDutyEvent>;
 
 const SEVERITIES = ['critical', 'error', 'warning', 'info'];
 const ACTIONS = ['trigger', 'acknowledge', 'resolve'];
@@ -67,12 +58,9 @@ export function eventProblems(body: unknown, routingKey: string): string[] {
 }
 
 export async function startPagerDutyServer(routingKey: string): Promise<PagerDutyServer> {
-  const accepted: PagerDutyEvent[] = [];
-  const answers: number[] = [];
-  const rejected: string[] = [];
-  let forced: number | null = null;
   const json = { contentType: 'application/json' };
-  const endpoint = await serveOnLoopback(async (req, res) => {
+  return startVendorStandIn<PagerDutyEvent>(async (req, res, book) => {
+    const { accepted, answers, rejected, forced } = book;
     const { body } = await readBody(req, 512 * 1024);
     const reply = (status: number, value: unknown) => {
       answers.push(status);
@@ -105,14 +93,4 @@ export async function startPagerDutyServer(routingKey: string): Promise<PagerDut
     accepted.push(kept);
     reply(202, { status: 'success', message: 'Event processed', dedup_key: event.dedup_key });
   });
-  return {
-    url: endpoint.url,
-    accepted,
-    answers,
-    rejected,
-    answer: (status) => {
-      forced = status;
-    },
-    close: () => endpoint.close(),
-  };
 }

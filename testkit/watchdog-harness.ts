@@ -78,6 +78,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
       metrics: main.metrics,
       logger: main.logger,
       pagerDuty: world.pagerDuty,
+      opsgenie: world.opsgenie,
       target(name) {
         const target = name === undefined ? targets.values().next().value : targets.get(name);
         if (!target) throw new Error(`no simulated cluster ${String(name)}`);

@@ -158,6 +158,11 @@ const EXTRAS: readonly Extra[] = [
     also: `+ $0.40 a month for the secret that holds its routing key ([pricing](${SOURCES.secrets})), which you create`,
   },
   {
+    setting: '`opsgenie`',
+    config: { opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie' } },
+    also: `+ $0.40 a month for the secret that holds its API key ([pricing](${SOURCES.secrets})), which you create; with \`pagerDuty\` too, the alarm is shared`,
+  },
+  {
     setting: 'a `token` or `kubeconfig` cluster instead of `eks`',
     config: {},
     also: `+ $0.40 a month for its Secrets Manager secret ([pricing](${SOURCES.secrets})), which you create`,

@@ -36,6 +36,7 @@ import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
 import { WithMachineCopy } from '../adapters/notify/delivery/machine-notifier.js';
 import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
+import { OpsgenieSender } from '../adapters/on-call/opsgenie-sender.js';
 import { PagerDutySender } from '../adapters/on-call/pagerduty-sender.js';
 import { SecretKey } from '../adapters/on-call/secret-key.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
@@ -102,10 +103,13 @@ export interface HandlerParts {
   /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
   readonly looks?: Looks;
   /**
-   * Tests only: where the paging tools' APIs are (testkit/pagerduty-server.ts). The Lambda's
+   * Tests only: where the paging tools' APIs are (testkit/pagerduty-server.ts,
+   * testkit/opsgenie-server.ts). The Lambda's
    * entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts are fixed.
    */
-  readonly onCallBaseUrls?: { readonly pagerDuty?: string } | undefined;
+  readonly onCallBaseUrls?:
+    | { readonly pagerDuty?: string | undefined; readonly opsgenie?: string | undefined }
+    | undefined;
 }
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */
@@ -233,6 +237,16 @@ function onCallSenders(config: RuntimeConfig, parts: HandlerParts, clock: () => 
       new PagerDutySender({
         routingKey: new SecretKey(parts.clients.secrets, pagerDuty.routingKeySecret, clock),
         baseUrl: parts.onCallBaseUrls?.pagerDuty,
+      }),
+    );
+  }
+  const opsgenie = config.settings.opsgenie;
+  if (opsgenie !== undefined) {
+    senders.push(
+      new OpsgenieSender({
+        apiKey: new SecretKey(parts.clients.secrets, opsgenie.apiKeySecret, clock),
+        region: opsgenie.region,
+        baseUrl: parts.onCallBaseUrls?.opsgenie,
       }),
     );
   }

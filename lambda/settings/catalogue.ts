@@ -339,6 +339,29 @@ export const pagerDuty = setting({
   ),
 });
 
+/** Opsgenie's two API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com"). */
+export const OPSGENIE_REGIONS = ['us', 'eu'] as const;
+
+export const opsgenie = setting({
+  key: 'opsgenie',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional, `us` or `eu`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) once the topic accepted the notification; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com); failures are retried by the next checks for an hour and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: strictObject(
+    {
+      apiKeySecret: secretId(),
+      region: z
+        .enum(OPSGENIE_REGIONS, {
+          error: (issue) =>
+            `must be "us" (api.opsgenie.com) or "eu" (api.eu.opsgenie.com), got ${shown(issue.input)}`,
+        })
+        .default('us'),
+    },
+    'Opsgenie: {"apiKeySecret": "<secret name or ARN>", "region": "us" | "eu"}',
+  ),
+});
+
 /** What the function receives: the clusters and how to judge them. */
 export const watchdogSettingsShape = {
   clusters: clusterList(clusterSchema),
@@ -355,4 +378,5 @@ export const watchdogSettingsShape = {
   machineTopic: machineTopic.optional(),
   eventBus: eventBus.optional(),
   pagerDuty: pagerDuty.optional(),
+  opsgenie: opsgenie.optional(),
 };

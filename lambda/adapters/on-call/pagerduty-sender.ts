@@ -10,17 +10,16 @@
  *   most 255 characters.
  * - 202: accepted. 400: the event is wrong, do not retry. 429 and 5xx (and network errors): retry
  *   after some time.
- * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS and ends on the caller's signal.
+ * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS (on-call-request.ts) and ends on the caller's signal.
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
-import { OnCallSendError, type OnCallSender } from '../../ports/index.js';
+import type { OnCallSender } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
+import { postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
 export const PAGERDUTY_SUMMARY_MAX_CHARS = 1024;
-/** How long one request to a paging tool may take. */
-export const ON_CALL_REQUEST_TIMEOUT_MS = 3_000;
 
 export interface PagerDutyOptions {
   readonly routingKey: SecretKey;
@@ -54,46 +53,10 @@ export class PagerDutySender implements OnCallSender {
 
   constructor(private readonly options: PagerDutyOptions) {}
 
-  async send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
-    const limited = AbortSignal.any([signal, AbortSignal.timeout(ON_CALL_REQUEST_TIMEOUT_MS)]);
-    const routingKey = await this.options.routingKey.value(limited);
-    const url = `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`;
-    const body = JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) });
-    await postJson(url, body, {}, limited, 'PagerDuty');
+  send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
+    return postWithKey(this.options.routingKey, 'PagerDuty', signal, (routingKey) => ({
+      url: `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
+      body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),
+    }));
   }
-}
-
-/**
- * POSTs a JSON body; resolves on a 2xx, throws OnCallSendError otherwise: 429 and 5xx and the
- * network are retryable, other answers are not. Neither the body nor the headers (they hold the
- * key) reach the error.
- */
-export async function postJson(
-  url: string,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  signal: AbortSignal,
-  tool: string,
-): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body,
-      signal,
-      redirect: 'error',
-    });
-  } catch (error) {
-    const name = signal.aborted ? 'timeout' : error instanceof Error ? error.name : 'error';
-    throw new OnCallSendError(`${tool} not reached (${name})`, true);
-  }
-  const answer = bodyText(await response.text().catch(() => ''), 200);
-  if (response.ok) return;
-  const retryable = response.status === 429 || response.status >= 500;
-  throw new OnCallSendError(
-    `${tool} answered ${response.status}${answer ? `: ${answer}` : ''}`,
-    retryable,
-    response.status,
-  );
 }
