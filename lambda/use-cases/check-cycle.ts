@@ -7,7 +7,7 @@
  * the version kept, so the claim below still races fairly) and announced by one NOTICE, saved in
  * the claim's outbox like every notification.
  *
- * Ordering is what makes alerts neither lost nor doubled:
+ * Ordering is what makes alerts neither lost nor doubled (the writes: claim-and-record.ts):
  *  1. the new state and the notifications to send are saved first, conditionally on the version
  *     that was loaded, with a lock on the outbox; a run that loses that race, or finds a live lock,
  *     backs off without sending anything;
@@ -49,16 +49,17 @@ import {
   type Notifier,
   type SilenceStore,
   type SilencesRead,
-  StateConflictError,
   type StateReset,
   type StateStore,
   type StoredState,
 } from '../ports/index.js';
 import { withEvidence } from './alert-evidence.js';
-import { type OnCallDeps, sendOnCall, withPublished } from './on-call-delivery.js';
-import { type Delivery, publishOutbox } from './outbox-publishing.js';
+import { claim, publishAndRecord } from './claim-and-record.js';
+import type { OnCallDeps } from './on-call-delivery.js';
+import type { Delivery } from './outbox-publishing.js';
 
 // Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
+export { RECORD_BUDGET_MS } from './claim-and-record.js';
 export { type Abandoned, GIVE_UP_AFTER_MS } from './outbox-publishing.js';
 
 export interface CycleDeps {
@@ -310,51 +311,6 @@ async function decideAlerts(
 }
 
 /**
- * Steps 2 and 3, once the claim is saved: publishes the outbox, then records what the notifier
- * accepted (and when each refused one was first refused) with the lock released.
- */
-async function publishAndRecord(
-  cluster: string,
-  claimed: ClusterState,
-  version: number,
-  deps: CycleDeps,
-  signal: AbortSignal | undefined,
-): Promise<Delivery> {
-  // A given-up FIRING is named while its node's incident is still open.
-  const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
-  const delivery = await publishOutbox(claimed.outbox, claimed, deps.notifier, signal, {
-    clock: deps.clock,
-    isOpen,
-  });
-  // Then the paging tools, for what the topic accepted: never before it, never in its way.
-  const onCall = deps.onCall
-    ? await sendOnCall(
-        cluster,
-        withPublished(cluster, claimed.onCall ?? [], delivery.published, deps.onCall),
-        deps.onCall,
-        signal,
-      )
-    : [];
-  // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
-  // publishing: a lost record would send those notifications again. It gets its own budget,
-  // which the caller's deadline leaves free, and is awaited before the run returns.
-  await deps.store.save(
-    cluster,
-    {
-      ...claimed,
-      outbox: delivery.pending,
-      refusedSince: delivery.refusedSince,
-      givenUp: delivery.givenUp,
-      lock: null,
-      onCall,
-    },
-    version,
-    AbortSignal.timeout(RECORD_BUDGET_MS),
-  );
-  return delivery;
-}
-
-/**
  * Whether a look's new state holds something that must survive it: an alert transition (alerts,
  * flaps, storm, removals, degraded), a notification or a lock in the outbox, a reset state, a lease
  * that appeared or left, a suspect found or cleared (its `suspectSince`: the re-check that confirms
@@ -386,32 +342,6 @@ function canonical(value: unknown): string {
       : v,
   );
 }
-
-/**
- * Saves the new state and the outbox (the claim). Undefined when another run saved first. Once
- * the deadline has passed (a read cut short) the save gets the record budget instead.
- */
-async function claim(
-  cluster: string,
-  state: ClusterState,
-  expectedVersion: number,
-  store: StateStore,
-  signal: AbortSignal | undefined,
-): Promise<number | undefined> {
-  const budget = signal?.aborted ? AbortSignal.timeout(RECORD_BUDGET_MS) : signal;
-  try {
-    return await store.save(cluster, state, expectedVersion, budget);
-  } catch (error) {
-    if (error instanceof StateConflictError) return undefined;
-    throw error;
-  }
-}
-
-/**
- * How long recording the delivery may take after publishing. A caller with a hard deadline (the
- * Lambda) aborts `signal` at least this long before it, so the record is made inside its time.
- */
-export const RECORD_BUDGET_MS = 2_500;
 
 /**
  * A read stopped by the caller's deadline (a TimeoutError reason, as `AbortSignal.timeout` gives)

@@ -1,0 +1,89 @@
+/**
+ * The check cycle's writes around publishing (check-cycle.ts, steps 1 and 3): the claim that saves
+ * the new state and the outbox before anything is sent, and the record of what the notifier
+ * accepted after. Their order and budgets are what keeps an alert from being lost or doubled.
+ */
+import type { ClusterState, Notifier, StateStore } from '../ports/index.js';
+import { StateConflictError } from '../ports/index.js';
+import { type OnCallDeps, sendOnCall, withPublished } from './on-call-delivery.js';
+import { type Delivery, publishOutbox } from './outbox-publishing.js';
+
+/** What publishing and recording use of the cycle's parts. */
+export interface RecordDeps {
+  readonly store: StateStore;
+  readonly notifier: Notifier;
+  /** The watchdog's clock, epoch ms. */
+  readonly clock: () => number;
+  readonly onCall?: OnCallDeps | undefined;
+}
+
+/**
+ * Saves the new state and the outbox (the claim). Undefined when another run saved first. Once
+ * the deadline has passed (a read cut short) the save gets the record budget instead.
+ */
+export async function claim(
+  cluster: string,
+  state: ClusterState,
+  expectedVersion: number,
+  store: StateStore,
+  signal: AbortSignal | undefined,
+): Promise<number | undefined> {
+  const budget = signal?.aborted ? AbortSignal.timeout(RECORD_BUDGET_MS) : signal;
+  try {
+    return await store.save(cluster, state, expectedVersion, budget);
+  } catch (error) {
+    if (error instanceof StateConflictError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * How long recording the delivery may take after publishing. A caller with a hard deadline (the
+ * Lambda) aborts `signal` at least this long before it, so the record is made inside its time.
+ */
+export const RECORD_BUDGET_MS = 2_500;
+
+/**
+ * Steps 2 and 3, once the claim is saved: publishes the outbox, then records what the notifier
+ * accepted (and when each refused one was first refused) with the lock released.
+ */
+export async function publishAndRecord(
+  cluster: string,
+  claimed: ClusterState,
+  version: number,
+  deps: RecordDeps,
+  signal: AbortSignal | undefined,
+): Promise<Delivery> {
+  // A given-up FIRING is named while its node's incident is still open.
+  const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
+  const delivery = await publishOutbox(claimed.outbox, claimed, deps.notifier, signal, {
+    clock: deps.clock,
+    isOpen,
+  });
+  // Then the paging tools, for what the topic accepted: never before it, never in its way.
+  const onCall = deps.onCall
+    ? await sendOnCall(
+        cluster,
+        withPublished(cluster, claimed.onCall ?? [], delivery.published, deps.onCall),
+        deps.onCall,
+        signal,
+      )
+    : [];
+  // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
+  // publishing: a lost record would send those notifications again. It gets its own budget,
+  // which the caller's deadline leaves free, and is awaited before the run returns.
+  await deps.store.save(
+    cluster,
+    {
+      ...claimed,
+      outbox: delivery.pending,
+      refusedSince: delivery.refusedSince,
+      givenUp: delivery.givenUp,
+      lock: null,
+      onCall,
+    },
+    version,
+    AbortSignal.timeout(RECORD_BUDGET_MS),
+  );
+  return delivery;
+}
