@@ -31,14 +31,7 @@ import {
   powertoolsMetrics,
   SERVICE_NAME,
 } from '../adapters/metrics/emf-metrics.js';
-import { WithChatCopy } from '../adapters/notify/delivery/chat-notifier.js';
-import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
-import { WithMachineCopy } from '../adapters/notify/delivery/machine-notifier.js';
-import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
-import { OpsgenieSender } from '../adapters/on-call/opsgenie-sender.js';
-import { PagerDutySender } from '../adapters/on-call/pagerduty-sender.js';
-import { SecretKey } from '../adapters/on-call/secret-key.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
@@ -47,11 +40,9 @@ import type {
   EvidenceReader,
   Looks,
   MetricsRecorder,
-  Notifier,
-  OnCallSender,
   StructuredLogger,
 } from '../ports/index.js';
-import { PATTERNS, type RuntimeConfig } from '../settings/index.js';
+import type { RuntimeConfig } from '../settings/index.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
 import {
@@ -59,7 +50,8 @@ import {
   type InvocationEvent,
   InvocationRunner,
 } from '../use-cases/invocation.js';
-import { type ClusterPlaces, clusterPlaces, type FunctionAccount } from './cluster-places.js';
+import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
+import { cloudNotifier, onCallSenders } from './notification-paths.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients {
@@ -228,31 +220,6 @@ function createInvocationRunner(
   });
 }
 
-/** The paging tools of the settings, each reading its key from Secrets Manager once per TTL. */
-function onCallSenders(config: RuntimeConfig, parts: HandlerParts, clock: () => number) {
-  const senders: OnCallSender[] = [];
-  const pagerDuty = config.settings.pagerDuty;
-  if (pagerDuty !== undefined) {
-    senders.push(
-      new PagerDutySender({
-        routingKey: new SecretKey(parts.clients.secrets, pagerDuty.routingKeySecret, clock),
-        baseUrl: parts.onCallBaseUrls?.pagerDuty,
-      }),
-    );
-  }
-  const opsgenie = config.settings.opsgenie;
-  if (opsgenie !== undefined) {
-    senders.push(
-      new OpsgenieSender({
-        apiKey: new SecretKey(parts.clients.secrets, opsgenie.apiKeySecret, clock),
-        region: opsgenie.region,
-        baseUrl: parts.onCallBaseUrls?.opsgenie,
-      }),
-    );
-  }
-  return senders;
-}
-
 /**
  * Each cluster's credentials: its AWS credentials (its assumed role, or the function's own), and
  * what the Kubernetes clients authenticate with (`wrap`: tests inject failures there).
@@ -277,57 +244,6 @@ function clusterCredentials(
     now: clock,
   });
   return { awsCredentials, credentials: wrap ? wrap(provider) : provider };
-}
-
-/**
- * The notifier a check publishes through: SNS, then the machine topic's copy (with
- * `machineTopic`), a chat copy (with a chat topic) and an EventBridge copy (with `eventBus`), each
- * rendered with the cluster's context.
- */
-function cloudNotifier(
-  config: RuntimeConfig,
-  clients: AwsClients,
-  logger: StructuredLogger,
-  metrics: MetricsRecorder,
-  renderContext: ClusterPlaces['renderContext'],
-): Notifier {
-  const sns = new SnsNotifier({
-    client: clients.sns,
-    topicArn: config.topicArn,
-    logger,
-    contextFor: renderContext,
-  });
-  const withMachine =
-    config.machineTopicArn === undefined
-      ? sns
-      : new WithMachineCopy(sns, {
-          client: clients.sns,
-          topicArn: config.machineTopicArn,
-          logger,
-          contextFor: renderContext,
-        });
-  const chatLink = config.settings.chatNotifications?.link;
-  const withChat =
-    config.chatTopicArn === undefined
-      ? withMachine
-      : new WithChatCopy(withMachine, {
-          client: clients.sns,
-          topicArn: config.chatTopicArn,
-          logger,
-          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
-        });
-  const eventBus = config.settings.eventBus;
-  if (eventBus === undefined) return withChat;
-  if (clients.eventBridge === undefined) {
-    throw new Error('eventBus is set but no EventBridge client was given to createHandler');
-  }
-  const busRegion = PATTERNS.EVENT_BUS_ARN.exec(eventBus)?.[1] ?? clients.region;
-  return new WithEventCopy(withChat, {
-    client: clients.eventBridge(busRegion),
-    eventBus,
-    logger,
-    metrics,
-  });
 }
 
 function sqsLooks(config: RuntimeConfig, clients: AwsClients, clock: () => number) {
