@@ -1,5 +1,5 @@
 /**
- * How fast the installed command answers, beside kubectl doing the same (issue 20 §1): `--version`,
+ * How fast the installed command answers, beside kubectl doing the same: `--version`,
  * `check` of a simulated cluster (kubectl: `get leases -n kube-node-lease`), `silence list` of a
  * state file (kubectl: `config view`, its own local read), and the error paths (an unreachable
  * server, a token the server refuses, a server certificate no CA vouches for). Each command runs

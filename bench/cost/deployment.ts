@@ -45,5 +45,5 @@ export const IDLE_POLLERS = 5;
 export const IDLE_RECEIVES_PER_MONTH = IDLE_POLLERS * 3 * 60 * 24 * 30;
 /** The per-cluster dead-man's switch: its alarm (`<stackName>-NoSuccessfulCheck-<cluster>`), beside its metric. */
 export const DEAD_MAN_ALARMS = 1;
-/** The goals (issue 9 §4): variable cost per cluster-month, in dollars, by cluster size. */
+/** The goals: variable cost per cluster-month, in dollars, by cluster size. */
 export const GOALS: Record<number, number> = { 1000: 0.5, 5000: 1, 100000: 5 };

@@ -197,7 +197,7 @@ function perMonthSection(table: readonly string[]): string {
 
 ${table.join('\n')}
 
-**What the goal is judged on.** Issue 9 §4 sets the goal on the variable cost per cluster-month,
+**What the goal is judged on.** The goal is set on the variable cost per cluster-month,
 whose units it names (Lambda, Scheduler, SQS, DynamoDB, SNS), with alarms among the fixed costs
 apart; CloudWatch Logs ingestion grows with the checks, so it stays in the variable cost here
 (conservatively). The per-cluster \`CheckSucceeded\` metric ($0.30) exists only as the input of that
