@@ -17,3 +17,23 @@ it("the README's command-line example is what the CLI prints today (npm run docs
     `README.md holds:\n${example}`,
   );
 });
+
+it("the README's contents list every section, in order, with GitHub's anchors", async () => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  const slug = (title: string) =>
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9 -]/g, '')
+      .replaceAll(' ', '-');
+  const headings = [...readme.matchAll(/^(##|###) (.+)$/gm)]
+    .map(([, level, title]) => ({ level, title: title ?? '' }))
+    .filter((h) => h.title !== 'Contents');
+  const expected = headings.map(
+    (h) => `${h.level === '##' ? '' : '  '}- [${h.title}](#${slug(h.title)})`,
+  );
+  const start = readme.indexOf('## Contents\n\n');
+  assert.ok(start >= 0, 'README.md has a Contents section');
+  const after = readme.slice(start + '## Contents\n\n'.length);
+  const listed = after.slice(0, after.indexOf('\n\n')).split('\n');
+  assert.deepEqual(listed, expected);
+});
