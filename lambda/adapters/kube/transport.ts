@@ -113,6 +113,19 @@ export function tapBodies(tap: ((body: Buffer) => void) | undefined): void {
 }
 
 /**
+ * What `list` takes: the resource, its path, what to keep of each item, the signal, more query
+ * parameters of every page (`labelSelector`), and the format (a Table of Nodes).
+ */
+type ListArgs<T> = [
+  resource: Resource,
+  path: string,
+  project: (item: unknown, page: Record<string, unknown>) => T | undefined,
+  signal: AbortSignal | undefined,
+  params?: Readonly<Record<string, string>>,
+  format?: ListFormat,
+];
+
+/**
  * One connection pool for every request of a read (client-node builds a new one per call): a TLS
  * handshake per read, not per page, and no idle sockets left behind once closed.
  */
@@ -143,16 +156,8 @@ export class ApiSession {
    * Lists every page of `path`, keeping what `project` makes of each item (given the page's
    * body too: a Table's rows need its column definitions). Its errors hold no credential.
    */
-  list<T>(
-    resource: Resource,
-    path: string,
-    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
-    signal: AbortSignal | undefined,
-    /** More query parameters of every page (`labelSelector`). */
-    params: Readonly<Record<string, string>> = {},
-    format?: ListFormat,
-  ): Promise<Listed<T>> {
-    return this.redacting(this.listPages(resource, path, project, signal, params, format));
+  list<T>(...args: ListArgs<T>): Promise<Listed<T>> {
+    return this.redacting(this.listPages(...args));
   }
 
   /** GETs one Node; undefined when it does not exist (404). Its errors hold no credential. */
@@ -176,13 +181,7 @@ export class ApiSession {
   private readonly redact = (text: string): string => withoutSecrets(text, this.connection.secrets);
 
   private async listPages<T>(
-    resource: Resource,
-    path: string,
-    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
-    signal: AbortSignal | undefined,
-    /** More query parameters of every page (`labelSelector`). */
-    params: Readonly<Record<string, string>> = {},
-    format?: ListFormat,
+    ...[resource, path, project, signal, params = {}, format]: ListArgs<T>
   ): Promise<Listed<T>> {
     const items: T[] = [];
     const seen = new Set<string>();
