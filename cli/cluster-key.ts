@@ -66,7 +66,6 @@ function merged(lists: readonly (readonly Silence[])[]): Silence[] {
 /** A silence store that adds under `key` and reads under `key` and the legacy name. */
 export function keyedSilenceStore(inner: SilenceStore, at: ClusterKey): SilenceStore {
   const names = namesOf(at);
-  const listOrSetAside = inner.listOrSetAside?.bind(inner);
   /** Where silence `id` is kept; the key when nowhere (the store then says there is no such silence). */
   const holder = async (id: string, signal: AbortSignal | undefined): Promise<string> => {
     for (const name of names) {
@@ -80,14 +79,12 @@ export function keyedSilenceStore(inner: SilenceStore, at: ClusterKey): SilenceS
     add: (_name, silence, signal) => inner.add(at.key, silence, signal),
     update: async (_name, id, change, signal) =>
       inner.update(await holder(id, signal), id, change, signal),
-    ...(listOrSetAside && {
-      listOrSetAside: async (_name: string, signal?: AbortSignal): Promise<SilencesRead> => {
-        // One after the other: setting aside takes the file's lock.
-        const reads: SilencesRead[] = [];
-        for (const name of names) reads.push(await listOrSetAside(name, signal));
-        const setAside = reads.find((r) => r.setAside !== undefined)?.setAside;
-        return { silences: merged(reads.map((r) => r.silences)), setAside };
-      },
-    }),
+    listOrSetAside: async (_name, signal) => {
+      // One after the other: setting aside takes the file's lock.
+      const reads: SilencesRead[] = [];
+      for (const name of names) reads.push(await inner.listOrSetAside(name, signal));
+      const setAside = reads.find((r) => r.setAside !== undefined)?.setAside;
+      return { silences: merged(reads.map((r) => r.silences)), setAside };
+    },
   };
 }

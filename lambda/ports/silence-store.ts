@@ -23,9 +23,9 @@ export interface SilenceStore {
   /**
    * `list` for a check: what cannot be honoured on the store's clock is moved aside (a DynamoDB
    * key, a file copy) instead of being skipped on every check, and said once in `setAside`.
-   * Stores that cannot hold such silences need not offer it.
+   * A store that cannot hold such silences (in memory) answers `list` with nothing set aside.
    */
-  listOrSetAside?(cluster: string, signal?: AbortSignal): Promise<SilencesRead>;
+  listOrSetAside(cluster: string, signal?: AbortSignal): Promise<SilencesRead>;
   /**
    * Adds one; throws SilenceError when its id is taken, or when it could not be honoured on the
    * store's clock (`silenceProblem`: one line).

@@ -246,8 +246,7 @@ async function readSilences(
   signal: AbortSignal | undefined,
 ): Promise<SilencesRead> {
   if (store === undefined) return { silences: [] };
-  if (store.listOrSetAside) return store.listOrSetAside(cluster, signal);
-  return { silences: await store.list(cluster, signal) };
+  return store.listOrSetAside(cluster, signal);
 }
 
 /** The signal a read runs under: the check's, ended sooner by the time for reading, if any. */

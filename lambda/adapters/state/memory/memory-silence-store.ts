@@ -1,6 +1,6 @@
 /** Silences kept in memory: for tests, and for `watch` without a state file. */
 import { keptSilences, type Silence } from '../../../core/silences.js';
-import type { SilenceStore } from '../../../ports/index.js';
+import type { SilenceStore, SilencesRead } from '../../../ports/index.js';
 import { byEnd, idTaken, unknownSilence, writable } from '../silence-document.js';
 
 export class MemorySilenceStore implements SilenceStore {
@@ -11,6 +11,11 @@ export class MemorySilenceStore implements SilenceStore {
   async list(cluster: string, signal?: AbortSignal): Promise<readonly Silence[]> {
     signal?.throwIfAborted();
     return keptSilences(this.#clusters.get(cluster) ?? [], this.clock()).sort(byEnd);
+  }
+
+  /** Nothing here is ever set aside: only silences `add` checked are kept. */
+  async listOrSetAside(cluster: string, signal?: AbortSignal): Promise<SilencesRead> {
+    return { silences: await this.list(cluster, signal) };
   }
 
   async add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void> {
