@@ -111,12 +111,14 @@ export async function renderSelectorExample(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const path = new URL('../README.md', import.meta.url);
-  const readme = await readFile(path, 'utf8');
-  const rewritten = replaceSection(readme, 'cli-example', await renderCliExample());
+  const readme = new URL('../README.md', import.meta.url);
+  const cli = new URL('./CLI.md', import.meta.url);
+  const example = await renderCliExample();
+  await writeFile(readme, replaceSection(await readFile(readme, 'utf8'), 'cli-example', example));
+  const selector = await renderSelectorExample();
   await writeFile(
-    path,
-    replaceSection(rewritten, 'cli-selector-example', await renderSelectorExample()),
+    cli,
+    replaceSection(await readFile(cli, 'utf8'), 'cli-selector-example', selector),
   );
-  console.log('README.md: the command-line examples rewritten');
+  console.log('README.md and docs/CLI.md: the command-line examples rewritten');
 }
