@@ -52,3 +52,12 @@ it("Deploy's configuration is a valid deployment file", async () => {
     [['prod-eu', 'eks']],
   );
 });
+
+it("Operate names every alarm of docs/OPERATE.md's table", async () => {
+  const text = await readme;
+  const operate = text.slice(text.indexOf('\n## Operate\n'), text.indexOf('\n## Configuration\n'));
+  const table = await readFile(new URL('../docs/OPERATE.md', import.meta.url), 'utf8');
+  const alarms = [...table.matchAll(/^\| `<stackName>-([A-Za-z]+)/gm)].map((m) => m[1] ?? '');
+  assert.ok(alarms.length >= 8, `docs/OPERATE.md's table has ${alarms.length} alarms`);
+  for (const alarm of alarms) assert.ok(operate.includes(alarm), `Operate names ${alarm}`);
+});
