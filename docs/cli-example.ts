@@ -1,7 +1,8 @@
 /**
  * The README's example of the command line, rendered by the real code from a scripted simulated
  * cluster (a node that stopped renewing, one that reports Ready=False, one healthy), on a fixed
- * clock. `npm run docs:cli` rewrites it; test/docs.test.ts fails when it is not current.
+ * clock, and docs/CLI.md's example of `-l`, `-o wide` and `-o yaml`. `npm run docs:cli` rewrites
+ * both; test/docs.test.ts and test/cli-selector-example.test.ts fail when they are not current.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { replaceSection } from '../lambda/settings/docs.js';
