@@ -1,7 +1,8 @@
 /**
  * The README's example of the command line, rendered by the real code from a scripted simulated
  * cluster (a node that stopped renewing, one that reports Ready=False, one healthy), on a fixed
- * clock. `npm run docs:cli` rewrites it; test/docs.test.ts fails when it is not current.
+ * clock, and docs/CLI.md's example of `-l`, `-o wide` and `-o yaml`. `npm run docs:cli` rewrites
+ * both; test/docs.test.ts and test/cli-selector-example.test.ts fail when they are not current.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { replaceSection } from '../lambda/settings/docs.js';
@@ -111,12 +112,14 @@ export async function renderSelectorExample(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const path = new URL('../README.md', import.meta.url);
-  const readme = await readFile(path, 'utf8');
-  const rewritten = replaceSection(readme, 'cli-example', await renderCliExample());
+  const readme = new URL('../README.md', import.meta.url);
+  const cli = new URL('./CLI.md', import.meta.url);
+  const example = await renderCliExample();
+  await writeFile(readme, replaceSection(await readFile(readme, 'utf8'), 'cli-example', example));
+  const selector = await renderSelectorExample();
   await writeFile(
-    path,
-    replaceSection(rewritten, 'cli-selector-example', await renderSelectorExample()),
+    cli,
+    replaceSection(await readFile(cli, 'utf8'), 'cli-selector-example', selector),
   );
-  console.log('README.md: the command-line examples rewritten');
+  console.log('README.md and docs/CLI.md: the command-line examples rewritten');
 }

@@ -1,5 +1,5 @@
 /**
- * The names of the alarms the stack creates: `<stackName>-<name>`, exactly as the README's
+ * The names of the alarms the stack creates: `<stackName>-<name>`, exactly as docs/OPERATE.md's
  * "Operate" table lists them, so that runbooks, `aws cloudwatch` commands and PagerDuty's
  * CloudWatch integration can refer to them (CloudFormation's generated names change with every
  * replacement and say nothing).

@@ -2,7 +2,7 @@
  * Read access to the configured clusters, exactly what each cluster's auth mode needs: its secret,
  * or `eks:DescribeCluster` and (by default) an EKS access entry mapping the role to the Kubernetes
  * group that deploy/rbac.yaml binds; for an `eks` cluster with `roleArn` (another account),
- * `sts:AssumeRole` on that role alone (README, "Clusters in other accounts").
+ * `sts:AssumeRole` on that role alone (docs/DEPLOY.md, "Clusters in other accounts").
  */
 import { Arn, ArnFormat, Aws, CfnCondition, Fn, Stack, Token } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';

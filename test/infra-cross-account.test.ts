@@ -99,7 +99,7 @@ describe('clusters[].auth.roleArn (eks in another account)', () => {
       (error: Error) =>
         error.name === 'ConfigError' &&
         error.message ===
-          'clusters[0].accessEntry must be false with auth.roleArn: cluster remote-a is reached through a role of its own account, where you create the access entry (README, "Clusters in other accounts")',
+          'clusters[0].accessEntry must be false with auth.roleArn: cluster remote-a is reached through a role of its own account, where you create the access entry (docs/DEPLOY.md, "Clusters in other accounts")',
     );
   });
 

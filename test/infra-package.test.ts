@@ -1,5 +1,5 @@
 /**
- * The construct as a library: a separate CDK app, the README's example as a user copies it,
+ * The construct as a library: a separate CDK app, docs/DEPLOY.md's example as a user copies it,
  * imports `lease-watchdog/infra` from the packed and installed package (compiled JavaScript, its
  * props types, the handler bundle it ships), gives it its own SNS topic and VPC and times as
  * `Duration`s, outputs the names the Deploy step needs, and synthesizes with cdk-nag's
@@ -15,13 +15,13 @@ import { after, before, describe, it } from 'node:test';
 import { linkInstalled, packAndInstall, ROOT, run } from '../testkit/packed-package.js';
 
 /**
- * The README's example (section "In your own CDK app"), as a user writes it: the ts block after
- * the comment that names this file, so the README shows what this test builds.
+ * docs/DEPLOY.md's example (section "In your own CDK app"), as a user writes it: the ts block
+ * after the comment that names this file, so the page shows what this test builds.
  */
 function readmeApp(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /<!-- test\/infra-package\.test\.ts [^>]*-->\n```ts\n([\s\S]*?)\n```/.exec(readme);
-  assert.ok(block?.[1], "README.md has the construct's example app");
+  const page = readFileSync(join(ROOT, 'docs', 'DEPLOY.md'), 'utf8');
+  const block = /<!-- test\/infra-package\.test\.ts [^>]*-->\n```ts\n([\s\S]*?)\n```/.exec(page);
+  assert.ok(block?.[1], "docs/DEPLOY.md has the construct's example app");
   return `${block[1]}\n`;
 }
 

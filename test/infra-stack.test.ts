@@ -827,7 +827,7 @@ describe('the stack', () => {
         );
       }
     });
-    test('every alarm has the name the README gives it, prefixed with the stack name', () => {
+    test('every alarm has the name docs/OPERATE.md gives it, prefixed with the stack name', () => {
       const names = alarms.map((a) => a.AlarmName as string).sort();
       assert.deepEqual(
         names,
@@ -842,8 +842,8 @@ describe('the stack', () => {
           'ThrottlesAlarm',
         ].map((name) => `${main.stack.stackName}-${name}`),
       );
-      const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-      const table = readme.slice(readme.indexOf('| alarm | means | do |'));
+      const operate = readFileSync(new URL('../docs/OPERATE.md', import.meta.url), 'utf8');
+      const table = operate.slice(operate.indexOf('| alarm | means | do |'));
       const documented = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
       const named = (s: Synth) =>
         Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((a) =>
@@ -860,7 +860,7 @@ describe('the stack', () => {
       assert.deepEqual(
         [...new Set([...named(main), ...optional])].sort(),
         [...documented].sort(),
-        "the README's alarm table names every alarm the stack creates, exactly",
+        "docs/OPERATE.md's alarm table names every alarm the stack creates, exactly",
       );
     });
   });

@@ -1,21 +1,27 @@
 /**
- * The settings describe themselves: the README's configuration and command-line tables and the
- * JSON Schema of the deployment file are rendered from the one declaration of each setting, and
- * must be current (`npm run docs:settings` rewrites them).
+ * The settings describe themselves: the README's compact configuration table, the full one in
+ * docs/CONFIGURATION.md, the command line's options in docs/CLI.md and the JSON Schema of the
+ * deployment file are rendered from the one declaration of each setting, and must be current
+ * (`npm run docs:settings` rewrites them).
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { USAGE } from '../cli/args.js';
-import { renderReadme, renderSchema } from '../docs/settings.js';
+import { renderSchema, renderSettingsDocs } from '../docs/settings.js';
 import { allSettings, parseAppConfig } from '../lambda/settings/index.js';
 
 const root = new URL('../', import.meta.url);
 const read = (path: string) => readFile(new URL(path, root), 'utf8');
 
 describe('settings documentation', () => {
-  it('README.md holds the tables the settings render (npm run docs:settings)', async () => {
-    assert.equal(await read('README.md'), await renderReadme());
+  it('README.md, docs/CONFIGURATION.md and docs/CLI.md hold the tables the settings render (npm run docs:settings)', async () => {
+    const rendered = Object.entries(await renderSettingsDocs());
+    assert.deepEqual(
+      rendered.map(([path]) => path),
+      ['README.md', 'docs/CONFIGURATION.md', 'docs/CLI.md'],
+    );
+    for (const [path, text] of rendered) assert.equal(await read(path), text, path);
   });
 
   it('infra/config.schema.json is the schema the settings render', async () => {

@@ -1,7 +1,7 @@
 /**
  * `npm run test:unit`: the test files in shards that run side by side, each shard one process.
  *
- * Why this shape (measured on the 2-core machine CI runs on, docs in the README's "Develop"):
+ * Why this shape (measured on the 2-core machine CI runs on, docs in docs/DEVELOP.md):
  * - One process per test file (node's default isolation) spent most of the suite's CPU loading the
  *   same modules again in each of ~100 files — the AWS SDK, @kubernetes/client-node, aws-cdk-lib,
  *   tsx's hooks: 658 s of CPU in all. In one process (`--test-isolation=none`) each module loads

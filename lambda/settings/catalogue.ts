@@ -261,7 +261,8 @@ export const nodeRefreshSeconds = setting({
     value: 'S',
     commands: ['watch'],
     help: 'list whole Nodes at most every S seconds (0: on every check)',
-    meaning: '`watch`: list whole Nodes at most every S seconds (see `nodeRefreshSeconds` below)',
+    meaning:
+      '`watch`: list whole Nodes at most every S seconds (see `nodeRefreshSeconds` in [the configuration](docs/CONFIGURATION.md))',
   },
   schema: wholeNumber(0, 3_600, '0 lists whole Nodes on every check'),
 });

@@ -148,7 +148,7 @@ const auth = setting({
   places: ['file', 'lambda'],
   shownDefault: 'required',
   meaning:
-    '`{"mode":"eks","clusterName","region"?,"roleArn"?}`: endpoint and CA from `eks:DescribeCluster`, an IAM token made in the function (no aws CLI, no exec plugin); with `roleArn`, both as that role (STS AssumeRole), for a cluster in another account ([set-up there](#clusters-in-other-accounts)); `{"mode":"token","server","caData"?,"tokenSecretId"}`: a bearer token kept in Secrets Manager; `{"mode":"kubeconfig","secretId","context"?}`: a whole kubeconfig kept in Secrets Manager (exec plugins do not exist in Lambda: use `eks` mode for EKS; a `proxy-url` may name an http:// proxy, reached by CONNECT with TLS to the API server inside). TLS verification is always on',
+    '`{"mode":"eks","clusterName","region"?,"roleArn"?}`: endpoint and CA from `eks:DescribeCluster`, an IAM token made in the function (no aws CLI, no exec plugin); with `roleArn`, both as that role (STS AssumeRole), for a cluster in another account ([set-up there](docs/DEPLOY.md#clusters-in-other-accounts)); `{"mode":"token","server","caData"?,"tokenSecretId"}`: a bearer token kept in Secrets Manager; `{"mode":"kubeconfig","secretId","context"?}`: a whole kubeconfig kept in Secrets Manager (exec plugins do not exist in Lambda: use `eks` mode for EKS; a `proxy-url` may name an http:// proxy, reached by CONNECT with TLS to the API server inside). TLS verification is always on',
   schema: z.discriminatedUnion('mode', [kubeconfigAuth, tokenAuth, eksAuth], {
     error: (issue) => {
       const input = issue.input;

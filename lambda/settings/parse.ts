@@ -178,7 +178,7 @@ function deployedCluster(cluster: CheckedCluster, i: number): DeployedCluster {
   const assumed = cluster.auth.mode === 'eks' && cluster.auth.roleArn !== undefined;
   if (cluster.accessEntry === true && assumed) {
     throw new ConfigError(
-      `clusters[${i}].accessEntry must be false with auth.roleArn: cluster ${cluster.name} is reached through a role of its own account, where you create the access entry (README, "Clusters in other accounts")`,
+      `clusters[${i}].accessEntry must be false with auth.roleArn: cluster ${cluster.name} is reached through a role of its own account, where you create the access entry (docs/DEPLOY.md, "Clusters in other accounts")`,
     );
   }
   return {

@@ -20,7 +20,7 @@ export interface CliFlag {
   readonly commands?: readonly ('check' | 'watch')[];
   /** One line of `--help` (default: the setting's meaning without Markdown). */
   readonly help?: string;
-  /** The README's "meaning" column for the option, when it differs from the setting's. */
+  /** docs/CLI.md's "meaning" column for the option, when it differs from the setting's. */
   readonly meaning?: string;
   /** How the default reads in the option table, when it differs from the setting's. */
   readonly shownDefault?: string;
@@ -37,7 +37,7 @@ export interface SettingInfo {
   readonly places: readonly Place[];
   /** How the default reads in the tables (`50`, `required`, `clusters × 2 + 1`). */
   readonly shownDefault: string;
-  /** Markdown: what the README says it means. */
+  /** Markdown: what docs/CONFIGURATION.md says it means (links from the repository's root). */
   readonly meaning: string;
   /** The value it takes when not given, when there is one default for every context. */
   readonly defaultValue?: unknown;

@@ -208,14 +208,14 @@ export function assumeRoleError(
     return new ClusterAuthError(
       'assume-role-denied',
       cluster,
-      `access denied assuming role '${roleArn}' for cluster '${cluster}': that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see README, "Clusters in other accounts"`,
+      `access denied assuming role '${roleArn}' for cluster '${cluster}': that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see docs/DEPLOY.md, "Clusters in other accounts"`,
       { cause: error },
     );
   }
   return new ClusterAuthError(
     'assume-role-failed',
     cluster,
-    `could not assume role '${roleArn}' for cluster '${cluster}' (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (README, "Clusters in other accounts")`,
+    `could not assume role '${roleArn}' for cluster '${cluster}' (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (docs/DEPLOY.md, "Clusters in other accounts")`,
     { cause: error },
   );
 }

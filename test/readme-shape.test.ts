@@ -1,0 +1,63 @@
+/**
+ * The README is what a new user reads in ten minutes, in the order they need it: what it is, a
+ * quick start, how it decides, deploy, operate, configure, develop, under a table of contents,
+ * in about 3,000 words (counted as `wc -w` counts them). The rest lives in docs/, linked.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { it } from 'node:test';
+import { parseAppConfig } from '../lambda/settings/index.js';
+
+const readme = readFile(new URL('../README.md', import.meta.url), 'utf8');
+
+it('the README has the sections a new user needs, in their order', async () => {
+  const sections = [...(await readme).matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+  assert.deepEqual(sections, [
+    'Contents',
+    'Quick start',
+    'How it decides',
+    'Deploy',
+    'Operate',
+    'Configuration',
+    'Develop',
+  ]);
+});
+
+it('the README is at most 3,000 words', async () => {
+  const words = (await readme).split(/\s+/).filter((w) => w !== '').length;
+  assert.ok(words <= 3000, `README.md has ${words} words`);
+});
+
+it('Deploy is numbered steps from zero, with the cluster-side set-up of each auth mode', async () => {
+  const text = await readme;
+  const deploy = text.slice(text.indexOf('\n## Deploy\n'), text.indexOf('\n## Operate\n'));
+  const steps = [...deploy.matchAll(/^(\d+)\. \*\*/gm)].map((m) => Number(m[1]));
+  assert.ok(steps.length >= 5, `Deploy has ${steps.length} numbered steps`);
+  assert.deepEqual(
+    steps,
+    steps.map((_, i) => i + 1),
+  );
+  for (const needed of ['access entr', 'aws-auth', 'deploy/rbac.yaml', 'deploy/token.yaml'])
+    assert.ok(deploy.includes(needed), `Deploy says ${needed}`);
+});
+
+it("Deploy's configuration is a valid deployment file", async () => {
+  const text = await readme;
+  const deploy = text.slice(text.indexOf('\n## Deploy\n'));
+  const block = /```json\n([\s\S]*?)\n\s*```/.exec(deploy);
+  assert.ok(block?.[1], 'Deploy shows a configuration');
+  const config = parseAppConfig(JSON.parse(block[1]));
+  assert.deepEqual(
+    config.clusters.map((c) => [c.name, c.auth.mode]),
+    [['prod-eu', 'eks']],
+  );
+});
+
+it("Operate names every alarm of docs/OPERATE.md's table", async () => {
+  const text = await readme;
+  const operate = text.slice(text.indexOf('\n## Operate\n'), text.indexOf('\n## Configuration\n'));
+  const table = await readFile(new URL('../docs/OPERATE.md', import.meta.url), 'utf8');
+  const alarms = [...table.matchAll(/^\| `<stackName>-([A-Za-z]+)/gm)].map((m) => m[1] ?? '');
+  assert.ok(alarms.length >= 8, `docs/OPERATE.md's table has ${alarms.length} alarms`);
+  for (const alarm of alarms) assert.ok(operate.includes(alarm), `Operate names ${alarm}`);
+});
