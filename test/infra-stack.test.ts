@@ -851,11 +851,12 @@ describe('the stack', () => {
             .replace(`${s.stack.stackName}-`, '<stackName>-')
             .replace(/NoSuccessfulCheck-.*$/, 'NoSuccessfulCheck-<cluster>'),
         );
-      // The two alarms of optional settings are pinned where their synths are (a second
-      // delivery path below, eventBus in infra-event-bus.test.ts).
+      // The alarms of optional settings are pinned where their synths are (a second delivery
+      // path below, eventBus in infra-event-bus.test.ts, the paging tools in infra-on-call.test.ts).
       const optional = [
         '<stackName>-NoConfirmedSubscription',
         '<stackName>-NotificationEventsFailedAlarm',
+        '<stackName>-OnCallEventsFailedAlarm',
       ];
       assert.deepEqual(
         [...new Set([...named(main), ...optional])].sort(),
