@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `lease-watchdog` command: the compiled CLI (`npm run build` compiles it; `npm pack` does too).
+// The `lease-watchdog` command: the bundled CLI (`npm run build` bundles it into dist/cli-bundle/,
+// infra/cli-bundle.ts; `npm pack` does too).
 import { unsupportedNode } from './node-version.js';
 
 const tooOld = unsupportedNode(process.versions.node);
@@ -12,8 +13,8 @@ const versionOnly = process.argv.length === 3 && process.argv[2] === '--version'
 let main;
 let version;
 try {
-  if (versionOnly) version = await import('../dist/cli/version.js');
-  else main = await import('../dist/cli/main.js');
+  if (versionOnly) version = await import('../dist/cli-bundle/version.js');
+  else main = await import('../dist/cli-bundle/main.js');
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist'))
     throw error;

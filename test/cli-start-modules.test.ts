@@ -4,6 +4,9 @@
  * only `watch --sns-topic-arn` and `silence --table` use). Start time is the process's, so each
  * command runs as a process, and a resolve hook (node:module registerHooks, given by --import)
  * writes down every module it loads: the test asserts on which, never on how long.
+ *
+ * The command ships bundled (infra/cli-bundle.ts): it loads files of dist/cli-bundle/ alone, and
+ * esbuild's metafile says which sources each of them holds; those are the modules it loaded.
  */
 
 import assert from 'node:assert/strict';
@@ -11,6 +14,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { SimCluster } from '../sim/cluster.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
@@ -32,6 +36,19 @@ registerHooks({
 });
 process.on('exit', () => appendFileSync(process.env.LW_LOADED, process.moduleLoadList.join('\\n')));`)}`;
 
+/** The sources each file of the bundle holds, as file URLs (esbuild's metafile). */
+async function bundleInputs(): Promise<Map<string, string[]>> {
+  const meta = JSON.parse(await readFile(join(ROOT, 'dist', 'cli-bundle.meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return new Map(
+    Object.entries(meta.outputs).map(([output, { inputs }]) => [
+      pathToFileURL(join(ROOT, output)).href,
+      Object.keys(inputs).map((input) => pathToFileURL(join(ROOT, input)).href),
+    ]),
+  );
+}
+
 /** What a command that does not use them must not load (each costs from 0.3 to 3 s). */
 const HEAVY: readonly [string, RegExp][] = [
   ["client-node's KubeConfig", /@kubernetes\/client-node\/dist\/config\.js$/],
@@ -52,8 +69,21 @@ async function heavyLoadedBy(
   return { code, heavy };
 }
 
-/** Every module the command `args` loads: URLs, and Node's own (`NativeModule …`). */
+/**
+ * Every module the command `args` loads: URLs, Node's own (`NativeModule …`), and the sources in
+ * the bundle's files it loaded.
+ */
 async function loadedBy(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
+  const { code, loaded } = await filesLoadedBy(dir, args);
+  const inputs = await bundleInputs();
+  return { code, loaded: [...loaded, ...loaded.flatMap((url) => inputs.get(url) ?? [])] };
+}
+
+/** Every file the command `args` loads: URLs, and Node's own (`NativeModule …`). */
+async function filesLoadedBy(
+  dir: string,
+  args: string[],
+): Promise<{ code: number; loaded: string[] }> {
   const log = join(dir, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}`);
   await writeFile(log, '');
   const code = await new Promise<number>((resolve) => {
@@ -65,6 +95,17 @@ async function loadedBy(dir: string, args: string[]): Promise<{ code: number; lo
     );
   });
   return { code, loaded: (await readFile(log, 'utf8')).split('\n') };
+}
+
+/** The files of the project (its node_modules included) the command `args` loads, from ROOT. */
+async function ourFilesLoadedBy(
+  dir: string,
+  args: string[],
+): Promise<{ code: number; files: string[] }> {
+  const { code, loaded } = await filesLoadedBy(dir, args);
+  const root = pathToFileURL(ROOT).href;
+  const ours = loaded.filter((url) => url.startsWith(root)).map((url) => url.slice(root.length));
+  return { code, files: [...new Set(ours)] };
 }
 
 describe('the command loads only what it needs', () => {
@@ -89,14 +130,31 @@ describe('the command loads only what it needs', () => {
   });
 
   it('--version loads the bin and the version alone, none of the command', async () => {
-    const { code, loaded } = await loadedBy(sim.dir, ['--version']);
-    const ours = loaded.filter(
-      (url) => url.startsWith(`file://${ROOT}`) && !url.includes('/node_modules/'),
-    );
+    const { code, files } = await ourFilesLoadedBy(sim.dir, ['--version']);
+    const inputs = await bundleInputs();
+    const root = pathToFileURL(ROOT).href;
+    const sources = files
+      .flatMap((file) => inputs.get(`${root}${file}`) ?? [])
+      .map((url) => url.slice(root.length));
     assert.deepEqual(
-      { code, ours: [...new Set(ours.map((url) => url.slice(`file://${ROOT}`.length)))] },
-      { code: 0, ours: ['bin/lease-watchdog.js', 'bin/node-version.js', 'dist/cli/version.js'] },
+      { code, unbundled: files.filter((file) => file.startsWith('bin/')), sources },
+      {
+        code: 0,
+        unbundled: ['bin/lease-watchdog.js', 'bin/node-version.js'],
+        sources: ['cli/version.ts'],
+      },
     );
+  });
+
+  it('check loads the bundle, none of the compiled modules or node_modules one by one', async () => {
+    const { code, files } = await ourFilesLoadedBy(sim.dir, [
+      'check',
+      '--kubeconfig',
+      sim.kubeconfig,
+    ]);
+    const unbundled = files.filter((file) => !/^(bin\/|dist\/cli-bundle\/)/.test(file));
+    assert.deepEqual({ code, unbundled }, { code: 0, unbundled: [] });
+    assert.ok(files.includes('dist/cli-bundle/main.js'), files.join(', '));
   });
 
   it('check with a token kubeconfig loads none of them', async () => {
