@@ -11,10 +11,11 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { SimCluster } from '../sim/cluster.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
@@ -155,6 +156,18 @@ describe('the command loads only what it needs', () => {
     const unbundled = files.filter((file) => !/^(bin\/|dist\/cli-bundle\/)/.test(file));
     assert.deepEqual({ code, unbundled }, { code: 0, unbundled: [] });
     assert.ok(files.includes('dist/cli-bundle/main.js'), files.join(', '));
+  });
+
+  it("keeps V8's compile cache of the command in Node's default place for the next run", async () => {
+    // No NODE_COMPILE_CACHE: Node would enable the cache itself. The default is under os.tmpdir().
+    const tmp = join(sim.dir, 'tmp');
+    await mkdir(tmp);
+    const { NODE_COMPILE_CACHE: _, ...env } = process.env;
+    await promisify(execFile)(NODE, [BIN, 'check', '--kubeconfig', sim.kubeconfig], {
+      env: { ...env, TMPDIR: tmp },
+    });
+    const cached = await readdir(join(tmp, 'node-compile-cache'), { recursive: true });
+    assert.ok(cached.length > 0, 'nothing cached');
   });
 
   it('check with a token kubeconfig loads none of them', async () => {
