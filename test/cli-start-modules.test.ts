@@ -55,6 +55,8 @@ const HEAVY: readonly [string, RegExp][] = [
   ["client-node's KubeConfig", /@kubernetes\/client-node\/dist\/config\.js$/],
   ["client-node's generated models", /@kubernetes\/client-node\/dist\/gen\//],
   ['the AWS SDK', /\/node_modules\/@aws-sdk\//],
+  // The settings' schemas: only a deployment file needs them (`config validate`, the stack).
+  ['zod', /\/node_modules\/zod\//],
   ['undici', /\/node_modules\/undici\//],
   // An ESM import of node:http reads its WebSocket getters, which load it (~130 ms of CPU).
   ["Node's internal undici", /^NativeModule internal\/deps\/undici/],
@@ -173,6 +175,17 @@ describe('the command loads only what it needs', () => {
   it('check with a token kubeconfig loads none of them', async () => {
     const args = ['check', '--kubeconfig', sim.kubeconfig];
     assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 0, heavy: [] });
+  });
+
+  it('check with flags of every kind loads none of them', async () => {
+    const args = ['check', '--kubeconfig', sim.kubeconfig, '-n', 'kube-node-lease', '-o', 'json'];
+    const more = ['--grace-period', '2m', '--timeout', '5', '-l', 'topology.kubernetes.io/zone'];
+    assert.deepEqual(await heavyLoadedBy(sim.dir, [...args, ...more]), { code: 0, heavy: [] });
+  });
+
+  it('a wrong flag value is refused without them', async () => {
+    const args = ['check', '--kubeconfig', sim.kubeconfig, '--grace-period', '0'];
+    assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 2, heavy: [] });
   });
 
   it('check of an unreachable server loads none of them', async () => {
