@@ -82,11 +82,18 @@ async function loadedBy(dir: string, args: string[]): Promise<{ code: number; lo
   return { code, loaded: [...loaded, ...loaded.flatMap((url) => inputs.get(url) ?? [])] };
 }
 
+/** Each command's run, once per file: two tests may ask about the same one. */
+const runs = new Map<string, Promise<{ code: number; loaded: string[] }>>();
+
 /** Every file the command `args` loads: URLs, and Node's own (`NativeModule …`). */
-async function filesLoadedBy(
-  dir: string,
-  args: string[],
-): Promise<{ code: number; loaded: string[] }> {
+function filesLoadedBy(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
+  const key = args.join('\0');
+  const run = runs.get(key) ?? runLogged(dir, args);
+  runs.set(key, run);
+  return run;
+}
+
+async function runLogged(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
   const log = join(dir, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}`);
   await writeFile(log, '');
   const code = await new Promise<number>((resolve) => {
