@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The `lease-watchdog` command: the compiled CLI (`npm run build` compiles it; `npm pack` does too).
+// The `lease-watchdog` command: the bundled CLI (`npm run build` bundles it into dist/cli-bundle/,
+// infra/cli-bundle.ts; `npm pack` does too).
+import module from 'node:module';
 import { unsupportedNode } from './node-version.js';
 
 const tooOld = unsupportedNode(process.versions.node);
@@ -7,13 +9,17 @@ if (tooOld !== undefined) {
   process.stderr.write(`${tooOld}\n`);
   process.exit(2);
 }
+// V8's code cache of the bundle, kept on disk (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE;
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off): later runs skip compiling it. Never throws
+// (https://nodejs.org/api/module.html#moduleenablecompilecacheoptions).
+module.enableCompileCache();
 // `--version` alone: answered without loading the command (kubectl's `version --client` is as quick).
 const versionOnly = process.argv.length === 3 && process.argv[2] === '--version';
 let main;
 let version;
 try {
-  if (versionOnly) version = await import('../dist/cli/version.js');
-  else main = await import('../dist/cli/main.js');
+  if (versionOnly) version = await import('../dist/cli-bundle/version.js');
+  else main = await import('../dist/cli-bundle/main.js');
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist'))
     throw error;

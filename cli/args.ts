@@ -1,11 +1,13 @@
 /**
  * The `lease-watchdog` command line, parsed once into a frozen, typed object. The flags, their
- * defaults, their checks and the `--help` text come from the settings module, where each setting
- * is declared once. Every mistake is a UsageError with one line naming the option and the fix.
+ * defaults, their checks and the `--help` text come from the settings' flags
+ * (lambda/settings/cli-flags.ts), where each is declared once, and which need no schema library:
+ * the command starts without it. Every mistake is a UsageError with one line naming the option
+ * and the fix.
  */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../lambda/core/duration.js';
-import { allSettings, type CliFlag, type SettingInfo } from '../lambda/settings/index.js';
+import { CLI_FLAGS, type CliFlag, flagProblem } from '../lambda/settings/cli-flags.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -51,24 +53,21 @@ export type Command =
   | { readonly kind: 'check'; readonly options: CommonOptions }
   | { readonly kind: 'watch'; readonly options: WatchOptions };
 
-type Flagged = SettingInfo & { readonly cli: CliFlag };
-
 /** The options of the command line, common ones first, in the order they are declared. */
-function cliOptions(): readonly Flagged[] {
-  const flagged = allSettings().filter((s): s is Flagged => s.cli !== undefined);
-  const common = (s: Flagged) => (s.cli.commands ?? ['check', 'watch']).includes('check');
-  return [...flagged.filter(common), ...flagged.filter((s) => !common(s))];
+function cliOptions(): readonly CliFlag[] {
+  const flags: readonly CliFlag[] = Object.values(CLI_FLAGS);
+  const common = (s: CliFlag) => (s.commands ?? ['check', 'watch']).includes('check');
+  return [...flags.filter(common), ...flags.filter((s) => !common(s))];
 }
 
-function usageLine(s: Flagged): string {
-  const short = s.cli.short ? `-${s.cli.short}, ` : '';
-  const name = `${short}--${s.cli.flag}${s.cli.value ? ` ${s.cli.value}` : ''}`;
-  const help = s.cli.help ?? s.meaning.replaceAll('`', '');
+function usageLine(s: CliFlag): string {
+  const short = s.short ? `-${s.short}, ` : '';
+  const name = `${short}--${s.flag}${s.value ? ` ${s.value}` : ''}`;
   const fallback =
-    s.defaultValue === undefined || s.cli.value === undefined || /default/.test(help)
+    s.defaultValue === undefined || s.value === undefined || /default/.test(s.help)
       ? ''
       : ` (default: ${s.defaultValue})`;
-  return `  ${name.padEnd(24)} ${help}${fallback}`;
+  return `  ${name.padEnd(24)} ${s.help}${fallback}`;
 }
 
 const COMMAND_LINES = {
@@ -77,8 +76,8 @@ const COMMAND_LINES = {
   watch:
     '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
 } as const;
-const COMMON_OPTIONS = () => cliOptions().filter((s) => s.cli.commands === undefined);
-const WATCH_OPTIONS = () => cliOptions().filter((s) => s.cli.commands !== undefined);
+const COMMON_OPTIONS = () => cliOptions().filter((s) => s.commands === undefined);
+const WATCH_OPTIONS = () => cliOptions().filter((s) => s.commands !== undefined);
 const LAST_LINES = [
   '  -h, --help               show this help',
   '  --version                print the version',
@@ -111,23 +110,20 @@ export function commandUsage(verb: 'check' | 'watch'): string {
   ].join('\n');
 }
 
-/** A flag's value checked against its setting: durations (`90s`, `10m`) and counts as numbers. */
-function checked(s: Flagged, raw: string): unknown {
+/** A flag's value checked against its rule: durations (`90s`, `10m`) and counts as numbers. */
+function checked(s: CliFlag, raw: string): unknown {
   let value: unknown = raw;
-  if (s.cli.value === 'S') {
+  if (s.value === 'S') {
     value = parseDuration(raw) ?? (/^-\d/.test(raw) ? Number(raw) : raw);
     if (typeof value === 'string') {
       throw new UsageError(
-        `--${s.cli.flag} must be a duration such as 90s, 2m or 1h30m (units h, m, s, ms), or whole seconds (got ${JSON.stringify(raw)})`,
+        `--${s.flag} must be a duration such as 90s, 2m or 1h30m (units h, m, s, ms), or whole seconds (got ${JSON.stringify(raw)})`,
       );
     }
-  } else if (s.cli.value === 'N' && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw);
-  const result = (s.cli.schema ?? s.schema).safeParse(value);
-  if (!result.success) {
-    const message = result.error.issues[0]?.message ?? 'is not valid';
-    throw new UsageError(`--${s.cli.flag} ${message}`);
-  }
-  return result.data;
+  } else if (s.value === 'N' && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw);
+  const problem = flagProblem(s.rule, value);
+  if (problem !== undefined) throw new UsageError(`--${s.flag} ${problem}`);
+  return value;
 }
 
 /**
@@ -170,13 +166,13 @@ function parse(argv: readonly string[]) {
   };
   const valued = new Set<string>();
   for (const s of cliOptions()) {
-    const type = s.cli.value === undefined ? 'boolean' : 'string'; // no value: a switch
-    options[s.cli.flag] = { type, ...(s.cli.short ? { short: s.cli.short } : {}) };
+    const type = s.value === undefined ? 'boolean' : 'string'; // no value: a switch
+    options[s.flag] = { type, ...(s.short ? { short: s.short } : {}) };
     if (type === 'string') {
-      valued.add(`--${s.cli.flag}`);
-      if (s.cli.short) valued.add(`-${s.cli.short}`);
+      valued.add(`--${s.flag}`);
+      if (s.short) valued.add(`-${s.short}`);
     }
-    for (const alias of s.cli.aliases ?? []) {
+    for (const alias of s.aliases ?? []) {
       options[alias] = { type };
       if (type === 'string') valued.add(`--${alias}`);
     }
@@ -210,18 +206,18 @@ export function parseCli(argv: readonly string[]): Command {
 
   const given = new Map<string, unknown>();
   for (const s of cliOptions()) {
-    const raw = [s.cli.flag, ...(s.cli.aliases ?? [])]
+    const raw = [s.flag, ...(s.aliases ?? [])]
       .map((name) => values[name])
       .find((value) => value !== undefined);
     if (typeof raw !== 'string' && raw !== true) continue;
-    if (!(s.cli.commands ?? ['check', 'watch']).includes(verb as Verb)) {
-      throw new UsageError(`--${s.cli.flag} goes with "watch", not "${verb}"`);
+    if (!(s.commands ?? ['check', 'watch']).includes(verb as Verb)) {
+      throw new UsageError(`--${s.flag} goes with "watch", not "${verb}"`);
     }
-    given.set(s.cli.flag, raw === true ? true : checked(s, raw));
+    given.set(s.flag, raw === true ? true : checked(s, raw));
   }
   const option = <T>(flag: string): T | undefined => given.get(flag) as T | undefined;
   const withDefault = <T>(flag: string): T => {
-    const s = cliOptions().find((o) => o.cli.flag === flag);
+    const s = cliOptions().find((o) => o.flag === flag);
     return (given.get(flag) ?? s?.defaultValue) as T;
   };
   const common: CommonOptions = {

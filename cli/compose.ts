@@ -17,7 +17,9 @@ import { labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { NodeInfo } from '../lambda/core/model.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import { ClusterReadError, type KubeConfigView, type SilenceStore } from '../lambda/ports/index.js';
-import { type ClusterPolicies, DEFAULTS, policiesOf } from '../lambda/settings/index.js';
+// Not the settings' index: it would load their schemas, which a check does not need.
+import { DEFAULTS } from '../lambda/settings/defaults.js';
+import { type ClusterPolicies, policiesOf } from '../lambda/settings/policies.js';
 import { type CommonOptions, parseCli, UsageError, type WatchOptions } from './args.js';
 import { awsClients } from './aws-clients.js';
 import { type ClusterKey, clusterKeyOf, keyedSilenceStore } from './cluster-key.js';

@@ -81,7 +81,7 @@ function parse(argv: readonly string[]): Parsed | string {
   return { verb, file, json: output === 'json' };
 }
 
-/** The package's infra/ folder: one level up from cli/ in the sources, two from dist/cli/. */
+/** The package's infra/ folder: one level up from cli/ in the sources, two from dist/cli-bundle/. */
 function packagedInfra(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [resolve(here, '../infra'), resolve(here, '../../infra')];

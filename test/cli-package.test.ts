@@ -76,9 +76,10 @@ describe('the packed CLI, installed into an empty folder', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('holds compiled JavaScript and no devDependency', () => {
+  it('holds the bundled command, compiled JavaScript and no devDependency', () => {
     const installed = join(dir, 'app', 'node_modules');
-    assert.ok(existsSync(join(installed, 'lease-watchdog', 'dist', 'cli', 'main.js')));
+    assert.ok(existsSync(join(installed, 'lease-watchdog', 'dist', 'cli-bundle', 'main.js')));
+    assert.ok(!existsSync(join(installed, 'lease-watchdog', 'dist', 'cli')), 'not also unbundled');
     assert.ok(!existsSync(join(installed, 'lease-watchdog', 'lambda')), 'no TypeScript sources');
     for (const dev of ['tsx', 'typescript', 'aws-cdk-lib', '@biomejs/biome']) {
       assert.ok(!existsSync(join(installed, dev)), `${dev} is not installed`);

@@ -4,13 +4,18 @@
  * only `watch --sns-topic-arn` and `silence --table` use). Start time is the process's, so each
  * command runs as a process, and a resolve hook (node:module registerHooks, given by --import)
  * writes down every module it loads: the test asserts on which, never on how long.
+ *
+ * The command ships bundled (infra/cli-bundle.ts): it loads files of dist/cli-bundle/ alone, and
+ * esbuild's metafile says which sources each of them holds; those are the modules it loaded.
  */
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { SimCluster } from '../sim/cluster.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import { BIN, NODE, ROOT } from '../testkit/cli-process.js';
@@ -32,11 +37,26 @@ registerHooks({
 });
 process.on('exit', () => appendFileSync(process.env.LW_LOADED, process.moduleLoadList.join('\\n')));`)}`;
 
+/** The sources each file of the bundle holds, as file URLs (esbuild's metafile). */
+async function bundleInputs(): Promise<Map<string, string[]>> {
+  const meta = JSON.parse(await readFile(join(ROOT, 'dist', 'cli-bundle.meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return new Map(
+    Object.entries(meta.outputs).map(([output, { inputs }]) => [
+      pathToFileURL(join(ROOT, output)).href,
+      Object.keys(inputs).map((input) => pathToFileURL(join(ROOT, input)).href),
+    ]),
+  );
+}
+
 /** What a command that does not use them must not load (each costs from 0.3 to 3 s). */
 const HEAVY: readonly [string, RegExp][] = [
   ["client-node's KubeConfig", /@kubernetes\/client-node\/dist\/config\.js$/],
   ["client-node's generated models", /@kubernetes\/client-node\/dist\/gen\//],
   ['the AWS SDK', /\/node_modules\/@aws-sdk\//],
+  // The settings' schemas: only a deployment file needs them (`config validate`, the stack).
+  ['zod', /\/node_modules\/zod\//],
   ['undici', /\/node_modules\/undici\//],
   // An ESM import of node:http reads its WebSocket getters, which load it (~130 ms of CPU).
   ["Node's internal undici", /^NativeModule internal\/deps\/undici/],
@@ -52,8 +72,28 @@ async function heavyLoadedBy(
   return { code, heavy };
 }
 
-/** Every module the command `args` loads: URLs, and Node's own (`NativeModule …`). */
+/**
+ * Every module the command `args` loads: URLs, Node's own (`NativeModule …`), and the sources in
+ * the bundle's files it loaded.
+ */
 async function loadedBy(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
+  const { code, loaded } = await filesLoadedBy(dir, args);
+  const inputs = await bundleInputs();
+  return { code, loaded: [...loaded, ...loaded.flatMap((url) => inputs.get(url) ?? [])] };
+}
+
+/** Each command's run, once per file: two tests may ask about the same one. */
+const runs = new Map<string, Promise<{ code: number; loaded: string[] }>>();
+
+/** Every file the command `args` loads: URLs, and Node's own (`NativeModule …`). */
+function filesLoadedBy(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
+  const key = args.join('\0');
+  const run = runs.get(key) ?? runLogged(dir, args);
+  runs.set(key, run);
+  return run;
+}
+
+async function runLogged(dir: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
   const log = join(dir, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}`);
   await writeFile(log, '');
   const code = await new Promise<number>((resolve) => {
@@ -65,6 +105,17 @@ async function loadedBy(dir: string, args: string[]): Promise<{ code: number; lo
     );
   });
   return { code, loaded: (await readFile(log, 'utf8')).split('\n') };
+}
+
+/** The files of the project (its node_modules included) the command `args` loads, from ROOT. */
+async function ourFilesLoadedBy(
+  dir: string,
+  args: string[],
+): Promise<{ code: number; files: string[] }> {
+  const { code, loaded } = await filesLoadedBy(dir, args);
+  const root = pathToFileURL(ROOT).href;
+  const ours = loaded.filter((url) => url.startsWith(root)).map((url) => url.slice(root.length));
+  return { code, files: [...new Set(ours)] };
 }
 
 describe('the command loads only what it needs', () => {
@@ -89,19 +140,59 @@ describe('the command loads only what it needs', () => {
   });
 
   it('--version loads the bin and the version alone, none of the command', async () => {
-    const { code, loaded } = await loadedBy(sim.dir, ['--version']);
-    const ours = loaded.filter(
-      (url) => url.startsWith(`file://${ROOT}`) && !url.includes('/node_modules/'),
-    );
+    const { code, files } = await ourFilesLoadedBy(sim.dir, ['--version']);
+    const inputs = await bundleInputs();
+    const root = pathToFileURL(ROOT).href;
+    const sources = files
+      .flatMap((file) => inputs.get(`${root}${file}`) ?? [])
+      .map((url) => url.slice(root.length));
     assert.deepEqual(
-      { code, ours: [...new Set(ours.map((url) => url.slice(`file://${ROOT}`.length)))] },
-      { code: 0, ours: ['bin/lease-watchdog.js', 'bin/node-version.js', 'dist/cli/version.js'] },
+      { code, unbundled: files.filter((file) => file.startsWith('bin/')), sources },
+      {
+        code: 0,
+        unbundled: ['bin/lease-watchdog.js', 'bin/node-version.js'],
+        sources: ['cli/version.ts'],
+      },
     );
+  });
+
+  it('check loads the bundle, none of the compiled modules or node_modules one by one', async () => {
+    const { code, files } = await ourFilesLoadedBy(sim.dir, [
+      'check',
+      '--kubeconfig',
+      sim.kubeconfig,
+    ]);
+    const unbundled = files.filter((file) => !/^(bin\/|dist\/cli-bundle\/)/.test(file));
+    assert.deepEqual({ code, unbundled }, { code: 0, unbundled: [] });
+    assert.ok(files.includes('dist/cli-bundle/main.js'), files.join(', '));
+  });
+
+  it("keeps V8's compile cache of the command in Node's default place for the next run", async () => {
+    // No NODE_COMPILE_CACHE: Node would enable the cache itself. The default is under os.tmpdir().
+    const tmp = join(sim.dir, 'tmp');
+    await mkdir(tmp);
+    const { NODE_COMPILE_CACHE: _, ...env } = process.env;
+    await promisify(execFile)(NODE, [BIN, 'check', '--kubeconfig', sim.kubeconfig], {
+      env: { ...env, TMPDIR: tmp },
+    });
+    const cached = await readdir(join(tmp, 'node-compile-cache'), { recursive: true });
+    assert.ok(cached.length > 0, 'nothing cached');
   });
 
   it('check with a token kubeconfig loads none of them', async () => {
     const args = ['check', '--kubeconfig', sim.kubeconfig];
     assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 0, heavy: [] });
+  });
+
+  it('check with flags of every kind loads none of them', async () => {
+    const args = ['check', '--kubeconfig', sim.kubeconfig, '-n', 'kube-node-lease', '-o', 'json'];
+    const more = ['--grace-period', '2m', '--timeout', '5', '-l', 'topology.kubernetes.io/zone'];
+    assert.deepEqual(await heavyLoadedBy(sim.dir, [...args, ...more]), { code: 0, heavy: [] });
+  });
+
+  it('a wrong flag value is refused without them', async () => {
+    const args = ['check', '--kubeconfig', sim.kubeconfig, '--grace-period', '0'];
+    assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 2, heavy: [] });
   });
 
   it('check of an unreachable server loads none of them', async () => {

@@ -57,7 +57,7 @@ export function renderCliStart(result: CliStartResult): string[] {
   return [
     `${CLI_START_HEADING} (${result.date})`,
     '',
-    `\`npm run bench:cli-start\` (bench/cli-start.ts): the installed command (\`bin/lease-watchdog.js\`, compiled, on Node ${result.node}) and kubectl ${result.kubectlVersion}, each command run ${result.runs} times in fresh processes, the two alternating, against the simulated cluster of ${result.nodes} nodes served from the bench's own process; median wall time. Goal: within ${RATIO_GOAL}× kubectl, \`--version\` ≤ ${VERSION_GOAL_MS} ms. A bare \`node -e ''\` took ${ms(result.bareNodeMs)} in the same rounds: the machine is shared, compare the ratios.`,
+    `\`npm run bench:cli-start\` (bench/cli-start.ts): the installed command (\`bin/lease-watchdog.js\`, bundled, on Node ${result.node}) and kubectl ${result.kubectlVersion}, each command run ${result.runs} times in fresh processes, the two alternating, against the simulated cluster of ${result.nodes} nodes served from the bench's own process; median wall time. Goal: within ${RATIO_GOAL}× kubectl, \`--version\` ≤ ${VERSION_GOAL_MS} ms. A bare \`node -e ''\` took ${ms(result.bareNodeMs)} in the same rounds: the machine is shared, compare the ratios.`,
     '',
     `\`lease-watchdog --version\`: ${ms(result.versionMs)} (${(result.versionMs / result.bareNodeMs).toFixed(2)}× a bare node), ${verdict(Math.round(result.versionMs) <= VERSION_GOAL_MS)}.`,
     '',

@@ -30,7 +30,11 @@ const TARBALL_ENV = 'LEASE_WATCHDOG_TEST_TARBALL';
 const SHIPPED_BUNDLE = 'dist/handler-bundle';
 
 /** What the build steps before the tests write, which the tarball must hold. */
-const BUILT = ['dist/cli/main.js', 'dist/infra/lease-watchdog.js', `${SHIPPED_BUNDLE}/index.mjs`];
+const BUILT = [
+  'dist/cli-bundle/main.js',
+  'dist/infra/lease-watchdog.js',
+  `${SHIPPED_BUNDLE}/index.mjs`,
+];
 
 /** Fails, saying what to run, unless the build steps have written these files of dist/. */
 function assertBuilt(files: readonly string[] = BUILT): void {

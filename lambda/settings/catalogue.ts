@@ -7,17 +7,18 @@
  * Declaration order is the order of the README's tables.
  */
 import * as z from 'zod';
+import { CLI_FLAGS, OUTPUT_FORMATS, oneOfMessage } from './cli-flags.js';
 import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
 import {
   flag,
   fraction,
-  labelSelector,
+  positiveSeconds,
   strictObject,
   text,
-  topicArn,
   wholeNumber,
+  wholeNumberOf,
 } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
@@ -29,8 +30,7 @@ const DAY = 86_400;
 
 // --- Options of the command line only ---------------------------------------------------------
 
-const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export type { OutputFormat } from './cli-flags.js';
 
 export const selector = setting({
   key: '--selector',
@@ -38,26 +38,19 @@ export const selector = setting({
   shownDefault: 'every node',
   meaning:
     "label selector of the nodes to check, as `kubectl get nodes -l` takes it (`'pool=gpu'`, `'pool in (gpu,batch)'`, `'!spot'`): other nodes are not shown, counted or paged, and their leases are not orphans (see [below](#choosing-nodes))",
-  cli: {
-    flag: 'selector',
-    short: 'l',
-    value: 'SELECTOR',
-    help: "check only the nodes this label selector matches, e.g. 'pool=gpu'",
-  },
-  schema: labelSelector('pool=gpu,!spot'),
+  cli: CLI_FLAGS.selector,
+  schema: text(CLI_FLAGS.selector.rule.text),
 });
 
 export const output = setting({
   key: '--output',
   places: ['cli'],
   shownDefault: '`table`',
-  defaultValue: 'table',
+  defaultValue: CLI_FLAGS.output.defaultValue,
   meaning:
     '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read); `yaml` is the same document as YAML',
-  cli: { flag: 'output', short: 'o', value: 'table|wide|json|yaml', help: 'output format' },
-  schema: z.enum(OUTPUT_FORMATS, {
-    error: (issue) => `must be table, wide, json or yaml (got ${shown(issue.input)})`,
-  }),
+  cli: CLI_FLAGS.output,
+  schema: z.enum(OUTPUT_FORMATS, { error: (issue) => oneOfMessage(OUTPUT_FORMATS, issue.input) }),
 });
 
 export const noHeaders = setting({
@@ -66,7 +59,7 @@ export const noHeaders = setting({
   shownDefault: 'off',
   defaultValue: false,
   meaning: '`table` and `wide`: print no header row',
-  cli: { flag: 'no-headers', help: 'table and wide: print no header row' },
+  cli: CLI_FLAGS.noHeaders,
   schema: flag(),
 });
 
@@ -75,15 +68,8 @@ export const interval = setting({
   places: ['cli'],
   defaultValue: DEFAULTS.intervalSeconds,
   meaning: '`watch`: seconds between checks',
-  cli: { flag: 'interval', value: 'S', commands: ['watch'], help: 'seconds between checks' },
-  schema: z
-    .number({
-      error: (issue) => `must be a positive number of seconds (got ${shown(issue.input)})`,
-    })
-    .positive({
-      error: (issue) => `must be a positive number of seconds (got ${shown(issue.input)})`,
-    })
-    .max(DAY, { error: (issue) => `must be at most ${DAY} seconds (got ${shown(issue.input)})` }),
+  cli: CLI_FLAGS.interval,
+  schema: positiveSeconds(CLI_FLAGS.interval.rule.positiveSecondsUpTo),
 });
 
 export const checks = setting({
@@ -91,13 +77,8 @@ export const checks = setting({
   places: ['cli'],
   shownDefault: 'forever',
   meaning: '`watch`: stop after N checks',
-  cli: {
-    flag: 'checks',
-    value: 'N',
-    commands: ['watch'],
-    help: 'stop after N checks (default: run until interrupted)',
-  },
-  schema: wholeNumber(1, 1_000_000_000),
+  cli: CLI_FLAGS.checks,
+  schema: wholeNumberOf(CLI_FLAGS.checks.rule.whole),
 });
 
 export const stateFile = setting({
@@ -105,13 +86,8 @@ export const stateFile = setting({
   places: ['cli'],
   shownDefault: 'in memory',
   meaning: '`watch`: keep observations and incidents in a JSON file across runs',
-  cli: {
-    flag: 'state-file',
-    value: 'PATH',
-    commands: ['watch'],
-    help: 'keep observations and incidents in this JSON file across runs',
-  },
-  schema: text({ hint: 'a file path' }),
+  cli: CLI_FLAGS.stateFile,
+  schema: text(CLI_FLAGS.stateFile.rule.text),
 });
 
 export const snsTopicArn = setting({
@@ -120,13 +96,8 @@ export const snsTopicArn = setting({
   shownDefault: 'print to the terminal',
   meaning:
     '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected)',
-  cli: {
-    flag: 'sns-topic-arn',
-    value: 'ARN',
-    commands: ['watch'],
-    help: 'publish notifications to this SNS topic (default AWS credentials)',
-  },
-  schema: topicArn('an SNS topic ARN'),
+  cli: CLI_FLAGS.snsTopicArn,
+  schema: text(CLI_FLAGS.snsTopicArn.rule.text),
 });
 
 export const insecureSkipTlsVerify = setting({
@@ -136,10 +107,7 @@ export const insecureSkipTlsVerify = setting({
   defaultValue: false,
   meaning:
     "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
-  cli: {
-    flag: 'insecure-skip-tls-verify',
-    help: "do not verify the API server's certificate (insecure; warns)",
-  },
+  cli: CLI_FLAGS.insecureSkipTlsVerify,
   schema: flag(),
 });
 
@@ -150,7 +118,7 @@ export const verbose = setting({
   defaultValue: false,
   meaning:
     "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
-  cli: { flag: 'verbose', short: 'v', help: "show the exec credential plugin's stderr" },
+  cli: CLI_FLAGS.verbose,
   schema: flag(),
 });
 
@@ -161,8 +129,8 @@ export const gracePeriodSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
-  cli: { flag: 'grace-period', value: 'S', help: 'silence that makes a lease expired, seconds' },
-  schema: wholeNumber(1, DAY),
+  cli: CLI_FLAGS.gracePeriod,
+  schema: wholeNumberOf(CLI_FLAGS.gracePeriod.rule.whole),
 });
 
 export const startupGraceSeconds = setting({
@@ -170,12 +138,8 @@ export const startupGraceSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
-  cli: {
-    flag: 'startup-grace',
-    value: 'S',
-    meaning: 'how old a node without a renewed lease must be before it alerts',
-  },
-  schema: wholeNumber(0, DAY),
+  cli: CLI_FLAGS.startupGrace,
+  schema: wholeNumberOf(CLI_FLAGS.startupGrace.rule.whole),
 });
 
 export const reminderIntervalSeconds = setting({
@@ -183,16 +147,9 @@ export const reminderIntervalSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.reminderIntervalSeconds,
   meaning: 'reminders while a node stays down; 0 turns them off',
-  cli: {
-    flag: 'reminder-interval',
-    value: 'S',
-    commands: ['watch'],
-    help: 're-notify open incidents every S seconds (0 = off)',
-    meaning: '`watch`: re-notify open incidents this often; 0 turns reminders off',
-    // The demo's compressed timings remind every 36 s.
-    schema: wholeNumber(0, 7 * DAY, '0 turns reminders off'),
-  },
-  schema: wholeNumber(0, 7 * DAY, '0 turns reminders off').refine(
+  cli: CLI_FLAGS.reminderInterval,
+  // The flag also takes 1-59 (the demo's compressed timings remind every 36 s).
+  schema: wholeNumberOf(CLI_FLAGS.reminderInterval.rule.whole).refine(
     (seconds) => seconds === 0 || seconds >= 60,
     { error: (issue) => `must be 0 (no reminders) or at least 60 (got ${shown(issue.input)})` },
   ),
@@ -256,15 +213,8 @@ export const nodeRefreshSeconds = setting({
   defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
     'list whole Nodes (~13× the bytes of Leases) at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node, a few hundred bytes each) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned), so a steady-state check reads 1.1× the bytes of the lease list on the wire, 1.4× decoded ([measured](docs/BENCHMARKS.md)). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
-  cli: {
-    flag: 'node-refresh',
-    value: 'S',
-    commands: ['watch'],
-    help: 'list whole Nodes at most every S seconds (0: on every check)',
-    meaning:
-      '`watch`: list whole Nodes at most every S seconds (see `nodeRefreshSeconds` in [the configuration](docs/CONFIGURATION.md))',
-  },
-  schema: wholeNumber(0, 3_600, '0 lists whole Nodes on every check'),
+  cli: CLI_FLAGS.nodeRefresh,
+  schema: wholeNumberOf(CLI_FLAGS.nodeRefresh.rule.whole),
 });
 
 export const requestTimeoutSeconds = setting({
@@ -272,13 +222,8 @@ export const requestTimeoutSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
-  cli: {
-    flag: 'timeout',
-    aliases: ['request-timeout'],
-    value: 'S',
-    help: 'timeout of each API request (also --request-timeout)',
-  },
-  schema: wholeNumber(1, 300),
+  cli: CLI_FLAGS.timeout,
+  schema: wholeNumberOf(CLI_FLAGS.timeout.rule.whole),
 });
 
 /** An https URL for a chat message: no spaces or characters chat markdown would read as markup. */

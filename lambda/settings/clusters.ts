@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { CronSyntaxError, parseCron } from '../core/cron.js';
 import { parseDuration } from '../core/duration.js';
 import { commentProblem, MAX_WINDOW_SECONDS } from '../core/silences.js';
+import { CLI_FLAGS } from './cli-flags.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
 import { flag, labelSelector, strictObject, text } from './fields.js';
@@ -126,12 +127,8 @@ setting({
   places: ['cli'],
   shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
   meaning: 'which kubeconfig',
-  cli: {
-    flag: 'kubeconfig',
-    value: 'PATH',
-    help: 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)',
-  },
-  schema: text({ hint: 'a kubeconfig file' }),
+  cli: CLI_FLAGS.kubeconfig,
+  schema: text(CLI_FLAGS.kubeconfig.rule.text),
 });
 
 setting({
@@ -139,8 +136,8 @@ setting({
   places: ['cli'],
   shownDefault: 'its current-context',
   meaning: "which context; its name is the cluster's name in output and emails",
-  cli: { flag: 'context', value: 'NAME', help: 'kubeconfig context (default: current-context)' },
-  schema: text({ hint: 'a kubeconfig context' }),
+  cli: CLI_FLAGS.context,
+  schema: text(CLI_FLAGS.context.rule.text),
 });
 
 const auth = setting({
@@ -172,13 +169,8 @@ const namespace = setting({
   shownDefault: '`kube-node-lease`',
   defaultValue: DEFAULTS.namespace,
   meaning: 'where the node leases live',
-  cli: { flag: 'namespace', short: 'n', value: 'NS', help: 'namespace of the node leases' },
-  schema: text({
-    hint: 'the namespace of the node Leases',
-    pattern: PATTERNS.DNS_LABEL,
-    invalid: (value) =>
-      `must be a Kubernetes namespace name, e.g. ${DEFAULTS.namespace} (got ${shown(value)})`,
-  }),
+  cli: CLI_FLAGS.namespace,
+  schema: text(CLI_FLAGS.namespace.rule.text),
 });
 
 const excludeSelector = setting({
@@ -186,13 +178,8 @@ const excludeSelector = setting({
   places: ['file', 'lambda', 'cli'],
   shownDefault: 'none',
   meaning: 'label selector of nodes never to page about, e.g. `lease-watchdog.io/ignore`',
-  cli: {
-    flag: 'exclude',
-    value: 'SELECTOR',
-    help: "label selector of nodes never to alert on, e.g. 'pool in (spot)'",
-    meaning: "label selector of nodes never to alert on, e.g. `'pool in (spot,batch)'`",
-  },
-  schema: labelSelector('role=batch,!critical'),
+  cli: CLI_FLAGS.exclude,
+  schema: text(CLI_FLAGS.exclude.rule.text),
 });
 
 /** A window's duration in seconds: from 1 minute to a week. */

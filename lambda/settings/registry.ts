@@ -4,32 +4,12 @@
  * JSON Schema and the CLI's flags need to know about it.
  */
 import type { z } from 'zod';
+import type { CliFlag } from './cli-flags.js';
+
+export type { CliFlag };
 
 /** Where a setting can be given. */
 export type Place = 'file' | 'lambda' | 'cli';
-
-export interface CliFlag {
-  /** The long option, without dashes: `grace-period`. */
-  readonly flag: string;
-  readonly short?: string;
-  /** Other long names it answers to (kubectl's): `request-timeout`. */
-  readonly aliases?: readonly string[];
-  /** The value's placeholder in the usage text: `S`, `PATH`. Absent for a boolean switch. */
-  readonly value?: string;
-  /** The commands that take it; default both. */
-  readonly commands?: readonly ('check' | 'watch')[];
-  /** One line of `--help` (default: the setting's meaning without Markdown). */
-  readonly help?: string;
-  /** docs/CLI.md's "meaning" column for the option, when it differs from the setting's. */
-  readonly meaning?: string;
-  /** How the default reads in the option table, when it differs from the setting's. */
-  readonly shownDefault?: string;
-  /**
-   * The schema a flag value must satisfy, when the command line allows more than the deployment
-   * file (the demo's compressed timings). Default: the setting's own schema.
-   */
-  readonly schema?: z.ZodType;
-}
 
 export interface SettingInfo {
   /** `gracePeriodSeconds`, `clusters[].namespace`, or the flag for a CLI-only option. */

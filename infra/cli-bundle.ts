@@ -1,0 +1,41 @@
+/**
+ * Writes the command the package ships (`dist/cli-bundle/`): cli/main.ts and what it imports,
+ * node_modules included, bundled by esbuild into one ESM entry (`main.js`), plus `version.js` for
+ * the bin's `--version`. `npm run build` runs it after the compiler, so `npm test`, `npm pack` and
+ * `bench:cli-start` all run the shipped form. One file to load instead of ~170 modules is the
+ * command's start (docs/BENCHMARKS.md); `splitting` keeps every `await import()` a chunk of its
+ * own, so `check` still loads neither the AWS SDK nor client-node's KubeConfig.
+ *
+ * Beside it, outside what the package ships, `dist/cli-bundle.meta.json`: esbuild's metafile, which
+ * says which sources each chunk holds (test/cli-start-modules.test.ts reads it).
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI_BUNDLE = fileURLToPath(new URL('../dist/cli-bundle', import.meta.url));
+const CLI_BUNDLE_META = `${CLI_BUNDLE}.meta.json`;
+
+rmSync(CLI_BUNDLE, { recursive: true, force: true });
+const { metafile } = await build({
+  absWorkingDir: ROOT,
+  entryPoints: { main: 'cli/main.ts', version: 'cli/version.ts' },
+  outdir: CLI_BUNDLE,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22.19',
+  mainFields: ['module', 'main'],
+  // Bundled CommonJS dependencies still call `require` for Node's modules.
+  banner: {
+    js: "import { createRequire as __lwCreateRequire } from 'node:module'; const require = __lwCreateRequire(import.meta.url);",
+  },
+  metafile: true,
+  logLevel: 'warning',
+});
+writeFileSync(CLI_BUNDLE_META, JSON.stringify(metafile));
+process.stderr.write(
+  `lease-watchdog: command bundled into ${CLI_BUNDLE}: ${Object.keys(metafile.outputs).length} files\n`,
+);
