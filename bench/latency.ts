@@ -1,20 +1,22 @@
 /**
  * Detection latency, in failure-detector terms: detection time (from a node's last lease renewal
  * to SNS accepting the FIRING that names it: p50/p95/max) and mistakes (FIRING/STORM naming no
- * dead node), on the default deployment: a 1-minute EventBridge Scheduler schedule, grace 50 s,
- * the watchdog's own looks (re-checks of suspects, routine looks 40 and 80 s after each run)
- * delivered as SQS delivers them (whole-second delays). Real parts (the simulated cluster over
- * HTTPS, DynamoDB through dynalite, the local SNS endpoint, the real handler) on one simulated
- * clock; the cost of each check is not counted in the latency (bench/run.ts measures it).
+ * dead node, any WATCHDOG), on the default deployment: a 1-minute EventBridge Scheduler schedule,
+ * grace 50 s, the watchdog's own looks (re-checks of suspects, routine looks 40 and 80 s after
+ * each run) delivered as SQS and Lambda deliver them (whole-second delays, then the event source
+ * mapping's pollers). Real parts (the simulated cluster over HTTPS, DynamoDB through dynalite, the
+ * local SNS endpoint, the real handler) on one simulated clock; the cost of each check is not
+ * counted in the latency (bench/run.ts measures it). A second table says where each row's time
+ * past the grace went (bench/latency-runs.ts).
  *
  *   node --import tsx bench/latency.ts [deaths per row]
  */
-import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
+import { MINUTE } from '../testkit/schedule-runs.js';
 import { random } from '../testkit/state-fixtures.js';
-import { type Harness, kindOf, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 import { benchmarksSection } from './benchmarks-section.js';
+import { type Death, deaths, type Row, stalls } from './latency-runs.js';
 
-const DEATHS = Number(process.argv[2] ?? 40);
+const COUNT = Number(process.argv[2] ?? 40);
 const writeSection = await benchmarksSection('## Detection latency');
 
 function percentile(values: readonly number[], p: number): number {
@@ -22,150 +24,76 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
-interface Row {
-  readonly row: string;
-  readonly deaths: number;
-  readonly latencies: number[];
-  mistakes: number;
-}
-
-/** FIRING/STORM messages since `from` that name none of `dead`. */
-function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
-  return h
-    .messages()
-    .slice(from)
-    .filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''))
-    .filter((m) => !dead.some((n) => m.message.includes(n))).length;
-}
-
-async function deaths(
-  row: string,
-  offset: (minute: number) => number,
-  skews: (nodes: readonly string[]) => Map<string, number>,
-): Promise<Row> {
-  const h = await startWatchdogHarness({
-    clusters: { prod: { nodes: 40, seed: 11 } },
-    withLooks: true,
-  });
-  const rand = random(7);
-  const result: Row = { row, deaths: DEATHS, latencies: [], mistakes: 0 };
-  try {
-    const target = h.target('prod');
-    const skew = skews(target.nodes);
-    let t = h.clock.now();
-    await runSchedule(h, t, t + 5 * MINUTE, offset);
-    t += 5 * MINUTE;
-    // The clocks step once the watchdog knows the nodes (between two renewals), and stay off.
-    for (const [node, ms] of skew) target.sim.setClockSkew(node, ms);
-    await runSchedule(h, t, t + 2 * MINUTE, offset);
-    t += 2 * MINUTE;
-    for (let i = 0; i < DEATHS; i++) {
-      // A different node each time, dying at a random moment of a minute.
-      const victim = target.nodes[(i * 7) % target.nodes.length] as string;
-      let lastRenewal = Number.NaN;
-      h.clock.at(t + Math.floor(rand() * MINUTE), () => {
-        target.sim.stopKubelet(victim);
-        lastRenewal = renewTimeOf(h, 'prod', victim) - (skew.get(victim) ?? 0);
-      });
-      const seen = h.messages().length;
-      await runSchedule(h, t, t + 4 * MINUTE, offset);
-      t += 4 * MINUTE;
-      const fired = h
-        .messages()
-        .slice(seen)
-        .find((m) => kindOf(m) === 'FIRING' && m.message.includes(victim));
-      if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
-      result.latencies.push(fired.receivedAt - lastRenewal);
-      result.mistakes += mistakesIn(h, seen, [victim]);
-      // It comes back; the watchdog sees it recover before the next death.
-      target.sim.startKubelet(victim);
-      await runSchedule(h, t, t + 2 * MINUTE, offset);
-      t += 2 * MINUTE;
-    }
-  } finally {
-    await h.close();
-  }
-  return result;
-}
-
-/** API stalls of 45 s (lists answer 503, no kubelet renews; they renew 1–8 s after it ends). */
-async function stalls(count: number, offset: (minute: number) => number): Promise<Row> {
-  const h = await startWatchdogHarness({
-    clusters: { prod: { nodes: 40, seed: 11 } },
-    withLooks: true,
-  });
-  const rand = random(13);
-  const result: Row = {
-    row: `${count} API stalls of 45 s, nothing dies`,
-    deaths: 0,
-    latencies: [],
-    mistakes: 0,
-  };
-  try {
-    const target = h.target('prod');
-    let t = h.clock.now();
-    await runSchedule(h, t, t + 5 * MINUTE, offset);
-    t += 5 * MINUTE;
-    for (let i = 0; i < count; i++) {
-      const start = t + Math.floor(rand() * MINUTE);
-      h.clock.at(start, () => {
-        target.server.setFault({ kind: 'status', status: 503, message: 'stalled' });
-        for (const n of target.nodes) target.sim.stopKubelet(n);
-      });
-      h.clock.at(start + 45_000, () => target.server.setFault(null));
-      for (const n of target.nodes) {
-        h.clock.at(start + 45_000 + 1_000 + Math.floor(rand() * 7_000), () =>
-          target.sim.startKubelet(n),
-        );
-      }
-      const seen = h.messages().length;
-      await runSchedule(h, t, t + 4 * MINUTE, offset);
-      t += 4 * MINUTE;
-      result.mistakes += mistakesIn(h, seen, []);
-    }
-  } finally {
-    await h.close();
-  }
-  return result;
-}
-
 const onTime = () => 0;
 const jitter = random(5);
 const anywhere = () => Math.floor(jitter() * MINUTE);
-const none = () => new Map<string, number>();
 const skewed = (nodes: readonly string[]) =>
   new Map(nodes.map((n, i) => [n, i % 5 === 0 ? 600_000 : i % 5 === 1 ? -600_000 : 0]));
 
-const rows = [
-  await deaths('random deaths, runs on the minute', onTime, none),
-  await deaths(
-    "random deaths, the Scheduler's jitter (runs anywhere in their minute)",
-    anywhere,
-    none,
-  ),
+const rows: Row[] = [
+  await deaths('random deaths, runs on the minute', COUNT, { offset: onTime }),
+  await deaths("random deaths, the Scheduler's jitter (runs anywhere in their minute)", COUNT, {
+    offset: anywhere,
+  }),
   await deaths(
     'random deaths, kubelet clocks stepping ±10 min (2 in 5 nodes), jittered runs',
-    anywhere,
-    skewed,
+    COUNT,
+    { offset: anywhere, skews: skewed },
   ),
-  await stalls(Math.max(5, Math.round(DEATHS / 2)), anywhere),
+  await deaths(
+    'random deaths, a cold container taking over before the page, jittered runs',
+    COUNT,
+    {
+      offset: anywhere,
+      coldTakeover: true,
+    },
+  ),
+  await stalls(Math.max(5, Math.round(COUNT / 2)), anywhere),
+  await deaths(
+    'the looks stopped (event source mapping disabled): the schedule alone, jittered runs',
+    Math.max(5, Math.round(COUNT / 4)),
+    { offset: anywhere, mappingDisabled: true },
+  ),
 ];
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const lines = rows.map((r) =>
-  r.latencies.length === 0
-    ? `| ${r.row} | ${r.deaths} | – | – | – | – | ${r.mistakes} |`
-    : `| ${r.row} | ${r.deaths} | ${s(Math.min(...r.latencies))} | ${s(percentile(r.latencies, 50))} | ${s(percentile(r.latencies, 95))} | ${s(Math.max(...r.latencies))} | ${r.mistakes} |`,
-);
-for (const line of lines) process.stdout.write(`${line}\n`);
+const latencyLine = ({ row, deaths: d, mistakes, stalls: n }: Row) => {
+  const l = d.map((x) => x.latency);
+  const cells =
+    l.length === 0
+      ? ['–', '–', '–', '–']
+      : [Math.min(...l), percentile(l, 50), percentile(l, 95), Math.max(...l)].map(s);
+  return `| ${row} | ${l.length || `${n} stalls`} | ${cells.join(' | ')} | ${mistakes} |`;
+};
+/** Mean and max of one part of the time, over a row's deaths. */
+const part = (d: readonly Death[], of: (x: Death) => number) => {
+  const v = d.map(of);
+  return `${s(v.reduce((a, b) => a + b, 0) / v.length)} / ${s(Math.max(...v))}`;
+};
+const pagedBy = (d: readonly Death[]) =>
+  (['re-check', 'routine look', 'scheduled run'] as const)
+    .map((k) => `${d.filter((x) => x.pagedBy === k).length}`)
+    .join(' / ');
+const partsLine = ({ row, deaths: d }: Row) =>
+  `| ${row} | ${pagedBy(d)} | ${part(d, (x) => x.gap)} | ${part(d, (x) => x.wait)} | ${part(d, (x) => x.rounding)} | ${part(d, (x) => x.polling)} | ${part(d, (x) => x.latency - 50_000)} |`;
+
+const latencies = rows.map(latencyLine);
+const parts = rows.filter((r) => r.deaths.length > 0).map(partsLine);
+for (const line of [...latencies, ...parts]) process.stdout.write(`${line}\n`);
 
 await writeSection([
   `## Detection latency (${new Date().toISOString().slice(0, 10)})`,
   '',
-  "Detection time: from a node's last lease renewal (on the true clock) to SNS accepting the FIRING that names it; mistakes: FIRING or STORM naming no dead node. The default deployment: a 1-minute schedule, grace 50 s, the watchdog's own looks (a suspect re-checked at its deadline, routine looks 40 and 80 s after each run) delivered with SQS's whole-second delays. 40 nodes; each death at a random moment. Simulated time on real parts (`bench/latency.ts`, `npm run bench:latency`). Goal: p95 ≤ 65 s, max ≤ 75 s, no mistakes.",
+  "Detection time: from a node's last lease renewal (on the true clock) to SNS accepting the FIRING that names it; mistakes: FIRING or STORM naming no dead node, or any WATCHDOG. The default deployment: a 1-minute schedule, grace 50 s, the watchdog's own looks (a suspect re-checked at its deadline, routine looks 40 and 80 s after each run) delivered with SQS's whole-second delays and then by the event source mapping's pollers, modelled as 0-2 s (Lambda polls the queue, https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html, and by default invokes without a batching window, `MaximumBatchingWindowInSeconds` 0, https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html; AWS states no bound on the pollers' delay). 40 nodes; each death at a random moment; a cold container (empty caches) takes over at a random moment between a death and its grace in its row. Simulated time on real parts (`bench/latency.ts`, `npm run bench:latency`). Goal: p95 ≤ 55 s, max ≤ 60 s, no mistakes.",
   '',
-  '| row | deaths | min | p50 | p95 | max | mistakes (false FIRING/STORM) |',
+  '| row | deaths | min | p50 | p95 | max | mistakes (false FIRING/STORM, WATCHDOG) |',
   '|---|---:|---:|---:|---:|---:|---:|',
-  ...lines,
+  ...latencies,
+  '',
+  "Where the time past the grace went, per death (mean / max): *gap*, from the first missed renewal (last renewal + 12 s) to the first look after it; *wait*, from the grace (last renewal + 50 s) to the moment the look that paged was asked for (a scheduled run: its moment); *SQS*, the whole-second delay's rounding; *polling*, the pollers' delay; *past the grace*, the detection time less 50 s (the check itself takes no simulated time).",
+  '',
+  '| row | paged by re-check / routine look / scheduled run | gap | wait | SQS | polling | past the grace |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...parts,
   '',
 ]);

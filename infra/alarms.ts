@@ -1,6 +1,6 @@
 /**
  * The watchdog watches itself: alarms on the function's errors and throttles, on undelivered
- * schedule invocations, on looks parked in the re-check dead-letter queue, on notifications given up (one alarm over every cluster), on notification
+ * schedule invocations, on looks parked in the re-check dead-letter queue or no longer arriving, on notifications given up (one alarm over every cluster), on notification
  * events EventBridge did not take (only with `eventBus`), and one dead-man's switch per cluster; every alarm notifies the topic on
  * ALARM and on OK, and the alarm paths too when there are any (alarm-delivery.ts), which also get
  * an alarm when the notification topic has no confirmed subscription left.
@@ -21,6 +21,7 @@ import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { alarmName } from './alarm-names.js';
 import type { ClusterScopes } from './cluster-stacks.js';
 import { idFor } from './construct-id.js';
+import { looksStopped } from './rechecks.js';
 import type { NotificationTopic } from './topic.js';
 
 /** The metric the function emits (value 1) after each successful check of a cluster. */
@@ -60,6 +61,8 @@ export interface WatchdogAlarms {
   readonly deadLetterAlarm: cloudwatch.Alarm;
   /** "A look of the watchdog's own failed `MAX_RECEIVES` times and was parked" (rechecks.ts). */
   readonly recheckDeadLetterAlarm: cloudwatch.Alarm;
+  /** "No look of the watchdog's own reached the function for 3 periods" (rechecks.ts). */
+  readonly looksStoppedAlarm: cloudwatch.Alarm;
   /** "A notification was given up": one alarm, over every cluster. */
   readonly abandonedAlarm: cloudwatch.Alarm;
   /** "A notification event was not put on the event bus": one alarm, only with `eventBus`. */
@@ -166,6 +169,7 @@ type DeploymentAlarms = Pick<
   | 'throttlesAlarm'
   | 'deadLetterAlarm'
   | 'recheckDeadLetterAlarm'
+  | 'looksStoppedAlarm'
   | 'abandonedAlarm'
   | 'eventsFailedAlarm'
   | 'onCallFailedAlarm'
@@ -211,12 +215,14 @@ function deploymentAlarms(
     'RecheckDeadLetterAlarm',
     parkedLooks(recheckDeadLetterQueue),
   );
+  const looksStoppedAlarm = alarm('LooksStoppedAlarm', looksStopped(period));
   const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
   const created = {
     errorsAlarm,
     throttlesAlarm,
     deadLetterAlarm,
     recheckDeadLetterAlarm,
+    looksStoppedAlarm,
     abandonedAlarm,
   };
   return {

@@ -87,6 +87,7 @@ function alarmRows(alarms: WatchdogAlarms): cloudwatch.IWidget[][] {
     alarms.throttlesAlarm,
     alarms.deadLetterAlarm,
     alarms.recheckDeadLetterAlarm,
+    alarms.looksStoppedAlarm,
     alarms.abandonedAlarm,
     ...(alarms.eventsFailedAlarm ? [alarms.eventsFailedAlarm] : []),
     ...(alarms.noSubscriberAlarm ? [alarms.noSubscriberAlarm] : []),

@@ -117,6 +117,8 @@ export class LeaseWatchdog extends Construct {
   readonly deadLetterAlarm: cloudwatch.Alarm;
   /** "A look was parked in the re-check dead-letter queue" (alarms.ts). */
   readonly recheckDeadLetterAlarm: cloudwatch.Alarm;
+  /** "No look of the watchdog's own reached the function for 3 periods" (rechecks.ts). */
+  readonly looksStoppedAlarm: cloudwatch.Alarm;
   /** Per cluster: "no successful check for 3 schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** The alarms' second delivery path (`alarmEmails`, `alarmTopicArn`): empty without one. */
@@ -193,6 +195,7 @@ export class LeaseWatchdog extends Construct {
     this.throttlesAlarm = alarms.throttlesAlarm;
     this.deadLetterAlarm = alarms.deadLetterAlarm;
     this.recheckDeadLetterAlarm = alarms.recheckDeadLetterAlarm;
+    this.looksStoppedAlarm = alarms.looksStoppedAlarm;
     this.deadMansSwitches = alarms.deadMansSwitches;
     if (alarms.noSubscriberAlarm) this.noSubscriberAlarm = alarms.noSubscriberAlarm;
     if (config.dashboard === true) {

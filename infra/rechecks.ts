@@ -4,12 +4,20 @@
  * scheduled run: lambda/use-cases/invocation.ts), an event source mapping that invokes the function with them
  * (small batches, `ReportBatchItemFailures`), and a dead-letter queue (`RecheckDeadLetterQueue`)
  * for a look that failed `MAX_RECEIVES` times. The function may send to the queue, nothing more.
+ * When no look reaches the function for a while (the queue refuses SendMessage, the mapping is
+ * disabled), detection falls back on the schedule alone: `looksStopped` is that alarm.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import {
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_DIMENSIONS,
+} from '../lambda/adapters/metrics/emf-metrics.js';
 import { RUNTIME_ENV } from '../lambda/settings/index.js';
 
 /** Deliveries of one look before it is kept in the dead-letter queue. */
@@ -59,4 +67,32 @@ export function createRecheckQueue(
   queue.grantSendMessages(fn);
   fn.addEnvironment(RUNTIME_ENV.recheckQueueUrl, queue.queueUrl);
   return { queue, deadLetterQueue };
+}
+
+/** The metric the function emits (value 1, dimension `service` only) for each look it gets. */
+export const LOOKS_DELIVERED_METRIC: MetricName = 'LooksDelivered';
+/** LooksStoppedAlarm fires after this many schedule periods without a look delivered. */
+export const LOOKS_STOPPED_PERIODS = 3;
+
+/**
+ * Alarms when no look reached the function for `LOOKS_STOPPED_PERIODS` schedule periods: every
+ * scheduled run asks for two (40 and 80 s after it), so none means the queue refuses them or the
+ * event source mapping stopped delivering them. Missing data is breaching, as for a dead-man's
+ * switch; while the schedule runs, nodes are still paged, later (the schedule alone).
+ */
+export function looksStopped(period: Duration): cloudwatch.AlarmProps {
+  return {
+    alarmDescription: `lease-watchdog: no look of the watchdog's own (a suspect's re-check, a routine look between scheduled runs) reached the function for ${LOOKS_STOPPED_PERIODS} schedule periods: the re-check queue refuses SendMessage (the "could not ask for another look" lines in the function's log group say why), or its event source mapping is disabled or failing (aws lambda list-event-source-mappings). Dead nodes are still paged, by the schedule alone: up to a minute or more later.`,
+    metric: new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: LOOKS_DELIVERED_METRIC,
+      dimensionsMap: { ...SERVICE_DIMENSIONS },
+      statistic: cloudwatch.Stats.SUM,
+      period,
+    }),
+    threshold: 1,
+    evaluationPeriods: LOOKS_STOPPED_PERIODS,
+    comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+  };
 }

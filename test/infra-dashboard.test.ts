@@ -160,8 +160,8 @@ describe('the dashboard', () => {
     );
     assert.equal(
       alarms.length,
-      9,
-      'errors, throttles, dead letters, parked looks, abandoned, no subscriber, 3',
+      10,
+      'errors, throttles, dead letters, parked looks, looks stopped, abandoned, no subscriber, 3',
     );
     assert.deepEqual(alarmsShown(s.widgets).sort(), alarms.sort());
     const switches = [...s.stack.watchdog.deadMansSwitches.values()].map(
@@ -230,6 +230,7 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
     throttlesAlarm: alarm('Throttles'),
     deadLetterAlarm: alarm('DeadLetter'),
     recheckDeadLetterAlarm: alarm('RecheckDeadLetter'),
+    looksStoppedAlarm: alarm('LooksStopped'),
     abandonedAlarm: alarm('Abandoned'),
     deadMansSwitches: new Map(names.map((name) => [name, alarm(`NoSuccessfulCheck-${name}`)])),
   };
@@ -245,7 +246,7 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
     [100, 100, 100, 50],
   );
   assert.equal(new Set(switches.flatMap((w) => w.properties.alarms)).size, 350);
-  assert.equal(alarmsShown(widgets).length, 355);
+  assert.equal(alarmsShown(widgets).length, 356);
   // The graphs do not grow with the clusters: SEARCH and Logs Insights find them.
   assert.equal(metricsRead(widgets).length, 5);
   assert.equal(queriesRead(widgets).length, 8);

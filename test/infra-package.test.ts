@@ -138,8 +138,8 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
     const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
     assert.equal(
       alarms.length,
-      6,
-      'errors, throttles, dead letters, parked looks, abandoned notifications, one dead-man switch',
+      7,
+      'errors, throttles, dead letters, parked looks, looks stopped, abandoned notifications, one dead-man switch',
     );
     for (const alarm of alarms) assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic }]);
     const role = idOf('AWS::IAM::Role', 'NodeWatchdogFunctionRole');

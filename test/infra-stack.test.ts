@@ -457,8 +457,8 @@ describe('the stack', () => {
       const alarms = Object.keys(main.template.findResources('AWS::CloudWatch::Alarm'));
       assert.equal(
         alarms.length,
-        8,
-        'errors, throttles, dead letters, parked looks, abandoned notifications, and one per cluster',
+        9,
+        'errors, throttles, dead letters, parked looks, looks stopped, abandoned notifications, and one per cluster',
       );
       main.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
         PolicyDocument: {
@@ -573,8 +573,8 @@ describe('the stack', () => {
       const all = alarmsOf(withPaths).filter((a) => a.MetricName !== 'ConfirmedSubscriptions');
       assert.equal(
         all.length,
-        7,
-        'errors, throttles, dead letters, parked looks, abandoned, one per cluster',
+        8,
+        'errors, throttles, dead letters, parked looks, looks stopped, abandoned, one per cluster',
       );
       for (const a of all) {
         const to = [{ Ref: mainTopic }, { Ref: alarmTopic }, ops];
@@ -798,6 +798,28 @@ describe('the stack', () => {
       assert.ok(alarmId !== undefined && widgets.includes(`"${alarmId}"`), 'on the dashboard');
     });
 
+    test("the looks' own switch: no LooksDelivered (the whole deployment) for 3 periods, missing data breaching", () => {
+      const alarm = find('LooksDelivered');
+      assert.match(alarm.AlarmDescription, /schedule alone/);
+      assert.deepEqual(
+        { ...alarm, AlarmDescription: undefined },
+        {
+          ...toTopic,
+          AlarmDescription: undefined,
+          AlarmName: `${main.stack.stackName}-LooksStoppedAlarm`,
+          Namespace: 'LeaseWatchdog',
+          MetricName: 'LooksDelivered',
+          Dimensions: [{ Name: 'service', Value: 'lease-watchdog' }],
+          Statistic: 'Sum',
+          Period: 60,
+          EvaluationPeriods: 3,
+          Threshold: 1,
+          ComparisonOperator: 'LessThanThreshold',
+          TreatMissingData: 'breaching',
+        },
+      );
+    });
+
     test("per cluster, a dead-man's switch: no CheckSucceeded for 3 periods, missing data breaching", () => {
       for (const cluster of ['prod-eu', 'edge-lab', 'onprem']) {
         const alarm = find('CheckSucceeded', cluster);
@@ -834,6 +856,7 @@ describe('the stack', () => {
         [
           'DeadLetterAlarm',
           'ErrorsAlarm',
+          'LooksStoppedAlarm',
           'NoSuccessfulCheck-edge-lab',
           'NoSuccessfulCheck-onprem',
           'NoSuccessfulCheck-prod-eu',
@@ -1050,6 +1073,8 @@ describe('the stack', () => {
       // The watchdog's own looks (infra/rechecks.ts): added deliberately, no id renamed.
       'WatchdogFunctionSqsEventSourceLeaseWatchdogRecheckQueue5423CD51A9B93171 AWS::Lambda::EventSourceMapping',
       'WatchdogLogGroup37E74E43 AWS::Logs::LogGroup',
+      // No look delivered for 3 periods (infra/rechecks.ts): added deliberately.
+      'WatchdogLooksStoppedAlarm73822A13 AWS::CloudWatch::Alarm',
       'WatchdogNoSuccessfulCheckedgelabD2F81DD0 AWS::CloudWatch::Alarm',
       'WatchdogNoSuccessfulCheckonprem12705906 AWS::CloudWatch::Alarm',
       'WatchdogNoSuccessfulCheckprodeuE51578A7 AWS::CloudWatch::Alarm',

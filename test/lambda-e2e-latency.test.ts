@@ -46,6 +46,41 @@ describe('detection at the floor: the default schedule, with the watchdog’s ow
     }
   });
 
+  it('the re-check lands when the silence reaches the grace, not a look after the look that found it', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });
+    try {
+      const start = h.clock.now();
+      // Runs at varied moments (so that our looks sample every phase of the renewals and the
+      // renewal estimate is close), the last at 9:59; then 1 s and 119 s apart: the looks come
+      // ~40 s apart.
+      await runSchedule(h, start, start + 10 * MINUTE, (k) =>
+        k === 9 ? 59_000 : (k * 7_300) % 40_000,
+      );
+      const late = (k: number) => (k % 2 === 0 ? 0 : 59_000);
+      h.clock.advance(500);
+      // The node renewed longest ago dies: the first look that finds it silent (10:39, ~40 s
+      // after the run at 9:59) comes later than its grace less one renew interval.
+      const { nodes, sim } = h.target();
+      const victim = [...nodes].sort(
+        (a, b) => renewTimeOf(h, 'prod', a) - renewTimeOf(h, 'prod', b),
+      )[0] as string;
+      sim.stopKubelet(victim);
+      const lastRenewal = renewTimeOf(h, 'prod', victim);
+      assert.ok(start + 10 * MINUTE - lastRenewal >= 3_000, 'it renewed 3 s or more before 10:00');
+      await runSchedule(h, start + 10 * MINUTE, start + 14 * MINUTE, late);
+      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
+      assert.ok(firing, summary(h.messages()));
+      const latency = (firing.receivedAt - lastRenewal) / 1000;
+      // The grace, SQS's whole second, and the 2 s our estimate of the renewal may lag it (a
+      // look a renew interval after the one that found it would page it at 58.8 s).
+      assert.ok(latency <= 53, `paged ${latency} s after the last renewal`);
+      assert.ok(latency >= 50, `paged ${latency} s after the last renewal: before the grace`);
+      assert.equal(alarms(h).length, 1, summary(h.messages()));
+    } finally {
+      await h.close();
+    }
+  });
+
   for (const phase of [1_000, 5_000, 20_000, 39_000, 55_000]) {
     it(`a 45-s API stall (starting ${phase / 1000} s into a minute) pages nothing, once the API answers again`, async () => {
       const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });

@@ -292,6 +292,47 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
     harness: { opsgenie: true },
     run: onCallOutage('opsgenie', 500),
   },
+  {
+    name: 'The looks cannot be delivered',
+    inject:
+      'looks on; the re-check queue refuses SendMessage while node a dies and recovers, then the event source mapping is disabled while node b dies and recovers',
+    truth: ['FIRING(a)', 'RESOLVED(a)', 'FIRING(b)', 'RESOLVED(b)'],
+    harness: { withLooks: true },
+    async run(ctx) {
+      const looks = ctx.h.looks as NonNullable<Harness['looks']>;
+      // A minute at a time, delivering the looks due (as the queue and its mapping would).
+      const minutes = async (n: number) => {
+        for (let i = 0; i < n; i++) {
+          await ctx.h.advanceTo(ctx.h.clock.now() + 60_000);
+          await ctx.invoke();
+        }
+      };
+      const delivered = () => ctx.h.metrics.of('LooksDelivered').length;
+      await minutes(2);
+      const before = delivered();
+      looks.refusing = true;
+      looks.pending.length = 0; // those already queued would still arrive; none is left
+      for (const [letter, stopped] of [
+        ['a', () => undefined],
+        [
+          'b',
+          () => {
+            looks.refusing = false;
+            looks.mappingEnabled = false;
+          },
+        ],
+      ] as const) {
+        stopped();
+        ctx.t.sim.stopKubelet(ctx.node(letter));
+        await minutes(3);
+        ctx.t.sim.startKubelet(ctx.node(letter));
+        await minutes(2);
+      }
+      ctx.note(
+        `paged by the schedule alone; LooksDelivered ${before} times before, ${delivered() - before} while the looks were refused or not delivered (LooksStoppedAlarm)`,
+      );
+    },
+  },
 ];
 
 /** The watchdog's own state: reloaded by every new container, or found corrupt. */

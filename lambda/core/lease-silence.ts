@@ -39,8 +39,7 @@ export function judgeSilence(
   observed: Observed,
   firstLook: boolean,
 ): SilenceJudgement {
-  const confirmed = silenceConfirmed(ctx, name, observed, firstLook);
-  const { observation } = observed.silence;
+  const { confirmed, observation } = silenceConfirmed(ctx, name, observed, firstLook);
   const { expiredSince } = observation;
   if (!confirmed && expiredSince === undefined) return { silent: false, held: false, observation };
   return {
@@ -54,17 +53,21 @@ export function judgeSilence(
 /**
  * Whether a lease's silence counts: past its threshold and, for a lease renewed at some time,
  * confirmed by our own looks (renewal-clock.ts). A first sight keeps its estimate (the alert
- * lifecycle waits one look); a suspect not confirmed yet is queued for a re-check.
+ * lifecycle waits one look); a suspect not confirmed yet is queued for a re-check. The observation
+ * returned is the one to carry: a suspect found at this look is marked (`watchedFrom`).
  */
 function silenceConfirmed(
   ctx: SilenceLook,
   name: string,
   observed: Observed,
   newlySeen: boolean,
-): boolean {
+): { confirmed: boolean; observation: Observation } {
   const { silence, thresholdSeconds, limitMs } = observed;
-  if (limitMs === undefined) return pastThreshold(observed);
-  const { observation } = silence;
+  if (limitMs === undefined) {
+    return { confirmed: pastThreshold(observed), observation: silence.observation };
+  }
+  const found = silence.observation.suspectSince === ctx.now;
+  const observation = found ? watchedFrom(silence.observation, ctx.frozen) : silence.observation;
   const check = newlySeen
     ? {
         confirmed: pastThreshold(observed),
@@ -72,10 +75,22 @@ function silenceConfirmed(
       }
     : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, ctx.now);
   const due = check.recheckAt;
-  if (due && !check.confirmed && (observation.suspectSince === ctx.now || ctx.frozen)) {
+  if (due && !check.confirmed && (found || ctx.frozen)) {
     ctx.rechecks.push({ lease: name, at: due });
   }
-  return check.confirmed;
+  return { confirmed: check.confirmed, observation };
+}
+
+/**
+ * A suspect found at this look, marked from when our own looks have watched its renewTime stay
+ * the same: the look that first saw the value (`changedAt`), so that its re-check can land at the
+ * grace rather than a renew interval after this look. Not at a frozen look (a stall may lie
+ * between that look and this one: the renew interval counts from here), and not while the value
+ * was only ever seen at a first sight (its `changedAt` is an estimate on the kubelet's clock).
+ */
+function watchedFrom(observation: Observation, frozen: boolean): Observation {
+  if (frozen || observation.estimated === true) return observation;
+  return { ...observation, suspectSince: observation.changedAt };
 }
 
 /** A silence as long as the lease's threshold on the estimate: expired once confirmed, suspect until then. */

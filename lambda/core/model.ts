@@ -161,7 +161,11 @@ export interface Observation {
   readonly renewedAt?: number | undefined;
   /** The learned clock offset of this lease's kubelet (our clock − its clock, an upper bound), ms. */
   readonly offsetMs?: number | undefined;
-  /** Watchdog-clock ms of the first look that saw this renewTime silent past one renew interval. */
+  /**
+   * Set once a look saw this renewTime silent past one renew interval: watchdog-clock ms from which
+   * our looks have watched it unchanged (the look that first saw the value; that look itself when
+   * it was frozen or the value a first sight: core/renewal-clock.ts).
+   */
   readonly suspectSince?: number | undefined;
   /**
    * Watchdog-clock ms of the first look that judged this renewTime's silence expired: later looks

@@ -22,14 +22,20 @@
  *
  * A lease whose estimated silence reaches `suspectMs` (one renew interval, 0.25 × its duration
  * with the kubelet's 4 % jitter, plus slack: 12 s for the default 40 s) has missed a renewal: it
- * is a suspect, from the look that first saw it so (`suspectSince`). Its silence is confirmed —
- * the lease may be called expired — only when a look at least `suspectMs` after that still sees
- * the same renewTime (a live kubelet renews in that time, whatever its clock says) and the
- * estimated silence has reached the grace period. As before, the same value seen unchanged by our
- * looks for the whole grace period (from the look that first saw it) also confirms it, when this
- * look is the first to find it suspect and is not frozen: that is what a schedule alone (no
- * re-checks) pages on. A look less than `suspectMs` after one that found the lease suspect never
- * pages it that way: right after a stall, kubelets take a few seconds to renew.
+ * is a suspect. `suspectSince` marks from when our own looks have watched its renewTime stay the
+ * same: the look that first saw the value, as far as the observations handed in remember
+ * (lease-silence.ts; a look that saves nothing is not remembered), or, when the look that found it
+ * suspect was frozen or the value was only ever seen at a first sight, that look. Its silence is
+ * confirmed — the lease may be called expired — only when a look at least `suspectMs` after that
+ * mark still sees the same renewTime (a live kubelet renews in that time, whatever its clock says)
+ * and the estimated silence has reached the grace period. So the re-check asked for by the look
+ * that finds a suspect lands when the silence reaches the grace, not a renew interval after that
+ * look (on a 1-minute schedule with looks 40 s apart, that look can come 50 s after the renewal).
+ * As before, the same value seen unchanged by our looks for the whole grace period (from the look
+ * that first saw it) also confirms it, when this look is the first to find it suspect and is not
+ * frozen: that is what a schedule alone (no re-checks) pages on. A look less than `suspectMs`
+ * after a frozen one that found the lease suspect never pages it: right after a stall, kubelets
+ * take a few seconds to renew.
  *
  * A frozen look needs more: one at which most leases are suspects (at least half of those with
  * history, at least FREEZE_MIN) — an API server stall or the network, more often than every node

@@ -80,9 +80,12 @@ export interface LookRequest {
  * detection must not wait for it: with looks 40 and 80 s after each run, whatever the runs' jitter,
  * no two looks are more than 40 s apart (a run at most 119 s after the last one comes at most 39 s
  * after its +80 look). A suspect is found by the first look 12 s or more after its last renewal,
- * re-checked when its silence reaches the grace period (and at least 12 s later): paged at most
- * 12 + 40 + 12 = 64 s after the last renewal (plus SQS's whole-second rounding), 50–53 s for
- * most (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
+ * re-checked when its silence reaches the grace period and at least 12 s after the first look
+ * the saved state says saw its renewTime (core/renewal-clock.ts): so at the grace (or by the
+ * finding look itself, when later) once a saved check saw the renewal; a renew interval after the
+ * finding look when only looks that save nothing saw it: at most 12 + 40 + 12 = 64 s after the
+ * last renewal, plus SQS's whole-second rounding, the pollers and the lag of the renewal estimate
+ * (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
  * the lease list alone, saved only when something must survive it (check-cycle.ts, mustSave).
  */
 export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;
@@ -219,6 +222,8 @@ export class InvocationRunner {
       published: 0,
       pending: 0,
     };
+    // The looks' own dead-man's switch (the stack's LooksStoppedAlarm): one arrived.
+    if (run.look) this.deps.metrics.record(cluster.name, 'LooksDelivered', 1, 'Count');
     // A look is one check; a scheduled run is one, unless no one can be asked for looks.
     const checks = !run.look && this.deps.looks === undefined ? fastMode.checksPerInvocation : 1;
     for (let i = 0; i < checks; i++) {

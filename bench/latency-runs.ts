@@ -1,0 +1,235 @@
+/**
+ * The scenarios bench/latency.ts measures, on the real handler with the watchdog's own looks
+ * (testkit/queued-looks.ts: SQS's whole-second delays, then the event source mapping's pollers):
+ * deaths at random moments, each taken apart into where its time went, and API stalls that must
+ * page nothing. Every invocation (scheduled run or delivered look) is recorded, so that a FIRING
+ * can be traced to the look that paged it and to the first look after the missed renewal.
+ */
+import { MINUTE, renewTimeOf } from '../testkit/schedule-runs.js';
+import { random } from '../testkit/state-fixtures.js';
+import {
+  type Container,
+  type Harness,
+  kindOf,
+  startWatchdogHarness,
+} from '../testkit/watchdog-harness.js';
+
+/** The grace period and the silence at which a lease is a suspect (default lease, 40 s). */
+const GRACE_MS = 50_000;
+const SUSPECT_MS = 12_000;
+
+/** Where one death's time went past the grace, ms (see `breakdown`). */
+export interface Death {
+  /** From the last renewal (true clock) to SNS accepting the FIRING. */
+  readonly latency: number;
+  /** What paged it: a suspect's re-check, a routine look, or a scheduled run. */
+  readonly pagedBy: 're-check' | 'routine look' | 'scheduled run';
+  /** From the first missed renewal (last renewal + 12 s) to the first look after it. */
+  readonly gap: number;
+  /** From the grace (last renewal + 50 s) to the moment the paging look was asked for. */
+  readonly wait: number;
+  /** SQS's whole-second delay: from that moment to the message being visible. */
+  readonly rounding: number;
+  /** The event source mapping's pollers: from visible to delivered. */
+  readonly polling: number;
+  /** The paging check itself, to SNS accepting the FIRING (0 on the fake clock). */
+  readonly check: number;
+}
+
+export interface Row {
+  readonly row: string;
+  readonly deaths: Death[];
+  mistakes: number;
+  stalls: number;
+}
+
+/** One invocation of the function: when it was wanted, visible (SQS) and delivered. */
+interface Invocation {
+  readonly kind: Death['pagedBy'];
+  readonly wanted: number;
+  readonly visible: number;
+  readonly at: number;
+}
+
+export interface Scenario {
+  /** Where in its minute the k-th scheduled run lands. */
+  readonly offset: (minute: number) => number;
+  /** Kubelet clock offsets that step in once the watchdog knows the nodes (ms per node). */
+  readonly skews?: (nodes: readonly string[]) => Map<string, number>;
+  /** A cold container takes over at a random moment between each death and its grace. */
+  readonly coldTakeover?: boolean;
+  /** The looks stop being delivered (the event source mapping disabled). */
+  readonly mappingDisabled?: boolean;
+}
+
+/** The function's invocations, as Lambda makes them: scheduled runs and delivered looks. */
+class Driver {
+  lambda: Container;
+  readonly runs: number[] = [];
+
+  constructor(private readonly h: Harness) {
+    this.lambda = h.container();
+  }
+
+  /** A fresh container takes over every later invocation (the warm one is gone). */
+  takeOver(): void {
+    this.lambda.destroy();
+    this.lambda = this.h.container();
+  }
+
+  until(time: number): Promise<void> {
+    const looks = this.h.looks as NonNullable<Harness['looks']>;
+    return looks.runUntil(time, (event) => this.lambda.invoke(event));
+  }
+
+  /** The schedule for the minutes that start in [from, to), then the looks due by `to`. */
+  async minutes(from: number, to: number, offset: (minute: number) => number): Promise<void> {
+    for (let k = 0; from + k * MINUTE < to; k++) {
+      const at = from + k * MINUTE + offset(k);
+      await this.until(at);
+      this.runs.push(this.h.clock.now());
+      await this.lambda.invoke();
+    }
+    await this.until(Math.max(to, this.h.clock.now()));
+  }
+
+  invocations(): Invocation[] {
+    const looks = this.h.looks?.delivered ?? [];
+    return [
+      ...this.runs.map((t) => ({ kind: 'scheduled run' as const, wanted: t, visible: t, at: t })),
+      ...looks.map((l) => ({
+        kind: l.suspects.length > 0 ? ('re-check' as const) : ('routine look' as const),
+        wanted: l.wanted,
+        visible: l.visible,
+        at: l.at,
+      })),
+    ].sort((a, b) => a.at - b.at);
+  }
+}
+
+/** Where a death's time went: the look that paged it, and the first look after its missed renewal. */
+function breakdown(driver: Driver, lastRenewal: number, firedAt: number): Death {
+  const all = driver.invocations();
+  const paging = all.filter((i) => i.at <= firedAt).at(-1) as Invocation;
+  const first = all.find((i) => i.at >= lastRenewal + SUSPECT_MS) ?? paging;
+  return {
+    latency: firedAt - lastRenewal,
+    pagedBy: paging.kind,
+    gap: first.at - (lastRenewal + SUSPECT_MS),
+    wait: paging.wanted - (lastRenewal + GRACE_MS),
+    rounding: paging.visible - paging.wanted,
+    polling: paging.at - paging.visible,
+    check: firedAt - paging.at,
+  };
+}
+
+/** Messages since `from` that are mistakes: FIRING/STORM naming none of `dead`, any WATCHDOG. */
+function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
+  return h
+    .messages()
+    .slice(from)
+    .filter((m) => {
+      const kind = kindOf(m) ?? '';
+      if (kind === 'WATCHDOG') return true;
+      return ['FIRING', 'STORM'].includes(kind) && !dead.some((n) => m.message.includes(n));
+    }).length;
+}
+
+async function harness(pollSeed: number): Promise<Harness> {
+  const h = await startWatchdogHarness({
+    clusters: { prod: { nodes: 40, seed: 11 } },
+    withLooks: true,
+  });
+  const poll = random(pollSeed);
+  // Lambda's pollers long-poll the queue; AWS states no bound on the delay: 0-2 s modelled.
+  (h.looks as NonNullable<Harness['looks']>).polling = () => Math.floor(poll() * 2_000);
+  return h;
+}
+
+/** `count` deaths, each of a different node at a random moment of a minute. */
+export async function deaths(row: string, count: number, scenario: Scenario): Promise<Row> {
+  const h = await harness(3);
+  const driver = new Driver(h);
+  const rand = random(7);
+  const result: Row = { row, deaths: [], mistakes: 0, stalls: 0 };
+  try {
+    const target = h.target('prod');
+    const skew = scenario.skews?.(target.nodes) ?? new Map<string, number>();
+    let t = h.clock.now();
+    await driver.minutes(t, t + 5 * MINUTE, scenario.offset);
+    t += 5 * MINUTE;
+    // The clocks step once the watchdog knows the nodes (between two renewals), and stay off.
+    for (const [node, ms] of skew) target.sim.setClockSkew(node, ms);
+    await driver.minutes(t, t + 2 * MINUTE, scenario.offset);
+    t += 2 * MINUTE;
+    if (scenario.mappingDisabled) (h.looks as NonNullable<Harness['looks']>).mappingEnabled = false;
+    for (let i = 0; i < count; i++) {
+      const victim = target.nodes[(i * 7) % target.nodes.length] as string;
+      let lastRenewal = Number.NaN;
+      const dies = t + Math.floor(rand() * MINUTE);
+      h.clock.at(dies, () => {
+        target.sim.stopKubelet(victim);
+        lastRenewal = renewTimeOf(h, 'prod', victim) - (skew.get(victim) ?? 0);
+      });
+      if (scenario.coldTakeover) {
+        h.clock.at(dies + Math.floor(rand() * GRACE_MS), () => driver.takeOver());
+      }
+      const seen = h.messages().length;
+      await driver.minutes(t, t + 4 * MINUTE, scenario.offset);
+      t += 4 * MINUTE;
+      const fired = h
+        .messages()
+        .slice(seen)
+        .find((m) => kindOf(m) === 'FIRING' && m.message.includes(victim));
+      if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
+      result.deaths.push(breakdown(driver, lastRenewal, fired.receivedAt));
+      result.mistakes += mistakesIn(h, seen, [victim]);
+      // It comes back; the watchdog sees it recover before the next death.
+      target.sim.startKubelet(victim);
+      await driver.minutes(t, t + 2 * MINUTE, scenario.offset);
+      t += 2 * MINUTE;
+    }
+  } finally {
+    await h.close();
+  }
+  return result;
+}
+
+/** API stalls of 45 s (lists answer 503, no kubelet renews; they renew 1–8 s after it ends). */
+export async function stalls(count: number, offset: (minute: number) => number): Promise<Row> {
+  const h = await harness(17);
+  const driver = new Driver(h);
+  const rand = random(13);
+  const result: Row = {
+    row: `${count} API stalls of 45 s, nothing dies`,
+    deaths: [],
+    mistakes: 0,
+    stalls: count,
+  };
+  try {
+    const target = h.target('prod');
+    let t = h.clock.now();
+    await driver.minutes(t, t + 5 * MINUTE, offset);
+    t += 5 * MINUTE;
+    for (let i = 0; i < count; i++) {
+      const start = t + Math.floor(rand() * MINUTE);
+      h.clock.at(start, () => {
+        target.server.setFault({ kind: 'status', status: 503, message: 'stalled' });
+        for (const n of target.nodes) target.sim.stopKubelet(n);
+      });
+      h.clock.at(start + 45_000, () => target.server.setFault(null));
+      for (const n of target.nodes) {
+        h.clock.at(start + 45_000 + 1_000 + Math.floor(rand() * 7_000), () =>
+          target.sim.startKubelet(n),
+        );
+      }
+      const seen = h.messages().length;
+      await driver.minutes(t, t + 4 * MINUTE, offset);
+      t += 4 * MINUTE;
+      result.mistakes += mistakesIn(h, seen, []);
+    }
+  } finally {
+    await h.close();
+  }
+  return result;
+}
