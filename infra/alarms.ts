@@ -78,7 +78,8 @@ export interface WatchdogAlarms {
 export interface WatchdogAlarmsProps {
   readonly fn: lambda.IFunction;
   readonly deadLetterQueue: sqs.IQueue;
-  /** The re-check queue's dead-letter queue (rechecks.ts). */
+  /** The queue of the watchdog's own looks, and its dead-letter queue (rechecks.ts). */
+  readonly recheckQueue: sqs.IQueue;
   readonly recheckDeadLetterQueue: sqs.IQueue;
   readonly topic: NotificationTopic;
   /** The second delivery path: every alarm notifies these too. */
@@ -178,7 +179,7 @@ type DeploymentAlarms = Pick<
 /** The function's errors and throttles, undelivered invocations, notifications not delivered. */
 function deploymentAlarms(
   alarm: AlarmFactory,
-  { fn, deadLetterQueue, recheckDeadLetterQueue, config }: WatchdogAlarmsProps,
+  { fn, deadLetterQueue, recheckQueue, recheckDeadLetterQueue, config }: WatchdogAlarmsProps,
   period: Duration,
 ): DeploymentAlarms {
   const errorsAlarm = alarm(
@@ -215,7 +216,7 @@ function deploymentAlarms(
     'RecheckDeadLetterAlarm',
     parkedLooks(recheckDeadLetterQueue),
   );
-  const looksStoppedAlarm = alarm('LooksStoppedAlarm', looksStopped(period));
+  const looksStoppedAlarm = alarm('LooksStoppedAlarm', looksStopped(recheckQueue, period));
   const abandonedAlarm = alarm('NotificationsAbandonedAlarm', notificationsAbandoned(period));
   const created = {
     errorsAlarm,

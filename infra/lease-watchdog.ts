@@ -185,6 +185,7 @@ export class LeaseWatchdog extends Construct {
     const alarms = createAlarms(this, {
       fn: this.function,
       deadLetterQueue: this.deadLetterQueue,
+      recheckQueue: this.recheckQueue.queue,
       recheckDeadLetterQueue: this.recheckQueue.deadLetterQueue,
       topic,
       alarmPaths,

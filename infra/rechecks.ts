@@ -13,11 +13,6 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import {
-  METRICS_NAMESPACE,
-  type MetricName,
-  SERVICE_DIMENSIONS,
-} from '../lambda/adapters/metrics/emf-metrics.js';
 import { RUNTIME_ENV } from '../lambda/settings/index.js';
 
 /** Deliveries of one look before it is kept in the dead-letter queue. */
@@ -69,27 +64,25 @@ export function createRecheckQueue(
   return { queue, deadLetterQueue };
 }
 
-/** The metric the function emits (value 1, dimension `service` only) for each look it gets. */
-export const LOOKS_DELIVERED_METRIC: MetricName = 'LooksDelivered';
-/** LooksStoppedAlarm fires after this many schedule periods without a look delivered. */
+/** LooksStoppedAlarm fires after this many periods without a look delivered. */
 export const LOOKS_STOPPED_PERIODS = 3;
 
 /**
- * Alarms when no look reached the function for `LOOKS_STOPPED_PERIODS` schedule periods: every
- * scheduled run asks for two (40 and 80 s after it), so none means the queue refuses them or the
- * event source mapping stopped delivering them. Missing data is breaching, as for a dead-man's
- * switch; while the schedule runs, nodes are still paged, later (the schedule alone).
+ * Alarms when no look reached the function for `LOOKS_STOPPED_PERIODS` periods: every scheduled
+ * run asks for two (40 and 80 s after it), so none means the queue refuses them or the event
+ * source mapping stopped delivering them (or the function fails on every one). It reads the look
+ * queue's own `NumberOfMessagesDeleted`: the mapping deletes each look the function handled, and
+ * SQS publishes the metric to CloudWatch at no charge (a custom metric would cost $0.30 a month);
+ * an idle queue publishes nothing, so missing data is breaching, as for a dead-man's switch
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html).
+ * Periods of at least 5 minutes, so that a metric published late never cries wolf. While the
+ * schedule runs, nodes are still paged, later (the schedule alone).
  */
-export function looksStopped(period: Duration): cloudwatch.AlarmProps {
+export function looksStopped(queue: sqs.IQueue, schedulePeriod: Duration): cloudwatch.AlarmProps {
+  const period = Duration.minutes(Math.max(5, schedulePeriod.toMinutes()));
   return {
-    alarmDescription: `lease-watchdog: no look of the watchdog's own (a suspect's re-check, a routine look between scheduled runs) reached the function for ${LOOKS_STOPPED_PERIODS} schedule periods: the re-check queue refuses SendMessage (the "could not ask for another look" lines in the function's log group say why), or its event source mapping is disabled or failing (aws lambda list-event-source-mappings). Dead nodes are still paged, by the schedule alone: up to a minute or more later.`,
-    metric: new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: LOOKS_DELIVERED_METRIC,
-      dimensionsMap: { ...SERVICE_DIMENSIONS },
-      statistic: cloudwatch.Stats.SUM,
-      period,
-    }),
+    alarmDescription: `lease-watchdog: no look of the watchdog's own (a suspect's re-check, a routine look between scheduled runs) reached the function for ${LOOKS_STOPPED_PERIODS} periods of ${period.toMinutes()} minutes (the re-check queue's NumberOfMessagesDeleted): the re-check queue refuses SendMessage (the "could not ask for another look" lines in the function's log group say why), or its event source mapping is disabled or failing (aws lambda list-event-source-mappings). Dead nodes are still paged, by the schedule alone: up to a minute or more later.`,
+    metric: queue.metricNumberOfMessagesDeleted({ period, statistic: cloudwatch.Stats.SUM }),
     threshold: 1,
     evaluationPeriods: LOOKS_STOPPED_PERIODS,
     comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,

@@ -798,20 +798,24 @@ describe('the stack', () => {
       assert.ok(alarmId !== undefined && widgets.includes(`"${alarmId}"`), 'on the dashboard');
     });
 
-    test("the looks' own switch: no LooksDelivered (the whole deployment) for 3 periods, missing data breaching", () => {
-      const alarm = find('LooksDelivered');
+    test("the looks' own switch: no look deleted from the look queue for 3 periods of 5 minutes, missing data breaching", () => {
+      const alarm = find('NumberOfMessagesDeleted');
       assert.match(alarm.AlarmDescription, /schedule alone/);
+      const queues = Object.keys(main.template.findResources('AWS::SQS::Queue'));
+      const looks = queues.find((id) => id.startsWith('WatchdogRecheckQueue'));
+      assert.ok(looks !== undefined, `the look queue among ${queues.join(', ')}`);
       assert.deepEqual(
         { ...alarm, AlarmDescription: undefined },
         {
           ...toTopic,
           AlarmDescription: undefined,
           AlarmName: `${main.stack.stackName}-LooksStoppedAlarm`,
-          Namespace: 'LeaseWatchdog',
-          MetricName: 'LooksDelivered',
-          Dimensions: [{ Name: 'service', Value: 'lease-watchdog' }],
+          // SQS's own metric (free), not a custom one ($0.30 a month).
+          Namespace: 'AWS/SQS',
+          MetricName: 'NumberOfMessagesDeleted',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [looks, 'QueueName'] } }],
           Statistic: 'Sum',
-          Period: 60,
+          Period: 300,
           EvaluationPeriods: 3,
           Threshold: 1,
           ComparisonOperator: 'LessThanThreshold',

@@ -307,7 +307,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
           await ctx.invoke();
         }
       };
-      const delivered = () => ctx.h.metrics.of('LooksDelivered').length;
+      const delivered = () => looks.delivered.length;
       await minutes(2);
       const before = delivered();
       looks.refusing = true;
@@ -329,7 +329,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
         await minutes(2);
       }
       ctx.note(
-        `paged by the schedule alone; LooksDelivered ${before} times before, ${delivered() - before} while the looks were refused or not delivered (LooksStoppedAlarm)`,
+        `paged by the schedule alone; ${before} looks delivered before, ${delivered() - before} while the looks were refused or not delivered (LooksStoppedAlarm)`,
       );
     },
   },

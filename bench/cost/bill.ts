@@ -70,7 +70,7 @@ const SOURCES = {
  * per cluster (the dead-man's switch reads it), and the deployment-wide ones written on every
  * check (emf-metrics.ts); the failure counts are written only in a month with such a failure.
  */
-const EVERY_CHECK_SERVICE_METRICS = ['ConfirmedSubscriptions', 'LooksDelivered'];
+const EVERY_CHECK_SERVICE_METRICS = ['ConfirmedSubscriptions'];
 
 interface Line {
   readonly what: string;

@@ -23,13 +23,7 @@ export type MetricName =
   /** Notifications the topic accepted whose EventBridge event (`eventBus`) could not be put. */
   | 'NotificationEventsFailed'
   /** On-call events (PagerDuty, Opsgenie) a tool did not take: each failed attempt, each given up. */
-  | 'OnCallEventsFailed'
-  /**
-   * 1 per look of the watchdog's own that reached the function (a re-check or a routine look): the
-   * stack's LooksStoppedAlarm fires when none arrives for a while (the queue refuses, the event
-   * source mapping is disabled), since detection then falls back on the schedule alone.
-   */
-  | 'LooksDelivered';
+  | 'OnCallEventsFailed';
 
 /** The verdicts `NodesAlerting` is emitted for (dimension `verdict`), one value each per check. */
 export const NODES_ALERTING_VERDICTS = [

@@ -222,8 +222,6 @@ export class InvocationRunner {
       published: 0,
       pending: 0,
     };
-    // The looks' own dead-man's switch (the stack's LooksStoppedAlarm): one arrived.
-    if (run.look) this.deps.metrics.record(cluster.name, 'LooksDelivered', 1, 'Count');
     // A look is one check; a scheduled run is one, unless no one can be asked for looks.
     const checks = !run.look && this.deps.looks === undefined ? fastMode.checksPerInvocation : 1;
     for (let i = 0; i < checks; i++) {

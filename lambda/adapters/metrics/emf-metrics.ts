@@ -33,7 +33,7 @@ export const PER_CLUSTER_METRICS: ReadonlySet<MetricName> = new Set(['CheckSucce
 
 /**
  * The metrics written with {service} alone, summed over clusters: what a deployment-wide alarm
- * reads (NotificationsAbandoned, LooksDelivered) and the failures the dashboard totals.
+ * reads (NotificationsAbandoned) and the failures the dashboard totals.
  */
 export const FOR_SERVICE_METRICS: ReadonlySet<MetricName> = new Set([
   'NotificationsAbandoned',
@@ -41,7 +41,6 @@ export const FOR_SERVICE_METRICS: ReadonlySet<MetricName> = new Set([
   'NotificationsFailed',
   'NotificationEventsFailed',
   'OnCallEventsFailed',
-  'LooksDelivered',
 ]);
 
 export function powertoolsMetrics(metrics: Metrics): MetricsRecorder {
