@@ -13,15 +13,16 @@
  * checks through the handler are shown beside it.
  *
  * The parts: what is measured (cost/measure.ts), what the deployment runs in a month and the
- * estimates (cost/deployment.ts), the price list (cost/prices.ts), the month in money
- * (cost/monthly.ts) and the page (cost/render.ts, pure).
+ * estimates (testkit/cost-deployment.ts), the price list (testkit/cost-prices.ts), the month in
+ * money (testkit/cost-monthly.ts) and the page (cost/render.ts, pure).
  *
  *   npm run bench:cost            (BENCH_COST_CHECKS=5 by default; 2 at 100,000 nodes)
  */
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { benchmarkedSteadyCpu, measure, type PerCheck } from './cost/measure.js';
+import type { PerCheck } from '../testkit/cost-monthly.js';
+import { benchmarkedSteadyCpu, measure } from './cost/measure.js';
 import { billOf, placeBill } from './cost/place-bill.js';
 import { renderCost } from './cost/render.js';
 

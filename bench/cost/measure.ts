@@ -15,6 +15,12 @@ import {
 import { DynamoDbStateStore } from '../../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { countUnits } from '../../testkit/capacity-units.js';
+import {
+  EMF_BYTES_PER_RECORD,
+  LOG_ENVELOPE_BYTES,
+  LOOKS_PER_RUN,
+} from '../../testkit/cost-deployment.js';
+import type { PerCheck, PerRun } from '../../testkit/cost-monthly.js';
 import { localClient, startLocalDynamoDb } from '../../testkit/dynalite.js';
 import { healthyObservations, nodeNames, sampleAlerts } from '../../testkit/state-fixtures.js';
 import {
@@ -23,41 +29,8 @@ import {
   startWatchdogHarness,
 } from '../../testkit/watchdog-harness.js';
 import { median } from '../statistics.js';
-import { EMF_BYTES_PER_RECORD, LOG_ENVELOPE_BYTES, LOOKS_PER_RUN } from './deployment.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-
-/** What one invocation of one kind (a scheduled check, a look) costs, on average. */
-export interface PerRun {
-  writeUnits: number;
-  readUnits: number;
-  publishes: number;
-  logBytes: number;
-  logLines: number;
-  metricRecords: number;
-  /** Wall time through the handler in this run, median, seconds. */
-  handlerSeconds: number;
-}
-
-export interface PerCheck {
-  nodes: number;
-  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md. */
-  relistSeconds: number;
-  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md. */
-  steadySeconds: number;
-  secondsSource: string;
-  /**
-   * A look's duration: the steady check's, times the ratio of a look's to a scheduled check's
-   * wall time, both measured through the handler in this run (side by side, under the same load).
-   */
-  lookSeconds: number;
-  check: PerRun;
-  look: PerRun;
-  /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per scheduled run. */
-  snapshotUnits: number;
-  storedBytes: number;
-  distinctMetrics: number;
-}
 
 /** The write units of a snapshot of `nodes` healthy observations, and its stored bytes. */
 async function snapshotCost(nodes: number): Promise<{ units: number; bytes: number }> {

@@ -6,7 +6,6 @@
 import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/emf-metrics.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { DEFAULTS } from '../../lambda/settings/index.js';
-import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
 import {
   EMF_BYTES_PER_RECORD,
   GOALS,
@@ -20,10 +19,10 @@ import {
   RUNS_PER_MONTH,
   SQS_REQUESTS_PER_LOOK,
   SQS_REQUESTS_PER_RUN,
-} from './deployment.js';
-import type { PerCheck } from './measure.js';
-import { deadMan, monthly, sum } from './monthly.js';
-import { PRICES } from './prices.js';
+} from '../../testkit/cost-deployment.js';
+import { deadMan, monthly, type PerCheck, sum } from '../../testkit/cost-monthly.js';
+import { PRICES } from '../../testkit/cost-prices.js';
+import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
 
 /** What the page is rendered from: one measurement per cluster size, smallest first. */
 export interface CostMeasurements {

@@ -1,6 +1,7 @@
 /**
  * A cluster-month in money: the measured units of a scheduled check and of a look, times what the
- * default deployment runs in a month (deployment.ts), times the price list (prices.ts).
+ * default deployment runs in a month (cost-deployment.ts), times the price list (cost-prices.ts).
+ * Shared by `npm run bench:cost` (bench/cost/) and the tests of its pricing.
  */
 import {
   DEAD_MAN_ALARMS,
@@ -10,9 +11,40 @@ import {
   RUNS_PER_MONTH,
   SQS_REQUESTS_PER_LOOK,
   SQS_REQUESTS_PER_RUN,
-} from './deployment.js';
-import type { PerCheck } from './measure.js';
-import { PRICES } from './prices.js';
+} from './cost-deployment.js';
+import { PRICES } from './cost-prices.js';
+
+/** What one invocation of one kind (a scheduled check, a look) costs, on average. */
+export interface PerRun {
+  writeUnits: number;
+  readUnits: number;
+  publishes: number;
+  logBytes: number;
+  logLines: number;
+  metricRecords: number;
+  /** Wall time through the handler in this run, median, seconds. */
+  handlerSeconds: number;
+}
+
+export interface PerCheck {
+  nodes: number;
+  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md. */
+  relistSeconds: number;
+  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md. */
+  steadySeconds: number;
+  secondsSource: string;
+  /**
+   * A look's duration: the steady check's, times the ratio of a look's to a scheduled check's
+   * wall time, both measured through the handler in this run (side by side, under the same load).
+   */
+  lookSeconds: number;
+  check: PerRun;
+  look: PerRun;
+  /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per scheduled run. */
+  snapshotUnits: number;
+  storedBytes: number;
+  distinctMetrics: number;
+}
 
 /** Dollars a month, by line of the bill. */
 export interface Lines {

@@ -3,9 +3,9 @@
  * cannot be measured here (log envelopes, SQS requests, the event source mapping's polling): the
  * quantities `npm run bench:cost` multiplies by what it measures and by the price list.
  */
-import { DEFAULTS } from '../../lambda/settings/index.js';
-import { ROUTINE_LOOKS_MS } from '../../lambda/use-cases/invocation.js';
-import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
+import { DEFAULTS } from '../lambda/settings/index.js';
+import { ROUTINE_LOOKS_MS } from '../lambda/use-cases/invocation.js';
+import { SCHEDULE_MS } from './watchdog-harness.js';
 
 export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
 /** Each scheduled run asks (through SQS) for routine looks, each an invocation of its own. */
