@@ -1,7 +1,9 @@
 /**
  * A cluster-month in money: the measured units of a scheduled check and of a look, times what the
- * default deployment runs in a month (cost-deployment.ts), times the price list (cost-prices.ts).
- * Shared by `npm run bench:cost` (bench/cost/) and the tests of its pricing.
+ * default deployment runs in a month (cost-deployment.ts), times the price list (cost-prices.ts). Lambda
+ * bills duration, and a check is mostly CPU (decoding and parsing lists): an invocation is billed
+ * its own CPU at the function's share of a vCPU (`VCPU_SHARE`), not the wall time of this machine,
+ * whose cores are whole. Shared by `npm run bench:cost` (bench/cost/) and the tests of its pricing.
  */
 import {
   DEAD_MAN_ALARMS,
@@ -11,6 +13,7 @@ import {
   RUNS_PER_MONTH,
   SQS_REQUESTS_PER_LOOK,
   SQS_REQUESTS_PER_RUN,
+  VCPU_SHARE,
 } from './cost-deployment.js';
 import { PRICES } from './cost-prices.js';
 
@@ -28,16 +31,20 @@ export interface PerRun {
 
 export interface PerCheck {
   nodes: number;
-  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md. */
+  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md: wall. */
   relistSeconds: number;
-  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md. */
+  /** The same relist's own CPU (all its threads), BENCHMARKS.md: what Lambda bills (monthly.ts). */
+  relistCpuSeconds: number;
+  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md: wall. */
   steadySeconds: number;
+  /** The same steady check's own CPU, BENCHMARKS.md: what Lambda bills (monthly.ts). */
+  steadyCpuSeconds: number;
   secondsSource: string;
   /**
-   * A look's duration: the steady check's, times the ratio of a look's to a scheduled check's
+   * A look's cost as a fraction of a steady check's: the ratio of a look's to a scheduled check's
    * wall time, both measured through the handler in this run (side by side, under the same load).
    */
-  lookSeconds: number;
+  lookShare: number;
   check: PerRun;
   look: PerRun;
   /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per scheduled run. */
@@ -54,6 +61,13 @@ export interface Lines {
 export const sum = (lines: Lines) => Object.values(lines).reduce((a, b) => a + b, 0);
 
 /**
+ * The duration Lambda bills for `cpuSeconds` of the function's own CPU: CPU-bound, at its share of
+ * a vCPU. A lower bound: the time it waits for the API server is not in it (the simulated server
+ * here shares the cores and cannot stand in for an EKS control plane's).
+ */
+export const billedSeconds = (cpuSeconds: number): number => cpuSeconds / VCPU_SHARE;
+
+/**
  * The variable cost of one cluster-month: `looksPerMonth` routine looks (default the
  * deployment's), each priced as what a look measured here does; `everyCheckRelists`: the
  * `nodeRefreshSeconds` 0 variant (every scheduled check and look lists whole Nodes).
@@ -63,13 +77,15 @@ export function monthly(
   looksPerMonth = LOOKS_PER_MONTH,
   everyCheckRelists = false,
 ): Lines {
-  const lookSeconds = everyCheckRelists ? c.relistSeconds : c.lookSeconds;
-  const checkSeconds = everyCheckRelists ? c.relistSeconds : c.steadySeconds;
+  const relist = billedSeconds(c.relistCpuSeconds);
+  const steady = billedSeconds(c.steadyCpuSeconds);
+  const lookSeconds = everyCheckRelists ? relist : steady * c.lookShare;
+  const checkSeconds = everyCheckRelists ? relist : steady;
   // One whole Node list per refresh period, on whichever invocation falls due: its extra over
   // the cheaper of the two.
   const relistExtra = everyCheckRelists
     ? 0
-    : RELISTS_PER_MONTH * (c.relistSeconds - Math.min(c.steadySeconds, lookSeconds));
+    : RELISTS_PER_MONTH * (relist - Math.min(steady, lookSeconds));
   const gbSeconds =
     (RUNS_PER_MONTH * checkSeconds + looksPerMonth * lookSeconds + relistExtra) * MEMORY_GB;
   const runs = RUNS_PER_MONTH;

@@ -107,15 +107,16 @@ async function perCheck(
   lambda: Container,
 ): Promise<PerCheck> {
   const snapshot = await snapshotCost(nodes);
-  const relist = await benchmarkedSeconds(Math.max(nodes, 1_000));
-  const steady = await benchmarkedSeconds(Math.max(nodes, 1_000), STEADY_COLUMN);
+  const row = Math.max(nodes, 1_000);
   const records = lambda.metrics.records;
   return {
     nodes,
-    relistSeconds: relist,
-    steadySeconds: steady,
+    relistSeconds: await benchmarkedSeconds(row, RELIST_COLUMN),
+    relistCpuSeconds: await benchmarkedSeconds(row, RELIST_COLUMN + 2),
+    steadySeconds: await benchmarkedSeconds(row, STEADY_COLUMN),
+    steadyCpuSeconds: await benchmarkedSeconds(row, STEADY_COLUMN + 1),
     secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
-    lookSeconds: steady * (look.handlerSeconds / check.handlerSeconds),
+    lookShare: look.handlerSeconds / check.handlerSeconds,
     check,
     look,
     snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
@@ -190,21 +191,19 @@ function average(samples: readonly Sample[]): PerRun {
   };
 }
 
-/** Columns of BENCHMARKS.md's check table: the relist (full) check's and the steady check's medians. */
+/**
+ * Columns of BENCHMARKS.md's check table: the relist (full) check's and the steady check's wall
+ * medians; each one's own CPU is two columns (relist) or one column (steady) to the right.
+ */
 const RELIST_COLUMN = 2;
 const STEADY_COLUMN = 10;
 
-/** A full check's median from docs/BENCHMARKS.md's check section (`npm run bench`), seconds. */
-async function benchmarkedSeconds(nodes: number, column = RELIST_COLUMN): Promise<number> {
+/** A median of docs/BENCHMARKS.md's check section (`npm run bench`), by column, seconds. */
+async function benchmarkedSeconds(nodes: number, column: number): Promise<number> {
   const text = await readFile(`${ROOT}docs/BENCHMARKS.md`, 'utf8');
   const label = nodes.toLocaleString('en');
   const row = text.split('\n').find((line) => line.startsWith(`| ${label} | `));
   const seconds = Number(row?.split('|')[column]?.trim().replace(/ s$/, ''));
   if (!Number.isFinite(seconds)) throw new Error(`no ${label}-node row in docs/BENCHMARKS.md`);
   return seconds;
-}
-
-/** A steady check's own CPU, median, from docs/BENCHMARKS.md's check section, seconds. */
-export function benchmarkedSteadyCpu(nodes: number): Promise<number> {
-  return benchmarkedSeconds(nodes, STEADY_COLUMN + 1);
 }
