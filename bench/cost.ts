@@ -8,20 +8,22 @@
  * each delivered as the event source mapping delivers it. Measured per scheduled check and per
  * look apart: DynamoDB capacity units (as dynalite reports them, by DynamoDB's rules), SNS
  * publishes, log lines and bytes, metric records, and each look's wall time through the handler.
- * A scheduled check's duration is the steady-check median of docs/BENCHMARKS.md's check section
- * plus a relist's extra once per `nodeRefreshSeconds` (`npm run bench`); the same run's scheduled
- * checks through the handler are shown beside it.
+ * A scheduled check's billed duration is the own CPU of the steady-check median of
+ * docs/BENCHMARKS.md's check section at the 512 MB function's share of a vCPU
+ * (testkit/cost-monthly.ts), plus a relist's extra once per `nodeRefreshSeconds` (`npm run bench`);
+ * the same run's scheduled checks through the handler are shown beside it.
  *
  * The parts: what is measured (cost/measure.ts), what the deployment runs in a month and the
- * estimates (cost/deployment.ts), the price list (cost/prices.ts), the month in money
- * (cost/monthly.ts) and the page (cost/render.ts, pure).
+ * estimates (testkit/cost-deployment.ts), the price list (testkit/cost-prices.ts), the month in
+ * money (testkit/cost-monthly.ts) and the page (cost/render.ts, pure).
  *
  *   npm run bench:cost            (BENCH_COST_CHECKS=5 by default; 2 at 100,000 nodes)
  */
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { benchmarkedSteadyCpu, measure, type PerCheck } from './cost/measure.js';
+import type { PerCheck } from '../testkit/cost-monthly.js';
+import { measure } from './cost/measure.js';
 import { billOf, placeBill } from './cost/place-bill.js';
 import { renderCost } from './cost/render.js';
 
@@ -39,12 +41,8 @@ for (const nodes of SIZES) {
   measured.push(await measure(nodes, nodes >= 100_000 ? BIG_CHECKS : CHECKS));
   console.error(`  ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
-const big = measured[measured.length - 1] as PerCheck;
-const bigSteadyCpu = await benchmarkedSteadyCpu(big.nodes);
-
 const { doc, perMonth, perInvocation } = renderCost({
   measured,
-  bigSteadyCpu,
   checks: CHECKS,
   bigChecks: BIG_CHECKS,
 });

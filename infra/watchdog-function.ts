@@ -34,6 +34,7 @@ import {
   RUNTIME_ENV,
   watchdogSettingsOf,
 } from '../lambda/settings/index.js';
+import { KUBE_AUTH_BUNDLING, stagedKubeAuth } from './kube-auth-bundle.js';
 import { placeInVpc, type VpcPlacement } from './vpc-placement.js';
 
 /** Time allowed for one check (list leases and nodes, decide, publish, save), on top of the fast-mode span. */
@@ -94,6 +95,7 @@ function handlerCode(
   | { entry: string; handler: string; bundling: { commandHooks: ICommandHooks } }
   | { code: lambda.Code; handler: string } {
   const source = stagedClusterFile(scope, clusterFile);
+  const outdir = Stage.of(scope)?.outdir as string;
   const bundled: unknown = scope.node.tryGetContext(HANDLER_BUNDLE_CONTEXT);
   if (entry === undefined && typeof bundled === 'string' && bundled !== '') {
     if (!existsSync(join(bundled, 'index.mjs'))) {
@@ -113,6 +115,9 @@ function handlerCode(
           beforeInstall: () => [],
           afterBundling: (_input: string, output: string) => [
             `cp ${shellQuoted(source)} ${shellQuoted(join(output, CLUSTER_FILE))}`,
+            `cp ${stagedKubeAuth({ outdir, ...BUNDLING_SHARED, alias: aliases() })
+              .map(shellQuoted)
+              .join(' ')} ${shellQuoted(output)}`,
           ],
         },
       },
@@ -173,9 +178,29 @@ export interface WatchdogFunction {
   readonly logGroup: logs.LogGroup;
 }
 
+/** What the handler's bundle and kube-auth.mjs (kube-auth-bundle.ts) share: ESM for Node 24. */
+const BUNDLING_SHARED = {
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+};
+
+/**
+ * esbuild aliases: undici and others left out (850 kB, 40 % of the bundle and of its import) and
+ * node:http required, not imported (docs/BENCHMARKS.md, cold start).
+ */
+function aliases(): Record<string, string> {
+  if (!ABSENT || !NODE_HTTP_REQUIRED) return {};
+  return {
+    ...Object.fromEntries(LEFT_OUT.map((name) => [name, ABSENT])),
+    'node:http': NODE_HTTP_REQUIRED,
+    http: NODE_HTTP_REQUIRED,
+  };
+}
+
 /**
  * How esbuild bundles the handler: minified ESM for Node 24, the pinned AWS SDK inside, the
- * packages the Lambda never uses left out.
+ * packages the Lambda never uses left out, client-node's KubeConfig in a file of its own.
  */
 const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
@@ -184,24 +209,16 @@ const BUNDLING: BundlingOptions = {
   // from the logs maps back to file and line offline. Without the sources' text: 1.9 MB.
   sourceMap: true,
   sourcesContent: false,
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
-  // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran.
-  externalModules: [],
-  // undici and others left out (850 kB, 40 % of the bundle and of its import) and node:http
-  // required, not imported (docs/BENCHMARKS.md, cold start).
-  ...(ABSENT && NODE_HTTP_REQUIRED
-    ? {
-        esbuildArgs: {
-          '--alias': [
-            ...LEFT_OUT.map((name) => `${name}=${ABSENT}`),
-            `node:http=${NODE_HTTP_REQUIRED}`,
-            `http=${NODE_HTTP_REQUIRED}`,
-          ],
-        },
-      }
-    : {}),
+  ...BUNDLING_SHARED,
+  // Bundle the pinned AWS SDK too: the deployed code is the code the tests ran. Only
+  // kube-auth.mjs stays out, the file beside the bundle (kube-auth-bundle.ts).
+  externalModules: [KUBE_AUTH_BUNDLING.external],
+  esbuildArgs: {
+    '--alias': [
+      ...Object.entries(aliases()).map(([name, file]) => `${name}=${file}`),
+      KUBE_AUTH_BUNDLING.alias,
+    ],
+  },
   forceDockerBundling: false,
 };
 

@@ -51,6 +51,17 @@ const SIM_KUBECONFIG_SECRET = 'lease-watchdog/sim-kubeconfig';
 /** The same simulated cluster again, through a kubeconfig `proxy-url` (a loopback proxy). */
 const SIM_PROXIED = 'sim-proxied';
 const SIM_PROXIED_SECRET = 'lease-watchdog/sim-proxied-kubeconfig';
+/** The same simulated cluster again, its kubeconfig user an OIDC auth provider (client-node's). */
+const SIM_OIDC = 'sim-oidc';
+const SIM_OIDC_SECRET = 'lease-watchdog/sim-oidc-kubeconfig';
+/**
+ * The sim's bearer token, shaped as an OIDC ID token that expires in 2100: the auth provider sends
+ * it as it is (no refresh), and the sim accepts it as its token.
+ */
+const ID_TOKEN = [{ alg: 'none' }, { sub: 'lease-watchdog', exp: 4_102_444_800 }]
+  .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url'))
+  .concat('unsigned')
+  .join('.');
 const STATE_TABLE = 'LeaseWatchdog-StateTable';
 
 /** What the bundled function meets when it runs: a cluster, its token, state and SNS. */
@@ -80,12 +91,13 @@ describe('infra bundle', () => {
     const clock = new FakeClock();
     const sim = new SimCluster({ now: clock.now, seed: 11 });
     const nodes = sim.addNodes(3, { zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
-    const server = await startSimServer({ cluster: sim });
+    const server = await startSimServer({ cluster: sim, token: ID_TOKEN });
     const proxy = await startConnectProxy();
     const secrets = await startSecretsServer({
       [SIM_TOKEN_SECRET]: server.token,
       [SIM_KUBECONFIG_SECRET]: server.kubeconfig({ clientCertificate: true }),
       [SIM_PROXIED_SECRET]: withProxyUrl(server.kubeconfig(), proxy.url),
+      [SIM_OIDC_SECRET]: withOidcUser(server.kubeconfig()),
     });
     const dynamo = await startLocalDynamoDb();
     await dynamo.createStateTable(STATE_TABLE);
@@ -112,6 +124,7 @@ describe('infra bundle', () => {
         },
         { name: SIM_CERT, auth: { mode: 'kubeconfig', secretId: SIM_KUBECONFIG_SECRET } },
         { name: SIM_PROXIED, auth: { mode: 'kubeconfig', secretId: SIM_PROXIED_SECRET } },
+        { name: SIM_OIDC, auth: { mode: 'kubeconfig', secretId: SIM_OIDC_SECRET } },
       ],
     });
     const app = new App({ outdir: join(work, 'cdk.out') });
@@ -168,7 +181,6 @@ describe('infra bundle', () => {
         /node_modules\/(undici|socks|socks-proxy-agent|hpagent|jsonpath-plus|ip-address)\//.test(s),
       );
       assert.deepEqual(leftOut, [], 'no undici, proxy agents or jsonpath in the bundle');
-      assert.ok(own.includes('infra/absent-in-lambda.ts'), `their stand-in: ${own.join(', ')}`);
 
       const settings = synthesized.variables.LEASE_WATCHDOG_SETTINGS as string;
       const load = (vars: Record<string, string>) =>
@@ -217,6 +229,43 @@ describe('infra bundle', () => {
       assert.notEqual(insecure.status, 0);
       assert.match(insecure.stderr, /NODE_TLS_REJECT_UNAUTHORIZED=0 turns off TLS verification/);
     });
+  });
+
+  test("leaves client-node's KubeConfig out of index.mjs: kube-auth.mjs beside it, imported only when a kubeconfig user needs it", () => {
+    const { asset, bundle } = synthesized;
+    const sourcesOf = (file: string) =>
+      (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources;
+    const clientNode = sourcesOf(bundle).filter(
+      (s) => s.includes('node_modules/@kubernetes/client-node/') && !s.endsWith('config_types.ts'),
+    );
+    assert.deepEqual(clientNode, [], 'no client-node code in index.mjs but its config types');
+    assert.match(
+      readFileSync(bundle, 'utf8'),
+      /import\("\.\/kube-auth\.mjs"\)/,
+      'index.mjs imports kube-auth.mjs when it needs it',
+    );
+
+    const kubeAuth = join(asset, 'kube-auth.mjs');
+    assert.ok(existsSync(kubeAuth), `${kubeAuth} exists`);
+    const its = sourcesOf(kubeAuth);
+    for (const source of ['client-node/src/config.ts', 'client-node/src/oidc_auth.ts']) {
+      assert.ok(
+        its.some((s) => s.endsWith(source)),
+        `kube-auth.mjs holds ${source}: ${its.length} sources`,
+      );
+    }
+    // Packages the Lambda never uses are aliased to a module that throws if used.
+    assert.deepEqual(
+      its.filter((s) =>
+        /node_modules\/(undici|socks|socks-proxy-agent|hpagent|jsonpath-plus)\//.test(s),
+      ),
+      [],
+      'no undici, proxy agents or jsonpath in kube-auth.mjs',
+    );
+    assert.ok(
+      its.some((s) => s.endsWith('infra/absent-in-lambda.ts')),
+      'their stand-in is in kube-auth.mjs',
+    );
   });
 
   /** NODE_OPTIONS as the function's environment sets it (if it does). */
@@ -350,6 +399,20 @@ describe('infra bundle', () => {
       assert.doesNotMatch(output, /undici/, 'nothing reached the stand-in for undici');
     });
 
+    test("reads a cluster whose kubeconfig user is an OIDC auth provider, with client-node's KubeConfig from kube-auth.mjs", async () => {
+      const { server, secrets } = world;
+      server.resetStats();
+      const report = await invoke(SIM_OIDC);
+      assert.equal(report.lastStatus, 'checked', output);
+      assert.equal(
+        secrets.callsFor(SIM_OIDC_SECRET),
+        1,
+        'the kubeconfig came from Secrets Manager',
+      );
+      assert.ok(server.stats.requests >= 2, `it listed leases and nodes: ${server.stats.requests}`);
+      assert.doesNotMatch(output, /was called in the Lambda bundle/, 'no stand-in was reached');
+    });
+
     test('reads a cluster through its kubeconfig proxy-url (a CONNECT tunnel), the proxy agents left out', async () => {
       const { server, proxy } = world;
       server.resetStats();
@@ -420,3 +483,18 @@ describe('infra bundle', () => {
     });
   });
 });
+
+/** The kubeconfig with its user's token replaced by an OIDC auth provider holding `ID_TOKEN`. */
+function withOidcUser(kubeconfig: string): string {
+  return kubeconfig.replace(
+    /^( +)token: .*$/m,
+    [
+      '$1auth-provider:',
+      '$1  name: oidc',
+      '$1  config:',
+      `$1    id-token: ${JSON.stringify(ID_TOKEN)}`,
+      '$1    client-id: lease-watchdog',
+      '$1    idp-issuer-url: https://idp.example.com',
+    ].join('\n'),
+  );
+}

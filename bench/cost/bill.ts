@@ -14,9 +14,9 @@ import { App, NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildStack } from '../../infra/stack.js';
 import { parseAppConfig } from '../../lambda/settings/index.js';
-import { IDLE_RECEIVES_PER_MONTH } from './deployment.js';
+import { IDLE_RECEIVES_PER_MONTH } from '../../testkit/cost-deployment.js';
+import { PRICES } from '../../testkit/cost-prices.js';
 import { BILL_MARK as MARK, placeBill } from './place-bill.js';
-import { PRICES } from './prices.js';
 
 const COST_MD = new URL('../../docs/COST.md', import.meta.url);
 const GOAL_ONE_CLUSTER = 3;

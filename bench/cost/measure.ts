@@ -15,6 +15,12 @@ import {
 import { DynamoDbStateStore } from '../../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { countUnits } from '../../testkit/capacity-units.js';
+import {
+  EMF_BYTES_PER_RECORD,
+  LOG_ENVELOPE_BYTES,
+  LOOKS_PER_RUN,
+} from '../../testkit/cost-deployment.js';
+import type { PerCheck, PerRun } from '../../testkit/cost-monthly.js';
 import { localClient, startLocalDynamoDb } from '../../testkit/dynalite.js';
 import { healthyObservations, nodeNames, sampleAlerts } from '../../testkit/state-fixtures.js';
 import {
@@ -23,41 +29,8 @@ import {
   startWatchdogHarness,
 } from '../../testkit/watchdog-harness.js';
 import { median } from '../statistics.js';
-import { EMF_BYTES_PER_RECORD, LOG_ENVELOPE_BYTES, LOOKS_PER_RUN } from './deployment.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-
-/** What one invocation of one kind (a scheduled check, a look) costs, on average. */
-export interface PerRun {
-  writeUnits: number;
-  readUnits: number;
-  publishes: number;
-  logBytes: number;
-  logLines: number;
-  metricRecords: number;
-  /** Wall time through the handler in this run, median, seconds. */
-  handlerSeconds: number;
-}
-
-export interface PerCheck {
-  nodes: number;
-  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md. */
-  relistSeconds: number;
-  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md. */
-  steadySeconds: number;
-  secondsSource: string;
-  /**
-   * A look's duration: the steady check's, times the ratio of a look's to a scheduled check's
-   * wall time, both measured through the handler in this run (side by side, under the same load).
-   */
-  lookSeconds: number;
-  check: PerRun;
-  look: PerRun;
-  /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per scheduled run. */
-  snapshotUnits: number;
-  storedBytes: number;
-  distinctMetrics: number;
-}
 
 /** The write units of a snapshot of `nodes` healthy observations, and its stored bytes. */
 async function snapshotCost(nodes: number): Promise<{ units: number; bytes: number }> {
@@ -134,15 +107,16 @@ async function perCheck(
   lambda: Container,
 ): Promise<PerCheck> {
   const snapshot = await snapshotCost(nodes);
-  const relist = await benchmarkedSeconds(Math.max(nodes, 1_000));
-  const steady = await benchmarkedSeconds(Math.max(nodes, 1_000), STEADY_COLUMN);
+  const row = Math.max(nodes, 1_000);
   const records = lambda.metrics.records;
   return {
     nodes,
-    relistSeconds: relist,
-    steadySeconds: steady,
+    relistSeconds: await benchmarkedSeconds(row, RELIST_COLUMN),
+    relistCpuSeconds: await benchmarkedSeconds(row, RELIST_COLUMN + 2),
+    steadySeconds: await benchmarkedSeconds(row, STEADY_COLUMN),
+    steadyCpuSeconds: await benchmarkedSeconds(row, STEADY_COLUMN + 1),
     secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
-    lookSeconds: steady * (look.handlerSeconds / check.handlerSeconds),
+    lookShare: look.handlerSeconds / check.handlerSeconds,
     check,
     look,
     snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
@@ -217,21 +191,19 @@ function average(samples: readonly Sample[]): PerRun {
   };
 }
 
-/** Columns of BENCHMARKS.md's check table: the relist (full) check's and the steady check's medians. */
+/**
+ * Columns of BENCHMARKS.md's check table: the relist (full) check's and the steady check's wall
+ * medians; each one's own CPU is two columns (relist) or one column (steady) to the right.
+ */
 const RELIST_COLUMN = 2;
 const STEADY_COLUMN = 10;
 
-/** A full check's median from docs/BENCHMARKS.md's check section (`npm run bench`), seconds. */
-async function benchmarkedSeconds(nodes: number, column = RELIST_COLUMN): Promise<number> {
+/** A median of docs/BENCHMARKS.md's check section (`npm run bench`), by column, seconds. */
+async function benchmarkedSeconds(nodes: number, column: number): Promise<number> {
   const text = await readFile(`${ROOT}docs/BENCHMARKS.md`, 'utf8');
   const label = nodes.toLocaleString('en');
   const row = text.split('\n').find((line) => line.startsWith(`| ${label} | `));
   const seconds = Number(row?.split('|')[column]?.trim().replace(/ s$/, ''));
   if (!Number.isFinite(seconds)) throw new Error(`no ${label}-node row in docs/BENCHMARKS.md`);
   return seconds;
-}
-
-/** A steady check's own CPU, median, from docs/BENCHMARKS.md's check section, seconds. */
-export function benchmarkedSteadyCpu(nodes: number): Promise<number> {
-  return benchmarkedSeconds(nodes, STEADY_COLUMN + 1);
 }

@@ -6,30 +6,29 @@
 import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/emf-metrics.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { DEFAULTS } from '../../lambda/settings/index.js';
-import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
 import {
   EMF_BYTES_PER_RECORD,
   GOALS,
   IDLE_POLLERS,
   IDLE_RECEIVES_PER_MONTH,
-  LAMBDA_SLOWDOWN,
   LOG_ENVELOPE_BYTES,
   LOOKS_PER_MONTH,
   LOOKS_PER_RUN,
+  MB_PER_VCPU,
+  MEMORY_MB,
   RELISTS_PER_MONTH,
   RUNS_PER_MONTH,
   SQS_REQUESTS_PER_LOOK,
   SQS_REQUESTS_PER_RUN,
-} from './deployment.js';
-import type { PerCheck } from './measure.js';
-import { deadMan, monthly, sum } from './monthly.js';
-import { PRICES } from './prices.js';
+  VCPU_SHARE,
+} from '../../testkit/cost-deployment.js';
+import { billedSeconds, deadMan, monthly, type PerCheck, sum } from '../../testkit/cost-monthly.js';
+import { PRICES } from '../../testkit/cost-prices.js';
+import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
 
 /** What the page is rendered from: one measurement per cluster size, smallest first. */
 export interface CostMeasurements {
   readonly measured: readonly PerCheck[];
-  /** The largest size's steady check, its own CPU (BENCHMARKS.md), seconds. */
-  readonly bigSteadyCpu: number;
   /** Rounds of a scheduled check and its looks per size, and at 100,000 nodes. */
   readonly checks: number;
   readonly bigChecks: number;
@@ -55,7 +54,7 @@ export function renderCost(m: CostMeasurements): RenderedCost {
   const doc = [
     intro(),
     perMonthSection(perMonth),
-    goalsSection(m.measured, big, m.bigSteadyCpu),
+    goalsSection(m.measured, big),
     perInvocationSection(perInvocation, m.checks, m.bigChecks),
     fixedSection(),
   ].join('\n\n');
@@ -124,18 +123,27 @@ function perInvocationTable(measured: readonly PerCheck[]): string[] {
   return [
     ...header('per invocation', measured),
     r(
-      'scheduled check, s (BENCHMARKS.md: steady; relist)',
+      'scheduled check, wall here, s (BENCHMARKS.md: steady; relist)',
       (c) =>
         `${c.steadySeconds.toFixed(2)}; ${c.relistSeconds.toFixed(2)}${c.secondsSource ? ` (${c.secondsSource})` : ''}`,
+    ),
+    r(
+      'its own CPU, s (BENCHMARKS.md: steady; relist)',
+      (c) => `${c.steadyCpuSeconds.toFixed(2)}; ${c.relistCpuSeconds.toFixed(2)}`,
+    ),
+    r(
+      `**billed at ${MEMORY_MB} MB** (CPU ÷ ${VCPU_SHARE.toFixed(2)} vCPU), s: steady; relist`,
+      (c) =>
+        `${billedSeconds(c.steadyCpuSeconds).toFixed(2)}; ${billedSeconds(c.relistCpuSeconds).toFixed(2)}`,
     ),
     r('scheduled check through the handler, this run, s (median)', (c) =>
       c.check.handlerSeconds.toFixed(2),
     ),
     r('look through the handler, this run, s (median)', (c) => c.look.handlerSeconds.toFixed(2)),
     r(
-      '**look, priced** (steady × look ÷ check through the handler), s',
+      '**look, billed** (steady billed × look ÷ check through the handler), s',
       (c) =>
-        `${c.lookSeconds.toFixed(2)} (${((100 * c.look.handlerSeconds) / c.check.handlerSeconds).toFixed(0)} % of a check)`,
+        `${(billedSeconds(c.steadyCpuSeconds) * c.lookShare).toFixed(2)} (${(100 * c.lookShare).toFixed(0)} % of a check)`,
     ),
     r(
       'DynamoDB write units: check / look',
@@ -218,7 +226,7 @@ function goalVerdicts(measured: readonly PerCheck[]): string[] {
     .filter((v): v is string => v !== undefined);
 }
 
-function goalsSection(measured: readonly PerCheck[], big: PerCheck, bigSteadyCpu: number): string {
+function goalsSection(measured: readonly PerCheck[], big: PerCheck): string {
   const looksAt = (c: PerCheck) => sum(monthly(c)) - sum(monthly(c, 0));
   const checksAlone = sum(monthly(big, 0));
   return `## Goals
@@ -231,13 +239,39 @@ The routine looks (${LOOKS_PER_MONTH.toLocaleString('en')} a month) now cost wha
 They write nothing and log one short line, but a look must still read the whole lease list (any
 lease may be the one that stopped), and at scale the lease list is most of a steady check (the
 Table of Nodes is small beside it: 53.7 of 75.3 MB decoded at 100,000 nodes, BENCHMARKS.md's
-API-cost table), so a look costs ${measured.map((c) => `${((100 * c.lookSeconds) / c.steadySeconds).toFixed(0)} %`).join(' / ')} of a steady check here. Where a goal is
+API-cost table), so a look costs ${measured.map((c) => `${(100 * c.lookShare).toFixed(0)} %`).join(' / ')} of a steady check here. Where a goal is
 missed, Lambda compute is the gap: what would close it is a cheaper read of the lease list (its
 decoding and parsing are a look), which lowers the scheduled checks and the looks together; at
-${nodesLabel(big)} nodes the scheduled checks alone come to ${money(checksAlone)}${(GOALS[big.nodes] ?? Number.POSITIVE_INFINITY) < checksAlone ? ', over the goal by themselves' : ' and the looks to the rest'}: a ${big.steadySeconds.toFixed(1)} s steady check (BENCHMARKS.md,
-wall time with the simulated API server on the same 2 cores, of which ${bigSteadyCpu.toFixed(1)} s its own CPU) and a ${big.relistSeconds.toFixed(0)} s relist every
-${DEFAULTS.nodeRefreshSeconds} s at 512 MB; the ways to a faster check are in BENCHMARKS.md ("Why a full check of
-100,000 nodes misses").`;
+${nodesLabel(big)} nodes the scheduled checks alone come to ${money(checksAlone)}${(GOALS[big.nodes] ?? Number.POSITIVE_INFINITY) < checksAlone ? ', over the goal by themselves' : ' and the looks to the rest'}: a steady check of ${big.steadyCpuSeconds.toFixed(2)} s of its own CPU
+(BENCHMARKS.md; ${big.steadySeconds.toFixed(1)} s wall with the simulated API server on the same 2 cores), billed
+${billedSeconds(big.steadyCpuSeconds).toFixed(1)} s at ${MEMORY_MB} MB, and a relist of ${big.relistCpuSeconds.toFixed(2)} s CPU (billed ${billedSeconds(big.relistCpuSeconds).toFixed(0)} s) every
+${DEFAULTS.nodeRefreshSeconds} s. ${cpuToCloseTheGoal(big)} The ways to a faster check are in BENCHMARKS.md ("Why
+a full check of 100,000 nodes misses").
+
+**The CPU share.** Lambda allocates CPU in proportion to memory: "At 1,769 MB, a function has
+the equivalent of one vCPU (one vCPU-second of credits per second)"
+([Lambda developer guide, configuring function memory](https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html)).
+The default ${MEMORY_MB} MB function gets ${MEMORY_MB} / ${MB_PER_VCPU.toLocaleString('en')} = ${VCPU_SHARE.toFixed(2)} of a vCPU, so a check, which is
+mostly CPU (decoding and parsing lists), takes ${(1 / VCPU_SHARE).toFixed(1)}× its own CPU time there: that is the
+duration priced above, not this machine's wall time. A CPU-second then costs the same at any
+memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the time): the 1,024 MB that
+\`largestClusterNodes\` sizes a 100,000-node function to does not change the compute line.
+The billed time is a lower bound: waiting for the API server is not in it (the simulated
+server here shares the cores and cannot stand in for an EKS control plane's).`;
+}
+
+/**
+ * Where the largest size misses its goal: the CPU its checks and looks would have to come down to
+ * (Lambda compute scales with it; the other lines do not), as a steady check's own CPU.
+ */
+function cpuToCloseTheGoal(big: PerCheck): string {
+  const goal = GOALS[big.nodes];
+  const lines = monthly(big);
+  const total = sum(lines);
+  if (goal === undefined || total <= goal) return '';
+  const compute = lines['Lambda compute (GB-s)'] ?? 0;
+  const factor = (goal - (total - compute)) / compute;
+  return `Meeting ≤ $${goal} needs ${(100 * (1 - factor)).toFixed(0)} % less CPU in the checks, the looks and the relists together: a steady check of ≤ ${(big.steadyCpuSeconds * factor).toFixed(2)} s of its own CPU, with the looks and relists cut alike.`;
 }
 
 function perInvocationSection(table: readonly string[], checks: number, bigChecks: number): string {
@@ -252,15 +286,13 @@ ${checks} rounds (${bigChecks} at 100,000 nodes) of a scheduled check and its ${
 DynamoDB units as dynalite reports them by DynamoDB's rules. **A look's duration** is measured
 beside a scheduled check's, through the handler in this run (medians of wall time, the simulated
 API server in the same process and on the same 2 cores, both under the same load): the look is
-priced at that fraction of the scheduled check's benchmarked time (a shared machine's load moves
-both wall times together, their ratio far less). **A scheduled check's** is, as before, the
+priced at that fraction of the scheduled check's billed time (a shared machine's load moves
+both wall times together, their ratio far less). **A scheduled check's** is the own CPU of the
 steady-check median of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run bench\`; 100
 nodes are not benchmarked there: the 1,000-node figure), with the relist's extra over the cheaper
 of a look and a steady check once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a month, on a scheduled
 run or a look, whichever falls due); the same run's scheduled checks through the handler are shown
-beside it. **Sensitivity:** at 512 MB the function gets about 0.29 vCPU, and a check is mostly CPU
-(parsing lists), so on Lambda it may take up to ${LAMBDA_SLOWDOWN}× as long: the Lambda compute line up to
-${LAMBDA_SLOWDOWN}× (at 100,000 nodes the function needs about 1,024 MB anyway, see BENCHMARKS.md). At 100,000
+beside it. Each is billed at its own CPU ÷ the function's share of a vCPU (the Goals section). At 100,000
 nodes the snapshot comes from the state store alone (bench/state-cost.ts's observations). Logs:
 Powertools' envelope is counted as ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes
 (estimates); EMF records and billed metrics count only what lambda/adapters/metrics/emf-metrics.ts writes as metrics.

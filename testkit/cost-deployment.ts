@@ -3,9 +3,9 @@
  * cannot be measured here (log envelopes, SQS requests, the event source mapping's polling): the
  * quantities `npm run bench:cost` multiplies by what it measures and by the price list.
  */
-import { DEFAULTS } from '../../lambda/settings/index.js';
-import { ROUTINE_LOOKS_MS } from '../../lambda/use-cases/invocation.js';
-import { SCHEDULE_MS } from '../../testkit/watchdog-harness.js';
+import { DEFAULTS } from '../lambda/settings/index.js';
+import { ROUTINE_LOOKS_MS } from '../lambda/use-cases/invocation.js';
+import { SCHEDULE_MS } from './watchdog-harness.js';
 
 export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
 /** Each scheduled run asks (through SQS) for routine looks, each an invocation of its own. */
@@ -14,13 +14,17 @@ export const LOOKS_PER_MONTH = RUNS_PER_MONTH * LOOKS_PER_RUN;
 /** Whole Node lists a month: one per `nodeRefreshSeconds` (on a scheduled run or a look). */
 export const RELISTS_PER_MONTH =
   (RUNS_PER_MONTH * SCHEDULE_MS) / (DEFAULTS.nodeRefreshSeconds * 1000);
-export const MEMORY_GB = 512 / 1024; // the stack's default memoryMb (lambda/settings/defaults.ts), arm64
+/** The stack's default `memoryMb` (lambda/settings/defaults.ts), arm64. */
+export const MEMORY_MB = 512;
+export const MEMORY_GB = MEMORY_MB / 1024;
 /**
- * Lambda gives a function CPU in proportion to its memory (1,769 MB = 1 vCPU): at 512 MB about
- * 0.29 vCPU. The durations come from a 2-core machine; a check is mostly CPU (parsing lists), so
- * on the function it may take up to this many times longer (a sensitivity, not in the totals).
+ * Lambda gives a function CPU in proportion to its memory: "At 1,769 MB, a function has the
+ * equivalent of one vCPU (one vCPU-second of credits per second)" (Lambda developer guide,
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
  */
-export const LAMBDA_SLOWDOWN = 3;
+export const MB_PER_VCPU = 1769;
+/** The 512 MB function's share of a vCPU: about 0.29. */
+export const VCPU_SHARE = MEMORY_MB / MB_PER_VCPU;
 /** Powertools' JSON envelope around each log line (timestamp, level, service, function context). */
 export const LOG_ENVELOPE_BYTES = 330;
 /** One EMF metric record as CloudWatch ingests it (the `_aws` metadata, dimensions, value). */
