@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
+import { tapBodies } from '../lambda/adapters/kube/transport.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
@@ -58,6 +59,34 @@ describe('answer bodies from the simulated cluster (gzip, like kube-apiserver)',
     kubeConfig.loadFromString(server.kubeconfig());
     return new KubeClusterReader({ kubeConfig, cluster: 'sim', namespace: 'kube-node-lease' });
   }
+
+  it('inflates the gzip pages of a read into one reused buffer, not a new one per page', async () => {
+    // Each page's own output buffer is megabytes of Buffer churn at 100,000 nodes, and it drives
+    // V8's full collections (docs/BENCHMARKS.md, "Where a relist's time went").
+    const MiB = 1024 * 1024;
+    const allocUnsafe = Buffer.allocUnsafe;
+    const large: number[] = [];
+    Buffer.allocUnsafe = (size: number) => {
+      if (size >= MiB) large.push(size);
+      return allocUnsafe(size);
+    };
+    let pages = 0;
+    tapBodies((body) => {
+      if (body.length >= MiB) pages++;
+    });
+    try {
+      const snapshot = await reader(gzipping).read();
+      assert.equal(snapshot.nodes?.length, 1_200);
+    } finally {
+      Buffer.allocUnsafe = allocUnsafe;
+      tapBodies(undefined);
+    }
+    assert.ok(pages >= 3, `${pages} pages of a megabyte or more`);
+    assert.ok(
+      large.length < pages,
+      `${large.length} buffers of a megabyte or more for ${pages} pages`,
+    );
+  });
 
   it('asks for gzip, inflates it, and reads the same cluster as without it', async () => {
     gzipping.resetStats();

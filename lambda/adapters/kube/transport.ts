@@ -310,7 +310,8 @@ export class ApiSession {
         const text = this.redact(raw.toString('utf8'));
         throw statusError(this.target, resource, status, http.STATUS_CODES[status] ?? '', text);
       }
-      bodyTap?.(raw);
+      // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
+      bodyTap?.(Buffer.from(raw));
       let body: unknown;
       try {
         // No page-sized string: the pruned reader works on the bytes.
