@@ -62,7 +62,7 @@ describe('answer bodies from the simulated cluster (gzip, like kube-apiserver)',
 
   it('inflates the gzip pages of a read into one reused buffer, not a new one per page', async () => {
     // Each page's own output buffer is megabytes of Buffer churn at 100,000 nodes, and it drives
-    // V8's full collections (docs/BENCHMARKS.md, "Where a relist's time went").
+    // V8's full collections (docs/BENCHMARKS.md, "A relist's Buffer churn").
     const MiB = 1024 * 1024;
     const allocUnsafe = Buffer.allocUnsafe;
     const large: number[] = [];

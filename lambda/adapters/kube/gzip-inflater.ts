@@ -3,7 +3,7 @@
  * returns each page in a new buffer of its own (~2 MB a page of 500 Nodes), and V8 counts every
  * such allocation toward its old generation: at 100,000 nodes a relist allocated ~700 MB of them
  * and paid ~40 full mark-compacts for it; into one reused buffer, 9, and about half the relist's
- * CPU (docs/BENCHMARKS.md, "Where a relist's time went").
+ * CPU (docs/BENCHMARKS.md, "A relist's Buffer churn").
  *
  * Node has no public call that inflates into a caller's buffer. This one drives the zlib handle
  * that `gunzipSync` itself drives (its `writeSync` and `_writeState`, node:zlib's internals), so
