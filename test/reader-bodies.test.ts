@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
 import { tapBodies } from '../lambda/adapters/kube/transport.js';
@@ -228,6 +228,40 @@ describe('hostile answer bodies (a tiny HTTPS API server)', () => {
     const error = await failure(reader().read(controller.signal));
     assert.equal(error.failure, 'aborted');
     assert.match(error.message, /aborted before the API server answered$/);
+  });
+
+  it('reads every shape of gzip as gunzipSync does: two members, trailing bytes, a trailer that understates, cut short', async () => {
+    const text = JSON.stringify(leaseList(3_000));
+    const one = gzipSync(text);
+    // Announces a little more than its compressed bytes: the buffer it sizes must grow.
+    const understated = Buffer.from(one);
+    understated.writeUInt32LE(one.length + 10, understated.length - 4);
+    const shapes = {
+      'two members': Buffer.concat([gzipSync(text.slice(0, 5_000)), gzipSync(text.slice(5_000))]),
+      'trailing bytes': Buffer.concat([one, Buffer.from('trailing')]),
+      'a trailer that understates': understated,
+      'cut short': one.subarray(0, one.length - 1_000),
+    };
+    for (const [shape, body] of Object.entries(shapes)) {
+      let expected: number | string;
+      try {
+        expected = (JSON.parse(gunzipSync(body).toString('utf8')) as { items: unknown[] }).items
+          .length;
+      } catch {
+        expected = 'not valid gzip';
+      }
+      serveLeases((res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(body);
+      });
+      let got: number | string;
+      try {
+        got = (await reader().read()).leases.length;
+      } catch (error) {
+        got = /is not valid gzip/.test(String(error)) ? 'not valid gzip' : String(error);
+      }
+      assert.equal(got, expected, shape);
+    }
   });
 
   const encodings = [

@@ -56,8 +56,16 @@ export class GzipInflater {
     return this.viaHandle(raw, cap, sizeHint);
   }
 
+  /** Frees zlib's state and the buffer now (the read is over), not at the next collection. */
+  close(): void {
+    this.engine?.close();
+    this.engine = undefined;
+    this.output = undefined;
+  }
+
   /** A small body, through the handle from a too-small buffer: whether it comes back whole. */
   private static probe(): boolean {
+    const inflater = new GzipInflater();
     try {
       const text = Buffer.from('{"kind":"probe","items":[]}'.repeat(100));
       const engine = new Gunzip() as Gunzip & GunzipInternals;
@@ -65,9 +73,11 @@ export class GzipInflater {
         typeof engine._handle?.writeSync === 'function' &&
         engine._writeState instanceof Uint32Array;
       engine.close();
-      return usable && new GzipInflater().viaHandle(gzipSync(text), 1 << 20, 64).equals(text);
+      return usable && inflater.viaHandle(gzipSync(text), 1 << 20, 64).equals(text);
     } catch {
       return false;
+    } finally {
+      inflater.close();
     }
   }
 

@@ -154,9 +154,10 @@ function credentialsIn(
   return [...found].filter((secret) => secret.length >= 6);
 }
 
-/** Closes the connection pool: no idle sockets left behind. */
+/** Closes the connection pool (no idle sockets left behind) and frees its inflater. */
 export function closeConnection(connection: Connection): void {
   connection.agent.destroy();
+  connection.inflater.close();
 }
 
 /**
