@@ -2,8 +2,8 @@
  * Inflates the gzip answers of one read into one buffer, reused from page to page. `gunzipSync`
  * returns each page in a new buffer of its own (~2 MB a page of 500 Nodes), and V8 counts every
  * such allocation toward its old generation: at 100,000 nodes a relist allocated ~700 MB of them
- * and paid ~40 full mark-compacts for it; into one reused buffer, 9, and about half the relist's
- * CPU (docs/BENCHMARKS.md, "A relist's Buffer churn").
+ * and paid ~40 full mark-compacts for it; into one reused buffer, 9, and a quarter to a half less
+ * of the relist's CPU (docs/BENCHMARKS.md, "A relist's Buffer churn").
  *
  * Node has no public call that inflates into a caller's buffer. This one drives the zlib handle
  * that `gunzipSync` itself drives (its `writeSync` and `_writeState`, node:zlib's internals), so
