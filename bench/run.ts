@@ -106,7 +106,8 @@ await build({
   target: 'node24',
   outfile: subject,
   banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    // Its own name for createRequire: a bundled module imports `createRequire` itself.
+    js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });

@@ -9,9 +9,10 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
+import { tapBodies } from '../lambda/adapters/kube/transport.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
@@ -58,6 +59,34 @@ describe('answer bodies from the simulated cluster (gzip, like kube-apiserver)',
     kubeConfig.loadFromString(server.kubeconfig());
     return new KubeClusterReader({ kubeConfig, cluster: 'sim', namespace: 'kube-node-lease' });
   }
+
+  it('inflates the gzip pages of a read into one reused buffer, not a new one per page', async () => {
+    // Each page's own output buffer is megabytes of Buffer churn at 100,000 nodes, and it drives
+    // V8's full collections (docs/BENCHMARKS.md, "A relist's Buffer churn").
+    const MiB = 1024 * 1024;
+    const allocUnsafe = Buffer.allocUnsafe;
+    const large: number[] = [];
+    Buffer.allocUnsafe = (size: number) => {
+      if (size >= MiB) large.push(size);
+      return allocUnsafe(size);
+    };
+    let pages = 0;
+    tapBodies((body) => {
+      if (body.length >= MiB) pages++;
+    });
+    try {
+      const snapshot = await reader(gzipping).read();
+      assert.equal(snapshot.nodes?.length, 1_200);
+    } finally {
+      Buffer.allocUnsafe = allocUnsafe;
+      tapBodies(undefined);
+    }
+    assert.ok(pages >= 3, `${pages} pages of a megabyte or more`);
+    assert.ok(
+      large.length < pages,
+      `${large.length} buffers of a megabyte or more for ${pages} pages`,
+    );
+  });
 
   it('asks for gzip, inflates it, and reads the same cluster as without it', async () => {
     gzipping.resetStats();
@@ -199,6 +228,40 @@ describe('hostile answer bodies (a tiny HTTPS API server)', () => {
     const error = await failure(reader().read(controller.signal));
     assert.equal(error.failure, 'aborted');
     assert.match(error.message, /aborted before the API server answered$/);
+  });
+
+  it('reads every shape of gzip as gunzipSync does: two members, trailing bytes, a trailer that understates, cut short', async () => {
+    const text = JSON.stringify(leaseList(3_000));
+    const one = gzipSync(text);
+    // Announces a little more than its compressed bytes: the buffer it sizes must grow.
+    const understated = Buffer.from(one);
+    understated.writeUInt32LE(one.length + 10, understated.length - 4);
+    const shapes = {
+      'two members': Buffer.concat([gzipSync(text.slice(0, 5_000)), gzipSync(text.slice(5_000))]),
+      'trailing bytes': Buffer.concat([one, Buffer.from('trailing')]),
+      'a trailer that understates': understated,
+      'cut short': one.subarray(0, one.length - 1_000),
+    };
+    for (const [shape, body] of Object.entries(shapes)) {
+      let expected: number | string;
+      try {
+        expected = (JSON.parse(gunzipSync(body).toString('utf8')) as { items: unknown[] }).items
+          .length;
+      } catch {
+        expected = 'not valid gzip';
+      }
+      serveLeases((res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(body);
+      });
+      let got: number | string;
+      try {
+        got = (await reader().read()).leases.length;
+      } catch (error) {
+        got = /is not valid gzip/.test(String(error)) ? 'not valid gzip' : String(error);
+      }
+      assert.equal(got, expected, shape);
+    }
   });
 
   const encodings = [

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import {
   Interner,
   LEASE_FIELDS,
@@ -265,6 +265,41 @@ describe('the reader over HTTPS reads what JSON.parse of the same bytes gives', 
         .map((l) => projectLease(l))
         .map((l) => [l?.name, l?.createdAt, l?.leaseDurationSeconds]),
     );
+  });
+
+  it('a read with a warm node cache hands JSON.parse no page: the Table of Nodes is read pruned too', async () => {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(sim.kubeconfig());
+    let now = 0;
+    const reader = new KubeClusterReader({
+      kubeConfig,
+      cluster: 'c',
+      namespace: 'kube-node-lease',
+      labelKeys: [...LABEL_KEYS],
+      nodeCache: new NodeCache(60_000, () => now),
+    });
+    await reader.read();
+    now = 1_000;
+    const parse = JSON.parse;
+    let longest = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      longest = Math.max(longest, String(text).length);
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let snapshot: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      sim.resetStats();
+      snapshot = await reader.read();
+    } finally {
+      JSON.parse = parse;
+    }
+    assert.ok(
+      sim.sent.some((a) => a.accept?.includes('as=Table')),
+      'the read listed the Table of Nodes',
+    );
+    assert.equal(snapshot.nodes?.length, 1_100);
+    // A Table page of 1,100 rows is ~250 KB; a kept value (a label set, a cell) is far shorter.
+    assert.ok(longest < 16 * 1024, `JSON.parse was handed ${longest} characters at once`);
   });
 
   it('hostile Nodes from a tiny API server', async () => {

@@ -13,6 +13,7 @@ import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import { GzipInflater } from './gzip-inflater.js';
 import { http } from './node-http.js';
 import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
@@ -27,6 +28,8 @@ export interface Connection {
    * header and its password, the client key, the proxy password): never to leave the process.
    */
   readonly secrets: readonly string[];
+  /** Inflates the connection's gzip answers, one after the other, into one reused buffer. */
+  readonly inflater: GzipInflater;
 }
 
 /** What one GET is, and how much of an answer it accepts. */
@@ -48,6 +51,10 @@ export interface ExchangeResponse {
   readonly contentType: string | undefined;
   /** The API server's clock (its Date header), ms. */
   readonly date: number | undefined;
+  /**
+   * A gzip body shares the connection's reused buffer (GzipInflater): valid until its next
+   * answer is read, so it is parsed (or copied) before anything is awaited.
+   */
   readonly body: Buffer;
   /** Bytes of the body, decompressed. */
   readonly bytes: number;
@@ -89,13 +96,14 @@ export async function openConnection(
   const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
-    return { headers, agent: new http.Agent(pool), secrets };
+    return { headers, agent: new http.Agent(pool), secrets, inflater: new GzipInflater() };
   }
   const cluster = kubeConfig.getCurrentCluster();
   const Pool = proxy ? tunnelThrough(proxy, options.timeoutMs) : HttpsAgent;
   return {
     headers,
     secrets,
+    inflater: new GzipInflater(),
     agent: new Pool({
       ...pool,
       ...defined({
@@ -146,9 +154,10 @@ function credentialsIn(
   return [...found].filter((secret) => secret.length >= 6);
 }
 
-/** Closes the connection pool: no idle sockets left behind. */
+/** Closes the connection pool (no idle sockets left behind) and frees its inflater. */
 export function closeConnection(connection: Connection): void {
   connection.agent.destroy();
+  connection.inflater.close();
 }
 
 /**
@@ -162,7 +171,7 @@ export async function exchange(
 ): Promise<ExchangeResponse> {
   const response = await send(connection, request);
   const status = response.statusCode ?? 0;
-  const body = await boundedBody(response, status, request);
+  const body = await boundedBody(response, status, request, connection.inflater);
   const dateHeader = headerOf(response.headers, 'date');
   const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
   return {
@@ -216,12 +225,14 @@ function send(connection: Connection, request: ExchangeRequest): Promise<Incomin
  * The body, read chunk by chunk and given up as soon as it is over the cap: a huge answer costs
  * at most the cap in memory, never the whole of it. A gzip answer is inflated in one call once it
  * has arrived (its compressed bytes are under the cap too), its output stopped at the cap: one
- * call per page is far cheaper than a stream of 16 KiB chunks.
+ * call per page is far cheaper than a stream of 16 KiB chunks, and it goes into the connection's
+ * reused buffer (gzip-inflater.ts).
  */
 async function boundedBody(
   response: IncomingMessage,
   status: number,
   request: ExchangeRequest,
+  inflater: GzipInflater,
 ): Promise<Buffer> {
   const { what, maxBytes: cap } = request;
   const tooLarge = () =>
@@ -255,7 +266,9 @@ async function boundedBody(
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
     if (inflate === 'identity') return raw;
     try {
-      return inflate(raw, { maxOutputLength: cap, chunkSize: outputChunk(raw, encoding, cap) });
+      const chunkSize = outputChunk(raw, encoding, cap);
+      if (inflate === gunzipSync) return inflater.inflate(raw, cap, chunkSize);
+      return inflate(raw, { maxOutputLength: cap, chunkSize });
     } catch (error) {
       if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw new ClusterReadError(

@@ -11,9 +11,8 @@ import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
 import {
   NODE_TABLE,
   NODE_TABLE_PARAMS,
-  type NodeRow,
-  projectNodeRow,
-  rowsByName,
+  type RowStatus,
+  TableRows,
   TableUnusableError,
   tableSuspects,
 } from './node-table.js';
@@ -63,20 +62,21 @@ export class NodeReads {
   async listTable(
     session: ApiSession,
     signal: AbortSignal | undefined,
-  ): Promise<Map<string, NodeRow> | ClusterReadError> {
+  ): Promise<Map<string, RowStatus> | ClusterReadError> {
     const selector = this.options.nodeSelector;
     try {
+      const rows = new TableRows();
       const listed = await session.list(
         'nodes',
         '/api/v1/nodes',
-        projectNodeRow,
+        rows.add,
         signal,
         selector
           ? { ...NODE_TABLE_PARAMS, labelSelector: selector.source.trim() }
           : NODE_TABLE_PARAMS,
         NODE_TABLE,
       );
-      return rowsByName(listed);
+      return rows.whole(listed);
     } catch (error) {
       if (!(error instanceof ClusterReadError) || error.failure === 'aborted') throw error;
       if (
@@ -126,7 +126,7 @@ export class NodeReads {
     leases: Listed<LeaseInfo>,
     cache: NodeCache,
     cached: ReadonlyMap<string, NodeInfo>,
-    rows: ReadonlyMap<string, NodeRow> | undefined,
+    rows: ReadonlyMap<string, RowStatus> | undefined,
     signal: AbortSignal | undefined,
   ): Promise<NodeInfo[]> {
     const serverTime = leases.date ?? Date.now();

@@ -93,6 +93,8 @@ export interface ListFormat {
   readonly items: 'items' | 'rows';
   /** Items per page, as a multiple of the session's page size (small items: bigger pages). */
   readonly pageScale?: number;
+  /** What a page keeps (pruned-json.ts); undefined: all of it, by JSON.parse. */
+  readonly keep?: Keep;
 }
 
 interface Page<T> {
@@ -254,7 +256,7 @@ export class ApiSession {
     if (continueToken) query.set('continue', continueToken);
     const answer = await this.request(resource, `${path}?${query}`, signal, {
       accept: format?.accept,
-      keep: format ? undefined : LIST_FIELDS[resource],
+      keep: format ? format.keep : LIST_FIELDS[resource],
     });
     const what = describeRead(resource, this.options.namespace);
     const kind = format?.kind ?? LIST_KINDS[resource];
@@ -308,7 +310,8 @@ export class ApiSession {
         const text = this.redact(raw.toString('utf8'));
         throw statusError(this.target, resource, status, http.STATUS_CODES[status] ?? '', text);
       }
-      bodyTap?.(raw);
+      // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
+      bodyTap?.(Buffer.from(raw));
       let body: unknown;
       try {
         // No page-sized string: the pruned reader works on the bytes.
