@@ -98,7 +98,9 @@ export function judgeLease(
   const { silence } = observed;
   const firstLook = read.previous === undefined;
   const { silent, held, observation } = judgeSilence(ctx, lease.name, observed, firstLook);
-  ctx.next.set(lease.name, observation);
+  // Keyed by the Node's copy of the name where there is one (the same text): the node cache keeps
+  // that string anyway, so the observations kept between checks do not keep the lease list's too.
+  ctx.next.set(node?.name ?? lease.name, observation);
   const newlySeen = firstLook || held;
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
