@@ -106,7 +106,8 @@ await build({
   target: 'node24',
   outfile: subject,
   banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    // Aliased: a bundled module that imports createRequire itself would clash with the name.
+    js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });
