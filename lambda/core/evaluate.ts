@@ -67,19 +67,13 @@ function suspectList(
  * be read: no lease is called orphaned, no incident resolves as deleted — for as long as those
  * kubelets renew with no Node (a deleted node's kubelet stops, and its lease then counts as gone).
  */
-function suspectNodeList(
-  leased: ReadonlyMap<string, ReadLease>,
-  nodesByName: ReadonlyMap<string, NodeInfo>,
-  previous: Observations,
-): string | undefined {
+function suspectNodeList(leased: ReadonlyMap<string, ReadLease>): string | undefined {
   let live = 0;
   let unlisted = 0;
-  for (const { lease, renew } of leased.values()) {
-    const name = lease.name;
-    const before = previous.get(name);
-    if (!before || renew.kind !== 'time' || renew.raw === before.renewTime) continue;
+  for (const { renew, node, previous } of leased.values()) {
+    if (!previous || renew.kind !== 'time' || renew.raw === previous.renewTime) continue;
     live++;
-    if (!nodesByName.has(name)) unlisted++;
+    if (node === undefined) unlisted++;
   }
   if (unlisted < SUSPECT_VANISHED_MIN || unlisted * 2 < live) return undefined;
   return `the Node list lacks ${unlisted} of the ${live} nodes whose leases were renewed since the last check: suspect, checked on leases alone`;
@@ -99,26 +93,28 @@ export function evaluate(
 ): Evaluation {
   const listed = new Map<string, NodeInfo>();
   for (const node of snapshot.nodes ?? []) listed.set(node.name, node);
-  const leased = latestLeases(snapshot.leases);
-  const nodeListSuspect =
-    snapshot.nodes === null ? undefined : suspectNodeList(leased, listed, observations);
+  const leased = latestLeases(snapshot.leases, listed, observations);
+  const nodeListSuspect = snapshot.nodes === null ? undefined : suspectNodeList(leased);
   const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
   const nodesByName = nodeListSuspect === undefined ? listed : new Map<string, NodeInfo>();
+  // On leases alone (a suspect Node list), no lease has a Node.
+  const reads = [...leased.values()].map((read) =>
+    nodeListSuspect === undefined ? read : { ...read, node: undefined },
+  );
   const seen = { snapshot: judged, policy, now, previous: observations };
-  const all = observeAll(seen, leased, nodesByName);
+  const all = observeAll(seen, reads);
   const frozen = all.frozen || afterReadFailure;
   const ctx: JudgeContext = {
     ...seen,
     next: new Map(),
-    observed: all.observed,
     frozen,
     rechecks: [],
     renewedReasons: new Map(),
   };
 
   const verdicts: NodeVerdict[] = [];
-  for (const read of leased.values()) {
-    verdicts.push(judgeLease(ctx, read, nodesByName.get(read.lease.name)));
+  for (let i = 0; i < reads.length; i++) {
+    verdicts.push(judgeLease(ctx, reads[i] as ReadLease, all.observed[i]));
   }
   const suspect = suspectList(leased, observations);
   for (const node of nodesByName.values()) {

@@ -73,11 +73,20 @@ export function createdAtMs(
   return text === undefined ? undefined : parseTimestamp(text);
 }
 
-/** A lease with its spec read once per check (renewTime parsing is most of a check's core CPU). */
+/**
+ * A lease with its spec read once per check (renewTime parsing is most of a check's core CPU),
+ * joined once with its Node and its last observation: at 100,000 leases each lookup by name is
+ * ~100,000 Map probes, which every phase of a check (suspect lists, observing, judging) would
+ * otherwise repeat.
+ */
 export interface ReadLease {
   readonly lease: LeaseInfo;
   readonly renew: RenewTime;
   readonly duration: LeaseDuration;
+  /** Its Node, when listed (undefined too when the check runs on leases alone). */
+  readonly node: NodeInfo | undefined;
+  /** What the last check observed of it. */
+  readonly previous: Observation | undefined;
 }
 
 /** One lease's observation for this look, and the limits it is judged by. */
@@ -105,12 +114,10 @@ export function claimedSeconds(durationSeconds: number, policy: Policy): number 
 /** The observation of a lease that can be read (undefined: invalid), before any verdict. */
 export function observeLease(
   ctx: ObserveContext,
-  { lease, renew, duration }: ReadLease,
-  node: NodeInfo | undefined,
+  { lease, renew, duration, node, previous }: ReadLease,
 ): Observed | undefined {
   const { snapshot, policy, now } = ctx;
   if (renew.kind === 'invalid' || duration.kind === 'invalid') return undefined;
-  const previous = ctx.previous.get(lease.name);
   if (renew.kind === 'never') {
     // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
     const created = createdAtMs(node, lease);
@@ -132,22 +139,21 @@ export function observeLease(
 
 /**
  * Observes every lease first: a look at which most leases with history are suspects (at least
- * half, at least FREEZE_MIN) sees a frozen cluster (renewal-clock.ts).
+ * half, at least FREEZE_MIN) sees a frozen cluster (renewal-clock.ts). `observed[i]` is the
+ * observation of `leases[i]` (undefined: unreadable).
  */
 export function observeAll(
   ctx: ObserveContext,
-  leases: ReadonlyMap<string, ReadLease>,
-  nodesByName: ReadonlyMap<string, NodeInfo>,
-): { observed: Map<string, Observed>; frozen: boolean } {
-  const observed = new Map<string, Observed>();
+  leases: readonly ReadLease[],
+): { observed: (Observed | undefined)[]; frozen: boolean } {
+  const observed: (Observed | undefined)[] = new Array(leases.length);
   let known = 0;
   let suspects = 0;
-  for (const read of leases.values()) {
-    const name = read.lease.name;
-    const o = observeLease(ctx, read, nodesByName.get(name));
-    if (o === undefined) continue;
-    observed.set(name, o);
-    if (!ctx.previous.has(name)) continue;
+  for (let i = 0; i < leases.length; i++) {
+    const read = leases[i] as ReadLease;
+    const o = observeLease(ctx, read);
+    observed[i] = o;
+    if (o === undefined || read.previous === undefined) continue;
     known++;
     if (o.silence.observation.suspectSince !== undefined) suspects++;
   }
@@ -160,13 +166,19 @@ function renewedAt(read: ReadLease): number {
 }
 
 /**
- * One lease per name. A list should never hold two, but a broken server or proxy can: the copy
- * renewed last wins (on a tie, the first listed), so a stale copy listed first cannot make a
- * live node expired.
+ * One lease per name, joined with its Node (`nodes`) and last observation (`previous`). A list
+ * should never hold two, but a broken server or proxy can: the copy renewed last wins (on a tie,
+ * the first listed), so a stale copy listed first cannot make a live node expired.
  */
-export function latestLeases(leases: readonly LeaseInfo[]): Map<string, ReadLease> {
+export function latestLeases(
+  leases: readonly LeaseInfo[],
+  nodes: ReadonlyMap<string, NodeInfo>,
+  previous: Observations,
+): Map<string, ReadLease> {
   const byName = new Map<string, ReadLease>();
   for (const lease of leases) {
+    const name = lease.name;
+    const kept = byName.get(name);
     const read: ReadLease = {
       lease,
       // A name the API itself would refuse: nothing of the lease is trusted.
@@ -175,9 +187,10 @@ export function latestLeases(leases: readonly LeaseInfo[]): Map<string, ReadLeas
           ? readRenewTime(lease.renewTime)
           : { kind: 'invalid', problem: nameProblem(lease.nameLength) },
       duration: readLeaseDuration(lease.leaseDurationSeconds),
+      node: kept ? kept.node : nodes.get(name),
+      previous: kept ? kept.previous : previous.get(name),
     };
-    const kept = byName.get(lease.name);
-    if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(lease.name, read);
+    if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(name, read);
   }
   return byName;
 }

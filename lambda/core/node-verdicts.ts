@@ -56,7 +56,6 @@ export interface JudgeContext {
   readonly now: number;
   readonly previous: Observations;
   readonly next: Map<string, Observation>;
-  readonly observed: ReadonlyMap<string, Observed>;
   /** Most leases became suspects at this look at once (renewal-clock.ts). */
   readonly frozen: boolean;
   /** Suspects to look at again, and when. */
@@ -86,21 +85,22 @@ function base(name: string, node: NodeInfo | undefined) {
   };
 }
 
-/** The verdict of one lease (`node`: its Node, when listed). */
+/** The verdict of one lease, observed (lease-observations.ts) unless it cannot be read. */
 export function judgeLease(
   ctx: JudgeContext,
   read: ReadLease,
-  node: NodeInfo | undefined,
+  observed: Observed | undefined,
 ): NodeVerdict {
-  const { lease, renew, duration } = read;
-  if (renew.kind === 'invalid' || duration.kind === 'invalid') {
-    return judgeUnreadableLease(ctx, read, node);
+  const { lease, renew, duration, node } = read;
+  if (observed === undefined || renew.kind === 'invalid' || duration.kind === 'invalid') {
+    return judgeUnreadableLease(ctx, read);
   }
-  const observed = ctx.observed.get(lease.name) as Observed;
   const { silence } = observed;
-  const firstLook = !ctx.previous.has(lease.name);
+  const firstLook = read.previous === undefined;
   const { silent, held, observation } = judgeSilence(ctx, lease.name, observed, firstLook);
-  ctx.next.set(lease.name, observation);
+  // Keyed by the Node's copy of the name where there is one (the same text): the node cache keeps
+  // that string anyway, so the observations kept between checks do not keep the lease list's too.
+  ctx.next.set(node?.name ?? lease.name, observation);
   const newlySeen = firstLook || held;
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
@@ -146,13 +146,11 @@ function readyHeard(node: NodeInfo | undefined): node is NodeInfo {
 /** A lease whose spec cannot be read: `invalid`, its last observation carried as it was. */
 function judgeUnreadableLease(
   ctx: JudgeContext,
-  { lease, renew, duration }: ReadLease,
-  node: NodeInfo | undefined,
+  { lease, renew, duration, node, previous }: ReadLease,
 ): NodeVerdict {
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const leaseDurationSeconds = duration.kind === 'seconds' ? duration.seconds : null;
   const common = { ...base(lease.name, node), renewTime, leaseDurationSeconds };
-  const previous = ctx.previous.get(lease.name);
   if (previous) ctx.next.set(lease.name, previous);
   const problem =
     renew.kind === 'invalid' ? renew.problem : (duration as { problem: string }).problem;

@@ -4,6 +4,7 @@
  */
 import { parseTimestamp } from '../../core/lease.js';
 import type { LeaseInfo, NodeInfo } from '../../core/model.js';
+import { NodeRows } from './node-rows.js';
 
 /** More suspects than this in one read, and a full Node list is cheaper than the GETs. */
 export const MAX_NODE_GETS = 100;
@@ -45,6 +46,7 @@ export class NodeCache {
   private nodes: Map<string, NodeInfo> | undefined;
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private tableRetryAt = Number.NEGATIVE_INFINITY;
+  private readonly rows = new NodeRows();
 
   constructor(
     readonly refreshMs: number,
@@ -57,7 +59,7 @@ export class NodeCache {
   }
 
   replace(nodes: readonly NodeInfo[]): void {
-    this.nodes = new Map(nodes.map((n) => [n.name, n]));
+    this.nodes = new Map(nodes.map((n) => [n.name, this.rows.row(n)]));
     this.fetchedAt = this.clock();
   }
 
@@ -77,7 +79,7 @@ export class NodeCache {
   /** A fresh read of one node; undefined: it is gone. */
   update(name: string, node: NodeInfo | undefined): void {
     if (!this.nodes) return;
-    if (node) this.nodes.set(name, node);
+    if (node) this.nodes.set(name, this.rows.row(node));
     else this.nodes.delete(name);
   }
 }
