@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, it } from 'node:test';
+import { type Connection, withInflater } from '../lambda/adapters/kube/http-exchange.js';
 import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';
@@ -88,4 +89,23 @@ it("the leases' failure is the read's, though the Nodes' list failed first", asy
     );
   assert.ok(error instanceof ClusterReadError, String(error));
   assert.equal(error.failure, 'forbidden', error.message);
+});
+
+it('two requests in flight never inflate into one buffer: each holds an inflater of its own', async () => {
+  const connection = { inflaters: [] } as unknown as Connection;
+  const held: unknown[] = [];
+  let both: () => void = () => undefined;
+  const together = new Promise<void>((resolve) => {
+    both = resolve;
+  });
+  const use = (inflater: unknown) => {
+    held.push(inflater);
+    if (held.length === 2) both();
+    return together;
+  };
+  await Promise.all([withInflater(connection, use), withInflater(connection, use)]);
+  assert.notEqual(held[0], held[1]);
+  // Given back once done: the next request reuses one instead of allocating a third.
+  await withInflater(connection, async (inflater) => assert.ok(held.includes(inflater)));
+  assert.equal(connection.inflaters.length, 2);
 });

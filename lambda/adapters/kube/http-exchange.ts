@@ -28,8 +28,28 @@ export interface Connection {
    * header and its password, the client key, the proxy password): never to leave the process.
    */
   readonly secrets: readonly string[];
-  /** Inflates the connection's gzip answers, one after the other, into one reused buffer. */
-  readonly inflater: GzipInflater;
+  /**
+   * The inflaters of the connection's gzip answers, each a reused buffer (gzip-inflater.ts): a
+   * request takes one for its answer and gives it back once its body is read (`withInflater`), so
+   * that two requests in flight (the leases and the Nodes side by side) never share one.
+   */
+  readonly inflaters: GzipInflater[];
+}
+
+/**
+ * Runs `use` with an inflater of `connection`'s all to itself: the body `exchange` returns through
+ * it stays whole until `use` is over (parse it there), however many requests are in flight.
+ */
+export async function withInflater<T>(
+  connection: Connection,
+  use: (inflater: GzipInflater) => Promise<T>,
+): Promise<T> {
+  const inflater = connection.inflaters.pop() ?? new GzipInflater();
+  try {
+    return await use(inflater);
+  } finally {
+    connection.inflaters.push(inflater);
+  }
 }
 
 /** What one GET is, and how much of an answer it accepts. */
@@ -96,14 +116,14 @@ export async function openConnection(
   const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
-    return { headers, agent: new http.Agent(pool), secrets, inflater: new GzipInflater() };
+    return { headers, agent: new http.Agent(pool), secrets, inflaters: [] };
   }
   const cluster = kubeConfig.getCurrentCluster();
   const Pool = proxy ? tunnelThrough(proxy, options.timeoutMs) : HttpsAgent;
   return {
     headers,
     secrets,
-    inflater: new GzipInflater(),
+    inflaters: [],
     agent: new Pool({
       ...pool,
       ...defined({
@@ -154,10 +174,10 @@ function credentialsIn(
   return [...found].filter((secret) => secret.length >= 6);
 }
 
-/** Closes the connection pool (no idle sockets left behind) and frees its inflater. */
+/** Closes the connection pool (no idle sockets left behind) and frees its inflaters. */
 export function closeConnection(connection: Connection): void {
   connection.agent.destroy();
-  connection.inflater.close();
+  for (const inflater of connection.inflaters.splice(0)) inflater.close();
 }
 
 /**
@@ -168,10 +188,11 @@ export function closeConnection(connection: Connection): void {
 export async function exchange(
   connection: Connection,
   request: ExchangeRequest,
+  inflater: GzipInflater,
 ): Promise<ExchangeResponse> {
   const response = await send(connection, request);
   const status = response.statusCode ?? 0;
-  const body = await boundedBody(response, status, request, connection.inflater);
+  const body = await boundedBody(response, status, request, inflater);
   const dateHeader = headerOf(response.headers, 'date');
   const date = dateHeader ? Date.parse(dateHeader) : Number.NaN;
   return {

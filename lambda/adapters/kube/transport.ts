@@ -8,7 +8,13 @@
 
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
-import { type Connection, closeConnection, exchange, openConnection } from './http-exchange.js';
+import {
+  type Connection,
+  closeConnection,
+  exchange,
+  openConnection,
+  withInflater,
+} from './http-exchange.js';
 import { http } from './node-http.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
 import { type Keep, parsePruned } from './pruned-json.js';
@@ -295,35 +301,42 @@ export class ApiSession {
       signal ? [signal, timeout, this.budget] : [timeout, this.budget],
     );
     try {
-      const response = await exchange(this.connection, {
-        url: `${this.options.server}${pathAndQuery}`,
-        accept: options.accept,
-        signal: combined,
-        maxBytes: this.options.bounds.maxPageBytes,
-        what,
-      });
-      const { status, bytes, body: raw } = response;
-      if (status === 404 && options.missingIsNull)
-        return { body: undefined, raw, date: undefined, bytes };
-      if (status < 200 || status > 299) {
-        // Redacted before it is parsed and cut: a cut must not leave half a token behind.
-        const text = this.redact(raw.toString('utf8'));
-        throw statusError(this.target, resource, status, http.STATUS_CODES[status] ?? '', text);
-      }
-      // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
-      bodyTap?.(Buffer.from(raw));
-      let body: unknown;
-      try {
-        // No page-sized string: the pruned reader works on the bytes.
-        body = options.keep ? parsePruned(raw, options.keep) : JSON.parse(raw.toString('utf8'));
-      } catch {
-        const type = response.contentType?.split(';')[0];
-        throw new ClusterReadError(
-          'invalid-response',
-          `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
+      // The inflater is this request's alone until its body is parsed, whatever else is in flight.
+      return await withInflater(this.connection, async (inflater) => {
+        const response = await exchange(
+          this.connection,
+          {
+            url: `${this.options.server}${pathAndQuery}`,
+            accept: options.accept,
+            signal: combined,
+            maxBytes: this.options.bounds.maxPageBytes,
+            what,
+          },
+          inflater,
         );
-      }
-      return { body, raw, date: response.date, bytes };
+        const { status, bytes, body: raw } = response;
+        if (status === 404 && options.missingIsNull)
+          return { body: undefined, raw, date: undefined, bytes };
+        if (status < 200 || status > 299) {
+          // Redacted before it is parsed and cut: a cut must not leave half a token behind.
+          const text = this.redact(raw.toString('utf8'));
+          throw statusError(this.target, resource, status, http.STATUS_CODES[status] ?? '', text);
+        }
+        // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
+        bodyTap?.(Buffer.from(raw));
+        let body: unknown;
+        try {
+          // No page-sized string: the pruned reader works on the bytes.
+          body = options.keep ? parsePruned(raw, options.keep) : JSON.parse(raw.toString('utf8'));
+        } catch {
+          const type = response.contentType?.split(';')[0];
+          throw new ClusterReadError(
+            'invalid-response',
+            `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
+          );
+        }
+        return { body, raw, date: response.date, bytes };
+      });
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
       throw this.unanswered(what, error, signal, timeout);
