@@ -614,6 +614,28 @@ describe('evaluate: two leases with one name in a list', () => {
     });
   }
 
+  for (const [order, first, last] of [
+    ['stale first', stale, live],
+    ['live first', live, stale],
+  ] as const) {
+    it(`the copy renewed last decides with another lease between the copies (${order})`, () => {
+      const other = lease('b', { renewTime: microTime(T0 - 3 * S) });
+      const verdicts = evaluate(
+        snapshot({ leases: [first, other, last] }),
+        new Map(),
+        DEFAULT_POLICY,
+        T0,
+      ).nodes;
+      assert.deepEqual(
+        verdicts.map((v) => [v.name, v.verdict]),
+        [
+          ['a', 'healthy'],
+          ['b', 'healthy'],
+        ],
+      );
+    });
+  }
+
   it('a copy with no renewTime does not hide one that renewed', () => {
     const verdict = only(snapshot({ leases: [lease('a', { renewTime: null }), live] }));
     assert.equal(verdict.verdict, 'healthy');

@@ -92,6 +92,11 @@ const HOSTILE_ITEMS = [
   '{"metadata":{"name":"n2"},"spec":{"renewTime":"2026-01-01T00:00:00.000000Z","leaseDurationSeconds":4e1,"unschedulable":true,"x":-0.0E-0},"status":{"capacity":{"cpu":1E+400,"m":-0,"z":0.5e-10}}}',
   '{"metadata":{"name":"n3"},"spec":{"leaseDurationSeconds":-0,"renewTime":1E400}}',
   '{"metadata":{"name":"n4"},"spec":{"leaseDurationSeconds":40.000000000000000001}}',
+  // Whole numbers: read by hand up to 15 digits, by JSON.parse beyond.
+  '{"metadata":{"name":"n8"},"spec":{"leaseDurationSeconds":0}}',
+  '{"metadata":{"name":"n9"},"spec":{"leaseDurationSeconds":999999999999999}}',
+  '{"metadata":{"name":"n10"},"spec":{"leaseDurationSeconds":9007199254740993}}',
+  '{"metadata":{"name":"n11"},"spec":{"leaseDurationSeconds":123456789012345678901234567890}}',
   // Whitespace everywhere.
   ' \t\r\n{ \t"metadata" \n:\r{ "name"\t: "n5" , "labels" : { } } , "spec" : { "taints" : [ { "key" : "k" , "effect" : "NoSchedule" } ] } }\n',
   // Duplicate keys: the last wins, at every level.

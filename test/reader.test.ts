@@ -321,6 +321,28 @@ describe('KubeClusterReader against the simulated cluster', () => {
         'old',
       ]);
     });
+
+    it('finds a lease-less node whether the leases come sorted, out of order or twice', () => {
+      const at = Date.UTC(2026, 10, 29, 12, 0, 0);
+      const fresh = new Date(at - 5_000).toISOString();
+      const nodes = new Map(
+        ['a', 'b', 'c'].map((name) => [
+          name,
+          { name, labels: {}, unschedulable: false, taints: [] },
+        ]),
+      );
+      const lease = (name: string) => ({ name, renewTime: fresh, leaseDurationSeconds: 40 });
+      const suspects = (names: string[]) =>
+        suspectNodes(names.map(lease), nodes, at).sort().join(',');
+      assert.equal(suspects(['a', 'b', 'c']), '', 'sorted, one lease each');
+      assert.equal(suspects(['c', 'a', 'b']), '', 'out of order, one lease each');
+      assert.equal(suspects(['a', 'c']), 'b', 'sorted');
+      assert.equal(suspects(['c', 'a']), 'b', 'out of order');
+      // As many leases with a Node as there are Nodes, and still one Node without a lease.
+      assert.equal(suspects(['a', 'a', 'c']), 'b', 'a name twice, sorted');
+      assert.equal(suspects(['c', 'a', 'c']), 'b', 'a name twice, out of order');
+      assert.equal(suspects(['a', 'b', 'c', 'd']), 'd', 'an orphan lease');
+    });
   });
 
   describe('failures: one typed error with one clear line each', () => {

@@ -176,9 +176,14 @@ export function latestLeases(
   previous: Observations,
 ): Map<string, ReadLease> {
   const byName = new Map<string, ReadLease>();
+  // While names come strictly ascending (as the API lists them), a name is new: no lookup.
+  let ascending = true;
+  let last = '';
   for (const lease of leases) {
     const name = lease.name;
-    const kept = byName.get(name);
+    ascending &&= name > last;
+    last = name;
+    const kept = ascending ? undefined : byName.get(name);
     const read: ReadLease = {
       lease,
       // A name the API itself would refuse: nothing of the lease is trusted.

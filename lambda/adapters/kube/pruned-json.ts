@@ -22,6 +22,7 @@ import {
   QUOTE,
   RBRACE,
   RBRACKET,
+  ZERO,
 } from './json-walk.js';
 
 /** What to keep of a value: all of it, some fields of an object, or each element of an array. */
@@ -160,6 +161,22 @@ class PrunedReader extends JsonWalker {
   private decode(start: number, end: number): unknown {
     const b = this.bytes;
     if (b[start] === QUOTE && !this.escaped) return b.toString('utf8', start + 1, end - 1);
-    return JSON.parse(b.toString('utf8', start, end));
+    return this.count(start, end) ?? JSON.parse(b.toString('utf8', start, end));
+  }
+
+  /**
+   * The (already checked) number at `start`–`end` when it is digits alone, short enough to be
+   * exact (a lease's duration): JSON.parse's value without a string and a parse per lease.
+   */
+  private count(start: number, end: number): number | undefined {
+    if (end - start > 15) return undefined;
+    const b = this.bytes;
+    let value = 0;
+    for (let i = start; i < end; i++) {
+      const digit = (b[i] as number) - ZERO;
+      if (digit < 0 || digit > 9) return undefined;
+      value = value * 10 + digit;
+    }
+    return value;
   }
 }
