@@ -1,28 +1,11 @@
 /** The chat topic (`chatNotifications`) in the synthesized template, and cdk-nag on it. */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { App, type CfnElement } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { IConstruct } from 'constructs';
-import { buildStack } from '../infra/stack.js';
-import { parseAppConfig } from '../lambda/settings/index.js';
+import { synthStack } from '../testkit/synth-stack.js';
 
-const base = {
-  account: '123456789012',
-  region: 'eu-west-1',
-  clusters: [{ name: 'prod-eu', auth: { mode: 'eks', clusterName: 'prod-eu-eks' } }],
-  emails: ['oncall@example.com'],
-};
-
-function synth(input: object) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = buildStack(app, parseAppConfig({ ...base, ...input }));
-  const template = Template.fromStack(stack);
-  const id = (construct: IConstruct): string =>
-    stack.resolve(((construct.node.defaultChild ?? construct) as CfnElement).logicalId) as string;
-  return { app, stack, template, id };
-}
+const synth = synthStack;
 
 describe('chatNotifications', () => {
   let s: ReturnType<typeof synth>;

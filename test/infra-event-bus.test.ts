@@ -5,21 +5,10 @@ import { App, CfnParameter, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LeaseWatchdog } from '../infra/lease-watchdog.js';
-import { buildStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
+import { ONE_CLUSTER as base, synthStack } from '../testkit/synth-stack.js';
 
-const base = {
-  account: '123456789012',
-  region: 'eu-west-1',
-  clusters: [{ name: 'prod-eu', auth: { mode: 'eks', clusterName: 'prod-eu-eks' } }],
-  emails: ['oncall@example.com'],
-};
-
-function synth(input: object) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = buildStack(app, parseAppConfig({ ...base, ...input }));
-  return { app, template: Template.fromStack(stack) };
-}
+const synth = synthStack;
 
 /** Every statement of the stack's IAM policies that allows `action`. */
 function statementsAllowing(template: Template, action: string): Record<string, unknown>[] {

@@ -5,24 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { buildStack } from '../infra/stack.js';
-import { parseAppConfig } from '../lambda/settings/index.js';
+import { synthStack } from '../testkit/synth-stack.js';
 
-const base = {
-  account: '123456789012',
-  region: 'eu-west-1',
-  clusters: [{ name: 'prod-eu', auth: { mode: 'eks', clusterName: 'prod-eu-eks' } }],
-  emails: ['oncall@example.com'],
-};
-
-function synth(input: object) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = buildStack(app, parseAppConfig({ ...base, ...input }));
-  return { app, template: Template.fromStack(stack) };
-}
+const synth = synthStack;
 
 /** The statements that read a paging tool's key (`ReadPagerDutyRoutingKey`, `ReadOpsgenieApiKey`). */
 function onCallStatements(template: Template): Record<string, unknown>[] {
