@@ -58,7 +58,11 @@ export function squeeze(text: string): string {
   return text.replace(/ {2,}/g, ' ').trim();
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/**
+ * Built on the first cut, not at load: a segmenter loads ICU's break data (~14 ms of a cold
+ * start's CPU), and most invocations render nothing (docs/BENCHMARKS.md, cold start).
+ */
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * Shortens `text` to at most `max` UTF-16 code units (the unit SNS and most limits count in, and
@@ -70,6 +74,7 @@ export function truncate(text: string, max: number, ellipsis = '…'): string {
   const room = max - ellipsis.length;
   if (room <= 0) return ellipsis.slice(0, Math.max(0, max));
   let out = '';
+  graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
     if (out.length + segment.length > room) break;
     out += segment;
