@@ -2,10 +2,13 @@
  * The bundled handler exactly as the stack ships it: `buildStack` synthesizes
  * infra/config.example.json (CDK runs the local esbuild with the function's own bundling options),
  * and the asset's index.mjs is measured: its bytes, what they are made of (by package, from its
- * source map), and the cost of importing it (module load, configuration parsing, client
+ * source map), and the cost of importing it (module load, configuration reading, client
  * construction; no AWS call) in fresh Node processes, with the function's NODE_OPTIONS and, as
  * the alternative, without them (or, when it sets none, with `--enable-source-maps` and the
- * shipped map: what mapped stack traces would cost).
+ * shipped map: what mapped stack traces would cost). A third row imports it with the same
+ * settings written otherwise (LEASE_WATCHDOG_SETTINGS re-indented): the cluster file no longer
+ * vouches for them, and the cold start validates them with the schemas (what an environment
+ * changed by hand costs).
  *
  * The machine is shared and noisy: each round also times a bare `node -e ''` process, and the
  * ratio of the import median to that baseline is what compares across runs and machines. The CPU
@@ -45,6 +48,8 @@ const mapText = await readFile(`${bundle}.map`, 'utf8').catch(() => undefined);
 const packages = mapText ? bytesByPackage(await readFile(bundle, 'utf8'), mapText) : [];
 /** The other NODE_OPTIONS timed in the same rounds; undefined when there is none to compare. */
 const alternative = nodeOptions ? '' : mapText ? '--enable-source-maps' : undefined;
+/** The same settings in other words: validated at the cold start (runtime-environment.ts). */
+const rewritten = JSON.stringify(JSON.parse(variables.LEASE_WATCHDOG_SETTINGS as string), null, 1);
 
 const env = {
   PATH: process.env.PATH ?? '',
@@ -76,6 +81,7 @@ function run(args: string[], extraEnv: Record<string, string>): Promise<string> 
 const bare: number[] = [];
 const deployed: Sample[] = [];
 const alternativeSamples: Sample[] = [];
+const validatedSamples: Sample[] = [];
 for (let i = 0; i < RUNS; i++) {
   const start = performance.now();
   await run(['-e', ''], {});
@@ -89,6 +95,14 @@ for (let i = 0; i < RUNS; i++) {
       JSON.parse(await run(importArgs, alternative ? { NODE_OPTIONS: alternative } : {})),
     );
   }
+  validatedSamples.push(
+    JSON.parse(
+      await run(importArgs, {
+        LEASE_WATCHDOG_SETTINGS: rewritten,
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      }),
+    ),
+  );
 }
 await rm(work, { recursive: true, force: true });
 
@@ -111,6 +125,7 @@ const result = {
   ...(alternative !== undefined
     ? { alternative: { nodeOptions: alternative, ...summarise(alternativeSamples) } }
     : {}),
+  settingsValidated: summarise(validatedSamples),
   largestPackages: packages.slice(0, 8),
 };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -178,7 +193,7 @@ async function writeSection(r: typeof result): Promise<void> {
   await rewriteSection([
     `## The bundled handler (cold start, ${new Date().toISOString().slice(0, 10)})`,
     '',
-    `\`npm run bench:cold-start\` (bench/cold-start.ts): the handler bundled by \`cdk synth\` exactly as the stack bundles it, imported in a fresh Node ${process.version} process, ${r.runs} runs, medians. Import = module load, configuration parsing, AWS and Kubernetes client construction, no AWS call. The machine is shared and noisy: compare the ratio to a bare \`node -e ''\` process timed in the same rounds (median ${r.bareNodeMsMedian} ms this run). Lambda's ARM64 CPUs will differ.`,
+    `\`npm run bench:cold-start\` (bench/cold-start.ts): the handler bundled by \`cdk synth\` exactly as the stack bundles it, imported in a fresh Node ${process.version} process, ${r.runs} runs, medians. Import = module load, configuration reading (the settings as \`cdk synth\` validated them, which the cluster file vouches for; the last row: the same settings written otherwise, validated with the schemas), AWS and Kubernetes client construction, no AWS call. The machine is shared and noisy: compare the ratio to a bare \`node -e ''\` process timed in the same rounds (median ${r.bareNodeMsMedian} ms this run). Lambda's ARM64 CPUs will differ.`,
     '',
     `Bundle ${mb(r.bundleBytes)} (+ ${mb(r.sourceMapBytes)} source map). Largest parts: ${r.largestPackages.map((p) => `${p.name} ${Math.round(p.bytes / 1000)} kB`).join(', ')}.`,
     '',
@@ -193,6 +208,10 @@ async function writeSection(r: typeof result): Promise<void> {
           ),
         ]
       : []),
+    row(
+      `${r.nodeOptions ? `\`${r.nodeOptions}\`` : 'none'}, settings changed since synth (validated)`,
+      r.settingsValidated,
+    ),
     '',
   ]);
 }

@@ -189,8 +189,9 @@ describe('infra bundle', () => {
           [
             '--input-type=module',
             '-e',
-            // Node's own undici too (its getters on node:http load it): loaded at import, not used.
-            `const m = await import(${JSON.stringify(bundle)}); console.log(typeof m.handler, process.moduleLoadList.filter((n) => n.includes('undici')).join() || 'no undici');`,
+            // Node's own undici too (its getters on node:http load it): loaded at import, not
+            // used. And zod: loaded only to validate settings the cluster file does not vouch for.
+            `const m = await import(${JSON.stringify(bundle)}); console.log(typeof m.handler, process.moduleLoadList.filter((n) => n.includes('undici')).join() || 'no undici', '__zod_globalConfig' in globalThis ? 'zod' : 'no zod');`,
           ],
           {
             cwd: work,
@@ -210,7 +211,31 @@ describe('infra bundle', () => {
         STATE_TABLE,
       });
       assert.equal(loaded.status, 0, loaded.stderr);
-      assert.equal(loaded.stdout.trim(), 'function no undici', 'the handler, and no undici loaded');
+      assert.equal(
+        loaded.stdout.trim(),
+        'function no undici no zod',
+        'the handler, no undici loaded, and the settings as synth validated them: no schema built',
+      );
+
+      // Settings changed since synth (by hand, in the console): validated with the schemas.
+      const changed = settings.replace('"gracePeriodSeconds":50', '"gracePeriodSeconds":51');
+      assert.notEqual(changed, settings);
+      const revalidated = load({ LEASE_WATCHDOG_SETTINGS: changed, TOPIC_ARN, STATE_TABLE });
+      assert.equal(revalidated.status, 0, revalidated.stderr);
+      assert.equal(revalidated.stdout.trim(), 'function no undici zod');
+      const invalid = load({
+        LEASE_WATCHDOG_SETTINGS: settings.replace(
+          '"gracePeriodSeconds":50',
+          '"gracePeriodSeconds":0',
+        ),
+        TOPIC_ARN,
+        STATE_TABLE,
+      });
+      assert.notEqual(invalid.status, 0);
+      assert.match(
+        invalid.stderr,
+        /LEASE_WATCHDOG_SETTINGS \+ lease-watchdog-clusters\.json: gracePeriodSeconds must be a whole number from 1 to 86400 \(got 0\)/,
+      );
 
       const unconfigured = load({
         TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',

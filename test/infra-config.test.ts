@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { loadConfigFile } from '../lambda/adapters/config/deployment-file.js';
 import {
   ConfigError,
+  functionSettingsOf,
   loadRuntimeConfig,
   parseAppConfig,
   parseDeploymentConfig,
@@ -17,6 +18,7 @@ import {
   policiesOf,
   watchdogSettingsOf,
 } from '../lambda/settings/index.js';
+import { synthesizedRuntimeConfig } from '../lambda/settings/runtime-environment.js';
 
 const eks = {
   name: 'prod-eu',
@@ -437,6 +439,81 @@ describe('loadRuntimeConfig', () => {
       assert.ok(!got.includes('\n'));
     });
   }
+});
+
+describe('synthesizedRuntimeConfig (the cold start, without the schemas)', () => {
+  // What the stack writes for a deployment: the environment's settings and the cluster file.
+  const deployed = parseAppConfig({
+    ...valid,
+    clusters: [eks, token, kubeconfig],
+    storm: { zoneFraction: 0.6 },
+    opsgenie: { apiKeySecret: 'oncall/opsgenie' },
+    chatNotifications: {},
+  });
+  const { environment, clusterFile } = functionSettingsOf(watchdogSettingsOf(deployed));
+  const env = {
+    LEASE_WATCHDOG_SETTINGS: environment,
+    TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:lease-watchdog',
+    STATE_TABLE: 'LeaseWatchdog-StateTable-1ABC',
+    CHAT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:chat',
+  };
+  const file = (text: string) => ({
+    path: '/var/task/lease-watchdog-clusters.json',
+    read: () => text,
+  });
+
+  test('takes the settings the cluster file vouches for as they are: what validating them gives', () => {
+    const config = synthesizedRuntimeConfig(env, file(clusterFile));
+    assert.ok(config, 'the file vouches for the settings the stack wrote');
+    assert.deepEqual(config, loadRuntimeConfig(env, file(clusterFile)));
+    assert.ok(Object.isFrozen(config.settings.clusters[0]?.auth));
+  });
+
+  const changed = JSON.parse(clusterFile) as { clusters: { namespace: string }[] };
+  const unvouched: [string, Record<string, string>, string][] = [
+    [
+      'settings changed since synth',
+      {
+        ...env,
+        LEASE_WATCHDOG_SETTINGS: environment.replace(
+          '"gracePeriodSeconds":50',
+          '"gracePeriodSeconds":51',
+        ),
+      },
+      clusterFile,
+    ],
+    [
+      'a cluster changed since synth',
+      env,
+      JSON.stringify({
+        ...changed,
+        clusters: [{ ...changed.clusters[0], namespace: 'x' }, ...changed.clusters.slice(1)],
+      }),
+    ],
+    ['a file without the digest', env, JSON.stringify({ clusters: changed.clusters })],
+  ];
+  for (const [name, input, text] of unvouched) {
+    test(`leaves ${name} to be validated`, () => {
+      assert.equal(synthesizedRuntimeConfig(input, file(text)), undefined);
+      assert.ok(loadRuntimeConfig(input, file(text)).settings.clusters.length === 3);
+    });
+  }
+
+  test('rejects the environment with the messages of loadRuntimeConfig', () => {
+    for (const bad of [
+      { ...env, TOPIC_ARN: 'arn:aws:sqs:eu-west-1:123456789012:q' },
+      { ...env, STATE_TABLE: 'no table' },
+      { ...env, CHAT_TOPIC_ARN: undefined },
+      { ...env, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+      { ...env, RECHECK_QUEUE_URL: 'https://example.com/q' },
+    ]) {
+      const expected = messageOf(() => loadRuntimeConfig(bad, file(clusterFile)));
+      assert.equal(
+        messageOf(() => synthesizedRuntimeConfig(bad, file(clusterFile))),
+        expected,
+      );
+    }
+  });
 });
 
 describe('deployment configuration', () => {

@@ -37,15 +37,18 @@
 export const UNPRINTABLE_CLASS =
   '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Co}\\p{Cn}\\p{Default_Ignorable_Code_Point}';
 
-const ANY_UNPRINTABLE = new RegExp(`[${UNPRINTABLE_CLASS}]`, 'u');
-const ONE_UNPRINTABLE = new RegExp(`^[${UNPRINTABLE_CLASS}]$`, 'u');
+/** Built on first use: V8 parses the set's Unicode property classes when a RegExp is built. */
+let anyUnprintable: RegExp | undefined;
+let oneUnprintable: RegExp | undefined;
 
 /** True when `char` (one code point, or one lone surrogate) is in the set. */
 export function isUnprintable(char: string): boolean {
-  return ONE_UNPRINTABLE.test(char);
+  oneUnprintable ??= new RegExp(`^[${UNPRINTABLE_CLASS}]$`, 'u');
+  return oneUnprintable.test(char);
 }
 
 /** True when any character of `text` is in the set. */
 export function hasUnprintable(text: string): boolean {
-  return ANY_UNPRINTABLE.test(text);
+  anyUnprintable ??= new RegExp(`[${UNPRINTABLE_CLASS}]`, 'u');
+  return anyUnprintable.test(text);
 }

@@ -14,7 +14,8 @@ import { OpsgenieSender } from '../adapters/on-call/opsgenie-sender.js';
 import { PagerDutySender } from '../adapters/on-call/pagerduty-sender.js';
 import { SecretKey } from '../adapters/on-call/secret-key.js';
 import type { MetricsRecorder, Notifier, OnCallSender, StructuredLogger } from '../ports/index.js';
-import { PATTERNS, type RuntimeConfig } from '../settings/index.js';
+import type { RuntimeConfig } from '../settings/index.js';
+import { PATTERNS } from '../settings/patterns.js';
 import type { ClusterPlaces } from './cluster-places.js';
 
 /** What the notifier uses of the handler's AWS clients. */

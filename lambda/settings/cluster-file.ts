@@ -9,9 +9,11 @@
  * invocation find a cluster by its name alone (a re-check that names only the cluster, `aws
  * lambda invoke --payload '{"cluster":"x"}'`), and changes with the code in the same
  * `cdk deploy` (its content is part of the asset's hash). The function validates it with the
- * same schemas as the deployment file; secrets stay in Secrets Manager (only their ids are here).
+ * same schemas as the deployment file, unless the file vouches for them (`vouchesFor`); secrets
+ * stay in Secrets Manager (only their ids are here).
  */
-import { isDeployTimeValue } from './fields.js';
+import { createHash } from 'node:crypto';
+import { isDeployTimeValue } from './field-checks.js';
 
 /** The file, next to the handler (`/var/task` in Lambda), that lists the clusters. */
 export const CLUSTER_FILE = 'lease-watchdog-clusters.json';
@@ -24,21 +26,55 @@ export interface FunctionSettings {
    * CloudFormation resolves in the environment but nothing resolves in a file.
    */
   readonly environment: string;
-  /** The text of `CLUSTER_FILE`: `{"clusters": [...]}`, every other cluster with all its fields. */
+  /**
+   * The text of `CLUSTER_FILE`: `{"clusters": [...], "validatedSha256": "…"}`, every other
+   * cluster with all its fields, and the digest that vouches for the two (`vouchesFor`).
+   */
   readonly clusterFile: string;
 }
 
-/** Splits validated watchdog settings into the environment's part and the cluster file's. */
+/**
+ * Splits validated watchdog settings (parse.ts's output, every default filled in) into the
+ * environment's part and the cluster file's, and vouches in the file for the two together.
+ */
 export function functionSettingsOf(settings: {
   readonly clusters: readonly object[];
 }): FunctionSettings {
   const { clusters, ...global } = settings;
   const atDeploy = clusters.filter((cluster) => holdsDeployTimeValue(cluster));
   const inFile = clusters.filter((cluster) => !holdsDeployTimeValue(cluster));
+  const environment = JSON.stringify(
+    atDeploy.length === 0 ? global : { ...global, clusters: atDeploy },
+  );
   return {
-    environment: JSON.stringify(atDeploy.length === 0 ? global : { ...global, clusters: atDeploy }),
-    clusterFile: JSON.stringify({ clusters: inFile }),
+    environment,
+    clusterFile: JSON.stringify({
+      clusters: inFile,
+      validatedSha256: settingsDigest(environment, inFile),
+    }),
   };
+}
+
+/**
+ * True when the cluster file's `validatedSha256` is the digest of `environment` (the text of
+ * LEASE_WATCHDOG_SETTINGS) and the file's clusters: the two are exactly what `cdk synth`
+ * validated and wrote, so the cold start need not validate them again. An environment changed
+ * by hand, or a cluster value CloudFormation resolved into it, no longer matches. Not a
+ * signature: whoever can change the function can change both; it only spares the work.
+ */
+export function vouchesFor(
+  file: { readonly clusters: readonly unknown[]; readonly validatedSha256?: unknown },
+  environment: string,
+): boolean {
+  return file.validatedSha256 === settingsDigest(environment, file.clusters);
+}
+
+function settingsDigest(environment: string, clusters: readonly unknown[]): string {
+  return createHash('sha256')
+    .update(environment)
+    .update('\n')
+    .update(JSON.stringify(clusters))
+    .digest('hex');
 }
 
 function holdsDeployTimeValue(value: unknown): boolean {

@@ -25,7 +25,8 @@ import type {
   StateStore,
   StructuredLogger,
 } from '../ports/index.js';
-import { type ClusterSettings, policiesOf, type WatchdogSettings } from '../settings/index.js';
+import type { ClusterSettings, WatchdogSettings } from '../settings/index.js';
+import { policiesOf } from '../settings/policies.js';
 import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
 import { alertingCount, reportCheck } from './check-report.js';
 

@@ -17,7 +17,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
-import { PATTERNS } from '../../../settings/index.js';
+import { PATTERNS } from '../../../settings/patterns.js';
 import { type ChatContext, renderChatNotification } from '../render/chat.js';
 import { cleanText, truncate } from '../render/text.js';
 import { CopyAfterAccept, failureFields } from './copy-after-accept.js';

@@ -17,7 +17,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
-import { PATTERNS } from '../../../settings/index.js';
+import { PATTERNS } from '../../../settings/patterns.js';
 import { renderDocument } from '../render/document.js';
 import type { RenderContext } from '../render/render.js';
 import { renderSubject } from '../render/subject.js';

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
-import { PATTERNS } from '../../../settings/index.js';
+import { PATTERNS } from '../../../settings/patterns.js';
 import { nodeGroupsOf, renderDocument, zonesOf } from '../render/document.js';
 import { type RenderContext, renderBody, renderSubject } from '../render/render.js';
 import { asciiText, cleanText, squeeze, truncate, utf8Bytes } from '../render/text.js';

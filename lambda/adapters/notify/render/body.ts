@@ -6,7 +6,7 @@
  * "… and 1,234 more nodes".
  */
 import type { AlertNode, MissedFiring, Notification } from '../../../core/notification.js';
-import { DEFAULTS } from '../../../settings/index.js';
+import { DEFAULTS } from '../../../settings/defaults.js';
 import {
   type AwsPlace,
   awsLines,

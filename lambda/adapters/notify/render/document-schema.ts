@@ -12,8 +12,9 @@
 import * as z from 'zod';
 import { VERDICTS } from '../../../core/model.js';
 import { NOTIFICATION_KINDS, type Severity } from '../../../core/notification.js';
+import { DOCUMENT_SCHEMA } from './document-version.js';
 
-export const DOCUMENT_SCHEMA = 'lease-watchdog/notification/v1';
+export { DOCUMENT_SCHEMA };
 
 /** Every severity, once (the check below fails to compile when Severity gains one). */
 export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly Severity[];

@@ -13,12 +13,8 @@ import {
   type WatchdogInfo,
 } from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
-import {
-  DOCUMENT_SCHEMA,
-  type DocumentNode,
-  type NODE_CHANGES,
-  type NotificationDocument,
-} from './document-schema.js';
+import type { DocumentNode, NODE_CHANGES, NotificationDocument } from './document-schema.js';
+import { DOCUMENT_SCHEMA } from './document-version.js';
 import { bodyText } from './format.js';
 import { headline, renderSubject } from './subject.js';
 import { utf8Bytes } from './text.js';

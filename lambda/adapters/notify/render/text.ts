@@ -28,21 +28,23 @@ import { UNPRINTABLE_CLASS } from '../../../core/printable.js';
 const PICTOGRAPH = `(?![${UNPRINTABLE_CLASS}])\\p{Extended_Pictographic}\\u{FE0F}?\\p{Emoji_Modifier}?`;
 /**
  * An emoji sequence, kept whole (group 1), or one unprintable character, removed. The joiners
- * inside an emoji are in the set; everywhere else they are as invisible as the rest of it.
+ * inside an emoji are in the set; everywhere else they are as invisible as the rest of it. Built
+ * on first use: V8 parses its Unicode property classes when it is built (~2 ms of a cold start).
  */
-const EMOJI_OR_UNSAFE = new RegExp(
-  `(${PICTOGRAPH}(?:\\u200D${PICTOGRAPH})*)|[${UNPRINTABLE_CLASS}]`,
-  'gu',
-);
+let emojiOrUnsafe: RegExp | undefined;
 /** Whitespace other than a plain space (NBSP, ideographic space, ...). */
 const OTHER_SPACE = /[^\S ]|\p{Zs}/gu;
 
 /** Removes the unprintable characters (control, bidi, invisible, unassigned); keeps the rest. */
 export function cleanText(text: string): string {
+  emojiOrUnsafe ??= new RegExp(
+    `(${PICTOGRAPH}(?:\\u200D${PICTOGRAPH})*)|[${UNPRINTABLE_CLASS}]`,
+    'gu',
+  );
   return text
     .toWellFormed()
     .replace(OTHER_SPACE, ' ')
-    .replace(EMOJI_OR_UNSAFE, (_, emoji: string | undefined) => emoji ?? '');
+    .replace(emojiOrUnsafe, (_, emoji: string | undefined) => emoji ?? '');
 }
 
 /** Printable ASCII only (0x20–0x7E): accents folded, other characters replaced by `?`. */
@@ -58,7 +60,11 @@ export function squeeze(text: string): string {
   return text.replace(/ {2,}/g, ' ').trim();
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/**
+ * Built on the first cut, not at load: a segmenter loads ICU's break data (~14 ms of a cold
+ * start's CPU), and most invocations render nothing (docs/BENCHMARKS.md, cold start).
+ */
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * Shortens `text` to at most `max` UTF-16 code units (the unit SNS and most limits count in, and
@@ -70,6 +76,7 @@ export function truncate(text: string, max: number, ellipsis = '…'): string {
   const room = max - ellipsis.length;
   if (room <= 0) return ellipsis.slice(0, Math.max(0, max));
   let out = '';
+  graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
     if (out.length + segment.length > room) break;
     out += segment;
