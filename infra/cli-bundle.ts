@@ -11,11 +11,41 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI_BUNDLE = fileURLToPath(new URL('../dist/cli-bundle', import.meta.url));
 const CLI_BUNDLE_META = `${CLI_BUNDLE}.meta.json`;
+
+/** A CommonJS module whose exports are getters: `load` runs at the first use of any of them. */
+function standIn(names: readonly string[], load: string): string {
+  return [
+    'let loaded;',
+    `for (const name of ${JSON.stringify(names)})`,
+    `  Object.defineProperty(exports, name, { get: () => (loaded ??= ${load})[name], enumerable: true });`,
+  ].join('\n');
+}
+
+/**
+ * Node's own modules taken with `process.getBuiltinModule`, not `import`: an ESM import of a
+ * builtin makes Node read every export of it once, and their getters load and compile modules
+ * nothing here uses (`node:fs`: fs/promises, readline and the REPL's history; `node:util`:
+ * worker_threads; `node:crypto`: webcrypto). Each loads when the code first uses it (`check`
+ * never loads node:fs/promises), and only the exports the code uses are read.
+ */
+const builtinsOnUse: Plugin = {
+  name: 'builtins-on-use',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, namespace: 'builtin' }));
+    bundle.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({
+      contents: standIn(
+        Object.keys(process.getBuiltinModule(path) as object),
+        `process.getBuiltinModule(${JSON.stringify(path)})`,
+      ),
+      loader: 'js',
+    }));
+  },
+};
 
 rmSync(CLI_BUNDLE, { recursive: true, force: true });
 const { metafile } = await build({
@@ -30,8 +60,9 @@ const { metafile } = await build({
   mainFields: ['module', 'main'],
   // Bundled CommonJS dependencies still call `require` for Node's modules.
   banner: {
-    js: "import { createRequire as __lwCreateRequire } from 'node:module'; const require = __lwCreateRequire(import.meta.url);",
+    js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
   },
+  plugins: [builtinsOnUse],
   metafile: true,
   logLevel: 'warning',
 });
