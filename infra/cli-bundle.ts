@@ -47,6 +47,27 @@ const builtinsOnUse: Plugin = {
   },
 };
 
+/**
+ * Packages bundled but run only when first used: js-yaml reads a kubeconfig only when it is not
+ * the YAML kubectl writes (lambda/adapters/kube/kubeconfig-yaml.ts reads that one), and its
+ * start (its schemas, its regular expressions) is otherwise a cost of every command.
+ */
+const ON_USE = ['js-yaml'];
+const packagesOnUse: Plugin = {
+  name: 'packages-on-use',
+  setup(bundle) {
+    const filter = new RegExp(`^(?:${ON_USE.join('|')})$`);
+    bundle.onResolve({ filter }, ({ path, namespace }) =>
+      namespace === 'on-use' ? undefined : { path, namespace: 'on-use' },
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'on-use' }, async ({ path }) => ({
+      contents: standIn(Object.keys(await import(path)), `require(${JSON.stringify(path)})`),
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 rmSync(CLI_BUNDLE, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: ROOT,
@@ -62,7 +83,7 @@ const { metafile } = await build({
   banner: {
     js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
   },
-  plugins: [builtinsOnUse],
+  plugins: [builtinsOnUse, packagesOnUse],
   metafile: true,
   logLevel: 'warning',
 });
