@@ -9,7 +9,10 @@ import {
 } from '../lambda/adapters/state/file/state-file-lock.js';
 import { evaluate } from '../lambda/core/evaluate.js';
 import { isClusterReadError, SilenceError, StateCorruptError } from '../lambda/ports/index.js';
-import type { CommonOptions } from './args.js';
+// What `check` runs is imported here, not on demand: fewer, larger chunks of the bundle to load
+// and link at its start. The AWS SDK and client-node's KubeConfig still load only where used.
+import { type CommonOptions, parseCli, UsageError } from './args.js';
+import { composeCheck } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { printableJson, sanitize } from './sanitize.js';
@@ -17,8 +20,6 @@ import { version } from './version.js';
 import { toYaml } from './yaml.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
-  // The parts (AWS SDK, client-node) load only for a command that uses them: --version is fast.
-  const { composeCheck } = await import('./compose.js');
   const { reader, policy } = composeCheck(options, io);
   const now = io.now();
   const snapshot = await reader.read(io.signal);
@@ -47,12 +48,11 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
 
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
-  // Answered before the settings (and their schema library) load: `--version` starts fast.
+  // The bin answers `--version` without loading this module; in-process runs get it here.
   if (argv.length === 1 && argv[0] === '--version') {
     io.stdout(version());
     return EXIT_OK;
   }
-  const { parseCli, UsageError } = await import('./args.js');
   try {
     if (argv[0] === 'silence') {
       const { silence } = await import('./silence.js');
