@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The `lease-watchdog` command: the bundled CLI (`npm run build` bundles it into dist/cli-bundle/,
 // infra/cli-bundle.ts; `npm pack` does too).
-import module from 'node:module';
 import { unsupportedNode } from './node-version.js';
 
 const tooOld = unsupportedNode(process.versions.node);
@@ -11,8 +10,9 @@ if (tooOld !== undefined) {
 }
 // V8's code cache of the bundle, kept on disk (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE;
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off): later runs skip compiling it. Never throws
-// (https://nodejs.org/api/module.html#moduleenablecompilecacheoptions).
-module.enableCompileCache();
+// (https://nodejs.org/api/module.html#moduleenablecompilecacheoptions). Taken with
+// process.getBuiltinModule, not `import`: an ESM import of a builtin reads all of its exports.
+process.getBuiltinModule('node:module').enableCompileCache();
 // `--version` alone: answered without loading the command (kubectl's `version --client` is as quick).
 const versionOnly = process.argv.length === 3 && process.argv[2] === '--version';
 let main;

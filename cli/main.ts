@@ -9,16 +9,21 @@ import {
 } from '../lambda/adapters/state/file/state-file-lock.js';
 import { evaluate } from '../lambda/core/evaluate.js';
 import { isClusterReadError, SilenceError, StateCorruptError } from '../lambda/ports/index.js';
-import type { CommonOptions } from './args.js';
+// What the commands run is imported here, not on demand (but for `config`, whose schemas are
+// large, and `watch`'s notifiers): esbuild makes a chunk of every set of modules the dynamic
+// imports share, and each chunk costs its resolution and linking at start. The AWS SDK and
+// client-node's KubeConfig still load only where they are used.
+import { type CommonOptions, parseCli, UsageError } from './args.js';
+import { composeCheck } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { printableJson, sanitize } from './sanitize.js';
+import { silence } from './silence.js';
 import { version } from './version.js';
+import { watch } from './watch.js';
 import { toYaml } from './yaml.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
-  // The parts (AWS SDK, client-node) load only for a command that uses them: --version is fast.
-  const { composeCheck } = await import('./compose.js');
   const { reader, policy } = composeCheck(options, io);
   const now = io.now();
   const snapshot = await reader.read(io.signal);
@@ -47,15 +52,13 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
 
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
-  // Answered before the settings (and their schema library) load: `--version` starts fast.
+  // The bin answers `--version` without loading this module; in-process runs get it here.
   if (argv.length === 1 && argv[0] === '--version') {
     io.stdout(version());
     return EXIT_OK;
   }
-  const { parseCli, UsageError } = await import('./args.js');
   try {
     if (argv[0] === 'silence') {
-      const { silence } = await import('./silence.js');
       return await silence(argv.slice(1), io);
     }
     if (argv[0] === 'config') {
@@ -73,10 +76,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case 'check':
         return await check(command.options, io);
       case 'watch': {
-        const [{ composeWatch }, { watch }] = await Promise.all([
-          import('./compose-watch.js'),
-          import('./watch.js'),
-        ]);
+        const { composeWatch } = await import('./compose-watch.js');
         // One process per state file: a second one is refused (exit 2, one line).
         const { stateFile } = command.options;
         const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);

@@ -18,7 +18,7 @@ import {
 } from '../lambda/core/silences.js';
 import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
 import { columns } from './columns.js';
-import { readNodesForSilence, type SilenceParts } from './compose.js';
+import { composeSilences, readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
@@ -166,7 +166,6 @@ export async function silence(argv: readonly string[], io: Io): Promise<number> 
     io.stdout(SILENCE_USAGE);
     return EXIT_OK;
   }
-  const { composeSilences } = await import('./compose.js');
   const parts = await composeSilences(command, io);
   try {
     await parts.requireCluster(io.signal);

@@ -11,11 +11,62 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI_BUNDLE = fileURLToPath(new URL('../dist/cli-bundle', import.meta.url));
 const CLI_BUNDLE_META = `${CLI_BUNDLE}.meta.json`;
+
+/** A CommonJS module whose exports are getters: `load` runs at the first use of any of them. */
+function standIn(names: readonly string[], load: string): string {
+  return [
+    'let loaded;',
+    `for (const name of ${JSON.stringify(names)})`,
+    `  Object.defineProperty(exports, name, { get: () => (loaded ??= ${load})[name], enumerable: true });`,
+  ].join('\n');
+}
+
+/**
+ * Node's own modules taken with `process.getBuiltinModule`, not `import`: an ESM import of a
+ * builtin makes Node read every export of it once, and their getters load and compile modules
+ * nothing here uses (`node:fs`: fs/promises, readline and the REPL's history; `node:util`:
+ * worker_threads; `node:crypto`: webcrypto). Each loads when the code first uses it (`check`
+ * never loads node:fs/promises), and only the exports the code uses are read.
+ */
+const builtinsOnUse: Plugin = {
+  name: 'builtins-on-use',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, namespace: 'builtin' }));
+    bundle.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({
+      contents: standIn(
+        Object.keys(process.getBuiltinModule(path) as object),
+        `process.getBuiltinModule(${JSON.stringify(path)})`,
+      ),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Packages bundled but run only when first used: js-yaml reads a kubeconfig only when it is not
+ * the YAML kubectl writes (lambda/adapters/kube/kubeconfig-yaml.ts reads that one), and its
+ * start (its schemas, its regular expressions) is otherwise a cost of every command.
+ */
+const ON_USE = ['js-yaml'];
+const packagesOnUse: Plugin = {
+  name: 'packages-on-use',
+  setup(bundle) {
+    const filter = new RegExp(`^(?:${ON_USE.join('|')})$`);
+    bundle.onResolve({ filter }, ({ path, namespace }) =>
+      namespace === 'on-use' ? undefined : { path, namespace: 'on-use' },
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'on-use' }, async ({ path }) => ({
+      contents: standIn(Object.keys(await import(path)), `require(${JSON.stringify(path)})`),
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
 
 rmSync(CLI_BUNDLE, { recursive: true, force: true });
 const { metafile } = await build({
@@ -30,8 +81,9 @@ const { metafile } = await build({
   mainFields: ['module', 'main'],
   // Bundled CommonJS dependencies still call `require` for Node's modules.
   banner: {
-    js: "import { createRequire as __lwCreateRequire } from 'node:module'; const require = __lwCreateRequire(import.meta.url);",
+    js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
   },
+  plugins: [builtinsOnUse, packagesOnUse],
   metafile: true,
   logLevel: 'warning',
 });

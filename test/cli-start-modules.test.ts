@@ -45,7 +45,10 @@ async function bundleInputs(): Promise<Map<string, string[]>> {
   return new Map(
     Object.entries(meta.outputs).map(([output, { inputs }]) => [
       pathToFileURL(join(ROOT, output)).href,
-      Object.keys(inputs).map((input) => pathToFileURL(join(ROOT, input)).href),
+      // Not esbuild's stand-ins (`builtin:node:fs`, infra/cli-bundle.ts): they are no source.
+      Object.keys(inputs)
+        .filter((input) => !/^[\w-]+:/.test(input))
+        .map((input) => pathToFileURL(join(ROOT, input)).href),
     ]),
   );
 }

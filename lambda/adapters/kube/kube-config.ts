@@ -24,6 +24,7 @@ import {
   type User,
 } from '@kubernetes/client-node/dist/config_types.js';
 import { load } from 'js-yaml';
+import { readPlainKubeconfig } from './kubeconfig-yaml.js';
 
 export type { Cluster, Context, User };
 
@@ -55,9 +56,12 @@ export class KubeConfig {
     }
   }
 
-  /** Reads kubeconfig text; an entry without its required fields throws (client-node's words). */
+  /**
+   * Reads kubeconfig text; an entry without its required fields throws (client-node's words).
+   * The YAML kubectl writes is read without js-yaml (kubeconfig-yaml.ts), the same document.
+   */
   loadFromString(text: string): void {
-    const raw = load(text) as Record<string, unknown>;
+    const raw = (readPlainKubeconfig(text) ?? load(text)) as Record<string, unknown>;
     // As client-node: a document that is not a mapping throws a TypeError here.
     this.clusters = newClusters(raw.clusters);
     this.contexts = newContexts(raw.contexts);

@@ -17,7 +17,7 @@ import {
 } from './http-exchange.js';
 import { http } from './node-http.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
-import { type Keep, parsePruned } from './pruned-json.js';
+import { type Keep, parseKept } from './pruned-json.js';
 import {
   describeRead,
   hostOf,
@@ -326,8 +326,8 @@ export class ApiSession {
         bodyTap?.(Buffer.from(raw));
         let body: unknown;
         try {
-          // No page-sized string: the pruned reader works on the bytes.
-          body = options.keep ? parsePruned(raw, options.keep) : JSON.parse(raw.toString('utf8'));
+          // No page-sized string but for a small page: the pruned reader works on the bytes.
+          body = options.keep ? parseKept(raw, options.keep) : JSON.parse(raw.toString('utf8'));
         } catch {
           const type = response.contentType?.split(';')[0];
           throw new ClusterReadError(
