@@ -4,6 +4,8 @@
  * them and the composition roots (lambda/handler/create-handler.ts, cli/compose.ts) wire them.
  * Use cases import this module, the core and the settings; never an adapter.
  */
+
+export * from './cluster-finder.js';
 export * from './cluster-reader.js';
 export * from './evidence.js';
 export * from './looks.js';
