@@ -120,9 +120,19 @@ export interface FoundCluster {
   readonly tags: Readonly<Record<string, string>>;
 }
 
+/** How a discovered cluster is reached: `eks`, its name and region filled in. */
+export interface EksDiscoveredAuth {
+  readonly mode: 'eks';
+  readonly clusterName: string;
+  readonly region: string;
+  readonly roleArn?: string | undefined;
+}
+
 /** A discovered cluster's settings, and one line for each of its tags that could not be used. */
 export interface DiscoveredSettings {
-  readonly settings: z.output<typeof clusterSchema>;
+  readonly settings: Omit<z.output<typeof clusterSchema>, 'auth'> & {
+    readonly auth: EksDiscoveredAuth;
+  };
   /** `tag lease-watchdog/runbook-url must be an https:// URL …`: the tag was ignored. */
   readonly tagProblems: readonly string[];
 }
@@ -149,5 +159,5 @@ export function discoveredSettings(found: FoundCluster): DiscoveredSettings {
     if (tried.success) input = { ...input, [key]: value };
     else tagProblems.push(`tag ${tag} ${tried.error.issues[0]?.message ?? 'is not valid'}`);
   }
-  return { settings: clusterSchema.parse(input), tagProblems };
+  return { settings: { ...clusterSchema.parse(input), auth }, tagProblems };
 }

@@ -22,6 +22,8 @@ export const RUNTIME_ENV = Object.freeze({
   machineTopicArn: 'MACHINE_TOPIC_ARN',
   /** The queue of the watchdog's own looks (re-checks of suspects): set by the stack. */
   recheckQueueUrl: 'RECHECK_QUEUE_URL',
+  /** The function's own role: the principal discovery's access entries name (set with discover). */
+  functionRoleArn: 'FUNCTION_ROLE_ARN',
 });
 
 export interface RuntimeConfig {
@@ -34,6 +36,8 @@ export interface RuntimeConfig {
   readonly machineTopicArn?: string | undefined;
   /** Where the watchdog asks for looks of its own (SQS); undefined: it looks only when invoked. */
   readonly recheckQueueUrl?: string | undefined;
+  /** The function's own role (discovery's access entries and advice); undefined: not said. */
+  readonly functionRoleArn?: string | undefined;
 }
 
 const runtimeSchema = z.object({
@@ -154,6 +158,7 @@ export function loadRuntimeConfig(
       ? undefined
       : sideTopicArnOf(env, RUNTIME_ENV.machineTopicArn, 'the machine topic', 'machineTopic');
   const recheckQueueUrl = recheckQueueUrlOf(env);
+  const functionRoleArn = functionRoleArnOf(env);
   return deepFreeze({
     settings,
     topicArn: checked[RUNTIME_ENV.topicArn] as string,
@@ -161,7 +166,19 @@ export function loadRuntimeConfig(
     ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
     ...(machineTopicArn === undefined ? {} : { machineTopicArn }),
     ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
+    ...(functionRoleArn === undefined ? {} : { functionRoleArn }),
   });
+}
+
+/** FUNCTION_ROLE_ARN, when the stack set it: an IAM role ARN. */
+function functionRoleArnOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const roleArn = env[RUNTIME_ENV.functionRoleArn]?.trim() || undefined;
+  if (roleArn !== undefined && !PATTERNS.ROLE_ARN.test(roleArn)) {
+    throw new ConfigError(
+      `${RUNTIME_ENV.functionRoleArn} must be an IAM role ARN like arn:aws:iam::123456789012:role/lease-watchdog (got ${shown(roleArn)})`,
+    );
+  }
+  return roleArn;
 }
 
 /** The watchdog settings: LEASE_WATCHDOG_SETTINGS, with the cluster file's clusters. */
