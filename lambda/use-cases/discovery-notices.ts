@@ -3,13 +3,8 @@
  * appeared, how the watchdog gets in: the access entry it made itself (`discover.grantAccess`),
  * or the one command line that makes it.
  */
-import {
-  ACCESS_POLICY,
-  type ClusterAccess,
-  type DiscoveredRecord,
-  type StructuredLogger,
-} from '../ports/index.js';
-import type { WatchdogSettings } from '../settings/index.js';
+import type { ClusterAccess, DiscoveredRecord, StructuredLogger } from '../ports/index.js';
+import { ACCESS_POLICY, type WatchdogSettings } from '../settings/index.js';
 
 /** What granting access, or advising it, needs. */
 export interface AccessDeps {

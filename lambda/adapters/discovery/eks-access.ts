@@ -9,7 +9,8 @@ import {
   CreateAccessEntryCommand,
   type EKSClient,
 } from '@aws-sdk/client-eks';
-import { ACCESS_POLICY, type AccessTarget, type ClusterAccess } from '../../ports/index.js';
+import type { AccessTarget, ClusterAccess } from '../../ports/index.js';
+import { ACCESS_POLICY } from '../../settings/index.js';
 import { describeAwsError, errorName } from '../kube/auth-error.js';
 
 export class EksClusterAccess implements ClusterAccess {
