@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { EksClusterAccess } from '../lambda/adapters/discovery/eks-access.js';
 import { EksClusterFinder } from '../lambda/adapters/discovery/eks-discovery.js';
 import { ClusterAwsCredentials } from '../lambda/adapters/kube/cluster-credentials.js';
 import { ClusterSearchError } from '../lambda/ports/index.js';
@@ -141,5 +142,58 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
       finder.find({ region: 'eu-west-1', roleArn: 'arn:aws:iam::210987654321:role/not-trusting' }),
       /^ClusterSearchError: eks:ListClusters in eu-west-1 through role 'arn:aws:iam::210987654321:role\/not-trusting' failed \(AccessDenied: .*\): that role needs eks:ListClusters and eks:DescribeCluster \(and its trust policy must let the function assume it\)$/,
     );
+  });
+});
+
+describe('EKS access: the function lets itself in (discover.grantAccess)', () => {
+  let eks: EksServer;
+  const clients: EKSClient[] = [];
+  const PRINCIPAL = 'arn:aws:iam::123456789012:role/lease-watchdog-fn';
+  before(async () => {
+    eks = await startEksServer({ payments: { region: 'eu-west-1' } });
+  });
+  after(async () => {
+    for (const client of clients) client.destroy();
+    await eks.close();
+  });
+  const access = () =>
+    new EksClusterAccess((target) => {
+      const client = new EKSClient({
+        endpoint: eks.url,
+        region: target.region,
+        credentials: localCredentials(),
+        maxAttempts: 1,
+      });
+      clients.push(client);
+      return client;
+    });
+
+  it('creates the access entry and associates the read-only policy, cluster-wide; an entry that exists is kept', async () => {
+    const target = { clusterName: 'payments', region: 'eu-west-1' };
+    await access().grant(target, PRINCIPAL);
+    assert.deepEqual(
+      [...eks.accessEntries],
+      [
+        [
+          `payments ${PRINCIPAL}`,
+          ['arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy'],
+        ],
+      ],
+    );
+    // Again (a second container, a retried run): the entry is kept, the policy associated again.
+    await access().grant(target, PRINCIPAL);
+    assert.equal(eks.accessEntries.size, 1);
+  });
+
+  it('a refusal is one line naming the call', async () => {
+    eks.denyAll(true);
+    try {
+      await assert.rejects(
+        access().grant({ clusterName: 'payments', region: 'eu-west-1' }, PRINCIPAL),
+        /^Error: eks:CreateAccessEntry failed \(AccessDeniedException: User: .* is not authorized to perform: eks:DescribeCluster\)$/,
+      );
+    } finally {
+      eks.denyAll(false);
+    }
   });
 });

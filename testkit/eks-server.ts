@@ -6,6 +6,9 @@
  *   AccessDeniedException;
  * - ListClusters, `GET /clusters?maxResults=&nextToken=` → `{clusters: [names], nextToken}`, at
  *   most `maxResults` (1-100, default 100) a page and a `nextToken` while more remain.
+ * - CreateAccessEntry, `POST /clusters/<name>/access-entries` (409 ResourceInUseException when the
+ *   principal has one), and AssociateAccessPolicy, `POST /clusters/<name>/access-entries/<principal>/access-policies`
+ *   (404 without the entry), recorded in `accessEntries`.
  * A cluster put with a `region` (and an `account`) is listed and described only in that region
  * (the SigV4 credential scope of the request) and account (`accountOf` its signer); without, in
  * every one. Scripted: throttling (every request, or the next N), and a cluster deleted right
@@ -13,7 +16,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EKSClient } from '@aws-sdk/client-eks';
-import { localClientConfig, sendJson, serveOnLoopback, signedBy } from './aws-endpoint.js';
+import {
+  localClientConfig,
+  readBody,
+  sendJson,
+  serveOnLoopback,
+  signedBy,
+} from './aws-endpoint.js';
 
 export interface EksCluster {
   readonly endpoint?: string;
@@ -48,6 +57,8 @@ export interface EksServer {
   remove(name: string): void;
   /** ListClusters requests so far (throttled ones included). */
   readonly listCalls: number;
+  /** Access entries made: `<cluster> <principalArn>` → the access policies associated. */
+  readonly accessEntries: ReadonlyMap<string, readonly string[]>;
   close(): Promise<void>;
 }
 
@@ -83,6 +94,7 @@ interface EksScript {
   throttled: number;
   readonly deleteAfterList: Set<string>;
   readonly accountOf: (signer: string) => string;
+  readonly accessEntries: Map<string, string[]>;
 }
 
 /** Who asks, and where: the signer's account, the credential scope's region. */
@@ -146,9 +158,47 @@ function listClusters(res: ServerResponse, url: URL, asker: Asker, script: EksSc
   }
 }
 
+/** CreateAccessEntry and AssociateAccessPolicy (`POST /clusters/<name>/access-entries…`). */
+function accessEntry(path: string, body: string, res: ServerResponse, script: EksScript): void {
+  const match = /^\/clusters\/([^/]+)\/access-entries(?:\/([^/]+)\/access-policies)?$/.exec(path);
+  const cluster = decodeURIComponent(match?.[1] ?? '');
+  const input = JSON.parse(body || '{}') as { principalArn?: string; policyArn?: string };
+  if (match?.[2] === undefined) {
+    const key = `${cluster} ${input.principalArn}`;
+    if (script.accessEntries.has(key)) {
+      fail(res, 409, 'ResourceInUseException', {
+        message: 'The specified access entry resource is already in use on this cluster.',
+      });
+      return;
+    }
+    script.accessEntries.set(key, []);
+    sendJson(
+      res,
+      200,
+      { accessEntry: { clusterName: cluster, principalArn: input.principalArn } },
+      JSON_CONTENT,
+    );
+    return;
+  }
+  const principal = decodeURIComponent(match[2]);
+  const policies = script.accessEntries.get(`${cluster} ${principal}`);
+  if (policies === undefined) {
+    fail(res, 404, 'ResourceNotFoundException', {
+      message: 'The specified access entry resource could not be found.',
+    });
+    return;
+  }
+  policies.push(input.policyArn ?? '');
+  sendJson(res, 200, { clusterName: cluster, principalArn: principal }, JSON_CONTENT);
+}
+
 /** DescribeCluster (`GET /clusters/<name>`) and ListClusters (`GET /clusters`), as scripted. */
-function answer(req: IncomingMessage, res: ServerResponse, script: EksScript): void {
+function answer(req: IncomingMessage, res: ServerResponse, script: EksScript, body = ''): void {
   const url = new URL(req.url ?? '/', 'http://eks');
+  if (req.method === 'POST' && url.pathname.includes('/access-entries')) {
+    if (!refused(res, script)) accessEntry(url.pathname, body, res, script);
+    return;
+  }
   const match = /^\/clusters(?:\/([^/]+))?$/.exec(url.pathname);
   if (req.method !== 'GET' || !match) {
     fail(res, 400, 'InvalidRequestException', { message: `unsupported: ${req.method} ${req.url}` });
@@ -186,14 +236,15 @@ export async function startEksServer(
     throttled: 0,
     deleteAfterList: new Set(),
     accountOf: options.accountOf ?? (() => '123456789012'),
+    accessEntries: new Map(),
   };
   const requests: string[] = [];
   const signers: string[] = [];
-  const endpoint = await serveOnLoopback((req, res) => {
-    req.resume();
+  const endpoint = await serveOnLoopback(async (req, res) => {
+    const { body } = await readBody(req);
     requests.push(req.url ?? '/');
     signers.push(signedBy(req));
-    answer(req, res, script);
+    answer(req, res, script, body.toString('utf8'));
   });
   const client = new EKSClient(localClientConfig(endpoint.url));
 
@@ -223,6 +274,7 @@ export async function startEksServer(
     remove: (name) => {
       script.clusters.delete(name);
     },
+    accessEntries: script.accessEntries,
     get listCalls() {
       return requests.filter((path) => /^\/clusters(\?|$)/.test(path)).length;
     },
