@@ -40,6 +40,7 @@ import type {
   EvidenceReader,
   Looks,
   MetricsRecorder,
+  Notifier,
   StructuredLogger,
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
@@ -53,7 +54,7 @@ import {
   InvocationRunner,
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
-import { discoveryParts } from './discovery-parts.js';
+import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
@@ -237,13 +238,17 @@ function createInvocationRunner(
     onCall: onCallSenders(config, parts, clock),
     directory: discovery?.directory,
   });
-  const discover = (signal: AbortSignal) => {
+  return { runner, discover: discoveryRun(discovery, notifier) };
+}
+
+/** What `{ "discover": true }` runs: discovery, or one line when `discover` is not set. */
+function discoveryRun(discovery: DiscoveryParts | undefined, notifier: Notifier) {
+  return (signal: AbortSignal) => {
     if (discovery === undefined) {
       throw new InvocationError('the event asks for discovery, but discover is not set');
     }
     return discovery.run(notifier, signal);
   };
-  return { runner, discover };
 }
 
 /**
