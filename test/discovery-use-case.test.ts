@@ -35,6 +35,7 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
   const grants: [AccessTarget, string][] = [];
   let refuse = false;
   let grantFails = false;
+  let writes = 0;
   const settings = parseWatchdogSettings({
     clusters: (options.listed ?? []).map((name) => ({
       name,
@@ -53,6 +54,7 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
     store: {
       load: async () => records,
       save: async (changed) => {
+        writes += changed.length;
         const names = new Set(changed.map((r) => r.name));
         records = [...records.filter((r) => !names.has(r.name)), ...changed];
       },
@@ -101,6 +103,8 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
     said,
     published,
     grants,
+    /** Records written so far. */
+    writes: () => writes,
   };
 }
 
@@ -115,8 +119,10 @@ describe('discovery: what is watched, and what is said', () => {
     await runDiscovery(w.deps);
     assert.deepEqual(w.watched(), ['a', 'b']);
     assert.deepEqual(w.said(), ['b appeared']);
+    const written = w.writes();
     await runDiscovery(w.deps);
     assert.deepEqual(w.said(), [], 'nothing new, nothing said');
+    assert.equal(w.writes(), written, 'nothing changed, nothing written');
     w.set([found('a', { status: 'DELETING' }), found('b', { tags: { 'lease-watchdog': 'off' } })]);
     await runDiscovery(w.deps);
     assert.deepEqual(w.watched(), []);

@@ -167,9 +167,9 @@ async function announce(
   next: readonly DiscoveredRecord[],
   signal?: AbortSignal,
 ): Promise<Omit<DiscoveryReport, 'failedScopes'>> {
-  const before = new Map(remembered.map((r) => [r.name, JSON.stringify(r)]));
+  const before = new Map(remembered.map((r) => [r.name, stableJson(r)]));
   await deps.store.save(
-    next.filter((r) => before.get(r.name) !== JSON.stringify(r)),
+    next.filter((r) => before.get(r.name) !== stableJson(r)),
     signal,
   );
   const report = { appeared: [] as string[], deleted: [] as string[], dropped: [] as string[] };
@@ -248,4 +248,13 @@ async function publish(
     });
     return false;
   }
+}
+
+/** JSON with every object's keys sorted: the same record, the same text, however it was built. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
