@@ -4,7 +4,7 @@
  * without a line here fails `npm run docs:settings` and test/settings-docs.test.ts.
  */
 export const SHORT_LINES: Readonly<Record<string, string>> = {
-  'clusters[]': 'the clusters to watch, at least one',
+  'clusters[]': 'the clusters to watch, at least one (or `discover`)',
   'clusters[].name': 'unique; names the cluster in emails, metrics and the schedule',
   'clusters[].auth': 'how to reach it: `eks`, `token` or `kubeconfig` (Deploy, step 3)',
   'clusters[].namespace': 'where the node leases live',
@@ -12,6 +12,7 @@ export const SHORT_LINES: Readonly<Record<string, string>> = {
   'clusters[].maintenanceWindows': 'recurring windows (cron, UTC) in which nodes do not page',
   'clusters[].accessEntry': "create the EKS access entry for the function's role",
   'clusters[].runbookUrl': "the team's runbook, shown in emails, chat and the JSON document",
+  discover: 'also watch the EKS clusters found by region, account and tag',
   gracePeriodSeconds: 'silence that makes a lease `expired`',
   startupGraceSeconds: 'age before a node without a renewed lease alerts',
   reminderIntervalSeconds: 'reminders while a node stays down; 0: none',

@@ -35,6 +35,7 @@ import { bindCheckMetrics, createAlarms } from './alarms.js';
 import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
+import { createDiscovery } from './discovery.js';
 import { type DurationProps, fileSettingsOf, namingProps } from './duration-props.js';
 import { grantPutEvents } from './event-bus.js';
 import { grantOnCallSecrets } from './on-call.js';
@@ -112,6 +113,8 @@ export class LeaseWatchdog extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   readonly schedulerRole: iam.Role;
   readonly schedules: ReadonlyMap<string, scheduler.Schedule>;
+  /** Discovery's schedule (`{"discover": true}`), with `discover`. */
+  readonly discoverySchedule?: scheduler.Schedule | undefined;
   readonly errorsAlarm: cloudwatch.Alarm;
   readonly throttlesAlarm: cloudwatch.Alarm;
   readonly deadLetterAlarm: cloudwatch.Alarm;
@@ -181,6 +184,13 @@ export class LeaseWatchdog extends Construct {
     this.deadLetterQueue = schedules.deadLetterQueue;
     this.schedulerRole = schedules.schedulerRole;
     this.schedules = schedules.schedules;
+    this.discoverySchedule = createDiscovery(
+      this,
+      this.function,
+      this.role,
+      config,
+      schedules,
+    )?.schedule;
 
     const alarms = createAlarms(this, {
       fn: this.function,

@@ -304,6 +304,6 @@ function grantInstanceEvidence(role: iam.Role): void {
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason:
-      'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*"; so do ec2:DescribeInstanceStatus and ec2:DescribeInstances (read-only, the EC2 evidence of a FIRING). Every other statement names its resource.',
+      'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*"; so do ec2:DescribeInstanceStatus and ec2:DescribeInstances (read-only, the EC2 evidence of a FIRING), and eks:ListClusters (discovery, with `discover`). Every other statement names its resource.',
   });
 }

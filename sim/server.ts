@@ -67,6 +67,11 @@ export interface SimServerOptions {
   host?: string;
   /** Bearer token clients must send; default random. */
   token?: string;
+  /**
+   * Other bearer tokens to take (e.g. EKS IAM tokens, `k8s-aws-v1.…`, standing in for EKS's
+   * authenticator); default none.
+   */
+  acceptsToken?: (token: string) => boolean;
   /** gzip responses over 128 KiB when the client accepts it, like kube-apiserver. Default true. */
   compression?: boolean;
 }
@@ -94,6 +99,7 @@ interface Handler {
   resources: Map<string, ResourceKind>;
   io: Responder;
   token: string;
+  acceptsToken?: ((token: string) => boolean) | undefined;
   serverAddress: () => string;
   stats: { requests: number };
   /** The fault injected now, if any (SimServer.setFault). */
@@ -189,7 +195,11 @@ async function handle(
   // A client certificate the sim's CA signed authenticates as well as the token (as with
   // kube-apiserver's --client-ca-file).
   const certified = h.certified(req.socket as TLSSocket);
-  const authorized = auth === `Bearer ${h.token}` || certified;
+  const bearer = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
+  const authorized =
+    auth === `Bearer ${h.token}` ||
+    certified ||
+    (bearer !== undefined && h.acceptsToken?.(bearer) === true);
   if (!authorized && !(auth === undefined && PUBLIC_PATHS.has(path))) {
     await h.io.sendStatus(req, res, 401, 'Unauthorized');
     return;
@@ -234,6 +244,7 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     resources: resourceTable(cluster),
     io: createResponder({ compression: opts.compression ?? true, stats, log: sent }),
     token,
+    acceptsToken: opts.acceptsToken,
     serverAddress: () => `${host}:${(server.address() as AddressInfo).port}`,
     stats,
     fault: null,

@@ -134,11 +134,15 @@ describe('parseWatchdogSettings', () => {
 
   const invalid: [string, unknown, string][] = [
     ['not an object', [], 'the configuration must be an object (the watchdog settings), got []'],
-    ['no clusters', {}, 'clusters is required: list at least one cluster to watch'],
+    [
+      'no clusters',
+      {},
+      'clusters is required: list at least one cluster to watch, or set discover',
+    ],
     [
       'empty cluster list',
       { clusters: [] },
-      'clusters must list at least one cluster to watch (it is empty)',
+      'clusters must list at least one cluster to watch (it is empty), or set discover',
     ],
     [
       'missing cluster name',
@@ -258,7 +262,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -273,7 +277,7 @@ describe('parseWatchdogSettings', () => {
   test('prefixes the message with where the settings came from', () => {
     assert.equal(
       messageOf(() => parseWatchdogSettings({ clusters: [] }, 'mine.json')),
-      'mine.json: clusters must list at least one cluster to watch (it is empty)',
+      'mine.json: clusters must list at least one cluster to watch (it is empty), or set discover',
     );
   });
 });
@@ -651,7 +655,7 @@ describe('deployment configuration', () => {
     [
       'empty cluster list',
       { ...valid, clusters: [] },
-      'clusters must list at least one cluster to watch (it is empty)',
+      'clusters must list at least one cluster to watch (it is empty), or set discover',
     ],
     [
       'access entry on a token cluster',
@@ -738,7 +742,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

@@ -41,14 +41,16 @@ it('Deploy is numbered steps from zero, with the cluster-side set-up of each aut
     assert.ok(deploy.includes(needed), `Deploy says ${needed}`);
 });
 
-it("Deploy's configuration is a valid deployment file", async () => {
+it("Deploy's configurations are valid deployment files: discovery first, the explicit list second", async () => {
   const text = await readme;
   const deploy = text.slice(text.indexOf('\n## Deploy\n'));
-  const block = /```json\n([\s\S]*?)\n\s*```/.exec(deploy);
-  assert.ok(block?.[1], 'Deploy shows a configuration');
-  const config = parseAppConfig(JSON.parse(block[1]));
+  const blocks = [...deploy.matchAll(/```json\n([\s\S]*?)\n\s*```/g)].map((m) => m[1] ?? '');
+  assert.ok(blocks.length >= 2, 'Deploy shows two configurations');
+  const [discovering, listing] = blocks.slice(0, 2).map((b) => parseAppConfig(JSON.parse(b)));
+  assert.deepEqual(discovering?.clusters, []);
+  assert.deepEqual(discovering?.discover?.tags, { 'lease-watchdog': 'on' });
   assert.deepEqual(
-    config.clusters.map((c) => [c.name, c.auth.mode]),
+    listing?.clusters.map((c) => [c.name, c.auth.mode]),
     [['prod-eu', 'eks']],
   );
 });

@@ -65,6 +65,9 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
         ...(options.machineTopicArn
           ? { [RUNTIME_ENV.machineTopicArn]: options.machineTopicArn }
           : {}),
+        ...(options.functionRoleArn
+          ? { [RUNTIME_ENV.functionRoleArn]: options.functionRoleArn }
+          : {}),
       },
       { path: CLUSTER_FILE, read: () => functionSettings.clusterFile },
     );
@@ -124,7 +127,7 @@ function awsClients(
           endpoint: options.eksEndpoint ?? 'http://127.0.0.1:9',
           region: region ?? 'us-east-1',
           credentials: credentials ?? localCredentials(),
-          maxAttempts: 1,
+          maxAttempts: options.eksMaxAttempts ?? 1,
         }),
       ),
     credentials: async () => localCredentials(),

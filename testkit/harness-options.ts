@@ -6,9 +6,14 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
-import type { HandlerEvent, WatchdogHandler } from '../lambda/handler/create-handler.js';
+import type {
+  DiscoverEvent,
+  HandlerEvent,
+  WatchdogHandler,
+} from '../lambda/handler/create-handler.js';
 import type { ClusterCredentials } from '../lambda/ports/index.js';
 import type { WatchdogSettings } from '../lambda/settings/index.js';
+import type { DiscoveryReport } from '../lambda/use-cases/discovery.js';
 import type { ClusterReport, InvocationEvent } from '../lambda/use-cases/invocation.js';
 import type { SimCluster } from '../sim/cluster.js';
 import type { SimServer } from '../sim/server.js';
@@ -77,6 +82,10 @@ export interface HarnessOptions {
   >;
   /** Where the EKS clients go (testkit/eks-server.ts); default a closed port. */
   readonly eksEndpoint?: string;
+  /** EKS client attempts (the SDK's own retry; default 1: every failure is seen). */
+  readonly eksMaxAttempts?: number;
+  /** FUNCTION_ROLE_ARN, as the stack sets it with `discover`. */
+  readonly functionRoleArn?: string;
   /** Where the STS client that assumes roles goes (testkit/sts-server.ts). */
   readonly stsEndpoint?: string;
   /** Where the EC2 evidence calls go (every region); default a closed port: never AWS. */
@@ -121,7 +130,7 @@ export interface Invocation {
   readonly remainingMs?: number;
 }
 
-export type Report = { clusters: ClusterReport[] };
+export type Report = { clusters: ClusterReport[]; discovery?: DiscoveryReport };
 
 /** One "Lambda container": its own clients, caches and handler, sharing the outside world. */
 export interface Container {
@@ -169,9 +178,9 @@ export interface Harness {
   /** Another container (as a concurrent or later Lambda invocation would get). */
   container(overrides?: ContainerOverrides): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
-  run(event?: InvocationEvent | null): Promise<Report>;
+  run(event?: InvocationEvent | DiscoverEvent | null): Promise<Report>;
   /** Advances the clock by one schedule interval, then runs. */
-  tick(event?: InvocationEvent | null): Promise<Report>;
+  tick(event?: InvocationEvent | DiscoverEvent | null): Promise<Report>;
   /** The watchdog's own looks (with the `withLooks` option). */
   readonly looks: QueuedLooks | undefined;
   /** Moves the clock to `time`, delivering the watchdog's own looks due by then, each at its time. */

@@ -111,7 +111,13 @@ export function notificationId(notification: Omit<Notification, 'id'>): string {
   if (watchdog !== undefined) line('watchdog', watchdog.state, watchdog.failure, watchdog.since);
   const notice = notification.notice;
   if (notice !== undefined) {
-    line('notice', notice.topic, notice.topic === 'degraded' ? [notice.state, notice.since] : null);
+    const detail =
+      notice.topic === 'degraded'
+        ? [notice.state, notice.since]
+        : notice.topic === 'discovery'
+          ? [notice.change, notice.message]
+          : null;
+    line('notice', notice.topic, detail);
   }
   return hash.digest('hex');
 }

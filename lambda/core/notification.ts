@@ -117,6 +117,8 @@ export interface WatchdogInfo {
  * - 'silences-set-aside': stored silences could not be honoured (core/silences.ts
  *   `silenceProblem`, or not silences at all); they were moved aside and the nodes they named are
  *   judged as usual (warning). The other silences hold.
+ * - 'discovery': discovery's word about one cluster it found: it appeared (now watched), was
+ *   deleted or stopped matching (no longer watched), or a tag of its settings was ignored.
  */
 export type NoticeInfo =
   | {
@@ -140,7 +142,23 @@ export type NoticeInfo =
       readonly message: string;
       /** Where they were kept (a DynamoDB key, a file path). */
       readonly copy: string;
+    }
+  | {
+      readonly topic: 'discovery';
+      readonly change: DiscoveryChange;
+      /** One line: which cluster, where, and what changed (never secrets). */
+      readonly message: string;
+      /** What to do about it, when something is to be done: one line, a command to run. */
+      readonly advice?: string | undefined;
     };
+
+/**
+ * What discovery saw change: a cluster `appeared` (watched from now on), was `deleted`, was
+ * `dropped` (it no longer matches the tag filter, or failed), or a tag of its settings was
+ * ignored (`tag-invalid`).
+ */
+export const DISCOVERY_CHANGES = ['appeared', 'deleted', 'dropped', 'tag-invalid'] as const;
+export type DiscoveryChange = (typeof DISCOVERY_CHANGES)[number];
 
 export interface Notification {
   /** Deterministic id (same inputs, same id): used as SNS FIFO deduplication id and outbox key. */

@@ -140,9 +140,21 @@ export function silencesSetAsideNotice(
   });
 }
 
+/** Discovery's NOTICE about one cluster (info, but a tag ignored: warning). */
+export function discoveryNotice(
+  cluster: string,
+  discovery: Omit<Extract<NoticeInfo, { topic: 'discovery' }>, 'topic'>,
+  now: number,
+): Notification {
+  return composeNotice(cluster, now, { topic: 'discovery', ...discovery });
+}
+
 /** A NOTICE on its own: no node lists; warning, or info when a degraded stretch ends. */
 function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
-  const severity = notice.topic === 'degraded' && notice.state === 'ended' ? 'info' : 'warning';
+  const info =
+    (notice.topic === 'degraded' && notice.state === 'ended') ||
+    (notice.topic === 'discovery' && notice.change !== 'tag-invalid');
+  const severity = info ? 'info' : 'warning';
   const body = {
     cluster,
     kind: 'NOTICE' as const,

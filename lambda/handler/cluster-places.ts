@@ -26,23 +26,26 @@ export function clusterPlaces(
   clusters: readonly ClusterSettings[],
   functionRegion: string,
   functionAccount: FunctionAccount,
+  /** A cluster not listed (a discovered one), by name. */
+  more: (name: string) => ClusterSettings | undefined = () => undefined,
 ): ClusterPlaces {
-  const namespaces = new Map(clusters.map((c) => [c.name, c.namespace]));
-  const kubeAccess = new Map(clusters.map((c) => [c.name, kubeAccessOf(c, functionRegion)]));
+  const listed = new Map(clusters.map((c) => [c.name, c]));
+  const settingsOf = (name: string) => listed.get(name) ?? more(name);
   // An `eks` cluster is in the function's account (known once invoked), or in its role's account;
   // other clusters' account is unknown.
-  const clustersByName = new Map(clusters.map((c) => [c.name, c]));
   const awsPlace = (name: string) => {
-    const cluster = clustersByName.get(name);
+    const cluster = settingsOf(name);
     return cluster && awsPlaceOf(cluster, functionRegion, functionAccount.id);
   };
-  const runbooks = new Map(clusters.map((c) => [c.name, c.runbookUrl]));
-  const renderContext = (name: string) => ({
-    namespace: namespaces.get(name),
-    kube: kubeAccess.get(name),
-    aws: awsPlace(name),
-    runbookUrl: runbooks.get(name),
-  });
+  const renderContext = (name: string) => {
+    const cluster = settingsOf(name);
+    return {
+      namespace: cluster?.namespace,
+      kube: cluster && kubeAccessOf(cluster, functionRegion),
+      aws: awsPlace(name),
+      runbookUrl: cluster?.runbookUrl,
+    };
+  };
   return { awsPlace, renderContext };
 }
 

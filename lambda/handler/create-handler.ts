@@ -40,17 +40,21 @@ import type {
   EvidenceReader,
   Looks,
   MetricsRecorder,
+  Notifier,
   StructuredLogger,
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
+import type { DiscoveryReport } from '../use-cases/discovery.js';
 import {
   type ClusterReport,
+  InvocationError,
   type InvocationEvent,
   InvocationRunner,
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
+import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
@@ -110,11 +114,22 @@ export interface QueuedLook {
   readonly body: string;
 }
 
-/** A scheduled run (the schedule's input), or a batch of the watchdog's own looks from SQS. */
-export type HandlerEvent = InvocationEvent | { readonly Records: readonly QueuedLook[] } | null;
+/** Discovery's schedule: `{ "discover": true }`. */
+export interface DiscoverEvent {
+  readonly discover: true;
+}
+
+/** A scheduled run (the schedule's input), discovery, or a batch of looks from SQS. */
+export type HandlerEvent =
+  | InvocationEvent
+  | DiscoverEvent
+  | { readonly Records: readonly QueuedLook[] }
+  | null;
 
 export interface HandlerResult {
   readonly clusters: ClusterReport[];
+  /** For `{ "discover": true }`: what discovery found and announced. */
+  readonly discovery?: DiscoveryReport;
   /** For an SQS batch: the messages to deliver again (`ReportBatchItemFailures`). */
   readonly batchItemFailures?: { itemIdentifier: string }[];
 }
@@ -176,9 +191,13 @@ function createInvocationRunner(
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
   const { awsCredentials, credentials } = clusterCredentials(clients, clock, parts.credentials);
-  const places = clusterPlaces(config.settings.clusters, clients.region, functionAccount);
+  const discovery = discoveryParts(config, clients, awsCredentials, logger, clock);
+  const places = clusterPlaces(config.settings.clusters, clients.region, functionAccount, (name) =>
+    discovery?.settingsOf(name),
+  );
   const requestTimeoutMs = config.settings.requestTimeoutSeconds * 1000;
-  return new InvocationRunner({
+  const notifier = cloudNotifier(config, clients, logger, metrics, places.renderContext);
+  const runner = new InvocationRunner({
     settings: config.settings,
     readers: authenticatedReaders({
       credentials,
@@ -198,7 +217,7 @@ function createInvocationRunner(
       tableName: config.stateTable,
       clock,
     }),
-    notifier: cloudNotifier(config, clients, logger, metrics, places.renderContext),
+    notifier,
     evidence: (cluster): EvidenceReader[] => [
       new InstanceStateReader({
         credentials: awsCredentials.forCluster(cluster),
@@ -217,7 +236,19 @@ function createInvocationRunner(
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
     looks: parts.looks ?? sqsLooks(config, clients, clock),
     onCall: onCallSenders(config, parts, clock),
+    directory: discovery?.directory,
   });
+  return { runner, discover: discoveryRun(discovery, notifier) };
+}
+
+/** What `{ "discover": true }` runs: discovery, or one line when `discover` is not set. */
+function discoveryRun(discovery: DiscoveryParts | undefined, notifier: Notifier) {
+  return (signal: AbortSignal) => {
+    if (discovery === undefined) {
+      throw new InvocationError('the event asks for discovery, but discover is not set');
+    }
+    return discovery.run(notifier, signal);
+  };
 }
 
 /**
@@ -283,7 +314,13 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     parts.metrics ??
     powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
   const functionAccount: FunctionAccount = {};
-  const watchdog = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount);
+  const { runner: watchdog, discover } = createInvocationRunner(
+    config,
+    parts,
+    watchdogLogger,
+    metrics,
+    functionAccount,
+  );
   // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
   const subscriptions = new ConfirmedSubscriptionsGauge({
     subscriptions: new SnsTopicSubscriptions({
@@ -308,6 +345,9 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
           readSignal: readDeadline,
         });
       try {
+        if (event !== null && 'discover' in event) {
+          return { clusters: [], discovery: await discover(deadline) };
+        }
         if (event === null || !('Records' in event)) return await run(event);
         // The watchdog's own looks, one after the other; a look that fails is delivered again
         // (and, past the queue's maxReceiveCount, kept in its dead-letter queue).

@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { CLI_FLAGS, OUTPUT_FORMATS, oneOfMessage } from './cli-flags.js';
 import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
+import { discover } from './discovery.js';
 import { shown } from './errors.js';
 import {
   flag,
@@ -311,6 +312,7 @@ export const opsgenie = setting({
 /** What the function receives: the clusters and how to judge them. */
 export const watchdogSettingsShape = {
   clusters: clusterList(clusterSchema),
+  discover: discover.optional(),
   gracePeriodSeconds: gracePeriodSeconds.default(DEFAULTS.gracePeriodSeconds),
   startupGraceSeconds: startupGraceSeconds.default(DEFAULTS.startupGraceSeconds),
   reminderIntervalSeconds: reminderIntervalSeconds.default(DEFAULTS.reminderIntervalSeconds),

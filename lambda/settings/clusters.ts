@@ -22,8 +22,8 @@ const AUTH_WHAT = `{"mode": "${AUTH_MODES.join('" | "')}", ...}`;
 export const deployedClusters = setting({
   key: 'clusters[]',
   places: ['file', 'lambda'],
-  shownDefault: 'required',
-  meaning: 'at least one; each with a `name` and an `auth`',
+  shownDefault: 'required unless `discover`',
+  meaning: 'at least one (or `discover`); each with a `name` and an `auth`',
   schema: z.lazy(() => clusterList(deployedClusterSchema)),
 });
 
@@ -287,14 +287,15 @@ const deployedClusterSchema = strictObject(
   CLUSTER_WHAT,
 );
 
+/** What `clusters` is missing: a deployment watches at least one cluster, listed or discovered. */
+export const NO_CLUSTERS = 'list at least one cluster to watch, or set discover';
+
 const listError = (issue: { input?: unknown }) =>
   issue.input === undefined
-    ? 'is required: list at least one cluster to watch'
+    ? `is required: ${NO_CLUSTERS}`
     : `must be a list of clusters, got ${shown(issue.input)}`;
 
-/** `clusters`: at least one. */
+/** `clusters`: none only with `discover` (parse.ts checks; absent is the empty list then). */
 export function clusterList<S extends z.ZodType>(cluster: S) {
-  return z
-    .array(cluster, { error: listError })
-    .min(1, { error: 'must list at least one cluster to watch (it is empty)' });
+  return z.array(cluster, { error: listError }).optional();
 }

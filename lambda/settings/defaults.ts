@@ -16,6 +16,8 @@ export const DEFAULTS = Object.freeze({
   nodeRefreshSeconds: 900,
   requestTimeoutSeconds: 15,
   scheduleMinutes: 1,
+  /** How often discovery looks for clusters (`discover.everyMinutes`). */
+  discoveryMinutes: 5,
   logRetentionDays: 30,
   memoryMb: 512,
   /** `reservedConcurrency` is clusters × 2 + 1, at most this (parse.ts says why). */

@@ -9,7 +9,7 @@ import type * as z from 'zod';
 import type { StormPolicy } from '../core/storms.js';
 import { MAX_FAST_MODE_SPAN_SECONDS, watchdogSettingsShape } from './catalogue.js';
 import { functionSettingsOf } from './cluster-file.js';
-import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM } from './clusters.js';
+import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM, NO_CLUSTERS } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.js';
 import { strictObject } from './fields.js';
@@ -23,7 +23,7 @@ const deploymentSchema = strictObject(deploymentShape, 'the lease-watchdog confi
 export const appSchema = strictObject(appShape, 'the lease-watchdog configuration');
 
 type Parsed = z.output<typeof watchdogSettingsSchema>;
-type ParsedCluster = Parsed['clusters'][number];
+type ParsedCluster = NonNullable<Parsed['clusters']>[number];
 
 /** How the watchdog reaches one cluster's API server (the EKS name filled in). */
 export type ClusterAuth =
@@ -107,10 +107,18 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
 /** The rules that span fields: unique names, the EKS name's default, the fast-mode span. */
 function checkSettings<
   C extends ParsedCluster,
-  T extends { clusters: C[]; fastMode: FastModeSettings },
+  T extends { clusters?: C[] | undefined; fastMode: FastModeSettings; discover?: unknown },
 >(settings: T): Omit<T, 'clusters'> & { clusters: (Omit<C, 'auth'> & { auth: ClusterAuth })[] } {
+  const listed = settings.clusters ?? [];
+  if (listed.length === 0 && settings.discover === undefined) {
+    throw new ConfigError(
+      settings.clusters === undefined
+        ? `clusters is required: ${NO_CLUSTERS}`
+        : `clusters must list at least one cluster to watch (it is empty), or set discover`,
+    );
+  }
   const seen = new Map<string, number>();
-  settings.clusters.forEach((cluster, i) => {
+  listed.forEach((cluster, i) => {
     const first = seen.get(cluster.name);
     if (first !== undefined) {
       throw new ConfigError(
@@ -119,7 +127,7 @@ function checkSettings<
     }
     seen.set(cluster.name, i);
   });
-  const clusters = settings.clusters.map((cluster, i) => {
+  const clusters = listed.map((cluster, i) => {
     if (cluster.auth.mode !== 'eks' || cluster.auth.clusterName !== undefined) {
       return cluster as Omit<C, 'auth'> & { auth: ClusterAuth };
     }
@@ -170,7 +178,9 @@ function checkUnique(field: 'emails' | 'alarmEmails', emails: readonly string[] 
 }
 
 /** A cluster of a deployment file, its EKS name filled in (checkSettings). */
-type CheckedCluster = Omit<ParsedDeployment['clusters'][number], 'auth'> & { auth: ClusterAuth };
+type CheckedCluster = Omit<NonNullable<ParsedDeployment['clusters']>[number], 'auth'> & {
+  auth: ClusterAuth;
+};
 
 /** A cluster as the stack deploys it: whether it gets an EKS access entry, checked. */
 function deployedCluster(cluster: CheckedCluster, i: number): DeployedCluster {
@@ -205,7 +215,10 @@ function checkEnvironmentSize(config: DeploymentConfig): void {
 
 /** The rules of a deployment that span fields, on top of the watchdog settings' own. */
 function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
-  const settings = checkSettings<ParsedDeployment['clusters'][number], ParsedDeployment>(parsed);
+  const settings = checkSettings<
+    NonNullable<ParsedDeployment['clusters']>[number],
+    ParsedDeployment
+  >(parsed);
   const emails = parsed.emails ?? [];
   checkUnique('emails', emails);
   checkUnique('alarmEmails', parsed.alarmEmails);
@@ -225,8 +238,12 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     ...settings,
     clusters,
     emails,
+    // Discovered clusters are not known at synth: the cap.
     reservedConcurrency:
-      parsed.reservedConcurrency ?? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP),
+      parsed.reservedConcurrency ??
+      (parsed.discover === undefined
+        ? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP)
+        : DEFAULT_CONCURRENCY_CAP),
     memoryMb: parsed.memoryMb ?? memoryMbFor(parsed.largestClusterNodes),
   };
   checkEnvironmentSize(config);

@@ -25,6 +25,8 @@ export const RUNTIME_ENV = Object.freeze({
   machineTopicArn: 'MACHINE_TOPIC_ARN',
   /** The queue of the watchdog's own looks (re-checks of suspects): set by the stack. */
   recheckQueueUrl: 'RECHECK_QUEUE_URL',
+  /** The function's own role: the principal discovery's access entries name (set with discover). */
+  functionRoleArn: 'FUNCTION_ROLE_ARN',
 });
 
 export interface RuntimeConfig {
@@ -37,6 +39,8 @@ export interface RuntimeConfig {
   readonly machineTopicArn?: string | undefined;
   /** Where the watchdog asks for looks of its own (SQS); undefined: it looks only when invoked. */
   readonly recheckQueueUrl?: string | undefined;
+  /** The function's own role (discovery's access entries and advice); undefined: not said. */
+  readonly functionRoleArn?: string | undefined;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -176,6 +180,7 @@ export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): R
       ? undefined
       : sideTopicArnOf(env, RUNTIME_ENV.machineTopicArn, 'the machine topic', 'machineTopic');
   const recheckQueueUrl = recheckQueueUrlOf(env);
+  const functionRoleArn = functionRoleArnOf(env);
   return deepFreeze({
     settings,
     topicArn,
@@ -183,6 +188,7 @@ export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): R
     ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
     ...(machineTopicArn === undefined ? {} : { machineTopicArn }),
     ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
+    ...(functionRoleArn === undefined ? {} : { functionRoleArn }),
   });
 }
 
@@ -218,6 +224,17 @@ function recheckQueueUrlOf(env: Environment): string | undefined {
     );
   }
   return recheckQueueUrl;
+}
+
+/** FUNCTION_ROLE_ARN, when the stack set it: an IAM role ARN. */
+function functionRoleArnOf(env: Environment): string | undefined {
+  const roleArn = env[RUNTIME_ENV.functionRoleArn]?.trim() || undefined;
+  if (roleArn !== undefined && !PATTERNS.ROLE_ARN.test(roleArn)) {
+    throw new ConfigError(
+      `${RUNTIME_ENV.functionRoleArn} must be an IAM role ARN like arn:aws:iam::123456789012:role/lease-watchdog (got ${shown(roleArn)})`,
+    );
+  }
+  return roleArn;
 }
 
 /**

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AlertPolicy } from '../core/incidents.js';
 import type { Policy } from '../core/policy.js';
 import type {
+  ClusterDirectory,
   ClusterReader,
   ClusterReaderFactory,
   EvidenceReader,
@@ -58,10 +59,12 @@ export interface InvocationDeps {
   readonly looks?: Looks | undefined;
   /** The paging tools (PagerDuty, Opsgenie) that get on-call events; none when empty or absent. */
   readonly onCall?: readonly OnCallSender[] | undefined;
+  /** The clusters discovery found (none: the listed clusters only). */
+  readonly directory?: ClusterDirectory | undefined;
 }
 
 export interface InvocationEvent {
-  /** The cluster to check (the schedule's input); absent: every configured cluster. */
+  /** The cluster to check (the schedule's input); absent: every configured cluster, listed or discovered. */
   readonly cluster?: string;
   /**
    * Set on a look the watchdog asked for itself: a suspect's re-check (naming the suspect leases)
@@ -127,23 +130,41 @@ interface Watched {
 export class InvocationRunner {
   /** Per cluster: its policies (selectors parsed once) and its reader. */
   private readonly watched: ReadonlyMap<string, Watched>;
+  /** Per discovered cluster: the same, built when first checked (again when its settings change). */
+  private readonly discovered = new Map<
+    string,
+    { readonly key: string; readonly watched: Watched }
+  >();
 
   constructor(private readonly deps: InvocationDeps) {
-    this.watched = new Map(
-      deps.settings.clusters.map((cluster) => {
-        const { policy, alertPolicy } = policiesOf(deps.settings, cluster);
-        return [
-          cluster.name,
-          {
-            cluster,
-            policy,
-            alertPolicy,
-            reader: deps.readers(cluster, policy),
-            evidence: deps.evidence?.(cluster) ?? [],
-          },
-        ];
-      }),
-    );
+    this.watched = new Map(deps.settings.clusters.map((c) => [c.name, this.build(c)]));
+  }
+
+  private build(cluster: ClusterSettings): Watched {
+    const { policy, alertPolicy } = policiesOf(this.deps.settings, cluster);
+    return {
+      cluster,
+      policy,
+      alertPolicy,
+      reader: this.deps.readers(cluster, policy),
+      evidence: this.deps.evidence?.(cluster) ?? [],
+    };
+  }
+
+  /**
+   * The clusters an event names: the one named (listed, else discovered), or every one. Listed
+   * clusters win over discovered ones of the same name.
+   */
+  private async clustersFor(wanted: string | undefined): Promise<readonly ClusterSettings[]> {
+    const listed = this.deps.settings.clusters;
+    const named = listed.filter((c) => c.name === wanted);
+    const { directory } = this.deps;
+    if (named.length > 0 || directory === undefined) return wanted === undefined ? listed : named;
+    const names = new Set(listed.map((c) => c.name));
+    const discovered = (await directory.discovered()).filter((c) => !names.has(c.name));
+    return wanted === undefined
+      ? [...listed, ...discovered]
+      : discovered.filter((c) => c.name === wanted);
   }
 
   /**
@@ -161,8 +182,16 @@ export class InvocationRunner {
   ) {
     const { settings } = this.deps;
     const wanted = event?.cluster;
-    const clusters =
-      wanted === undefined ? settings.clusters : settings.clusters.filter((c) => c.name === wanted);
+    const clusters = await this.clustersFor(wanted);
+    if (clusters.length === 0 && this.deps.directory !== undefined) {
+      // Discovered clusters come and go: one deleted since the event was sent is not an error.
+      if (wanted !== undefined) {
+        this.deps.logger.warn('not checked: the cluster is neither listed nor discovered (now)', {
+          cluster: wanted,
+        });
+      }
+      return { clusters: [] };
+    }
     if (clusters.length === 0) {
       const known = settings.clusters.map((c) => c.name).join(', ');
       throw new InvocationError(
@@ -200,8 +229,13 @@ export class InvocationRunner {
   }
 
   private watchedOf(cluster: ClusterSettings): Watched {
-    const watched = this.watched.get(cluster.name);
-    if (!watched) throw new InvocationError(`cluster ${cluster.name} is not configured`);
+    const listed = this.watched.get(cluster.name);
+    if (listed) return listed;
+    const key = JSON.stringify(cluster);
+    const known = this.discovered.get(cluster.name);
+    if (known?.key === key) return known.watched;
+    const watched = this.build(cluster);
+    this.discovered.set(cluster.name, { key, watched });
     return watched;
   }
 

@@ -75,8 +75,9 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (evidence.length > 0) tail.push(...evidence, '');
   const down = [...n.firing, ...n.reminders, ...n.flapping];
   tail.push(...whatHappensNext(n, down));
-  // The watchdog's own state or silences set aside say nothing about the cluster: no kubectl.
-  if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
+  // The watchdog's own state, silences set aside or discovery say nothing of nodes: no kubectl.
+  const aboutItself = ['state-reset', 'silences-set-aside', 'discovery'];
+  if (n.notice === undefined || !aboutItself.includes(n.notice.topic)) {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`, ...incidentLines(n));

@@ -11,7 +11,11 @@
  */
 import * as z from 'zod';
 import { VERDICTS } from '../../../core/model.js';
-import { NOTIFICATION_KINDS, type Severity } from '../../../core/notification.js';
+import {
+  DISCOVERY_CHANGES,
+  NOTIFICATION_KINDS,
+  type Severity,
+} from '../../../core/notification.js';
 import { DOCUMENT_SCHEMA } from './document-version.js';
 
 export { DOCUMENT_SCHEMA };
@@ -158,8 +162,16 @@ export const notificationDocument = z
       .meta({ description: 'present when the watchdog cannot read the cluster, or can again' }),
     notice: z
       .object({
-        topic: z.enum(['degraded', 'state-reset', 'silences-set-aside']),
+        topic: z.enum(['degraded', 'state-reset', 'silences-set-aside', 'discovery']),
         state: z.enum(['started', 'ended']).optional(),
+        change: z.enum(DISCOVERY_CHANGES).optional().meta({
+          description:
+            'discovery: the cluster appeared (watched from now on), was deleted or dropped (no longer watched), or a tag was ignored',
+        }),
+        advice: z
+          .string()
+          .optional()
+          .meta({ description: 'discovery: the command to run, when something is to be done' }),
         message: z.string().meta({ description: 'one line: what is missing or why (no secrets)' }),
         since: time.optional().meta({ description: 'degraded: the first degraded check' }),
         copy: z.string().optional().meta({
@@ -169,7 +181,7 @@ export const notificationDocument = z
       .optional()
       .meta({
         description:
-          'kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, or stored silences could not be honoured and were set aside',
+          'kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, stored silences could not be honoured and were set aside, or discovery found a cluster, lost one or ignored one of its tags',
       }),
     missedFiring: z
       .object({

@@ -180,6 +180,14 @@ function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']>
 }
 
 function noticePart(notice: NoticeInfo): NonNullable<NotificationDocument['notice']> {
+  if (notice.topic === 'discovery') {
+    return {
+      topic: notice.topic,
+      change: notice.change,
+      message: bodyText(notice.message, 1000),
+      ...(notice.advice ? { advice: bodyText(notice.advice, 1000) } : {}),
+    };
+  }
   return notice.topic === 'degraded'
     ? {
         topic: notice.topic,

@@ -3,7 +3,7 @@
  * checks that run degraded (the Nodes cannot be read) and their end, and a reset of unreadable
  * state. Says what is missing and how to fix it.
  */
-import type { NoticeInfo } from '../../../core/notification.js';
+import type { DiscoveryChange, NoticeInfo } from '../../../core/notification.js';
 import { bodyText, bullets, labelled, moment, period, titled, wrap } from './format.js';
 import { shellWord } from './text.js';
 
@@ -19,6 +19,7 @@ export function noticeLines(
 ): string[] {
   if (notice.topic === 'state-reset') return stateResetLines(notice);
   if (notice.topic === 'silences-set-aside') return silencesSetAsideLines(notice);
+  if (notice.topic === 'discovery') return discoveryLines(notice);
   const what = bodyText(notice.message, 1000) || '(no message)';
   if (notice.state === 'ended') {
     return [
@@ -110,4 +111,41 @@ function silencesSetAsideLines(
         'is still wanted; only lease-watchdog should write the state table or silences file.',
     ]),
   ];
+}
+
+/** What each discovery change means for the cluster, after the title. */
+const DISCOVERY_PROSE: Readonly<Record<DiscoveryChange, readonly [string, string]>> = {
+  appeared: [
+    'NOTICE: a cluster was discovered; it is watched from now on',
+    'Discovery found this EKS cluster, ACTIVE and matching the tag filter. It is checked like a ' +
+      'listed eks cluster from the next scheduled run on; when it cannot be read, a WATCHDOG ' +
+      'says why.',
+  ],
+  deleted: [
+    'NOTICE: a discovered cluster was deleted; it is no longer watched',
+    'The cluster is gone (or being deleted): its checks stopped, and nothing pages for it. ' +
+      'This is said once.',
+  ],
+  dropped: [
+    'NOTICE: a discovered cluster no longer matches; it is no longer watched',
+    'The cluster still exists but no longer carries the tags discovery looks for (or it ' +
+      'failed): its checks stopped. Tag it again to have it watched.',
+  ],
+  'tag-invalid': [
+    'NOTICE: a tag of a discovered cluster was ignored',
+    'The cluster is watched, without the setting of this tag: its default holds until the ' +
+      'tag is fixed.',
+  ],
+};
+
+function discoveryLines(notice: Extract<NoticeInfo, { topic: 'discovery' }>): string[] {
+  const [title, prose] = DISCOVERY_PROSE[notice.change];
+  const lines = [
+    ...titled(title),
+    ...labelled('What', bodyText(notice.message, 1000) || '(no message)'),
+    '',
+    ...wrap(prose),
+  ];
+  if (notice.advice) lines.push('', 'What to run', `  ${bodyText(notice.advice, 1000)}`);
+  return lines;
 }

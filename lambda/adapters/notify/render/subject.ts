@@ -5,6 +5,7 @@
  */
 import {
   type AlertNode,
+  type DiscoveryChange,
   type NoticeInfo,
   type Notification,
   type Resolution,
@@ -53,12 +54,20 @@ export function headline(n: Notification): string {
   return `${label}: ${parts.join('; ') || 'no node changes'}`;
 }
 
+const DISCOVERY_HEADLINES: Readonly<Record<DiscoveryChange, string>> = {
+  appeared: 'NOTICE: discovered, watched from now on',
+  deleted: 'NOTICE: deleted, no longer watched',
+  dropped: 'NOTICE: no longer matches discovery, no longer watched',
+  'tag-invalid': 'NOTICE: a tag was ignored',
+};
+
 /** `NOTICE: degraded checks: Nodes cannot be read`, ... */
 function noticeHeadline(notice: NoticeInfo): string {
   if (notice.topic === 'state-reset') return 'NOTICE: state was unreadable and was reset';
   if (notice.topic === 'silences-set-aside') {
     return 'NOTICE: a silence was unreadable and was set aside';
   }
+  if (notice.topic === 'discovery') return DISCOVERY_HEADLINES[notice.change];
   return notice.state === 'started'
     ? 'NOTICE: degraded checks: Nodes cannot be read'
     : 'NOTICE: checks complete again: Nodes readable';

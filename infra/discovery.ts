@@ -1,0 +1,136 @@
+/**
+ * Discovery's part of the stack (`discover`): its own schedule (`{"discover": true}` every
+ * `discover.everyMinutes`), and exactly what it calls: eks:ListClusters (no resource-level
+ * permission: `*`) and eks:DescribeCluster on the clusters of the searched regions of this
+ * account, sts:AssumeRole on each `discover.accounts` role alone, and, with `grantAccess`,
+ * eks:CreateAccessEntry on the clusters that carry the filter's tags and eks:AssociateAccessPolicy
+ * of the read-only access policy only (Service Authorization Reference, Amazon EKS:
+ * https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
+ */
+import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ACCESS_POLICY, type DeploymentConfig, RUNTIME_ENV } from '../lambda/settings/index.js';
+import { InvokeFunction } from './schedules.js';
+
+export interface DiscoveryResources {
+  readonly schedule: scheduler.Schedule;
+}
+
+/** Creates `DiscoverySchedule` and grants discovery's calls, when `discover` is set. */
+export function createDiscovery(
+  scope: Construct,
+  fn: lambda.Function,
+  role: iam.Role,
+  config: Pick<DeploymentConfig, 'discover'>,
+  schedules: { readonly schedulerRole: iam.Role; readonly deadLetterQueue: sqs.Queue },
+): DiscoveryResources | undefined {
+  const { discover } = config;
+  if (discover === undefined) return undefined;
+  fn.addEnvironment(RUNTIME_ENV.functionRoleArn, role.roleArn);
+  const stack = Stack.of(scope);
+  const clusters = discover.regions.map((region) =>
+    stack.formatArn({ service: 'eks', resource: 'cluster', resourceName: '*', region }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DiscoverListEksClusters',
+      actions: ['eks:ListClusters'],
+      resources: ['*'],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DiscoverDescribeEksClusters',
+      actions: ['eks:DescribeCluster'],
+      resources: clusters,
+    }),
+  );
+  const roles = (discover.accounts ?? []).map((account) => account.roleArn);
+  if (roles.length > 0) {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'DiscoverAssumeAccountRoles',
+        actions: ['sts:AssumeRole'],
+        resources: roles,
+      }),
+    );
+  }
+  if (discover.grantAccess) grantSelfAccess(role, clusters, discover, stack);
+  acknowledgeWildcards(role, discover, stack);
+  const schedule = new scheduler.Schedule(scope, 'DiscoverySchedule', {
+    description: 'lease-watchdog: discover the EKS clusters to watch',
+    schedule: scheduler.ScheduleExpression.rate(Duration.minutes(discover.everyMinutes)),
+    target: new InvokeFunction(fn, {
+      role: schedules.schedulerRole,
+      input: scheduler.ScheduleTargetInput.fromObject({ discover: true }),
+      deadLetterQueue: schedules.deadLetterQueue,
+      maxEventAge: Duration.minutes(2),
+      retryAttempts: 2,
+    }),
+  });
+  return { schedule };
+}
+
+/**
+ * `grantAccess`: the function may create access entries on the clusters that carry every tag of
+ * the filter (aws:ResourceTag), and associate the read-only access policy, no other (eks:policyArn).
+ */
+function grantSelfAccess(
+  role: iam.Role,
+  clusters: string[],
+  discover: NonNullable<DeploymentConfig['discover']>,
+  stack: Stack,
+): void {
+  const tags = Object.entries(discover.tags ?? {});
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DiscoverCreateOwnAccessEntry',
+      actions: ['eks:CreateAccessEntry'],
+      resources: clusters,
+      ...(tags.length === 0
+        ? {}
+        : {
+            conditions: {
+              StringEquals: Object.fromEntries(tags.map(([k, v]) => [`aws:ResourceTag/${k}`, v])),
+            },
+          }),
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DiscoverAssociateReadOnlyPolicy',
+      actions: ['eks:AssociateAccessPolicy'],
+      resources: discover.regions.map((region) =>
+        stack.formatArn({ service: 'eks', resource: 'access-entry', resourceName: '*', region }),
+      ),
+      conditions: {
+        StringEquals: {
+          'eks:policyArn': `arn:${stack.partition}:eks::aws:cluster-access-policy/${ACCESS_POLICY}`,
+        },
+      },
+    }),
+  );
+}
+
+/** Tells cdk-nag why discovery names every cluster of a region: which exist is what it finds out. */
+function acknowledgeWildcards(
+  role: iam.Role,
+  discover: NonNullable<DeploymentConfig['discover']>,
+  stack: Stack,
+): void {
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  const kinds = discover.grantAccess ? ['cluster', 'access-entry'] : ['cluster'];
+  for (const region of discover.regions) {
+    for (const kind of kinds) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:${region}:${account}:${kind}/*]`,
+        reason:
+          "Discovery: the clusters of a searched region are not known at deploy, finding them is its job; eks:DescribeCluster is read-only, and with grantAccess eks:CreateAccessEntry needs the filter's tags on the cluster and eks:AssociateAccessPolicy only the read-only policy.",
+      });
+    }
+  }
+}

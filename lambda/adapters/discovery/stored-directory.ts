@@ -1,0 +1,42 @@
+/**
+ * The ClusterDirectory over what discovery stored: the clusters it watches, read at most once a
+ * `ttlMs` (one Query of the discovery partition) per container, so that a thousand checks do not
+ * read the whole directory each. A cluster discovery found is checked within `ttlMs` of its run.
+ */
+import type { ClusterDirectory, DiscoveryStore } from '../../ports/index.js';
+import type { ClusterSettings } from '../../settings/index.js';
+
+/** How long a container reuses the directory it read. */
+export const DIRECTORY_TTL_MS = 60_000;
+
+export class StoredClusterDirectory implements ClusterDirectory {
+  #read:
+    | { readonly at: number; readonly clusters: Promise<readonly ClusterSettings[]> }
+    | undefined;
+
+  constructor(
+    private readonly store: DiscoveryStore,
+    private readonly clock: () => number,
+    private readonly ttlMs = DIRECTORY_TTL_MS,
+  ) {}
+
+  discovered(): Promise<readonly ClusterSettings[]> {
+    const now = this.clock();
+    if (this.#read === undefined || now - this.#read.at >= this.ttlMs) {
+      const clusters = this.store
+        .load()
+        .then((records) => records.filter((r) => r.state === 'watched').map((r) => r.settings));
+      // A failed read is not kept: the next call reads again.
+      clusters.catch(() => {
+        this.#read = undefined;
+      });
+      this.#read = { at: now, clusters };
+    }
+    return this.#read.clusters;
+  }
+
+  /** Forgets what was read (after discovery changed the stored set in this container). */
+  forget(): void {
+    this.#read = undefined;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Discovery's parts, built once per container when `discover` is set: the EKS finder (as the
+ * function, or as each account's role), the store in the state table, the directory the checks
+ * read (remembering each discovered cluster's settings for the notifiers), and the access grant.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { EksClusterAccess } from '../adapters/discovery/eks-access.js';
+import { EksClusterFinder } from '../adapters/discovery/eks-discovery.js';
+import { StoredClusterDirectory } from '../adapters/discovery/stored-directory.js';
+import type { ClusterAwsCredentials } from '../adapters/kube/cluster-credentials.js';
+import { DynamoDbDiscoveryStore } from '../adapters/state/dynamodb/dynamodb-discovery-store.js';
+import type { ClusterDirectory, Notifier, StructuredLogger } from '../ports/index.js';
+import type { ClusterSettings, RuntimeConfig } from '../settings/index.js';
+import { type DiscoveryReport, runDiscovery } from '../use-cases/discovery.js';
+
+/** The AWS clients discovery uses (the handler's AwsClients have them). */
+export interface DiscoveryClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
+}
+
+export interface DiscoveryParts {
+  readonly directory: ClusterDirectory;
+  /** A discovered cluster's settings, as last read by the directory (for the notifiers). */
+  settingsOf(name: string): ClusterSettings | undefined;
+  /** One discovery run (`{ "discover": true }`). */
+  run(notifier: Notifier, signal?: AbortSignal): Promise<DiscoveryReport>;
+}
+
+export function discoveryParts(
+  config: RuntimeConfig,
+  clients: DiscoveryClients,
+  awsCredentials: ClusterAwsCredentials,
+  logger: StructuredLogger,
+  clock: () => number,
+): DiscoveryParts | undefined {
+  if (config.settings.discover === undefined) return undefined;
+  const store = new DynamoDbDiscoveryStore({
+    client: clients.dynamodb,
+    tableName: config.stateTable,
+    clock,
+  });
+  const stored = new StoredClusterDirectory(store, clock);
+  const seen = new Map<string, ClusterSettings>();
+  const directory: ClusterDirectory = {
+    discovered: async () => {
+      const clusters = await stored.discovered();
+      for (const cluster of clusters) seen.set(cluster.name, cluster);
+      return clusters;
+    },
+  };
+  const roleCredentials = (roleArn: string, region: string) =>
+    awsCredentials.forCluster({ auth: { mode: 'eks', clusterName: '-', region, roleArn } });
+  const eks = (region: string, roleArn?: string) =>
+    roleArn === undefined
+      ? clients.eks(region)
+      : clients.eks(region, roleCredentials(roleArn, region));
+  const finder = new EksClusterFinder({ eks: clients.eks, roleCredentials });
+  const access = new EksClusterAccess((target) => eks(target.region, target.roleArn));
+  return {
+    directory,
+    settingsOf: (name) => seen.get(name),
+    run: async (notifier, signal) => {
+      const report = await runDiscovery(
+        {
+          settings: config.settings,
+          finder,
+          store,
+          notifier,
+          access,
+          functionRoleArn: config.functionRoleArn,
+          logger,
+          clock,
+        },
+        signal,
+      ).finally(() => stored.forget());
+      logger.info('discovery ran', { ...report });
+      return report;
+    },
+  };
+}

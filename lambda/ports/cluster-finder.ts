@@ -1,0 +1,35 @@
+/** Finding clusters: where discovery looks, what it finds, and the one error it raises. */
+
+/** One place discovery searches: a region of the function's account, or of a role's account. */
+export interface SearchScope {
+  readonly region: string;
+  /** The role assumed to search another account (none: the function's own account). */
+  readonly roleArn?: string | undefined;
+}
+
+/** An EKS cluster as discovery found it (eks:ListClusters, then eks:DescribeCluster). */
+export interface FoundEksCluster {
+  readonly clusterName: string;
+  readonly region: string;
+  readonly roleArn?: string | undefined;
+  /** `CREATING`, `ACTIVE`, `UPDATING`, `DELETING`, `FAILED`, `PENDING`. */
+  readonly status: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** Its ARN (names its account), when EKS said it. */
+  readonly arn?: string | undefined;
+}
+
+/** Finds the EKS clusters of one scope. */
+export interface ClusterFinder {
+  /**
+   * Every cluster of the scope, described. A cluster deleted between the list and its description
+   * is left out (it is gone). Rejects with a ClusterSearchError when the scope cannot be searched
+   * (its role cannot be assumed, access denied, throttled past the SDK's retries).
+   */
+  find(scope: SearchScope, signal?: AbortSignal): Promise<readonly FoundEksCluster[]>;
+}
+
+/** A scope discovery could not search: one line naming it, what failed and what to check. */
+export class ClusterSearchError extends Error {
+  override readonly name = 'ClusterSearchError';
+}

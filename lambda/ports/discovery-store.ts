@@ -1,0 +1,26 @@
+/** Where discovery remembers the clusters it found, between its runs. */
+import type { ClusterSettings } from '../settings/index.js';
+
+/** `watched`: checked; `gone`: deleted; `dropped`: no longer matching (or failed). */
+export type DiscoveredState = 'watched' | 'gone' | 'dropped';
+
+/** One cluster discovery found, by the watchdog's name for it. */
+export interface DiscoveredRecord {
+  readonly name: string;
+  readonly state: DiscoveredState;
+  /** Its settings, validated as a listed cluster's (from its tags). */
+  readonly settings: ClusterSettings;
+  /** The lines of its tags that were ignored (each announced once). */
+  readonly tagProblems: readonly string[];
+  /** The state last announced by a NOTICE (none yet: absent). */
+  readonly announcedState?: DiscoveredState | undefined;
+  /** The tag problems already announced. */
+  readonly announcedTags: readonly string[];
+}
+
+export interface DiscoveryStore {
+  /** Every remembered cluster. */
+  load(signal?: AbortSignal): Promise<readonly DiscoveredRecord[]>;
+  /** Writes these records (only what changed: one small item each). */
+  save(records: readonly DiscoveredRecord[], signal?: AbortSignal): Promise<void>;
+}

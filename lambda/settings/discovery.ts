@@ -1,0 +1,172 @@
+/**
+ * Discovery: the `discover` section of the deployment file (which regions and accounts to search
+ * for EKS clusters, and which tags make a cluster watched), and the tags a discovered cluster
+ * carries its own settings in, validated by the same schema as a listed cluster's.
+ *
+ * Tag rules (EKS "Tagging your Amazon EKS resources"): keys of 1-128 and values of 0-256
+ * characters, letters, digits, spaces and `+ - = . _ : / @`; keys starting `aws:` are AWS's own.
+ */
+import * as z from 'zod';
+import { clusterSchema } from './clusters.js';
+import { DEFAULTS } from './defaults.js';
+import { shown } from './errors.js';
+import { flag, strictObject, text, wholeNumber } from './fields.js';
+import { PATTERNS } from './patterns.js';
+import { setting } from './registry.js';
+
+/**
+ * The EKS access policy the watchdog's access entry gets: the only one that lists Nodes
+ * (cluster-scoped) and Leases (coordination.k8s.io): `*` resources, get/list/watch, Secrets
+ * included (EKS user guide, "Review access policy permissions",
+ * https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html).
+ * AmazonEKSViewPolicy names fixed API groups, without coordination.k8s.io, and no Nodes.
+ */
+export const ACCESS_POLICY = 'AmazonEKSAdminViewPolicy';
+
+/** What a tag key or value may hold (EKS tag restrictions). */
+const TAG_KEY = /^(?!aws:)[\p{L}\p{N}\s+\-=._:/@]{1,128}$/u;
+const TAG_VALUE = /^[\p{L}\p{N}\s+\-=._:/@]{0,256}$/u;
+
+/** `{"<tag key>": "<value>"}`: a tag filter. */
+function tagFilter(example: string) {
+  const problem = (tags: Record<string, string>): string | undefined => {
+    for (const [key, value] of Object.entries(tags)) {
+      if (!TAG_KEY.test(key)) {
+        return `has the tag key ${shown(key)}: a tag key is 1-128 letters, digits, spaces or + - = . _ : / @, not starting with aws:`;
+      }
+      if (!TAG_VALUE.test(value)) {
+        return `has the value ${shown(value)} for tag ${shown(key)}: a tag value is 0-256 letters, digits, spaces or + - = . _ : / @`;
+      }
+    }
+    return undefined;
+  };
+  return z
+    .record(z.string(), z.string(), {
+      error: (issue) =>
+        `must be an object of tag keys and values, e.g. ${example} (got ${shown(issue.input)})`,
+    })
+    .superRefine((tags, ctx) => {
+      const found = problem(tags);
+      if (found !== undefined) ctx.addIssue({ code: 'custom', message: found, input: tags });
+    });
+}
+
+const roleArn = text({
+  hint: "the IAM role in the account's that the function assumes to search it",
+  pattern: PATTERNS.ROLE_ARN,
+  invalid: (value) =>
+    `must be an IAM role ARN like arn:aws:iam::210987654321:role/lease-watchdog-discovery (got ${shown(value)})`,
+});
+
+const region = text({
+  hint: 'an AWS region',
+  pattern: PATTERNS.REGION,
+  invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
+});
+
+/** The most regions and accounts one discovery searches (each pair is one ListClusters walk). */
+export const MAX_DISCOVERY_REGIONS = 30;
+export const MAX_DISCOVERY_ACCOUNTS = 100;
+
+const listOf = <S extends z.ZodType>(item: S, max: number, example: string) => {
+  const error = (issue: { input?: unknown }) =>
+    `must be a list of 1 to ${max}, e.g. ${example} (got ${shown(issue.input)})`;
+  return z.array(item, { error }).min(1, { error }).max(max, { error });
+};
+
+export const discover = setting({
+  key: 'discover',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{"regions":["eu-west-1"],"accounts"?:[{"roleArn":"arn:aws:iam::210987654321:role/lease-watchdog-discovery"}],"tags"?:{"lease-watchdog":"on"},"excludeTags"?:{"lease-watchdog":"off"},"grantAccess"?:false,"everyMinutes"?:5}`: also watch the EKS clusters found in these regions of the stack\'s account and of each account\'s role (assumed as `clusters[].auth.roleArn` is), that are `ACTIVE`, carry every tag of `tags` (none: every cluster) and none of `excludeTags`; each is found within `everyMinutes` (1-60) plus one check period of being created, announced by a NOTICE when it appears, is deleted or stops matching, and checked as a listed `eks` cluster would be, its settings from its tags (`lease-watchdog/name`, `lease-watchdog/namespace`, `lease-watchdog/exclude-selector`, `lease-watchdog/runbook-url`); a listed cluster of the same name wins. `grantAccess`: the function creates its own EKS access entry (`AmazonEKSAdminViewPolicy`) on each cluster that appears (in another account, as its role); otherwise the NOTICE says the command to run. See [docs/DEPLOY.md](docs/DEPLOY.md#discovered-clusters)',
+  schema: strictObject(
+    {
+      regions: listOf(region, MAX_DISCOVERY_REGIONS, '["eu-west-1"]'),
+      accounts: listOf(
+        strictObject({ roleArn }, 'an account: {"roleArn": "arn:aws:iam::...:role/..."}'),
+        MAX_DISCOVERY_ACCOUNTS,
+        '[{"roleArn": "arn:aws:iam::210987654321:role/lease-watchdog-discovery"}]',
+      ).optional(),
+      tags: tagFilter('{"lease-watchdog": "on"}').optional(),
+      excludeTags: tagFilter('{"lease-watchdog": "off"}').optional(),
+      grantAccess: flag().default(false),
+      everyMinutes: wholeNumber(1, 60, 'how often discovery runs').default(
+        DEFAULTS.discoveryMinutes,
+      ),
+    },
+    'discovery: {"regions": ["eu-west-1"], "tags"?: {...}, ...}',
+  ),
+});
+
+export type DiscoverSettings = z.output<typeof discover>;
+
+/** The tags a discovered cluster's own settings are read from, and the setting each sets. */
+export const CLUSTER_TAGS = Object.freeze({
+  'lease-watchdog/name': 'name',
+  'lease-watchdog/namespace': 'namespace',
+  'lease-watchdog/exclude-selector': 'excludeSelector',
+  'lease-watchdog/runbook-url': 'runbookUrl',
+} as const);
+
+/** Whether a cluster's tags match the filter: every tag of `tags`, none of `excludeTags`. */
+export function matchesTags(
+  filter: Pick<DiscoverSettings, 'tags' | 'excludeTags'>,
+  tags: Readonly<Record<string, string>>,
+): boolean {
+  const has = ([key, value]: [string, string]) => tags[key] === value;
+  return (
+    Object.entries(filter.tags ?? {}).every(has) &&
+    !Object.entries(filter.excludeTags ?? {}).some(has)
+  );
+}
+
+/** Where a discovered cluster is: its EKS name, region, and the role it is reached through. */
+export interface FoundCluster {
+  readonly clusterName: string;
+  readonly region: string;
+  readonly roleArn?: string | undefined;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** How a discovered cluster is reached: `eks`, its name and region filled in. */
+export interface EksDiscoveredAuth {
+  readonly mode: 'eks';
+  readonly clusterName: string;
+  readonly region: string;
+  readonly roleArn?: string | undefined;
+}
+
+/** A discovered cluster's settings, and one line for each of its tags that could not be used. */
+export interface DiscoveredSettings {
+  readonly settings: Omit<z.output<typeof clusterSchema>, 'auth'> & {
+    readonly auth: EksDiscoveredAuth;
+  };
+  /** `tag lease-watchdog/runbook-url must be an https:// URL …`: the tag was ignored. */
+  readonly tagProblems: readonly string[];
+}
+
+/**
+ * The settings of a discovered cluster: `eks` auth in its region (through its account's role),
+ * named after it, with the settings its tags give, each validated as a listed cluster's field
+ * is. A tag whose value a listed cluster could not have is left out, and said.
+ */
+export function discoveredSettings(found: FoundCluster): DiscoveredSettings {
+  const auth = {
+    mode: 'eks' as const,
+    clusterName: found.clusterName,
+    region: found.region,
+    ...(found.roleArn === undefined ? {} : { roleArn: found.roleArn }),
+  };
+  const base = { name: found.clusterName, auth };
+  const tagProblems: string[] = [];
+  let input: Record<string, unknown> = base;
+  for (const [tag, key] of Object.entries(CLUSTER_TAGS)) {
+    const value = found.tags[tag];
+    if (value === undefined) continue;
+    const tried = clusterSchema.safeParse({ ...input, [key]: value });
+    if (tried.success) input = { ...input, [key]: value };
+    else tagProblems.push(`tag ${tag} ${tried.error.issues[0]?.message ?? 'is not valid'}`);
+  }
+  return { settings: { ...clusterSchema.parse(input), auth }, tagProblems };
+}

@@ -1,0 +1,87 @@
+/**
+ * What discovery's NOTICEs say: which cluster, where, what changed; and, for a cluster that
+ * appeared, how the watchdog gets in: the access entry it made itself (`discover.grantAccess`),
+ * or the one command line that makes it.
+ */
+import type { ClusterAccess, DiscoveredRecord, StructuredLogger } from '../ports/index.js';
+import { ACCESS_POLICY, type WatchdogSettings } from '../settings/index.js';
+
+/** What granting access, or advising it, needs. */
+export interface AccessDeps {
+  readonly settings: WatchdogSettings;
+  /** Lets the function into each cluster that appears (`discover.grantAccess`); none: advice. */
+  readonly access?: ClusterAccess | undefined;
+  /** The function's role, the principal of the access entry in its own account. */
+  readonly functionRoleArn?: string | undefined;
+  readonly logger: StructuredLogger;
+}
+
+/** Where a discovered cluster is, for people: `'prod' in eu-west-1 (through role …)`. */
+function where(record: DiscoveredRecord): string {
+  const { auth } = record.settings;
+  if (auth.mode !== 'eks') return `'${record.name}'`;
+  const through = auth.roleArn === undefined ? '' : ` through role ${auth.roleArn}`;
+  return `EKS cluster '${auth.clusterName}' in ${auth.region ?? '?'}${through}`;
+}
+
+export function changeMessage(
+  record: DiscoveredRecord,
+  change: 'appeared' | 'deleted' | 'dropped',
+): string {
+  switch (change) {
+    case 'appeared':
+      return `${where(record)} is ACTIVE and matches discover: watched as '${record.name}'`;
+    case 'deleted':
+      return `${where(record)} is deleted (or being deleted): no longer watched, nothing pages for it`;
+    case 'dropped':
+      return `${where(record)} no longer matches discover (its tags, or it failed): no longer watched`;
+  }
+}
+
+/** Who reads the cluster: the role its account is reached through, else the function's role. */
+function principalOf(record: DiscoveredRecord, functionRoleArn: string | undefined): string {
+  const { auth } = record.settings;
+  return (auth.mode === 'eks' && auth.roleArn) || functionRoleArn || '<FunctionRoleArn>';
+}
+
+/** The one line that lets `principal` read the cluster (run in the cluster's account). */
+export function accessCommand(record: DiscoveredRecord, principal: string): string {
+  const { auth } = record.settings;
+  if (auth.mode !== 'eks') return '';
+  const at = `--cluster-name ${auth.clusterName} --region ${auth.region ?? '<region>'} --principal-arn ${principal}`;
+  const partition = principal.split(':')[1] || 'aws';
+  return (
+    `aws eks create-access-entry ${at} && aws eks associate-access-policy ${at} ` +
+    `--policy-arn arn:${partition}:eks::aws:cluster-access-policy/${ACCESS_POLICY} --access-scope type=cluster`
+  );
+}
+
+/**
+ * For a cluster that appeared: nothing when the function let itself in (`grantAccess`), else the
+ * command to run (with why the grant failed, when it was tried).
+ */
+export async function accessAdvice(
+  deps: AccessDeps,
+  record: DiscoveredRecord,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const { auth } = record.settings;
+  if (auth.mode !== 'eks') return undefined;
+  const principal = principalOf(record, deps.functionRoleArn);
+  const command = accessCommand(record, principal);
+  if (deps.access === undefined || !deps.settings.discover?.grantAccess) {
+    return `unless the watchdog already has access: ${command}`;
+  }
+  try {
+    await deps.access.grant(
+      { clusterName: auth.clusterName, region: auth.region ?? '', roleArn: auth.roleArn },
+      principal,
+      signal,
+    );
+    deps.logger.info('discovery granted the watchdog access', { cluster: record.name });
+    return undefined;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `the watchdog could not grant itself access (${why}); run: ${command}`;
+  }
+}
