@@ -13,7 +13,7 @@ import type { ClusterAwsCredentials } from '../adapters/kube/cluster-credentials
 import { DynamoDbDiscoveryStore } from '../adapters/state/dynamodb/dynamodb-discovery-store.js';
 import type { ClusterDirectory, Notifier, StructuredLogger } from '../ports/index.js';
 import type { ClusterSettings, RuntimeConfig } from '../settings/index.js';
-import { type DiscoveryReport, runDiscovery } from '../use-cases/discovery.js';
+import type { DiscoveryReport } from '../use-cases/discovery.js';
 
 /** The AWS clients discovery uses (the handler's AwsClients have them). */
 export interface DiscoveryClients {
@@ -63,6 +63,9 @@ export function discoveryParts(
     directory,
     settingsOf: (name) => seen.get(name),
     run: async (notifier, signal) => {
+      // Loaded on the first discovery run: it validates tags with the settings' schemas, which a
+      // check never builds.
+      const { runDiscovery } = await import('../use-cases/discovery.js');
       const report = await runDiscovery(
         {
           settings: config.settings,

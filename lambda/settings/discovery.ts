@@ -14,14 +14,7 @@ import { flag, strictObject, text, wholeNumber } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
-/**
- * The EKS access policy the watchdog's access entry gets: the only one that lists Nodes
- * (cluster-scoped) and Leases (coordination.k8s.io): `*` resources, get/list/watch, Secrets
- * included (EKS user guide, "Review access policy permissions",
- * https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html).
- * AmazonEKSViewPolicy names fixed API groups, without coordination.k8s.io, and no Nodes.
- */
-export const ACCESS_POLICY = 'AmazonEKSAdminViewPolicy';
+export { ACCESS_POLICY } from './access-policy.js';
 
 /** What a tag key or value may hold (EKS tag restrictions). */
 const TAG_KEY = /^(?!aws:)[\p{L}\p{N}\s+\-=._:/@]{1,128}$/u;

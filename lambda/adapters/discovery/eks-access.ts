@@ -10,7 +10,7 @@ import {
   type EKSClient,
 } from '@aws-sdk/client-eks';
 import type { AccessTarget, ClusterAccess } from '../../ports/index.js';
-import { ACCESS_POLICY } from '../../settings/index.js';
+import { ACCESS_POLICY } from '../../settings/access-policy.js';
 import { describeAwsError, errorName } from '../kube/auth-error.js';
 
 export class EksClusterAccess implements ClusterAccess {
