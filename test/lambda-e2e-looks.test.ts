@@ -151,6 +151,43 @@ describe('looks between scheduled runs', () => {
     }
   });
 
+  it('a look that first sees a renewal a renew interval old saves it: the run at the grace pages on it', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const lambda = h.container();
+      const victim = h.target().nodes[2] as string;
+      /** Moves the clock (100 ms steps) to just after the victim's next renewal; its time. */
+      const nextRenewal = () => {
+        const from = renewTimeOf(h, 'prod', victim);
+        while (renewTimeOf(h, 'prod', victim) === from) h.clock.advance(100);
+        return renewTimeOf(h, 'prod', victim);
+      };
+      // Scheduled runs just after its renewals: the saved state knows its clock to 0.1 s.
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(SCHEDULE_MS - 11_000);
+        nextRenewal();
+        await lambda.invoke();
+      }
+      // It renews once more, which no saved check sees, and dies.
+      const lastRenewal = nextRenewal();
+      h.target().sim.stopKubelet(victim);
+      const units = countUnits(lambda.dynamodb);
+      h.clock.advance(11_500 - (h.clock.now() - lastRenewal));
+      await look(lambda);
+      assert.ok(units.write >= 1, 'the look that first saw that renewal, 11.5 s old, saved it');
+
+      // The next look comes at the grace (40 s later, as looks may): it pages there and then.
+      h.clock.advance(lastRenewal + 50_500 - h.clock.now());
+      await lambda.invoke();
+      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
+      assert.ok(firing, `no FIRING at the grace: ${summary(h.messages())}`);
+      const latency = (firing.receivedAt - lastRenewal) / 1000;
+      assert.ok(latency <= 51, `paged ${latency} s after the last renewal`);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
     const h = await startWatchdogHarness({
       clusters: { prod: { nodes: 6 } },

@@ -53,11 +53,20 @@ export const OFFSET_CREEP_MS = 250;
 export const FREEZE_MIN = 3;
 
 /**
+ * A live kubelet's longest wait between two renewals of a lease of this duration: 0.25 × duration
+ * plus wait.JitterUntil's 4 % (10.4 s for the default 40 s). A live lease's estimated silence never
+ * exceeds its true one, so a silence past this has likely missed a renewal.
+ */
+export function renewIntervalMs(durationSeconds: number): number {
+  return Math.round(durationSeconds * 260);
+}
+
+/**
  * How long a live kubelet can go between renewals of a lease of this duration: its renew interval
- * (0.25 × duration, plus wait.JitterUntil's 4 %) and 1.6 s of slack. 12 s for the default 40 s.
+ * (renewIntervalMs) and 1.6 s of slack. 12 s for the default 40 s.
  */
 export function suspectMs(durationSeconds: number): number {
-  return Math.round(durationSeconds * 260 + 1_600);
+  return renewIntervalMs(durationSeconds) + 1_600;
 }
 
 /**
