@@ -188,6 +188,43 @@ describe('looks between scheduled runs', () => {
     }
   });
 
+  it('a suspect a look found is in the observation snapshot: a cold container pages it at the grace', async () => {
+    // 40 leases: the observations are a snapshot apart from the head (INLINE_OBSERVATIONS).
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 40 } } });
+    try {
+      const warm = h.container();
+      const victim = h.target().nodes[5] as string;
+      const nextRenewal = () => {
+        const from = renewTimeOf(h, 'prod', victim);
+        while (renewTimeOf(h, 'prod', victim) === from) h.clock.advance(100);
+        return renewTimeOf(h, 'prod', victim);
+      };
+      for (let i = 0; i < 3; i++) {
+        h.clock.advance(SCHEDULE_MS - 11_000);
+        nextRenewal();
+        await warm.invoke();
+      }
+      // Its last renewal is seen first by a look that saves nothing; a later look finds it suspect.
+      const lastRenewal = nextRenewal();
+      h.target().sim.stopKubelet(victim);
+      h.clock.advance(2_000);
+      await look(warm);
+      h.clock.advance(lastRenewal + 25_000 - h.clock.now());
+      await look(warm);
+
+      // The container is replaced; the re-check at the grace runs in the new one.
+      const cold = h.container();
+      h.clock.advance(lastRenewal + 51_000 - h.clock.now());
+      await look(cold, [victim]);
+      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
+      assert.ok(firing, `no FIRING at the grace: ${summary(h.messages())}`);
+      const latency = (firing.receivedAt - lastRenewal) / 1000;
+      assert.ok(latency <= 52, `paged ${latency} s after the last renewal`);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
     const h = await startWatchdogHarness({
       clusters: { prod: { nodes: 6 } },
