@@ -225,6 +225,43 @@ describe('looks between scheduled runs', () => {
     }
   });
 
+  it('a tight clock offset stays tight through checks that see renewals late: the re-check lands at the grace', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const lambda = h.container();
+      const victim = h.target().nodes[4] as string;
+      const nextRenewal = () => {
+        const from = renewTimeOf(h, 'prod', victim);
+        while (renewTimeOf(h, 'prod', victim) === from) h.clock.advance(100);
+        return renewTimeOf(h, 'prod', victim);
+      };
+      // One run just after a renewal learns the offset to 0.1 s; ten more see renewals 9.5 s old.
+      nextRenewal();
+      await lambda.invoke();
+      for (let i = 0; i < 10; i++) {
+        h.clock.advance(SCHEDULE_MS - 20_000);
+        nextRenewal();
+        h.clock.advance(9_500);
+        await lambda.invoke();
+      }
+      const lastRenewal = nextRenewal();
+      h.target().sim.stopKubelet(victim);
+      h.clock.advance(lastRenewal + 15_000 - h.clock.now());
+      const logged = lambda.logger.entries.length;
+      await look(lambda);
+      const asked = lambda.logger.entries
+        .slice(logged)
+        .find((e) => e.message === 'suspects: looking again');
+      const at = Number(asked?.fields.at);
+      assert.ok(
+        at - lastRenewal <= 50_600,
+        `re-check asked ${(at - lastRenewal) / 1000} s after the last renewal`,
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
   it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
     const h = await startWatchdogHarness({
       clusters: { prod: { nodes: 6 } },

@@ -47,8 +47,15 @@
  */
 import type { Observation } from './model.js';
 
-/** How much the learned offset creeps up per observed change (forgets a small backward step). */
-export const OFFSET_CREEP_MS = 250;
+/**
+ * How much the learned offset creeps up per observed change (forgets a small backward step). The
+ * offset is learned from saved checks (about one a minute): with 250 ms it sat 2-5 s above the
+ * true one, and every re-check came that much after the grace; with 50 ms it stays within about a
+ * second. A backward step too small for the clamp to catch is forgotten in step ÷ 50 ms changes
+ * (a 5-s step in ~100); until then the estimate is up to that much early, and a page still needs
+ * our own looks to have seen the renewTime unchanged for a renew interval.
+ */
+export const OFFSET_CREEP_MS = 50;
 /** At least this many leases becoming suspect at one look (and half of them) is a frozen cluster. */
 export const FREEZE_MIN = 3;
 
