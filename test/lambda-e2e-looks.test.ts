@@ -30,6 +30,30 @@ function requests(h: Harness): string[] {
   return h.target().server.sent.map((a) => `${a.method} ${a.url.split('?')[0]}`);
 }
 
+/** Moves the clock (100 ms steps) to just after `node`'s next renewal; its time. */
+function nextRenewal(h: Harness, node: string): number {
+  const from = renewTimeOf(h, 'prod', node);
+  while (renewTimeOf(h, 'prod', node) === from) h.clock.advance(100);
+  return renewTimeOf(h, 'prod', node);
+}
+
+/** Scheduled runs just after `node`'s renewals: the saved state knows its clock to 0.1 s. */
+async function learnClock(h: Harness, lambda: Container, node: string): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    h.clock.advance(SCHEDULE_MS - 11_000);
+    nextRenewal(h, node);
+    await lambda.invoke();
+  }
+}
+
+/** A FIRING names `node` at most `seconds` after its last renewal. */
+function pagedWithin(h: Harness, node: string, lastRenewal: number, seconds: number): void {
+  const firing = h.messages('FIRING').find((m) => m.message.includes(node));
+  assert.ok(firing, `no FIRING at the grace: ${summary(h.messages())}`);
+  const latency = (firing.receivedAt - lastRenewal) / 1000;
+  assert.ok(latency <= seconds, `paged ${latency} s after the last renewal`);
+}
+
 describe('looks between scheduled runs', () => {
   it('a look lists the Leases alone, and GETs only a node that may page now', async () => {
     const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
@@ -156,20 +180,9 @@ describe('looks between scheduled runs', () => {
     try {
       const lambda = h.container();
       const victim = h.target().nodes[2] as string;
-      /** Moves the clock (100 ms steps) to just after the victim's next renewal; its time. */
-      const nextRenewal = () => {
-        const from = renewTimeOf(h, 'prod', victim);
-        while (renewTimeOf(h, 'prod', victim) === from) h.clock.advance(100);
-        return renewTimeOf(h, 'prod', victim);
-      };
-      // Scheduled runs just after its renewals: the saved state knows its clock to 0.1 s.
-      for (let i = 0; i < 3; i++) {
-        h.clock.advance(SCHEDULE_MS - 11_000);
-        nextRenewal();
-        await lambda.invoke();
-      }
+      await learnClock(h, lambda, victim);
       // It renews once more, which no saved check sees, and dies.
-      const lastRenewal = nextRenewal();
+      const lastRenewal = nextRenewal(h, victim);
       h.target().sim.stopKubelet(victim);
       const units = countUnits(lambda.dynamodb);
       h.clock.advance(11_500 - (h.clock.now() - lastRenewal));
@@ -179,10 +192,7 @@ describe('looks between scheduled runs', () => {
       // The next look comes at the grace (40 s later, as looks may): it pages there and then.
       h.clock.advance(lastRenewal + 50_500 - h.clock.now());
       await lambda.invoke();
-      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
-      assert.ok(firing, `no FIRING at the grace: ${summary(h.messages())}`);
-      const latency = (firing.receivedAt - lastRenewal) / 1000;
-      assert.ok(latency <= 51, `paged ${latency} s after the last renewal`);
+      pagedWithin(h, victim, lastRenewal, 51);
     } finally {
       await h.close();
     }
@@ -194,18 +204,9 @@ describe('looks between scheduled runs', () => {
     try {
       const warm = h.container();
       const victim = h.target().nodes[5] as string;
-      const nextRenewal = () => {
-        const from = renewTimeOf(h, 'prod', victim);
-        while (renewTimeOf(h, 'prod', victim) === from) h.clock.advance(100);
-        return renewTimeOf(h, 'prod', victim);
-      };
-      for (let i = 0; i < 3; i++) {
-        h.clock.advance(SCHEDULE_MS - 11_000);
-        nextRenewal();
-        await warm.invoke();
-      }
+      await learnClock(h, warm, victim);
       // Its last renewal is seen first by a look that saves nothing; a later look finds it suspect.
-      const lastRenewal = nextRenewal();
+      const lastRenewal = nextRenewal(h, victim);
       h.target().sim.stopKubelet(victim);
       h.clock.advance(2_000);
       await look(warm);
@@ -216,10 +217,7 @@ describe('looks between scheduled runs', () => {
       const cold = h.container();
       h.clock.advance(lastRenewal + 51_000 - h.clock.now());
       await look(cold, [victim]);
-      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
-      assert.ok(firing, `no FIRING at the grace: ${summary(h.messages())}`);
-      const latency = (firing.receivedAt - lastRenewal) / 1000;
-      assert.ok(latency <= 52, `paged ${latency} s after the last renewal`);
+      pagedWithin(h, victim, lastRenewal, 52);
     } finally {
       await h.close();
     }
@@ -230,21 +228,16 @@ describe('looks between scheduled runs', () => {
     try {
       const lambda = h.container();
       const victim = h.target().nodes[4] as string;
-      const nextRenewal = () => {
-        const from = renewTimeOf(h, 'prod', victim);
-        while (renewTimeOf(h, 'prod', victim) === from) h.clock.advance(100);
-        return renewTimeOf(h, 'prod', victim);
-      };
       // One run just after a renewal learns the offset to 0.1 s; ten more see renewals 9.5 s old.
-      nextRenewal();
+      nextRenewal(h, victim);
       await lambda.invoke();
       for (let i = 0; i < 10; i++) {
         h.clock.advance(SCHEDULE_MS - 20_000);
-        nextRenewal();
+        nextRenewal(h, victim);
         h.clock.advance(9_500);
         await lambda.invoke();
       }
-      const lastRenewal = nextRenewal();
+      const lastRenewal = nextRenewal(h, victim);
       h.target().sim.stopKubelet(victim);
       h.clock.advance(lastRenewal + 15_000 - h.clock.now());
       const logged = lambda.logger.entries.length;
