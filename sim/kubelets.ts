@@ -10,10 +10,20 @@ import type { Kubelet } from './records.js';
 export const NODE_MONITOR_GRACE_US = 50_000_000;
 /** kubelet's nodeStatusReportFrequency: lastHeartbeatTime moves every 5 minutes when nothing changes. */
 export const NODE_STATUS_REPORT_US = 300_000_000;
-/** kubelet's lease controller uses wait.JitterUntil(renew, interval, 0.04, ...). */
+/**
+ * The kubelet's lease controller renews with `wait.JitterUntil(c.sync, c.renewInterval, 0.04, true,
+ * stopCh)` (k8s.io/component-helpers/apimachinery/lease/controller.go): sliding, so each wait,
+ * interval + U[0, 0.04 × interval), starts when the last renewal ended
+ * (k8s.io/apimachinery/pkg/util/wait/backoff.go, BackoffUntil). Its renewals therefore slide
+ * through every phase of the interval (0.2 s a renewal on average for the default 40 s lease, the
+ * whole 10 s in about 8.5 minutes) instead of keeping one.
+ */
 const JITTER_FACTOR = 0.04;
 
-/** The latest tick of `start + n·period + jitter(n)` at or before `upTo`, or undefined. */
+/**
+ * The latest tick of `start + n·period + jitter(n)` at or before `upTo`, or undefined. `jitter(n)`
+ * lies within (−period, period), so the tick is the n-th, the one before or the one after.
+ */
 export function lastTick(
   startUs: number,
   periodUs: number,
@@ -21,13 +31,11 @@ export function lastTick(
   jitter: (n: number) => number,
 ): number | undefined {
   if (upToUs < startUs) return undefined;
+  const tick = (n: number) => startUs + n * periodUs + (n === 0 ? 0 : jitter(n));
   let n = Math.floor((upToUs - startUs) / periodUs);
-  let t = startUs + n * periodUs + (n === 0 ? 0 : jitter(n));
-  if (t > upToUs) {
-    n--;
-    t = startUs + n * periodUs + (n === 0 ? 0 : jitter(n));
-  }
-  return t;
+  if (tick(n) > upToUs) n--;
+  else if (tick(n + 1) <= upToUs) n++;
+  return tick(n);
 }
 
 export function makeKubelet(
@@ -47,7 +55,13 @@ export function makeKubelet(
   };
 }
 
-/** Sim time (µs) of the kubelet's latest lease renewal at or before `atUs`. */
+/**
+ * Sim time (µs) of the kubelet's latest lease renewal at or before `atUs`. Without jitter, every
+ * interval exactly. With it, as JITTER_FACTOR's comment says, in closed form (no walk through
+ * the renewals): the n-th renewal at `start + n·(interval + h) + h·(u(n) − ½)`, h = 0.02 ×
+ * interval and u(n) ∈ [0, 1) from the seed, so that two renewals are always between interval
+ * and interval × 1.04 apart (h + h·(u(n) − u(n − 1))), 1.02 × interval on average.
+ */
 export function lastRenewalUs(
   k: Kubelet,
   atUs: number,
@@ -55,9 +69,10 @@ export function lastRenewalUs(
   jitter: boolean,
 ): number | undefined {
   const upTo = k.alive ? atUs : Math.min(atUs, k.stoppedUs);
-  const span = Math.floor(k.intervalUs * JITTER_FACTOR);
-  const jitterOf = jitter ? (n: number) => Math.floor(unit(k.key ^ seed, n) * span) : () => 0;
-  return lastTick(k.startUs, k.intervalUs, upTo, jitterOf);
+  if (!jitter) return lastTick(k.startUs, k.intervalUs, upTo, () => 0);
+  const half = Math.floor((k.intervalUs * JITTER_FACTOR) / 2);
+  const slide = (n: number) => Math.floor(half * (unit(k.key ^ seed, n) - 0.5));
+  return lastTick(k.startUs, k.intervalUs + half, upTo, slide);
 }
 
 /** Sim time (µs) of the kubelet's latest node-status heartbeat at or before `atUs`. */

@@ -30,6 +30,30 @@ function requests(h: Harness): string[] {
   return h.target().server.sent.map((a) => `${a.method} ${a.url.split('?')[0]}`);
 }
 
+/** Moves the clock (100 ms steps) to just after `node`'s next renewal; its time. */
+function nextRenewal(h: Harness, node: string): number {
+  const from = renewTimeOf(h, 'prod', node);
+  while (renewTimeOf(h, 'prod', node) === from) h.clock.advance(100);
+  return renewTimeOf(h, 'prod', node);
+}
+
+/** Scheduled runs just after `node`'s renewals: the saved state knows its clock to 0.1 s. */
+async function learnClock(h: Harness, lambda: Container, node: string): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    h.clock.advance(SCHEDULE_MS - 11_000);
+    nextRenewal(h, node);
+    await lambda.invoke();
+  }
+}
+
+/** A FIRING names `node` at most `seconds` after its last renewal. */
+function pagedWithin(h: Harness, node: string, lastRenewal: number, seconds: number): void {
+  const firing = h.messages('FIRING').find((m) => m.message.includes(node));
+  assert.ok(firing, `no FIRING at the grace: ${summary(h.messages())}`);
+  const latency = (firing.receivedAt - lastRenewal) / 1000;
+  assert.ok(latency <= seconds, `paged ${latency} s after the last renewal`);
+}
+
 describe('looks between scheduled runs', () => {
   it('a look lists the Leases alone, and GETs only a node that may page now', async () => {
     const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
@@ -146,6 +170,86 @@ describe('looks between scheduled runs', () => {
       assert.equal(firing.length, 1, summary(h.messages()));
       const latency = ((firing[0]?.receivedAt ?? 0) - lastRenewal) / 1000;
       assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a look that first sees a renewal a renew interval old saves it: the run at the grace pages on it', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const lambda = h.container();
+      const victim = h.target().nodes[2] as string;
+      await learnClock(h, lambda, victim);
+      // It renews once more, which no saved check sees, and dies.
+      const lastRenewal = nextRenewal(h, victim);
+      h.target().sim.stopKubelet(victim);
+      const units = countUnits(lambda.dynamodb);
+      h.clock.advance(11_500 - (h.clock.now() - lastRenewal));
+      await look(lambda);
+      assert.ok(units.write >= 1, 'the look that first saw that renewal, 11.5 s old, saved it');
+
+      // The next look comes at the grace (40 s later, as looks may): it pages there and then.
+      h.clock.advance(lastRenewal + 50_500 - h.clock.now());
+      await lambda.invoke();
+      pagedWithin(h, victim, lastRenewal, 51);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a suspect a look found is in the observation snapshot: a cold container pages it at the grace', async () => {
+    // 40 leases: the observations are a snapshot apart from the head (INLINE_OBSERVATIONS).
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 40 } } });
+    try {
+      const warm = h.container();
+      const victim = h.target().nodes[5] as string;
+      await learnClock(h, warm, victim);
+      // Its last renewal is seen first by a look that saves nothing; a later look finds it suspect.
+      const lastRenewal = nextRenewal(h, victim);
+      h.target().sim.stopKubelet(victim);
+      h.clock.advance(2_000);
+      await look(warm);
+      h.clock.advance(lastRenewal + 25_000 - h.clock.now());
+      await look(warm);
+
+      // The container is replaced; the re-check at the grace runs in the new one.
+      const cold = h.container();
+      h.clock.advance(lastRenewal + 51_000 - h.clock.now());
+      await look(cold, [victim]);
+      pagedWithin(h, victim, lastRenewal, 52);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a tight clock offset stays tight through checks that see renewals late: the re-check lands at the grace', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
+    try {
+      const lambda = h.container();
+      const victim = h.target().nodes[4] as string;
+      // One run just after a renewal learns the offset to 0.1 s; ten more see renewals 9.5 s old.
+      nextRenewal(h, victim);
+      await lambda.invoke();
+      for (let i = 0; i < 10; i++) {
+        h.clock.advance(SCHEDULE_MS - 20_000);
+        nextRenewal(h, victim);
+        h.clock.advance(9_500);
+        await lambda.invoke();
+      }
+      const lastRenewal = nextRenewal(h, victim);
+      h.target().sim.stopKubelet(victim);
+      h.clock.advance(lastRenewal + 15_000 - h.clock.now());
+      const logged = lambda.logger.entries.length;
+      await look(lambda);
+      const asked = lambda.logger.entries
+        .slice(logged)
+        .find((e) => e.message === 'suspects: looking again');
+      const at = Number(asked?.fields.at);
+      assert.ok(
+        at - lastRenewal <= 50_600,
+        `re-check asked ${(at - lastRenewal) / 1000} s after the last renewal`,
+      );
     } finally {
       await h.close();
     }

@@ -113,6 +113,25 @@ describe('SimCluster kubelets (lazy renewals)', () => {
     assert.ok(seen.size > 50 * 5, `only ${seen.size} distinct renewTimes`);
   });
 
+  test("with jitter, renewals slide through every phase of the interval, as JitterUntil's sliding waits do", () => {
+    const sim = simAt(T0, { jitter: true, seed: 3 });
+    const [name] = sim.cluster.addNodes(1) as [string];
+    const renewals: number[] = [];
+    for (let step = 0; step < 10 * 60 * 10; step++) {
+      sim.advance(100);
+      const at = Date.parse(sim.lease(name).spec.renewTime as string);
+      if (at !== renewals.at(-1)) renewals.push(at);
+    }
+    const gaps = renewals.slice(1).map((at, i) => at - (renewals[i] as number));
+    assert.ok(
+      gaps.every((gap) => gap >= 10_000 && gap <= 10_400),
+      `gaps ${Math.min(...gaps)}-${Math.max(...gaps)} ms`,
+    );
+    // Where in the 10 s the renewals land (ms past the first): 10 minutes cover most of it.
+    const phases = renewals.map((at) => (at - (renewals[0] as number)) % 10_000);
+    assert.ok(Math.max(...phases) - Math.min(...phases) > 8_000, `phases ${phases.join(', ')}`);
+  });
+
   test('the same seed gives the same cluster', () => {
     const a = simAt(T0, { jitter: true, seed: 7 });
     const b = simAt(T0, { jitter: true, seed: 7 });

@@ -300,7 +300,7 @@ SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run (the \`SendMessageBatch\` o
 mapping's \`ReceiveMessage\` that returns it and its \`DeleteMessageBatch\`; one cluster's looks are
 ${lookGap}-40 s apart and never share a batch); the mapping's polling of the empty queue is a fixed
 cost below. DynamoDB: a scheduled check writes the head item alone; a look that changes nothing
-that must survive (no alert, outbox, suspect or lease set moved) writes nothing; the observation
+that must survive (no alert, outbox, suspect or lease set moved, no renewal first seen a renew interval old) writes nothing; the observation
 snapshot is rewritten (and the old one deleted) at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, amortised above
 (docs/STATE.md). An incident adds a few writes and a publish per notification (SNS + an email
 each, $0.0000205): cents at most.`;

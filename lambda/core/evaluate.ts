@@ -134,6 +134,7 @@ export function evaluate(
     nodes: verdicts,
     ...tally(verdicts),
     observations: ctx.next,
+    ...(all.lateSightings > 0 ? { lateSightings: all.lateSightings } : {}),
     ...recheckOf(ctx.rechecks),
   };
 }

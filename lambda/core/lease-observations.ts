@@ -16,6 +16,7 @@ import {
   FREEZE_MIN,
   markSuspect,
   observeChange,
+  renewIntervalMs,
   silenceStart,
   suspectMs,
 } from './renewal-clock.js';
@@ -95,6 +96,13 @@ export interface Observed {
   readonly thresholdSeconds: number;
   /** How long a live kubelet goes between renewals (renewal-clock.ts); for a lease ever renewed. */
   readonly limitMs?: number | undefined;
+  /**
+   * This look is the first to see the lease's renewTime (the observations handed in hold an older
+   * one), and its estimated silence is already past a bare renew interval (renewIntervalMs): the
+   * kubelet has likely missed a renewal since. A look that saved nothing would forget that it saw
+   * the value, and the look that finds the suspect would count its renew interval from itself.
+   */
+  readonly lateSighting?: true | undefined;
 }
 
 /**
@@ -130,25 +138,32 @@ export function observeLease(
   const claimed = claimedSeconds(duration.seconds, policy);
   const limitMs = suspectMs(claimed);
   const observation = markSuspect(seen.observation, seen.silentMs, limitMs, now);
+  const late =
+    previous !== undefined &&
+    observation.changedAt === now &&
+    seen.silentMs >= renewIntervalMs(claimed);
   return {
     silence: { observation, silentMs: seen.silentMs },
     thresholdSeconds: Math.max(policy.gracePeriodSeconds, claimed),
     limitMs,
+    ...(late ? { lateSighting: true as const } : {}),
   };
 }
 
 /**
  * Observes every lease first: a look at which most leases with history are suspects (at least
  * half, at least FREEZE_MIN) sees a frozen cluster (renewal-clock.ts). `observed[i]` is the
- * observation of `leases[i]` (undefined: unreadable).
+ * observation of `leases[i]` (undefined: unreadable); `lateSightings` counts the leases this look
+ * saw late (Observed `lateSighting`).
  */
 export function observeAll(
   ctx: ObserveContext,
   leases: readonly ReadLease[],
-): { observed: (Observed | undefined)[]; frozen: boolean } {
+): { observed: (Observed | undefined)[]; frozen: boolean; lateSightings: number } {
   const observed: (Observed | undefined)[] = new Array(leases.length);
   let known = 0;
   let suspects = 0;
+  let lateSightings = 0;
   for (let i = 0; i < leases.length; i++) {
     const read = leases[i] as ReadLease;
     const o = observeLease(ctx, read);
@@ -156,8 +171,9 @@ export function observeAll(
     if (o === undefined || read.previous === undefined) continue;
     known++;
     if (o.silence.observation.suspectSince !== undefined) suspects++;
+    if (o.lateSighting) lateSightings++;
   }
-  return { observed, frozen: suspects >= FREEZE_MIN && suspects * 2 >= known };
+  return { observed, frozen: suspects >= FREEZE_MIN && suspects * 2 >= known, lateSightings };
 }
 
 /** Where a renewTime places a lease among copies of it: never or unreadable before any time. */

@@ -214,6 +214,12 @@ export interface Evaluation {
   /** Observations to carry into the next check. */
   readonly observations: Observations;
   /**
+   * Leases whose renewTime this look is the first to see although it is already silent past a
+   * renew interval (lease-observations.ts, `lateSighting`): a look that saw one must be saved,
+   * so that the look confirming its silence counts from this one. Absent when none.
+   */
+  readonly lateSightings?: number | undefined;
+  /**
    * Suspects (leases silent past one renew interval, not yet confirmed) to look at again, and the
    * earliest moment a look can confirm one (watchdog clock, ms).
    */

@@ -47,17 +47,33 @@
  */
 import type { Observation } from './model.js';
 
-/** How much the learned offset creeps up per observed change (forgets a small backward step). */
-export const OFFSET_CREEP_MS = 250;
+/**
+ * How much the learned offset creeps up per observed change (forgets a small backward step). The
+ * offset is learned from saved checks (about one a minute): with 250 ms it sat 2-5 s above the
+ * true one, and every re-check came that much after the grace; with 50 ms it stays within about a
+ * second. A backward step too small for the clamp to catch is forgotten in step ÷ 50 ms changes
+ * (a 5-s step in ~100); until then the estimate is up to that much early, and a page still needs
+ * our own looks to have seen the renewTime unchanged for a renew interval.
+ */
+export const OFFSET_CREEP_MS = 50;
 /** At least this many leases becoming suspect at one look (and half of them) is a frozen cluster. */
 export const FREEZE_MIN = 3;
 
 /**
+ * A live kubelet's longest wait between two renewals of a lease of this duration: 0.25 × duration
+ * plus wait.JitterUntil's 4 % (10.4 s for the default 40 s). A live lease's estimated silence never
+ * exceeds its true one, so a silence past this has likely missed a renewal.
+ */
+export function renewIntervalMs(durationSeconds: number): number {
+  return Math.round(durationSeconds * 260);
+}
+
+/**
  * How long a live kubelet can go between renewals of a lease of this duration: its renew interval
- * (0.25 × duration, plus wait.JitterUntil's 4 %) and 1.6 s of slack. 12 s for the default 40 s.
+ * (renewIntervalMs) and 1.6 s of slack. 12 s for the default 40 s.
  */
 export function suspectMs(durationSeconds: number): number {
-  return Math.round(durationSeconds * 260 + 1_600);
+  return renewIntervalMs(durationSeconds) + 1_600;
 }
 
 /**

@@ -157,7 +157,7 @@ export async function runCheckCycle(
     givenUp: stored.state.givenUp ?? null,
     ...(stored.state.onCall?.length ? { onCall: stored.state.onCall } : {}),
   };
-  if (deps.look && evaluation && !publishing && !mustSave(stored, claimed)) {
+  if (deps.look && evaluation && !publishing && !mustSave(stored, claimed, evaluation)) {
     // Nothing this look saw must outlive it: the next look or check sees it again.
     return {
       status: 'checked',
@@ -313,13 +313,21 @@ async function decideAlerts(
  * Whether a look's new state holds something that must survive it: an alert transition (alerts,
  * flaps, storm, removals, degraded), a notification or a lock in the outbox, a reset state, a lease
  * that appeared or left, a suspect found or cleared (its `suspectSince`: the re-check that confirms
- * it counts from there), a silence judged expired (its `expiredSince`: it stays expired). What a look leaves out — a renewTime it saw move, a clock offset it
- * tightened — is seen again by the next look or check, and a renewal timed from an older look
- * pages later, never sooner (docs/STATE.md, "Why an older snapshot is safe").
+ * it counts from there), a silence judged expired (its `expiredSince`: it stays expired), a
+ * renewTime first seen already silent past a renew interval (`lateSightings`: the look that finds
+ * it suspect counts from this one, not from itself). What a look leaves out — a renewTime it saw
+ * move while the kubelet renews, a clock offset it tightened — is seen again by the next look or
+ * check, and a renewal timed from an older look pages later, never sooner (docs/STATE.md, "Why an
+ * older snapshot is safe").
  */
-export function mustSave(stored: StoredState, next: ClusterState): boolean {
+export function mustSave(
+  stored: StoredState,
+  next: ClusterState,
+  evaluation: Pick<Evaluation, 'lateSightings'> = {},
+): boolean {
   const before = stored.state;
   if (stored.reset !== undefined || stored.version === 0) return true;
+  if ((evaluation.lateSightings ?? 0) > 0) return true;
   if (before.outbox.length > 0 || next.outbox.length > 0 || (before.lock ?? null) !== null) {
     return true;
   }

@@ -8,7 +8,9 @@
  * counts as changed now (a page can only come later, never falsely), and a lease unchanged since
  * the snapshot keeps its true `changedAt`. What must not be missing from the snapshot is a lease
  * that stopped changing (the one that will page): so a save rewrites the snapshot whenever a lease
- * that did not change since the previous check is not in it as it is now.
+ * that did not change since the previous check, or that is marked a suspect or expired, is not in
+ * it as it is now. A suspect found by a look whose renewTime the snapshot holds older would
+ * otherwise be found again by a cold start's first look, counting from there: a renew interval late.
  */
 
 import type { Observation, Observations } from '../../../core/model.js';
@@ -71,9 +73,14 @@ export function snapshotNeeded(
   // stopped since cannot be told, so this save writes them all.
   if (!known.exact) return true;
   for (const [name, observation] of observations) {
-    const previous = known.observations.get(name);
-    if (previous === undefined || !sameObservation(previous, observation)) continue;
-    // Unchanged since the previous check: it may be going silent; the snapshot must hold it.
+    // Unchanged since the previous check (it may be going silent), or marked silent past a renew
+    // interval (a suspect, an expired silence: the look that confirms it counts from the mark): a
+    // cold start must find it as it is, so the snapshot must hold it.
+    const marked = observation.suspectSince !== undefined || observation.expiredSince !== undefined;
+    if (!marked) {
+      const previous = known.observations.get(name);
+      if (previous === undefined || !sameObservation(previous, observation)) continue;
+    }
     const stored = snapshot.observations.get(name);
     if (stored === undefined || !sameObservation(stored, observation)) return true;
   }
