@@ -10,7 +10,12 @@
  * and does not count in `--checks`.
  */
 import { setTimeout } from 'node:timers/promises';
-import { isAlerting, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
+import {
+  type Evaluation,
+  isAlerting,
+  type NodeVerdict,
+  type Verdict,
+} from '../lambda/core/model.js';
 import { type CycleOutcome, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
 import type { WatchOptions } from './args.js';
 import type { WatchParts } from './compose-watch.js';
@@ -167,14 +172,31 @@ function report(
     const selected = options.selector !== undefined;
     for (const line of changes(previous, evaluation.nodes, evaluation.checkedAt, selected))
       io.stdout(line);
-    if (previous === undefined)
+    if (previous === undefined) {
       io.stdout(`${timeOfDay(evaluation.checkedAt)}   ${renderSummary(evaluation)}`);
+      const held = heldLine(evaluation);
+      if (held !== undefined) io.stdout(held);
+    }
   }
   if (evaluation.degraded)
     io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
   if (evaluation.suspect)
     io.stderr(`lease-watchdog: warning: suspect answer: ${sanitize(evaluation.suspect)}`);
   return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
+}
+
+/**
+ * Nodes found expired at first sight are paged once a look of ours confirms the silence (the
+ * kubelet's clock alone pages nothing): says so, and when that look comes.
+ */
+function heldLine(evaluation: Evaluation): string | undefined {
+  const held = evaluation.nodes.filter((n) => n.newlySeen && isAlerting(n.verdict)).length;
+  if (held === 0) return undefined;
+  const when = evaluation.recheck
+    ? ` at ${timeOfDay(evaluation.recheck.at)}`
+    : ' at the next check';
+  const nodes = held === 1 ? '1 node' : `${held} nodes`;
+  return `${timeOfDay(evaluation.checkedAt)}   ${nodes} expired on first sight: paged once a second look confirms the silence${when}`;
 }
 
 function errorLine(error: unknown): string {

@@ -33,7 +33,7 @@ function killedLongAgo(cluster: SimCluster, names: readonly string[], now: numbe
 }
 
 /** `watch --checks N` on a cluster of 12 nodes (4 per zone) whose `dead` nodes died long ago. */
-async function watchLongDead(deadInZoneA: number, checks: number) {
+async function watchLongDead(deadInZoneA: number, checks: number, flags: readonly string[] = []) {
   const clock = new FakeClock();
   const cluster = new SimCluster({ seed: 3, now: clock.now });
   const byZone = ZONES.map((zone) => cluster.addNodes(4, { zones: [zone] }));
@@ -42,7 +42,7 @@ async function watchLongDead(deadInZoneA: number, checks: number) {
   const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-verdicts' });
   try {
     const result = await runInProcess(
-      ['watch', '--kubeconfig', sim.kubeconfig, '--checks', String(checks)],
+      ['watch', '--kubeconfig', sim.kubeconfig, '--checks', String(checks), ...flags],
       { clock },
     );
     return { dead, ...result };
@@ -61,6 +61,23 @@ describe('watch on nodes dead for minutes before it started', () => {
     for (const line of lines) assert.doesNotMatch(line, /healthy/, `a dead node: ${line}`);
     assert.doesNotMatch(stdout, /Subject: .*RESOLVED/, 'no recovery');
     assert.equal(stdout.match(/Subject: .*FIRING/g)?.length, 1, stdout);
+  });
+
+  it('one dead node: paged a renew interval after first sight, said so, not at the next tick', async () => {
+    const { code, stdout, stderr } = await watchLongDead(1, 2, ['--interval', '30']);
+    assert.equal(code, 1, stderr);
+    const first =
+      /^(\d\d:\d\d:\d\d) {3}1 node expired on first sight: paged once a second look confirms the silence at (\d\d:\d\d:\d\d)$/m.exec(
+        stdout,
+      );
+    assert.ok(first, stdout);
+    const checked = /^Checked: +\S+ (\d\d:\d\d:\d\d) UTC$/m.exec(stdout);
+    assert.ok(checked, stdout);
+    const seconds = (t: string) => t.split(':').reduce((sum, part) => sum * 60 + Number(part), 0);
+    const [, seenAt, looksAt] = first as RegExpExecArray;
+    // The look confirms 12 s on (the renew interval and its slack), before the next tick at 30 s.
+    assert.equal(seconds(looksAt as string) - seconds(seenAt as string), 12, stdout);
+    assert.equal(checked[1], looksAt, stdout);
   });
 
   it('most of a zone dead: the STORM is never followed by "storm over" while they stay dead', async () => {

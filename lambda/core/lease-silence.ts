@@ -53,7 +53,7 @@ export function judgeSilence(
 /**
  * Whether a lease's silence counts: past its threshold and, for a lease renewed at some time,
  * confirmed by our own looks (renewal-clock.ts). A first sight keeps its estimate (the alert
- * lifecycle waits one look); a suspect not confirmed yet is queued for a re-check. The observation
+ * lifecycle waits one look, queued for a re-check); a suspect not confirmed yet is queued too. The observation
  * returned is the one to carry: a suspect found at this look is marked (`watchedFrom`).
  */
 function silenceConfirmed(
@@ -75,7 +75,10 @@ function silenceConfirmed(
       }
     : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, ctx.now);
   const due = check.recheckAt;
-  if (due && !check.confirmed && (found || ctx.frozen)) {
+  // A first sight already past the threshold is held until a look of ours confirms it: that look
+  // is asked for as soon as it can confirm (a renew interval on), not left to the next run.
+  const held = newlySeen && check.confirmed && observation.estimated === true;
+  if (due && (!check.confirmed || held) && (found || ctx.frozen)) {
     ctx.rechecks.push({ lease: name, at: due });
   }
   return { confirmed: check.confirmed, observation };
