@@ -22,3 +22,27 @@ export function memoryMbFor(nodes: number | undefined): number {
   const sized = Math.ceil((peak * MEMORY_MARGIN) / 128) * 128;
   return Math.min(LAMBDA_MAX_MEMORY_MB, Math.max(DEFAULTS.memoryMb, sized));
 }
+
+/**
+ * The young generation's semi-space the function runs with, MB. Lambda's Node.js runtime derives
+ * one from the function's memory (a tenth of it for the young generation, half of that a
+ * semi-space: 25 MB at 512 MB) unless NODE_OPTIONS sets the heap's sizes itself; V8's young
+ * generation is three semi-spaces, and a check's parse garbage fills them, so at 512 MB the young
+ * generation alone held ~64 MB of the peak. 8 MB keeps it to ~16 MB for the same CPU, within
+ * noise (docs/BENCHMARKS.md, "Where a check's memory goes").
+ */
+export const SEMI_SPACE_MB = 8;
+
+/**
+ * The V8 heap flags of a function of `memoryMb`, set by the stack as NODE_OPTIONS and used by
+ * `npm run bench`: the semi-space above, and the old space Lambda's runtime would give (the
+ * memory less a tenth). Both are set: the runtime leaves the heap alone only when NODE_OPTIONS
+ * names one of them, and V8's own default would take the other's place.
+ */
+export function heapOptionsFor(memoryMb: number): string[] {
+  const newSpace = Math.floor(memoryMb / 10);
+  return [
+    `--max-semi-space-size=${Math.min(SEMI_SPACE_MB, Math.floor(newSpace / 2))}`,
+    `--max-old-space-size=${memoryMb - newSpace}`,
+  ];
+}
