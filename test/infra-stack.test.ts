@@ -161,7 +161,7 @@ describe('the stack', () => {
 
     test('largestClusterNodes sizes the function when memoryMb is not set', () => {
       const sized = synth({ ...base, largestClusterNodes: 100_000 });
-      sized.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 1024 });
+      sized.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 640 });
     });
 
     test('its environment is what loadRuntimeConfig reads at cold start', () => {

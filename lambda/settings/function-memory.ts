@@ -1,15 +1,16 @@
 /**
  * The function's memory from the node count of the largest cluster it checks
  * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for a check
- * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~150 MB plus ~3 MB
- * per 1,000 nodes under a 512 MB Lambda's heap), in 128 MB steps, at least DEFAULTS.memoryMb.
- * 512 MB up to ~35,000 nodes, 1,024 MB for 100,000.
+ * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.7 MB
+ * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
+ * DEFAULTS.memoryMb. 512 MB up to ~85,000 nodes, 640 MB for 100,000: a relist peaked at 278 MB
+ * there, over the 256 MB that twice would fit in 512.
  */
 import { DEFAULTS } from './defaults.js';
 
 /** Measured peak RSS of a relisting check: a fixed part, MB, and MB per 1,000 nodes. */
-export const CHECK_RSS_BASE_MB = 150;
-export const CHECK_RSS_MB_PER_1000_NODES = 3;
+export const CHECK_RSS_BASE_MB = 110;
+export const CHECK_RSS_MB_PER_1000_NODES = 1.7;
 /** Room over the measured peak: a real cluster's Nodes may be heavier than the simulated ones. */
 export const MEMORY_MARGIN = 2;
 /** Lambda's memory ceiling, MB. */
