@@ -16,6 +16,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { heapOptionsFor } from '../lambda/settings/function-memory.js';
 import { benchmarksSection } from './benchmarks-section.js';
 import { median } from './statistics.js';
 
@@ -122,16 +123,12 @@ try {
 }
 
 /**
- * The heap Lambda gives a 512 MB function: its Node.js bootstrap derives V8's limits from
- * AWS_LAMBDA_FUNCTION_MEMORY_SIZE (new space = memory / 10, semi-space = half of it, old space =
- * memory − new space). Without them V8 sizes its heap for this machine's memory instead.
+ * The heap of a 512 MB function as the stack deploys it: the NODE_OPTIONS it sets
+ * (lambda/settings/function-memory.ts), and the --expose-gc Lambda's runtime adds. Without them
+ * V8 sizes its heap for this machine's memory instead.
  */
 const LAMBDA_MB = 512;
-const LAMBDA_HEAP = [
-  `--max-semi-space-size=${Math.floor(LAMBDA_MB / 10 / 2)}`,
-  `--max-old-space-size=${LAMBDA_MB - Math.floor(LAMBDA_MB / 10)}`,
-  '--expose-gc',
-];
+const LAMBDA_HEAP = [...heapOptionsFor(LAMBDA_MB), '--expose-gc'];
 
 /** CPU time the process has used so far (Linux), ms; undefined elsewhere. */
 async function cpuOf(pid: number | undefined): Promise<number | undefined> {
@@ -228,7 +225,7 @@ async function writeSection(rows: readonly string[]): Promise<void> {
   const section = [
     `## Check cost against the simulated cluster (${new Date().toISOString().slice(0, 10)})`,
     '',
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap Lambda gives a ${LAMBDA_MB} MB function (\`${LAMBDA_HEAP.join(' ')}\`). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap of a ${LAMBDA_MB} MB function as the stack deploys it (\`${LAMBDA_HEAP.join(' ')}\`: the stack's NODE_OPTIONS, and Lambda's \`--expose-gc\`). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
     '',
     '- **relist**: a check that lists the Leases and every whole Node (every check, by default, on this branch). The floor is `JSON.parse` of the very pages that check read, timed alone in the same run (`--floor`); on a loaded machine compare CPU with CPU.',
     '- **steady**: a warm node cache (`nodeRefreshSeconds`), so a check lists the Leases and GETs only the nodes they single out; its peak RSS is sampled during the steady checks, after the warm-up relist.',

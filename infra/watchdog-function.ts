@@ -25,6 +25,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { heapOptionsFor } from '../lambda/settings/function-memory.js';
 import {
   CLUSTER_FILE,
   ConfigError,
@@ -258,11 +259,13 @@ export function createWatchdogFunction(
     logGroup,
     tracing: lambda.Tracing.ACTIVE,
     ...vpcPlacement,
-    // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the 1.9 MB map at every
+    // NODE_OPTIONS without --enable-source-maps: Node would read and parse the 1.9 MB map at every
     // cold start, ~20 % of the import (docs/BENCHMARKS.md, cold start). The map is still shipped.
     environment: {
       // The clusters are in the code (CLUSTER_FILE): the environment holds 4 KB in all.
       [RUNTIME_ENV.settings]: settings.environment,
+      // The heap's sizes (lambda/settings/function-memory.ts), which the bench runs with too.
+      NODE_OPTIONS: heapOptionsFor(config.memoryMb).join(' '),
     },
     bundling: { ...('bundling' in code ? code.bundling : {}), ...BUNDLING },
   });

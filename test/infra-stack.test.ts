@@ -148,12 +148,20 @@ describe('the stack', () => {
 
     test('memoryMb sizes the function for large clusters', () => {
       const large = synth({ ...base, memoryMb: 1536 });
-      large.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 1536 });
+      large.template.hasResourceProperties('AWS::Lambda::Function', {
+        MemorySize: 1536,
+        // The old space follows the memory as Lambda's runtime would size it; the semi-space stays.
+        Environment: {
+          Variables: Match.objectLike({
+            NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=1383',
+          }),
+        },
+      });
     });
 
     test('largestClusterNodes sizes the function when memoryMb is not set', () => {
       const sized = synth({ ...base, largestClusterNodes: 100_000 });
-      sized.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 1024 });
+      sized.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 640 });
     });
 
     test('its environment is what loadRuntimeConfig reads at cold start', () => {
@@ -161,6 +169,7 @@ describe('the stack', () => {
       const vars = props.Environment.Variables as Record<string, unknown>;
       assert.deepEqual(Object.keys(vars).sort(), [
         'LEASE_WATCHDOG_SETTINGS',
+        'NODE_OPTIONS',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_SERVICE_NAME',
         'RECHECK_QUEUE_URL',
@@ -172,6 +181,8 @@ describe('the stack', () => {
       assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'LeaseWatchdog');
       assert.deepEqual(vars.TOPIC_ARN, { Ref: topic });
       assert.deepEqual(vars.STATE_TABLE, { Ref: table });
+      // Both heap sizes, so that Lambda's runtime leaves them as set; what `npm run bench` runs with.
+      assert.equal(vars.NODE_OPTIONS, '--max-semi-space-size=8 --max-old-space-size=461');
       // The clusters are in the function's code (infra-fleet.test.ts reads them from the bundle).
       assert.equal('clusters' in JSON.parse(vars.LEASE_WATCHDOG_SETTINGS as string), false);
       const { clusterFile } = functionSettingsOf(watchdogSettingsOf(main.stack.watchdog.config));

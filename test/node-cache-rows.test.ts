@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NodeCache } from '../lambda/adapters/kube/node-cache.js';
 import { MAX_SHARED_SETS } from '../lambda/adapters/kube/node-rows.js';
-import { projectNode } from '../lambda/adapters/kube/projection.js';
+import { Interner, NameTable, projectNode } from '../lambda/adapters/kube/projection.js';
 import type { NodeInfo } from '../lambda/core/model.js';
 
 /** A Node as the API lists it, with the labels a check reads. */
@@ -76,5 +76,31 @@ describe('node cache rows', () => {
     const rows = cached(many);
     const last = rows.get(`n${MAX_SHARED_SETS + 1}`);
     assert.equal(last?.labels['topology.kubernetes.io/zone'], `zone-${MAX_SHARED_SETS + 1}`);
+  });
+});
+
+describe('what one read shares', () => {
+  it('one labels object for the nodes of a read whose kept labels are the same', () => {
+    const interner = new Interner();
+    const [a, b, c] = [
+      apiNode('a', 'eu-west-1a'),
+      apiNode('b', 'eu-west-1a'),
+      apiNode('c', 'eu-west-1b'),
+    ].map((n) => projectNode(n, LABEL_KEYS, interner) as NodeInfo);
+    assert.equal(a?.labels, b?.labels);
+    assert.notEqual(a?.labels, c?.labels);
+    assert.deepEqual(c?.labels, apiNode('c', 'eu-west-1b').metadata.labels);
+  });
+
+  it('names are kept from read to read, and let go once a read no longer sees them', () => {
+    const names = new NameTable();
+    for (let i = 0; i < 2_000; i++) names.intern(`node-${i}`);
+    names.turn();
+    assert.equal(names.size, 2_000);
+    // A Lease and its Node: one name seen twice.
+    for (let i = 0; i < 10; i++) assert.equal(names.intern(`node-${i}`), `node-${i}`);
+    for (let i = 0; i < 10; i++) names.intern(`node-${i}`);
+    names.turn();
+    assert.equal(names.size, 10);
   });
 });

@@ -299,14 +299,18 @@ describe('the reader over HTTPS reads what JSON.parse of the same bytes gives', 
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(sim.kubeconfig());
     let now = 0;
+    const cache = new NodeCache(60_000, () => now);
     const reader = new KubeClusterReader({
       kubeConfig,
       cluster: 'c',
       namespace: 'kube-node-lease',
       labelKeys: [...LABEL_KEYS],
-      nodeCache: new NodeCache(60_000, () => now),
+      nodeCache: cache,
     });
-    await reader.read();
+    const listed = (await reader.read()).nodes ?? [];
+    // A whole list is projected straight to the cache's rows: one object per node, not two.
+    const rows = cache.current();
+    assert.ok(listed.length > 0 && listed.every((node) => rows?.get(node.name) === node));
     now = 1_000;
     const parse = JSON.parse;
     let longest = 0;

@@ -1,15 +1,16 @@
 /**
  * The function's memory from the node count of the largest cluster it checks
  * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for a check
- * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~150 MB plus ~3 MB
- * per 1,000 nodes under a 512 MB Lambda's heap), in 128 MB steps, at least DEFAULTS.memoryMb.
- * 512 MB up to ~35,000 nodes, 1,024 MB for 100,000.
+ * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.7 MB
+ * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
+ * DEFAULTS.memoryMb. 512 MB up to ~85,000 nodes, 640 MB for 100,000: a relist peaked at 278 MB
+ * there, over the 256 MB that twice would fit in 512.
  */
 import { DEFAULTS } from './defaults.js';
 
 /** Measured peak RSS of a relisting check: a fixed part, MB, and MB per 1,000 nodes. */
-export const CHECK_RSS_BASE_MB = 150;
-export const CHECK_RSS_MB_PER_1000_NODES = 3;
+export const CHECK_RSS_BASE_MB = 110;
+export const CHECK_RSS_MB_PER_1000_NODES = 1.7;
 /** Room over the measured peak: a real cluster's Nodes may be heavier than the simulated ones. */
 export const MEMORY_MARGIN = 2;
 /** Lambda's memory ceiling, MB. */
@@ -21,4 +22,28 @@ export function memoryMbFor(nodes: number | undefined): number {
   const peak = CHECK_RSS_BASE_MB + (CHECK_RSS_MB_PER_1000_NODES * nodes) / 1000;
   const sized = Math.ceil((peak * MEMORY_MARGIN) / 128) * 128;
   return Math.min(LAMBDA_MAX_MEMORY_MB, Math.max(DEFAULTS.memoryMb, sized));
+}
+
+/**
+ * The young generation's semi-space the function runs with, MB. Lambda's Node.js runtime derives
+ * one from the function's memory (a tenth of it for the young generation, half of that a
+ * semi-space: 25 MB at 512 MB) unless NODE_OPTIONS sets the heap's sizes itself; V8's young
+ * generation is three semi-spaces, and a check's parse garbage fills them, so at 512 MB the young
+ * generation alone held ~64 MB of the peak. 8 MB keeps it to ~16 MB for the same CPU, within
+ * noise (docs/BENCHMARKS.md, "Where a check's memory goes").
+ */
+export const SEMI_SPACE_MB = 8;
+
+/**
+ * The V8 heap flags of a function of `memoryMb`, set by the stack as NODE_OPTIONS and used by
+ * `npm run bench`: the semi-space above, and the old space Lambda's runtime would give (the
+ * memory less a tenth). Both are set: the runtime leaves the heap alone only when NODE_OPTIONS
+ * names one of them, and V8's own default would take the other's place.
+ */
+export function heapOptionsFor(memoryMb: number): string[] {
+  const newSpace = Math.floor(memoryMb / 10);
+  return [
+    `--max-semi-space-size=${Math.min(SEMI_SPACE_MB, Math.floor(newSpace / 2))}`,
+    `--max-old-space-size=${memoryMb - newSpace}`,
+  ];
 }

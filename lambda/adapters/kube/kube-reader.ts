@@ -21,7 +21,7 @@ import {
 import { hasUserInfo } from './kubeconfig.js';
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
 import { NodeReads } from './node-reads.js';
-import { Interner, projectLease } from './projection.js';
+import { Interner, NameTable, projectLease } from './projection.js';
 import {
   ApiSession,
   type Listed,
@@ -103,6 +103,8 @@ export class KubeClusterReader implements ClusterReader {
   /** The Nodes' side of each read: whole lists, the Table, GETs of suspects. */
   private readonly nodes: NodeReads;
   private readonly bounds: ReadBounds;
+  /** The names of the last read, kept so that every read holds one string per name (NameTable). */
+  private readonly names = new NameTable();
 
   constructor(private readonly options: KubeReaderOptions) {
     const selectorKeys = options.nodeSelector?.requirements.map((r) => r.key) ?? [];
@@ -168,11 +170,14 @@ export class KubeClusterReader implements ClusterReader {
     });
     try {
       const cached = mode === 'look' ? this.options.nodeCache?.current() : undefined;
+      const interner = new Interner(this.names);
       return cached && this.options.nodeCache && this.options.readNodes !== false
-        ? await this.look(session, new Interner(), this.options.nodeCache, cached, signal)
-        : await this.readWith(session, new Interner(), signal);
+        ? await this.look(session, interner, this.options.nodeCache, cached, signal)
+        : await this.readWith(session, interner, signal);
     } finally {
       session.close();
+      // After a failed read too: what it saw is bounded, and the next read starts afresh.
+      this.names.turn();
     }
   }
 
@@ -192,7 +197,7 @@ export class KubeClusterReader implements ClusterReader {
       readNodes && !byTable ? this.nodes.listNodesOrDegraded(session, interner, signal) : undefined;
     whole?.catch(() => undefined);
     const [leases, table] = await Promise.all([
-      session.list('leases', this.leasePath(), projectLease, signal),
+      session.list('leases', this.leasePath(), (item) => projectLease(item, interner), signal),
       byTable ? this.nodes.listTable(session, signal) : undefined,
     ]);
     if (cached && cache && table instanceof Map) {
@@ -239,7 +244,12 @@ export class KubeClusterReader implements ClusterReader {
     cached: ReadonlyMap<string, NodeInfo>,
     signal: AbortSignal | undefined,
   ): Promise<Snapshot> {
-    const leases = await session.list('leases', this.leasePath(), projectLease, signal);
+    const leases = await session.list(
+      'leases',
+      this.leasePath(),
+      (item) => projectLease(item, interner),
+      signal,
+    );
     const nodes = await this.nodes.refreshSuspects(
       session,
       interner,

@@ -59,7 +59,21 @@ export class NodeCache {
   }
 
   replace(nodes: readonly NodeInfo[]): void {
-    this.nodes = new Map(nodes.map((n) => [n.name, this.rows.row(n)]));
+    this.replaceRows(nodes.map((n) => this.row(n)));
+  }
+
+  /**
+   * The row the cache keeps for a node (node-rows.ts). A whole list is projected straight to
+   * rows, page by page (node-reads.ts), so that its 100,000 projections and their rows are never
+   * all alive at once.
+   */
+  row(node: NodeInfo): NodeInfo {
+    return this.rows.row(node);
+  }
+
+  /** `replace`, with nodes that are rows of this cache already (`row`). */
+  replaceRows(rows: readonly NodeInfo[]): void {
+    this.nodes = new Map(rows.map((n) => [n.name, n]));
     this.fetchedAt = this.clock();
   }
 

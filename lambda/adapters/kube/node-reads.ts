@@ -96,17 +96,21 @@ export class NodeReads {
     interner: Interner,
     signal: AbortSignal | undefined,
   ): Promise<Listed<NodeInfo>> {
-    const selector = this.options.nodeSelector;
+    const { nodeSelector: selector, nodeCache: cache, labelKeys } = this.options;
     const listed = await session.list(
       'nodes',
       '/api/v1/nodes',
-      (item) => projectNode(item, this.options.labelKeys, interner),
+      (item) => {
+        const node = projectNode(item, labelKeys, interner);
+        // Straight to the cache's row: the snapshot and the cache share one object per node.
+        return cache && node ? cache.row(node) : node;
+      },
       signal,
       selector ? { labelSelector: selector.source.trim() } : {},
     );
     // Matched again: a proxy or server that ignored the labelSelector must not widen the check.
     const items = selector ? listed.items.filter((n) => this.selects(n)) : listed.items;
-    this.options.nodeCache?.replace(items);
+    cache?.replaceRows(items);
     return { ...listed, items };
   }
 

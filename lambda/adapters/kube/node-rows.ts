@@ -2,11 +2,11 @@
  * The rows the node cache keeps between checks (node-cache.ts): one object per Node, with every
  * field in the object itself, and the labels and taints shared by every node that has the same.
  *
- * A projected Node (projection.ts) is built field by field, so V8 keeps most of its fields, and
- * of its labels', in a second array beside the object; and every node carries a labels object of
- * its own, although the labels a check reads (zone, node group, instance and capacity type) take a
- * few dozen distinct sets in a cluster of 100,000 nodes. Kept for the life of a warm container,
- * the cache held 39 MB at 100,000 nodes; as rows, 29 MB (docs/BENCHMARKS.md).
+ * A read shares label sets between its own nodes (projection.ts); the rows share them from one
+ * whole list to the next, for the life of a warm container: the labels a check reads (zone, node
+ * group, instance and capacity type) take a few dozen distinct sets in a cluster of 100,000 nodes.
+ * The cache held 39 MB at 100,000 nodes as projections built field by field; as rows, 29 MB
+ * (docs/BENCHMARKS.md).
  */
 import type { NodeInfo, Taint } from '../../core/model.js';
 
@@ -19,6 +19,11 @@ const NO_TAINTS: readonly Taint[] = Object.freeze([]);
 export class NodeRows {
   private readonly labelSets = new Map<string, Readonly<Record<string, string>>>();
   private readonly taintSets = new Map<string, readonly Taint[]>();
+  /** The kept set for each label set object seen (a read's shared ones): at most MAX_SHARED_SETS. */
+  private readonly bySet = new Map<
+    Readonly<Record<string, string>>,
+    Readonly<Record<string, string>>
+  >();
 
   /** The row to keep for a node: its fields in one object, its label and taint sets shared. */
   row(node: NodeInfo): NodeInfo {
@@ -38,8 +43,15 @@ export class NodeRows {
   }
 
   private labels(labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+    // A read shares each label set between its nodes (projection.ts): one look-up by identity
+    // per node, and one JSON key per set, not per node.
+    const seen = this.bySet.get(labels);
+    if (seen !== undefined) return seen;
     // JSON names every key and value unambiguously, whatever characters a server put in them.
-    return shared(this.labelSets, JSON.stringify(labels), () => labels);
+    const kept = shared(this.labelSets, JSON.stringify(labels), () => labels);
+    if (this.bySet.size >= MAX_SHARED_SETS) this.bySet.clear();
+    this.bySet.set(labels, kept);
+    return kept;
   }
 
   private taints(taints: readonly Taint[]): readonly Taint[] {
@@ -49,7 +61,7 @@ export class NodeRows {
 }
 
 /** The set kept under `key`, or a new one kept there while there is room. */
-function shared<T>(sets: Map<string, T>, key: string, make: () => T): T {
+export function shared<T>(sets: Map<string, T>, key: string, make: () => T): T {
   const known = sets.get(key);
   if (known !== undefined) return known;
   const made = make();
