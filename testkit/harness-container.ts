@@ -80,6 +80,7 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(overrides.emfMetrics ? {} : { metrics }),
       ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
       ...(looks ? { looks: looks } : {}),
+      ...(looks && options.withDispatch ? { dispatch: looks } : {}),
       onCallBaseUrls: { pagerDuty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
     });
     shared.closers.push(destroy);

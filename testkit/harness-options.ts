@@ -88,6 +88,11 @@ export interface HarnessOptions {
    * clock by `h.advanceTo` (as the SQS queue does in the cloud). Default: off, it looks only when run.
    */
   readonly withLooks?: boolean;
+  /**
+   * With `withLooks`: the fleet's dispatcher sends its checks on the same fake-clock queue
+   * (`h.looks.checks`), delivered by `h.advanceTo` like the looks.
+   */
+  readonly withDispatch?: boolean;
   /** A PagerDuty stand-in (testkit/pagerduty-server.ts, `h.pagerDuty`) and the `pagerDuty` setting. */
   readonly pagerDuty?: boolean;
   /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
@@ -169,7 +174,7 @@ export interface Harness {
   /** Another container (as a concurrent or later Lambda invocation would get). */
   container(overrides?: ContainerOverrides): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
-  run(event?: InvocationEvent | null): Promise<Report>;
+  run(event?: HandlerEvent): Promise<Report>;
   /** Advances the clock by one schedule interval, then runs. */
   tick(event?: InvocationEvent | null): Promise<Report>;
   /** The watchdog's own looks (with the `withLooks` option). */

@@ -17,6 +17,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
+import { SqsChecks } from '../adapters/dispatch/sqs-checks.js';
 import { InstanceStateReader } from '../adapters/evidence/instance-evidence.js';
 import { NodeEventsReader } from '../adapters/evidence/node-events.js';
 import { authenticatedReaders } from '../adapters/kube/authenticated-reader.js';
@@ -32,21 +33,28 @@ import {
   SERVICE_NAME,
 } from '../adapters/metrics/emf-metrics.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
+import { DynamoDbCheckLedger } from '../adapters/state/dynamodb/dynamodb-check-ledger.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
 import type {
+  CheckDispatch,
+  CheckLedger,
   ClusterCredentials,
+  ClusterDirectory,
+  ClusterReaderFactory,
   EvidenceReader,
   Looks,
   MetricsRecorder,
   StructuredLogger,
 } from '../ports/index.js';
-import type { RuntimeConfig } from '../settings/index.js';
+import { RUNTIME_ENV, type RuntimeConfig } from '../settings/index.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
+import { type DispatchDeps, type DispatchReport, dispatchChecks } from '../use-cases/dispatch.js';
 import {
   type ClusterReport,
+  InvocationError,
   type InvocationEvent,
   InvocationRunner,
 } from '../use-cases/invocation.js';
@@ -102,6 +110,15 @@ export interface HandlerParts {
   readonly onCallBaseUrls?:
     | { readonly pagerDuty?: string | undefined; readonly opsgenie?: string | undefined }
     | undefined;
+  /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
+  readonly dispatch?: CheckDispatch;
+  /** The clusters discovery found; default none (the listed clusters only). */
+  readonly directory?: ClusterDirectory;
+  /**
+   * Tests and benches only: each cluster's reader (a stand-in serving many clusters cheaply);
+   * default the authenticated reader of each cluster's `auth`. The Lambda's entry never sets it.
+   */
+  readonly readers?: ClusterReaderFactory;
 }
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */
@@ -110,11 +127,25 @@ export interface QueuedLook {
   readonly body: string;
 }
 
-/** A scheduled run (the schedule's input), or a batch of the watchdog's own looks from SQS. */
-export type HandlerEvent = InvocationEvent | { readonly Records: readonly QueuedLook[] } | null;
+/** The dispatcher's schedule's input: fan the period's checks out (use-cases/dispatch.ts). */
+export interface DispatchEvent {
+  readonly dispatch: { readonly periodSeconds: number };
+}
+
+/**
+ * A scheduled run (the schedule's input), the dispatcher's run, or a batch from SQS: the
+ * watchdog's own looks, or the dispatched checks (`{ "cluster": "<name>" }`).
+ */
+export type HandlerEvent =
+  | InvocationEvent
+  | DispatchEvent
+  | { readonly Records: readonly QueuedLook[] }
+  | null;
 
 export interface HandlerResult {
   readonly clusters: ClusterReport[];
+  /** For the dispatcher's run: what it sent and found overdue. */
+  readonly dispatch?: DispatchReport;
   /** For an SQS batch: the messages to deliver again (`ReportBatchItemFailures`). */
   readonly batchItemFailures?: { itemIdentifier: string }[];
 }
@@ -172,6 +203,7 @@ function createInvocationRunner(
   logger: StructuredLogger,
   metrics: MetricsRecorder,
   functionAccount: FunctionAccount,
+  ledger: CheckLedger,
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
@@ -180,13 +212,15 @@ function createInvocationRunner(
   const requestTimeoutMs = config.settings.requestTimeoutSeconds * 1000;
   return new InvocationRunner({
     settings: config.settings,
-    readers: authenticatedReaders({
-      credentials,
-      requestTimeoutMs,
-      nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
-      clock,
-      logger,
-    }),
+    readers:
+      parts.readers ??
+      authenticatedReaders({
+        credentials,
+        requestTimeoutMs,
+        nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
+        clock,
+        logger,
+      }),
     store: new DynamoDbStateStore({
       client: clients.dynamodb,
       tableName: config.stateTable,
@@ -217,6 +251,8 @@ function createInvocationRunner(
     ...(parts.sleep ? { sleep: parts.sleep } : {}),
     looks: parts.looks ?? sqsLooks(config, clients, clock),
     onCall: onCallSenders(config, parts, clock),
+    directory: parts.directory,
+    ledger,
   });
 }
 
@@ -252,6 +288,56 @@ function sqsLooks(config: RuntimeConfig, clients: AwsClients, clock: () => numbe
   return new SqsLooks({ client: clients.sqs, queueUrl, clock });
 }
 
+/**
+ * What a queued message asks for: a dispatched check (`{ "cluster": "<name>" }`, a scheduled
+ * check of that cluster), or a look (lookOf); throws with one line when the body is neither.
+ */
+export function queuedEventOf(body: string): InvocationEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new Error('the message body is not JSON');
+  }
+  const keys = typeof value === 'object' && value !== null ? Object.keys(value) : [];
+  const cluster = (value as { cluster?: unknown } | null)?.cluster;
+  if (keys.length === 1 && typeof cluster === 'string') return { cluster };
+  return lookOf(body);
+}
+
+/**
+ * The dispatcher's run (use-cases/dispatch.ts), with the parts it needs built once; it refuses an
+ * event whose period is not a whole number of seconds, and a function that has no dispatch queue.
+ */
+function fleetDispatcher(
+  config: RuntimeConfig,
+  parts: HandlerParts,
+  shared: Pick<DispatchDeps, 'ledger' | 'logger' | 'metrics' | 'notifier'>,
+) {
+  const { dispatchQueueUrl: queueUrl } = config;
+  const { sqs } = parts.clients;
+  const checks =
+    parts.dispatch ??
+    (queueUrl === undefined || sqs === undefined
+      ? undefined
+      : new SqsChecks({ client: sqs, queueUrl }));
+  return async (event: DispatchEvent, signal: AbortSignal): Promise<DispatchReport> => {
+    const period = event.dispatch?.periodSeconds;
+    if (!Number.isInteger(period) || (period as number) < 60) {
+      throw new InvocationError(
+        `the dispatch event must be { "dispatch": { "periodSeconds": <whole seconds, at least 60> } } (got ${JSON.stringify(event.dispatch)})`,
+      );
+    }
+    if (checks === undefined) {
+      throw new InvocationError(
+        `a dispatch event needs ${RUNTIME_ENV.dispatchQueueUrl}: the stack sets it with the dispatcher (dispatch: true)`,
+      );
+    }
+    const deps = { ...shared, settings: config.settings, directory: parts.directory, checks };
+    return dispatchChecks({ ...deps, clock: parts.clock ?? Date.now }, period as number, signal);
+  };
+}
+
 /** The look a queued message asks for; throws with one line when the body is not one. */
 export function lookOf(body: string): InvocationEvent {
   let value: unknown;
@@ -283,7 +369,21 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     parts.metrics ??
     powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
   const functionAccount: FunctionAccount = {};
-  const watchdog = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount);
+  const ledger = new DynamoDbCheckLedger(parts.clients.dynamodb, config.stateTable);
+  const watchdog = createInvocationRunner(
+    config,
+    parts,
+    watchdogLogger,
+    metrics,
+    functionAccount,
+    ledger,
+  );
+  const dispatcher = fleetDispatcher(config, parts, {
+    ledger,
+    logger: watchdogLogger,
+    metrics,
+    notifier: cloudNotifier(config, parts.clients, watchdogLogger, metrics, () => ({})),
+  });
   // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
   const subscriptions = new ConfirmedSubscriptionsGauge({
     subscriptions: new SnsTopicSubscriptions({
@@ -308,14 +408,17 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
           readSignal: readDeadline,
         });
       try {
+        if (event !== null && 'dispatch' in event) {
+          return { clusters: [], dispatch: await dispatcher(event, deadline) };
+        }
         if (event === null || !('Records' in event)) return await run(event);
-        // The watchdog's own looks, one after the other; a look that fails is delivered again
-        // (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
+        // The watchdog's own looks (or dispatched checks), one after the other; one that fails is
+        // delivered again (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
         const clusters: ClusterReport[] = [];
         const batchItemFailures: { itemIdentifier: string }[] = [];
         for (const record of event.Records) {
           try {
-            clusters.push(...(await run(lookOf(record.body))).clusters);
+            clusters.push(...(await run(queuedEventOf(record.body))).clusters);
           } catch (error) {
             watchdogLogger.error('a queued look failed; SQS delivers it again', {
               messageId: record.messageId,

@@ -4,7 +4,9 @@
  * them and the composition roots (lambda/handler/create-handler.ts, cli/compose.ts) wire them.
  * Use cases import this module, the core and the settings; never an adapter.
  */
+export type { ClusterDirectory } from './cluster-directory.js';
 export * from './cluster-reader.js';
+export * from './dispatch.js';
 export * from './evidence.js';
 export * from './looks.js';
 export * from './notifier.js';

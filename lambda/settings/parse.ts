@@ -88,6 +88,27 @@ export const MAX_SETTINGS_ENV_BYTES = 3_500;
  */
 export const DEFAULT_CONCURRENCY_CAP = DEFAULTS.reservedConcurrencyCap;
 
+/**
+ * With a dispatcher the fleet's size is not known at synth (discovery adds clusters), so the
+ * default is the cap; and the dispatch queue's event source mapping needs room for at least its
+ * 2 checks at once (Lambda's least MaximumConcurrency) beside the looks and the dispatcher.
+ */
+export const MIN_DISPATCH_CONCURRENCY = 4;
+
+function reservedConcurrencyOf(
+  given: number | undefined,
+  dispatch: boolean,
+  clusters: number,
+): number {
+  if (given !== undefined && dispatch && given < MIN_DISPATCH_CONCURRENCY) {
+    throw new ConfigError(
+      `reservedConcurrency must be at least ${MIN_DISPATCH_CONCURRENCY} with dispatch (the dispatch queue runs at least 2 checks at once, beside the looks and the dispatcher); got ${given}`,
+    );
+  }
+  if (given !== undefined) return given;
+  return dispatch ? DEFAULT_CONCURRENCY_CAP : Math.min(clusters * 2 + 1, DEFAULT_CONCURRENCY_CAP);
+}
+
 /** Seconds from the first to the last check of one invocation. */
 export function fastModeSpanSeconds(fastMode: FastModeSettings): number {
   return (fastMode.checksPerInvocation - 1) * fastMode.intervalSeconds;
@@ -221,8 +242,11 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     ...settings,
     clusters,
     emails,
-    reservedConcurrency:
-      parsed.reservedConcurrency ?? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP),
+    reservedConcurrency: reservedConcurrencyOf(
+      parsed.reservedConcurrency,
+      settings.dispatch,
+      clusters.length,
+    ),
     memoryMb: parsed.memoryMb ?? memoryMbFor(parsed.largestClusterNodes),
   };
   checkEnvironmentSize(config);

@@ -22,6 +22,8 @@ export const RUNTIME_ENV = Object.freeze({
   machineTopicArn: 'MACHINE_TOPIC_ARN',
   /** The queue of the watchdog's own looks (re-checks of suspects): set by the stack. */
   recheckQueueUrl: 'RECHECK_QUEUE_URL',
+  /** The queue the dispatcher fans each cluster's check out on: set by the stack with the dispatcher. */
+  dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
 });
 
 export interface RuntimeConfig {
@@ -34,6 +36,8 @@ export interface RuntimeConfig {
   readonly machineTopicArn?: string | undefined;
   /** Where the watchdog asks for looks of its own (SQS); undefined: it looks only when invoked. */
   readonly recheckQueueUrl?: string | undefined;
+  /** Where the dispatcher sends each cluster's check (SQS); undefined: no dispatcher. */
+  readonly dispatchQueueUrl?: string | undefined;
 }
 
 const runtimeSchema = z.object({
@@ -153,7 +157,8 @@ export function loadRuntimeConfig(
     settings.machineTopic !== true
       ? undefined
       : sideTopicArnOf(env, RUNTIME_ENV.machineTopicArn, 'the machine topic', 'machineTopic');
-  const recheckQueueUrl = recheckQueueUrlOf(env);
+  const recheckQueueUrl = queueUrlOf(env, RUNTIME_ENV.recheckQueueUrl, 'rechecks');
+  const dispatchQueueUrl = queueUrlOf(env, RUNTIME_ENV.dispatchQueueUrl, 'checks');
   return deepFreeze({
     settings,
     topicArn: checked[RUNTIME_ENV.topicArn] as string,
@@ -161,6 +166,7 @@ export function loadRuntimeConfig(
     ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
     ...(machineTopicArn === undefined ? {} : { machineTopicArn }),
     ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
+    ...(dispatchQueueUrl === undefined ? {} : { dispatchQueueUrl }),
   });
 }
 
@@ -204,16 +210,17 @@ function sideTopicArnOf(
   return topicArn;
 }
 
-/** RECHECK_QUEUE_URL, when the stack set it: an SQS queue URL. */
-function recheckQueueUrlOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const recheckQueueUrl = env[RUNTIME_ENV.recheckQueueUrl]?.trim() || undefined;
-  if (
-    recheckQueueUrl !== undefined &&
-    !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(recheckQueueUrl)
-  ) {
+/** A queue's URL (RECHECK_QUEUE_URL, DISPATCH_QUEUE_URL), when the stack set it. */
+function queueUrlOf(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  example: string,
+): string | undefined {
+  const url = env[name]?.trim() || undefined;
+  if (url !== undefined && !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(url)) {
     throw new ConfigError(
-      `${RUNTIME_ENV.recheckQueueUrl} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/rechecks (got ${shown(recheckQueueUrl)})`,
+      `${name} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/${example} (got ${shown(url)})`,
     );
   }
-  return recheckQueueUrl;
+  return url;
 }

@@ -76,13 +76,20 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   const down = [...n.firing, ...n.reminders, ...n.flapping];
   tail.push(...whatHappensNext(n, down));
   // The watchdog's own state or silences set aside say nothing about the cluster: no kubectl.
-  if (n.notice?.topic !== 'state-reset' && n.notice?.topic !== 'silences-set-aside') {
+  if (!ABOUT_THE_WATCHDOG.has(n.notice?.topic ?? '')) {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`, ...incidentLines(n));
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }
+
+/** The notices about the watchdog itself, not a cluster: no kubectl advice under them. */
+const ABOUT_THE_WATCHDOG: ReadonlySet<string> = new Set([
+  'state-reset',
+  'silences-set-aside',
+  'checks-overdue',
+]);
 
 /**
  * What Kubernetes does next with the silent nodes, said once per incident: in full where an

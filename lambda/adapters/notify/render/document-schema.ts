@@ -157,18 +157,25 @@ export const notificationDocument = z
       .meta({ description: 'present when the watchdog cannot read the cluster, or can again' }),
     notice: z
       .object({
-        topic: z.enum(['degraded', 'state-reset', 'silences-set-aside']),
+        topic: z.enum(['degraded', 'state-reset', 'silences-set-aside', 'checks-overdue']),
         state: z.enum(['started', 'ended']).optional(),
         message: z.string().meta({ description: 'one line: what is missing or why (no secrets)' }),
         since: time.optional().meta({ description: 'degraded: the first degraded check' }),
         copy: z.string().optional().meta({
           description: 'state-reset, silences-set-aside: where the unreadable copy was kept',
         }),
+        clusters: z.array(z.string()).optional().meta({
+          description:
+            'checks-overdue: the clusters whose checks stopped (started) or succeed again (ended), sorted',
+        }),
+        overdue: z.number().int().nonnegative().optional().meta({
+          description: "checks-overdue: how many of the fleet's clusters are overdue now",
+        }),
       })
       .optional()
       .meta({
         description:
-          'kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, or stored silences could not be honoured and were set aside',
+          "kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, stored silences could not be honoured and were set aside, or the fleet's dispatcher found clusters with no successful check for too long (cluster `(fleet)`)",
       }),
     missedFiring: z
       .object({

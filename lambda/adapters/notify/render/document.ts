@@ -184,6 +184,15 @@ function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']>
 }
 
 function noticePart(notice: NoticeInfo): NonNullable<NotificationDocument['notice']> {
+  if (notice.topic === 'checks-overdue') {
+    return {
+      topic: notice.topic,
+      state: notice.state,
+      message: bodyText(notice.message, 1000),
+      clusters: notice.clusters.map((name) => bodyText(name, 100)),
+      overdue: notice.overdue,
+    };
+  }
   return notice.topic === 'degraded'
     ? {
         topic: notice.topic,
