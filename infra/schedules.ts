@@ -16,7 +16,7 @@ import { idFor } from './construct-id.js';
  * `LambdaInvoke` whose role may invoke the function's unqualified ARN only (the stock target also
  * grants `<arn>:*`, every version and alias, which the schedules never call).
  */
-class InvokeFunction extends LambdaInvoke {
+export class InvokeFunction extends LambdaInvoke {
   constructor(
     private readonly fn: lambda.IFunction,
     props: ConstructorParameters<typeof LambdaInvoke>[1],
