@@ -10,7 +10,7 @@
  * A deployment has a dispatcher when `dispatch` is set (its listed clusters then have no schedule
  * or dead-man's switch of their own) or discovery is configured (discovered clusters never have).
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -18,7 +18,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type DeploymentConfig, RUNTIME_ENV } from '../lambda/settings/index.js';
-import { MAX_RECEIVES } from './rechecks.js';
+import { deadLetterQueueIn, MAX_RECEIVES } from './rechecks.js';
 import { InvokeFunction } from './schedules.js';
 
 /** Lambda's bounds on an SQS event source mapping's MaximumConcurrency. */
@@ -66,16 +66,11 @@ export function createDispatcher(
   timeoutSeconds: number,
   scheduling: { readonly role: iam.IRole; readonly deadLetterQueue: sqs.IQueue },
 ): Dispatcher {
-  const deadLetterQueue = new sqs.Queue(scope, 'DispatchDeadLetterQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-  });
-  Validations.of(deadLetterQueue).acknowledge({
-    id: 'AwsSolutions-SQS3',
-    reason:
-      "This queue is itself the dead-letter queue of the dispatcher's checks: a check the function failed on three times.",
-  });
+  const deadLetterQueue = deadLetterQueueIn(
+    scope,
+    'DispatchDeadLetterQueue',
+    "This queue is itself the dead-letter queue of the dispatcher's checks: a check the function failed on three times.",
+  );
   const period = Duration.minutes(config.scheduleMinutes);
   const queue = new sqs.Queue(scope, 'DispatchQueue', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,

@@ -293,16 +293,19 @@ function sqsLooks(config: RuntimeConfig, clients: AwsClients, clock: () => numbe
  * check of that cluster), or a look (lookOf); throws with one line when the body is neither.
  */
 export function queuedEventOf(body: string): InvocationEvent {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    throw new Error('the message body is not JSON');
-  }
+  const value = jsonOf(body);
   const keys = typeof value === 'object' && value !== null ? Object.keys(value) : [];
   const cluster = (value as { cluster?: unknown } | null)?.cluster;
   if (keys.length === 1 && typeof cluster === 'string') return { cluster };
-  return lookOf(body);
+  return lookIn(value);
+}
+
+function jsonOf(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new Error('the message body is not JSON');
+  }
 }
 
 /**
@@ -340,12 +343,10 @@ function fleetDispatcher(
 
 /** The look a queued message asks for; throws with one line when the body is not one. */
 export function lookOf(body: string): InvocationEvent {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    throw new Error('the message body is not JSON');
-  }
+  return lookIn(jsonOf(body));
+}
+
+function lookIn(value: unknown): InvocationEvent {
   const look = value as { cluster?: unknown; look?: { suspects?: unknown }; recheck?: unknown };
   // `recheck`: the body of looks queued by a version before `look` (they wait up to 15 minutes).
   const names = look?.look === undefined ? look?.recheck : look.look?.suspects;
