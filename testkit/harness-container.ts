@@ -81,6 +81,7 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
       ...(looks ? { looks: looks } : {}),
       ...(looks && options.withDispatch ? { dispatch: looks } : {}),
+      ...(options.readers ? { readers: options.readers } : {}),
       onCallBaseUrls: { pagerDuty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
     });
     shared.closers.push(destroy);

@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
 import type { HandlerEvent, WatchdogHandler } from '../lambda/handler/create-handler.js';
-import type { ClusterCredentials } from '../lambda/ports/index.js';
+import type { ClusterCredentials, ClusterReaderFactory } from '../lambda/ports/index.js';
 import type { WatchdogSettings } from '../lambda/settings/index.js';
 import type { ClusterReport, InvocationEvent } from '../lambda/use-cases/invocation.js';
 import type { SimCluster } from '../sim/cluster.js';
@@ -93,6 +93,8 @@ export interface HarnessOptions {
    * (`h.looks.checks`), delivered by `h.advanceTo` like the looks.
    */
   readonly withDispatch?: boolean;
+  /** Each cluster's reader instead of the authenticated one (a stand-in serving many clusters). */
+  readonly readers?: ClusterReaderFactory;
   /** A PagerDuty stand-in (testkit/pagerduty-server.ts, `h.pagerDuty`) and the `pagerDuty` setting. */
   readonly pagerDuty?: boolean;
   /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
