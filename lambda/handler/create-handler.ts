@@ -48,7 +48,8 @@ import type {
   Notifier,
   StructuredLogger,
 } from '../ports/index.js';
-import { RUNTIME_ENV, type RuntimeConfig } from '../settings/index.js';
+import type { RuntimeConfig } from '../settings/index.js';
+import { RUNTIME_ENV } from '../settings/runtime-environment.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
 import type { DiscoveryReport } from '../use-cases/discovery.js';
