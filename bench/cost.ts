@@ -24,7 +24,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { PerCheck } from '../testkit/cost-monthly.js';
 import { measure } from './cost/measure.js';
-import { billOf, placeBill } from './cost/place-bill.js';
+import { billOf, fleetOf, placeBill, placeFleet } from './cost/place-bill.js';
 import { renderCost } from './cost/render.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -46,9 +46,9 @@ const { doc, perMonth, perInvocation } = renderCost({
   checks: CHECKS,
   bigChecks: BIG_CHECKS,
 });
-// The whole bill (npm run bench:bill) is kept as it was.
-const bill = billOf(await readFile(`${ROOT}docs/COST.md`, 'utf8').catch(() => ''));
-await writeFile(`${ROOT}docs/COST.md`, placeBill(doc, bill));
+// The whole bill (npm run bench:bill) and the fleet's (npm run bench:fleet) are kept as they were.
+const old = await readFile(`${ROOT}docs/COST.md`, 'utf8').catch(() => '');
+await writeFile(`${ROOT}docs/COST.md`, placeFleet(placeBill(doc, billOf(old)), fleetOf(old)));
 console.log(perMonth.join('\n'));
 console.log();
 console.log(perInvocation.join('\n'));

@@ -15,14 +15,10 @@ import { MINUTE } from '../testkit/schedule-runs.js';
 import { random } from '../testkit/state-fixtures.js';
 import { benchmarksSection } from './benchmarks-section.js';
 import { type Death, deaths, type Row, stalls } from './latency-runs.js';
+import { percentile } from './statistics.js';
 
 const COUNT = Number(process.argv[2] ?? 40);
 const writeSection = await benchmarksSection('## Detection latency');
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
 
 const onTime = () => 0;
 const jitter = random(5);

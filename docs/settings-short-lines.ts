@@ -26,6 +26,7 @@ export const SHORT_LINES: Readonly<Record<string, string>> = {
   requestTimeoutSeconds: 'timeout of each request to the API server',
   chatNotifications: 'a topic for Slack or Teams (Amazon Q Developer)',
   machineTopic: 'a topic of JSON documents with message attributes',
+  dispatch: 'check the listed clusters through the fleet dispatcher',
   eventBus: 'also put each notification on an EventBridge bus',
   pagerDuty: 'PagerDuty Events API v2, routing key in Secrets Manager',
   opsgenie: 'Opsgenie alerts, API key in Secrets Manager',

@@ -69,6 +69,10 @@ export interface WatchdogAlarms {
   readonly eventsFailedAlarm?: cloudwatch.Alarm;
   /** "An on-call event was not delivered": one alarm, only with `pagerDuty` or `opsgenie`. */
   readonly onCallFailedAlarm?: cloudwatch.Alarm;
+  /** The fleet-wide dead-man's switch, its dispatcher's own, and parked checks: with a dispatcher. */
+  readonly clustersOverdueAlarm?: cloudwatch.Alarm;
+  readonly dispatcherStoppedAlarm?: cloudwatch.Alarm;
+  readonly dispatchDeadLetterAlarm?: cloudwatch.Alarm;
   /** Per cluster: "no successful check for `DEAD_MAN_PERIODS` schedule periods". */
   readonly deadMansSwitches: ReadonlyMap<string, cloudwatch.Alarm>;
   /** "The notification topic has no confirmed subscription": only with an alarm path, notifying it. */
@@ -90,6 +94,8 @@ export interface WatchdogAlarmsProps {
   >;
   /** Where a cluster's dead-man's switch goes (cluster-stacks.ts); default the given scope. */
   readonly clusterScopes?: ClusterScopes;
+  /** The fleet's dispatcher (dispatch.ts), when there is one: its switch and queue alarms. */
+  readonly dispatchDeadLetterQueue?: sqs.IQueue;
 }
 
 /** Creates the alarms in the given scope and lets them publish to the topic. */
@@ -174,12 +180,22 @@ type DeploymentAlarms = Pick<
   | 'abandonedAlarm'
   | 'eventsFailedAlarm'
   | 'onCallFailedAlarm'
+  | 'clustersOverdueAlarm'
+  | 'dispatcherStoppedAlarm'
+  | 'dispatchDeadLetterAlarm'
 >;
 
 /** The function's errors and throttles, undelivered invocations, notifications not delivered. */
 function deploymentAlarms(
   alarm: AlarmFactory,
-  { fn, deadLetterQueue, recheckQueue, recheckDeadLetterQueue, config }: WatchdogAlarmsProps,
+  {
+    fn,
+    deadLetterQueue,
+    recheckQueue,
+    recheckDeadLetterQueue,
+    config,
+    dispatchDeadLetterQueue,
+  }: WatchdogAlarmsProps,
   period: Duration,
 ): DeploymentAlarms {
   const errorsAlarm = alarm(
@@ -237,7 +253,59 @@ function deploymentAlarms(
           ),
         }),
     ...onCallAlarm(alarm, config, period),
+    ...fleetAlarms(alarm, dispatchDeadLetterQueue, period),
   };
+}
+
+/** The metric the dispatcher emits each run (dimension `service` only): clusters overdue. */
+export const CLUSTERS_OVERDUE_METRIC: ServiceMetricName = 'ClustersOverdue';
+
+/**
+ * With a dispatcher: the fleet-wide dead-man's switch (`ClustersOverdue` ≥ 1: a cluster with no
+ * successful check for 3 periods, named by the dispatcher's NOTICE), the dispatcher's own (no
+ * `ClustersOverdue` datapoint for `DEAD_MAN_PERIODS` periods: it stopped running), and a check
+ * parked in the dispatch dead-letter queue. Three alarms and one metric for the whole fleet.
+ */
+function fleetAlarms(
+  alarm: AlarmFactory,
+  deadLetterQueue: sqs.IQueue | undefined,
+  period: Duration,
+): Pick<
+  DeploymentAlarms,
+  'clustersOverdueAlarm' | 'dispatcherStoppedAlarm' | 'dispatchDeadLetterAlarm'
+> {
+  if (deadLetterQueue === undefined) return {};
+  const overdue = (statistic: string) =>
+    new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: CLUSTERS_OVERDUE_METRIC,
+      dimensionsMap: { ...SERVICE_DIMENSIONS },
+      statistic,
+      period,
+    });
+  const clustersOverdueAlarm = alarm('ClustersOverdueAlarm', {
+    ...onAnyDatapoint(
+      `lease-watchdog: the fleet's dispatcher found clusters with no successful check for ${DEAD_MAN_PERIODS} schedule periods: the watchdog is not watching them. Its NOTICE names them; look for their WATCHDOG notifications and the function's errors.`,
+      overdue(cloudwatch.Stats.MAXIMUM),
+    ),
+  });
+  const dispatcherStoppedAlarm = alarm('DispatcherStoppedAlarm', {
+    alarmDescription: `lease-watchdog: the fleet's dispatcher has not run for ${DEAD_MAN_PERIODS} schedule periods (no ClustersOverdue datapoint): no dispatched cluster is checked. Look at the DispatchSchedule, the function's errors and throttles.`,
+    metric: overdue(cloudwatch.Stats.SAMPLE_COUNT),
+    threshold: 1,
+    evaluationPeriods: DEAD_MAN_PERIODS,
+    comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+  });
+  const dispatchDeadLetterAlarm = alarm(
+    'DispatchDeadLetterAlarm',
+    parkedMessages(
+      deadLetterQueue,
+      "lease-watchdog: a dispatched check failed 3 times and was parked in the dispatch dead-letter queue: the function could not run it. Read the function's log group for the error at that time; the message names the cluster. Alarms again on every new one.",
+      'checks newly parked in the dispatch dead-letter queue',
+    ),
+  );
+  return { clustersOverdueAlarm, dispatcherStoppedAlarm, dispatchDeadLetterAlarm };
 }
 
 /** The metric the function emits when a paging tool did not take an on-call event. */
@@ -271,8 +339,21 @@ function onCallAlarm(
  * alarms again on every later rise, however many looks are already kept (14 days).
  */
 function parkedLooks(queue: sqs.IQueue): cloudwatch.AlarmProps {
-  return onAnyDatapoint(
+  return parkedMessages(
+    queue,
     "lease-watchdog: a look of the watchdog's own (a suspect's re-check, a routine look between scheduled runs) failed 3 times and was parked in the re-check dead-letter queue: the function could not run it. Read the function's log group for the error at that time; the message names the cluster. Alarms again on every new one.",
+    'looks newly parked in the re-check dead-letter queue',
+  );
+}
+
+/** Any rise of the messages in a dead-letter queue in a period of 5 minutes (parkedLooks says why). */
+function parkedMessages(
+  queue: sqs.IQueue,
+  description: string,
+  label: string,
+): cloudwatch.AlarmProps {
+  return onAnyDatapoint(
+    description,
     new cloudwatch.MathExpression({
       expression: 'DIFF(FILL(parked, 0))',
       usingMetrics: {
@@ -281,7 +362,7 @@ function parkedLooks(queue: sqs.IQueue): cloudwatch.AlarmProps {
           statistic: cloudwatch.Stats.MAXIMUM,
         }),
       },
-      label: 'looks newly parked in the re-check dead-letter queue',
+      label,
       period: Duration.minutes(5),
     }),
   );

@@ -4,7 +4,7 @@
  * group that deploy/rbac.yaml binds; for an `eks` cluster with `roleArn` (another account),
  * `sts:AssumeRole` on that role alone (docs/DEPLOY.md, "Clusters in other accounts").
  */
-import { Arn, ArnFormat, Aws, CfnCondition, Fn, Stack, Token } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, CfnCondition, Fn, Stack, Token, Validations } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
@@ -82,11 +82,18 @@ export function grantClusterAccess(
  * per cluster, whose sids alone would fill IAM's 10,240 characters of a role's inline policies
  * near 150 clusters. Access
  * entries (and their region conditions) go where `scopeOf` puts the cluster.
+ *
+ * `eksByRegion` (a dispatcher's fleet): eks:DescribeCluster on every cluster of the account in
+ * each region the clusters are in (`cluster/*`) instead of one ARN each: 1,000 ARNs would take 16
+ * managed policies of IAM's 6,144 characters, and a role takes 10 by default. DescribeCluster
+ * reads a cluster's endpoint and CA, not its Kubernetes API (the access entry governs that), and
+ * discovered clusters are not known at synth anyway.
  */
 export function grantFleetAccess(
   role: iam.Role,
   clusters: readonly DeployedCluster[],
   scopeOf: (name: string) => Construct,
+  { eksByRegion = false }: { readonly eksByRegion?: boolean } = {},
 ): void {
   const scope = role.node.scope ?? role;
   const eksArns: string[] = [];
@@ -105,7 +112,7 @@ export function grantFleetAccess(
         stack.formatArn({
           service: 'eks',
           resource: 'cluster',
-          resourceName: auth.clusterName,
+          resourceName: eksByRegion ? '*' : auth.clusterName,
           region: auth.region ?? stack.region,
         }),
       );
@@ -119,7 +126,8 @@ export function grantFleetAccess(
     }
     secretResources.push(...secretArns(scope, secretId));
   });
-  addChunked(role, 'ClustersDescribeEks', 'eks:DescribeCluster', eksArns);
+  addChunked(role, 'ClustersDescribeEks', 'eks:DescribeCluster', [...new Set(eksArns)]);
+  if (eksByRegion) acknowledgeClustersOfRegions(role, clusters);
   addChunked(role, 'ClustersAssumeRole', 'sts:AssumeRole', [...new Set(roleArns)]);
   addChunked(role, 'ClustersReadSecrets', 'secretsmanager:GetSecretValue', [
     ...new Set(secretResources),
@@ -131,6 +139,25 @@ export function grantFleetAccess(
  * CDK moves whole statements once the role's inline policy is full (it cannot split one).
  */
 const ARNS_PER_STATEMENT = 60;
+
+/** Tells cdk-nag why the role may describe every EKS cluster of its regions (grantFleetAccess). */
+function acknowledgeClustersOfRegions(role: iam.Role, clusters: readonly DeployedCluster[]): void {
+  const stack = Stack.of(role);
+  const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
+  const account = shown(stack.account, '<AWS::AccountId>');
+  const regions = new Set(
+    clusters.flatMap((c) =>
+      c.auth.mode === 'eks' && c.auth.roleArn === undefined ? [c.auth.region ?? stack.region] : [],
+    ),
+  );
+  for (const region of regions) {
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:${shown(region, '<AWS::Region>')}:${account}:cluster/*]`,
+      reason:
+        "A dispatcher's fleet: eks:DescribeCluster (read-only: a cluster's endpoint and CA) on the account's clusters of the region, instead of one ARN per cluster, which for a thousand clusters would take more managed policies than a role holds; reading a cluster's Kubernetes API still takes its access entry.",
+    });
+  }
+}
 
 function addChunked(role: iam.Role, sid: string, action: string, arns: readonly string[]): void {
   for (let start = 0; start < arns.length; start += ARNS_PER_STATEMENT) {

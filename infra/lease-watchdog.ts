@@ -1,7 +1,8 @@
 /**
  * `LeaseWatchdog`: everything one watchdog runs on, with the good defaults baked in.
  *
- * One function, one schedule per cluster (input `{"cluster": "<name>"}`), a KMS-encrypted SNS topic
+ * One function, one schedule per cluster (input `{"cluster": "<name>"}`) or, for a fleet, one
+ * dispatcher for all (dispatch.ts, docs/FLEET.md), a KMS-encrypted SNS topic
  * (or an existing one: `topic`, or `existingTopicArn`), a DynamoDB state table, least-privilege access to the configured secrets and
  * clusters, and alarms that watch the watchdog itself, notifying the same topic and, when
  * configured, a second delivery path (alarm-delivery.ts). Each part lives
@@ -36,6 +37,7 @@ import { grantClusterAccess, grantFleetAccess } from './cluster-access.js';
 import { type ClusterScopes, clusterScopes } from './cluster-stacks.js';
 import { createDashboard } from './dashboard.js';
 import { createDiscovery } from './discovery.js';
+import { createDispatcher, type Dispatcher, hasDispatcher } from './dispatch.js';
 import { type DurationProps, fileSettingsOf, namingProps } from './duration-props.js';
 import { grantPutEvents } from './event-bus.js';
 import { grantOnCallSecrets } from './on-call.js';
@@ -130,6 +132,8 @@ export class LeaseWatchdog extends Construct {
   readonly noSubscriberAlarm?: cloudwatch.Alarm;
   /** The watchdog's own looks (re-checks of suspects, routine looks) and their dead-letter queue. */
   readonly recheckQueue: RecheckQueue;
+  /** The fleet's dispatcher (`dispatch`, or discovery): its schedule and queues; else undefined. */
+  readonly dispatcher?: Dispatcher;
   /** The topic of chat notifications (`chatNotifications`); undefined without it. */
   readonly chatTopic?: sns.ITopic;
   /** The topic of the document with its message attributes (`machineTopic`); undefined without it. */
@@ -180,7 +184,9 @@ export class LeaseWatchdog extends Construct {
 
     this.recheckQueue = createRecheckQueue(this, this.function, functionTimeoutSeconds(config));
 
-    const schedules = createSchedules(this, this.function, config, scopes.scopeOf);
+    // Clusters of their own schedule and dead-man's switch: the listed ones, unless dispatched.
+    const scheduled = config.dispatch ? { ...config, clusters: [] } : config;
+    const schedules = createSchedules(this, this.function, scheduled, scopes.scopeOf);
     this.deadLetterQueue = schedules.deadLetterQueue;
     this.schedulerRole = schedules.schedulerRole;
     this.schedules = schedules.schedules;
@@ -191,6 +197,15 @@ export class LeaseWatchdog extends Construct {
       config,
       schedules,
     )?.schedule;
+    if (hasDispatcher(config)) {
+      this.dispatcher = createDispatcher(
+        this,
+        this.function,
+        config,
+        functionTimeoutSeconds(config),
+        { role: schedules.schedulerRole, deadLetterQueue: schedules.deadLetterQueue },
+      );
+    }
 
     const alarms = createAlarms(this, {
       fn: this.function,
@@ -199,8 +214,9 @@ export class LeaseWatchdog extends Construct {
       recheckDeadLetterQueue: this.recheckQueue.deadLetterQueue,
       topic,
       alarmPaths,
-      config,
+      config: scheduled,
       clusterScopes: scopes,
+      dispatchDeadLetterQueue: this.dispatcher?.deadLetterQueue,
     });
     this.errorsAlarm = alarms.errorsAlarm;
     this.throttlesAlarm = alarms.throttlesAlarm;
@@ -264,7 +280,9 @@ function grantReading(
   bindCheckMetrics(watchdog.function);
   const scopes = clusterScopes(scope, config.clusters);
   if (scopes.nested) {
-    grantFleetAccess(watchdog.role, config.clusters, scopes.scopeOf);
+    grantFleetAccess(watchdog.role, config.clusters, scopes.scopeOf, {
+      eksByRegion: config.dispatch,
+    });
   } else {
     config.clusters.forEach((cluster, index) => {
       grantClusterAccess(scope, watchdog.role, cluster, index);

@@ -35,16 +35,11 @@ export function createRecheckQueue(
   fn: lambda.Function,
   timeoutSeconds: number,
 ): RecheckQueue {
-  const deadLetterQueue = new sqs.Queue(scope, 'RecheckDeadLetterQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-  });
-  Validations.of(deadLetterQueue).acknowledge({
-    id: 'AwsSolutions-SQS3',
-    reason:
-      "This queue is itself the dead-letter queue of the watchdog's own looks: a look the function failed on three times.",
-  });
+  const deadLetterQueue = deadLetterQueueIn(
+    scope,
+    'RecheckDeadLetterQueue',
+    "This queue is itself the dead-letter queue of the watchdog's own looks: a look the function failed on three times.",
+  );
   const queue = new sqs.Queue(scope, 'RecheckQueue', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
@@ -62,6 +57,20 @@ export function createRecheckQueue(
   queue.grantSendMessages(fn);
   fn.addEnvironment(RUNTIME_ENV.recheckQueueUrl, queue.queueUrl);
   return { queue, deadLetterQueue };
+}
+
+/**
+ * A dead-letter queue (SSE, TLS only, 14 days), with cdk-nag told why it has none of its own
+ * (`reason`).
+ */
+export function deadLetterQueueIn(scope: Construct, id: string, reason: string): sqs.Queue {
+  const queue = new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason });
+  return queue;
 }
 
 /** LooksStoppedAlarm fires after this many periods without a look delivered. */

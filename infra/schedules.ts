@@ -2,15 +2,16 @@
  * One EventBridge Scheduler schedule per cluster (input `{"cluster": "<name>"}`), a role that may
  * invoke the function only, and the dead-letter queue for invocations it could not deliver.
  */
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { idFor } from './construct-id.js';
+import { deadLetterQueueIn } from './rechecks.js';
 
 /**
  * `LambdaInvoke` whose role may invoke the function's unqualified ARN only (the stock target also
@@ -52,16 +53,11 @@ export function createSchedules(
   /** Where a cluster's schedule goes (cluster-stacks.ts); default `scope`. */
   scopeOf: (cluster: string) => Construct = () => scope,
 ): WatchdogSchedules {
-  const deadLetterQueue = new sqs.Queue(scope, 'ScheduleDeadLetterQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-  });
-  Validations.of(deadLetterQueue).acknowledge({
-    id: 'AwsSolutions-SQS3',
-    reason:
-      'This queue is itself the dead-letter queue: it receives the schedule invocations EventBridge Scheduler could not deliver, and its own alarm reports any message in it.',
-  });
+  const deadLetterQueue = deadLetterQueueIn(
+    scope,
+    'ScheduleDeadLetterQueue',
+    'This queue is itself the dead-letter queue: it receives the schedule invocations EventBridge Scheduler could not deliver, and its own alarm reports any message in it.',
+  );
   const schedulerRole = schedulerRoleIn(scope);
   const period = Duration.minutes(config.scheduleMinutes);
   const schedules = new Map<string, scheduler.Schedule>();

@@ -69,6 +69,7 @@ describe('parseWatchdogSettings', () => {
       stuckRemovalSeconds: 1800,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
       fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
+      dispatch: false,
       nodeRefreshSeconds: 900,
       requestTimeoutSeconds: 15,
     });
@@ -262,7 +263,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -742,7 +743,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

@@ -65,7 +65,11 @@ describe('discover in the stack', () => {
         RetryPolicy: { MaximumEventAgeInSeconds: 120, MaximumRetryAttempts: 2 },
       }),
     });
-    assert.equal(Object.keys(s.template.findResources('AWS::Scheduler::Schedule')).length, 1);
+    // Beside it, the fleet's dispatcher's one schedule (it dispatches the discovered clusters).
+    const inputs = Object.values(s.template.findResources('AWS::Scheduler::Schedule')).map(
+      (r) => Object.keys(JSON.parse(r.Properties.Target.Input))[0],
+    );
+    assert.deepEqual(inputs.sort(), ['discover', 'dispatch']);
   });
 
   test('least privilege: list anywhere (no resource-level permission), describe in the regions, assume the roles', () => {

@@ -5,7 +5,8 @@
  * another through its role (testkit/sts-server.ts), remembers them in the state table (dynalite),
  * and announces each change once by a NOTICE (local SNS). A discovered cluster is then checked by
  * `{ "cluster": NAME }` exactly as a listed one: its endpoint is a simulated cluster over HTTPS
- * that takes the EKS token the function signs. A deleted cluster is announced once and never paged.
+ * that takes the EKS token the function signs, and the fleet's dispatcher sends it its `{ cluster }`
+ * check. A deleted cluster is announced once and never paged.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -63,6 +64,8 @@ describe('lambda e2e: discovered clusters appear, are watched, vanish', () => {
       eksMaxAttempts: 3,
       stsEndpoint: sts.url,
       functionRoleArn: FUNCTION_ROLE,
+      withLooks: true,
+      withDispatch: true,
     });
     // The discovered cluster's API server: a simulated cluster that takes EKS tokens.
     const sim = new SimCluster({ now: h.clock.now, seed: 5 });
@@ -126,6 +129,23 @@ describe('lambda e2e: discovered clusters appear, are watched, vanish', () => {
     const prod = await h.run({ cluster: 'prod' });
     assert.equal(prod.clusters[0]?.lastStatus, 'checked');
     assert.equal(h.target('prod').server.stats.requests > 0, true);
+  });
+
+  it('a { dispatch } run sends each discovered cluster its { cluster } check; a listed one of its name wins', async () => {
+    const looks = h.looks as NonNullable<Harness['looks']>;
+    const report = await h.run({ dispatch: { periodSeconds: 60 } });
+    // `dispatch` is not set: the listed `prod` keeps its schedule, and shadows the discovered one.
+    assert.deepEqual(looks.checks.map((c) => c.cluster).sort(), ['payments', 'theirs']);
+    assert.equal(report.dispatch?.dispatched, 2);
+    // Delivered as the queue delivers it: the check runs in an invocation of its own.
+    const checked = () =>
+      h.logger.entries.filter(
+        (e) => e.message === 'cluster checked' && e.fields.cluster === 'payments',
+      ).length;
+    const before = checked();
+    await h.advanceTo(h.clock.now() + 15_000);
+    assert.ok(checked() > before, 'the dispatched check of payments ran');
+    assert.deepEqual(fresh(), []);
   });
 
   it('paged and throttled ListClusters; a cluster that becomes ACTIVE appears, a bad tag is named', async () => {

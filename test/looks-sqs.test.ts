@@ -2,7 +2,9 @@
  * The SQS adapter of the `Looks` port, driven by the real `@aws-sdk/client-sqs` against a small
  * scripted SQS endpoint (AWS JSON 1.0, as the client speaks it): one SendMessage per look, to the
  * queue, its body the event of the invocation it causes, its DelaySeconds the whole seconds up to
- * the moment asked for (0–900); a refusal is one clear error. Never AWS.
+ * the moment asked for (0–900); a refusal is one clear error. The dispatcher's fan-out
+ * (SqsChecks) on the same endpoint: ten checks a SendMessageBatch, each with its own delay, what
+ * SQS refused tried once more, then returned. Never AWS.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -10,8 +12,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsChecks } from '../lambda/adapters/dispatch/sqs-checks.js';
 import { SqsLooks } from '../lambda/adapters/looks/sqs-looks.js';
-import { lookOf } from '../lambda/handler/create-handler.js';
+import { lookOf, queuedEventOf } from '../lambda/handler/create-handler.js';
 
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/lease-watchdog-rechecks';
 
@@ -177,6 +180,64 @@ describe('SqsLooks, through the real SQS client', () => {
     } finally {
       failEntry = false;
     }
+  });
+
+  it('fans 25 checks out in 3 SendMessageBatch requests, each with its delay and its cluster', async () => {
+    const before = received.length;
+    const checks = Array.from({ length: 25 }, (_, i) => ({
+      cluster: `c-${i}`,
+      delaySeconds: i % 10,
+    }));
+    const refused = await new SqsChecks({ client, queueUrl: QUEUE }).send(checks);
+    assert.deepEqual(refused, []);
+    const sent = received.slice(before);
+    assert.equal(sent.length, 3);
+    const entries = sent.flatMap(
+      (r) => r.body.Entries as { DelaySeconds: number; MessageBody: string }[],
+    );
+    assert.deepEqual(
+      entries
+        .map((e) => queuedEventOf(e.MessageBody))
+        .sort((a, b) => Number(a.cluster?.slice(2)) - Number(b.cluster?.slice(2))),
+      checks.map((c) => ({ cluster: c.cluster })),
+    );
+    assert.deepEqual(
+      entries.map((e) => e.DelaySeconds).sort(),
+      checks.map((c) => c.delaySeconds).sort(),
+    );
+  });
+
+  it('a check SQS refuses is sent once more, then returned; a refused request returns its batch', async () => {
+    failEntry = true;
+    try {
+      const checks = [
+        { cluster: 'a', delaySeconds: 0 },
+        { cluster: 'b', delaySeconds: 1 },
+      ];
+      // The first entry of every batch is refused: `a`, then `a` again on its own.
+      assert.deepEqual(await new SqsChecks({ client, queueUrl: QUEUE }).send(checks), ['a']);
+    } finally {
+      failEntry = false;
+    }
+    refuse = true;
+    try {
+      const checks = [
+        { cluster: 'a', delaySeconds: 0 },
+        { cluster: 'b', delaySeconds: 1 },
+      ];
+      assert.deepEqual(await new SqsChecks({ client, queueUrl: QUEUE }).send(checks), ['a', 'b']);
+    } finally {
+      refuse = false;
+    }
+  });
+
+  it('a queued check is a scheduled check of its cluster; a look stays a look', () => {
+    assert.deepEqual(queuedEventOf('{"cluster": "prod"}'), { cluster: 'prod' });
+    assert.deepEqual(queuedEventOf('{"cluster": "prod", "look": {"suspects": []}}'), {
+      cluster: 'prod',
+      look: { suspects: [] },
+    });
+    assert.throws(() => queuedEventOf('{"cluster": 3}'), /is not \{ "cluster": "<name>"/);
   });
 
   it('a queued message that is not a look is refused with one line', () => {

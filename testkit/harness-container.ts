@@ -83,6 +83,8 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(overrides.emfMetrics ? {} : { metrics }),
       ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
       ...(looks ? { looks: looks } : {}),
+      ...(looks && options.withDispatch ? { dispatch: looks } : {}),
+      ...(options.readers ? { readers: options.readers } : {}),
       onCallBaseUrls: { pagerDuty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
     });
     shared.closers.push(destroy);

@@ -11,9 +11,10 @@ import type {
   HandlerEvent,
   WatchdogHandler,
 } from '../lambda/handler/create-handler.js';
-import type { ClusterCredentials } from '../lambda/ports/index.js';
+import type { ClusterCredentials, ClusterReaderFactory } from '../lambda/ports/index.js';
 import type { WatchdogSettings } from '../lambda/settings/index.js';
 import type { DiscoveryReport } from '../lambda/use-cases/discovery.js';
+import type { DispatchReport } from '../lambda/use-cases/dispatch.js';
 import type { ClusterReport, InvocationEvent } from '../lambda/use-cases/invocation.js';
 import type { SimCluster } from '../sim/cluster.js';
 import type { SimServer } from '../sim/server.js';
@@ -97,6 +98,13 @@ export interface HarnessOptions {
    * clock by `h.advanceTo` (as the SQS queue does in the cloud). Default: off, it looks only when run.
    */
   readonly withLooks?: boolean;
+  /**
+   * With `withLooks`: the fleet's dispatcher sends its checks on the same fake-clock queue
+   * (`h.looks.checks`), delivered by `h.advanceTo` like the looks.
+   */
+  readonly withDispatch?: boolean;
+  /** Each cluster's reader instead of the authenticated one (a stand-in serving many clusters). */
+  readonly readers?: ClusterReaderFactory;
   /** A PagerDuty stand-in (testkit/pagerduty-server.ts, `h.pagerDuty`) and the `pagerDuty` setting. */
   readonly pagerDuty?: boolean;
   /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
@@ -130,7 +138,11 @@ export interface Invocation {
   readonly remainingMs?: number;
 }
 
-export type Report = { clusters: ClusterReport[]; discovery?: DiscoveryReport };
+export type Report = {
+  clusters: ClusterReport[];
+  discovery?: DiscoveryReport;
+  dispatch?: DispatchReport;
+};
 
 /** One "Lambda container": its own clients, caches and handler, sharing the outside world. */
 export interface Container {
@@ -178,7 +190,7 @@ export interface Harness {
   /** Another container (as a concurrent or later Lambda invocation would get). */
   container(overrides?: ContainerOverrides): Container;
   /** One invocation of the default container, at the clock's now, with a fresh run id. */
-  run(event?: InvocationEvent | DiscoverEvent | null): Promise<Report>;
+  run(event?: HandlerEvent): Promise<Report>;
   /** Advances the clock by one schedule interval, then runs. */
   tick(event?: InvocationEvent | DiscoverEvent | null): Promise<Report>;
   /** The watchdog's own looks (with the `withLooks` option). */

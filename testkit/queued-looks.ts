@@ -7,7 +7,7 @@
  * (`refusing`: SendMessage fails) or the mapping disabled (`mappingEnabled`: nothing is delivered).
  */
 import type { HandlerEvent } from '../lambda/handler/create-handler.js';
-import type { Looks } from '../lambda/ports/index.js';
+import type { CheckDispatch, DispatchedCheck, Looks } from '../lambda/ports/index.js';
 import type { FakeClock } from './fake-clock.js';
 
 export interface QueuedLook {
@@ -20,6 +20,8 @@ export interface QueuedLook {
   readonly visible: number;
   /** When it is delivered: visible, plus the pollers' delay (fake-clock ms). */
   readonly at: number;
+  /** A dispatched check (body `{ "cluster": "<name>" }`), not a look. */
+  readonly dispatched?: true;
 }
 
 /** SQS refused a request (`refusing`), as the SDK would report it. */
@@ -27,7 +29,7 @@ export class LookRefusedError extends Error {
   override readonly name = 'AccessDenied';
 }
 
-export class QueuedLooks implements Looks {
+export class QueuedLooks implements Looks, CheckDispatch {
   readonly pending: QueuedLook[] = [];
   /** Every look asked for, in order (delivered or not). */
   readonly asked: QueuedLook[] = [];
@@ -61,6 +63,34 @@ export class QueuedLooks implements Looks {
     this.pending.sort((a, b) => a.at - b.at);
   }
 
+  /** Every dispatched check sent (the dispatcher's fan-out), in order. */
+  readonly checks: QueuedLook[] = [];
+
+  /**
+   * The dispatcher's checks, on the same queue model (the dispatch queue's own mapping in the
+   * cloud): each visible after its whole-second delay, then delivered as a one-message batch.
+   */
+  async send(checks: readonly DispatchedCheck[]): Promise<readonly string[]> {
+    if (this.refusing) return checks.map((c) => c.cluster);
+    const now = this.clock.now();
+    for (const { cluster, delaySeconds } of checks) {
+      const visible = now + delaySeconds * 1000;
+      const check = {
+        id: `check-${++this.#ids}`,
+        cluster,
+        suspects: [],
+        wanted: visible,
+        visible,
+        at: visible + Math.max(0, this.polling()),
+        dispatched: true as const,
+      };
+      this.checks.push(check);
+      this.pending.push(check);
+    }
+    this.pending.sort((a, b) => a.at - b.at);
+    return [];
+  }
+
   /** Routine looks asked for in one request (SendMessageBatch), one entry per request. */
   readonly batches: number[][] = [];
 
@@ -81,8 +111,12 @@ export class QueuedLooks implements Looks {
       if (!this.mappingEnabled || !next || next.at > until) break;
       this.pending.shift();
       if (next.at > this.clock.now()) this.clock.advanceTo(next.at);
-      this.delivered.push(next);
-      const body = JSON.stringify({ cluster: next.cluster, look: { suspects: next.suspects } });
+      if (!next.dispatched) this.delivered.push(next);
+      const body = JSON.stringify(
+        next.dispatched
+          ? { cluster: next.cluster }
+          : { cluster: next.cluster, look: { suspects: next.suspects } },
+      );
       await invoke({ Records: [{ messageId: next.id, body }] });
     }
     if (until > this.clock.now()) this.clock.advanceTo(until);

@@ -18,8 +18,7 @@
  * clock, the constants or the message helpers from here does not load the handler (whose
  * Kubernetes client alone is most of 3 s of CPU).
  */
-import type { DiscoverEvent } from '../lambda/handler/create-handler.js';
-import type { InvocationEvent } from '../lambda/use-cases/invocation.js';
+import type { HandlerEvent } from '../lambda/handler/create-handler.js';
 import { FakeClock } from './fake-clock.js';
 import { type Closer, type Harness, type HarnessOptions, SCHEDULE_MS } from './harness-options.js';
 import { QueuedLooks } from './queued-looks.js';
@@ -66,7 +65,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
     const nextRunId = () => `run-${String(++runs).padStart(4, '0')}`;
     const container = containerFactory({ clock, world, options, looks, nextRunId, closers });
     const main = container();
-    const run = (event: InvocationEvent | DiscoverEvent | null = null) => main.invoke(event);
+    const run = (event: HandlerEvent = null) => main.invoke(event);
     const { targets, sns } = world;
     return {
       clock,

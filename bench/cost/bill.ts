@@ -10,52 +10,13 @@
  *   npm run bench:bill            (rewrites the section between the `cost:bill` markers)
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { App, NestedStack, type Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { buildStack } from '../../infra/stack.js';
-import { parseAppConfig } from '../../lambda/settings/index.js';
 import { IDLE_RECEIVES_PER_MONTH } from '../../testkit/cost-deployment.js';
 import { PRICES } from '../../testkit/cost-prices.js';
 import { BILL_MARK as MARK, placeBill } from './place-bill.js';
+import { type Counted, count, eks, variablePerCluster } from './template-count.js';
 
 const COST_MD = new URL('../../docs/COST.md', import.meta.url);
 const GOAL_ONE_CLUSTER = 3;
-
-/** The billable resources of one synthesized deployment. */
-interface Counted {
-  readonly alarms: number;
-  readonly kmsKeys: number;
-  readonly dashboards: number;
-  readonly polledQueues: number;
-  readonly topics: number;
-}
-
-const eks = (i: number) => ({
-  name: `cluster-${i + 1}`,
-  auth: { mode: 'eks', clusterName: `cluster-${i + 1}`, region: 'us-east-1' },
-});
-
-/** Synthesizes the stack for a configuration (no bundling) and counts what is billed monthly. */
-function count(config: Record<string, unknown>): Counted {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = buildStack(
-    app,
-    parseAppConfig({ account: '123456789012', region: 'us-east-1', ...config }),
-  );
-  const stacks: Stack[] = [
-    stack,
-    ...stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack),
-  ];
-  const total = (type: string) =>
-    stacks.reduce((n, s) => n + Object.keys(Template.fromStack(s).findResources(type)).length, 0);
-  return {
-    alarms: total('AWS::CloudWatch::Alarm'),
-    kmsKeys: total('AWS::KMS::Key'),
-    dashboards: total('AWS::CloudWatch::Dashboard'),
-    polledQueues: total('AWS::Lambda::EventSourceMapping'),
-    topics: total('AWS::SNS::Topic'),
-  };
-}
 
 const SOURCES = {
   cloudwatch: 'https://aws.amazon.com/cloudwatch/pricing/',
@@ -79,20 +40,6 @@ interface Line {
 }
 
 const money = (x: number) => (x < 0.005 && x > 0 ? '<$0.01' : `$${x.toFixed(2)}`);
-
-/** The per-cluster variable cost at 1,000 nodes, from bench:cost's table in COST.md. */
-function variablePerCluster(doc: string): number {
-  const cells = (label: string) =>
-    (doc.split('\n').find((l) => l.replaceAll('*', '').startsWith(`| ${label} |`)) ?? '')
-      .split('|')
-      .slice(2, -1)
-      .map((c) => c.replaceAll('*', '').trim());
-  const column = cells('per cluster-month').indexOf('1,000 nodes');
-  const value = Number(cells('variable total (the goal)')[column]?.replace('$', ''));
-  if (!Number.isFinite(value) || column < 0)
-    throw new Error('COST.md has no 1,000-node variable total: run npm run bench:cost');
-  return value;
-}
 
 function lines(counted: ReadonlyMap<number, Counted>, variable: number): Line[] {
   const of = (clusters: number) => counted.get(clusters) as Counted;

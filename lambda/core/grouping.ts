@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import {
   type AlertNode,
   isSilencing,
+  type NoticeInfo,
   type Notification,
   type NotificationKind,
   type Severity,
@@ -77,10 +78,18 @@ export function composeNotification(changes: CheckChanges): Notification | null 
   return { id: notificationId(body), ...body };
 }
 
+/** What tells one notice of a topic from another: its state and since, or the clusters it names. */
+function noticeIdentity(notice: NoticeInfo): unknown {
+  if (notice.topic === 'degraded') return [notice.state, notice.since];
+  if (notice.topic === 'checks-overdue') return [notice.state, notice.clusters];
+  if (notice.topic === 'discovery') return [notice.change, notice.message];
+  return null;
+}
+
 /**
  * sha256 (hex) over what identifies a notification: cluster, time of the check, kind, severity,
  * and per list the node names with their verdict and resolution; the storm's state, scope and
- * zones; the watchdog's state, failure and since; a notice's topic, state and since. Reasons
+ * zones; the watchdog's state, failure and since; a notice's topic, state and since (or the clusters it names). Reasons
  * and messages are left out: they are prose, not identity. Same inputs, same id (a retried publish deduplicates on it).
  */
 export function notificationId(notification: Omit<Notification, 'id'>): string {
@@ -111,13 +120,7 @@ export function notificationId(notification: Omit<Notification, 'id'>): string {
   if (watchdog !== undefined) line('watchdog', watchdog.state, watchdog.failure, watchdog.since);
   const notice = notification.notice;
   if (notice !== undefined) {
-    const detail =
-      notice.topic === 'degraded'
-        ? [notice.state, notice.since]
-        : notice.topic === 'discovery'
-          ? [notice.change, notice.message]
-          : null;
-    line('notice', notice.topic, detail);
+    line('notice', notice.topic, noticeIdentity(notice));
   }
   return hash.digest('hex');
 }

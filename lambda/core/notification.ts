@@ -114,6 +114,9 @@ export interface WatchdogInfo {
  *   leases alone ('started', warning) — or can be read again ('ended', info). One notice per change.
  * - 'state-reset': the stored state could not be read; it was kept aside and the watchdog started
  *   afresh (warning). Open alerts may be announced again.
+ * - 'checks-overdue': the fleet's dispatcher found clusters with no successful check for too long
+ *   (the fleet-wide dead-man's switch: 'started', warning), or their checks succeeding again
+ *   ('ended', info); sent for the whole fleet (cluster FLEET_CLUSTER), naming them.
  * - 'silences-set-aside': stored silences could not be honoured (core/silences.ts
  *   `silenceProblem`, or not silences at all); they were moved aside and the nodes they named are
  *   judged as usual (warning). The other silences hold.
@@ -135,6 +138,17 @@ export type NoticeInfo =
       readonly message: string;
       /** Where the unreadable copy was kept (a DynamoDB key, a file path). */
       readonly copy: string;
+    }
+  | {
+      readonly topic: 'checks-overdue';
+      /** 'started': these clusters' checks stopped; 'ended': they succeed again. */
+      readonly state: 'started' | 'ended';
+      /** The clusters this notice is about, sorted. */
+      readonly clusters: readonly string[];
+      /** How many of the fleet's clusters are overdue after this dispatcher run. */
+      readonly overdue: number;
+      /** One line: what happened, and for how long a cluster has gone unchecked to be named. */
+      readonly message: string;
     }
   | {
       readonly topic: 'silences-set-aside';
@@ -159,6 +173,12 @@ export type NoticeInfo =
  */
 export const DISCOVERY_CHANGES = ['appeared', 'deleted', 'dropped', 'tag-invalid'] as const;
 export type DiscoveryChange = (typeof DISCOVERY_CHANGES)[number];
+
+/**
+ * The `cluster` of a notification about the fleet as a whole (no cluster name can be it: names
+ * start with a letter or a digit).
+ */
+export const FLEET_CLUSTER = '(fleet)';
 
 export interface Notification {
   /** Deterministic id (same inputs, same id): used as SNS FIFO deduplication id and outbox key. */

@@ -30,7 +30,7 @@ import type { AlertState, DegradedChecks, WatchdogIncident } from './alert-state
 import { composeNotification, notificationId } from './grouping.js';
 import { incidentKey } from './incident-keys.js';
 import type { ClusterReadFailure } from './model.js';
-import type { NoticeInfo, Notification } from './notification.js';
+import { FLEET_CLUSTER, type NoticeInfo, type Notification } from './notification.js';
 
 /** After a failed read of a cluster. Node incidents, flap records and the storm stay as they are. */
 export function alertsForReadFailure(
@@ -149,10 +149,41 @@ export function discoveryNotice(
   return composeNotice(cluster, now, { topic: 'discovery', ...discovery });
 }
 
-/** A NOTICE on its own: no node lists; warning, or info when a degraded stretch ends. */
+/**
+ * The fleet's NOTICE that clusters' checks stopped (`started`), or succeed again (`ended`):
+ * `clusters` are the ones that changed, `overdue` how many are overdue now, `afterMs` how long
+ * without a successful check makes a cluster overdue.
+ */
+export function checksOverdueNotice(
+  state: 'started' | 'ended',
+  clusters: readonly string[],
+  overdue: number,
+  afterMs: number,
+  now: number,
+): Notification {
+  const sorted = [...clusters].sort();
+  const minutes = Math.round(afterMs / 60_000);
+  const message =
+    state === 'started'
+      ? `no successful check for ${minutes} minutes or more: ${sorted.join(', ')}`
+      : `checked successfully again: ${sorted.join(', ')}`;
+  return composeNotice(FLEET_CLUSTER, now, {
+    topic: 'checks-overdue',
+    state,
+    clusters: sorted,
+    overdue,
+    message,
+  });
+}
+
+/**
+ * A NOTICE on its own: no node lists; warning, or info when a degraded (or overdue) stretch ends
+ * and for discovery's news but a tag ignored.
+ */
 function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
   const info =
-    (notice.topic === 'degraded' && notice.state === 'ended') ||
+    ((notice.topic === 'degraded' || notice.topic === 'checks-overdue') &&
+      notice.state === 'ended') ||
     (notice.topic === 'discovery' && notice.change !== 'tag-invalid');
   const severity = info ? 'info' : 'warning';
   const body = {

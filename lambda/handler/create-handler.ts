@@ -17,6 +17,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Context } from 'aws-lambda';
+import { SqsChecks } from '../adapters/dispatch/sqs-checks.js';
 import { InstanceStateReader } from '../adapters/evidence/instance-evidence.js';
 import { NodeEventsReader } from '../adapters/evidence/node-events.js';
 import { authenticatedReaders } from '../adapters/kube/authenticated-reader.js';
@@ -32,11 +33,15 @@ import {
   SERVICE_NAME,
 } from '../adapters/metrics/emf-metrics.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
+import { DynamoDbCheckLedger } from '../adapters/state/dynamodb/dynamodb-check-ledger.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import { accountOfArn, regionOfZone } from '../core/aws-instance.js';
 import type {
+  CheckDispatch,
+  CheckLedger,
   ClusterCredentials,
+  ClusterReaderFactory,
   EvidenceReader,
   Looks,
   MetricsRecorder,
@@ -44,9 +49,11 @@ import type {
   StructuredLogger,
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
+import { RUNTIME_ENV } from '../settings/runtime-environment.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
 import type { DiscoveryReport } from '../use-cases/discovery.js';
+import { type DispatchDeps, type DispatchReport, dispatchChecks } from '../use-cases/dispatch.js';
 import {
   type ClusterReport,
   InvocationError,
@@ -106,6 +113,13 @@ export interface HandlerParts {
   readonly onCallBaseUrls?:
     | { readonly pagerDuty?: string | undefined; readonly opsgenie?: string | undefined }
     | undefined;
+  /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
+  readonly dispatch?: CheckDispatch;
+  /**
+   * Tests and benches only: each cluster's reader (a stand-in serving many clusters cheaply);
+   * default the authenticated reader of each cluster's `auth`. The Lambda's entry never sets it.
+   */
+  readonly readers?: ClusterReaderFactory;
 }
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */
@@ -119,10 +133,19 @@ export interface DiscoverEvent {
   readonly discover: true;
 }
 
-/** A scheduled run (the schedule's input), discovery, or a batch of looks from SQS. */
+/** The dispatcher's schedule's input: fan the period's checks out (use-cases/dispatch.ts). */
+export interface DispatchEvent {
+  readonly dispatch: { readonly periodSeconds: number };
+}
+
+/**
+ * A scheduled run (the schedule's input), discovery, the dispatcher's run, or a batch from SQS:
+ * the watchdog's own looks, or the dispatched checks (`{ "cluster": "<name>" }`).
+ */
 export type HandlerEvent =
   | InvocationEvent
   | DiscoverEvent
+  | DispatchEvent
   | { readonly Records: readonly QueuedLook[] }
   | null;
 
@@ -130,6 +153,8 @@ export interface HandlerResult {
   readonly clusters: ClusterReport[];
   /** For `{ "discover": true }`: what discovery found and announced. */
   readonly discovery?: DiscoveryReport;
+  /** For the dispatcher's run: what it sent and found overdue. */
+  readonly dispatch?: DispatchReport;
   /** For an SQS batch: the messages to deliver again (`ReportBatchItemFailures`). */
   readonly batchItemFailures?: { itemIdentifier: string }[];
 }
@@ -187,6 +212,7 @@ function createInvocationRunner(
   logger: StructuredLogger,
   metrics: MetricsRecorder,
   functionAccount: FunctionAccount,
+  ledger: CheckLedger,
 ) {
   const { clients } = parts;
   const clock = parts.clock ?? Date.now;
@@ -199,13 +225,15 @@ function createInvocationRunner(
   const notifier = cloudNotifier(config, clients, logger, metrics, places.renderContext);
   const runner = new InvocationRunner({
     settings: config.settings,
-    readers: authenticatedReaders({
-      credentials,
-      requestTimeoutMs,
-      nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
-      clock,
-      logger,
-    }),
+    readers:
+      parts.readers ??
+      authenticatedReaders({
+        credentials,
+        requestTimeoutMs,
+        nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
+        clock,
+        logger,
+      }),
     store: new DynamoDbStateStore({
       client: clients.dynamodb,
       tableName: config.stateTable,
@@ -237,8 +265,9 @@ function createInvocationRunner(
     looks: parts.looks ?? sqsLooks(config, clients, clock),
     onCall: onCallSenders(config, parts, clock),
     directory: discovery?.directory,
+    ledger,
   });
-  return { runner, discover: discoveryRun(discovery, notifier) };
+  return { runner, discover: discoveryRun(discovery, notifier), directory: discovery?.directory };
 }
 
 /** What `{ "discover": true }` runs: discovery, or one line when `discover` is not set. */
@@ -283,14 +312,65 @@ function sqsLooks(config: RuntimeConfig, clients: AwsClients, clock: () => numbe
   return new SqsLooks({ client: clients.sqs, queueUrl, clock });
 }
 
-/** The look a queued message asks for; throws with one line when the body is not one. */
-export function lookOf(body: string): InvocationEvent {
-  let value: unknown;
+/**
+ * What a queued message asks for: a dispatched check (`{ "cluster": "<name>" }`, a scheduled
+ * check of that cluster), or a look (lookOf); throws with one line when the body is neither.
+ */
+export function queuedEventOf(body: string): InvocationEvent {
+  const value = jsonOf(body);
+  const keys = typeof value === 'object' && value !== null ? Object.keys(value) : [];
+  const cluster = (value as { cluster?: unknown } | null)?.cluster;
+  if (keys.length === 1 && typeof cluster === 'string') return { cluster };
+  return lookIn(value);
+}
+
+function jsonOf(body: string): unknown {
   try {
-    value = JSON.parse(body);
+    return JSON.parse(body);
   } catch {
     throw new Error('the message body is not JSON');
   }
+}
+
+/**
+ * The dispatcher's run (use-cases/dispatch.ts), with the parts it needs built once; it refuses an
+ * event whose period is not a whole number of seconds, and a function that has no dispatch queue.
+ */
+function fleetDispatcher(
+  config: RuntimeConfig,
+  parts: HandlerParts,
+  shared: Pick<DispatchDeps, 'ledger' | 'directory' | 'logger' | 'metrics' | 'notifier'>,
+) {
+  const { dispatchQueueUrl: queueUrl } = config;
+  const { sqs } = parts.clients;
+  const checks =
+    parts.dispatch ??
+    (queueUrl === undefined || sqs === undefined
+      ? undefined
+      : new SqsChecks({ client: sqs, queueUrl }));
+  return async (event: DispatchEvent, signal: AbortSignal): Promise<DispatchReport> => {
+    const period = event.dispatch?.periodSeconds;
+    if (!Number.isInteger(period) || (period as number) < 60) {
+      throw new InvocationError(
+        `the dispatch event must be { "dispatch": { "periodSeconds": <whole seconds, at least 60> } } (got ${JSON.stringify(event.dispatch)})`,
+      );
+    }
+    if (checks === undefined) {
+      throw new InvocationError(
+        `a dispatch event needs ${RUNTIME_ENV.dispatchQueueUrl}: the stack sets it with the dispatcher (dispatch: true)`,
+      );
+    }
+    const deps = { ...shared, settings: config.settings, checks };
+    return dispatchChecks({ ...deps, clock: parts.clock ?? Date.now }, period as number, signal);
+  };
+}
+
+/** The look a queued message asks for; throws with one line when the body is not one. */
+export function lookOf(body: string): InvocationEvent {
+  return lookIn(jsonOf(body));
+}
+
+function lookIn(value: unknown): InvocationEvent {
   const look = value as { cluster?: unknown; look?: { suspects?: unknown }; recheck?: unknown };
   // `recheck`: the body of looks queued by a version before `look` (they wait up to 15 minutes).
   const names = look?.look === undefined ? look?.recheck : look.look?.suspects;
@@ -314,13 +394,19 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     parts.metrics ??
     powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
   const functionAccount: FunctionAccount = {};
-  const { runner: watchdog, discover } = createInvocationRunner(
-    config,
-    parts,
-    watchdogLogger,
+  const ledger = new DynamoDbCheckLedger(parts.clients.dynamodb, config.stateTable);
+  const {
+    runner: watchdog,
+    discover,
+    directory,
+  } = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount, ledger);
+  const dispatcher = fleetDispatcher(config, parts, {
+    ledger,
+    directory,
+    logger: watchdogLogger,
     metrics,
-    functionAccount,
-  );
+    notifier: cloudNotifier(config, parts.clients, watchdogLogger, metrics, () => ({})),
+  });
   // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
   const subscriptions = new ConfirmedSubscriptionsGauge({
     subscriptions: new SnsTopicSubscriptions({
@@ -348,14 +434,17 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         if (event !== null && 'discover' in event) {
           return { clusters: [], discovery: await discover(deadline) };
         }
+        if (event !== null && 'dispatch' in event) {
+          return { clusters: [], dispatch: await dispatcher(event, deadline) };
+        }
         if (event === null || !('Records' in event)) return await run(event);
-        // The watchdog's own looks, one after the other; a look that fails is delivered again
-        // (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
+        // The watchdog's own looks (or dispatched checks), one after the other; one that fails is
+        // delivered again (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
         const clusters: ClusterReport[] = [];
         const batchItemFailures: { itemIdentifier: string }[] = [];
         for (const record of event.Records) {
           try {
-            clusters.push(...(await run(lookOf(record.body))).clusters);
+            clusters.push(...(await run(queuedEventOf(record.body))).clusters);
           } catch (error) {
             watchdogLogger.error('a queued look failed; SQS delivers it again', {
               messageId: record.messageId,

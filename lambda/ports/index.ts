@@ -10,6 +10,7 @@ export type { ClusterDirectory } from './cluster-directory.js';
 export * from './cluster-finder.js';
 export * from './cluster-reader.js';
 export * from './discovery-store.js';
+export * from './dispatch.js';
 export * from './evidence.js';
 export * from './looks.js';
 export * from './notifier.js';

@@ -48,4 +48,6 @@ export interface MetricsRecorder {
 /** Metrics of the deployment as a whole. */
 export type ServiceMetricName =
   /** How many confirmed subscriptions the notification topic has. */
-  'ConfirmedSubscriptions';
+  | 'ConfirmedSubscriptions'
+  /** The fleet's clusters with no successful dispatched check for too long (each dispatcher run). */
+  | 'ClustersOverdue';

@@ -258,6 +258,15 @@ export const machineTopic = setting({
   schema: flag(),
 });
 
+export const dispatch = setting({
+  key: 'dispatch',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch ($0.40 a month) each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
+  schema: flag(),
+});
+
 export const eventBus = setting({
   key: 'eventBus',
   places: ['file', 'lambda'],
@@ -320,6 +329,7 @@ export const watchdogSettingsShape = {
   stuckRemovalSeconds: stuckRemovalSeconds.default(DEFAULTS.stuckRemovalSeconds),
   storm: storm.prefault({}),
   fastMode: fastMode.prefault({}),
+  dispatch: dispatch.default(false),
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
   requestTimeoutSeconds: requestTimeoutSeconds.default(DEFAULTS.requestTimeoutSeconds),
   chatNotifications: chatNotifications.optional(),

@@ -88,6 +88,28 @@ export const MAX_SETTINGS_ENV_BYTES = 3_500;
  */
 export const DEFAULT_CONCURRENCY_CAP = DEFAULTS.reservedConcurrencyCap;
 
+/**
+ * With a dispatcher the fleet's size is not known at synth (discovery adds clusters), so the
+ * default is the cap; and the dispatch queue's event source mapping needs room for at least its
+ * 2 checks at once (Lambda's least MaximumConcurrency) beside the looks and the dispatcher.
+ */
+export const MIN_DISPATCH_CONCURRENCY = 4;
+
+/** `dispatched`: the fleet's dispatcher runs (`dispatch`, or `discover`). */
+function reservedConcurrencyOf(
+  given: number | undefined,
+  dispatched: boolean,
+  clusters: number,
+): number {
+  if (given !== undefined && dispatched && given < MIN_DISPATCH_CONCURRENCY) {
+    throw new ConfigError(
+      `reservedConcurrency must be at least ${MIN_DISPATCH_CONCURRENCY} with dispatch or discover (the dispatch queue runs at least 2 checks at once, beside the looks and the dispatcher); got ${given}`,
+    );
+  }
+  if (given !== undefined) return given;
+  return dispatched ? DEFAULT_CONCURRENCY_CAP : Math.min(clusters * 2 + 1, DEFAULT_CONCURRENCY_CAP);
+}
+
 /** Seconds from the first to the last check of one invocation. */
 export function fastModeSpanSeconds(fastMode: FastModeSettings): number {
   return (fastMode.checksPerInvocation - 1) * fastMode.intervalSeconds;
@@ -238,12 +260,12 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
     ...settings,
     clusters,
     emails,
-    // Discovered clusters are not known at synth: the cap.
-    reservedConcurrency:
-      parsed.reservedConcurrency ??
-      (parsed.discover === undefined
-        ? Math.min(clusters.length * 2 + 1, DEFAULT_CONCURRENCY_CAP)
-        : DEFAULT_CONCURRENCY_CAP),
+    // Discovered clusters are not known at synth, and they are dispatched: as with dispatch.
+    reservedConcurrency: reservedConcurrencyOf(
+      parsed.reservedConcurrency,
+      settings.dispatch || parsed.discover !== undefined,
+      clusters.length,
+    ),
     memoryMb: parsed.memoryMb ?? memoryMbFor(parsed.largestClusterNodes),
   };
   checkEnvironmentSize(config);

@@ -27,6 +27,8 @@ export const RUNTIME_ENV = Object.freeze({
   recheckQueueUrl: 'RECHECK_QUEUE_URL',
   /** The function's own role: the principal discovery's access entries name (set with discover). */
   functionRoleArn: 'FUNCTION_ROLE_ARN',
+  /** The queue the dispatcher fans each cluster's check out on: set by the stack with the dispatcher. */
+  dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
 });
 
 export interface RuntimeConfig {
@@ -41,6 +43,8 @@ export interface RuntimeConfig {
   readonly recheckQueueUrl?: string | undefined;
   /** The function's own role (discovery's access entries and advice); undefined: not said. */
   readonly functionRoleArn?: string | undefined;
+  /** Where the dispatcher sends each cluster's check (SQS); undefined: no dispatcher. */
+  readonly dispatchQueueUrl?: string | undefined;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -179,7 +183,8 @@ export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): R
     settings.machineTopic !== true
       ? undefined
       : sideTopicArnOf(env, RUNTIME_ENV.machineTopicArn, 'the machine topic', 'machineTopic');
-  const recheckQueueUrl = recheckQueueUrlOf(env);
+  const recheckQueueUrl = queueUrlOf(env, RUNTIME_ENV.recheckQueueUrl, 'rechecks');
+  const dispatchQueueUrl = queueUrlOf(env, RUNTIME_ENV.dispatchQueueUrl, 'checks');
   const functionRoleArn = functionRoleArnOf(env);
   return deepFreeze({
     settings,
@@ -189,6 +194,7 @@ export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): R
     ...(machineTopicArn === undefined ? {} : { machineTopicArn }),
     ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
     ...(functionRoleArn === undefined ? {} : { functionRoleArn }),
+    ...(dispatchQueueUrl === undefined ? {} : { dispatchQueueUrl }),
   });
 }
 
@@ -212,18 +218,15 @@ function sideTopicArnOf(env: Environment, name: string, what: string, setting: s
   return topicArn;
 }
 
-/** RECHECK_QUEUE_URL, when the stack set it: an SQS queue URL. */
-function recheckQueueUrlOf(env: Environment): string | undefined {
-  const recheckQueueUrl = env[RUNTIME_ENV.recheckQueueUrl]?.trim() || undefined;
-  if (
-    recheckQueueUrl !== undefined &&
-    !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(recheckQueueUrl)
-  ) {
+/** A queue's URL (RECHECK_QUEUE_URL, DISPATCH_QUEUE_URL), when the stack set it. */
+function queueUrlOf(env: Environment, name: string, example: string): string | undefined {
+  const url = env[name]?.trim() || undefined;
+  if (url !== undefined && !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(url)) {
     throw new ConfigError(
-      `${RUNTIME_ENV.recheckQueueUrl} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/rechecks (got ${shown(recheckQueueUrl)})`,
+      `${name} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/${example} (got ${shown(url)})`,
     );
   }
-  return recheckQueueUrl;
+  return url;
 }
 
 /** FUNCTION_ROLE_ARN, when the stack set it: an IAM role ARN. */

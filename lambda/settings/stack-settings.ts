@@ -106,7 +106,7 @@ const logRetentionDays = setting({
 const reservedConcurrency = setting({
   key: 'reservedConcurrency',
   places: ['file'],
-  shownDefault: `clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}`,
+  shownDefault: `clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}; ${DEFAULTS.reservedConcurrencyCap} with \`dispatch\` or \`discover\``,
   meaning:
     "a cap, so a runaway cannot eat the account's concurrency (1,000 by default, of which Lambda keeps 100 unreserved: at most 900)",
   schema: wholeNumber(

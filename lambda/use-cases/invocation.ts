@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AlertPolicy } from '../core/incidents.js';
 import type { Policy } from '../core/policy.js';
 import type {
+  CheckLedger,
   ClusterDirectory,
   ClusterReader,
   ClusterReaderFactory,
@@ -30,6 +31,7 @@ import type { ClusterSettings, WatchdogSettings } from '../settings/index.js';
 import { policiesOf } from '../settings/policies.js';
 import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
 import { alertingCount, reportCheck } from './check-report.js';
+import { isDispatched } from './dispatch.js';
 
 export interface InvocationDeps {
   readonly settings: WatchdogSettings;
@@ -61,6 +63,11 @@ export interface InvocationDeps {
   readonly onCall?: readonly OnCallSender[] | undefined;
   /** The clusters discovery found (none: the listed clusters only). */
   readonly directory?: ClusterDirectory | undefined;
+  /**
+   * Where a dispatched cluster's successful checks are recorded, for the fleet-wide dead-man's
+   * switch (use-cases/dispatch.ts); such a cluster has no `CheckSucceeded` metric of its own.
+   */
+  readonly ledger?: CheckLedger | undefined;
 }
 
 export interface InvocationEvent {
@@ -373,8 +380,29 @@ export class InvocationRunner {
       await this.lookAgain(name, leases, at);
     }
     // The dead-man's switch: a check counts as successful once its notifications are out too.
-    if (outcome.pending.length === 0) metrics.record(name, 'CheckSucceeded', 1, 'Count');
+    if (outcome.pending.length === 0) await this.checkSucceeded(name, look, signal);
     return outcome;
+  }
+
+  /**
+   * A successful check, for the dead-man's switches: a cluster of its own schedule counts in its
+   * `CheckSucceeded` metric; a dispatched one's scheduled checks (not its looks) in the ledger.
+   */
+  private async checkSucceeded(cluster: string, look: boolean, signal?: AbortSignal) {
+    const { ledger, settings, metrics, logger, clock } = this.deps;
+    if (ledger === undefined || !isDispatched(settings, cluster)) {
+      metrics.record(cluster, 'CheckSucceeded', 1, 'Count');
+      return;
+    }
+    if (look) return;
+    try {
+      await ledger.checked(cluster, clock(), signal);
+    } catch (error) {
+      logger.error('successful check not recorded; the fleet switch may call it overdue', {
+        cluster,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 }
 

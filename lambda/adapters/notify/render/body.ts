@@ -75,15 +75,22 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (evidence.length > 0) tail.push(...evidence, '');
   const down = [...n.firing, ...n.reminders, ...n.flapping];
   tail.push(...whatHappensNext(n, down));
-  // The watchdog's own state, silences set aside or discovery say nothing of nodes: no kubectl.
-  const aboutItself = ['state-reset', 'silences-set-aside', 'discovery'];
-  if (n.notice === undefined || !aboutItself.includes(n.notice.topic)) {
+  // The watchdog's own state, silences set aside, discovery or the fleet say nothing of nodes: no kubectl.
+  if (!ABOUT_THE_WATCHDOG.has(n.notice?.topic ?? '')) {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`, ...incidentLines(n));
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }
+
+/** The notices about the watchdog itself, not a cluster: no kubectl advice under them. */
+const ABOUT_THE_WATCHDOG: ReadonlySet<string> = new Set([
+  'state-reset',
+  'silences-set-aside',
+  'checks-overdue',
+  'discovery',
+]);
 
 /**
  * What Kubernetes does next with the silent nodes, said once per incident: in full where an

@@ -109,10 +109,12 @@ function contextLines(n: Notification): string[] {
         : `The watchdog can read this cluster again (it had failed: ${chatText(w.failure, 40)}).`,
     );
   }
-  if (n.notice?.topic === 'discovery') {
-    lines.push(chatText(n.notice.message, 500));
-    if (n.notice.advice)
-      lines.push(`To run: \`${chatText(n.notice.advice, 900).replace(/`/g, "'")}\``);
+  const notice = n.notice;
+  if (notice?.topic === 'discovery' || notice?.topic === 'checks-overdue') {
+    lines.push(chatText(notice.message, 500));
+  }
+  if (notice?.topic === 'discovery' && notice.advice) {
+    lines.push(`To run: \`${chatText(notice.advice, 900).replace(/`/g, "'")}\``);
   }
   const storm = n.storm;
   if (storm) {

@@ -162,7 +162,13 @@ export const notificationDocument = z
       .meta({ description: 'present when the watchdog cannot read the cluster, or can again' }),
     notice: z
       .object({
-        topic: z.enum(['degraded', 'state-reset', 'silences-set-aside', 'discovery']),
+        topic: z.enum([
+          'degraded',
+          'state-reset',
+          'silences-set-aside',
+          'discovery',
+          'checks-overdue',
+        ]),
         state: z.enum(['started', 'ended']).optional(),
         change: z.enum(DISCOVERY_CHANGES).optional().meta({
           description:
@@ -177,11 +183,18 @@ export const notificationDocument = z
         copy: z.string().optional().meta({
           description: 'state-reset, silences-set-aside: where the unreadable copy was kept',
         }),
+        clusters: z.array(z.string()).optional().meta({
+          description:
+            'checks-overdue: the clusters whose checks stopped (started) or succeed again (ended), sorted',
+        }),
+        overdue: z.number().int().nonnegative().optional().meta({
+          description: "checks-overdue: how many of the fleet's clusters are overdue now",
+        }),
       })
       .optional()
       .meta({
         description:
-          'kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, stored silences could not be honoured and were set aside, or discovery found a cluster, lost one or ignored one of its tags',
+          "kind NOTICE: checks run degraded (the Nodes cannot be read), the state was unreadable and was reset, stored silences could not be honoured and were set aside, discovery found a cluster, lost one or ignored one of its tags, or the fleet's dispatcher found clusters with no successful check for too long (cluster `(fleet)`)",
       }),
     missedFiring: z
       .object({

@@ -188,6 +188,15 @@ function noticePart(notice: NoticeInfo): NonNullable<NotificationDocument['notic
       ...(notice.advice ? { advice: bodyText(notice.advice, 1000) } : {}),
     };
   }
+  if (notice.topic === 'checks-overdue') {
+    return {
+      topic: notice.topic,
+      state: notice.state,
+      message: bodyText(notice.message, 1000),
+      clusters: notice.clusters.map((name) => bodyText(name, 100)),
+      overdue: notice.overdue,
+    };
+  }
   return notice.topic === 'degraded'
     ? {
         topic: notice.topic,

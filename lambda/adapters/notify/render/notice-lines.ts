@@ -20,6 +20,7 @@ export function noticeLines(
   if (notice.topic === 'state-reset') return stateResetLines(notice);
   if (notice.topic === 'silences-set-aside') return silencesSetAsideLines(notice);
   if (notice.topic === 'discovery') return discoveryLines(notice);
+  if (notice.topic === 'checks-overdue') return checksOverdueLines(notice);
   const what = bodyText(notice.message, 1000) || '(no message)';
   if (notice.state === 'ended') {
     return [
@@ -148,4 +149,39 @@ function discoveryLines(notice: Extract<NoticeInfo, { topic: 'discovery' }>): st
   ];
   if (notice.advice) lines.push('', 'What to run', `  ${bodyText(notice.advice, 1000)}`);
   return lines;
+}
+
+function checksOverdueLines(notice: Extract<NoticeInfo, { topic: 'checks-overdue' }>): string[] {
+  const names = notice.clusters.map((name) => bodyText(name, 100));
+  if (notice.state === 'ended') {
+    return [
+      ...titled('NOTICE: these clusters are checked successfully again'),
+      ...labelled('Clusters', names.join(', ')),
+      ...labelled('Still overdue', String(notice.overdue)),
+      '',
+      ...wrap('Their dispatched checks succeed again: their dead nodes are paged as usual.'),
+    ];
+  }
+  return [
+    ...titled('NOTICE: the watchdog has stopped checking these clusters successfully'),
+    ...labelled('Clusters', names.join(', ')),
+    ...labelled('Overdue in all', String(notice.overdue)),
+    ...labelled('What', bodyText(notice.message, 1000) || '(no message)'),
+    '',
+    ...wrap(
+      "The fleet's dispatcher sends each cluster's check every schedule period and records each " +
+        "successful one; these have had none for longer than the dead-man's switch allows. Their " +
+        'dead nodes may go unpaged until their checks succeed again.',
+    ),
+    '',
+    'What to check',
+    ...bullets([
+      'WATCHDOG notifications of these clusters: a cluster that cannot be read says why there.',
+      'The function\'s log group: the "cluster checked" and "check failed" lines of these ' +
+        'clusters, and errors of the dispatch queue (its dead-letter queue keeps the checks the ' +
+        'function failed on).',
+      'One NOTICE says when they are checked successfully again; the ClustersOverdue alarm ' +
+        'stays in ALARM until then.',
+    ]),
+  ];
 }

@@ -64,6 +64,12 @@ const DISCOVERY_HEADLINES: Readonly<Record<DiscoveryChange, string>> = {
 /** `NOTICE: degraded checks: Nodes cannot be read`, ... */
 function noticeHeadline(notice: NoticeInfo): string {
   if (notice.topic === 'state-reset') return 'NOTICE: state was unreadable and was reset';
+  if (notice.topic === 'checks-overdue') {
+    const count = `${fmt(notice.clusters.length)} ${plural(notice.clusters.length, 'cluster')}`;
+    return notice.state === 'started'
+      ? `NOTICE: checks stopped for ${count}`
+      : `NOTICE: checks succeed again for ${count}`;
+  }
   if (notice.topic === 'silences-set-aside') {
     return 'NOTICE: a silence was unreadable and was set aside';
   }
@@ -134,6 +140,10 @@ export function resolvedWord(nodes: readonly AlertNode[]): string {
 /** Short names for the subject, from the list the headline is about. */
 function subjectNames(n: Notification): { names: string[]; total: number } {
   if (n.kind === 'STORM' || n.watchdog?.state === 'failing') return { names: [], total: 0 };
+  if (n.notice?.topic === 'checks-overdue') {
+    const { clusters } = n.notice;
+    return { names: clusters.slice(0, 20).map(shortName), total: clusters.length };
+  }
   const list =
     [n.firing, n.flapping, n.reminders, n.resolved].find((nodes) => nodes.length > 0) ?? [];
   // A subject holds at most a handful of names: never map a 100,000-node list.
