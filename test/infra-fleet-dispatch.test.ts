@@ -112,6 +112,14 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
       alarms.some((a) => JSON.stringify(a.Properties).includes('dispatch dead-letter queue')),
       'checks parked in the dispatch dead-letter queue alarm',
     );
+    // The names docs/OPERATE.md's alarm table gives them.
+    const names = alarms.map((a) => String(a.Properties.AlarmName).replace(/^.*?-(?=[A-Z])/, ''));
+    for (const name of [
+      'ClustersOverdueAlarm',
+      'DispatcherStoppedAlarm',
+      'DispatchDeadLetterAlarm',
+    ])
+      assert.ok(names.includes(name), `${name} among ${names.join(', ')}`);
   });
 
   test('the function may send to the dispatch queue and nothing more on it; the mapping receives', () => {

@@ -890,8 +890,12 @@ describe('the stack', () => {
             .replace(/NoSuccessfulCheck-.*$/, 'NoSuccessfulCheck-<cluster>'),
         );
       // The alarms of optional settings are pinned where their synths are (a second delivery
-      // path below, eventBus in infra-event-bus.test.ts, the paging tools in infra-on-call.test.ts).
+      // path below, eventBus in infra-event-bus.test.ts, the paging tools in infra-on-call.test.ts,
+      // the fleet's in infra-fleet-dispatch.test.ts).
       const optional = [
+        '<stackName>-ClustersOverdueAlarm',
+        '<stackName>-DispatchDeadLetterAlarm',
+        '<stackName>-DispatcherStoppedAlarm',
         '<stackName>-NoConfirmedSubscription',
         '<stackName>-NotificationEventsFailedAlarm',
         '<stackName>-OnCallEventsFailedAlarm',
