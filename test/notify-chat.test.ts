@@ -14,6 +14,7 @@ import {
   renderChatNotification,
 } from '../lambda/adapters/notify/render/chat.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { checksOverdueNotice, discoveryNotice } from '../lambda/core/watchdog-alerts.js';
 import { ConfigError, loadRuntimeConfig, parseWatchdogSettings } from '../lambda/settings/index.js';
 import { chatFormatProblems } from '../testkit/chat-notification-format.js';
 import { AT, alertNode, eksName, manyNodes, notification } from '../testkit/notifications.js';
@@ -128,6 +129,28 @@ describe('the custom notification', () => {
       assert.match(chat.content.title, title);
       assert.match(chat.content.description, description);
       assert.ok(chat.content.nextSteps.length > 0, n.kind);
+    }
+  });
+
+  it("discovery's NOTICE and the fleet's checks-overdue NOTICE each say what happened", () => {
+    const discovery = discoveryNotice(
+      'payments',
+      { change: 'appeared', message: 'payments (eu-west-1) appeared', advice: 'aws eks x' },
+      AT,
+    );
+    const overdue = checksOverdueNotice('started', ['bravo', 'alpha'], 2, 180_000, AT);
+    const cases: [Notification, RegExp, RegExp][] = [
+      [discovery, /^🟢 \[payments\] NOTICE: discovered/, /appeared\nTo run: `aws eks x`/],
+      [
+        overdue,
+        /^🟠 \[\(fleet\)\] NOTICE: checks stopped for 2 clusters/,
+        /3 minutes.*alpha, bravo/,
+      ],
+    ];
+    for (const [n, title, description] of cases) {
+      const chat = renderChatNotification(n, {});
+      assert.match(chat.content.title, title);
+      assert.match(chat.content.description, description);
     }
   });
 
