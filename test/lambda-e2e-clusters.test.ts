@@ -189,8 +189,8 @@ describe('lambda e2e: fast mode', () => {
     assert.equal(h.clock.now() - started, 40_000, 'checks at 0, 10, 20, 30 and 40 s');
     assert.equal(
       t.server.stats.requests - requests,
-      11,
-      'leases and Nodes (then the Table of Nodes), five times, and one GET of the node silent for 20 s',
+      12,
+      'leases and Nodes (then the Table of Nodes), five times, and a GET of the dead node at each check that finds it silent past a renew interval (15 s at 30 s, 25 s at 40 s)',
     );
     assert.equal(h.metrics.countSince(mark, 'CheckSucceeded'), 5);
     assert.equal(h.sns.messages.length, 0);
