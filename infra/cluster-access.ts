@@ -145,6 +145,7 @@ function acknowledgeClustersOfRegions(role: iam.Role, clusters: readonly Deploye
   const stack = Stack.of(role);
   const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
   const account = shown(stack.account, '<AWS::AccountId>');
+  const partition = shown(stack.partition, '<AWS::Partition>');
   const regions = new Set(
     clusters.flatMap((c) =>
       c.auth.mode === 'eks' && c.auth.roleArn === undefined ? [c.auth.region ?? stack.region] : [],
@@ -152,7 +153,7 @@ function acknowledgeClustersOfRegions(role: iam.Role, clusters: readonly Deploye
   );
   for (const region of regions) {
     Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:${shown(region, '<AWS::Region>')}:${account}:cluster/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:${partition}:eks:${shown(region, '<AWS::Region>')}:${account}:cluster/*]`,
       reason:
         "A dispatcher's fleet: eks:DescribeCluster (read-only: a cluster's endpoint and CA) on the account's clusters of the region, instead of one ARN per cluster, which for a thousand clusters would take more managed policies than a role holds; reading a cluster's Kubernetes API still takes its access entry.",
     });

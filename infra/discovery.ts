@@ -123,11 +123,13 @@ function acknowledgeWildcards(
   stack: Stack,
 ): void {
   const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  // A stack with its region set knows its partition (`aws`): cdk-nag names the literal then.
+  const partition = Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
   const kinds = discover.grantAccess ? ['cluster', 'access-entry'] : ['cluster'];
   for (const region of discover.regions) {
     for (const kind of kinds) {
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:${region}:${account}:${kind}/*]`,
+        id: `AwsSolutions-IAM5[Resource::arn:${partition}:eks:${region}:${account}:${kind}/*]`,
         reason:
           "Discovery: the clusters of a searched region are not known at deploy, finding them is its job; eks:DescribeCluster is read-only, and with grantAccess eks:CreateAccessEntry needs the filter's tags on the cluster and eks:AssociateAccessPolicy only the read-only policy.",
       });
