@@ -63,6 +63,7 @@ import {
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
+import { queuedEventOf } from './queued-events.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients {
@@ -313,26 +314,6 @@ function sqsLooks(config: RuntimeConfig, clients: AwsClients, clock: () => numbe
 }
 
 /**
- * What a queued message asks for: a dispatched check (`{ "cluster": "<name>" }`, a scheduled
- * check of that cluster), or a look (lookOf); throws with one line when the body is neither.
- */
-export function queuedEventOf(body: string): InvocationEvent {
-  const value = jsonOf(body);
-  const keys = typeof value === 'object' && value !== null ? Object.keys(value) : [];
-  const cluster = (value as { cluster?: unknown } | null)?.cluster;
-  if (keys.length === 1 && typeof cluster === 'string') return { cluster };
-  return lookIn(value);
-}
-
-function jsonOf(body: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    throw new Error('the message body is not JSON');
-  }
-}
-
-/**
  * The dispatcher's run (use-cases/dispatch.ts), with the parts it needs built once; it refuses an
  * event whose period is not a whole number of seconds, and a function that has no dispatch queue.
  */
@@ -363,27 +344,6 @@ function fleetDispatcher(
     const deps = { ...shared, settings: config.settings, checks };
     return dispatchChecks({ ...deps, clock: parts.clock ?? Date.now }, period as number, signal);
   };
-}
-
-/** The look a queued message asks for; throws with one line when the body is not one. */
-export function lookOf(body: string): InvocationEvent {
-  return lookIn(jsonOf(body));
-}
-
-function lookIn(value: unknown): InvocationEvent {
-  const look = value as { cluster?: unknown; look?: { suspects?: unknown }; recheck?: unknown };
-  // `recheck`: the body of looks queued by a version before `look` (they wait up to 15 minutes).
-  const names = look?.look === undefined ? look?.recheck : look.look?.suspects;
-  if (
-    typeof look?.cluster !== 'string' ||
-    !Array.isArray(names) ||
-    !names.every((n) => typeof n === 'string')
-  ) {
-    throw new Error(
-      'the message body is not { "cluster": "<name>", "look": { "suspects": ["<lease>", ...] } }',
-    );
-  }
-  return { cluster: look.cluster, look: { suspects: names as string[] } };
 }
 
 /** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
