@@ -45,11 +45,12 @@ function failingApi(
   inject: string,
   failure: string,
   apply: (t: SimTarget) => void,
-  options: { front?: boolean; proxy?: boolean } = {},
+  options: { front?: boolean; proxy?: boolean; waitsOnRealTime?: true } = {},
 ): Scenario {
   return {
     name,
     inject,
+    ...(options.waitsOnRealTime ? { waitsOnRealTime: true } : {}),
     truth: [`WATCHDOG(${failure})`, 'WATCHDOG RESOLVED'],
     unreadable: true,
     ...(options.front ? { harness: FRONTED } : {}),
@@ -156,6 +157,7 @@ export const API_FAULTS: readonly Scenario[] = [
   },
   {
     name: 'API stall of 45 s',
+    waitsOnRealTime: true,
     inject:
       'from 40 s after a check, for 45 s: lists hang and no kubelet can renew its lease (a check falls inside)',
     truth: [],
@@ -234,11 +236,12 @@ export const API_FAULTS: readonly Scenario[] = [
     "the kubeconfig proxy-url's proxy accepts every connection and never answers CONNECT, for 3 checks",
     'timeout',
     (t) => t.proxy?.setBehaviour('silent'),
-    { proxy: true },
+    { proxy: true, waitsOnRealTime: true },
   ),
   echoedCredentials(),
   {
     name: 'Slow reads past the deadline',
+    waitsOnRealTime: true,
     inject: `every request hangs for 3 checks; each may take ${SLOW_READ_TIMEOUT_SECONDS} s, each invocation has ${SLOW_READ_INVOCATION_MS / 1000} s`,
     truth: ['WATCHDOG(timeout)', 'WATCHDOG RESOLVED'],
     unreadable: true,
@@ -258,6 +261,7 @@ export const API_FAULTS: readonly Scenario[] = [
   },
   {
     name: '45 s blip with looks',
+    waitsOnRealTime: true,
     inject:
       'the default looks (a check every ~20 s); from 38 s after a run, for 45 s: lists hang and no kubelet can renew its lease',
     truth: [],

@@ -142,6 +142,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
   },
   {
     name: 'SNS hangs past the deadline',
+    waitsOnRealTime: true,
     inject:
       "node a dies; SNS never answers the publish; the invocation's deadline (6 s left) strikes",
     truth: ['FIRING(a)'],
@@ -149,6 +150,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
   },
   {
     name: 'SNS accepts, the answer is lost',
+    waitsOnRealTime: true,
     inject: 'node a dies; SNS takes the FIRING and never answers; the deadline (6 s left) strikes',
     truth: ['FIRING(a)'],
     lostResponses: 1,
@@ -194,6 +196,7 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
   },
   {
     name: 'Two overlapping runs',
+    waitsOnRealTime: true,
     inject: "node a dies; run A's publish hangs until its deadline while run B starts",
     truth: ['FIRING(a)'],
     async run(ctx) {

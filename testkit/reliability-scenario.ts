@@ -46,6 +46,11 @@ export interface Scenario {
    */
   readonly resentAfterReset?: readonly string[];
   readonly harness?: HarnessOptions;
+  /**
+   * The row waits out real time (an invocation's deadline, a request's timeout): mostly idle, so
+   * test/reliability.test.ts runs these rows side by side with the others, not in line.
+   */
+  readonly waitsOnRealTime?: true;
   run(ctx: ScenarioContext): Promise<void>;
 }
 
