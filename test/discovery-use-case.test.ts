@@ -14,7 +14,11 @@ import type {
   SearchScope,
 } from '../lambda/ports/index.js';
 import { parseWatchdogSettings } from '../lambda/settings/index.js';
-import { type DiscoveryDeps, runDiscovery } from '../lambda/use-cases/discovery.js';
+import {
+  type DiscoveryDeps,
+  deletedSinceDiscovery,
+  runDiscovery,
+} from '../lambda/use-cases/discovery.js';
 import { RecordingLogger } from '../testkit/recording-ports.js';
 
 const ON = { 'lease-watchdog': 'on' };
@@ -49,6 +53,10 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
       find: async (scope: SearchScope) => {
         if (failing.has(scope.region)) throw new Error(`${scope.region} refused`);
         return clusters.filter((c) => c.region === scope.region);
+      },
+      describe: async (scope: SearchScope, name: string) => {
+        if (failing.has(scope.region)) throw new Error(`${scope.region} refused`);
+        return clusters.find((c) => c.region === scope.region && c.clusterName === name);
       },
     },
     store: {
@@ -193,6 +201,28 @@ describe('discovery: what is watched, and what is said', () => {
     assert.deepEqual(w.said(), ['a appeared', 'a tag-invalid']);
     await runDiscovery(w.deps);
     assert.deepEqual(w.said(), []);
+  });
+
+  it('an unreadable cluster is asked after: deleted is said once (here or by discovery), ACTIVE or EKS refusing pages', async () => {
+    const w = world();
+    w.set([found('a'), found('b'), found('c')]);
+    await runDiscovery(w.deps);
+    w.said();
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), false, 'ACTIVE: paged');
+    assert.equal(await deletedSinceDiscovery(w.deps, 'listed-or-unknown'), false);
+    w.fail('eu-west-1', true);
+    w.set([found('c')]);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), false, 'EKS cannot say: paged');
+    w.fail('eu-west-1', false);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), true);
+    assert.deepEqual(w.said(), ['a deleted']);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), true, 'already gone: not paged');
+    w.refuse(true);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'b'), true, 'not paged though not said');
+    w.refuse(false);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['b deleted'], 'said by discovery instead, once');
+    assert.deepEqual(w.watched(), ['c']);
   });
 
   it('grantAccess: the function lets itself in (no command in the NOTICE); a failed grant gives the command and why', async () => {

@@ -95,6 +95,56 @@ export async function runDiscovery(
   return { ...report, failedScopes: failed.size };
 }
 
+/**
+ * How long asking EKS whether an unreadable cluster is deleted may hold its WATCHDOG back: the time
+ * a FIRING's evidence may take (a WATCHDOG reads none), within what a check keeps for delivering.
+ */
+export const DELETED_ASK_BUDGET_MS = 2_000;
+
+/**
+ * Asked before a discovered cluster that cannot be read is paged (its WATCHDOG): whether it is
+ * deleted. EKS is asked (eks:DescribeCluster, through the scope discovery found it in): no such
+ * cluster, or DELETING, and it is stored as gone and announced by discovery's own NOTICE, once
+ * (discovery's next run finds it announced). ACTIVE or any other status, EKS refusing or slower
+ * than DELETED_ASK_BUDGET_MS: false, and the WATCHDOG pages. A cluster discovery no longer watches
+ * (gone, dropped: a directory read before its run) is not paged either. Never rejects.
+ */
+export async function deletedSinceDiscovery(
+  deps: DiscoveryDeps,
+  name: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const bounded = AbortSignal.any([
+    AbortSignal.timeout(DELETED_ASK_BUDGET_MS),
+    ...(signal ? [signal] : []),
+  ]);
+  let record: DiscoveredRecord | undefined;
+  try {
+    record = (await deps.store.load(bounded)).find((r) => r.name === name);
+    const auth = record?.settings.auth;
+    if (record === undefined || auth?.mode !== 'eks') return false;
+    if (record.state !== 'watched') return true;
+    const scope = { region: auth.region ?? '', roleArn: auth.roleArn };
+    const found = await deps.finder.describe(scope, auth.clusterName, bounded);
+    if (found !== undefined && found.status !== 'DELETING') return false;
+  } catch (error) {
+    deps.logger.warn('could not ask EKS whether the unreadable cluster is deleted; paged', {
+      cluster: name,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return false;
+  }
+  deps.logger.info('the unreadable cluster is deleted: announced, not paged', { cluster: name });
+  // What was not stored or announced now is by discovery's next run: it finds the cluster gone.
+  await announce(deps, [record], [{ ...record, state: 'gone' }], bounded).catch((error: unknown) =>
+    deps.logger.error('could not store the deleted cluster; discovery announces it', {
+      cluster: name,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  return true;
+}
+
 /** The state a found cluster is in now, or undefined while it is not to be watched yet. */
 function stateOf(
   cluster: FoundEksCluster,
