@@ -189,6 +189,39 @@ describe('discovery: what is watched, and what is said', () => {
     assert.deepEqual(w.said(), ['payments appeared']);
   });
 
+  it('two clusters to watch under one name: the first is watched, the other named once with the tag that fixes it', async () => {
+    const w = world();
+    const arn = (region: string, account: string) =>
+      `arn:aws:eks:${region}:${account}:cluster/prod`;
+    const eu = found('prod', { arn: arn('eu-west-1', '111122223333') });
+    const us = found('prod', { region: 'eu-west-1', arn: arn('eu-west-1', '444455556666') });
+    const off = found('prod', { arn: arn('eu-west-1', '777788889999'), tags: {} });
+    w.set([eu, off, us]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.watched(), ['prod']);
+    const [, same] = w.published.map((n) =>
+      n.notice?.topic === 'discovery' ? n.notice : undefined,
+    );
+    assert.equal(same?.change, 'same-name');
+    assert.equal(
+      same?.message,
+      `EKS clusters ${eu.arn} and ${us.arn} share the name 'prod': only ${eu.arn} is watched`,
+    );
+    assert.equal(
+      same?.advice,
+      `give the other a name of its own with the tag lease-watchdog/name, in its account: aws eks tag-resource --region eu-west-1 --resource-arn ${us.arn} --tags lease-watchdog/name=prod-444455556666`,
+    );
+    assert.equal(w.published[1]?.severity, 'warning');
+    assert.deepEqual(w.said(), ['prod appeared', 'prod same-name']);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), [], 'said once, not at every run');
+    // Renamed by its tag: both watched, nothing more to say about the name.
+    w.set([eu, found('prod', { ...us, tags: { ...ON, 'lease-watchdog/name': 'prod-us' } })]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.watched(), ['prod', 'prod-us']);
+    assert.deepEqual(w.said(), ['prod-us appeared']);
+  });
+
   it('a bad tag: the cluster is watched without it, and the tag is named once', async () => {
     const w = world();
     w.set([found('a', { tags: { ...ON, 'lease-watchdog/namespace': 'Not_A_Namespace' } })]);
