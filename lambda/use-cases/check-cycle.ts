@@ -194,19 +194,14 @@ export async function runCheckCycle(
   const delivery: Delivery = publishing
     ? await publishAndRecord(cluster, claimed, version, deps, signal)
     : unpublished(outbox, signal);
-  const reset = {
+  const done = {
+    ...delivery,
     ...(stored.reset ? { reset: stored.reset } : {}),
     ...(silences.setAside ? { silencesSetAside: silences.setAside } : {}),
   };
   return evaluation
-    ? { status: 'checked', evaluation, ...delivery, ...reset }
-    : {
-        status: 'unreadable',
-        error: seen.readError,
-        ...(decided.deleted ? { deleted: true } : {}),
-        ...delivery,
-        ...reset,
-      };
+    ? { status: 'checked', evaluation, ...done }
+    : { status: 'unreadable', error: seen.readError, deleted: decided.deleted, ...done };
 }
 
 /** An outbox left unpublished (empty, or the deadline passed): all of it pending. */
