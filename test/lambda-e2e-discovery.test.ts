@@ -6,7 +6,9 @@
  * and announces each change once by a NOTICE (local SNS). A discovered cluster is then checked by
  * `{ "cluster": NAME }` exactly as a listed one: its endpoint is a simulated cluster over HTTPS
  * that takes the EKS token the function signs, and the fleet's dispatcher sends it its `{ cluster }`
- * check. A deleted cluster is announced once and never paged.
+ * check. A deleted cluster is announced once and never paged, even when its API server stops
+ * answering before discovery's next run: EKS is asked before its WATCHDOG (one still ACTIVE, or
+ * that EKS cannot describe, pages).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
