@@ -12,6 +12,7 @@ import {
   SERVICE_NAME,
   type ServiceMetricName,
 } from '../lambda/adapters/metrics/emf-metrics.js';
+import { DEAD_MAN_PERIODS } from '../lambda/settings/defaults.js';
 
 /** The metric the function emits (value 1) after each successful check of a cluster. */
 export const CHECK_SUCCEEDED_METRIC: MetricName = 'CheckSucceeded';
@@ -33,7 +34,7 @@ export const NOTIFICATIONS_ABANDONED_METRIC: MetricName = 'NotificationsAbandone
  */
 export const NOTIFICATION_EVENTS_FAILED_METRIC: MetricName = 'NotificationEventsFailed';
 /** The dead-man's switch fires after this many schedule periods without a successful check. */
-export const DEAD_MAN_PERIODS = 3;
+export { DEAD_MAN_PERIODS };
 
 /**
  * Alarms when a look (a suspect's re-check, a routine look) is newly parked in the re-check

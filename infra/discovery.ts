@@ -76,8 +76,12 @@ export function createDiscovery(
 }
 
 /**
- * `grantAccess`: the function may create access entries on the clusters that carry every tag of
- * the filter (aws:ResourceTag), and associate the read-only access policy, no other (eks:policyArn).
+ * `grantAccess`: the function may create its own access entry (eks:principalArn) on the clusters
+ * that carry every tag of the filter (aws:ResourceTag on the `cluster` resource), and associate
+ * the read-only access policy, no other (eks:policyArn), to its own access entries only (the
+ * `access-entry` ARN names the principal's role and account). Condition keys per action and
+ * resource type: the Service Authorization Reference's "Actions, resources, and condition keys
+ * for Amazon Elastic Kubernetes Service" (docs/DEPLOY.md links it).
  */
 function grantSelfAccess(
   role: iam.Role,
@@ -91,13 +95,14 @@ function grantSelfAccess(
       sid: 'DiscoverCreateOwnAccessEntry',
       actions: ['eks:CreateAccessEntry'],
       resources: clusters,
-      ...(tags.length === 0
-        ? {}
-        : {
-            conditions: {
+      conditions: {
+        ArnEquals: { 'eks:principalArn': role.roleArn },
+        ...(tags.length === 0
+          ? {}
+          : {
               StringEquals: Object.fromEntries(tags.map(([k, v]) => [`aws:ResourceTag/${k}`, v])),
-            },
-          }),
+            }),
+      },
     }),
   );
   role.addToPrincipalPolicy(
@@ -105,7 +110,12 @@ function grantSelfAccess(
       sid: 'DiscoverAssociateReadOnlyPolicy',
       actions: ['eks:AssociateAccessPolicy'],
       resources: discover.regions.map((region) =>
-        stack.formatArn({ service: 'eks', resource: 'access-entry', resourceName: '*', region }),
+        stack.formatArn({
+          service: 'eks',
+          resource: 'access-entry',
+          resourceName: ownAccessEntries(role, stack),
+          region,
+        }),
       ),
       conditions: {
         StringEquals: {
@@ -114,6 +124,14 @@ function grantSelfAccess(
       },
     }),
   );
+}
+
+/**
+ * The function's own access entries, on any cluster: `<cluster>/role/<account>/<role name>/<id>`
+ * of an `access-entry` ARN.
+ */
+function ownAccessEntries(role: iam.Role, stack: Stack, shown = (v: string) => v): string {
+  return `*/role/${shown(stack.account)}/${shown(role.roleName)}/*`;
 }
 
 /** Tells cdk-nag why discovery names every cluster of a region: which exist is what it finds out. */
@@ -125,13 +143,19 @@ function acknowledgeWildcards(
   const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   // A stack with its region set knows its partition (`aws`): cdk-nag names the literal then.
   const partition = Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
-  const kinds = discover.grantAccess ? ['cluster', 'access-entry'] : ['cluster'];
+  // cdk-nag names a reference by its logical id: the role's name is `<its logical id>`.
+  const roleName = `<${stack.getLogicalId(role.node.defaultChild as iam.CfnRole)}>`;
+  const shown = (v: string) => (v === stack.account ? account : v === role.roleName ? roleName : v);
+  const resources = [
+    'cluster/*',
+    ...(discover.grantAccess ? [`access-entry/${ownAccessEntries(role, stack, shown)}`] : []),
+  ];
   for (const region of discover.regions) {
-    for (const kind of kinds) {
+    for (const resource of resources) {
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:${partition}:eks:${region}:${account}:${kind}/*]`,
+        id: `AwsSolutions-IAM5[Resource::arn:${partition}:eks:${region}:${account}:${resource}]`,
         reason:
-          "Discovery: the clusters of a searched region are not known at deploy, finding them is its job; eks:DescribeCluster is read-only, and with grantAccess eks:CreateAccessEntry needs the filter's tags on the cluster and eks:AssociateAccessPolicy only the read-only policy.",
+          "Discovery: the clusters of a searched region are not known at deploy, finding them is its job; eks:DescribeCluster is read-only, and with grantAccess eks:CreateAccessEntry needs the filter's tags on the cluster and the function's own role as principal, and eks:AssociateAccessPolicy only the read-only policy on the function's own access entries.",
       });
     }
   }

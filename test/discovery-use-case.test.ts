@@ -14,7 +14,11 @@ import type {
   SearchScope,
 } from '../lambda/ports/index.js';
 import { parseWatchdogSettings } from '../lambda/settings/index.js';
-import { type DiscoveryDeps, runDiscovery } from '../lambda/use-cases/discovery.js';
+import {
+  type DiscoveryDeps,
+  deletedSinceDiscovery,
+  runDiscovery,
+} from '../lambda/use-cases/discovery.js';
 import { RecordingLogger } from '../testkit/recording-ports.js';
 
 const ON = { 'lease-watchdog': 'on' };
@@ -49,6 +53,10 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
       find: async (scope: SearchScope) => {
         if (failing.has(scope.region)) throw new Error(`${scope.region} refused`);
         return clusters.filter((c) => c.region === scope.region);
+      },
+      describe: async (scope: SearchScope, name: string) => {
+        if (failing.has(scope.region)) throw new Error(`${scope.region} refused`);
+        return clusters.find((c) => c.region === scope.region && c.clusterName === name);
       },
     },
     store: {
@@ -181,6 +189,39 @@ describe('discovery: what is watched, and what is said', () => {
     assert.deepEqual(w.said(), ['payments appeared']);
   });
 
+  it('two clusters to watch under one name: the first is watched, the other named once with the tag that fixes it', async () => {
+    const w = world();
+    const arn = (region: string, account: string) =>
+      `arn:aws:eks:${region}:${account}:cluster/prod`;
+    const eu = found('prod', { arn: arn('eu-west-1', '111122223333') });
+    const us = found('prod', { region: 'eu-west-1', arn: arn('eu-west-1', '444455556666') });
+    const off = found('prod', { arn: arn('eu-west-1', '777788889999'), tags: {} });
+    w.set([eu, off, us]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.watched(), ['prod']);
+    const [, same] = w.published.map((n) =>
+      n.notice?.topic === 'discovery' ? n.notice : undefined,
+    );
+    assert.equal(same?.change, 'same-name');
+    assert.equal(
+      same?.message,
+      `EKS clusters ${eu.arn} and ${us.arn} share the name 'prod': only ${eu.arn} is watched`,
+    );
+    assert.equal(
+      same?.advice,
+      `give the other a name of its own with the tag lease-watchdog/name, in its account: aws eks tag-resource --region eu-west-1 --resource-arn ${us.arn} --tags lease-watchdog/name=prod-444455556666`,
+    );
+    assert.equal(w.published[1]?.severity, 'warning');
+    assert.deepEqual(w.said(), ['prod appeared', 'prod same-name']);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), [], 'said once, not at every run');
+    // Renamed by its tag: both watched, nothing more to say about the name.
+    w.set([eu, found('prod', { ...us, tags: { ...ON, 'lease-watchdog/name': 'prod-us' } })]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.watched(), ['prod', 'prod-us']);
+    assert.deepEqual(w.said(), ['prod-us appeared']);
+  });
+
   it('a bad tag: the cluster is watched without it, and the tag is named once', async () => {
     const w = world();
     w.set([found('a', { tags: { ...ON, 'lease-watchdog/namespace': 'Not_A_Namespace' } })]);
@@ -193,6 +234,28 @@ describe('discovery: what is watched, and what is said', () => {
     assert.deepEqual(w.said(), ['a appeared', 'a tag-invalid']);
     await runDiscovery(w.deps);
     assert.deepEqual(w.said(), []);
+  });
+
+  it('an unreadable cluster is asked after: deleted is said once (here or by discovery), ACTIVE or EKS refusing pages', async () => {
+    const w = world();
+    w.set([found('a'), found('b'), found('c')]);
+    await runDiscovery(w.deps);
+    w.said();
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), false, 'ACTIVE: paged');
+    assert.equal(await deletedSinceDiscovery(w.deps, 'listed-or-unknown'), false);
+    w.fail('eu-west-1', true);
+    w.set([found('c')]);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), false, 'EKS cannot say: paged');
+    w.fail('eu-west-1', false);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), true);
+    assert.deepEqual(w.said(), ['a deleted']);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'a'), true, 'already gone: not paged');
+    w.refuse(true);
+    assert.equal(await deletedSinceDiscovery(w.deps, 'b'), true, 'not paged though not said');
+    w.refuse(false);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['b deleted'], 'said by discovery instead, once');
+    assert.deepEqual(w.watched(), ['c']);
   });
 
   it('grantAccess: the function lets itself in (no command in the NOTICE); a failed grant gives the command and why', async () => {

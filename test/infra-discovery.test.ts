@@ -93,7 +93,7 @@ describe('discover in the stack', () => {
     });
   });
 
-  test('grantAccess: create access entries on clusters tagged as the filter says, associate the read-only policy only', () => {
+  test('grantAccess: its own access entry on clusters tagged as the filter says, the read-only policy only, on its own entries only', () => {
     const byId = new Map(statements(s.template).map((x) => [x.Sid, flat(x) as Statement]));
     assert.deepEqual(byId.get('DiscoverCreateOwnAccessEntry'), {
       Sid: 'DiscoverCreateOwnAccessEntry',
@@ -103,13 +103,24 @@ describe('discover in the stack', () => {
         'arn:aws:eks:eu-west-1:123456789012:cluster/*',
         'arn:aws:eks:us-east-1:123456789012:cluster/*',
       ],
-      Condition: { StringEquals: { 'aws:ResourceTag/lease-watchdog': 'on' } },
+      Condition: {
+        ArnEquals: {
+          'eks:principalArn': { 'Fn::GetAtt': ['WatchdogFunctionRoleE6149ED2', 'Arn'] },
+        },
+        StringEquals: { 'aws:ResourceTag/lease-watchdog': 'on' },
+      },
     });
-    assert.deepEqual(byId.get('DiscoverAssociateReadOnlyPolicy')?.Condition, {
+    const associate = byId.get('DiscoverAssociateReadOnlyPolicy');
+    assert.deepEqual(associate?.Condition, {
       StringEquals: {
         'eks:policyArn': 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy',
       },
     });
+    // Joined with the role's name (a Ref, flattened to `aws` here): its own entries only.
+    assert.deepEqual(associate?.Resource, [
+      'arn:aws:eks:eu-west-1:123456789012:access-entry/*/role/123456789012/aws/*',
+      'arn:aws:eks:us-east-1:123456789012:access-entry/*/role/123456789012/aws/*',
+    ]);
   });
 
   test('without discover: no discovery schedule, no discovery permission', () => {

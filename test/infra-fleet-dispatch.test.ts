@@ -11,8 +11,8 @@ import { before, describe, test } from 'node:test';
 import type { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { dispatchConcurrency } from '../infra/dispatch.js';
+import { DEAD_MAN_PERIODS } from '../lambda/settings/defaults.js';
 import { DEFAULTS } from '../lambda/settings/index.js';
-import { OVERDUE_PERIODS } from '../lambda/use-cases/dispatch.js';
 import { ONE_CLUSTER, synthDeployment, type TemplateJson } from '../testkit/synth-stack.js';
 
 const FLEET = 1_000;
@@ -106,7 +106,7 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
       ],
     );
     const stopped = overdue.find((a) => a.Properties.Statistic === 'SampleCount');
-    assert.equal(stopped?.Properties.EvaluationPeriods, OVERDUE_PERIODS);
+    assert.equal(stopped?.Properties.EvaluationPeriods, DEAD_MAN_PERIODS);
     for (const a of overdue) assert.ok((a.Properties.AlarmActions as unknown[]).length > 0);
     assert.ok(
       alarms.some((a) => JSON.stringify(a.Properties).includes('dispatch dead-letter queue')),

@@ -6,7 +6,9 @@
  * and announces each change once by a NOTICE (local SNS). A discovered cluster is then checked by
  * `{ "cluster": NAME }` exactly as a listed one: its endpoint is a simulated cluster over HTTPS
  * that takes the EKS token the function signs, and the fleet's dispatcher sends it its `{ cluster }`
- * check. A deleted cluster is announced once and never paged.
+ * check. A deleted cluster is announced once and never paged, even when its API server stops
+ * answering before discovery's next run: EKS is asked before its WATCHDOG (one still ACTIVE, or
+ * that EKS cannot describe, pages).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -175,6 +177,8 @@ describe('lambda e2e: discovered clusters appear, are watched, vanish', () => {
       documentOf(notices[1] as ReceivedMessage).notice?.message,
       'tag lease-watchdog/runbook-url must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got "http://wiki.example.com/newborn")',
     );
+    // One page again: the runs that follow describe a few clusters, not a hundred.
+    for (let i = 0; i < 96; i++) eks.remove(`batch-${i}`);
   });
 
   it('a scope that cannot be searched fails the run and takes nothing for deleted', async () => {
@@ -210,5 +214,49 @@ describe('lambda e2e: discovered clusters appear, are watched, vanish', () => {
     await h.tick({ discover: true });
     assert.deepEqual(fresh(), [], 'announced once');
     assert.equal(h.messages('WATCHDOG').length, 0);
+  });
+
+  it('a discovered cluster deleted between discovery runs, its API down: one deleted NOTICE, no WATCHDOG; one EKS still has, or cannot describe, pages', async () => {
+    // Their API servers refuse every connection (port 1); EKS lists them, ACTIVE.
+    const down = {
+      endpoint: 'https://127.0.0.1:1',
+      caData: Buffer.from(api.caPem).toString('base64'),
+      region: 'eu-west-1',
+      account: OWN,
+      tags: ON,
+    };
+    const names = ['doomed', 'dying', 'dark', 'blind'];
+    for (const name of names) eks.put(name, down);
+    await h.tick({ discover: true });
+    assert.equal(fresh().length, 4, 'four appeared');
+    const checkAll = async (blind: boolean) => {
+      for (const name of names) {
+        eks.denyAll(blind && name === 'blind'); // EKS cannot say whether `blind` still exists
+        await h.run({ cluster: name }).finally(() => eks.denyAll(false));
+      }
+    };
+    // A failed read each (unreachable: silent within the grace period, 50 s) ...
+    await checkAll(false);
+    // ... then, between discovery's runs, `doomed` is deleted and `dying` is being deleted, while
+    // `dark` and `blind` stay; the next failed reads are past the grace period.
+    eks.remove('doomed');
+    eks.put('dying', { ...down, status: 'DELETING' });
+    h.clock.advance(60_000);
+    await checkAll(true);
+    const notices = fresh();
+    assert.deepEqual(
+      notices.map((m) => `${kindOf(m)} ${documentOf(m).cluster} ${documentOf(m).notice?.change}`),
+      [
+        'NOTICE doomed deleted',
+        'NOTICE dying deleted',
+        'WATCHDOG dark undefined',
+        'WATCHDOG blind undefined',
+      ],
+      summary(notices),
+    );
+    // Said once: discovery's next run finds them gone and says nothing more; nothing checks them.
+    await h.tick({ discover: true });
+    assert.deepEqual(fresh(), []);
+    assert.deepEqual((await h.run({ cluster: 'doomed' })).clusters, []);
   });
 });

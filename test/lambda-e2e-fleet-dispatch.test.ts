@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { OVERDUE_PERIODS } from '../lambda/use-cases/dispatch.js';
+import { DEAD_MAN_PERIODS } from '../lambda/settings/defaults.js';
 import { MINUTE } from '../testkit/schedule-runs.js';
 import { type Harness, startWatchdogHarness, summary } from '../testkit/watchdog-harness.js';
 
@@ -74,7 +74,7 @@ describe('the fleet dispatcher', () => {
     assert.doesNotMatch(notice.message, /alpha|charlie/);
     const after = (notice.receivedAt - stopped) / MINUTE;
     assert.ok(
-      after > OVERDUE_PERIODS - 1 && after <= OVERDUE_PERIODS + 2,
+      after > DEAD_MAN_PERIODS - 1 && after <= DEAD_MAN_PERIODS + 2,
       `named ${after.toFixed(1)} minutes after its checks stopped`,
     );
     assert.deepEqual(overdueValues(h).slice(-7), [0, 0, 0, 1, 1, 1, 1]);

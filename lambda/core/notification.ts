@@ -168,10 +168,17 @@ export type NoticeInfo =
 
 /**
  * What discovery saw change: a cluster `appeared` (watched from now on), was `deleted`, was
- * `dropped` (it no longer matches the tag filter, or failed), or a tag of its settings was
- * ignored (`tag-invalid`).
+ * `dropped` (it no longer matches the tag filter, or failed), a tag of its settings was
+ * ignored (`tag-invalid`), or another cluster it would watch has its name (`same-name`: only the
+ * first is watched).
  */
-export const DISCOVERY_CHANGES = ['appeared', 'deleted', 'dropped', 'tag-invalid'] as const;
+export const DISCOVERY_CHANGES = [
+  'appeared',
+  'deleted',
+  'dropped',
+  'tag-invalid',
+  'same-name',
+] as const;
 export type DiscoveryChange = (typeof DISCOVERY_CHANGES)[number];
 
 /**

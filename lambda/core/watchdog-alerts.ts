@@ -178,13 +178,15 @@ export function checksOverdueNotice(
 
 /**
  * A NOTICE on its own: no node lists; warning, or info when a degraded (or overdue) stretch ends
- * and for discovery's news but a tag ignored.
+ * and for discovery's news but a tag ignored or a name taken twice.
  */
 function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
   const info =
     ((notice.topic === 'degraded' || notice.topic === 'checks-overdue') &&
       notice.state === 'ended') ||
-    (notice.topic === 'discovery' && notice.change !== 'tag-invalid');
+    (notice.topic === 'discovery' &&
+      notice.change !== 'tag-invalid' &&
+      notice.change !== 'same-name');
   const severity = info ? 'info' : 'warning';
   const body = {
     cluster,

@@ -266,6 +266,7 @@ function createInvocationRunner(
     looks: parts.looks ?? sqsLooks(config, clients, clock),
     onCall: onCallSenders(config, parts, clock),
     directory: discovery?.directory,
+    deleted: discovery && ((name, signal) => discovery.deleted(name, notifier, signal)),
     ledger,
   });
   return { runner, discover: discoveryRun(discovery, notifier), directory: discovery?.directory };

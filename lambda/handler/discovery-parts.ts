@@ -27,6 +27,11 @@ export interface DiscoveryParts {
   settingsOf(name: string): ClusterSettings | undefined;
   /** One discovery run (`{ "discover": true }`). */
   run(notifier: Notifier, signal?: AbortSignal): Promise<DiscoveryReport>;
+  /**
+   * Before a discovered cluster that cannot be read is paged: whether EKS says it is deleted
+   * (announced once, then; use-cases/discovery.ts, deletedSinceDiscovery). Never rejects.
+   */
+  deleted(name: string, notifier: Notifier, signal?: AbortSignal): Promise<boolean>;
 }
 
 export function discoveryParts(
@@ -59,28 +64,33 @@ export function discoveryParts(
       : clients.eks(region, roleCredentials(roleArn, region));
   const finder = new EksClusterFinder({ eks: clients.eks, roleCredentials });
   const access = new EksClusterAccess((target) => eks(target.region, target.roleArn));
+  const deps = (notifier: Notifier) => ({
+    settings: config.settings,
+    finder,
+    store,
+    notifier,
+    access,
+    functionRoleArn: config.functionRoleArn,
+    logger,
+    clock,
+  });
+  // Loaded when first needed: it validates tags with the settings' schemas, which a check never
+  // builds.
+  const useCase = () => import('../use-cases/discovery.js');
   return {
     directory,
     settingsOf: (name) => seen.get(name),
     run: async (notifier, signal) => {
-      // Loaded on the first discovery run: it validates tags with the settings' schemas, which a
-      // check never builds.
-      const { runDiscovery } = await import('../use-cases/discovery.js');
-      const report = await runDiscovery(
-        {
-          settings: config.settings,
-          finder,
-          store,
-          notifier,
-          access,
-          functionRoleArn: config.functionRoleArn,
-          logger,
-          clock,
-        },
-        signal,
-      ).finally(() => stored.forget());
+      const { runDiscovery } = await useCase();
+      const report = await runDiscovery(deps(notifier), signal).finally(() => stored.forget());
       logger.info('discovery ran', { ...report });
       return report;
+    },
+    deleted: async (name, notifier, signal) => {
+      const { deletedSinceDiscovery } = await useCase();
+      const deleted = await deletedSinceDiscovery(deps(notifier), name, signal);
+      if (deleted) stored.forget();
+      return deleted;
     },
   };
 }

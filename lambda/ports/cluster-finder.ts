@@ -27,6 +27,15 @@ export interface ClusterFinder {
    * (its role cannot be assumed, access denied, throttled past the SDK's retries).
    */
   find(scope: SearchScope, signal?: AbortSignal): Promise<readonly FoundEksCluster[]>;
+  /**
+   * One cluster of the scope, described as `find` describes it: undefined when EKS says there is
+   * no such cluster. Rejects with a ClusterSearchError when EKS cannot say.
+   */
+  describe(
+    scope: SearchScope,
+    clusterName: string,
+    signal?: AbortSignal,
+  ): Promise<FoundEksCluster | undefined>;
 }
 
 /** A scope discovery could not search: one line naming it, what failed and what to check. */

@@ -16,6 +16,13 @@ export interface DiscoveredRecord {
   readonly announcedState?: DiscoveredState | undefined;
   /** The tag problems already announced. */
   readonly announcedTags: readonly string[];
+  /**
+   * When discovery found more than one cluster it would watch under this name (two regions, two
+   * accounts): their ARNs, the watched one first (the others are not watched).
+   */
+  readonly sameName?: readonly string[] | undefined;
+  /** The `sameName` ARNs already announced. */
+  readonly announcedSameName?: readonly string[] | undefined;
 }
 
 export interface DiscoveryStore {

@@ -25,3 +25,9 @@ export const DEFAULTS = Object.freeze({
   stackName: 'LeaseWatchdog',
   intervalSeconds: 10,
 });
+
+/**
+ * Schedule periods without a successful check before a dead-man's switch says so: a cluster's own
+ * `CheckSucceeded` alarm, and the fleet's (a dispatched cluster is overdue; the dispatcher stopped).
+ */
+export const DEAD_MAN_PERIODS = 3;

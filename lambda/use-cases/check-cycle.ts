@@ -30,7 +30,12 @@
 
 import type { AlertState } from '../core/alert-state.js';
 import { evaluate } from '../core/evaluate.js';
-import { type AlertPolicy, alertsForEvaluation, alertsForReadFailure } from '../core/incidents.js';
+import {
+  type AlertOutcome,
+  type AlertPolicy,
+  alertsForEvaluation,
+  alertsForReadFailure,
+} from '../core/incidents.js';
 import type { Evaluation } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
 import type { Policy } from '../core/policy.js';
@@ -93,6 +98,12 @@ export interface CycleDeps {
   readonly readSignal?: AbortSignal | undefined;
   /** The paging tools that get on-call events (on-call-delivery.ts); none when absent. */
   readonly onCall?: OnCallDeps | undefined;
+  /**
+   * Asked before the WATCHDOG of a cluster that cannot be read is raised (a discovered cluster's):
+   * true when the cluster is deleted, and then nothing is paged and the alerts stay as they were.
+   * Never rejects.
+   */
+  readonly deleted?: ((signal?: AbortSignal) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -112,7 +123,13 @@ export type CycleOutcome =
       readonly saved?: false | undefined;
     } & Delivery &
       Reset)
-  | ({ readonly status: 'unreadable'; readonly error: ClusterReadError } & Delivery & Reset)
+  | ({
+      readonly status: 'unreadable';
+      readonly error: ClusterReadError;
+      /** The cluster is deleted (`deleted`): its WATCHDOG was not raised. */
+      readonly deleted?: true | undefined;
+    } & Delivery &
+      Reset)
   /** Another run holds this cluster: this one backed off and sent nothing. */
   | { readonly status: 'busy'; readonly reason: string };
 
@@ -177,13 +194,14 @@ export async function runCheckCycle(
   const delivery: Delivery = publishing
     ? await publishAndRecord(cluster, claimed, version, deps, signal)
     : unpublished(outbox, signal);
-  const reset = {
+  const done = {
+    ...delivery,
     ...(stored.reset ? { reset: stored.reset } : {}),
     ...(silences.setAside ? { silencesSetAside: silences.setAside } : {}),
   };
   return evaluation
-    ? { status: 'checked', evaluation, ...delivery, ...reset }
-    : { status: 'unreadable', error: seen.readError, ...delivery, ...reset };
+    ? { status: 'checked', evaluation, ...done }
+    : { status: 'unreadable', error: seen.readError, deleted: decided.deleted, ...done };
 }
 
 /** An outbox left unpublished (empty, or the deadline passed): all of it pending. */
@@ -272,18 +290,11 @@ async function decideAlerts(
   now: number,
   signal: AbortSignal | undefined,
   silencesSetAside: StateReset | undefined,
-): Promise<{ alerts: AlertState; fresh: Notification[] }> {
+): Promise<{ alerts: AlertState; fresh: Notification[]; deleted?: true }> {
   const { alerts } = stored.state;
   const decided = seen.evaluation
     ? alertsForEvaluation(seen.evaluation, alerts, deps.alertPolicy, now)
-    : alertsForReadFailure(
-        cluster,
-        seen.readError.failure,
-        seen.readError.message,
-        alerts,
-        deps.alertPolicy,
-        now,
-      );
+    : await readFailureAlerts(cluster, seen.readError, alerts, deps, now, signal);
   // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
   // their own ahead of the check's notification.
   const degraded = seen.evaluation
@@ -306,7 +317,32 @@ async function decideAlerts(
     seen.evaluation ? degraded.notification : null,
     decidedNotification,
   ].filter((n): n is Notification => n !== null);
-  return { alerts: degraded.state, fresh };
+  return { alerts: degraded.state, fresh, ...('deleted' in decided ? { deleted: true } : {}) };
+}
+
+/**
+ * After a failed read: the read-failure lifecycle's alerts, unless the WATCHDOG it raises is of a
+ * cluster that is deleted (`deps.deleted`): then nothing, and the alerts as they were.
+ */
+async function readFailureAlerts(
+  cluster: string,
+  error: ClusterReadError,
+  alerts: AlertState,
+  deps: CycleDeps,
+  now: number,
+  signal: AbortSignal | undefined,
+): Promise<AlertOutcome | (AlertOutcome & { deleted: true })> {
+  const decided = alertsForReadFailure(
+    cluster,
+    error.failure,
+    error.message,
+    alerts,
+    deps.alertPolicy,
+    now,
+  );
+  if (decided.notification === null || deps.deleted === undefined) return decided;
+  if (!(await deps.deleted(signal))) return decided;
+  return { notification: null, state: alerts, deleted: true };
 }
 
 /**

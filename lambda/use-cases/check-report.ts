@@ -58,6 +58,13 @@ export function reportCheck(
       copy: outcome.silencesSetAside.copy,
     });
   }
+  if (outcome.status === 'unreadable' && outcome.deleted) {
+    logger.info('cannot read the cluster, which is deleted: not paged', {
+      cluster: name,
+      failure: outcome.error.failure,
+    });
+    return;
+  }
   if (outcome.status === 'unreadable') {
     logger.error('cannot read the cluster', {
       cluster: name,

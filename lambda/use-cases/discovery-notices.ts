@@ -38,6 +38,27 @@ export function changeMessage(
   }
 }
 
+/**
+ * Two clusters (or more) discovery would watch under one name: which (their ARNs, the watched one
+ * first), and the tag that gives the other a name of its own (`<name>-<its region>`, or
+ * `-<its account>` when the region is the same).
+ */
+export function sameNameMessage(record: DiscoveredRecord): { message: string; advice: string } {
+  const [watched = '', ...others] = record.sameName ?? [];
+  const other = others[0] ?? '';
+  const part = (arn: string, i: number) => arn.split(':')[i] ?? '';
+  const suffix = part(other, 3) === part(watched, 3) ? part(other, 4) : part(other, 3);
+  return {
+    message:
+      `EKS clusters ${[watched, ...others].join(' and ')} share the name '${record.name}': ` +
+      `only ${watched} is watched`,
+    advice:
+      `give the other a name of its own with the tag lease-watchdog/name, in its account: ` +
+      `aws eks tag-resource --region ${part(other, 3)} --resource-arn ${other} ` +
+      `--tags lease-watchdog/name=${record.name}-${suffix}`,
+  };
+}
+
 /** Who reads the cluster: the role its account is reached through, else the function's role. */
 function principalOf(record: DiscoveredRecord, functionRoleArn: string | undefined): string {
   const { auth } = record.settings;

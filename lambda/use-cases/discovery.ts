@@ -23,7 +23,12 @@ import type {
   StructuredLogger,
 } from '../ports/index.js';
 import { type DiscoverSettings, discoveredSettings, matchesTags } from '../settings/discovery.js';
-import { type AccessDeps, accessAdvice, changeMessage } from './discovery-notices.js';
+import {
+  type AccessDeps,
+  accessAdvice,
+  changeMessage,
+  sameNameMessage,
+} from './discovery-notices.js';
 
 export interface DiscoveryDeps extends AccessDeps {
   readonly finder: ClusterFinder;
@@ -95,6 +100,56 @@ export async function runDiscovery(
   return { ...report, failedScopes: failed.size };
 }
 
+/**
+ * How long asking EKS whether an unreadable cluster is deleted may hold its WATCHDOG back: the time
+ * a FIRING's evidence may take (a WATCHDOG reads none), within what a check keeps for delivering.
+ */
+export const DELETED_ASK_BUDGET_MS = 2_000;
+
+/**
+ * Asked before a discovered cluster that cannot be read is paged (its WATCHDOG): whether it is
+ * deleted. EKS is asked (eks:DescribeCluster, through the scope discovery found it in): no such
+ * cluster, or DELETING, and it is stored as gone and announced by discovery's own NOTICE, once
+ * (discovery's next run finds it announced). ACTIVE or any other status, EKS refusing or slower
+ * than DELETED_ASK_BUDGET_MS: false, and the WATCHDOG pages. A cluster discovery no longer watches
+ * (gone, dropped: a directory read before its run) is not paged either. Never rejects.
+ */
+export async function deletedSinceDiscovery(
+  deps: DiscoveryDeps,
+  name: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const bounded = AbortSignal.any([
+    AbortSignal.timeout(DELETED_ASK_BUDGET_MS),
+    ...(signal ? [signal] : []),
+  ]);
+  let record: DiscoveredRecord | undefined;
+  try {
+    record = (await deps.store.load(bounded)).find((r) => r.name === name);
+    const auth = record?.settings.auth;
+    if (record === undefined || auth?.mode !== 'eks') return false;
+    if (record.state !== 'watched') return true;
+    const scope = { region: auth.region ?? '', roleArn: auth.roleArn };
+    const found = await deps.finder.describe(scope, auth.clusterName, bounded);
+    if (found !== undefined && found.status !== 'DELETING') return false;
+  } catch (error) {
+    deps.logger.warn('could not ask EKS whether the unreadable cluster is deleted; paged', {
+      cluster: name,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return false;
+  }
+  deps.logger.info('the unreadable cluster is deleted: announced, not paged', { cluster: name });
+  // What was not stored or announced now is by discovery's next run: it finds the cluster gone.
+  await announce(deps, [record], [{ ...record, state: 'gone' }], bounded).catch((error: unknown) =>
+    deps.logger.error('could not store the deleted cluster; discovery announces it', {
+      cluster: name,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  return true;
+}
+
 /** The state a found cluster is in now, or undefined while it is not to be watched yet. */
 function stateOf(
   cluster: FoundEksCluster,
@@ -119,21 +174,30 @@ export function judge(
 ): DiscoveredRecord[] {
   const before = new Map(remembered.map((r) => [r.name, r]));
   const next = new Map<string, DiscoveredRecord>();
+  const arns = new Map<string, string>();
   for (const cluster of found) {
     const { settings, tagProblems } = discoveredSettings(cluster);
     const { name } = settings;
     if (listed.has(name)) continue; // the listed cluster wins
-    if (next.has(name)) {
+    const matching = matchesTags(discover, cluster.tags);
+    const first = next.get(name);
+    if (first !== undefined) {
       logger.warn('discovered a second cluster of this name; tag one lease-watchdog/name', {
         cluster: name,
         region: cluster.region,
         roleArn: cluster.roleArn,
       });
+      // Said (once) when both would be watched: the second is not.
+      if (first.state === 'watched' && stateOf(cluster, matching, undefined) === 'watched') {
+        const sameName = first.sameName ?? [arns.get(name) ?? ''];
+        next.set(name, { ...first, sameName: [...sameName, arnOf(cluster)] });
+      }
       continue;
     }
     const previous = before.get(name);
-    const state = stateOf(cluster, matchesTags(discover, cluster.tags), previous);
+    const state = stateOf(cluster, matching, previous);
     if (state === undefined || (state !== 'watched' && previous === undefined)) continue;
+    arns.set(name, arnOf(cluster));
     next.set(name, {
       name,
       state,
@@ -141,6 +205,7 @@ export function judge(
       tagProblems: state === 'watched' ? tagProblems : [],
       ...(previous?.announcedState ? { announcedState: previous.announcedState } : {}),
       announcedTags: previous?.announcedTags ?? [],
+      ...(previous?.announcedSameName ? { announcedSameName: previous.announcedSameName } : {}),
     });
   }
   for (const record of remembered) {
@@ -149,6 +214,11 @@ export function judge(
     next.set(record.name, record.state === 'watched' ? { ...record, state: 'gone' } : record);
   }
   return [...next.values()];
+}
+
+/** A found cluster's ARN, as EKS said it (else as EKS would write it, its account unknown). */
+function arnOf(cluster: FoundEksCluster): string {
+  return cluster.arn ?? `arn:aws:eks:${cluster.region}:?:cluster/${cluster.clusterName}`;
 }
 
 /** The NOTICE a record's change calls for (none when nothing is to be said). */
@@ -192,6 +262,10 @@ async function announce(
       done = { ...done, announcedTags: record.tagProblems };
       notices++;
     }
+    if (sameNameUnsaid(record) && (await publishSameName(deps, record, signal))) {
+      done = { ...done, announcedSameName: record.sameName };
+      notices++;
+    }
     if (done !== record) announced.push(done);
   }
   await deps.store.save(announced, signal);
@@ -223,6 +297,26 @@ async function publishTags(
   const notice = discoveryNotice(
     record.name,
     { change: 'tag-invalid', message: problems.join('; ') },
+    deps.clock(),
+  );
+  return publish(deps, notice, signal);
+}
+
+/** Whether the record's clusters of one name are yet to be announced (a watched one's). */
+function sameNameUnsaid(record: DiscoveredRecord): boolean {
+  const said = record.announcedSameName ?? [];
+  return record.state === 'watched' && (record.sameName ?? []).some((arn) => !said.includes(arn));
+}
+
+async function publishSameName(
+  deps: DiscoveryDeps,
+  record: DiscoveredRecord,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const { message, advice } = sameNameMessage(record);
+  const notice = discoveryNotice(
+    record.name,
+    { change: 'same-name', message, advice },
     deps.clock(),
   );
   return publish(deps, notice, signal);

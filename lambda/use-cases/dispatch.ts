@@ -6,7 +6,7 @@
  * the first SPREAD_SECONDS (the load spread, the gaps between one cluster's checks unchanged).
  *
  * Then the fleet-wide dead-man's switch: from the ledger of each cluster's last successful
- * dispatched check, the clusters with none for OVERDUE_PERIODS periods are overdue; their count
+ * dispatched check, the clusters with none for DEAD_MAN_PERIODS periods (settings/defaults.ts) are overdue; their count
  * is the `ClustersOverdue` metric (one metric and one alarm for the whole fleet), and a NOTICE
  * names the clusters whose checks stopped, once, and another those checked again.
  *
@@ -25,12 +25,11 @@ import type {
   Notifier,
   StructuredLogger,
 } from '../ports/index.js';
+import { DEAD_MAN_PERIODS } from '../settings/defaults.js';
 import type { WatchdogSettings } from '../settings/index.js';
 
 /** The checks of one run start within this many seconds of it (each cluster at its own offset). */
 export const SPREAD_SECONDS = 10;
-/** A cluster with no successful dispatched check for this many periods is overdue. */
-export const OVERDUE_PERIODS = 3;
 
 export interface DispatchDeps {
   readonly settings: WatchdogSettings;
@@ -100,7 +99,12 @@ export async function dispatchChecks(
     delaySeconds: spreadDelaySeconds(cluster, periodSeconds),
   }));
   const refused = checks.length > 0 ? await deps.checks.send(checks, signal) : [];
-  const overdue = await fleetSwitch(deps, clusters, periodSeconds * 1000 * OVERDUE_PERIODS, signal);
+  const overdue = await fleetSwitch(
+    deps,
+    clusters,
+    periodSeconds * 1000 * DEAD_MAN_PERIODS,
+    signal,
+  );
   logger.info('fleet dispatched', {
     clusters: clusters.length,
     refused: refused.length,

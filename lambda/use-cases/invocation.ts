@@ -64,6 +64,11 @@ export interface InvocationDeps {
   /** The clusters discovery found (none: the listed clusters only). */
   readonly directory?: ClusterDirectory | undefined;
   /**
+   * Asked before a discovered cluster that cannot be read is paged: true when it is deleted (and
+   * then announced as discovery announces it), and nothing pages. Never rejects.
+   */
+  readonly deleted?: ((cluster: string, signal?: AbortSignal) => Promise<boolean>) | undefined;
+  /**
    * Where a dispatched cluster's successful checks are recorded, for the fleet-wide dead-man's
    * switch (use-cases/dispatch.ts); such a cluster has no `CheckSucceeded` metric of its own.
    */
@@ -365,6 +370,9 @@ export class InvocationRunner {
         silences: this.deps.silences,
         look,
         readSignal,
+        ...(this.deps.deleted && !this.watched.has(cluster.name)
+          ? { deleted: this.deps.deleted.bind(undefined, cluster.name) }
+          : {}),
         ...(this.deps.onCall?.length
           ? { onCall: { senders: this.deps.onCall, clock, logger, metrics } }
           : {}),

@@ -51,6 +51,14 @@ export class EksClusterFinder implements ClusterFinder {
     return found;
   }
 
+  describe(
+    scope: SearchScope,
+    clusterName: string,
+    signal?: AbortSignal,
+  ): Promise<FoundEksCluster | undefined> {
+    return this.#describe(this.#client(scope), scope, clusterName, signal);
+  }
+
   async #names(client: EKSClient, scope: SearchScope, signal?: AbortSignal): Promise<string[]> {
     const names: string[] = [];
     try {

@@ -137,6 +137,12 @@ const DISCOVERY_PROSE: Readonly<Record<DiscoveryChange, readonly [string, string
     'The cluster is watched, without the setting of this tag: its default holds until the ' +
       'tag is fixed.',
   ],
+  'same-name': [
+    'NOTICE: two discovered clusters have one name; only the first is watched',
+    'Discovery found more than one EKS cluster to watch under this name (in two regions or ' +
+      'two accounts). The first named is watched; the other is not checked, and nothing pages ' +
+      'for it, until it has a name of its own. This is said once.',
+  ],
 };
 
 function discoveryLines(notice: Extract<NoticeInfo, { topic: 'discovery' }>): string[] {

@@ -59,6 +59,7 @@ const DISCOVERY_HEADLINES: Readonly<Record<DiscoveryChange, string>> = {
   deleted: 'NOTICE: deleted, no longer watched',
   dropped: 'NOTICE: no longer matches discovery, no longer watched',
   'tag-invalid': 'NOTICE: a tag was ignored',
+  'same-name': 'NOTICE: another discovered cluster has this name, not watched',
 };
 
 /** `NOTICE: degraded checks: Nodes cannot be read`, ... */
