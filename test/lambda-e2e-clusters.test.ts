@@ -130,6 +130,54 @@ describe('lambda e2e: several clusters', () => {
     await h.tick();
   });
 
+  it("a batch of looks: a cluster that hangs never holds up another's, nor one cluster's looks each other", async () => {
+    // a's look comes first and hangs; b's two looks must be done before a's ends. a's hang is
+    // released when b's second look is recorded: handled one after the other, the batch would
+    // wait for a's request timeout first.
+    const events: string[] = [];
+    const metrics = new RecordingMetrics();
+    const checked = (cluster: string) => events.filter((e) => e === `checked ${cluster}`).length;
+    metrics.onRecord = (m) => {
+      if (m.name !== 'CheckDuration') return;
+      events.push(`checked ${m.cluster}`);
+      if (m.cluster === 'b' && checked('b') === 2) h.target('a').server.setFault(null);
+    };
+    const container = h.container({
+      metrics,
+      credentials: (provider) => ({
+        kubeConfigFor(cluster, signal) {
+          events.push(`reading ${cluster.name}`);
+          return provider.kubeConfigFor(cluster, signal);
+        },
+        forget: (cluster) => provider.forget(cluster),
+      }),
+    });
+    h.target('a').server.setFault({ kind: 'hang' });
+    h.clock.advance(20_000);
+    const body = (cluster: string) => JSON.stringify({ cluster, look: { suspects: [] } });
+    try {
+      const report = await container.invoke({
+        Records: ['a', 'b', 'b'].map((c, i) => ({ messageId: `m${i}`, body: body(c) })),
+      });
+      assert.deepEqual(report.batchItemFailures, []);
+      assert.deepEqual(
+        report.clusters.map((c) => [c.cluster, c.lastStatus]),
+        [
+          ['a', 'checked'],
+          ['b', 'checked'],
+          ['b', 'checked'],
+        ],
+      );
+    } finally {
+      h.target('a').server.setFault(null);
+    }
+    assert.deepEqual(
+      events,
+      ['reading a', 'reading b', 'checked b', 'reading b', 'checked b', 'checked a'],
+      events.join(', '),
+    );
+  });
+
   it("one cluster unreachable never stops the other's FIRING", async () => {
     const before = h.sns.messages.length;
     const b = h.target('b');
