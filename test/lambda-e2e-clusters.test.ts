@@ -70,6 +70,29 @@ describe('lambda e2e: hostile node names', () => {
   });
 });
 
+/**
+ * A container that notes in `events` each cluster's read as it starts (`reading <cluster>`) and
+ * each check as it ends (`checked <cluster>`, then `onChecked`).
+ */
+function tracedContainer(h: Harness, events: string[], onChecked: () => void = () => {}) {
+  const metrics = new RecordingMetrics();
+  metrics.onRecord = (m) => {
+    if (m.name !== 'CheckDuration') return;
+    events.push(`checked ${m.cluster}`);
+    onChecked();
+  };
+  return h.container({
+    metrics,
+    credentials: (provider) => ({
+      kubeConfigFor(cluster, signal) {
+        events.push(`reading ${cluster.name}`);
+        return provider.kubeConfigFor(cluster, signal);
+      },
+      forget: (cluster) => provider.forget(cluster),
+    }),
+  });
+}
+
 describe('lambda e2e: several clusters', () => {
   let h: Harness;
   before(async () => {
@@ -97,20 +120,7 @@ describe('lambda e2e: several clusters', () => {
   it('an event naming no cluster checks all of them, concurrently', async () => {
     // Cluster a hangs until the request timeout: b's check starts before a's ends.
     const events: string[] = [];
-    const metrics = new RecordingMetrics();
-    metrics.onRecord = (m) => {
-      if (m.name === 'CheckDuration') events.push(`checked ${m.cluster}`);
-    };
-    const container = h.container({
-      metrics,
-      credentials: (provider) => ({
-        kubeConfigFor(cluster, signal) {
-          events.push(`reading ${cluster.name}`);
-          return provider.kubeConfigFor(cluster, signal);
-        },
-        forget: (cluster) => provider.forget(cluster),
-      }),
-    });
+    const container = tracedContainer(h, events);
     h.target('a').server.setFault({ kind: 'hang' });
     h.clock.advance(60_000);
     try {
@@ -135,22 +145,10 @@ describe('lambda e2e: several clusters', () => {
     // released when b's second look is recorded: handled one after the other, the batch would
     // wait for a's request timeout first.
     const events: string[] = [];
-    const metrics = new RecordingMetrics();
-    const checked = (cluster: string) => events.filter((e) => e === `checked ${cluster}`).length;
-    metrics.onRecord = (m) => {
-      if (m.name !== 'CheckDuration') return;
-      events.push(`checked ${m.cluster}`);
-      if (m.cluster === 'b' && checked('b') === 2) h.target('a').server.setFault(null);
-    };
-    const container = h.container({
-      metrics,
-      credentials: (provider) => ({
-        kubeConfigFor(cluster, signal) {
-          events.push(`reading ${cluster.name}`);
-          return provider.kubeConfigFor(cluster, signal);
-        },
-        forget: (cluster) => provider.forget(cluster),
-      }),
+    const container = tracedContainer(h, events, () => {
+      if (events.filter((e) => e === 'checked b').length === 2) {
+        h.target('a').server.setFault(null);
+      }
     });
     h.target('a').server.setFault({ kind: 'hang' });
     h.clock.advance(20_000);
