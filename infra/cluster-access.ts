@@ -83,6 +83,10 @@ export function grantClusterAccess(
  * near 150 clusters. Access
  * entries (and their region conditions) go where `scopeOf` puts the cluster.
  *
+ * Secrets named under `FLEET_SECRETS_PREFIX` (`lease-watchdog/…`, by name or ARN) are read by that
+ * prefix, one ARN for all of a region and account (`…:secret:lease-watchdog/*`), instead of one
+ * each: 1,000 ARNs would take more managed policies than a role holds (docs/FLEET.md).
+ *
  * `eksByRegion` (a dispatcher's fleet): eks:DescribeCluster on every cluster of the account in
  * each region the clusters are in (`cluster/*`) instead of one ARN each: 1,000 ARNs would take 16
  * managed policies of IAM's 6,144 characters, and a role takes 10 by default. DescribeCluster
@@ -124,14 +128,15 @@ export function grantFleetAccess(
       grantClusterAccess(scope, role, cluster, index);
       return;
     }
-    secretResources.push(...secretArns(scope, secretId));
+    secretResources.push(...fleetSecretArns(scope, secretId));
   });
   addChunked(role, 'ClustersDescribeEks', 'eks:DescribeCluster', [...new Set(eksArns)]);
   if (eksByRegion) acknowledgeClustersOfRegions(role, clusters);
   addChunked(role, 'ClustersAssumeRole', 'sts:AssumeRole', [...new Set(roleArns)]);
-  addChunked(role, 'ClustersReadSecrets', 'secretsmanager:GetSecretValue', [
-    ...new Set(secretResources),
-  ]);
+  const secrets = [...new Set(secretResources)];
+  refuseTooManySecrets(secrets);
+  addChunked(role, 'ClustersReadSecrets', 'secretsmanager:GetSecretValue', secrets);
+  acknowledgeSecretsPrefix(role, secrets);
 }
 
 /**
@@ -139,6 +144,52 @@ export function grantFleetAccess(
  * CDK moves whole statements once the role's inline policy is full (it cannot split one).
  */
 const ARNS_PER_STATEMENT = 60;
+
+/**
+ * The name prefix under which a fleet's secrets are read by one grant (grantFleetAccess): keep
+ * only the watchdog's cluster credentials under it.
+ */
+export const FLEET_SECRETS_PREFIX = 'lease-watchdog/';
+
+/**
+ * Secret ARNs named one by one in a fleet at most: 8 statements of `ARNS_PER_STATEMENT`, leaving
+ * the role's other statements room in its inline policy and 10 managed policies.
+ */
+export const MOST_SECRETS_ONE_BY_ONE = 8 * ARNS_PER_STATEMENT;
+
+/**
+ * A fleet's grant for one secret: `secretArns`, or the prefix's wildcard in the secret's region
+ * and account when its name is under `FLEET_SECRETS_PREFIX`.
+ */
+function fleetSecretArns(scope: Construct, secretId: string): string[] {
+  const parsed = secretId.startsWith('arn:')
+    ? Arn.split(secretId, ArnFormat.COLON_RESOURCE_NAME)
+    : undefined;
+  const name = parsed === undefined ? secretId : parsed.resourceName;
+  if (!name?.startsWith(FLEET_SECRETS_PREFIX)) return secretArns(scope, secretId);
+  if (parsed === undefined) return [secretArnOf(scope, `${FLEET_SECRETS_PREFIX}*`)];
+  return [Arn.format({ ...parsed, resourceName: `${FLEET_SECRETS_PREFIX}*` })];
+}
+
+function refuseTooManySecrets(secrets: readonly string[]): void {
+  const oneByOne = secrets.filter((arn) => !arn.includes(`:secret:${FLEET_SECRETS_PREFIX}*`));
+  if (oneByOne.length <= MOST_SECRETS_ONE_BY_ONE) return;
+  throw new ConfigError(
+    `clusters: ${oneByOne.length} secret ARNs of token/kubeconfig clusters would be granted one by one, and the function's role holds at most ${MOST_SECRETS_ONE_BY_ONE}: name the secrets ${FLEET_SECRETS_PREFIX}<anything> (read by one grant, docs/FLEET.md)`,
+  );
+}
+
+/** Tells cdk-nag why the role may read every secret under FLEET_SECRETS_PREFIX. */
+function acknowledgeSecretsPrefix(role: iam.Role, secrets: readonly string[]): void {
+  const stack = Stack.of(role);
+  for (const arn of secrets) {
+    if (!arn.includes(`:secret:${FLEET_SECRETS_PREFIX}*`)) continue;
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${shownToNag(stack, arn)}]`,
+      reason: `A fleet's secrets: secretsmanager:GetSecretValue (read-only) on the secrets named ${FLEET_SECRETS_PREFIX}…, the documented place of the watchdog's cluster credentials, instead of one ARN per cluster, which for a thousand clusters would take more managed policies than a role holds.`,
+    });
+  }
+}
 
 /** Tells cdk-nag why the role may describe every EKS cluster of its regions (grantFleetAccess). */
 function acknowledgeClustersOfRegions(role: iam.Role, clusters: readonly DeployedCluster[]): void {
@@ -158,6 +209,18 @@ function acknowledgeClustersOfRegions(role: iam.Role, clusters: readonly Deploye
         "A dispatcher's fleet: eks:DescribeCluster (read-only: a cluster's endpoint and CA) on the account's clusters of the region, instead of one ARN per cluster, which for a thousand clusters would take more managed policies than a role holds; reading a cluster's Kubernetes API still takes its access entry.",
     });
   }
+}
+
+/**
+ * An ARN as cdk-nag names it in a finding: its tokens resolved, a `Ref` shown as `<Name>`
+ * (`arn:<AWS::Partition>:…`).
+ */
+function shownToNag(stack: Stack, arn: string): string {
+  const resolved: unknown = stack.resolve(arn);
+  const parts = (resolved as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1] ?? [resolved];
+  return parts
+    .map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`))
+    .join('');
 }
 
 function addChunked(role: iam.Role, sid: string, action: string, arns: readonly string[]): void {
@@ -215,10 +278,15 @@ export function secretArns(scope: Construct, secretId: string): string[] {
 }
 
 function namedSecretArn(scope: Construct, name: string): string {
+  return secretArnOf(scope, `${name}-??????`);
+}
+
+/** The ARN (or ARN pattern) of the secret `resourceName` in the stack's region and account. */
+function secretArnOf(scope: Construct, resourceName: string): string {
   return Stack.of(scope).formatArn({
     service: 'secretsmanager',
     resource: 'secret',
-    resourceName: `${name}-??????`,
+    resourceName,
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
 }

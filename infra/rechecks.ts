@@ -17,7 +17,11 @@ import { RUNTIME_ENV } from '../lambda/settings/index.js';
 
 /** Deliveries of one look before it is kept in the dead-letter queue. */
 export const MAX_RECEIVES = 3;
-/** Looks handed to one invocation at most (each is one check of one cluster). */
+/**
+ * Looks handed to one invocation at most (each is one check of one cluster); the invocation runs
+ * the clusters' looks side by side (lambda/handler/queued-events.ts), so a cluster that hangs
+ * holds up no other's.
+ */
 export const RECHECK_BATCH_SIZE = 5;
 
 export interface RecheckQueue {

@@ -8,34 +8,50 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import {
+  FLEET_SECRETS_PREFIX,
+  grantFleetAccess,
+  MOST_SECRETS_ONE_BY_ONE,
+} from '../infra/cluster-access.js';
 import { dispatchConcurrency } from '../infra/dispatch.js';
 import { DEAD_MAN_PERIODS } from '../lambda/settings/defaults.js';
-import { DEFAULTS } from '../lambda/settings/index.js';
+import { ConfigError, DEFAULTS, type DeployedCluster } from '../lambda/settings/index.js';
 import { ONE_CLUSTER, synthDeployment, type TemplateJson } from '../testkit/synth-stack.js';
 
 const FLEET = 1_000;
 
 /**
- * Three in five clusters `eks` (every 50th in another account), one `token`, one `kubeconfig`:
- * 400 secrets, within what the role's managed policies hold (docs/FLEET.md).
+ * Two in five clusters `eks` (every 50th in another account), three `token` or `kubeconfig`: 600
+ * secrets, named under the fleet's prefix (by name here, by ARN in another region), but for 20
+ * granted one by one (docs/FLEET.md).
  */
 function cluster(i: number): object {
   const name = `fleet-${String(i).padStart(4, '0')}`;
-  if (i % 5 === 1) {
-    const auth = {
-      mode: 'token',
-      server: `https://${name}.example.com`,
-      tokenSecretId: `kube/${name}`,
+  const token = (tokenSecretId: string) => ({
+    name,
+    auth: { mode: 'token', server: `https://${name}.example.com`, tokenSecretId },
+  });
+  if (i % 5 === 1) return token(`${FLEET_SECRETS_PREFIX}${name}`);
+  if (i % 5 === 2) {
+    return {
+      name,
+      auth: { mode: 'kubeconfig', secretId: `${FLEET_SECRETS_PREFIX}${name}-config` },
     };
-    return { name, auth };
   }
-  if (i % 5 === 2) return { name, auth: { mode: 'kubeconfig', secretId: `kube/${name}-config` } };
+  if (i % 5 === 3) {
+    if (i % 50 === 3) return token(`kube/${name}`);
+    return token(`${OTHER_REGION_SECRETS}${name}`);
+  }
   const roleArn = `arn:aws:iam::2100000${String(i).padStart(5, '0')}:role/reader`;
   const eks = { mode: 'eks', clusterName: `${name}-eks`, ...(i % 50 === 0 ? { roleArn } : {}) };
   return { name, auth: eks };
 }
+
+/** Where the fixture's secrets given by ARN are: under the prefix, in another region. */
+const OTHER_REGION_SECRETS = `arn:aws:secretsmanager:us-east-1:123456789012:secret:${FLEET_SECRETS_PREFIX}`;
 
 type Resource = TemplateJson['Resources'][string];
 
@@ -166,8 +182,9 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
     assert.ok(all.length < FLEET, 'fewer resources than clusters');
   });
 
-  test("the function role holds every cluster's access within IAM's counts", () => {
+  test("the function role holds every cluster's access within IAM's counts", (t) => {
     const managed = ofType('AWS::IAM::ManagedPolicy');
+    t.diagnostic(`${managed.length} managed policies`);
     assert.ok(managed.length <= 10, `${managed.length} managed policies: a role takes 10`);
     const statements = [...ofType('AWS::IAM::Policy'), ...managed].flatMap(
       (p) =>
@@ -188,6 +205,24 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
     );
     const assumed = statements.filter((st) => st.Action === 'sts:AssumeRole');
     assert.equal(assumed.flatMap((st) => st.Resource as string[]).length, 20);
+    // 600 secrets: the prefix in each region they are in, and the 20 named otherwise one by one.
+    const secrets = statements
+      .filter((st) => st.Action === 'secretsmanager:GetSecretValue')
+      .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]))
+      .map((r) => JSON.stringify(r).replaceAll('{"Ref":"AWS::Partition"}', '"aws"'));
+    const wildcards = secrets.filter((r) => r.includes('*'));
+    assert.deepEqual(wildcards.sort(), [
+      `"${OTHER_REGION_SECRETS}*"`,
+      JSON.stringify({
+        'Fn::Join': [
+          '',
+          ['arn:', 'aws', `:secretsmanager:eu-west-1:123456789012:secret:${FLEET_SECRETS_PREFIX}*`],
+        ],
+      }),
+    ]);
+    const oneByOne = secrets.filter((r) => !r.includes('*'));
+    assert.equal(oneByOne.length, 20);
+    for (const r of oneByOne) assert.match(r, /secret:kube\/fleet-\d{4}-\?{6}/);
   });
 
   test("cdk-nag's AwsSolutions pack finds nothing unacknowledged", () => {
@@ -196,5 +231,35 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
       v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? '?'}`),
     );
     assert.deepEqual(findings, []);
+  });
+
+  test('secrets the role could not hold one by one are refused at synth, with the fix', () => {
+    // A bare stack and role: the grant alone, no second synth of the fleet.
+    const stack = new Stack(new App(), 'Grants', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    const role = new iam.Role(stack, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    const secrets = (count: number) =>
+      Array.from({ length: count }, (_, i) => {
+        const auth = {
+          mode: 'token',
+          server: 'https://k.example.com',
+          tokenSecretId: `kube/c${i}`,
+        };
+        return { name: `c${i}`, auth, accessEntry: false } as unknown as DeployedCluster;
+      });
+    assert.throws(
+      () => grantFleetAccess(role, secrets(MOST_SECRETS_ONE_BY_ONE + 1), () => stack),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(
+          error.message,
+          `clusters: ${MOST_SECRETS_ONE_BY_ONE + 1} secret ARNs of token/kubeconfig clusters would be granted one by one, and the function's role holds at most ${MOST_SECRETS_ONE_BY_ONE}: name the secrets ${FLEET_SECRETS_PREFIX}<anything> (read by one grant, docs/FLEET.md)`,
+        );
+        return true;
+      },
+    );
   });
 });

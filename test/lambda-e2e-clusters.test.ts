@@ -70,6 +70,29 @@ describe('lambda e2e: hostile node names', () => {
   });
 });
 
+/**
+ * A container that notes in `events` each cluster's read as it starts (`reading <cluster>`) and
+ * each check as it ends (`checked <cluster>`, then `onChecked`).
+ */
+function tracedContainer(h: Harness, events: string[], onChecked: () => void = () => {}) {
+  const metrics = new RecordingMetrics();
+  metrics.onRecord = (m) => {
+    if (m.name !== 'CheckDuration') return;
+    events.push(`checked ${m.cluster}`);
+    onChecked();
+  };
+  return h.container({
+    metrics,
+    credentials: (provider) => ({
+      kubeConfigFor(cluster, signal) {
+        events.push(`reading ${cluster.name}`);
+        return provider.kubeConfigFor(cluster, signal);
+      },
+      forget: (cluster) => provider.forget(cluster),
+    }),
+  });
+}
+
 describe('lambda e2e: several clusters', () => {
   let h: Harness;
   before(async () => {
@@ -97,20 +120,7 @@ describe('lambda e2e: several clusters', () => {
   it('an event naming no cluster checks all of them, concurrently', async () => {
     // Cluster a hangs until the request timeout: b's check starts before a's ends.
     const events: string[] = [];
-    const metrics = new RecordingMetrics();
-    metrics.onRecord = (m) => {
-      if (m.name === 'CheckDuration') events.push(`checked ${m.cluster}`);
-    };
-    const container = h.container({
-      metrics,
-      credentials: (provider) => ({
-        kubeConfigFor(cluster, signal) {
-          events.push(`reading ${cluster.name}`);
-          return provider.kubeConfigFor(cluster, signal);
-        },
-        forget: (cluster) => provider.forget(cluster),
-      }),
-    });
+    const container = tracedContainer(h, events);
     h.target('a').server.setFault({ kind: 'hang' });
     h.clock.advance(60_000);
     try {
@@ -128,6 +138,42 @@ describe('lambda e2e: several clusters', () => {
     );
     // Back to normal for the next test: a is readable again.
     await h.tick();
+  });
+
+  it("a batch of looks: a cluster that hangs never holds up another's, nor one cluster's looks each other", async () => {
+    // a's look comes first and hangs; b's two looks must be done before a's ends. a's hang is
+    // released when b's second look is recorded: handled one after the other, the batch would
+    // wait for a's request timeout first.
+    const events: string[] = [];
+    const container = tracedContainer(h, events, () => {
+      if (events.filter((e) => e === 'checked b').length === 2) {
+        h.target('a').server.setFault(null);
+      }
+    });
+    h.target('a').server.setFault({ kind: 'hang' });
+    h.clock.advance(20_000);
+    const body = (cluster: string) => JSON.stringify({ cluster, look: { suspects: [] } });
+    try {
+      const report = await container.invoke({
+        Records: ['a', 'b', 'b'].map((c, i) => ({ messageId: `m${i}`, body: body(c) })),
+      });
+      assert.deepEqual(report.batchItemFailures, []);
+      assert.deepEqual(
+        report.clusters.map((c) => [c.cluster, c.lastStatus]),
+        [
+          ['a', 'checked'],
+          ['b', 'checked'],
+          ['b', 'checked'],
+        ],
+      );
+    } finally {
+      h.target('a').server.setFault(null);
+    }
+    assert.deepEqual(
+      events,
+      ['reading a', 'reading b', 'checked b', 'reading b', 'checked b', 'checked a'],
+      events.join(', '),
+    );
   });
 
   it("one cluster unreachable never stops the other's FIRING", async () => {

@@ -142,6 +142,7 @@ export type Report = {
   clusters: ClusterReport[];
   discovery?: DiscoveryReport;
   dispatch?: DispatchReport;
+  batchItemFailures?: { itemIdentifier: string }[];
 };
 
 /** One "Lambda container": its own clients, caches and handler, sharing the outside world. */

@@ -63,7 +63,7 @@ import {
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
-import { queuedEventOf } from './queued-events.js';
+import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients {
@@ -123,12 +123,6 @@ export interface HandlerParts {
   readonly readers?: ClusterReaderFactory;
 }
 
-/** One message of an SQS batch, as the event source mapping hands it over (what is used). */
-export interface QueuedLook {
-  readonly messageId: string;
-  readonly body: string;
-}
-
 /** Discovery's schedule: `{ "discover": true }`. */
 export interface DiscoverEvent {
   readonly discover: true;
@@ -147,7 +141,7 @@ export type HandlerEvent =
   | InvocationEvent
   | DiscoverEvent
   | DispatchEvent
-  | { readonly Records: readonly QueuedLook[] }
+  | { readonly Records: readonly QueuedMessage[] }
   | null;
 
 export interface HandlerResult {
@@ -399,22 +393,15 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
           return { clusters: [], dispatch: await dispatcher(event, deadline) };
         }
         if (event === null || !('Records' in event)) return await run(event);
-        // The watchdog's own looks (or dispatched checks), one after the other; one that fails is
-        // delivered again (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
-        const clusters: ClusterReport[] = [];
-        const batchItemFailures: { itemIdentifier: string }[] = [];
-        for (const record of event.Records) {
-          try {
-            clusters.push(...(await run(queuedEventOf(record.body))).clusters);
-          } catch (error) {
-            watchdogLogger.error('a queued look failed; SQS delivers it again', {
-              messageId: record.messageId,
-              error: error instanceof Error ? error.message : String(error),
-            });
-            batchItemFailures.push({ itemIdentifier: record.messageId });
-          }
-        }
-        return { clusters, batchItemFailures };
+        // The watchdog's own looks (or dispatched checks), the clusters side by side; one that
+        // fails is delivered again (and, past the queue's maxReceiveCount, kept in its
+        // dead-letter queue).
+        return await runQueuedBatch(event.Records, run, (messageId, error) => {
+          watchdogLogger.error('a queued look failed; SQS delivers it again', {
+            messageId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        });
       } finally {
         await counted;
       }

@@ -1,6 +1,7 @@
 /**
  * The events queued messages carry (SQS bodies): a dispatched check of one cluster, or a look of
- * the watchdog's own; each body read with one line of error when it is neither.
+ * the watchdog's own; each body read with one line of error when it is neither; and a batch of
+ * them run with no cluster waiting on another.
  */
 import type { InvocationEvent } from '../use-cases/invocation.js';
 
@@ -43,4 +44,60 @@ function lookIn(value: unknown): InvocationEvent {
     );
   }
   return { cluster: look.cluster, look: { suspects: names as string[] } };
+}
+
+/** One message of an SQS batch, as the event source mapping hands it over (what is used). */
+export interface QueuedMessage {
+  readonly messageId: string;
+  readonly body: string;
+}
+
+/** What a batch came to: each message's clusters checked, and the messages to deliver again. */
+export interface QueuedBatchResult<Report> {
+  readonly clusters: Report[];
+  readonly batchItemFailures: { itemIdentifier: string }[];
+}
+
+/**
+ * Runs a batch of queued messages (looks, dispatched checks): the clusters side by side, so that
+ * one whose read hangs until its timeout never holds up another's; one cluster's messages one
+ * after the other, in the order SQS handed them over (two checks of one cluster at once would
+ * find each other's outbox taken). `run` checks what one message asks for; a message whose body
+ * is not one, or whose run throws, is told to `failed` and reported for SQS to deliver again
+ * (`ReportBatchItemFailures`). The reports come back in the batch's order.
+ */
+export async function runQueuedBatch<Report>(
+  records: readonly QueuedMessage[],
+  run: (event: InvocationEvent) => Promise<{ readonly clusters: readonly Report[] }>,
+  failed: (messageId: string, error: unknown) => void,
+): Promise<QueuedBatchResult<Report>> {
+  const outcomes: (readonly Report[] | undefined)[] = records.map(() => undefined);
+  const lanes = new Map<string, { index: number; event: InvocationEvent }[]>();
+  records.forEach((record, index) => {
+    try {
+      const event = queuedEventOf(record.body);
+      const lane = lanes.get(event.cluster ?? '') ?? [];
+      lane.push({ index, event });
+      lanes.set(event.cluster ?? '', lane);
+    } catch (error) {
+      failed(record.messageId, error);
+    }
+  });
+  await Promise.all(
+    [...lanes.values()].map(async (lane) => {
+      for (const { index, event } of lane) {
+        try {
+          outcomes[index] = (await run(event)).clusters;
+        } catch (error) {
+          failed((records[index] as QueuedMessage).messageId, error);
+        }
+      }
+    }),
+  );
+  return {
+    clusters: outcomes.flatMap((reports) => reports ?? []),
+    batchItemFailures: records.flatMap((record, i) =>
+      outcomes[i] === undefined ? [{ itemIdentifier: record.messageId }] : [],
+    ),
+  };
 }
