@@ -59,7 +59,14 @@ async function recordedTimes(): Promise<Map<string, number>> {
   }
 }
 
-/** Longest file first, each to the shard with the least time so far (LPT). */
+/**
+ * Files that synthesize the stack in-process share one shard: the first synth in a process loads
+ * aws-cdk-lib's modules and compiles the stack's code (~10 s of CPU), which a second shard holding
+ * one infra file would pay again.
+ */
+const SAME_SHARD = /^test\/infra-/;
+
+/** Longest first (a file, or the infra files together), each to the shard with the least so far (LPT). */
 function balance(
   files: readonly string[],
   times: ReadonlyMap<string, number>,
@@ -68,12 +75,19 @@ function balance(
   const known = files.map((f) => times.get(f)).filter((t) => t !== undefined);
   const median = known.sort((a, b) => a - b)[Math.floor(known.length / 2)] ?? 1;
   const weight = (file: string) => times.get(file) ?? median;
+  const together = files.filter((file) => SAME_SHARD.test(file));
+  const units = [
+    ...files.filter((file) => !SAME_SHARD.test(file)).map((file) => [file]),
+    ...(together.length > 0 ? [together] : []),
+  ];
+  const weigh = (unit: readonly string[]) => unit.reduce((sum, file) => sum + weight(file), 0);
   const lists: string[][] = Array.from({ length: shards }, () => []);
   const totals = new Array<number>(shards).fill(0);
-  for (const file of [...files].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
+  const order = units.sort((a, b) => weigh(b) - weigh(a) || (a[0] ?? '').localeCompare(b[0] ?? ''));
+  for (const unit of order) {
     const least = totals.indexOf(Math.min(...totals));
-    lists[least]?.push(file);
-    totals[least] = (totals[least] ?? 0) + weight(file);
+    lists[least]?.push(...unit);
+    totals[least] = (totals[least] ?? 0) + weigh(unit);
   }
   return lists.map((list) => list.sort());
 }
