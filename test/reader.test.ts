@@ -141,6 +141,19 @@ describe('KubeClusterReader against the simulated cluster', () => {
     const node = snapshot.nodes?.find((n) => n.name === name);
     assert.match(String(lease?.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.equal(lease?.leaseDurationSeconds, 40);
+    // Only a lease never renewed counts from its creation: a renewed one keeps no creation time.
+    assert.equal(lease?.createdAt, undefined);
+    const never = names[1] as string;
+    cluster.setLeaseField(never, { renewTime: null });
+    try {
+      const unrenewed = (await readerFor(server.kubeconfig()).read()).leases.find(
+        (l) => l.name === never,
+      );
+      assert.equal(unrenewed?.renewTime, null);
+      assert.match(unrenewed?.createdAt ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    } finally {
+      cluster.clearLeaseOverrides(never);
+    }
     assert.equal(node?.ready, 'False');
     assert.equal(node?.readyReason, 'KubeletNotReady');
     assert.ok(

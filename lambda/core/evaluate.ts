@@ -98,9 +98,11 @@ export function evaluate(
   const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
   const nodesByName = nodeListSuspect === undefined ? listed : new Map<string, NodeInfo>();
   // On leases alone (a suspect Node list), no lease has a Node.
-  const reads = [...leased.values()].map((read) =>
-    nodeListSuspect === undefined ? read : { ...read, node: undefined },
-  );
+  const reads = [...leased.values()];
+  if (nodeListSuspect !== undefined) {
+    for (let i = 0; i < reads.length; i++)
+      reads[i] = { ...(reads[i] as ReadLease), node: undefined };
+  }
   const seen = { snapshot: judged, policy, now, previous: observations };
   const all = observeAll(seen, reads);
   const frozen = all.frozen || afterReadFailure;
@@ -114,7 +116,7 @@ export function evaluate(
 
   const verdicts: NodeVerdict[] = [];
   for (let i = 0; i < reads.length; i++) {
-    verdicts.push(judgeLease(ctx, reads[i] as ReadLease, all.observed[i]));
+    verdicts.push(judgeLease(ctx, reads[i] as ReadLease, all.observed.at(i)));
   }
   const suspect = suspectList(leased, observations);
   for (const node of nodesByName.values()) {

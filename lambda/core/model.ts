@@ -13,7 +13,10 @@ export interface LeaseInfo {
   /** `spec.leaseDurationSeconds` exactly as the API sent it (absent means the kubelet default, 40). */
   readonly leaseDurationSeconds: unknown;
   readonly holderIdentity?: string | null | undefined;
-  /** `metadata.creationTimestamp` (RFC 3339, API server clock), when known. */
+  /**
+   * `metadata.creationTimestamp` (RFC 3339, API server clock), when known; the reader keeps it only
+   * for a lease whose `renewTime` is not a string (never renewed: its silence counts from creation).
+   */
   readonly createdAt?: string | undefined;
   /**
    * Set when the API sent a name longer than Kubernetes allows (MAX_NAME_LENGTH): its length.

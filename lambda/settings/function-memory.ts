@@ -3,8 +3,8 @@
  * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for a check
  * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.7 MB
  * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
- * DEFAULTS.memoryMb. 512 MB up to ~85,000 nodes, 640 MB for 100,000: a relist peaked at 278 MB
- * there, over the 256 MB that twice would fit in 512.
+ * DEFAULTS.memoryMb. 512 MB up to ~85,000 nodes, 640 MB for 100,000: a relist peaked at 272.5 MB
+ * there (2026-12-02), over the 256 MB that twice would fit in 512.
  */
 import { DEFAULTS } from './defaults.js';
 

@@ -56,12 +56,15 @@ export function projectLease(item: unknown, interner?: Interner): LeaseInfo | un
   const raw = str(metadata.name);
   if (!raw) return undefined;
   const { name, nameLength } = cutName(raw);
-  // Every field written in one literal: V8 keeps them in the object, without a second array.
+  const renewTime = spec.renewTime;
+  // Every field written in one literal: V8 keeps them in the object, without a second array. The
+  // creation time counts only for a lease never renewed (core/lease-observations.ts, createdAtMs):
+  // a renewed lease does not keep it (100,000 strings a read at 100,000 nodes).
   const lease = {
     name: interner ? interner.name(name) : name,
-    renewTime: spec.renewTime,
+    renewTime,
     leaseDurationSeconds: spec.leaseDurationSeconds,
-    createdAt: str(metadata.creationTimestamp),
+    createdAt: typeof renewTime === 'string' ? undefined : str(metadata.creationTimestamp),
   };
   return nameLength === undefined ? lease : { ...lease, nameLength };
 }
