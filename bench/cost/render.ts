@@ -5,6 +5,7 @@
  */
 import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/emf-metrics.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
+import { memoryMbFor } from '../../lambda/settings/function-memory.js';
 import { DEFAULTS } from '../../lambda/settings/index.js';
 import {
   EMF_BYTES_PER_RECORD,
@@ -254,7 +255,7 @@ the equivalent of one vCPU (one vCPU-second of credits per second)"
 The default ${MEMORY_MB} MB function gets ${MEMORY_MB} / ${MB_PER_VCPU.toLocaleString('en')} = ${VCPU_SHARE.toFixed(2)} of a vCPU, so a check, which is
 mostly CPU (decoding and parsing lists), takes ${(1 / VCPU_SHARE).toFixed(1)}× its own CPU time there: that is the
 duration priced above, not this machine's wall time. A CPU-second then costs the same at any
-memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the time): the 1,024 MB that
+memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the time): the ${memoryMbFor(100_000).toLocaleString('en')} MB that
 \`largestClusterNodes\` sizes a 100,000-node function to does not change the compute line.
 The billed time is a lower bound: waiting for the API server is not in it (the simulated
 server here shares the cores and cannot stand in for an EKS control plane's).`;
