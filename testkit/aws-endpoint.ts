@@ -36,6 +36,10 @@ export async function serveOnLoopback(
       .then(() => handle(req, res))
       .catch((error: unknown) => onError(res, error));
   });
+  // Node's 5 s default closes an idle keep-alive socket while a client busy rendering (a
+  // 100,000-node notification on a loaded machine) has not yet seen it close and writes its next
+  // request there: ECONNRESET. AWS's endpoints keep connections far longer; close() cuts them all.
+  server.keepAliveTimeout = 60_000;
   const url = await listenOnLoopback(server);
   return { url, server, close: () => closeServer(server) };
 }
