@@ -14,7 +14,7 @@ import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } fro
 import { brotliDecompressSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { GzipInflater } from './gzip-inflater.js';
-import { http } from './node-http.js';
+import { nodeHttp } from './node-http.js';
 import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
@@ -122,7 +122,7 @@ export async function openConnection(
   const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
-    return { headers, agent: new http.Agent(pool), secrets, inflaters: [] };
+    return { headers, agent: new (nodeHttp().Agent)(pool), secrets, inflaters: [] };
   }
   const cluster = kubeConfig.getCurrentCluster();
   const Pool = proxy ? tunnelThrough(proxy, options.timeoutMs) : HttpsAgent;
@@ -213,7 +213,7 @@ export async function exchange(
 /** The GET, up to the response's head; its body is still to be read. */
 function send(connection: Connection, request: ExchangeRequest): Promise<IncomingMessage> {
   const url = new URL(request.url);
-  const get = url.protocol === 'http:' ? http.request : httpsRequest;
+  const get = url.protocol === 'http:' ? nodeHttp().request : httpsRequest;
   const { signal } = request;
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
