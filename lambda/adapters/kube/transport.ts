@@ -43,8 +43,6 @@ export interface SessionOptions {
   readonly bounds: ReadBounds;
   /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
   readonly showPluginStderr?: boolean | undefined;
-  /** Every request of the read over one connection, in turn (see KubeReaderOptions). */
-  readonly oneConnection?: boolean | undefined;
 }
 
 /** How much one read may take from the API server before it is given up as a read failure. */
