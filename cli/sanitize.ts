@@ -9,10 +9,19 @@
  */
 import { UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
 
-const UNPRINTABLE = new RegExp(`[\\\\${UNPRINTABLE_CLASS}]`, 'gu');
+/**
+ * Printable ASCII but the backslash: nothing to escape. Most text is, and it then needs none of
+ * the set's Unicode RegExps, which V8 builds from its property classes at a cost (~1.5 ms each,
+ * at every start if built at load: docs/BENCHMARKS.md).
+ */
+const PLAIN = /^[\x20-\x5b\x5d-\x7e]*$/;
+/** Built on first use, as the set's other RegExps (lambda/core/printable.ts). */
+let unprintable: RegExp | undefined;
 
 export function sanitize(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => {
+  if (PLAIN.test(text)) return text;
+  unprintable ??= new RegExp(`[\\\\${UNPRINTABLE_CLASS}]`, 'gu');
+  return text.replace(unprintable, (c) => {
     if (c === '\\') return '\\\\';
     const code = c.codePointAt(0) ?? 0;
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
@@ -39,7 +48,9 @@ export function shownName(name: string): string {
   return `"${sanitize(cut).replaceAll('"', '\\"')}"`;
 }
 
-const RAW_IN_JSON = new RegExp(`[${UNPRINTABLE_CLASS}]`, 'gu');
+/** JSON text of printable ASCII and line breaks (JSON.stringify's layout): nothing raw in it. */
+const PLAIN_JSON = /^[\x20-\x7e\n]*$/;
+let rawInJson: RegExp | undefined;
 
 /**
  * JSON text (from JSON.stringify) with the unprintable characters it leaves raw escaped as \uXXXX
@@ -47,7 +58,9 @@ const RAW_IN_JSON = new RegExp(`[${UNPRINTABLE_CLASS}]`, 'gu');
  * the C0 controls inside strings itself, so one found raw is the layout's own line break.
  */
 export function printableJson(json: string): string {
-  return json.replace(RAW_IN_JSON, (c) => {
+  if (PLAIN_JSON.test(json)) return json;
+  rawInJson ??= new RegExp(`[${UNPRINTABLE_CLASS}]`, 'gu');
+  return json.replace(rawInJson, (c) => {
     if (c < ' ') return c;
     let escaped = '';
     for (let i = 0; i < c.length; i++) {

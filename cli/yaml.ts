@@ -13,10 +13,13 @@
  */
 import { UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
 
-/** A string with one of these is double-quoted (a backslash too: no escape can be forged). */
-const NEEDS_ESCAPES = new RegExp(`[\\\\${UNPRINTABLE_CLASS}]`, 'u');
-/** What a double-quoted string escapes. */
-const ESCAPED = new RegExp(`[\\\\"${UNPRINTABLE_CLASS}]`, 'gu');
+/**
+ * A string with one of these is double-quoted (a backslash too: no escape can be forged); what a
+ * double-quoted string escapes. Built on first use (`-o yaml`): V8 builds the set's Unicode
+ * property classes when a RegExp is made, a cost every command would pay if built at load.
+ */
+let needsEscapes: RegExp | undefined;
+let escaped: RegExp | undefined;
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\',
@@ -50,7 +53,8 @@ const NOT_A_STRING = [
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`\s]/;
 
 function doubleQuoted(text: string): string {
-  return `"${text.replace(ESCAPED, (c) => {
+  escaped ??= new RegExp(`[\\\\"${UNPRINTABLE_CLASS}]`, 'gu');
+  return `"${text.replace(escaped, (c) => {
     const short = SHORT_ESCAPES[c];
     if (short) return short;
     const code = c.codePointAt(0) ?? 0;
@@ -63,7 +67,8 @@ function doubleQuoted(text: string): string {
 
 /** A string as a YAML scalar: plain when it reads back as the same string, quoted otherwise. */
 export function yamlString(text: string): string {
-  if (text === '' || NEEDS_ESCAPES.test(text) || NOT_A_STRING.some((re) => re.test(text))) {
+  needsEscapes ??= new RegExp(`[\\\\${UNPRINTABLE_CLASS}]`, 'u');
+  if (text === '' || needsEscapes.test(text) || NOT_A_STRING.some((re) => re.test(text))) {
     return doubleQuoted(text);
   }
   if (

@@ -11,10 +11,10 @@
 
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import { brotliDecompressSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { GzipInflater } from './gzip-inflater.js';
-import { http } from './node-http.js';
+import { nodeHttp } from './node-http.js';
 import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
@@ -116,7 +116,7 @@ export async function openConnection(
   const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.
-    return { headers, agent: new http.Agent(pool), secrets, inflaters: [] };
+    return { headers, agent: new (nodeHttp().Agent)(pool), secrets, inflaters: [] };
   }
   const cluster = kubeConfig.getCurrentCluster();
   const Pool = proxy ? tunnelThrough(proxy, options.timeoutMs) : HttpsAgent;
@@ -207,7 +207,7 @@ export async function exchange(
 /** The GET, up to the response's head; its body is still to be read. */
 function send(connection: Connection, request: ExchangeRequest): Promise<IncomingMessage> {
   const url = new URL(request.url);
-  const get = url.protocol === 'http:' ? http.request : httpsRequest;
+  const get = url.protocol === 'http:' ? nodeHttp().request : httpsRequest;
   const { signal } = request;
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
@@ -288,8 +288,9 @@ async function boundedBody(
     if (inflate === 'identity') return raw;
     try {
       const chunkSize = outputChunk(raw, encoding, cap);
-      if (inflate === gunzipSync) return inflater.inflate(raw, cap, chunkSize);
-      return inflate(raw, { maxOutputLength: cap, chunkSize });
+      if (inflate === 'gzip') return inflater.inflate(raw, cap, chunkSize);
+      const inflateSyncOf = inflate === 'deflate' ? inflateSync : (brotliDecompressSync as Inflate);
+      return inflateSyncOf(raw, { maxOutputLength: cap, chunkSize });
     } catch (error) {
       if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw new ClusterReadError(
@@ -315,15 +316,17 @@ type Inflate = (raw: Buffer, options: ZlibOptions) => Buffer;
 
 /**
  * How each Content-Encoding is read. Only gzip is asked for (as kube-apiserver and kubectl do);
- * deflate and br are read too, since fetch read them before. Anything else ends the read.
+ * deflate and br are read too, since fetch read them before. Anything else ends the read. By
+ * name, not by zlib's functions: node:zlib then loads only when an answer is compressed (a small
+ * cluster's never are).
  */
-const INFLATERS: ReadonlyMap<string, Inflate | 'identity'> = new Map<string, Inflate | 'identity'>([
+const INFLATERS: ReadonlyMap<string, 'gzip' | 'deflate' | 'br' | 'identity'> = new Map([
   ['identity', 'identity'],
-  ['gzip', gunzipSync],
-  ['x-gzip', gunzipSync],
-  ['deflate', inflateSync],
-  ['br', brotliDecompressSync as Inflate],
-]);
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+  ['br', 'br'],
+] as const);
 
 /** Output buffer of one inflate step: a page is megabytes, zlib's default is 16 KiB. */
 const INFLATE_CHUNK = 1024 * 1024;

@@ -14,7 +14,7 @@ import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { KubeConfig } from './kube-config.js';
-import { http } from './node-http.js';
+import { nodeHttp } from './node-http.js';
 
 /** An http:// proxy, and what it is told: Proxy-Authorization, when the URL has a user. */
 export interface Proxy {
@@ -109,7 +109,7 @@ export function tunnelThrough(
       callback: (error: Error | null, socket?: Duplex) => void,
     ): Duplex | undefined {
       const target = `${options.host}:${options.port ?? 443}`;
-      const connect = http.request({
+      const connect = nodeHttp().request({
         host: proxy.url.hostname,
         port: proxy.url.port || 80,
         method: 'CONNECT',

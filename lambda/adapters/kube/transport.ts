@@ -15,7 +15,7 @@ import {
   openConnection,
   withInflater,
 } from './http-exchange.js';
-import { http } from './node-http.js';
+import { nodeHttp } from './node-http.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
 import { type Keep, parseKept } from './pruned-json.js';
 import {
@@ -320,7 +320,13 @@ export class ApiSession {
         if (status < 200 || status > 299) {
           // Redacted before it is parsed and cut: a cut must not leave half a token behind.
           const text = this.redact(raw.toString('utf8'));
-          throw statusError(this.target, resource, status, http.STATUS_CODES[status] ?? '', text);
+          throw statusError(
+            this.target,
+            resource,
+            status,
+            nodeHttp().STATUS_CODES[status] ?? '',
+            text,
+          );
         }
         // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
         bodyTap?.(Buffer.from(raw));
