@@ -63,11 +63,11 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   let unsent = 0;
   // The next tick of the interval (the first check is at once), and a re-check asked for.
   let tick = io.now();
-  let recheckAt: number | undefined;
+  let recheck: Recheck | undefined;
   for (let i = 0; options.checks === undefined || i < options.checks; ) {
-    const recheck = recheckAt !== undefined && recheckAt < tick;
+    const early = recheck !== undefined && recheck.at < tick;
     try {
-      await sleepUntil(recheck ? (recheckAt as number) : tick, io);
+      await sleepUntil(early ? (recheck as Recheck).at : tick, io);
     } catch {
       break; // interrupted
     }
@@ -79,13 +79,12 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       if (io.signal.aborted) break;
       throw error;
     }
-    if (!recheck) {
+    if (!early) {
       i++;
       // As before: the interval runs from the end of a tick's check.
       tick = io.now() + options.intervalSeconds * 1000;
     }
-    // Only a check that read the cluster asks for one: a failed or skipped look waits for the tick.
-    recheckAt = outcome.status === 'checked' ? outcome.evaluation.recheck?.at : undefined;
+    recheck = nextRecheck(recheck, outcome, io.now());
     const last = options.checks !== undefined && i === options.checks;
     status = report(outcome, options, io, previous, last);
     if (outcome.status !== 'busy') unsent = outcome.pending.length;
@@ -183,6 +182,29 @@ function report(
   if (evaluation.suspect)
     io.stderr(`lease-watchdog: warning: suspect answer: ${sanitize(evaluation.suspect)}`);
   return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
+}
+
+type Recheck = NonNullable<Evaluation['recheck']>;
+
+/**
+ * The re-check to wait for after a check: the one it asks for, else the one asked for before it
+ * while that is still ahead and a lease it is for is still not healthy (a tick that came between
+ * a first sight and its second look is too soon to confirm it, and only the look that found a
+ * suspect asks). A check that failed or was skipped leaves it to the tick.
+ */
+function nextRecheck(
+  pending: Recheck | undefined,
+  outcome: CycleOutcome,
+  now: number,
+): Recheck | undefined {
+  if (outcome.status !== 'checked') return undefined;
+  const asked = outcome.evaluation.recheck;
+  if (asked !== undefined || pending === undefined || pending.at <= now) return asked;
+  const leases = new Set(pending.leases);
+  const silent = outcome.evaluation.nodes.some(
+    (n) => leases.has(n.name) && n.verdict !== 'healthy',
+  );
+  return silent ? pending : undefined;
 }
 
 /**

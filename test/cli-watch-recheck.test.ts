@@ -126,6 +126,51 @@ describe('lease-watchdog watch: suspects looked at again at their deadline', () 
   });
 });
 
+describe('lease-watchdog watch: a node dead before it starts, its second look between two ticks', () => {
+  const clock = new FakeClock();
+  let sim: SimFixture;
+  let dead: string;
+  /** 40-s leases: a first sight is confirmed a renew interval on, 11.6 s, after the next tick. */
+  const LONG_LEASE_SECONDS = 40;
+  before(async () => {
+    const cluster = new SimCluster({ seed: 12, now: clock.now });
+    const names = cluster.addNodes(3, { zones: ['eu-west-1a'] });
+    dead = names[1] as string;
+    stopKubeletLongAgo(cluster, dead, clock.now());
+    cluster.setLeaseField(dead, { leaseDurationSeconds: LONG_LEASE_SECONDS });
+    sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-cli-first-sight' });
+  });
+  after(() => sim.close());
+
+  it(`with --interval ${INTERVAL_SECONDS}, paged at the moment its held line names, though a tick comes first`, async () => {
+    const start = clock.now();
+    const tick = INTERVAL_SECONDS * 1000;
+    const confirmAt = start + suspectMs(LONG_LEASE_SECONDS);
+    assert.ok(confirmAt > start + tick && confirmAt < start + 2 * tick);
+    const controller = new AbortController();
+    clock.at(start + 2 * tick + 1, () => controller.abort());
+    let pagedAt: number | undefined;
+    const { stdout } = await runInProcess(
+      ['watch', '--kubeconfig', sim.kubeconfig, '--interval', String(INTERVAL_SECONDS)],
+      {
+        clock: { now: clock.now, sleep: (ms, signal) => clock.sleep(ms, signal) },
+        signal: controller.signal,
+        onOutput: (stream, text) => {
+          if (stream === 'stdout' && /Subject: .*FIRING/.test(text)) pagedAt ??= clock.now();
+        },
+      },
+    );
+    const promised =
+      /expired on first sight: paged once a second look confirms the silence at (\d\d:\d\d:\d\d)/.exec(
+        stdout,
+      )?.[1];
+    assert.equal(promised, new Date(confirmAt).toISOString().slice(11, 19), stdout);
+    // The tick between first sight and that moment is too soon to confirm; the look it promised
+    // still comes (it was dropped, and the page waited for the next tick, 8 s late).
+    assert.equal(pagedAt, confirmAt, `paged at ${pagedAt} (stdout: ${stdout})`);
+  });
+});
+
 describe('lease-watchdog watch as a process: SIGTERM stops it cleanly', () => {
   let sim: SimFixture;
   let dead: string;
