@@ -19,6 +19,7 @@ import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
 import { tapBodies } from '../lambda/adapters/kube/transport.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
+import { verdictCount } from '../lambda/core/verdict-list.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const { values } = parseArgs({
@@ -118,6 +119,7 @@ async function check(
     observations: evaluation.observations,
     requests: snapshot.stats?.requests ?? 0,
     bytes: snapshot.stats?.bytes ?? 0,
-    nodes: evaluation.nodes.length,
+    // Counted as the function counts them: the healthy verdicts are not built into one array.
+    nodes: verdictCount(evaluation),
   };
 }

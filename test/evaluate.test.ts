@@ -5,6 +5,8 @@ import type { NodeFacts, NodeVerdict, Observations, Snapshot } from '../lambda/c
 import { NODE_FACT_LABELS, nodeFactsOf } from '../lambda/core/node-facts.js';
 import type { Policy } from '../lambda/core/policy.js';
 import { parseSelector } from '../lambda/core/selector.js';
+import { applySilences } from '../lambda/core/silences.js';
+import { verdictCount, verdictsOf } from '../lambda/core/verdict-list.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { lease, microTime, node, snapshot, T0 } from '../testkit/builders.js';
 
@@ -701,5 +703,52 @@ describe('node facts: node group, instance type, capacity type from the well-kno
     assert.equal(verdicts[0]?.nodeGroup, 'batch');
     assert.equal(verdicts[0]?.capacityType, 'spot');
     for (const key of NODE_FACT_LABELS) assert.ok(labelsUsedBy(DEFAULT_POLICY).includes(key), key);
+  });
+});
+
+describe('evaluate: the healthy verdicts kept as rows', () => {
+  it('reads them one by one as the array has them, in name order, and silences only the others', () => {
+    const fresh = { renewTime: microTime(T0 - 3 * S) };
+    const dead = { renewTime: microTime(T0 - 5 * MIN) };
+    const snap = snapshot({
+      leases: [lease('c', fresh), lease('a', dead), lease('b', fresh), lease('d', dead)],
+      nodes: ['a', 'b', 'c', 'd', 'e'].map((name) => node(name, { zone: 'z1' })),
+    });
+    const evaluation = evaluate(snap, NONE, DEFAULT_POLICY, T0);
+    const eager = evaluation.nodes;
+    assert.deepEqual(
+      eager.map((n) => [n.name, n.verdict]),
+      [
+        ['a', 'expired'],
+        ['b', 'healthy'],
+        ['c', 'healthy'],
+        ['d', 'expired'],
+        ['e', 'missing-lease'],
+      ],
+    );
+    assert.deepEqual([...verdictsOf(evaluation)], eager);
+    assert.equal(verdictCount(evaluation), 5);
+    const silence = {
+      id: 's-1',
+      target: { nodes: ['a', 'b'] },
+      comment: 'upgrade',
+      author: 'ops',
+      createdAt: T0 - MIN,
+      endsAt: T0 + 60 * MIN,
+    };
+    const silenced = applySilences(evaluation, [silence], [], () => ({}), T0);
+    assert.deepEqual(
+      [...verdictsOf(silenced)].map((n) => [n.name, n.verdict]),
+      [
+        ['a', 'suppressed'],
+        ['b', 'healthy'],
+        ['c', 'healthy'],
+        ['d', 'expired'],
+        ['e', 'missing-lease'],
+      ],
+    );
+    assert.deepEqual([...verdictsOf(silenced)], silenced.nodes);
+    assert.equal(silenced.summary.suppressed, 1);
+    assert.equal(silenced.summary.healthy, 2);
   });
 });

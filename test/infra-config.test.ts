@@ -528,8 +528,9 @@ describe('deployment configuration', () => {
     assert.equal(memory({ largestClusterNodes: 1_000 }), 512);
     assert.equal(memory({ largestClusterNodes: 20_000 }), 512);
     assert.equal(memory({ largestClusterNodes: 50_000 }), 512);
-    assert.equal(memory({ largestClusterNodes: 100_000 }), 640);
-    assert.equal(memory({ largestClusterNodes: 1_000_000 }), 3_712);
+    assert.equal(memory({ largestClusterNodes: 100_000 }), 512);
+    assert.equal(memory({ largestClusterNodes: 150_000 }), 640);
+    assert.equal(memory({ largestClusterNodes: 1_000_000 }), 3_072);
     assert.equal(memory({ largestClusterNodes: 100_000, memoryMb: 768 }), 768, 'memoryMb wins');
     assert.equal(memory({ memoryMb: 2_048 }), 2_048);
   });
@@ -696,7 +697,7 @@ describe('deployment configuration', () => {
     [
       'memory below what a check needs',
       { ...valid, memoryMb: 128 },
-      'memoryMb must be a whole number from 256 to 10240 (got 128); Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~640 MB for 100,000',
+      'memoryMb must be a whole number from 256 to 10240 (got 128); Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 100,000 nodes',
     ],
     [
       'a node count that is no count',

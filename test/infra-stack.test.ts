@@ -160,7 +160,7 @@ describe('the stack', () => {
     });
 
     test('largestClusterNodes sizes the function when memoryMb is not set', () => {
-      const sized = synth({ ...base, largestClusterNodes: 100_000 });
+      const sized = synth({ ...base, largestClusterNodes: 150_000 });
       sized.template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: 640 });
     });
 

@@ -17,13 +17,16 @@ import { latestLeases, observeAll, type ReadLease } from './lease-observations.j
 import type { Evaluation, NodeInfo, NodeVerdict, Observations, Snapshot } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
 import {
+  healthyVerdict,
   type JudgeContext,
   judgeLease,
   judgeNodeWithoutLease,
   LEGACY_ZONE_LABEL,
+  renewedReason,
   ZONE_LABEL,
 } from './node-verdicts.js';
 import type { Policy } from './policy.js';
+import { evaluationOf, HealthyRows, VerdictList } from './verdict-list.js';
 import { tally } from './verdict-tally.js';
 
 // Defined beside the verdicts that show them; named here too, for silences.ts and the tests.
@@ -106,17 +109,20 @@ export function evaluate(
   const seen = { snapshot: judged, policy, now, previous: observations };
   const all = observeAll(seen, reads);
   const frozen = all.frozen || afterReadFailure;
+  const renewedReasons = new Map<number, string>();
   const ctx: JudgeContext = {
     ...seen,
     next: new Map(),
     frozen,
     rechecks: [],
-    renewedReasons: new Map(),
+    renewedReasons,
+    healthy: new HealthyRows((seconds) => renewedReason(renewedReasons, seconds)),
   };
 
   const verdicts: NodeVerdict[] = [];
   for (let i = 0; i < reads.length; i++) {
-    verdicts.push(judgeLease(ctx, reads[i] as ReadLease, all.observed.at(i)));
+    const verdict = judgeLease(ctx, reads[i] as ReadLease, all.observed.at(i));
+    if (verdict !== undefined) verdicts.push(verdict);
   }
   const suspect = suspectList(leased, observations);
   for (const node of nodesByName.values()) {
@@ -125,20 +131,23 @@ export function evaluate(
     if (suspect !== undefined && observations.has(node.name)) continue;
     verdicts.push(judgeNodeWithoutLease(ctx, node));
   }
-  verdicts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const list = VerdictList.of(ctx.healthy, healthyVerdict, verdicts);
 
-  return {
-    cluster: snapshot.cluster,
-    checkedAt: now,
-    serverTime: snapshot.serverTime,
-    degraded: snapshot.degraded,
-    suspect: [suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') || undefined,
-    nodes: verdicts,
-    ...tally(verdicts),
-    observations: ctx.next,
-    ...(all.lateSightings > 0 ? { lateSightings: all.lateSightings } : {}),
-    ...recheckOf(ctx.rechecks),
-  };
+  return evaluationOf(
+    {
+      cluster: snapshot.cluster,
+      checkedAt: now,
+      serverTime: snapshot.serverTime,
+      degraded: snapshot.degraded,
+      suspect:
+        [suspect, nodeListSuspect].filter((why) => why !== undefined).join('; ') || undefined,
+      ...tally(list),
+      observations: ctx.next,
+      ...(all.lateSightings > 0 ? { lateSightings: all.lateSightings } : {}),
+      ...recheckOf(ctx.rechecks),
+    },
+    list,
+  );
 }
 
 /** One re-check of the cluster, at the earliest suspect's time, naming every suspect. */

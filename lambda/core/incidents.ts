@@ -59,6 +59,7 @@ import { isSilent } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
 import { detectStorm, inStorm, stormChange } from './storms.js';
+import { verdictsOf } from './verdict-list.js';
 
 export type { AlertOutcome, AlertPolicy } from './alert-policy.js';
 export { alertsForReadFailure } from './watchdog-alerts.js';
@@ -190,11 +191,15 @@ export function alertsForEvaluation(
   const storm = stormStep(evaluation, state.storm, policy, now);
   const records = new CheckRecords(state);
   const check = { cluster: evaluation.cluster, policy, now, stormNotifies: storm.notifies };
+  // Only the names seen that keep a record after their step: absentNodes asks of no other.
   const seen = new Set<string>();
-  for (const node of evaluation.nodes) {
-    seen.add(node.name);
+  for (const node of verdictsOf(evaluation)) {
     const memory = records.memoryOf(node.name);
     records.apply(node.name, memory, nodeStep(node, storm.holds(node), memory, check));
+    const { name } = node;
+    if (records.incidents.has(name) || records.flaps.has(name) || records.removals.has(name)) {
+      seen.add(name);
+    }
   }
   absentNodes(evaluation, seen, records, policy, now);
 

@@ -29,6 +29,7 @@ import {
 } from './node-facts.js';
 import type { Policy } from './policy.js';
 import { describeSuppression, suppressionOf } from './suppression.js';
+import type { HealthyLease, HealthyRows } from './verdict-list.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export const LEGACY_ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
@@ -62,13 +63,16 @@ export interface JudgeContext {
   readonly rechecks: { lease: string; at: number }[];
   /** `renewed 9s ago` by seconds: one string per value, not one per node. */
   readonly renewedReasons: Map<number, string>;
+  /** The healthy renewing leases, as rows. */
+  readonly healthy: HealthyRows;
 }
 
-function renewedReason(ctx: JudgeContext, seconds: number): string {
-  let reason = ctx.renewedReasons.get(seconds);
+/** `renewed 9s ago`, one string per value in `reasons`. */
+export function renewedReason(reasons: Map<number, string>, seconds: number): string {
+  let reason = reasons.get(seconds);
   if (reason === undefined) {
     reason = `renewed ${formatAge(seconds)} ago`;
-    ctx.renewedReasons.set(seconds, reason);
+    reasons.set(seconds, reason);
   }
   return reason;
 }
@@ -85,12 +89,15 @@ function base(name: string, node: NodeInfo | undefined) {
   };
 }
 
-/** The verdict of one lease, observed (lease-observations.ts) unless it cannot be read. */
+/**
+ * The verdict of one lease, observed (lease-observations.ts) unless it cannot be read; undefined
+ * when it is healthy, added to `ctx.healthy` instead.
+ */
 export function judgeLease(
   ctx: JudgeContext,
   read: ReadLease,
   observed: Observed | undefined,
-): NodeVerdict {
+): NodeVerdict | undefined {
   const { lease, renew, duration, node } = read;
   if (observed === undefined || renew.kind === 'invalid' || duration.kind === 'invalid') {
     return judgeUnreadableLease(ctx, read);
@@ -106,8 +113,8 @@ export function judgeLease(
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const firstSight = silence.observation.estimated === true;
   if (!silent && !pastThreshold(observed) && renew.kind === 'time' && readyHeard(node)) {
-    // The common case, built without the copies below.
-    return healthy({
+    // The common case, kept as a row (verdict-list.ts) and built when read.
+    ctx.healthy.add({
       name: lease.name,
       node,
       renewTime,
@@ -115,8 +122,9 @@ export function judgeLease(
       silentForSeconds,
       firstSight,
       newlySeen,
-      reason: renewedReason(ctx, silentForSeconds),
+      reason: renewedReason(ctx.renewedReasons, silentForSeconds),
     });
+    return undefined;
   }
   const judged = {
     ...base(lease.name, node),
@@ -247,27 +255,10 @@ function notReadyReason(node: NodeInfo, observed: Observed): string {
 }
 
 /**
- * What the verdict of a healthy renewing lease is made of, by name: two flags side by side
- * (`firstSight`, `newlySeen`) cannot be swapped unseen.
- */
-interface HealthyLease {
-  readonly name: string;
-  readonly node: NodeInfo | undefined;
-  readonly renewTime: string | null;
-  readonly leaseDurationSeconds: number | null;
-  readonly silentForSeconds: number;
-  /** The silence was estimated from the API server's clock (no earlier observation). */
-  readonly firstSight: boolean;
-  /** This check is the first to see the lease. */
-  readonly newlySeen: boolean;
-  readonly reason: string;
-}
-
-/**
  * The verdict of a healthy renewing lease (nearly every lease of nearly every check) built as one
  * object, with the keys in the order of the other verdicts': no copies of copies per node.
  */
-function healthy(lease: HealthyLease): NodeVerdict {
+export function healthyVerdict(lease: HealthyLease): NodeVerdict {
   const {
     name,
     node,

@@ -9,46 +9,48 @@ import {
   type ZoneSummary,
 } from './model.js';
 
-function summarise(nodes: readonly NodeVerdict[]): Record<Verdict, number> {
-  const summary = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
-  for (const n of nodes) summary[n.verdict]++;
-  return summary;
-}
+type Counts = { total: number; silent: number };
 
-/** Nodes per key (orphaned leases are not nodes; a null key leaves the node out), with how many are silent. */
-function countBy(
-  nodes: readonly NodeVerdict[],
-  keyOf: (node: NodeVerdict) => string | null,
-): [string, { total: number; silent: number }][] {
-  const groups = new Map<string, { total: number; silent: number }>();
-  for (const n of nodes) {
-    if (n.verdict === 'orphaned-lease') continue;
-    const key = keyOf(n);
-    if (key === null) continue;
-    const group = groups.get(key) ?? { total: 0, silent: 0 };
-    group.total++;
-    if (isSilent(n.verdict)) group.silent++;
+/** Counts one node under `key` (a null key leaves it out). */
+function count(groups: Map<string, Counts>, key: string | null, silent: boolean): void {
+  if (key === null) return;
+  let group = groups.get(key);
+  if (group === undefined) {
+    group = { total: 0, silent: 0 };
     groups.set(key, group);
   }
+  group.total++;
+  if (silent) group.silent++;
+}
+
+/** The groups sorted by key. */
+function sorted(groups: Map<string, Counts>): [string, Counts][] {
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Nodes per zone (no zone: ''), with how many are silent. */
-function zonesOf(nodes: readonly NodeVerdict[]): ZoneSummary[] {
-  return countBy(nodes, (n) => n.zone ?? '').map(([zone, counts]) => ({ zone, ...counts }));
-}
-
-/** Nodes per node group (nodes without one are left out), with how many are silent. */
-function nodeGroupsOf(nodes: readonly NodeVerdict[]): NodeGroupSummary[] {
-  return countBy(nodes, (n) => n.nodeGroup ?? null).map(([nodeGroup, counts]) => ({
-    nodeGroup,
-    ...counts,
-  }));
-}
-
-/** The counts of an evaluation's verdicts (after silences changed some: see silences.ts). */
+/**
+ * The counts of an evaluation's verdicts (after silences changed some: see silences.ts), in one
+ * pass: per verdict; per zone (no zone: '') and per node group (nodes with none are left out),
+ * with how many are silent. Orphaned leases are not nodes: counted per verdict only.
+ */
 export function tally(
-  nodes: readonly NodeVerdict[],
+  nodes: Iterable<NodeVerdict>,
 ): Pick<Evaluation, 'summary' | 'zones' | 'nodeGroups'> {
-  return { summary: summarise(nodes), zones: zonesOf(nodes), nodeGroups: nodeGroupsOf(nodes) };
+  const summary = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  const zones = new Map<string, Counts>();
+  const nodeGroups = new Map<string, Counts>();
+  for (const n of nodes) {
+    summary[n.verdict]++;
+    if (n.verdict === 'orphaned-lease') continue;
+    const silent = isSilent(n.verdict);
+    count(zones, n.zone ?? '', silent);
+    count(nodeGroups, n.nodeGroup ?? null, silent);
+  }
+  return {
+    summary,
+    zones: sorted(zones).map(([zone, counts]): ZoneSummary => ({ zone, ...counts })),
+    nodeGroups: sorted(nodeGroups).map(
+      ([nodeGroup, counts]): NodeGroupSummary => ({ nodeGroup, ...counts }),
+    ),
+  };
 }

@@ -1,16 +1,16 @@
 /**
  * The function's memory from the node count of the largest cluster it checks
  * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for a check
- * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.7 MB
+ * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.4 MB
  * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
- * DEFAULTS.memoryMb. 512 MB up to ~85,000 nodes, 640 MB for 100,000: a relist peaked at 272.5 MB
- * there (2026-12-02), over the 256 MB that twice would fit in 512.
+ * DEFAULTS.memoryMb. 512 MB up to ~100,000 nodes: a relist peaked at 224-230 MB there, a steady
+ * check at 233 MB (2026-12-02), under the 256 MB that twice fits in 512.
  */
 import { DEFAULTS } from './defaults.js';
 
 /** Measured peak RSS of a relisting check: a fixed part, MB, and MB per 1,000 nodes. */
 export const CHECK_RSS_BASE_MB = 110;
-export const CHECK_RSS_MB_PER_1000_NODES = 1.7;
+export const CHECK_RSS_MB_PER_1000_NODES = 1.4;
 /** Room over the measured peak: a real cluster's Nodes may be heavier than the simulated ones. */
 export const MEMORY_MARGIN = 2;
 /** Lambda's memory ceiling, MB. */

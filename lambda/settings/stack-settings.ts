@@ -121,11 +121,11 @@ const memoryMb = setting({
   places: ['file'],
   shownDefault: `${DEFAULTS.memoryMb}, or sized from \`largestClusterNodes\``,
   meaning:
-    "the function's memory: 512 MB has room for ~85,000 nodes; give a 100,000-node cluster ~640 MB ([measured](docs/BENCHMARKS.md)), or set `largestClusterNodes` instead",
+    "the function's memory: 512 MB has room for ~100,000 nodes ([measured](docs/BENCHMARKS.md)); give a larger cluster more, or set `largestClusterNodes` instead",
   schema: wholeNumber(
     256,
     10_240,
-    'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 20,000 nodes, ~640 MB for 100,000',
+    'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 100,000 nodes',
   ),
 });
 
@@ -134,7 +134,7 @@ const largestClusterNodes = setting({
   places: ['file'],
   shownDefault: 'none',
   meaning:
-    "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice a check's measured peak (~110 MB + 1.7 MB per 1,000 nodes) in 128 MB steps, at least 512 MB: 640 MB for 100,000",
+    "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice a check's measured peak (~110 MB + 1.4 MB per 1,000 nodes) in 128 MB steps, at least 512 MB: 512 MB for 100,000, 640 MB for 150,000",
   schema: wholeNumber(
     1,
     1_000_000,

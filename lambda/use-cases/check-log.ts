@@ -1,7 +1,8 @@
 /** What a check's outcome writes to the log: the line the dashboard reads, and the nodes to look at. */
 
-import type { Evaluation } from '../core/model.js';
+import type { Evaluation, NodeVerdict } from '../core/model.js';
 import { VERDICTS } from '../core/model.js';
+import { verdictCount, verdictsOf } from '../core/verdict-list.js';
 import type { StructuredLogger } from '../ports/index.js';
 import type { CycleOutcome } from './check-cycle.js';
 
@@ -20,7 +21,7 @@ export function logChecked(
   logger.info('cluster checked', {
     cluster: name,
     // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
-    nodes: evaluation.nodes.length,
+    nodes: verdictCount(evaluation),
     ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
     alerting,
     notificationsSent: outcome.published.length,
@@ -30,9 +31,10 @@ export function logChecked(
     durationMs,
   });
   // One line per node that is not healthy, capped: a zone outage must not flood the log.
-  const notable = evaluation.nodes.filter(
-    (n) => n.verdict !== 'healthy' && n.verdict !== 'orphaned-lease',
-  );
+  const notable: NodeVerdict[] = [];
+  for (const n of verdictsOf(evaluation)) {
+    if (n.verdict !== 'healthy' && n.verdict !== 'orphaned-lease') notable.push(n);
+  }
   if (notable.length > MAX_NODE_LOG_LINES) {
     logger.info('more nodes are not healthy than are logged one by one', {
       cluster: name,

@@ -7,6 +7,7 @@
  */
 
 import type { Notification } from '../core/notification.js';
+import { verdictCount } from '../core/verdict-list.js';
 import {
   type MetricsRecorder,
   NODES_ALERTING_VERDICTS,
@@ -146,7 +147,7 @@ function reportEvaluation(
   const { logger, metrics, clock } = to;
   const { evaluation } = outcome;
   const alerting = alertingCount(outcome);
-  metrics.record(name, 'NodesChecked', evaluation.nodes.length, 'Count');
+  metrics.record(name, 'NodesChecked', verdictCount(evaluation), 'Count');
   metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
   for (const verdict of NODES_ALERTING_VERDICTS) {
     metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
@@ -156,7 +157,7 @@ function reportEvaluation(
     // the dashboard queries; what a look changes, it logs in full).
     logger.info('cluster looked at: unchanged', {
       cluster: name,
-      nodes: evaluation.nodes.length,
+      nodes: verdictCount(evaluation),
       alerting,
       durationMs: clock() - started,
     });

@@ -1,0 +1,177 @@
+/**
+ * An evaluation's verdicts as it keeps them: the healthy renewing leases (nearly every node of
+ * nearly every check) as rows of a few columns, each verdict built when it is read; every other
+ * verdict as an object. A healthy verdict is ~170 bytes with its instance id (no pointer
+ * compression in Lambda's V8), a row ~50: at 100,000 nodes ~12 MB less live through a check.
+ *
+ * `Evaluation.nodes` stays the whole array, built on first use (the command's output, the tests);
+ * the function's own path reads the verdicts one by one through `verdictsOf` and `verdictCount`.
+ */
+import type { Evaluation, NodeInfo, NodeVerdict } from './model.js';
+
+/** What a healthy verdict is made of (node-verdicts.ts builds it). */
+export interface HealthyLease {
+  readonly name: string;
+  readonly node: NodeInfo | undefined;
+  readonly renewTime: string | null;
+  readonly leaseDurationSeconds: number | null;
+  readonly silentForSeconds: number;
+  /** The silence was estimated from the API server's clock (no earlier observation). */
+  readonly firstSight: boolean;
+  /** This check is the first to see the lease. */
+  readonly newlySeen: boolean;
+  readonly reason: string;
+}
+
+const FIRST_SIGHT = 1;
+const NEWLY_SEEN = 2;
+
+/** Healthy leases as columns, in the order they were added. */
+export class HealthyRows {
+  private readonly names: string[] = [];
+  private readonly nodes: (NodeInfo | undefined)[] = [];
+  private readonly renewTimes: (string | null)[] = [];
+  private readonly durations: (number | null)[] = [];
+  private readonly silent: number[] = [];
+  private readonly flags: number[] = [];
+  private readonly reasons: (string | undefined)[] = [];
+
+  constructor(
+    /** `renewed 9s ago` for 9 seconds (one string per value, shared by the rows). */
+    private readonly reasonFor: (silentForSeconds: number) => string,
+  ) {}
+
+  get length(): number {
+    return this.names.length;
+  }
+
+  add(lease: HealthyLease): void {
+    this.names.push(lease.name);
+    this.nodes.push(lease.node);
+    this.renewTimes.push(lease.renewTime);
+    this.durations.push(lease.leaseDurationSeconds);
+    this.silent.push(lease.silentForSeconds);
+    this.flags.push((lease.firstSight ? FIRST_SIGHT : 0) | (lease.newlySeen ? NEWLY_SEEN : 0));
+    // Only a reason that is not the shared one is kept per row.
+    const shared = lease.reason === this.reasonFor(lease.silentForSeconds);
+    this.reasons.push(shared ? undefined : lease.reason);
+  }
+
+  nameAt(i: number): string {
+    return this.names[i] as string;
+  }
+
+  leaseAt(i: number): HealthyLease {
+    const flags = this.flags[i] as number;
+    const silentForSeconds = this.silent[i] as number;
+    return {
+      name: this.names[i] as string,
+      node: this.nodes[i],
+      renewTime: this.renewTimes[i] as string | null,
+      leaseDurationSeconds: this.durations[i] as number | null,
+      silentForSeconds,
+      firstSight: (flags & FIRST_SIGHT) !== 0,
+      newlySeen: (flags & NEWLY_SEEN) !== 0,
+      reason: this.reasons[i] ?? this.reasonFor(silentForSeconds),
+    };
+  }
+
+  /** The row indices in name order. */
+  byName(): Int32Array {
+    const order = new Int32Array(this.names.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    const names = this.names;
+    return order.sort((a, b) => compareNames(names[a] as string, names[b] as string));
+  }
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Every verdict of one evaluation in name order: the healthy rows and the other verdicts merged. */
+export class VerdictList implements Iterable<NodeVerdict> {
+  constructor(
+    private readonly healthy: HealthyRows,
+    private readonly order: Int32Array,
+    private readonly build: (lease: HealthyLease) => NodeVerdict,
+    /** Sorted by name. */
+    readonly others: readonly NodeVerdict[],
+  ) {}
+
+  static of(
+    healthy: HealthyRows,
+    build: (lease: HealthyLease) => NodeVerdict,
+    others: NodeVerdict[],
+  ): VerdictList {
+    others.sort((a, b) => compareNames(a.name, b.name));
+    return new VerdictList(healthy, healthy.byName(), build, others);
+  }
+
+  get length(): number {
+    return this.order.length + this.others.length;
+  }
+
+  /** The same healthy rows with other verdicts in place of these (as many, in the same order). */
+  withOthers(others: readonly NodeVerdict[]): VerdictList {
+    return new VerdictList(this.healthy, this.order, this.build, others);
+  }
+
+  *[Symbol.iterator](): Iterator<NodeVerdict> {
+    const { healthy, order, others } = this;
+    let h = 0;
+    let o = 0;
+    while (h < order.length || o < others.length) {
+      const row = h < order.length ? (order[h] as number) : -1;
+      const other = others[o];
+      if (row >= 0 && (other === undefined || healthy.nameAt(row) < other.name)) {
+        h++;
+        yield this.build(healthy.leaseAt(row));
+      } else {
+        o++;
+        yield other as NodeVerdict;
+      }
+    }
+  }
+}
+
+const lists = new WeakMap<Evaluation, VerdictList>();
+
+/**
+ * The evaluation of these fields and verdicts: `nodes` is built from them when first read.
+ * Registered so that `verdictsOf` reads them one by one instead.
+ */
+export function evaluationOf(fields: Omit<Evaluation, 'nodes'>, list: VerdictList): Evaluation {
+  let nodes: readonly NodeVerdict[] | undefined;
+  // The keys in the order they always had (`nodes` after `suspect`).
+  const { cluster, checkedAt, serverTime, degraded, suspect, ...rest } = fields;
+  const evaluation: Evaluation = {
+    cluster,
+    checkedAt,
+    serverTime,
+    degraded,
+    suspect,
+    get nodes() {
+      nodes ??= [...list];
+      return nodes;
+    },
+    ...rest,
+  };
+  lists.set(evaluation, list);
+  return evaluation;
+}
+
+/** The verdict list behind an evaluation built by `evaluationOf`, if it was. */
+export function verdictListOf(evaluation: Evaluation): VerdictList | undefined {
+  return lists.get(evaluation);
+}
+
+/** An evaluation's verdicts in name order, the healthy ones built as they are read. */
+export function verdictsOf(evaluation: Evaluation): Iterable<NodeVerdict> {
+  return lists.get(evaluation) ?? evaluation.nodes;
+}
+
+/** How many verdicts an evaluation has. */
+export function verdictCount(evaluation: Evaluation): number {
+  return (lists.get(evaluation) ?? evaluation.nodes).length;
+}
