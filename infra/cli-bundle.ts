@@ -68,6 +68,35 @@ const packagesOnUse: Plugin = {
   },
 };
 
+/**
+ * Every `await import()` of the command becomes an entry that imports the command's entry too
+ * (cli/main.ts). esbuild makes a chunk of each set of entries that reach a module: with the
+ * command's modules reached by every entry alike, they make one chunk, not one per set of
+ * dynamic imports that share them (21 files for a check). Each file costs Node's ESM resolution
+ * and linking at start; a dynamic import's own modules (the AWS SDK, zod, client-node's
+ * KubeConfig) still make chunks of their own, loaded only by the commands that use them. The
+ * command is evaluated already when a dynamic import runs, so importing it there runs nothing.
+ */
+const MAIN = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+const lazyEntries: Plugin = {
+  name: 'lazy-entries',
+  setup(bundle) {
+    bundle.onResolve({ filter: /.*/ }, async ({ path, kind, resolveDir, importer, pluginData }) => {
+      if (kind !== 'dynamic-import' || pluginData === LAZY) return undefined;
+      const resolved = await bundle.resolve(path, { kind, resolveDir, importer, pluginData: LAZY });
+      if (resolved.errors.length > 0 || resolved.external) return resolved;
+      return { path: resolved.path, namespace: 'lazy-entry' };
+    });
+    bundle.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, ({ path }) => ({
+      // Named exports only: every dynamic import of the command takes them by name.
+      contents: `import ${JSON.stringify(MAIN)};\nexport * from ${JSON.stringify(path)};\n`,
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+const LAZY = Symbol('lazy entry resolved');
+
 rmSync(CLI_BUNDLE, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: ROOT,
@@ -83,7 +112,7 @@ const { metafile } = await build({
   banner: {
     js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
   },
-  plugins: [builtinsOnUse, packagesOnUse],
+  plugins: [lazyEntries, builtinsOnUse, packagesOnUse],
   metafile: true,
   logLevel: 'warning',
 });
