@@ -78,6 +78,25 @@ const packagesOnUse: Plugin = {
  * command is evaluated already when a dynamic import runs, so importing it there runs nothing.
  */
 const MAIN = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+/**
+ * `export *` passes no `default`: the project's own dynamic imports take what they import by
+ * name, and so does an entry of theirs; a package's gets the `default` too, as `import()` would
+ * give it (the AWS SDK's `(await import('node:http')).default`, without which it finds no Agent:
+ * "Right-hand side of 'instanceof' is not an object"). Taken by a computed key: a module without
+ * one gives undefined, not a build error.
+ */
+function lazyEntry(path: string, withDefault: boolean): string {
+  const from = JSON.stringify(path);
+  const lines = [`import ${JSON.stringify(MAIN)};`, `export * from ${from};`];
+  if (withDefault) {
+    lines.push(
+      `import * as all from ${from};`,
+      "const key = 'default';",
+      'export default all[key];',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
 const lazyEntries: Plugin = {
   name: 'lazy-entries',
   setup(bundle) {
@@ -85,16 +104,17 @@ const lazyEntries: Plugin = {
       if (kind !== 'dynamic-import' || pluginData === LAZY) return undefined;
       const resolved = await bundle.resolve(path, { kind, resolveDir, importer, pluginData: LAZY });
       if (resolved.errors.length > 0 || resolved.external) return resolved;
-      return { path: resolved.path, namespace: 'lazy-entry' };
+      const withDefault = importer.includes('/node_modules/') ? WITH_DEFAULT : undefined;
+      return { path: resolved.path, namespace: 'lazy-entry', pluginData: withDefault };
     });
-    bundle.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, ({ path }) => ({
-      // Named exports only: every dynamic import of the command takes them by name.
-      contents: `import ${JSON.stringify(MAIN)};\nexport * from ${JSON.stringify(path)};\n`,
+    bundle.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, ({ path, pluginData }) => ({
+      contents: lazyEntry(path, pluginData === WITH_DEFAULT),
       loader: 'js',
       resolveDir: ROOT,
     }));
   },
 };
+const WITH_DEFAULT = Symbol('lazy entry with its default export');
 const LAZY = Symbol('lazy entry resolved');
 
 rmSync(CLI_BUNDLE, { recursive: true, force: true });
