@@ -87,6 +87,10 @@ export function readerFor(
         ),
     },
     nodeSelector: options.selector === undefined ? undefined : parseSelector(options.selector),
+    // A one-off read (check, silence add) asks for the leases and the Nodes over one connection:
+    // a second TLS handshake costs more than a small cluster's lists. watch (with its node
+    // cache) reads again and again, and keeps them side by side.
+    oneConnection: nodeCache === undefined,
   });
   return { reader, kubeConfig };
 }

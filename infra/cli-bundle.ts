@@ -68,6 +68,55 @@ const packagesOnUse: Plugin = {
   },
 };
 
+/**
+ * Every `await import()` of the command becomes an entry that imports the command's entry too
+ * (cli/main.ts). esbuild makes a chunk of each set of entries that reach a module: with the
+ * command's modules reached by every entry alike, they make one chunk, not one per set of
+ * dynamic imports that share them (21 files for a check). Each file costs Node's ESM resolution
+ * and linking at start; a dynamic import's own modules (the AWS SDK, zod, client-node's
+ * KubeConfig) still make chunks of their own, loaded only by the commands that use them. The
+ * command is evaluated already when a dynamic import runs, so importing it there runs nothing.
+ */
+const MAIN = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+/**
+ * `export *` passes no `default`: the project's own dynamic imports take what they import by
+ * name, and so does an entry of theirs; a package's gets the `default` too, as `import()` would
+ * give it (the AWS SDK's `(await import('node:http')).default`, without which it finds no Agent:
+ * "Right-hand side of 'instanceof' is not an object"). Taken by a computed key: a module without
+ * one gives undefined, not a build error.
+ */
+function lazyEntry(path: string, withDefault: boolean): string {
+  const from = JSON.stringify(path);
+  const lines = [`import ${JSON.stringify(MAIN)};`, `export * from ${from};`];
+  if (withDefault) {
+    lines.push(
+      `import * as all from ${from};`,
+      "const key = 'default';",
+      'export default all[key];',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+const lazyEntries: Plugin = {
+  name: 'lazy-entries',
+  setup(bundle) {
+    bundle.onResolve({ filter: /.*/ }, async ({ path, kind, resolveDir, importer, pluginData }) => {
+      if (kind !== 'dynamic-import' || pluginData === LAZY) return undefined;
+      const resolved = await bundle.resolve(path, { kind, resolveDir, importer, pluginData: LAZY });
+      if (resolved.errors.length > 0 || resolved.external) return resolved;
+      const withDefault = importer.includes('/node_modules/') ? WITH_DEFAULT : undefined;
+      return { path: resolved.path, namespace: 'lazy-entry', pluginData: withDefault };
+    });
+    bundle.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, ({ path, pluginData }) => ({
+      contents: lazyEntry(path, pluginData === WITH_DEFAULT),
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+const WITH_DEFAULT = Symbol('lazy entry with its default export');
+const LAZY = Symbol('lazy entry resolved');
+
 rmSync(CLI_BUNDLE, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: ROOT,
@@ -83,7 +132,7 @@ const { metafile } = await build({
   banner: {
     js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
   },
-  plugins: [builtinsOnUse, packagesOnUse],
+  plugins: [lazyEntries, builtinsOnUse, packagesOnUse],
   metafile: true,
   logLevel: 'warning',
 });

@@ -47,7 +47,8 @@ export interface SimServer {
   kubeconfig(opts?: KubeconfigOptions): string;
   writeKubeconfig(path: string, opts?: KubeconfigOptions): Promise<void>;
   setFault(fault: SimFault | null): void;
-  readonly stats: { requests: number; bytesSent: number };
+  /** Requests answered, bytes sent, and TLS connections accepted (handshakes), since resetStats. */
+  readonly stats: { requests: number; bytesSent: number; connections: number };
   /** Every answer sent since the last resetStats (the last 10,000), oldest first. */
   readonly sent: readonly SentAnswer[];
   /**
@@ -237,7 +238,7 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
   const pki = await generateSimPki();
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const host = opts.host ?? '127.0.0.1';
-  const stats = { requests: 0, bytesSent: 0 };
+  const stats = { requests: 0, bytesSent: 0, connections: 0 };
   const sent: SentAnswer[] = [];
   const h: Handler = {
     cluster,
@@ -253,6 +254,9 @@ export async function startSimServer(opts: SimServerOptions): Promise<SimServer>
     certified: certifiedBy(new X509Certificate(pki.caPem)),
   };
   const server = await listen(h, pki, opts.port ?? 0, host);
+  server.on('secureConnection', () => {
+    stats.connections++;
+  });
   const port = (server.address() as AddressInfo).port;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return controls(h, server, { url, pki, sent, stats });
@@ -323,6 +327,7 @@ function controls(
     resetStats() {
       stats.requests = 0;
       stats.bytesSent = 0;
+      stats.connections = 0;
       sent.length = 0;
     },
     async close() {

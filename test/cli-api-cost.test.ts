@@ -3,6 +3,7 @@
  * `--node-refresh` (900 s): whole Nodes are listed by the first check only, later checks read the
  * leases and the Table of Nodes, and a node that turns NotReady after the first check (its lease
  * still fresh) is paged by the next one. `--node-refresh 0` still lists whole Nodes every check.
+ * `check` reads the leases and the Nodes over one connection.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -82,5 +83,14 @@ describe('lease-watchdog watch: the API server cost per check', () => {
     ]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(nodeLists(server.sent), { whole: 3, table: 0 });
+  });
+
+  it('check asks for the leases and the Nodes over one connection: one TLS handshake', async () => {
+    server.resetStats();
+    const result = await runCli(['check', '--kubeconfig', kubeconfig, '-o', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(nodeLists(server.sent).whole, 1);
+    assert.equal(server.sent.filter((a) => a.url.includes('/leases?')).length, 1);
+    assert.equal(server.stats.connections, 1);
   });
 });

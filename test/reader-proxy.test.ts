@@ -91,6 +91,10 @@ describe('proxy-url through the command', () => {
     const result = await running;
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /aborted/);
+    // No request of the ended read opens a connection afterwards (one waiting for the socket
+    // the leases' request had): the proxy's connections all close, and one CONNECT came.
+    await waitUntil(() => proxy.open === 0, 'every connection to the proxy closed');
+    assert.equal(proxy.connects.length - connectsBefore, 1, 'one CONNECT');
   });
 
   it('an http:// server behind a proxy is refused as it is without one: no token in clear', async () => {

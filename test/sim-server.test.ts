@@ -215,9 +215,9 @@ describe('sim server over HTTPS with @kubernetes/client-node', () => {
     assert.equal(JSON.parse(notFound.body).kind, 'Status');
   });
 
-  test('stats count requests and bytes; resetStats zeroes them', async () => {
+  test('stats count requests and bytes; resetStats zeroes them and the TLS connections', async () => {
     server.resetStats();
-    assert.deepEqual({ ...server.stats }, { requests: 0, bytesSent: 0 });
+    assert.deepEqual({ ...server.stats }, { requests: 0, bytesSent: 0, connections: 0 });
     await rawGet(server, '/version');
     assert.equal(server.stats.requests, 1);
     assert.ok(server.stats.bytesSent > 100);

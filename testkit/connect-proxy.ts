@@ -17,6 +17,8 @@ export interface ConnectProxy {
   readonly url: string;
   /** Each CONNECT received: its target (host:port) and its Proxy-Authorization header. */
   readonly connects: { readonly target: string; readonly authorization?: string | undefined }[];
+  /** Connections from clients open now, each accepted as TCP (before any CONNECT on it). */
+  readonly open: number;
   setBehaviour(behaviour: ProxyBehaviour): void;
   close(): Promise<void>;
 }
@@ -31,11 +33,20 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
     socket.on('error', () => undefined).once('close', () => held.delete(socket));
   };
   const server = createHttpServer((_request, response) => response.writeHead(405).end());
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => open--);
+  });
   server.on('connect', (request, client: Socket, head: Buffer) => {
     const target = request.url ?? '';
     connects.push({ target, authorization: request.headers['proxy-authorization'] });
     hold(client);
-    if (behaviour === 'silent') return;
+    // Silent, it still closes a connection its client closed (the server's sockets stay half-open).
+    if (behaviour === 'silent') {
+      client.once('end', () => client.destroy());
+      return;
+    }
     const [host, port] = target.split(':');
     const upstream = netConnect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -51,6 +62,9 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
   return {
     url,
     connects,
+    get open() {
+      return open;
+    },
     setBehaviour(next) {
       behaviour = next;
     },

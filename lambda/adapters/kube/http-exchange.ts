@@ -92,6 +92,8 @@ export async function openConnection(
     /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
     readonly timeoutMs: number;
     readonly showPluginStderr?: boolean | undefined;
+    /** One socket for every request: those in flight wait for it (one TLS handshake). */
+    readonly oneConnection?: boolean | undefined;
   },
 ): Promise<Connection> {
   const proxy = proxyOf(kubeConfig, options.server);
@@ -112,7 +114,11 @@ export async function openConnection(
   headers.Accept = 'application/json';
   headers['Accept-Encoding'] = 'gzip';
   // Keep-alive as client-go: one TLS handshake per read, TCP keep-alive probes after 30 s idle.
-  const pool = { keepAlive: true, keepAliveMsecs: 30_000 };
+  const pool = {
+    keepAlive: true,
+    keepAliveMsecs: 30_000,
+    ...(options.oneConnection ? { maxSockets: 1 } : {}),
+  };
   const secrets = credentialsIn(headers, applied, proxy?.secrets ?? []);
   if (new URL(options.server).protocol === 'http:') {
     // Only with insecure-skip-tls-verify (client-node refuses plain http otherwise): the CLI's.

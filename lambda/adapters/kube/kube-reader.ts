@@ -94,6 +94,13 @@ export interface KubeReaderOptions {
    * With a node cache, a node that starts to match is seen at the next full list.
    */
   readonly nodeSelector?: LabelSelector | undefined;
+  /**
+   * Every request of a read over one connection, one after another (the Nodes' list waits for
+   * the leases' pages, or they for it): one TLS handshake instead of one per request in flight.
+   * For a one-off read (the CLI's check), where the handshakes cost more than the lists of a
+   * small cluster. Default false: the lists side by side, each on a connection of its own.
+   */
+  readonly oneConnection?: boolean | undefined;
 }
 
 export class KubeClusterReader implements ClusterReader {
@@ -167,6 +174,7 @@ export class KubeClusterReader implements ClusterReader {
       timeoutMs: this.timeoutMs,
       bounds: this.bounds,
       showPluginStderr: this.options.showPluginStderr,
+      oneConnection: this.options.oneConnection,
     });
     try {
       const cached = mode === 'look' ? this.options.nodeCache?.current() : undefined;

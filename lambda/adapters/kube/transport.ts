@@ -43,6 +43,8 @@ export interface SessionOptions {
   readonly bounds: ReadBounds;
   /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
   readonly showPluginStderr?: boolean | undefined;
+  /** Every request of the read over one connection, in turn (see KubeReaderOptions). */
+  readonly oneConnection?: boolean | undefined;
 }
 
 /** How much one read may take from the API server before it is given up as a read failure. */
@@ -142,6 +144,10 @@ export class ApiSession {
   private readonly target: ReadTarget;
   /** Aborts when the whole read's budget is spent (created when the session opens). */
   private readonly budget: AbortSignal;
+  /** Aborts every request still in flight or waiting when the session closes. */
+  private readonly closed = new AbortController();
+  /** With `oneConnection`: settles once the request before has its answer (requests in turn). */
+  private turn: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly connection: Connection,
@@ -156,8 +162,29 @@ export class ApiSession {
     return new ApiSession(await openConnection(kubeConfig, options), options);
   }
 
+  /**
+   * Aborts what is still in flight first: a request left waiting for the pool's one socket would
+   * otherwise be handed a new connection once the pool closes the socket, after the read ended.
+   */
   close(): void {
+    this.closed.abort();
     closeConnection(this.connection);
+  }
+
+  /**
+   * With `oneConnection`, waits for the request before this one to have its answer, and gives
+   * the release of this one's turn; the requests reach the pool one at a time, so none waits in
+   * the pool's own queue (which no signal empties). Without it, at once.
+   */
+  private async inTurn(): Promise<() => void> {
+    if (!this.options.oneConnection) return () => undefined;
+    const before = this.turn;
+    let release: () => void = () => undefined;
+    this.turn = new Promise((resolve) => {
+      release = resolve;
+    });
+    await before;
+    return release;
   }
 
   /**
@@ -296,10 +323,10 @@ export class ApiSession {
     options: { missingIsNull?: boolean; accept?: string | undefined; keep?: Keep | undefined } = {},
   ): Promise<Answer> {
     const what = describeRead(resource, this.options.namespace);
+    const release = await this.inTurn();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = AbortSignal.any(
-      signal ? [signal, timeout, this.budget] : [timeout, this.budget],
-    );
+    const ends = [timeout, this.budget, this.closed.signal];
+    const combined = AbortSignal.any(signal ? [signal, ...ends] : ends);
     try {
       // The inflater is this request's alone until its body is parsed, whatever else is in flight.
       return await withInflater(this.connection, async (inflater) => {
@@ -346,6 +373,8 @@ export class ApiSession {
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
       throw this.unanswered(what, error, signal, timeout);
+    } finally {
+      release();
     }
   }
 
