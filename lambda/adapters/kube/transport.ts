@@ -144,7 +144,7 @@ export class ApiSession {
   private readonly target: ReadTarget;
   /** Aborts when the whole read's budget is spent (created when the session opens). */
   private readonly budget: AbortSignal;
-  /** Aborts every request still in flight or waiting when the session closes. */
+  /** With `oneConnection`: aborts every request still in flight or waiting when the session closes. */
   private readonly closed = new AbortController();
   /** With `oneConnection`: settles once the request before has its answer (requests in turn). */
   private turn: Promise<void> = Promise.resolve();
@@ -325,7 +325,10 @@ export class ApiSession {
     const what = describeRead(resource, this.options.namespace);
     const release = await this.inTurn();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const ends = [timeout, this.budget, this.closed.signal];
+    // Only reads in turn are aborted by close(): the function's reads (side by side) end as before.
+    const ends = this.options.oneConnection
+      ? [timeout, this.budget, this.closed.signal]
+      : [timeout, this.budget];
     const combined = AbortSignal.any(signal ? [signal, ...ends] : ends);
     try {
       // The inflater is this request's alone until its body is parsed, whatever else is in flight.
