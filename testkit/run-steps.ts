@@ -10,7 +10,7 @@
  * Each chain's output is printed whole when it ends (no interleaved lines); the exit status is the
  * first failed chain's, after every chain has ended.
  */
-import { spawn } from 'node:child_process';
+import { runCollected } from './collected-run.js';
 
 interface Ended {
   readonly chain: string;
@@ -19,34 +19,19 @@ interface Ended {
   readonly seconds: number;
 }
 
-/** One npm script; its output kept. */
-function script(name: string, chunks: Buffer[]): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', name], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
-    });
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('error', (error) => {
-      chunks.push(Buffer.from(`${error.message}\n`));
-      resolve(1);
-    });
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
-}
-
 /** The chain's scripts in order, stopping at the first that fails. */
 async function chain(spec: string): Promise<Ended> {
-  const started = performance.now();
-  const chunks: Buffer[] = [];
   let code = 0;
+  let output = '';
+  let seconds = 0;
   for (const name of spec.split('+')) {
-    code = await script(name, chunks);
+    const run = await runCollected('npm', ['run', name]);
+    ({ code } = run);
+    output += run.output;
+    seconds += run.seconds;
     if (code !== 0) break;
   }
-  const seconds = (performance.now() - started) / 1000;
-  return { chain: spec, code, output: Buffer.concat(chunks).toString('utf8'), seconds };
+  return { chain: spec, code, output, seconds };
 }
 
 const chains = process.argv.slice(2);

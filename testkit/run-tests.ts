@@ -22,10 +22,10 @@
  * `LEASE_WATCHDOG_TEST_SHARDS` sets the number of shards (default: the machine's cores, at most 4).
  * Each shard's report is printed whole when the shard ends; the exit status is the worst shard's.
  */
-import { spawn } from 'node:child_process';
 import { glob as matching, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CollectedRun, runCollected } from './collected-run.js';
 import { globalSetup, globalTeardown } from './packed-package.js';
 
 const DEFAULT_FILES = ['test/**/*.test.ts'];
@@ -131,33 +131,16 @@ async function writeTimes(dir: string, shards: number): Promise<void> {
   process.stdout.write(`wrote ${TIMES_FILE}\n`);
 }
 
-interface ShardResult {
+interface ShardResult extends CollectedRun {
   readonly shard: number;
-  readonly code: number;
-  readonly output: string;
-  readonly seconds: number;
 }
 
-function runShard(
+async function runShard(
   shard: number,
   files: readonly string[],
   timesFile?: string,
 ): Promise<ShardResult> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, nodeArgs(files, timesFile), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
-    });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('close', (code, signal) => {
-      const seconds = (performance.now() - started) / 1000;
-      const output = Buffer.concat(chunks).toString('utf8');
-      resolve({ shard, code: code ?? (signal ? 1 : 0), output, seconds });
-    });
-  });
+  return { shard, ...(await runCollected(process.execPath, nodeArgs(files, timesFile))) };
 }
 
 const files = await expand(process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_FILES);
