@@ -223,6 +223,43 @@ describe('looks between scheduled runs', () => {
     }
   });
 
+  for (const nodes of [6, 40]) {
+    it(`a warm container remembers what a look that saved nothing saw: the re-check lands at the grace (${nodes} leases)`, async () => {
+      // 6 leases: the observations are in the head; 40: in a snapshot apart (INLINE_OBSERVATIONS).
+      const h = await startWatchdogHarness({ clusters: { prod: { nodes } } });
+      try {
+        const lambda = h.container();
+        const victim = h.target().nodes[3] as string;
+        await learnClock(h, lambda, victim);
+        const lastRenewal = nextRenewal(h, victim);
+        h.target().sim.stopKubelet(victim);
+        // Its last renewal is seen first by a look that saves nothing...
+        const units = countUnits(lambda.dynamodb);
+        h.clock.advance(2_000);
+        await look(lambda);
+        assert.equal(units.write, 0, 'that look saves nothing');
+        // ...and the next look, 38 s later (looks may be 40 s apart), finds it suspect: it knows
+        // the renewTime was seen 36 s ago, so it asks for the re-check at the grace, not 12 s on.
+        h.clock.advance(lastRenewal + 40_000 - h.clock.now());
+        const logged = lambda.logger.entries.length;
+        await look(lambda);
+        const asked = lambda.logger.entries
+          .slice(logged)
+          .find((e) => e.message === 'suspects: looking again');
+        const at = Number(asked?.fields.at);
+        assert.ok(
+          at - lastRenewal <= 50_600,
+          `re-check asked ${(at - lastRenewal) / 1000} s after the last renewal`,
+        );
+        h.clock.advance(at + 500 - h.clock.now());
+        await look(lambda, [victim]);
+        pagedWithin(h, victim, lastRenewal, 51.5);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+
   it('a tight clock offset stays tight through checks that see renewals late: the re-check lands at the grace', async () => {
     const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
     try {

@@ -24,7 +24,8 @@
  * with the kubelet's 4 % jitter, plus slack: 12 s for the default 40 s) has missed a renewal: it
  * is a suspect. `suspectSince` marks from when our own looks have watched its renewTime stay the
  * same: the look that first saw the value, as far as the observations handed in remember
- * (lease-silence.ts; a look that saves nothing is not remembered), or, when the look that found it
+ * (lease-silence.ts; a look that saves nothing is remembered by its warm container alone:
+ * StateStore.keepUnsaved), or, when the look that found it
  * suspect was frozen or the value was only ever seen at a first sight, that look. Its silence is
  * confirmed — the lease may be called expired — only when a look at least `suspectMs` after that
  * mark still sees the same renewTime (a live kubelet renews in that time, whatever its clock says)

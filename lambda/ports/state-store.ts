@@ -118,4 +118,13 @@ export interface StateStore {
    * state need not offer it.
    */
   loadOrReset?(cluster: string, signal?: AbortSignal): Promise<StoredState>;
+  /**
+   * What a look that saved nothing (check-cycle.ts, mustSave) saw: its observations, over the
+   * `version` it loaded. A store that remembers what it loaded hands these out at its next load of
+   * that same version, as if the look had saved them, so that the next look times a renewal from
+   * the look that first saw it rather than from itself. Observations of a look that did happen
+   * are as safe to load as saved ones; another save (a newer version) replaces them. Stores that
+   * remember nothing between loads need not offer it.
+   */
+  keepUnsaved?(cluster: string, version: number, observations: Observations): void;
 }

@@ -175,7 +175,9 @@ export async function runCheckCycle(
     ...(stored.state.onCall?.length ? { onCall: stored.state.onCall } : {}),
   };
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed, evaluation)) {
-    // Nothing this look saw must outlive it: the next look or check sees it again.
+    // Nothing this look saw must outlive it: the next look or check sees it again. A warm
+    // container's next look still times a renewal from this look (StateStore.keepUnsaved).
+    deps.store.keepUnsaved?.(cluster, stored.version, claimed.observations);
     return {
       status: 'checked',
       evaluation,

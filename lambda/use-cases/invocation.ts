@@ -99,10 +99,12 @@ export interface LookRequest {
  * re-checked when its silence reaches the grace period and at least 12 s after the first look
  * the saved state says saw its renewTime (core/renewal-clock.ts): so at the grace (or by the
  * finding look itself, when later) once a saved check saw the renewal; a look saves a renewTime it
- * first sees already silent past a renew interval (check-cycle.ts, mustSave), so only a renewal
- * seen by looks that save nothing, all within 10.4 s of it, is re-checked a renew interval after
- * the finding look: at most 10.4 + 40 + 12 ≈ 62 s after the last renewal, plus SQS's whole-second
- * rounding, the pollers and the lag of the renewal estimate (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
+ * first sees already silent past a renew interval (check-cycle.ts, mustSave), and a warm container
+ * remembers what its looks that save nothing saw (StateStore.keepUnsaved), so only a renewal seen
+ * by such looks, all within 10.4 s of it, in a container that was then replaced, is re-checked a
+ * renew interval after the finding look: at most 10.4 + 40 + 12 ≈ 62 s after the last renewal,
+ * plus SQS's whole-second rounding, the pollers and the lag of the renewal estimate
+ * (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
  * the lease list alone, saved only when something must survive it (check-cycle.ts, mustSave).
  */
 export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;

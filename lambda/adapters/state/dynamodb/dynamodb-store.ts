@@ -31,6 +31,7 @@
  */
 
 import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { Observations } from '../../../core/model.js';
 import {
   type ClusterState,
   emptyClusterState,
@@ -199,20 +200,23 @@ export class DynamoDbStateStore implements StateStore {
       { bytes: numberOf(head, 'bytes'), sha256: stringOf(head, 'sha256'), what: 'blob' },
       read.corrupt,
     );
+    // This process saved or loaded this very version: its observations (or a later look's that
+    // saved nothing: keepUnsaved), exact, without a read.
+    const same = known?.version === version && known.generation === generation;
     if (head.obsGeneration === undefined) {
+      const observations = same ? known.observations : rest.observations;
+      const handle = same ? new Map(observations) : rest.observations;
       this.#known.remember(cluster, {
         version,
         generation,
-        observations: new Map(rest.observations),
-        handle: rest.observations,
+        observations: same ? observations : new Map(observations),
+        handle,
         exact: true,
       });
-      return { version, state: rest };
+      return { version, state: { ...rest, observations: handle } };
     }
     const snapshot = await headSnapshot(read, known);
     if (snapshot === 'again') return 'again';
-    // This process saved or loaded this very version: its observations, exact, without a read.
-    const same = known?.version === version && known.generation === generation;
     const observations = same ? known.observations : snapshot.observations;
     // A copy for the caller: what is remembered stays as it was stored.
     const handle = new Map(observations);
@@ -226,6 +230,18 @@ export class DynamoDbStateStore implements StateStore {
       snapshot,
     });
     return { version, state: { ...rest, observations: handle } };
+  }
+
+  /**
+   * A look that saved nothing leaves what it saw over `version`: the next load of that version
+   * hands it out (StateStore.keepUnsaved). Remembered as the observations of the previous check,
+   * which they are: a save after it writes the snapshot as it would after that look's save.
+   */
+  keepUnsaved(cluster: string, version: number, observations: Observations): void {
+    const known = this.#known.get(cluster);
+    if (known === undefined || known.version !== version) return;
+    const kept = new Map(observations);
+    this.#known.remember(cluster, { ...known, observations: kept, handle: kept });
   }
 
   /**
