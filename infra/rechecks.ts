@@ -1,6 +1,6 @@
 /**
  * The watchdog's own looks: an SQS queue (`RecheckQueue`) on which the function sends itself
- * delayed messages (a suspect's re-check at its deadline, routine looks 40 and 80 s after each
+ * delayed messages (a suspect's re-check at its deadline, routine looks 32, 64 and 96 s after each
  * scheduled run: lambda/use-cases/invocation.ts), an event source mapping that invokes the function with them
  * (small batches, `ReportBatchItemFailures`), and a dead-letter queue (`RecheckDeadLetterQueue`)
  * for a look that failed `MAX_RECEIVES` times. The function may send to the queue, nothing more.
@@ -82,9 +82,10 @@ export const LOOKS_STOPPED_PERIODS = 3;
 
 /**
  * Alarms when no look reached the function for `LOOKS_STOPPED_PERIODS` periods: every scheduled
- * run asks for two (40 and 80 s after it), so none means the queue refuses them or the event
+ * run asks for three (32, 64 and 96 s after it), so none means the queue refuses them or the event
  * source mapping stopped delivering them (or the function fails on every one). It reads the look
- * queue's own `NumberOfMessagesDeleted`: the mapping deletes each look the function handled, and
+ * queue's own `NumberOfMessagesDeleted`: the mapping deletes each look the function handled (one
+ * a later run superseded too), and
  * SQS publishes the metric to CloudWatch at no charge (a custom metric would cost $0.30 a month);
  * an idle queue publishes nothing, so missing data is breaching, as for a dead-man's switch
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html).

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MEMORY_GB, RUNS_PER_MONTH } from '../testkit/cost-deployment.js';
+import { MEMORY_GB, RUNS_PER_MONTH, SUPERSEDED_PER_MONTH } from '../testkit/cost-deployment.js';
 import { monthly, type PerCheck, type PerRun } from '../testkit/cost-monthly.js';
 import { PRICES } from '../testkit/cost-prices.js';
 
@@ -29,8 +29,10 @@ const CHECK: PerCheck = {
   relistCpuSeconds: 1,
   secondsSource: '',
   lookShare: 0.5,
+  supersededShare: 0.01,
   check: RUN,
   look: { ...RUN, handlerSeconds: 0.2 },
+  superseded: { ...RUN, readUnits: 0, writeUnits: 0, handlerSeconds: 0.004 },
   snapshotUnits: 0,
   storedBytes: 0,
   distinctMetrics: 1,
@@ -51,13 +53,15 @@ describe('bench:cost prices CPU at the 512 MB function’s share of a vCPU', () 
     );
   });
 
-  it('bills a look at its measured share of a steady check, and a relist’s extra CPU once per refresh', () => {
+  it('bills a look at its measured share of a steady check, a superseded one at its own, and a relist’s extra CPU once per refresh', () => {
     const looks = 10;
     const relisting = { ...CHECK, relistCpuSeconds: 3 };
     const compute = monthly(relisting, looks)[COMPUTE] ?? Number.NaN;
     const relistsPerMonth = (RUNS_PER_MONTH * 60) / 900;
-    // Each look: half a steady check's CPU; each relist: its CPU beyond the cheaper look's.
-    const cpuSeconds = RUNS_PER_MONTH * 1 + looks * 0.5 + relistsPerMonth * (3 - 0.5);
+    // Each look: half a steady check's CPU; each superseded look (they come with the looks that
+    // read): a hundredth; each relist: its CPU beyond the cheaper look's.
+    const cpuSeconds =
+      RUNS_PER_MONTH * 1 + looks * 0.5 + SUPERSEDED_PER_MONTH * 0.01 + relistsPerMonth * (3 - 0.5);
     const expected = cpuSeconds * BILLED_CPU_SECOND;
     assert.ok(
       Math.abs(compute - expected) < 1e-9,

@@ -19,9 +19,9 @@ import {
 } from '../testkit/watchdog-harness.js';
 
 let looks = 0;
-/** One look, as the SQS event source mapping delivers it. */
-function look(lambda: Container, suspects: readonly string[] = []) {
-  const body = JSON.stringify({ cluster: 'prod', look: { suspects } });
+/** One look, as the SQS event source mapping delivers it (`run`: a routine look's run). */
+function look(lambda: Container, suspects: readonly string[] = [], run?: number) {
+  const body = JSON.stringify({ cluster: 'prod', look: { suspects, run } });
   return lambda.invoke({ Records: [{ messageId: `look-${++looks}`, body }] });
 }
 
@@ -135,6 +135,56 @@ describe('looks between scheduled runs', () => {
         lambda.logger.entries.slice(logged).some((e) => e.message === 'cluster checked'),
         'and logs the full line',
       );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a routine look a later run superseded reads nothing; a container that did not see that run reads', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } }, withLooks: true });
+    try {
+      const queue = h.looks as NonNullable<Harness['looks']>;
+      const lambda = h.container();
+      h.clock.advance(SCHEDULE_MS);
+      const first = h.clock.now();
+      await lambda.invoke();
+      const asked = queue.asked.slice(-3);
+      assert.deepEqual(
+        asked.map((l) => [(l.wanted - first) / 1000, l.run]),
+        [
+          [32, first],
+          [64, first],
+          [96, first],
+        ],
+        'a run asks for three routine looks, each carrying the run',
+      );
+      h.clock.advance(SCHEDULE_MS);
+      await lambda.invoke();
+      h.clock.advance(4_000);
+      const reads = () => requests(h).filter((r) => r.endsWith('/leases')).length;
+      h.target().server.resetStats();
+      const units = countUnits(lambda.dynamodb);
+      const logged = lambda.logger.entries.length;
+      await look(lambda, [], first);
+      assert.equal(reads(), 0, 'the first run’s +64 look, after the next run: no read');
+      assert.deepEqual(units, { read: 0, write: 0 }, 'nor of the state');
+      assert.deepEqual(
+        lambda.logger.entries.slice(logged).map((e) => e.message),
+        ['look not needed: a later scheduled run looked and asked for its own'],
+      );
+      await look(lambda, [], first + SCHEDULE_MS);
+      assert.equal(reads(), 1, 'the later run’s own look reads');
+      await look(h.container(), [], first);
+      assert.equal(reads(), 2, 'a cold container, which did not see the later run, reads');
+
+      // A run whose looks the queue refused supersedes nothing: the looks asked before it read.
+      queue.refusing = true;
+      h.clock.advance(SCHEDULE_MS - 4_000);
+      await lambda.invoke();
+      queue.refusing = false;
+      h.target().server.resetStats();
+      await look(lambda, [], first + SCHEDULE_MS);
+      assert.equal(reads(), 1, 'the looks of the run before it still read');
     } finally {
       await h.close();
     }
@@ -305,8 +355,8 @@ describe('looks between scheduled runs', () => {
       assert.equal(report.clusters[0]?.checks, 1);
       assert.deepEqual(
         h.looks?.batches.map((b) => b.map((at) => (at - start) / 1000)),
-        [[10, 20, 30, 40, 50, 80]],
-        'its five further checks and the routine looks (40 s once), one batch',
+        [[10, 20, 30, 32, 40, 50, 64, 96]],
+        'its five further checks and the routine looks, one batch',
       );
       await runSchedule(h, start + MINUTE, start + 4 * MINUTE, () => 0);
       const victim = h.target().nodes[0] as string;

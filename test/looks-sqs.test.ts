@@ -147,11 +147,11 @@ describe('SqsLooks, through the real SQS client', () => {
     }
   });
 
-  it('asks for a run’s routine looks in one SendMessageBatch, each with its own delay', async () => {
+  it('asks for a run’s routine looks in one SendMessageBatch, each with its own delay and the run', async () => {
     const now = 2_000_000;
     const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => now });
     const before = received.length;
-    await rechecks.scheduleLooks('prod', [now + 10_000, now + 39_500, now + 80_000]);
+    await rechecks.scheduleLooks('prod', [now + 10_000, now + 39_500, now + 80_000], now - 300);
     assert.equal(received.length - before, 1, 'one request');
     const sent = received.at(-1);
     assert.equal(sent?.target, 'AmazonSQS.SendMessageBatch');
@@ -161,14 +161,17 @@ describe('SqsLooks, through the real SQS client', () => {
       [10, 40, 80],
     );
     for (const e of entries)
-      assert.deepEqual(lookOf(e.MessageBody), { cluster: 'prod', look: { suspects: [] } });
+      assert.deepEqual(lookOf(e.MessageBody), {
+        cluster: 'prod',
+        look: { suspects: [], run: now - 300 },
+      });
   });
 
   it('a look of the batch that SQS did not take rejects with one line', async () => {
     failEntry = true;
     try {
       const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => 0 });
-      await assert.rejects(rechecks.scheduleLooks('prod', [40_000, 80_000]), (error: Error) => {
+      await assert.rejects(rechecks.scheduleLooks('prod', [40_000, 80_000], 0), (error: Error) => {
         assert.equal(error.name, 'LookRequestError');
         assert.match(
           error.message,
@@ -234,6 +237,15 @@ describe('SqsLooks, through the real SQS client', () => {
   it('a queued check is a scheduled check of its cluster; a look stays a look', () => {
     assert.deepEqual(queuedEventOf('{"cluster": "prod"}'), { cluster: 'prod' });
     assert.deepEqual(queuedEventOf('{"cluster": "prod", "look": {"suspects": []}}'), {
+      cluster: 'prod',
+      look: { suspects: [] },
+    });
+    // A routine look carries its run; a run that is not a number is left out (the look runs).
+    assert.deepEqual(queuedEventOf('{"cluster": "prod", "look": {"suspects": [], "run": 7}}'), {
+      cluster: 'prod',
+      look: { suspects: [], run: 7 },
+    });
+    assert.deepEqual(queuedEventOf('{"cluster": "prod", "look": {"suspects": [], "run": "7"}}'), {
       cluster: 'prod',
       look: { suspects: [] },
     });

@@ -8,9 +8,17 @@ import { ROUTINE_LOOKS_MS } from '../lambda/use-cases/invocation.js';
 import { SCHEDULE_MS } from './watchdog-harness.js';
 
 export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
-/** Each scheduled run asks (through SQS) for routine looks, each an invocation of its own. */
-export const LOOKS_PER_RUN = ROUTINE_LOOKS_MS.length;
+/**
+ * Each scheduled run asks (through SQS) for routine looks (ROUTINE_LOOKS_MS), each an invocation
+ * of its own. On the punctual schedule priced here, the looks due before the next run read the
+ * cluster (LOOKS_PER_RUN: the one 32 s after it); the others come after the next run, which
+ * supersedes them (use-cases/invocation.ts): an invocation that reads nothing. With the
+ * Scheduler's jitter (runs anywhere in their minute) about 1.37 of the three read on average.
+ */
+export const LOOKS_ASKED_PER_RUN = ROUTINE_LOOKS_MS.length;
+export const LOOKS_PER_RUN = ROUTINE_LOOKS_MS.filter((ms) => ms < SCHEDULE_MS).length;
 export const LOOKS_PER_MONTH = RUNS_PER_MONTH * LOOKS_PER_RUN;
+export const SUPERSEDED_PER_MONTH = RUNS_PER_MONTH * (LOOKS_ASKED_PER_RUN - LOOKS_PER_RUN);
 /** Whole Node lists a month: one per `nodeRefreshSeconds` (on a scheduled run or a look). */
 export const RELISTS_PER_MONTH =
   (RUNS_PER_MONTH * SCHEDULE_MS) / (DEFAULTS.nodeRefreshSeconds * 1000);
@@ -32,8 +40,8 @@ export const EMF_BYTES_PER_RECORD = 260;
 /**
  * SQS requests, counted as SQS bills them (a batch request is one request per 64 KB): a scheduled
  * run asks for its routine looks in one SendMessageBatch; each look is received by the event source
- * mapping (one ReceiveMessage: one cluster's looks are 40 s apart and never share a batch) and
- * deleted after the invocation (one DeleteMessageBatch). A suspect's re-check (not in a healthy
+ * mapping (one ReceiveMessage: one cluster's looks are 32 s apart and never share a batch) and
+ * deleted after the invocation (one DeleteMessageBatch), superseded or not. A suspect's re-check (not in a healthy
  * cluster) costs a SendMessage more. The mapping's polling of an empty queue is in the fixed costs.
  */
 export const SQS_REQUESTS_PER_RUN = 1;

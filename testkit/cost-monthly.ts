@@ -13,6 +13,7 @@ import {
   RUNS_PER_MONTH,
   SQS_REQUESTS_PER_LOOK,
   SQS_REQUESTS_PER_RUN,
+  SUPERSEDED_PER_MONTH,
   VCPU_SHARE,
 } from './cost-deployment.js';
 import { PRICES } from './cost-prices.js';
@@ -45,8 +46,11 @@ export interface PerCheck {
    * wall time, both measured through the handler in this run (side by side, under the same load).
    */
   lookShare: number;
+  /** A superseded look's (one that reads nothing) the same way. */
+  supersededShare: number;
   check: PerRun;
   look: PerRun;
+  superseded: PerRun;
   /** Snapshot rewrites (every SNAPSHOT_MAX_AGE_MS at least): write + delete, per scheduled run. */
   snapshotUnits: number;
   storedBytes: number;
@@ -68,8 +72,9 @@ export const sum = (lines: Lines) => Object.values(lines).reduce((a, b) => a + b
 export const billedSeconds = (cpuSeconds: number): number => cpuSeconds / VCPU_SHARE;
 
 /**
- * The variable cost of one cluster-month: `looksPerMonth` routine looks (default the
- * deployment's), each priced as what a look measured here does; `everyCheckRelists`: the
+ * The variable cost of one cluster-month: `looksPerMonth` routine looks that read (default the
+ * deployment's), each priced as what a look measured here does, and the superseded ones (none
+ * when no look reads: no routine looks at all), each as a superseded look does; `everyCheckRelists`: the
  * `nodeRefreshSeconds` 0 variant (every scheduled check and look lists whole Nodes).
  */
 export function monthly(
@@ -86,28 +91,46 @@ export function monthly(
   const relistExtra = everyCheckRelists
     ? 0
     : RELISTS_PER_MONTH * (relist - Math.min(steady, lookSeconds));
+  // Without routine looks, none superseded either.
+  const superseded = looksPerMonth > 0 ? SUPERSEDED_PER_MONTH : 0;
+  const supersededSeconds = steady * c.supersededShare;
   const gbSeconds =
-    (RUNS_PER_MONTH * checkSeconds + looksPerMonth * lookSeconds + relistExtra) * MEMORY_GB;
+    (RUNS_PER_MONTH * checkSeconds +
+      looksPerMonth * lookSeconds +
+      superseded * supersededSeconds +
+      relistExtra) *
+    MEMORY_GB;
   const runs = RUNS_PER_MONTH;
+  const delivered = looksPerMonth + superseded;
   return {
     'Lambda compute (GB-s)': gbSeconds * PRICES.lambdaGbSecondArm,
-    'Lambda requests': PRICES.lambdaRequest * (runs + looksPerMonth),
+    'Lambda requests': PRICES.lambdaRequest * (runs + delivered),
     'EventBridge Scheduler': PRICES.schedulerInvocation * runs,
     'SQS (routine looks: send, receive, delete)':
       PRICES.sqsRequest *
-      (looksPerMonth > 0 ? runs * SQS_REQUESTS_PER_RUN + looksPerMonth * SQS_REQUESTS_PER_LOOK : 0),
+      (looksPerMonth > 0 ? runs * SQS_REQUESTS_PER_RUN + delivered * SQS_REQUESTS_PER_LOOK : 0),
     // The snapshot is rewritten by age (every SNAPSHOT_MAX_AGE_MS), not per check.
     'DynamoDB writes':
-      (c.check.writeUnits * runs + c.look.writeUnits * looksPerMonth + c.snapshotUnits * runs) *
+      (c.check.writeUnits * runs +
+        c.look.writeUnits * looksPerMonth +
+        c.superseded.writeUnits * superseded +
+        c.snapshotUnits * runs) *
       PRICES.dynamoWriteUnit,
     'DynamoDB reads':
-      (c.check.readUnits * runs + c.look.readUnits * looksPerMonth) * PRICES.dynamoReadUnit,
+      (c.check.readUnits * runs +
+        c.look.readUnits * looksPerMonth +
+        c.superseded.readUnits * superseded) *
+      PRICES.dynamoReadUnit,
     'DynamoDB storage': (c.storedBytes / 1e9) * PRICES.dynamoStorageGbMonth,
     'SNS publishes + email':
       (c.check.publishes * runs + c.look.publishes * looksPerMonth) *
       (PRICES.snsPublish + PRICES.snsEmailDelivery),
     'CloudWatch Logs ingestion (logs + EMF)':
-      ((c.check.logBytes * runs + c.look.logBytes * looksPerMonth) / 1e9) * PRICES.logsIngestedGb,
+      ((c.check.logBytes * runs +
+        c.look.logBytes * looksPerMonth +
+        c.superseded.logBytes * superseded) /
+        1e9) *
+      PRICES.logsIngestedGb,
   };
 }
 

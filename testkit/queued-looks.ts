@@ -22,6 +22,8 @@ export interface QueuedLook {
   readonly at: number;
   /** A dispatched check (body `{ "cluster": "<name>" }`), not a look. */
   readonly dispatched?: true;
+  /** A routine look: the start of the scheduled run that asked for it (LookRequest.run). */
+  readonly run?: number;
 }
 
 /** SQS refused a request (`refusing`), as the SDK would report it. */
@@ -47,6 +49,10 @@ export class QueuedLooks implements Looks, CheckDispatch {
 
   async schedule(cluster: string, leases: readonly string[], at: number): Promise<void> {
     if (this.refusing) throw new LookRefusedError('the queue refused SendMessage');
+    this.#enqueue(cluster, leases, at);
+  }
+
+  #enqueue(cluster: string, leases: readonly string[], at: number, run?: number): void {
     const now = this.clock.now();
     const delaySeconds = Math.min(900, Math.max(0, Math.ceil((at - now) / 1000)));
     const visible = now + delaySeconds * 1000;
@@ -57,6 +63,7 @@ export class QueuedLooks implements Looks, CheckDispatch {
       wanted: at,
       visible,
       at: visible + Math.max(0, this.polling()),
+      ...(run === undefined ? {} : { run }),
     };
     this.asked.push(look);
     this.pending.push(look);
@@ -94,10 +101,10 @@ export class QueuedLooks implements Looks, CheckDispatch {
   /** Routine looks asked for in one request (SendMessageBatch), one entry per request. */
   readonly batches: number[][] = [];
 
-  async scheduleLooks(cluster: string, at: readonly number[]): Promise<void> {
+  async scheduleLooks(cluster: string, at: readonly number[], run: number): Promise<void> {
     if (this.refusing) throw new LookRefusedError('the queue refused SendMessageBatch');
     this.batches.push([...at]);
-    for (const when of at) await this.schedule(cluster, [], when);
+    for (const when of at) this.#enqueue(cluster, [], when, run);
   }
 
   /**
@@ -115,7 +122,13 @@ export class QueuedLooks implements Looks, CheckDispatch {
       const body = JSON.stringify(
         next.dispatched
           ? { cluster: next.cluster }
-          : { cluster: next.cluster, look: { suspects: next.suspects } },
+          : {
+              cluster: next.cluster,
+              look: {
+                suspects: next.suspects,
+                ...(next.run === undefined ? {} : { run: next.run }),
+              },
+            },
       );
       await invoke({ Records: [{ messageId: next.id, body }] });
     }

@@ -56,23 +56,30 @@ async function snapshotCost(nodes: number): Promise<{ units: number; bytes: numb
 }
 
 let looks = 0;
-/** One look of `prod`, as the SQS event source mapping delivers it. */
-function lookEvent() {
-  return { Records: [{ messageId: `look-${++looks}`, body: '{"cluster":"prod","recheck":[]}' }] };
+/** One routine look of `prod` asked for by the run started at `run`, as the mapping delivers it. */
+function lookEvent(run: number) {
+  const body = JSON.stringify({ cluster: 'prod', look: { suspects: [], run } });
+  return { Records: [{ messageId: `look-${++looks}`, body }] };
 }
 
 /** `checks` rounds of a scheduled check and its looks on a cluster of `nodes`, measured. */
 export async function measure(nodes: number, checks: number): Promise<PerCheck> {
+  // With the looks' queue (in process): a scheduled run asks for its looks, as deployed.
   const h = await startWatchdogHarness({
     clusters: { prod: { nodes } },
     requestTimeoutSeconds: 300,
+    withLooks: true,
   });
   try {
     const lambda = h.container();
     const units = countUnits(lambda.dynamodb);
     const invocation = { remainingMs: 900_000 };
-    const runs: { check: Sample[]; look: Sample[] } = { check: [], look: [] };
-    const sample = async (kind: 'check' | 'look', invoke: () => Promise<unknown>) => {
+    const runs: Record<'check' | 'look' | 'superseded', Sample[]> = {
+      check: [],
+      look: [],
+      superseded: [],
+    };
+    const sample = async (kind: keyof typeof runs, invoke: () => Promise<unknown>) => {
       const before = mark(lambda, units, h.sns.messages.length);
       const t0 = performance.now();
       await invoke();
@@ -85,15 +92,21 @@ export async function measure(nodes: number, checks: number): Promise<PerCheck> 
       await lambda.invoke(null, invocation);
     }
     const step = SCHEDULE_MS / (LOOKS_PER_RUN + 1);
+    let previous = h.clock.now() - step;
     for (let i = 0; i < checks; i++) {
       h.clock.advance(step);
+      const run = h.clock.now();
       await sample('check', () => lambda.invoke(null, invocation));
+      // A look of the run before, due after this one: superseded, it reads nothing.
+      await sample('superseded', () => lambda.invoke(lookEvent(previous), invocation));
+      previous = run;
       for (let k = 0; k < LOOKS_PER_RUN; k++) {
         h.clock.advance(step);
-        await sample('look', () => lambda.invoke(lookEvent(), invocation));
+        await sample('look', () => lambda.invoke(lookEvent(run), invocation));
       }
     }
-    return await perCheck(nodes, average(runs.check), average(runs.look), lambda);
+    const measured = { check: average(runs.check), look: average(runs.look) };
+    return await perCheck(nodes, measured, average(runs.superseded), lambda);
   } finally {
     await h.close();
   }
@@ -102,8 +115,8 @@ export async function measure(nodes: number, checks: number): Promise<PerCheck> 
 /** The measured runs, with what comes from elsewhere: the snapshot, BENCHMARKS.md's medians. */
 async function perCheck(
   nodes: number,
-  check: PerRun,
-  look: PerRun,
+  { check, look }: { check: PerRun; look: PerRun },
+  superseded: PerRun,
   lambda: Container,
 ): Promise<PerCheck> {
   const snapshot = await snapshotCost(nodes);
@@ -117,8 +130,10 @@ async function perCheck(
     steadyCpuSeconds: await benchmarkedSeconds(row, STEADY_COLUMN + 1),
     secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
     lookShare: look.handlerSeconds / check.handlerSeconds,
+    supersededShare: superseded.handlerSeconds / check.handlerSeconds,
     check,
     look,
+    superseded,
     snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
     storedBytes: snapshot.bytes,
     // Billed per cluster: the metrics with the cluster dimension (lambda/adapters/metrics/emf-metrics.ts).

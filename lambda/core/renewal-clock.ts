@@ -31,7 +31,8 @@
  * mark still sees the same renewTime (a live kubelet renews in that time, whatever its clock says)
  * and the estimated silence has reached the grace period. So the re-check asked for by the look
  * that finds a suspect lands when the silence reaches the grace, not a renew interval after that
- * look (on a 1-minute schedule with looks 40 s apart, that look can come 50 s after the renewal).
+ * look (on a 1-minute schedule with looks up to 32 s apart, that look can come 44 s after the
+ * renewal, and where a cold container took over, later).
  * As before, the same value seen unchanged by our looks for the whole grace period (from the look
  * that first saw it) also confirms it, when this look is the first to find it suspect and is not
  * frozen: that is what a schedule alone (no re-checks) pages on. A look less than `suspectMs`

@@ -31,7 +31,11 @@ export function lookOf(body: string): InvocationEvent {
 }
 
 function lookIn(value: unknown): InvocationEvent {
-  const look = value as { cluster?: unknown; look?: { suspects?: unknown }; recheck?: unknown };
+  const look = value as {
+    cluster?: unknown;
+    look?: { suspects?: unknown; run?: unknown };
+    recheck?: unknown;
+  };
   // `recheck`: the body of looks queued by a version before `look` (they wait up to 15 minutes).
   const names = look?.look === undefined ? look?.recheck : look.look?.suspects;
   if (
@@ -43,7 +47,14 @@ function lookIn(value: unknown): InvocationEvent {
       'the message body is not { "cluster": "<name>", "look": { "suspects": ["<lease>", ...] } }',
     );
   }
-  return { cluster: look.cluster, look: { suspects: names as string[] } };
+  // `run`: the scheduled run that asked for a routine look; any other value is ignored (the look
+  // then runs, as every look did before it was carried).
+  const run = look.look?.run;
+  const suspects = names as string[];
+  return {
+    cluster: look.cluster,
+    look: Number.isFinite(run) ? { suspects, run: run as number } : { suspects },
+  };
 }
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */

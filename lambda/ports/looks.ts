@@ -19,7 +19,13 @@ export interface Looks {
   ): Promise<void>;
   /**
    * Asks for routine looks of `cluster` at each of `at` in one request (SQS: one
-   * SendMessageBatch); rejects when any is not accepted. Absent: one `schedule` each.
+   * SendMessageBatch), on behalf of the scheduled run that started at `run` (each look carries it:
+   * LookRequest.run); rejects when any is not accepted. Absent: one `schedule` each.
    */
-  scheduleLooks?(cluster: string, at: readonly number[], signal?: AbortSignal): Promise<void>;
+  scheduleLooks?(
+    cluster: string,
+    at: readonly number[],
+    run: number,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }

@@ -123,8 +123,9 @@ export interface StateStore {
    * `version` it loaded. A store that remembers what it loaded hands these out at its next load of
    * that same version, as if the look had saved them, so that the next look times a renewal from
    * the look that first saw it rather than from itself. Observations of a look that did happen
-   * are as safe to load as saved ones; another save (a newer version) replaces them. Stores that
-   * remember nothing between loads need not offer it.
+   * are as safe to load as saved ones; another save (a newer version) replaces them. The store may
+   * keep `observations` as they are: the caller no longer changes them. Stores that remember
+   * nothing between loads need not offer it.
    */
   keepUnsaved?(cluster: string, version: number, observations: Observations): void;
 }

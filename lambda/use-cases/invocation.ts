@@ -88,26 +88,36 @@ export interface InvocationEvent {
 /** What a look asked for names: the suspects it re-checks (none for a routine look). */
 export interface LookRequest {
   readonly suspects: readonly string[];
+  /**
+   * A routine look: the start of the scheduled run that asked for it. A later run of the same
+   * cluster that this container saw ask for its own looks supersedes it (ROUTINE_LOOKS_MS).
+   */
+  readonly run?: number | undefined;
 }
 
 /**
- * After each scheduled run, the watchdog asks for looks of its own this long after the run's start.
- * EventBridge Scheduler fires `rate(1 minute)` anywhere in its minute (gaps of ~1 to ~119 s), so
- * detection must not wait for it: with looks 40 and 80 s after each run, whatever the runs' jitter,
- * no two looks are more than 40 s apart (a run at most 119 s after the last one comes at most 39 s
- * after its +80 look). A suspect is found by the first look 12 s or more after its last renewal,
- * re-checked when its silence reaches the grace period and at least 12 s after the first look
- * the saved state says saw its renewTime (core/renewal-clock.ts): so at the grace (or by the
- * finding look itself, when later) once a saved check saw the renewal; a look saves a renewTime it
- * first sees already silent past a renew interval (check-cycle.ts, mustSave), and a warm container
- * remembers what its looks that save nothing saw (StateStore.keepUnsaved), so only a renewal seen
- * by such looks, all within 10.4 s of it, in a container that was then replaced, is re-checked a
- * renew interval after the finding look: at most 10.4 + 40 + 12 ≈ 62 s after the last renewal,
- * plus SQS's whole-second rounding, the pollers and the lag of the renewal estimate
- * (docs/BENCHMARKS.md). Both are asked for in one request (`scheduleLooks`); each is a look:
- * the lease list alone, saved only when something must survive it (check-cycle.ts, mustSave).
+ * After each scheduled run, the watchdog asks for looks of its own this long after the run's start,
+ * in one request (`scheduleLooks`). EventBridge Scheduler fires `rate(1 minute)` anywhere in its
+ * minute (runs ~1 to ~119 s apart), so detection must not wait for it: with looks 32, 64 and 96 s
+ * after each run, no two reads are more than 32 s apart whatever the runs' jitter (a run at most
+ * 119 s after the last one comes at most 23 s after its +96 look). A routine look is superseded
+ * once a later scheduled run of its cluster has read it and asked for looks of its own (in this
+ * container: `supersededLook`): it reads nothing. So on a punctual schedule the +64 and +96 looks
+ * of a run come after the next run and read nothing: two reads a minute, 30 s apart (looks 40 and
+ * 80 s after each run read three times a minute, up to 40 s apart).
+ *
+ * A suspect is found by the first look 12 s or more after its last renewal, and re-checked when its
+ * silence reaches the grace period and at least 12 s after the first look that saw its renewTime
+ * (core/renewal-clock.ts). That look comes at most 32 s after the renewal (plus SQS's whole-second
+ * rounding and the pollers), remembered by a warm container even when it saved nothing
+ * (StateStore.keepUnsaved): so the re-check lands at the grace. Only where a cold container took
+ * over after such a look, within 10.4 s of the renewal (a later one saves it: check-cycle.ts,
+ * mustSave), does it come 12 s after the cold container's own first look: at most
+ * 10.4 + 32 + 12 ≈ 55 s after the last renewal, plus the rounding, the pollers and the lag of the
+ * renewal estimate (docs/BENCHMARKS.md). Each look is the lease list alone, saved only when
+ * something must survive it (check-cycle.ts, mustSave).
  */
-export const ROUTINE_LOOKS_MS = [40_000, 80_000] as const;
+export const ROUTINE_LOOKS_MS = [32_000, 64_000, 96_000] as const;
 
 export interface ClusterReport {
   readonly cluster: string;
@@ -150,6 +160,12 @@ export class InvocationRunner {
     string,
     { readonly key: string; readonly watched: Watched }
   >();
+
+  /**
+   * Per cluster, the start of the latest scheduled run in this container that asked for its
+   * routine looks and had them accepted: the looks of earlier runs are superseded.
+   */
+  private readonly lookingSince = new Map<string, number>();
 
   constructor(private readonly deps: InvocationDeps) {
     this.watched = new Map(deps.settings.clusters.map((c) => [c.name, this.build(c)]));
@@ -197,6 +213,7 @@ export class InvocationRunner {
   ) {
     const { settings } = this.deps;
     const wanted = event?.cluster;
+    if (this.supersededLook(event)) return { clusters: [] };
     const clusters = await this.clustersFor(wanted);
     if (clusters.length === 0 && this.deps.directory !== undefined) {
       // Discovered clusters come and go: one deleted since the event was sent is not an error.
@@ -241,6 +258,25 @@ export class InvocationRunner {
       );
     }
     return { clusters: reports };
+  }
+
+  /**
+   * A routine look whose cluster a later scheduled run has read since, and asked for looks of its
+   * own (ROUTINE_LOOKS_MS): it would read what that run's looks read, so it reads nothing. A
+   * container that did not see that run (a cold one) looks, as it would without the mark.
+   */
+  private supersededLook(event: InvocationEvent | null | undefined): boolean {
+    const asked = event?.look?.run;
+    const cluster = event?.cluster;
+    if (asked === undefined || cluster === undefined) return false;
+    const since = this.lookingSince.get(cluster);
+    if (since === undefined || since <= asked) return false;
+    this.deps.logger.info('look not needed: a later scheduled run looked and asked for its own', {
+      cluster,
+      run: asked,
+      later: since,
+    });
+    return true;
   }
 
   private watchedOf(cluster: ClusterSettings): Watched {
@@ -318,7 +354,10 @@ export class InvocationRunner {
       return;
     }
     try {
-      await looks.scheduleLooks(cluster, at);
+      await looks.scheduleLooks(cluster, at, started);
+      if (started > (this.lookingSince.get(cluster) ?? Number.NEGATIVE_INFINITY)) {
+        this.lookingSince.set(cluster, started);
+      }
     } catch (error) {
       logger.error('could not ask for another look; the next scheduled check looks instead', {
         cluster,

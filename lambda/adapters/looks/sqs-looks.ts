@@ -4,7 +4,9 @@
  * bills a batch as one request per 64 KB), delayed by whole seconds (SQS
  * allows 0–900 s per message), on the queue whose event source mapping invokes the function. The
  * body is the event of that invocation: `{ "cluster": "prod", "look": { "suspects": ["node-a", ...] } }`
- * (the suspects' names, at most MAX_NAMED; they are for the logs: a re-check reads the lease list).
+ * (the suspects' names, at most MAX_NAMED; they are for the logs: a re-check reads the lease list);
+ * a routine look names none and carries the start of the scheduled run that asked for it
+ * (`"run": <epoch ms>`: a later run supersedes it, use-cases/invocation.ts).
  *
  * The client is built by the composition root and passed in (tests point it at a local endpoint).
  */
@@ -58,9 +60,14 @@ export class SqsLooks implements Looks {
     }
   }
 
-  async scheduleLooks(cluster: string, at: readonly number[], signal?: AbortSignal): Promise<void> {
+  async scheduleLooks(
+    cluster: string,
+    at: readonly number[],
+    run: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { client, queueUrl } = this.options;
-    const body = JSON.stringify({ cluster, look: { suspects: [] } });
+    const body = JSON.stringify({ cluster, look: { suspects: [], run } });
     for (let first = 0; first < at.length; first += MAX_BATCH) {
       const entries = at.slice(first, first + MAX_BATCH).map((when, i) => ({
         Id: `look-${first + i}`,

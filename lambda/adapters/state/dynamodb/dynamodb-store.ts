@@ -240,8 +240,9 @@ export class DynamoDbStateStore implements StateStore {
   keepUnsaved(cluster: string, version: number, observations: Observations): void {
     const known = this.#known.get(cluster);
     if (known === undefined || known.version !== version) return;
-    const kept = new Map(observations);
-    this.#known.remember(cluster, { ...known, observations: kept, handle: kept });
+    // Kept as handed in (the look is over: nothing changes them), not copied: at 100,000 leases a
+    // copy would be ~20 MB more at the end of every look.
+    this.#known.remember(cluster, { ...known, observations, handle: observations });
   }
 
   /**
