@@ -61,6 +61,7 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
     },
     store: {
       load: async () => records,
+      loadOne: async (name) => records.find((r) => r.name === name),
       save: async (changed) => {
         writes += changed.length;
         const names = new Set(changed.map((r) => r.name));

@@ -28,6 +28,8 @@ export interface DiscoveredRecord {
 export interface DiscoveryStore {
   /** Every remembered cluster. */
   load(signal?: AbortSignal): Promise<readonly DiscoveredRecord[]>;
+  /** One remembered cluster, by name (undefined: none), without reading the others. */
+  loadOne(name: string, signal?: AbortSignal): Promise<DiscoveredRecord | undefined>;
   /** Writes these records (only what changed: one small item each). */
   save(records: readonly DiscoveredRecord[], signal?: AbortSignal): Promise<void>;
 }

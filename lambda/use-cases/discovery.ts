@@ -125,7 +125,7 @@ export async function deletedSinceDiscovery(
   ]);
   let record: DiscoveredRecord | undefined;
   try {
-    record = (await deps.store.load(bounded)).find((r) => r.name === name);
+    record = await deps.store.loadOne(name, bounded);
     const auth = record?.settings.auth;
     if (record === undefined || auth?.mode !== 'eks') return false;
     if (record.state !== 'watched') return true;

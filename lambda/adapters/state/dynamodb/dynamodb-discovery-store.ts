@@ -1,7 +1,8 @@
 /**
  * The clusters discovery found, kept in the state table beside the clusters' state: one small item
  * per cluster in one partition (`pk = discovery`, `sk = cluster#<name>`), the record as JSON in
- * `record`. Read with one Query of the partition (paged past 1 MB); written with BatchWriteItem,
+ * `record`. Read with one Query of the partition (paged past 1 MB), or one GetItem for one
+ * cluster; written with BatchWriteItem,
  * only the records that changed (the grants the state store already has). A cluster no longer
  * watched (deleted, dropped) keeps its item for 30 days (the table's TTL attribute `expiresAt`),
  * so that it is announced once, not at every run.
@@ -35,6 +36,13 @@ export class DynamoDbDiscoveryStore implements DiscoveryStore {
   async load(signal?: AbortSignal): Promise<readonly DiscoveredRecord[]> {
     const items = await this.#table.query(PARTITION, PREFIX, signal);
     return items.map((item) => JSON.parse(stringOf(item, 'record')) as DiscoveredRecord);
+  }
+
+  async loadOne(name: string, signal?: AbortSignal): Promise<DiscoveredRecord | undefined> {
+    const item = await this.#table.item(PARTITION, `${PREFIX}${name}`, signal);
+    return item === undefined
+      ? undefined
+      : (JSON.parse(stringOf(item, 'record')) as DiscoveredRecord);
   }
 
   async save(records: readonly DiscoveredRecord[], signal?: AbortSignal): Promise<void> {

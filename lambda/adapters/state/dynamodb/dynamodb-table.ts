@@ -46,11 +46,16 @@ export class StateTable {
   ) {}
 
   /** The head item of a partition (strongly consistent), or undefined. */
-  async head(pk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
+  head(pk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
+    return this.item(pk, 'head', signal);
+  }
+
+  /** One item (strongly consistent), or undefined. */
+  async item(pk: string, sk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
     const output = await this.client.send(
       new GetItemCommand({
         TableName: this.name,
-        Key: { pk: { S: pk }, sk: { S: 'head' } },
+        Key: { pk: { S: pk }, sk: { S: sk } },
         ConsistentRead: true,
         ReturnConsumedCapacity: 'TOTAL',
       }),
