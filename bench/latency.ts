@@ -2,8 +2,8 @@
  * Detection latency, in failure-detector terms: detection time (from a node's last lease renewal
  * to SNS accepting the FIRING that names it: p50/p95/max) and mistakes (FIRING/STORM naming no
  * dead node, any WATCHDOG), on the default deployment: a 1-minute EventBridge Scheduler schedule,
- * grace 50 s, the watchdog's own looks (re-checks of suspects, routine looks 40 and 80 s after
- * each run) delivered as SQS and Lambda deliver them (whole-second delays, then the event source
+ * grace 50 s, the watchdog's own looks (re-checks of suspects, routine looks 32, 64 and 96 s after
+ * each run, those after the next run superseded) delivered as SQS and Lambda deliver them (whole-second delays, then the event source
  * mapping's pollers). Real parts (the simulated cluster over HTTPS, DynamoDB through dynalite, the
  * local SNS endpoint, the real handler) on one simulated clock; the cost of each check is not
  * counted in the latency (bench/run.ts measures it). A second table says where each row's time
@@ -80,7 +80,7 @@ for (const line of [...latencies, ...parts]) process.stdout.write(`${line}\n`);
 await writeSection([
   `## Detection latency (${new Date().toISOString().slice(0, 10)})`,
   '',
-  "Detection time: from a node's last lease renewal (on the true clock) to SNS accepting the FIRING that names it; mistakes: FIRING or STORM naming no dead node, or any WATCHDOG. The default deployment: a 1-minute schedule, grace 50 s, the watchdog's own looks (a suspect re-checked at its deadline, routine looks 40 and 80 s after each run) delivered with SQS's whole-second delays and then by the event source mapping's pollers, modelled as 0-2 s (Lambda polls the queue, https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html, and by default invokes without a batching window, `MaximumBatchingWindowInSeconds` 0, https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html; AWS states no bound on the pollers' delay). 40 nodes; each death at a random moment; a cold container (empty caches) takes over at a random moment between a death and its grace in its row. Simulated time on real parts (`bench/latency.ts`, `npm run bench:latency`). Goal: p95 ≤ 55 s, max ≤ 60 s, no mistakes.",
+  "Detection time: from a node's last lease renewal (on the true clock) to SNS accepting the FIRING that names it; mistakes: FIRING or STORM naming no dead node, or any WATCHDOG. The default deployment: a 1-minute schedule, grace 50 s, the watchdog's own looks (a suspect re-checked at its deadline, routine looks 32, 64 and 96 s after each run, those after the next run superseded by it) delivered with SQS's whole-second delays and then by the event source mapping's pollers, modelled as 0-2 s (Lambda polls the queue, https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html, and by default invokes without a batching window, `MaximumBatchingWindowInSeconds` 0, https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html; AWS states no bound on the pollers' delay). 40 nodes; each death at a random moment; a cold container (empty caches) takes over at a random moment between a death and its grace in its row. Simulated time on real parts (`bench/latency.ts`, `npm run bench:latency`). Goal: p95 ≤ 55 s, max ≤ 60 s, no mistakes.",
   '',
   '| row | deaths | min | p50 | p95 | max | mistakes (false FIRING/STORM, WATCHDOG) |',
   '|---|---:|---:|---:|---:|---:|---:|',

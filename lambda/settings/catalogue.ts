@@ -198,7 +198,7 @@ export const fastMode = setting({
   places: ['file', 'lambda'],
   shownDefault: '`{"checksPerInvocation":1,"intervalSeconds":10}`',
   meaning:
-    'deprecated, no longer needed: the default deployment re-checks suspects at their deadline (SQS) and pages a dead node 50-61 s after its last renewal ([measured](docs/BENCHMARKS.md)). Still honoured: `{"checksPerInvocation":6,"intervalSeconds":10}` makes each scheduled run ask for five more looks 10 s apart (SQS message timers, one invocation each: nothing is billed while waiting), besides the routine looks',
+    'deprecated, no longer needed: the default deployment re-checks suspects at their deadline (SQS) and pages a dead node 50-60 s after its last renewal ([measured](docs/BENCHMARKS.md)). Still honoured: `{"checksPerInvocation":6,"intervalSeconds":10}` makes each scheduled run ask for five more looks 10 s apart (SQS message timers, one invocation each: nothing is billed while waiting), besides the routine looks',
   schema: strictObject(
     {
       checksPerInvocation: wholeNumber(1, 60).default(DEFAULTS.fastMode.checksPerInvocation),
