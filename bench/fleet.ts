@@ -213,7 +213,7 @@ function reportOf(
     `| deaths paged | ${paged.length} of ${victims.length} | all |`,
     `| detection (last renewal → FIRING): min / p50 / p95 / max | ${fmt(Math.min(...paged))} / ${fmt(percentile(paged, 50))} / ${fmt(p95)} / ${fmt(Math.max(...paged))} | p95 ≤ ${GOAL_P95_S} s: ${p95 <= GOAL_P95_S ? '**met**' : '**missed**'} |`,
     `| dispatched checks per cluster (min / max) | ${Math.min(...checks)} / ${Math.max(...checks)} | ${MINUTES} each: none starved |`,
-    `| looks per cluster (min / max) | ${Math.min(...lookCounts)} / ${Math.max(...lookCounts)} | two a dispatched check |`,
+    `| looks that read the cluster, per cluster (min / max) | ${Math.min(...lookCounts)} / ${Math.max(...lookCounts)} | one to three a dispatched check (three asked; those after the next check read nothing) |`,
     `| the stopped cluster named by a NOTICE | ${notices.length > 0 ? `${((notices[0]?.receivedAt ?? 0) - facts.start - 2 * MINUTE) / 1000} s after its checks stopped` : 'no'} | ≤ 600 s |`,
     `| invocations per cluster-minute (checks + looks + the dispatcher's share) | ${(invocations / clusterMinutes).toFixed(2)} | |`,
     `| DynamoDB per cluster-month: write units / read units / requests | ${perMonth(units.write)} / ${perMonth(units.read)} / ${perMonth(units.requests)} | |`,
