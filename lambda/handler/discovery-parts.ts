@@ -48,14 +48,6 @@ export function discoveryParts(
     clock,
   });
   const stored = new StoredClusterDirectory(store, clock);
-  const seen = new Map<string, ClusterSettings>();
-  const directory: ClusterDirectory = {
-    discovered: async () => {
-      const clusters = await stored.discovered();
-      for (const cluster of clusters) seen.set(cluster.name, cluster);
-      return clusters;
-    },
-  };
   const roleCredentials = (roleArn: string, region: string) =>
     awsCredentials.forCluster({ auth: { mode: 'eks', clusterName: '-', region, roleArn } });
   const eks = (region: string, roleArn?: string) =>
@@ -78,8 +70,8 @@ export function discoveryParts(
   // builds.
   const useCase = () => import('../use-cases/discovery.js');
   return {
-    directory,
-    settingsOf: (name) => seen.get(name),
+    directory: stored,
+    settingsOf: (name) => stored.settingsOf(name),
     run: async (notifier, signal) => {
       const { runDiscovery } = await useCase();
       const report = await runDiscovery(deps(notifier), signal).finally(() => stored.forget());

@@ -10,6 +10,8 @@ import type { ClusterSettings } from '../../settings/index.js';
 export const DIRECTORY_TTL_MS = 60_000;
 
 export class StoredClusterDirectory implements ClusterDirectory {
+  /** Each cluster's settings as last read, kept past `forget` (what the notifiers name it by). */
+  readonly #known = new Map<string, ClusterSettings>();
   #read:
     | { readonly at: number; readonly clusters: Promise<readonly ClusterSettings[]> }
     | undefined;
@@ -23,9 +25,11 @@ export class StoredClusterDirectory implements ClusterDirectory {
   discovered(): Promise<readonly ClusterSettings[]> {
     const now = this.clock();
     if (this.#read === undefined || now - this.#read.at >= this.ttlMs) {
-      const clusters = this.store
-        .load()
-        .then((records) => records.filter((r) => r.state === 'watched').map((r) => r.settings));
+      const clusters = this.store.load().then((records) => {
+        const watched = records.filter((r) => r.state === 'watched').map((r) => r.settings);
+        for (const cluster of watched) this.#known.set(cluster.name, cluster);
+        return watched;
+      });
       // A failed read is not kept: the next call reads again.
       clusters.catch(() => {
         this.#read = undefined;
@@ -33,6 +37,11 @@ export class StoredClusterDirectory implements ClusterDirectory {
       this.#read = { at: now, clusters };
     }
     return this.#read.clusters;
+  }
+
+  /** A discovered cluster's settings, as last read (undefined: never read in this container). */
+  settingsOf(name: string): ClusterSettings | undefined {
+    return this.#known.get(name);
   }
 
   /** Forgets what was read (after discovery changed the stored set in this container). */
