@@ -93,8 +93,8 @@ const packagesOnUse: Plugin = {
     bundle.onResolve({ filter }, ({ path, namespace }) =>
       namespace === 'on-use' ? undefined : { path, namespace: 'on-use' },
     );
-    bundle.onLoad({ filter: /.*/, namespace: 'on-use' }, async ({ path }) => ({
-      contents: standIn(Object.keys(await import(path)), `require(${JSON.stringify(path)})`),
+    bundle.onLoad({ filter: /.*/, namespace: 'on-use' }, ({ path }) => ({
+      contents: lazyStandIn(`require(${JSON.stringify(path)})`),
       loader: 'js',
       resolveDir: ROOT,
     }));
