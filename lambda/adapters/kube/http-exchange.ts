@@ -82,6 +82,17 @@ export interface ExchangeResponse {
 }
 
 /**
+ * Loads Node's TLS now, ahead of the first connection: loading `node:tls` starts reading the root
+ * certificates (Node's bundled ones and NODE_EXTRA_CA_CERTS) on another thread, and the first
+ * secure context waits for that thread even when the kubeconfig gives its own CA (Node builds its
+ * root store before adding a CA). Called before the kubeconfig is read, the thread runs meanwhile
+ * (docs/BENCHMARKS.md). The trust of each connection is unchanged: the kubeconfig's CA alone.
+ */
+export function loadTlsEarly(): void {
+  process.getBuiltinModule('node:tls');
+}
+
+/**
  * Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one, reads
  * certificate and token files, refreshes OIDC tokens: all client-node's `applyToHTTPSOptions`),
  * and a keep-alive connection pool of our own that carries them.
