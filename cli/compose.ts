@@ -5,6 +5,7 @@
  * nothing themselves. Only what `check` needs is imported here: the command's start is its cost.
  */
 
+import { loadTlsEarly } from '../lambda/adapters/kube/http-exchange.js';
 import {
   KubeClusterReader,
   type NodeCache,
@@ -55,6 +56,7 @@ export function readerFor(
   nodeCache?: NodeCache,
 ): { reader: KubeClusterReader; kubeConfig: KubeConfigView } {
   refuseInsecureEnvironment(options, io);
+  loadTlsEarly();
   const kubeConfig = loadKubeConfig({
     path: options.kubeconfig,
     context: options.context,

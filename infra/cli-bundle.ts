@@ -27,6 +27,32 @@ function standIn(names: readonly string[], load: string): string {
 }
 
 /**
+ * A CommonJS module that reads every export from `load`'s module at its use, and has no own
+ * exports. esbuild imports a CommonJS module into an ESM one through `__toESM`, which makes an
+ * object inheriting from the module's prototype and copies each own export onto it: ~30 such
+ * imports of Node's modules copying ~100 getters each were ~5 ms of every command's start. With
+ * nothing to copy, each import is one object whose prototype (a Proxy) reads the builtin's
+ * export when it is used, as the getters did. `__esModule` is answered without loading the
+ * module (`__toESM` asks it of importers not in Node's mode).
+ */
+function lazyStandIn(load: string): string {
+  return [
+    'let loaded;',
+    `const builtin = () => (loaded ??= ${load});`,
+    'const exported = new Proxy(Object.create(null), {',
+    '  get: (_, name) => builtin()[name],',
+    '  has: (_, name) => name in builtin(),',
+    '});',
+    'module.exports = new Proxy({}, {',
+    "  get: (_, name) => (name === '__esModule' ? undefined : builtin()[name]),",
+    '  has: (_, name) => name in builtin(),',
+    '  ownKeys: () => [],',
+    '  getPrototypeOf: () => exported,',
+    '});',
+  ].join('\n');
+}
+
+/**
  * Node's own modules taken with `process.getBuiltinModule`, not `import`: an ESM import of a
  * builtin makes Node read every export of it once, and their getters load and compile modules
  * nothing here uses (`node:fs`: fs/promises, readline and the REPL's history; `node:util`:
@@ -36,16 +62,23 @@ function standIn(names: readonly string[], load: string): string {
 const builtinsOnUse: Plugin = {
   name: 'builtins-on-use',
   setup(bundle) {
-    bundle.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, namespace: 'builtin' }));
+    // A dynamic import's entry re-exports the builtin (`export *`), which needs its exports as
+    // own properties; every other import takes the stand-in with none (lazyStandIn).
+    bundle.onResolve({ filter: /^node:/ }, ({ path, namespace }) => ({
+      path,
+      namespace: namespace === 'lazy-entry' ? 'builtin' : 'builtin-proxy',
+    }));
     bundle.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({
-      contents: standIn(
-        Object.keys(process.getBuiltinModule(path) as object),
-        `process.getBuiltinModule(${JSON.stringify(path)})`,
-      ),
+      contents: standIn(Object.keys(process.getBuiltinModule(path) as object), loadOf(path)),
+      loader: 'js',
+    }));
+    bundle.onLoad({ filter: /.*/, namespace: 'builtin-proxy' }, ({ path }) => ({
+      contents: lazyStandIn(loadOf(path)),
       loader: 'js',
     }));
   },
 };
+const loadOf = (path: string): string => `process.getBuiltinModule(${JSON.stringify(path)})`;
 
 /**
  * Packages bundled but run only when first used: js-yaml reads a kubeconfig only when it is not
@@ -60,8 +93,8 @@ const packagesOnUse: Plugin = {
     bundle.onResolve({ filter }, ({ path, namespace }) =>
       namespace === 'on-use' ? undefined : { path, namespace: 'on-use' },
     );
-    bundle.onLoad({ filter: /.*/, namespace: 'on-use' }, async ({ path }) => ({
-      contents: standIn(Object.keys(await import(path)), `require(${JSON.stringify(path)})`),
+    bundle.onLoad({ filter: /.*/, namespace: 'on-use' }, ({ path }) => ({
+      contents: lazyStandIn(`require(${JSON.stringify(path)})`),
       loader: 'js',
       resolveDir: ROOT,
     }));

@@ -11,6 +11,7 @@
 
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { finished } from 'node:stream';
 import { brotliDecompressSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { GzipInflater } from './gzip-inflater.js';
@@ -78,6 +79,17 @@ export interface ExchangeResponse {
   readonly body: Buffer;
   /** Bytes of the body, decompressed. */
   readonly bytes: number;
+}
+
+/**
+ * Loads Node's TLS now, ahead of the first connection: loading `node:tls` starts reading the root
+ * certificates (Node's bundled ones and NODE_EXTRA_CA_CERTS) on another thread, and the first
+ * secure context waits for that thread even when the kubeconfig gives its own CA (Node builds its
+ * root store before adding a CA). Called before the kubeconfig is read, the thread runs meanwhile
+ * (docs/BENCHMARKS.md). The trust of each connection is unchanged: the kubeconfig's CA alone.
+ */
+export function loadTlsEarly(): void {
+  process.getBuiltinModule('node:tls');
 }
 
 /**
@@ -281,13 +293,7 @@ async function boundedBody(
     }
     const declared = Number(headerOf(headers, 'content-length'));
     if (declared > cap) throw tooLarge();
-    const chunks: Buffer[] = [];
-    let received = 0;
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      received += chunk.byteLength;
-      if (received > cap) throw tooLarge();
-      chunks.push(chunk);
-    }
+    const { chunks, received } = await chunksOf(response, cap, tooLarge);
     // Aborted between two chunks: the stream may have ended quietly; the body is not whole.
     request.signal.throwIfAborted();
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
@@ -309,6 +315,34 @@ async function boundedBody(
     // Given up early (over the cap, aborted): close the stream, and with it the connection.
     if (!response.readableEnded) response.on('error', () => undefined).destroy();
   }
+}
+
+/**
+ * The body's chunks as they arrive, given up as soon as they are over `cap`; it fails as
+ * `for await` over the response would (its error, or ERR_STREAM_PREMATURE_CLOSE when it closes
+ * before its end). Listeners, not an async iterator: the iterator's machinery is compiled on
+ * first use, a few milliseconds of every command's first answer.
+ */
+function chunksOf(
+  response: IncomingMessage,
+  cap: number,
+  tooLarge: () => Error,
+): Promise<{ chunks: Buffer[]; received: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.byteLength;
+      if (received <= cap) {
+        chunks.push(chunk);
+        return;
+      }
+      response.off('data', onData);
+      reject(tooLarge());
+    };
+    response.on('data', onData);
+    finished(response, (error) => (error ? reject(error) : resolve({ chunks, received })));
+  });
 }
 
 /** `options` without its undefined entries (an undefined `ca` must not replace the default). */

@@ -344,6 +344,8 @@ export class ApiSession {
           },
           inflater,
         );
+        // The answer is in: the next request in turn goes out while this one is parsed.
+        release();
         const { status, bytes, body: raw } = response;
         if (status === 404 && options.missingIsNull)
           return { body: undefined, raw, date: undefined, bytes };
