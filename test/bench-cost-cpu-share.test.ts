@@ -25,6 +25,7 @@ const CHECK: PerCheck = {
   nodes: 5000,
   steadySeconds: 0.5,
   steadyCpuSeconds: 1,
+  floorCpuSeconds: 1,
   relistSeconds: 0.5,
   relistCpuSeconds: 1,
   secondsSource: '',

@@ -40,6 +40,11 @@ export interface PerCheck {
   steadySeconds: number;
   /** The same steady check's own CPU, BENCHMARKS.md: what Lambda bills (monthly.ts). */
   steadyCpuSeconds: number;
+  /**
+   * `JSON.parse` of the same relist's pages alone, its CPU, BENCHMARKS.md: the measuring host's
+   * speed at the time, which moves every CPU figure here (not billed).
+   */
+  floorCpuSeconds: number;
   secondsSource: string;
   /**
    * A look's cost as a fraction of a steady check's: the ratio of a look's to a scheduled check's

@@ -270,7 +270,12 @@ duration priced above, not this machine's wall time. A CPU-second then costs the
 memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the time): the ${memoryMbFor(100_000).toLocaleString('en')} MB that
 \`largestClusterNodes\` sizes a 100,000-node function to does not change the compute line.
 The billed time is a lower bound: waiting for the API server is not in it (the simulated
-server here shares the cores and cannot stand in for an EKS control plane's).`;
+server here shares the cores and cannot stand in for an EKS control plane's).
+
+Every CPU figure is this shared host's at the time BENCHMARKS.md's check table was taken, and the
+host's speed changes by the hour: there, \`JSON.parse\` of the ${nodesLabel(big)}-node relist's pages alone took
+${big.floorCpuSeconds.toFixed(2)} s of CPU. Compare that floor between two runs before comparing their Lambda compute lines:
+the same code is billed in proportion to it.`;
 }
 
 /**
