@@ -99,8 +99,9 @@ export interface LookRequest {
  * After each scheduled run, the watchdog asks for looks of its own this long after the run's start,
  * in one request (`scheduleLooks`). EventBridge Scheduler fires `rate(1 minute)` anywhere in its
  * minute (runs ~1 to ~119 s apart), so detection must not wait for it: with looks 32, 64 and 96 s
- * after each run, no two reads are more than 32 s apart whatever the runs' jitter (a run at most
- * 119 s after the last one comes at most 23 s after its +96 look). A routine look is superseded
+ * after each run, no two reads are asked for more than 32 s apart whatever the runs' jitter (a run
+ * at most 119 s after the last one comes at most 23 s after its +96 look; SQS and its pollers add
+ * up to 3 s). A routine look is superseded
  * once a later scheduled run of its cluster has read it and asked for looks of its own (in this
  * container: `supersededLook`): it reads nothing. So on a punctual schedule the +64 and +96 looks
  * of a run come after the next run and read nothing: two reads a minute, 30 s apart (looks 40 and
