@@ -180,8 +180,13 @@ describe('looks between scheduled runs', () => {
       h.target().server.resetStats();
       const units = countUnits(lambda.dynamodb);
       const logged = lambda.logger.entries.length;
-      await look(lambda, [], first);
+      const skipped = await look(lambda, [], first);
       assert.equal(reads(), 0, 'the first run’s +64 look, after the next run: no read');
+      assert.deepEqual(
+        skipped.batchItemFailures ?? [],
+        [],
+        'and SQS deletes it (not delivered again)',
+      );
       assert.deepEqual(units, { read: 0, write: 0 }, 'nor of the state');
       assert.deepEqual(
         lambda.logger.entries.slice(logged).map((e) => e.message),
