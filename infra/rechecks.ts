@@ -1,7 +1,7 @@
 /**
  * The watchdog's own looks: an SQS queue (`RecheckQueue`) on which the function sends itself
  * delayed messages (a suspect's re-check at its deadline, routine looks 32, 64 and 96 s after each
- * scheduled run: lambda/use-cases/invocation.ts), an event source mapping that invokes the function with them
+ * scheduled run: lambda/use-cases/look-requests.ts), an event source mapping that invokes the function with them
  * (small batches, `ReportBatchItemFailures`), and a dead-letter queue (`RecheckDeadLetterQueue`)
  * for a look that failed `MAX_RECEIVES` times. The function may send to the queue, nothing more.
  * When no look reaches the function for a while (the queue refuses SendMessage, the mapping is

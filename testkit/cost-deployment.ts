@@ -4,7 +4,7 @@
  * quantities `npm run bench:cost` multiplies by what it measures and by the price list.
  */
 import { DEFAULTS } from '../lambda/settings/index.js';
-import { ROUTINE_LOOKS_MS } from '../lambda/use-cases/invocation.js';
+import { ROUTINE_LOOKS_MS } from '../lambda/use-cases/look-requests.js';
 import { SCHEDULE_MS } from './watchdog-harness.js';
 
 export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedule
@@ -12,7 +12,7 @@ export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedul
  * Each scheduled run asks (through SQS) for routine looks (ROUTINE_LOOKS_MS), each an invocation
  * of its own. On the punctual schedule priced here, the looks due before the next run read the
  * cluster (LOOKS_PER_RUN: the one 32 s after it); the others come after the next run, which
- * supersedes them (use-cases/invocation.ts): an invocation that reads nothing. With the
+ * supersedes them (use-cases/look-requests.ts): an invocation that reads nothing. With the
  * Scheduler's jitter (runs anywhere in their minute) about 1.37 of the three read on average.
  */
 export const LOOKS_ASKED_PER_RUN = ROUTINE_LOOKS_MS.length;

@@ -7,7 +7,7 @@ import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/emf-metrics.j
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { memoryMbFor } from '../../lambda/settings/function-memory.js';
 import { DEFAULTS } from '../../lambda/settings/index.js';
-import { ROUTINE_LOOKS_MS } from '../../lambda/use-cases/invocation.js';
+import { ROUTINE_LOOKS_MS } from '../../lambda/use-cases/look-requests.js';
 import {
   EMF_BYTES_PER_RECORD,
   GOALS,
@@ -191,7 +191,7 @@ function intro(): string {
 
 Cost of **one cluster** per month at the default settings: a scheduled run every minute
 (${RUNS_PER_MONTH.toLocaleString('en')} in 30 days), each asking through SQS (one \`SendMessageBatch\`) for ${LOOKS_ASKED_PER_RUN} routine looks,
-${ROUTINE_LOOKS_MS.map((ms) => ms / 1000).join(', ')} s after it (\`ROUTINE_LOOKS_MS\` in lambda/use-cases/invocation.ts). On a punctual schedule ${LOOKS_PER_RUN === 1 ? 'the first reads' : `the first ${LOOKS_PER_RUN} read`}:
+${ROUTINE_LOOKS_MS.map((ms) => ms / 1000).join(', ')} s after it (\`ROUTINE_LOOKS_MS\` in lambda/use-cases/look-requests.ts). On a punctual schedule ${LOOKS_PER_RUN === 1 ? 'the first reads' : `the first ${LOOKS_PER_RUN} read`}:
 ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
 invocation that lists the Leases alone (and GETs a node that may page), and saves and logs in
 full only what changed. The others come after the next run, which supersedes them:

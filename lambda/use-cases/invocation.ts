@@ -32,6 +32,7 @@ import { policiesOf } from '../settings/policies.js';
 import { type CycleOutcome, runCheckCycle } from './check-cycle.js';
 import { alertingCount, reportCheck } from './check-report.js';
 import { isDispatched } from './dispatch.js';
+import { LookRequests } from './look-requests.js';
 
 export interface InvocationDeps {
   readonly settings: WatchdogSettings;
@@ -56,7 +57,7 @@ export interface InvocationDeps {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
    * Where the watchdog asks for looks of its own: a suspect's re-check, and the routine looks
-   * between scheduled runs (ROUTINE_LOOKS_MS). None: it looks only when invoked.
+   * between scheduled runs (look-requests.ts). None: it looks only when invoked.
    */
   readonly looks?: Looks | undefined;
   /** The paging tools (PagerDuty, Opsgenie) that get on-call events; none when empty or absent. */
@@ -90,35 +91,10 @@ export interface LookRequest {
   readonly suspects: readonly string[];
   /**
    * A routine look: the start of the scheduled run that asked for it. A later run of the same
-   * cluster that this container saw ask for its own looks supersedes it (ROUTINE_LOOKS_MS).
+   * cluster that this container saw ask for its own looks supersedes it (look-requests.ts).
    */
   readonly run?: number | undefined;
 }
-
-/**
- * After each scheduled run, the watchdog asks for looks of its own this long after the run's start,
- * in one request (`scheduleLooks`). EventBridge Scheduler fires `rate(1 minute)` anywhere in its
- * minute (runs ~1 to ~119 s apart), so detection must not wait for it: with looks 32, 64 and 96 s
- * after each run, no two reads are asked for more than 32 s apart whatever the runs' jitter (a run
- * at most 119 s after the last one comes at most 23 s after its +96 look; SQS and its pollers add
- * up to 3 s). A routine look is superseded
- * once a later scheduled run of its cluster has read it and asked for looks of its own (in this
- * container: `supersededLook`): it reads nothing. So on a punctual schedule the +64 and +96 looks
- * of a run come after the next run and read nothing: two reads a minute, 30 s apart (looks 40 and
- * 80 s after each run read three times a minute, up to 40 s apart).
- *
- * A suspect is found by the first look 12 s or more after its last renewal, and re-checked when its
- * silence reaches the grace period and at least 12 s after the first look that saw its renewTime
- * (core/renewal-clock.ts). That look comes at most 32 s after the renewal (plus SQS's whole-second
- * rounding and the pollers), remembered by a warm container even when it saved nothing
- * (StateStore.keepUnsaved): so the re-check lands at the grace. Only where a cold container took
- * over after such a look, within 10.4 s of the renewal (a later one saves it: check-cycle.ts,
- * mustSave), does it come 12 s after the cold container's own first look: at most
- * 10.4 + 32 + 12 ≈ 55 s after the last renewal, plus the rounding, the pollers and the lag of the
- * renewal estimate (docs/BENCHMARKS.md). Each look is the lease list alone, saved only when
- * something must survive it (check-cycle.ts, mustSave).
- */
-export const ROUTINE_LOOKS_MS = [32_000, 64_000, 96_000] as const;
 
 export interface ClusterReport {
   readonly cluster: string;
@@ -162,14 +138,12 @@ export class InvocationRunner {
     { readonly key: string; readonly watched: Watched }
   >();
 
-  /**
-   * Per cluster, the start of the latest scheduled run in this container that asked for its
-   * routine looks and had them accepted: the looks of earlier runs are superseded.
-   */
-  private readonly lookingSince = new Map<string, number>();
+  /** The looks this container asks for, and what it knows of them. */
+  private readonly lookRequests: LookRequests;
 
   constructor(private readonly deps: InvocationDeps) {
     this.watched = new Map(deps.settings.clusters.map((c) => [c.name, this.build(c)]));
+    this.lookRequests = new LookRequests(deps.looks, deps.settings.fastMode, deps.logger);
   }
 
   private build(cluster: ClusterSettings): Watched {
@@ -214,7 +188,9 @@ export class InvocationRunner {
   ) {
     const { settings } = this.deps;
     const wanted = event?.cluster;
-    if (this.supersededLook(event)) return { clusters: [] };
+    if (wanted !== undefined && this.lookRequests.superseded(wanted, event?.look?.run)) {
+      return { clusters: [] };
+    }
     const clusters = await this.clustersFor(wanted);
     if (clusters.length === 0 && this.deps.directory !== undefined) {
       // Discovered clusters come and go: one deleted since the event was sent is not an error.
@@ -259,25 +235,6 @@ export class InvocationRunner {
       );
     }
     return { clusters: reports };
-  }
-
-  /**
-   * A routine look whose cluster a later scheduled run has read since, and asked for looks of its
-   * own (ROUTINE_LOOKS_MS): it would read what that run's looks read, so it reads nothing. A
-   * container that did not see that run (a cold one) looks, as it would without the mark.
-   */
-  private supersededLook(event: InvocationEvent | null | undefined): boolean {
-    const asked = event?.look?.run;
-    const cluster = event?.cluster;
-    if (asked === undefined || cluster === undefined) return false;
-    const since = this.lookingSince.get(cluster);
-    if (since === undefined || since <= asked) return false;
-    this.deps.logger.info('look not needed: a later scheduled run looked and asked for its own', {
-      cluster,
-      run: asked,
-      later: since,
-    });
-    return true;
   }
 
   private watchedOf(cluster: ClusterSettings): Watched {
@@ -332,58 +289,8 @@ export class InvocationRunner {
         pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
       };
     }
-    if (!run.look) await this.routineLooks(cluster.name, started);
+    if (!run.look) await this.lookRequests.afterRun(cluster.name, started);
     return report;
-  }
-
-  /**
-   * The looks a scheduled run asks for: ROUTINE_LOOKS_MS after its start, and in fast mode its
-   * further checks (every `intervalSeconds` after the start), in one request when the port can.
-   */
-  private async routineLooks(cluster: string, started: number) {
-    const { looks, logger, settings } = this.deps;
-    if (looks === undefined) return;
-    const { checksPerInvocation, intervalSeconds } = settings.fastMode;
-    const fast = Array.from(
-      { length: checksPerInvocation - 1 },
-      (_, i) => (i + 1) * intervalSeconds * 1000,
-    );
-    const offsets = [...new Set([...fast, ...ROUTINE_LOOKS_MS])].sort((a, b) => a - b);
-    const at = offsets.map((after) => started + after);
-    if (looks.scheduleLooks === undefined) {
-      for (const when of at) await this.lookAgain(cluster, [], when);
-      return;
-    }
-    try {
-      await looks.scheduleLooks(cluster, at, started);
-      if (started > (this.lookingSince.get(cluster) ?? Number.NEGATIVE_INFINITY)) {
-        this.lookingSince.set(cluster, started);
-      }
-    } catch (error) {
-      logger.error('could not ask for another look; the next scheduled check looks instead', {
-        cluster,
-        looks: at.length,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-
-  /**
-   * Asks for a look at `at`. A request that is not accepted is logged, not fatal: the check itself
-   * succeeded, and the next scheduled run (or routine look) looks again, later.
-   */
-  private async lookAgain(cluster: string, leases: readonly string[], at: number) {
-    const { looks, logger } = this.deps;
-    if (looks === undefined) return;
-    try {
-      await looks.schedule(cluster, leases, at);
-    } catch (error) {
-      logger.error('could not ask for another look; the next scheduled check looks instead', {
-        cluster,
-        suspects: leases.length,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
   }
 
   /**
@@ -427,7 +334,7 @@ export class InvocationRunner {
     if (outcome.evaluation.recheck !== undefined) {
       const { at, leases } = outcome.evaluation.recheck;
       logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
-      await this.lookAgain(name, leases, at);
+      await this.lookRequests.recheck(name, leases, at);
     }
     // The dead-man's switch: a check counts as successful once its notifications are out too.
     if (outcome.pending.length === 0) await this.checkSucceeded(name, look, signal);

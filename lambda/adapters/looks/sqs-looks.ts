@@ -6,7 +6,7 @@
  * body is the event of that invocation: `{ "cluster": "prod", "look": { "suspects": ["node-a", ...] } }`
  * (the suspects' names, at most MAX_NAMED; they are for the logs: a re-check reads the lease list);
  * a routine look names none and carries the start of the scheduled run that asked for it
- * (`"run": <epoch ms>`: a later run supersedes it, use-cases/invocation.ts).
+ * (`"run": <epoch ms>`: a later run supersedes it, use-cases/look-requests.ts).
  *
  * The client is built by the composition root and passed in (tests point it at a local endpoint).
  */
