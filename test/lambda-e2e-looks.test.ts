@@ -61,6 +61,14 @@ async function recheckAskedAt(lambda: Container, lastRenewal: number): Promise<n
   return at;
 }
 
+/** `node` dies just after a renewal, once saved runs know its clock: its last renewal. */
+async function diesOnceKnown(h: Harness, lambda: Container, node: string): Promise<number> {
+  await learnClock(h, lambda, node);
+  const lastRenewal = nextRenewal(h, node);
+  h.target().sim.stopKubelet(node);
+  return lastRenewal;
+}
+
 /** A FIRING names `node` at most `seconds` after its last renewal. */
 function pagedWithin(h: Harness, node: string, lastRenewal: number, seconds: number): void {
   const firing = h.messages('FIRING').find((m) => m.message.includes(node));
@@ -250,10 +258,8 @@ describe('looks between scheduled runs', () => {
     try {
       const lambda = h.container();
       const victim = h.target().nodes[2] as string;
-      await learnClock(h, lambda, victim);
       // It renews once more, which no saved check sees, and dies.
-      const lastRenewal = nextRenewal(h, victim);
-      h.target().sim.stopKubelet(victim);
+      const lastRenewal = await diesOnceKnown(h, lambda, victim);
       const units = countUnits(lambda.dynamodb);
       h.clock.advance(11_500 - (h.clock.now() - lastRenewal));
       await look(lambda);
@@ -274,10 +280,8 @@ describe('looks between scheduled runs', () => {
     try {
       const warm = h.container();
       const victim = h.target().nodes[5] as string;
-      await learnClock(h, warm, victim);
       // Its last renewal is seen first by a look that saves nothing; a later look finds it suspect.
-      const lastRenewal = nextRenewal(h, victim);
-      h.target().sim.stopKubelet(victim);
+      const lastRenewal = await diesOnceKnown(h, warm, victim);
       h.clock.advance(2_000);
       await look(warm);
       h.clock.advance(lastRenewal + 25_000 - h.clock.now());
@@ -300,9 +304,7 @@ describe('looks between scheduled runs', () => {
       try {
         const lambda = h.container();
         const victim = h.target().nodes[3] as string;
-        await learnClock(h, lambda, victim);
-        const lastRenewal = nextRenewal(h, victim);
-        h.target().sim.stopKubelet(victim);
+        const lastRenewal = await diesOnceKnown(h, lambda, victim);
         // Its last renewal is seen first by a look that saves nothing...
         const units = countUnits(lambda.dynamodb);
         h.clock.advance(2_000);
