@@ -13,12 +13,22 @@ export const RUNS_PER_MONTH = 43_200; // 30 days of the default 1-minute schedul
  * of its own. On the punctual schedule priced here, the looks due before the next run read the
  * cluster (LOOKS_PER_RUN: the one 32 s after it); the others come after the next run, which
  * supersedes them (use-cases/look-requests.ts): an invocation that reads nothing. With the
- * Scheduler's jitter (runs anywhere in their minute) about 1.37 of the three read on average.
+ * Scheduler's jitter (runs anywhere in their minute) more read: JITTERED_READS_PER_RUN.
  */
 export const LOOKS_ASKED_PER_RUN = ROUTINE_LOOKS_MS.length;
 export const LOOKS_PER_RUN = ROUTINE_LOOKS_MS.filter((ms) => ms < SCHEDULE_MS).length;
 export const LOOKS_PER_MONTH = RUNS_PER_MONTH * LOOKS_PER_RUN;
 export const SUPERSEDED_PER_MONTH = RUNS_PER_MONTH * (LOOKS_ASKED_PER_RUN - LOOKS_PER_RUN);
+/**
+ * The routine looks of a run that read when runs land anywhere in their minute: each reads when
+ * the next run comes later than it, and the gap between two runs is then triangular over 0-2
+ * minutes (the sum of two uniform offsets), so P(gap > x) = 1 - x²/2m² up to a minute m, and
+ * (2m - x)²/2m² past it. About 1.37 of the three.
+ */
+export const JITTERED_READS_PER_RUN = ROUTINE_LOOKS_MS.reduce((sum, x) => {
+  const m = SCHEDULE_MS;
+  return sum + (x <= m ? 1 - x ** 2 / (2 * m ** 2) : (2 * m - x) ** 2 / (2 * m ** 2));
+}, 0);
 /** Whole Node lists a month: one per `nodeRefreshSeconds` (on a scheduled run or a look). */
 export const RELISTS_PER_MONTH =
   (RUNS_PER_MONTH * SCHEDULE_MS) / (DEFAULTS.nodeRefreshSeconds * 1000);

@@ -13,6 +13,7 @@ import {
   GOALS,
   IDLE_POLLERS,
   IDLE_RECEIVES_PER_MONTH,
+  JITTERED_READS_PER_RUN,
   LOG_ENVELOPE_BYTES,
   LOOKS_ASKED_PER_RUN,
   LOOKS_PER_MONTH,
@@ -196,7 +197,7 @@ ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
 invocation that lists the Leases alone (and GETs a node that may page), and saves and logs in
 full only what changed. The others come after the next run, which supersedes them:
 ${SUPERSEDED_PER_MONTH.toLocaleString('en')} invocations a month that read nothing and log one line. (With the Scheduler's
-jitter, runs anywhere in their minute, about 1.37 of the three read on average: the chance that the next run
+jitter, runs anywhere in their minute, about ${JITTERED_READS_PER_RUN.toFixed(2)} of the ${LOOKS_ASKED_PER_RUN} read on average: the chance that the next run
 comes later than each.) The function on **arm64 with 512 MB** (\`memoryMb\`, the stack's default),
 a healthy cluster in steady state (no alert, nothing published, no suspect re-check). One
 deployment that checks several clusters in one invocation shares the Lambda request and the
