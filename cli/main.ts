@@ -9,18 +9,16 @@ import {
 } from '../lambda/adapters/state/file/state-file-lock.js';
 import { evaluate } from '../lambda/core/evaluate.js';
 import { isClusterReadError, SilenceError, StateCorruptError } from '../lambda/ports/index.js';
-// What the commands run is imported here, not on demand (but for `config`, whose schemas are
-// large, and `watch`'s notifiers): esbuild makes a chunk of every set of modules the dynamic
-// imports share, and each chunk costs its resolution and linking at start. The AWS SDK and
-// client-node's KubeConfig still load only where they are used.
+// What `check` runs is imported here; `silence`, `watch` and `config` (whose schemas are large)
+// are imported when run, so a check neither loads nor compiles them. Each dynamic import is a
+// chunk of its own beside the command's (infra/cli-bundle.ts): one more file to resolve and link
+// for those commands. The AWS SDK and client-node's KubeConfig load only where they are used.
 import { type CommonOptions, parseCli, UsageError } from './args.js';
 import { composeCheck } from './compose.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { anyAlerting, renderSummary, renderTable, toJson } from './report.js';
 import { printableJson, sanitize } from './sanitize.js';
-import { silence } from './silence.js';
 import { version } from './version.js';
-import { watch } from './watch.js';
 import { toYaml } from './yaml.js';
 
 async function check(options: CommonOptions, io: Io): Promise<number> {
@@ -59,6 +57,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   }
   try {
     if (argv[0] === 'silence') {
+      const { silence } = await import('./silence.js');
       return await silence(argv.slice(1), io);
     }
     if (argv[0] === 'config') {
@@ -76,7 +75,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case 'check':
         return await check(command.options, io);
       case 'watch': {
-        const { composeWatch } = await import('./compose-watch.js');
+        const [{ composeWatch }, { watch }] = await Promise.all([
+          import('./compose-watch.js'),
+          import('./watch.js'),
+        ]);
         // One process per state file: a second one is refused (exit 2, one line).
         const { stateFile } = command.options;
         const lock = stateFile === undefined ? undefined : lockStateFile(stateFile);

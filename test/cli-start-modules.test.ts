@@ -65,6 +65,8 @@ const HEAVY: readonly [string, RegExp][] = [
   ["Node's internal undici", /^NativeModule internal\/deps\/undici/],
   // Only a compressed answer needs it: a small cluster's never is (the sim's, kube-apiserver's).
   ['node:zlib', /^NativeModule zlib$/],
+  // Only a kubeconfig kubectl did not write needs it: a file of its own (infra/cli-bundle.ts).
+  ['js-yaml', /\/dist\/cli-bundle\/js-yaml\.cjs$|\/node_modules\/js-yaml\//],
 ];
 
 /** The heavy modules the command `args` loads (and its exit code, to show it ran). */
@@ -207,6 +209,17 @@ describe('the command loads only what it needs', () => {
   it('check of an unreachable server loads none of them', async () => {
     const args = ['check', '--kubeconfig', unreachable, '--timeout', '5s'];
     assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 2, heavy: [] });
+  });
+
+  it('check of a kubeconfig kubectl did not write loads js-yaml from its own file, and works', async () => {
+    // The same kubeconfig as JSON (which YAML reads too): the reader of kubectl's YAML leaves it.
+    const json = join(sim.dir, 'kubeconfig.json');
+    const { load } = await import('js-yaml');
+    await writeFile(json, JSON.stringify(load(await readFile(sim.kubeconfig, 'utf8'))));
+    const args = ['check', '--kubeconfig', json];
+    assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 0, heavy: ['js-yaml'] });
+    const { files } = await ourFilesLoadedBy(sim.dir, args);
+    assert.ok(files.includes('dist/cli-bundle/js-yaml.cjs'), files.join(', '));
   });
 
   it('silence list of a state file loads none of them', async () => {
