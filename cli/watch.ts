@@ -7,7 +7,8 @@
  * confirm one (`evaluation.recheck.at`, core/renewal-clock.ts: never sooner than a second after
  * that check), and `watch` looks then — in-process, as the Lambda does through SQS — so a dead
  * node is paged at its deadline rather than at the next tick. A re-check does not move the ticks,
- * and does not count in `--checks`.
+ * and does not count in `--checks`: the one the last check asks for still comes before `watch`
+ * stops.
  */
 import { setTimeout } from 'node:timers/promises';
 import {
@@ -64,8 +65,15 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   // The next tick of the interval (the first check is at once), and a re-check asked for.
   let tick = io.now();
   let recheck: Recheck | undefined;
-  for (let i = 0; options.checks === undefined || i < options.checks; ) {
-    const early = recheck !== undefined && recheck.at < tick;
+  // After the last of `--checks`, the re-check it asked for still comes (it does not count): the
+  // second look a first sight was promised, a suspect's confirmation. That one look, then stop.
+  let closing = false;
+  for (let i = 0; ; ) {
+    if (options.checks !== undefined && i >= options.checks) {
+      if (recheck === undefined || closing) break;
+      closing = true;
+    }
+    const early = closing || (recheck !== undefined && recheck.at < tick);
     try {
       await sleepUntil(early ? (recheck as Recheck).at : tick, io);
     } catch {
@@ -85,7 +93,8 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       tick = io.now() + options.intervalSeconds * 1000;
     }
     recheck = nextRecheck(recheck, outcome, io.now());
-    const last = options.checks !== undefined && i === options.checks;
+    const last =
+      options.checks !== undefined && i === options.checks && (closing || recheck === undefined);
     status = report(outcome, options, io, previous, last);
     if (outcome.status !== 'busy') unsent = outcome.pending.length;
     for (const text of held.splice(0)) io.stdout(sanitizeLines(text));

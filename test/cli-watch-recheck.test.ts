@@ -169,6 +169,33 @@ describe('lease-watchdog watch: a node dead before it starts, its second look be
     // still comes (it was dropped, and the page waited for the next tick, 8 s late).
     assert.equal(pagedAt, confirmAt, `paged at ${pagedAt} (stdout: ${stdout})`);
   });
+  it('with --checks 1, the look its one check promised still comes and pages, then it stops', async () => {
+    const start = clock.now();
+    const confirmAt = start + suspectMs(LONG_LEASE_SECONDS);
+    let pagedAt: number | undefined;
+    const { code, stdout } = await runInProcess(
+      [
+        'watch',
+        '--kubeconfig',
+        sim.kubeconfig,
+        '--interval',
+        String(INTERVAL_SECONDS),
+        '--checks',
+        '1',
+      ],
+      {
+        clock: { now: clock.now, sleep: (ms, signal) => clock.sleep(ms, signal) },
+        onOutput: (stream, text) => {
+          if (stream === 'stdout' && /Subject: .*FIRING/.test(text)) pagedAt ??= clock.now();
+        },
+      },
+    );
+    assert.match(stdout, /expired on first sight: paged once a second look confirms the silence/);
+    assert.equal(pagedAt, confirmAt, `paged at ${pagedAt} (stdout: ${stdout})`);
+    assert.equal(code, 1, 'alerting');
+    // One look past the check, no more: the tick that would have followed is not waited for.
+    assert.equal(clock.now(), confirmAt);
+  });
 });
 
 describe('lease-watchdog watch as a process: SIGTERM stops it cleanly', () => {
