@@ -107,6 +107,14 @@ describe('lease-watchdog/infra, installed from the packed package into a CDK app
       readFileSync(join(asset, 'index.mjs')).equals(readFileSync(shipped)),
       'the asset is the shipped bundle',
     );
+    // ASCII alone: one character past it and V8 holds the whole text (which stays in the heap for
+    // the functions compiled on their first call) at two bytes a character.
+    for (const file of ['index.mjs', 'kube-auth.mjs']) {
+      const text = readFileSync(join(installed, 'dist', 'handler-bundle', file));
+      const at = text.findIndex((byte) => byte > 0x7f);
+      const around = text.subarray(Math.max(0, at - 60), at + 20).toString();
+      assert.equal(at, -1, `${file}: a byte past ASCII at ${at}: ${JSON.stringify(around)}`);
+    }
     const loaded = spawnSync(
       process.execPath,
       [

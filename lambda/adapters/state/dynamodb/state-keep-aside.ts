@@ -52,5 +52,5 @@ export async function keepAside(
 
 /** A StateCorruptError's reason, without the advice to delete (the reset did what it says). */
 function reasonOf(error: StateCorruptError): string {
-  return error.message.replace(/ — delete its items .*$/, '');
+  return error.message.replace(/ \u2014 delete its items .*$/, '');
 }
