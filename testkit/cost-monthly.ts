@@ -107,6 +107,9 @@ export function monthly(
     MEMORY_GB;
   const runs = RUNS_PER_MONTH;
   const delivered = looksPerMonth + superseded;
+  /** A month of one measured quantity: the scheduled checks', the looks' and the superseded looks'. */
+  const perMonth = (what: keyof PerRun) =>
+    c.check[what] * runs + c.look[what] * looksPerMonth + c.superseded[what] * superseded;
   return {
     'Lambda compute (GB-s)': gbSeconds * PRICES.lambdaGbSecondArm,
     'Lambda requests': PRICES.lambdaRequest * (runs + delivered),
@@ -115,27 +118,11 @@ export function monthly(
       PRICES.sqsRequest *
       (looksPerMonth > 0 ? runs * SQS_REQUESTS_PER_RUN + delivered * SQS_REQUESTS_PER_LOOK : 0),
     // The snapshot is rewritten by age (every SNAPSHOT_MAX_AGE_MS), not per check.
-    'DynamoDB writes':
-      (c.check.writeUnits * runs +
-        c.look.writeUnits * looksPerMonth +
-        c.superseded.writeUnits * superseded +
-        c.snapshotUnits * runs) *
-      PRICES.dynamoWriteUnit,
-    'DynamoDB reads':
-      (c.check.readUnits * runs +
-        c.look.readUnits * looksPerMonth +
-        c.superseded.readUnits * superseded) *
-      PRICES.dynamoReadUnit,
+    'DynamoDB writes': (perMonth('writeUnits') + c.snapshotUnits * runs) * PRICES.dynamoWriteUnit,
+    'DynamoDB reads': perMonth('readUnits') * PRICES.dynamoReadUnit,
     'DynamoDB storage': (c.storedBytes / 1e9) * PRICES.dynamoStorageGbMonth,
-    'SNS publishes + email':
-      (c.check.publishes * runs + c.look.publishes * looksPerMonth) *
-      (PRICES.snsPublish + PRICES.snsEmailDelivery),
-    'CloudWatch Logs ingestion (logs + EMF)':
-      ((c.check.logBytes * runs +
-        c.look.logBytes * looksPerMonth +
-        c.superseded.logBytes * superseded) /
-        1e9) *
-      PRICES.logsIngestedGb,
+    'SNS publishes + email': perMonth('publishes') * (PRICES.snsPublish + PRICES.snsEmailDelivery),
+    'CloudWatch Logs ingestion (logs + EMF)': (perMonth('logBytes') / 1e9) * PRICES.logsIngestedGb,
   };
 }
 
