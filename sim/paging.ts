@@ -76,7 +76,7 @@ interface ContinueToken {
   start: string;
 }
 
-function encodeContinue(rv: string, lastKey: string): string {
+export function encodeContinue(rv: string, lastKey: string): string {
   const token: ContinueToken = { v: 'meta.k8s.io/v1', rv: Number(rv), start: `${lastKey}\u0000` };
   return Buffer.from(JSON.stringify(token)).toString('base64url');
 }

@@ -4,9 +4,10 @@
  */
 import type { SimCluster } from './cluster.js';
 import { acceptor, keySpace, type ResourceRequest } from './list-scope.js';
-import { isRecord, SimApiError } from './objects.js';
-import { jsonList, page, parseListParams } from './paging.js';
+import { isRecord, type KubeNode, SimApiError } from './objects.js';
+import { encodeContinue, jsonList, page, parseListParams } from './paging.js';
 import { applyPatch } from './patches.js';
+import { nodeListProto, nodeProto, PROTOBUF, wantsProtobuf } from './protobuf.js';
 import { type ApiObject, apiVersionOf, type ResourceKind } from './resources.js';
 import { type Responder, readBody } from './responses.js';
 import type { Route } from './routes.js';
@@ -120,6 +121,9 @@ async function serveOne(
   const obj = r.get(ns, name);
   if (!obj) throw notFound(r, name);
   const table = tableMode(req, query);
+  if (!table && r.kind === 'Node' && wantsProtobuf(req.headers.accept)) {
+    return io.send(req, res, 200, nodeProto(obj as KubeNode), PROTOBUF);
+  }
   if (!table) return io.send(req, res, 200, JSON.stringify(obj));
   const rv = obj.metadata.resourceVersion;
   return io.send(req, res, 200, tableJson(table, r.columns, { items: [obj] }, rv, r.row));
@@ -141,6 +145,16 @@ async function serveList(
   if (table) {
     const out = page(keys, params, accept, (key) => r.get(...split(key)));
     return io.send(req, res, 200, tableJson(table, r.columns, out, rv, r.row));
+  }
+  // Nodes in protobuf when asked for first, as kube-apiserver serves its own types (sim/protobuf.ts).
+  if (r.kind === 'Node' && wantsProtobuf(req.headers.accept)) {
+    const out = page(keys, params, accept, (key) => r.get(...split(key)) as KubeNode | undefined);
+    const meta = {
+      resourceVersion: rv,
+      continue: out.continueKey === undefined ? undefined : encodeContinue(rv, out.continueKey),
+      remainingItemCount: out.remaining,
+    };
+    return io.send(req, res, 200, nodeListProto(meta, out.items), PROTOBUF);
   }
   const json =
     r.json ??

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { SimApiError } from './objects.js';
+import { PROTOBUF, statusProto, wantsProtobuf } from './protobuf.js';
 import { BadRequest, REASONS, statusBody } from './status.js';
 
 const gzip = promisify(gzipCb);
@@ -21,6 +22,7 @@ export interface SentAnswer {
   readonly accept: string | undefined;
   readonly acceptEncoding: string | undefined;
   readonly status: number;
+  readonly contentType: string;
   readonly contentEncoding: string | undefined;
   /** Body bytes on the wire (compressed when gzipped). */
   readonly bytes: number;
@@ -36,7 +38,7 @@ export interface Responder {
     req: IncomingMessage,
     res: ServerResponse,
     code: number,
-    body: string,
+    body: string | Buffer,
     contentType?: string,
   ): Promise<void>;
   sendStatus(
@@ -62,7 +64,7 @@ export function createResponder(opts: {
     body,
     contentType = 'application/json',
   ) => {
-    let payload: Buffer = Buffer.from(body, 'utf8');
+    let payload: Buffer = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const decodedBytes = payload.length;
     const headers: Record<string, string | number> = {
       'Content-Type': contentType,
@@ -91,6 +93,7 @@ export function createResponder(opts: {
         accept: req.headers.accept,
         acceptEncoding: req.headers['accept-encoding'],
         status: code,
+        contentType,
         contentEncoding: headers['Content-Encoding'] as string | undefined,
         bytes: payload.length,
         decodedBytes,
@@ -104,7 +107,11 @@ export function createResponder(opts: {
     message,
     reason = REASONS[code] ?? 'Unknown',
     details,
-  ) => send(req, res, code, statusBody(code, reason, message, details));
+  ) =>
+    // As kube-apiserver: a Status in the encoding the request asked for.
+    wantsProtobuf(req.headers.accept)
+      ? send(req, res, code, statusProto(code, reason, message, details), PROTOBUF)
+      : send(req, res, code, statusBody(code, reason, message, details));
   return { send, sendStatus };
 }
 
