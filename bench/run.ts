@@ -5,7 +5,7 @@
  * For each size: a simulated cluster in its own process; the watchdog's check (bundled like the
  * Lambda, in a fresh process with a 512 MB Lambda's heap limits, so its peak RSS is its own) run
  * R times as a relisting check (leases + whole nodes + evaluate) and as a steady-state one (warm
- * node cache); JSON.parse of the relist's pages alone (the floor), R times; kubectl R times
+ * node cache); JSON.parse of the relist's lists read as JSON (the floor), R times; kubectl R times
  * (BENCH_KUBECTL=0 skips it). Medians, since the machine is shared and noisy. Results go to
  * stdout and docs/BENCHMARKS.md.
  *
@@ -219,7 +219,7 @@ process.stderr.write('bench: wrote docs/BENCHMARKS.md\n');
 /** The generated section of docs/BENCHMARKS.md, with the rows measured so far. */
 async function writeSection(rows: readonly string[]): Promise<void> {
   const header = [
-    '| nodes | relist check (median) | min–max | its CPU (median) | JSON.parse of its pages, the floor (wall / CPU) | relist ÷ floor (wall / CPU) | sim CPU per relist | peak RSS | bytes / requests | steady check (median) | its CPU | its peak RSS | bytes / requests | kubectl get leases -o json (median) |',
+    '| nodes | relist check (median) | min–max | its CPU (median) | JSON.parse of its lists as JSON, the floor (wall / CPU) | relist ÷ floor (wall / CPU) | sim CPU per relist | peak RSS | bytes / requests | steady check (median) | its CPU | its peak RSS | bytes / requests | kubectl get leases -o json (median) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const section = [
@@ -227,7 +227,7 @@ async function writeSection(rows: readonly string[]): Promise<void> {
     '',
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap of a ${LAMBDA_MB} MB function as the stack deploys it (\`${LAMBDA_HEAP.join(' ')}\`: the stack's NODE_OPTIONS, and Lambda's \`--expose-gc\`). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
     '',
-    '- **relist**: a check that lists the Leases and every whole Node (every check, by default, on this branch). The floor is `JSON.parse` of the very pages that check read, timed alone in the same run (`--floor`); on a loaded machine compare CPU with CPU.',
+    '- **relist**: a check that lists the Leases and every whole Node (every check, by default, on this branch); the Nodes come in protobuf, as kube-apiserver serves them when asked (node-protobuf.ts). The floor is `JSON.parse` of the same lists read as JSON (the Nodes too), timed alone in the same run (`--floor`): what any JSON reader of the cluster pays; on a loaded machine compare CPU with CPU. "bytes" are the answers\' bytes before gzip.',
     '- **steady**: a warm node cache (`nodeRefreshSeconds`), so a check lists the Leases and GETs only the nodes they single out; its peak RSS is sampled during the steady checks, after the warm-up relist.',
     '',
     ...header,

@@ -265,6 +265,8 @@ describe('the reader over HTTPS reads what JSON.parse of the same bytes gives', 
         cluster: 'c',
         namespace: 'kube-node-lease',
         labelKeys: [...LABEL_KEYS],
+        // The pruned JSON reader's test: Nodes in JSON (protobuf is test/node-protobuf.test.ts).
+        nodesAsJson: true,
       });
       const snapshot = await reader.read();
       const parsed = bodies.map((b) => JSON.parse(b.toString('utf8')) as Record<string, unknown>);

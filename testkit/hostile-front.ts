@@ -125,6 +125,11 @@ function onwardRequest(
   if (answer?.kind === 'no-table' && NODE_LIST.test(url.pathname)) {
     headers.accept = 'application/json';
   }
+  // A front that rewrites lists reads them as JSON: it asks for JSON alone (the reader takes a
+  // JSON answer to its protobuf Accept, as from a server that has no protobuf).
+  if (answer !== null && /protobuf/.test(String(headers.accept))) {
+    headers.accept = 'application/json';
+  }
   const options = {
     host: target.hostname,
     port: target.port,

@@ -101,6 +101,11 @@ export interface KubeReaderOptions {
    * small cluster. Default false: the lists side by side, each on a connection of its own.
    */
   readonly oneConnection?: boolean | undefined;
+  /**
+   * Whole Nodes listed in JSON, never asked for in protobuf (node-protobuf.ts): for the bench's
+   * floor, `JSON.parse` of the very pages a JSON reader gets. Default false.
+   */
+  readonly nodesAsJson?: boolean | undefined;
 }
 
 export class KubeClusterReader implements ClusterReader {
@@ -154,6 +159,7 @@ export class KubeClusterReader implements ClusterReader {
       suspectAfterMs,
       nodeCache: options.nodeCache,
       nodeSelector: options.nodeSelector,
+      protobuf: options.nodesAsJson !== true,
     });
   }
 

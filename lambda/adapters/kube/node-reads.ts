@@ -7,7 +7,9 @@
 import type { LeaseInfo, NodeInfo } from '../../core/model.js';
 import { type LabelSelector, matchesSelector } from '../../core/selector.js';
 import { ClusterReadError } from '../../ports/index.js';
+import { LIST_FIELDS } from './answer-shapes.js';
 import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
+import { decodeNodeList, PROTOBUF } from './node-protobuf.js';
 import {
   NODE_TABLE,
   NODE_TABLE_PARAMS,
@@ -17,7 +19,7 @@ import {
   tableSuspects,
 } from './node-table.js';
 import { type Interner, projectNode } from './projection.js';
-import type { ApiSession, Listed } from './transport.js';
+import type { ApiSession, Listed, ListFormat } from './transport.js';
 
 export interface NodeReadOptions {
   /** The Node labels to keep; undefined: all of them. */
@@ -26,11 +28,28 @@ export interface NodeReadOptions {
   readonly suspectAfterMs: number;
   readonly nodeCache?: NodeCache | undefined;
   readonly nodeSelector?: LabelSelector | undefined;
+  /** Whole Nodes asked for in protobuf first (node-protobuf.ts); JSON when the server prefers. */
+  readonly protobuf?: boolean | undefined;
 }
 
 /** The Nodes of a read, for one reader: its label keys, suspect age, cache and selector. */
 export class NodeReads {
-  constructor(private readonly options: NodeReadOptions) {}
+  /** How the whole list is asked for and read. */
+  private readonly listFormat: ListFormat | undefined;
+
+  constructor(private readonly options: NodeReadOptions) {
+    const { labelKeys } = options;
+    this.listFormat = options.protobuf
+      ? {
+          // As client-go asks for built-in types: protobuf, else JSON.
+          accept: `${PROTOBUF},application/json`,
+          kind: 'NodeList',
+          items: 'items',
+          keep: LIST_FIELDS.nodes,
+          protobuf: (body) => decodeNodeList(body, labelKeys),
+        }
+      : undefined;
+  }
 
   /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
   listNodesOrDegraded(
@@ -107,6 +126,7 @@ export class NodeReads {
       },
       signal,
       selector ? { labelSelector: selector.source.trim() } : {},
+      this.listFormat,
     );
     // Matched again: a proxy or server that ignored the labelSelector must not widen the check.
     const items = selector ? listed.items.filter((n) => this.selects(n)) : listed.items;

@@ -16,6 +16,7 @@ import {
   withInflater,
 } from './http-exchange.js';
 import { nodeHttp } from './node-http.js';
+import { decodeOther, isProtobuf } from './node-protobuf.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
 import { type Keep, parseKept } from './pruned-json.js';
 import {
@@ -103,6 +104,11 @@ export interface ListFormat {
   readonly pageScale?: number;
   /** What a page keeps (pruned-json.ts); undefined: all of it, by JSON.parse. */
   readonly keep?: Keep;
+  /**
+   * Reads a page answered in protobuf (`accept` then names it first) into what `keep` keeps of
+   * the same page in JSON (node-protobuf.ts); a page answered in JSON is read as JSON.
+   */
+  readonly protobuf?: (body: Buffer) => unknown;
 }
 
 interface Page<T> {
@@ -290,6 +296,7 @@ export class ApiSession {
     const answer = await this.request(resource, `${path}?${query}`, signal, {
       accept: format?.accept,
       keep: format ? format.keep : LIST_FIELDS[resource],
+      protobuf: format?.protobuf,
     });
     const what = describeRead(resource, this.options.namespace);
     const kind = format?.kind ?? LIST_KINDS[resource];
@@ -320,7 +327,7 @@ export class ApiSession {
     resource: Resource,
     pathAndQuery: string,
     signal: AbortSignal | undefined,
-    options: { missingIsNull?: boolean; accept?: string | undefined; keep?: Keep | undefined } = {},
+    options: RequestOptions = {},
   ): Promise<Answer> {
     const what = describeRead(resource, this.options.namespace);
     const release = await this.inTurn();
@@ -349,9 +356,10 @@ export class ApiSession {
         const { status, bytes, body: raw } = response;
         if (status === 404 && options.missingIsNull)
           return { body: undefined, raw, date: undefined, bytes };
+        const protobuf = isProtobuf(response.contentType);
         if (status < 200 || status > 299) {
           // Redacted before it is parsed and cut: a cut must not leave half a token behind.
-          const text = this.redact(raw.toString('utf8'));
+          const text = this.redact(protobuf ? protobufStatusText(raw) : raw.toString('utf8'));
           throw statusError(
             this.target,
             resource,
@@ -363,17 +371,23 @@ export class ApiSession {
         // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
         bodyTap?.(Buffer.from(raw));
         let body: unknown;
+        const decode = protobuf ? options.protobuf : undefined;
         try {
           // No page-sized string but for a small page: the pruned reader works on the bytes.
-          body = options.keep ? parseKept(raw, options.keep) : JSON.parse(raw.toString('utf8'));
+          if (decode) body = decode(raw);
+          else
+            body = options.keep ? parseKept(raw, options.keep) : JSON.parse(raw.toString('utf8'));
         } catch {
           const type = response.contentType?.split(';')[0];
           throw new ClusterReadError(
             'invalid-response',
-            `the API server's answer to ${what} is not JSON (HTTP ${status}${type ? `, ${type}` : ''})`,
+            `the API server's answer to ${what} is not ${decode ? 'valid protobuf' : 'JSON'} (HTTP ${status}${type ? `, ${type}` : ''})`,
           );
         }
-        return { body, raw, date: response.date, bytes };
+        // An answer of another kind is described from its JSON (wholeBody): a protobuf one's is
+        // what was read of it, its kind and a Status's words, never its bytes.
+        const described = decode ? Buffer.from(JSON.stringify(summary(body))) : raw;
+        return { body, raw: described, date: response.date, bytes };
       });
     } catch (error) {
       if (error instanceof ClusterReadError) throw error;
@@ -416,4 +430,26 @@ export class ApiSession {
     }
     return transportError(this.target, what, error);
   }
+}
+
+interface RequestOptions {
+  readonly missingIsNull?: boolean;
+  readonly accept?: string | undefined;
+  readonly keep?: Keep | undefined;
+  readonly protobuf?: ((body: Buffer) => unknown) | undefined;
+}
+
+/** An error's protobuf Status as the JSON text `statusError` reads; empty when unreadable. */
+function protobufStatusText(raw: Buffer): string {
+  try {
+    return JSON.stringify(decodeOther(raw));
+  } catch {
+    return '';
+  }
+}
+
+/** What an error may quote of a protobuf answer: its kind and a Status's words, not its items. */
+function summary(body: unknown): Record<string, unknown> {
+  const { kind, apiVersion, status, message, reason, code } = record(body);
+  return { kind, apiVersion, status, message, reason, code };
 }
