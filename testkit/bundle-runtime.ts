@@ -44,4 +44,5 @@ process.on('message', (message: Invocation) => {
     (error: unknown) => process.send?.({ error: String(error) }),
   );
 });
-process.send?.({ ready: true });
+// Whether the function's NODE_OPTIONS expose V8's gc, which the handler collects with.
+process.send?.({ ready: true, gc: typeof (globalThis as { gc?: unknown }).gc === 'function' });

@@ -62,6 +62,7 @@ import {
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
+import { collectLargeHeap } from './heap-release.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
@@ -404,6 +405,8 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         });
       } finally {
         await counted;
+        // What this invocation's check left behind goes before the function is frozen.
+        collectLargeHeap();
       }
     });
 }
