@@ -116,9 +116,9 @@ export class ProtoWriter {
 
   /** A `meta/v1.Time` (RFC 3339 text): seconds and nanos. */
   time(field: number, text: string): void {
-    const ms = Date.parse(text);
+    const seconds = secondsOf(text);
     this.message(field, () => {
-      this.int(1, Math.floor(ms / 1000));
+      this.int(1, seconds);
       this.int(2, 0); // meta/v1.Time keeps seconds alone (time_proto.go)
     });
   }
@@ -143,9 +143,23 @@ export class ProtoWriter {
     }
   }
 
+  /** What was written (the writer is not used after). */
   bytes(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.pos));
+    return this.buf.subarray(0, this.pos);
   }
+}
+
+/** The last time text converted, and its seconds: a node's conditions repeat theirs. */
+let lastText = '';
+let lastSeconds = 0;
+
+/** Seconds since the epoch of the sim's RFC 3339 text (time-format.ts: to the second, UTC). */
+function secondsOf(text: string): number {
+  if (text !== lastText) {
+    lastSeconds = Math.floor(Date.parse(text) / 1000);
+    lastText = text;
+  }
+  return lastSeconds;
 }
 
 /** The images every sim node has, encoded once (NodeStatus field 8, repeated). */
@@ -174,6 +188,25 @@ function objectMeta(w: ProtoWriter, m: ObjectMeta): void {
   w.map(11, m.labels);
   w.map(12, m.annotations);
   for (const finalizer of m.finalizers ?? []) w.string(14, finalizer);
+}
+
+/** An instance type's capacity and allocatable, encoded once (nodes share their objects). */
+const encodedQuantities = new WeakMap<object, Map<number, Buffer>>();
+
+function quantitiesOf(field: number, entries: Readonly<Record<string, string>>): Buffer {
+  let byField = encodedQuantities.get(entries);
+  if (!byField) {
+    byField = new Map();
+    encodedQuantities.set(entries, byField);
+  }
+  let bytes = byField.get(field);
+  if (!bytes) {
+    const w = new ProtoWriter();
+    w.quantities(field, entries);
+    bytes = w.bytes();
+    byField.set(field, bytes);
+  }
+  return bytes;
 }
 
 /** NodeSystemInfo's fields, numbered from 1 in this order. */
@@ -208,8 +241,8 @@ function node(w: ProtoWriter, n: KubeNode): void {
   });
   w.message(3, () => {
     const s = n.status;
-    w.quantities(1, s.capacity);
-    w.quantities(2, s.allocatable);
+    w.raw(quantitiesOf(1, s.capacity));
+    w.raw(quantitiesOf(2, s.allocatable));
     w.string(3, '');
     for (const c of s.conditions) {
       w.message(4, () => {

@@ -358,6 +358,28 @@ describe('a protobuf page reads as the pruned JSON reader reads the same page', 
     });
   });
 
+  it('a Time reads as Go writes it in JSON, to the second, over the years Go can write', () => {
+    const at = (seconds: number) =>
+      decodeNodeList(
+        encoded('NodeList', 'v1', 'NodeList', {
+          items: [{ metadata: { creationTimestamp: { seconds, nanos: 999_999_999 } } }],
+        }),
+      ) as { items: { metadata: { creationTimestamp: unknown } }[] };
+    fc.assert(
+      fc.property(fc.integer({ min: -62_167_219_200, max: 253_402_300_799 }), (seconds) => {
+        const iso = new Date(seconds * 1000).toISOString();
+        assert.equal(at(seconds).items[0]?.metadata.creationTimestamp, `${iso.slice(0, 19)}Z`);
+      }),
+      { numRuns: 500, seed: 3 },
+    );
+    for (const seconds of [0, -1, 951_782_400, 4_107_542_400, -62_167_219_200, 253_402_300_799]) {
+      const iso = new Date(seconds * 1000).toISOString();
+      assert.equal(at(seconds).items[0]?.metadata.creationTimestamp, `${iso.slice(0, 19)}Z`);
+    }
+    assert.equal(at(-62_167_219_201).items[0]?.metadata.creationTimestamp, null);
+    assert.equal(at(253_402_300_800).items[0]?.metadata.creationTimestamp, null);
+  });
+
   it('another kind comes back as its kind, a Status with its words', () => {
     assert.deepEqual(decodeNodeList(statusProto(410, 'Expired', 'too old resource version')), {
       kind: 'Status',

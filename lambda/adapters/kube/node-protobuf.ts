@@ -9,8 +9,9 @@
  * The layout: the magic `k8s\0`, then a `runtime.Unknown` { typeMeta 1 { apiVersion 1, kind 2 },
  * raw 2, contentEncoding 3, contentType 4 } whose `raw` is the object (runtime/serializer/protobuf).
  * Field numbers from kubernetes/api core/v1/generated.proto and kubernetes/apimachinery
- * meta/v1/generated.proto; test/node-protobuf.test.ts decodes the sim's answers with protobufjs and
- * those very files' messages, and compares this reader with the JSON reader on the same nodes.
+ * meta/v1/generated.proto; test/node-protobuf.test.ts writes and reads the same messages with
+ * protobufjs, an implementation of its own, and compares this reader with the JSON reader on the
+ * same nodes.
  *
  * Bounded and strict: every length is checked against what holds it, a varint has at most ten
  * bytes, nesting follows the known messages only (a few levels), an unknown field is skipped by
@@ -30,7 +31,10 @@ const VARINT = 0;
 const FIXED64 = 1;
 const LENGTH = 2;
 const FIXED32 = 5;
-/** `time.Time{}`'s Unix seconds: a Time written by an older server for "unset". */
+/**
+ * `time.Time{}`'s Unix seconds. apimachinery writes the zero Time as an empty message
+ * (time_proto.go); its seconds, should a server write them, mean the same: JSON's null.
+ */
 const GO_ZERO_SECONDS = -62_135_596_800;
 
 function malformed(what: string): SyntaxError {
@@ -133,16 +137,19 @@ class Reader {
     return text;
   }
 
-  /** A `meta/v1.Time` as its JSON is written (RFC 3339, seconds); null for the zero time. */
+  /**
+   * A `meta/v1.Time` as its JSON is written (RFC 3339, seconds): null for the zero time, an empty
+   * message (time_proto.go); seconds left out are 0, as Go reads them.
+   */
   time(end: number): string | null {
     const stop = this.field(end);
-    let seconds: number | undefined;
+    if (stop === this.pos) return null;
+    let seconds = 0;
     for (let tag = this.tag(stop); tag !== -1; tag = this.tag(stop)) {
       if (tag === ((1 << 3) | VARINT)) seconds = this.varint(stop);
       else this.skip(tag, stop);
     }
-    if (seconds === undefined || seconds === GO_ZERO_SECONDS) return null;
-    return rfc3339(seconds);
+    return seconds === GO_ZERO_SECONDS ? null : rfc3339(seconds);
   }
 }
 
