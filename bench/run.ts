@@ -124,11 +124,11 @@ try {
 
 /**
  * The heap of a 512 MB function as the stack deploys it: the NODE_OPTIONS it sets
- * (lambda/settings/function-memory.ts, --expose-gc among them). Without them V8 sizes its heap for
- * this machine's memory instead.
+ * (lambda/settings/function-memory.ts), and the --expose-gc Lambda's runtime adds. Without them
+ * V8 sizes its heap for this machine's memory instead.
  */
 const LAMBDA_MB = 512;
-const LAMBDA_HEAP = heapOptionsFor(LAMBDA_MB);
+const LAMBDA_HEAP = [...heapOptionsFor(LAMBDA_MB), '--expose-gc'];
 
 /** CPU time the process has used so far (Linux), ms; undefined elsewhere. */
 async function cpuOf(pid: number | undefined): Promise<number | undefined> {
@@ -225,7 +225,7 @@ async function writeSection(rows: readonly string[]): Promise<void> {
   const section = [
     `## Check cost against the simulated cluster (${new Date().toISOString().slice(0, 10)})`,
     '',
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap of a ${LAMBDA_MB} MB function as the stack deploys it (\`${LAMBDA_HEAP.join(' ')}\`: the stack's NODE_OPTIONS). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap of a ${LAMBDA_MB} MB function as the stack deploys it (\`${LAMBDA_HEAP.join(' ')}\`: the stack's NODE_OPTIONS, and Lambda's \`--expose-gc\`). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
     '',
     '- **relist**: a check that lists the Leases and every whole Node (every check, by default, on this branch); the Nodes come in protobuf, as kube-apiserver serves them when asked (node-protobuf.ts). The floor is `JSON.parse` of the same lists read as JSON (the Nodes too), timed alone in the same run (`--floor`): what any JSON reader of the cluster pays; on a loaded machine compare CPU with CPU. "bytes" are the answers\' bytes before gzip.',
     '- **steady**: a warm node cache (`nodeRefreshSeconds`), so a check lists the Leases and GETs only the nodes they single out; its peak RSS is sampled during the steady checks, after the warm-up relist.',

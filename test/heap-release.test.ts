@@ -1,64 +1,121 @@
 /**
  * A large check's garbage is collected once the invocation is over (handler/heap-release.ts):
- * the rule alone, then through the handler createHandler builds, with `gc` as `--expose-gc` (which
- * the stack sets in NODE_OPTIONS, infra-bundle.test.ts) would give it.
+ * the rule alone; a collector had in a Node started without `--expose-gc`, as the function's is;
+ * then through the handler createHandler builds: after the check has published, and not after a
+ * small invocation.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { COLLECT_ABOVE_BYTES, collectLargeHeap } from '../lambda/handler/heap-release.js';
+import { promisify } from 'node:util';
+import { COLLECT_GROWTH_BYTES, collectIfGrown } from '../lambda/handler/heap-release.js';
 import { type Harness, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
-describe('collectLargeHeap', () => {
-  it('collects above the threshold only, and never without gc', () => {
+const run = promisify(execFile);
+const ROOT = new URL('..', import.meta.url).pathname;
+
+describe('collectIfGrown', () => {
+  it('collects when the heap grew past the threshold only, and not without a collector', async () => {
     let collected = 0;
-    const gc = () => {
+    const gc = async () => () => {
       collected++;
     };
+    const base = 200 * 1024 * 1024;
     assert.equal(
-      collectLargeHeap(gc, () => COLLECT_ABOVE_BYTES + 1),
+      await collectIfGrown(base, COLLECT_GROWTH_BYTES, base + COLLECT_GROWTH_BYTES + 1, gc),
       true,
     );
     assert.equal(
-      collectLargeHeap(gc, () => COLLECT_ABOVE_BYTES),
+      await collectIfGrown(base, COLLECT_GROWTH_BYTES, base + COLLECT_GROWTH_BYTES, gc),
       false,
     );
+    assert.equal(await collectIfGrown(base, COLLECT_GROWTH_BYTES, base - 1, gc), false);
     assert.equal(collected, 1);
-    assert.equal(
-      collectLargeHeap(undefined, () => 10 * COLLECT_ABOVE_BYTES),
-      false,
-    );
+    assert.equal(await collectIfGrown(0, 0, base, async () => null), false);
+  });
+
+  it('in a Node started without --expose-gc, as the function is: a collector all the same', async () => {
+    const script = `
+      import { collectIfGrown, heapInUse } from ${JSON.stringify(join(ROOT, 'lambda/handler/heap-release.ts'))};
+      const since = heapInUse();
+      // 4 KiB arrays (pointer-compressed small integers): 96 MB of heap, then garbage.
+      let ballast = Array.from({ length: 24_000 }, (_, k) => new Array(1024).fill(k));
+      const held = heapInUse();
+      ballast = undefined;
+      const collected = await collectIfGrown(since);
+      const after = heapInUse();
+      process.stdout.write(JSON.stringify({ global: typeof globalThis.gc, collected, held, after }));
+    `;
+    const { stdout } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
+    const got = JSON.parse(stdout) as {
+      global: string;
+      collected: boolean;
+      held: number;
+      after: number;
+    };
+    assert.equal(got.global, 'undefined', 'no gc of the flag');
+    assert.equal(got.collected, true);
+    assert.ok(got.after < got.held - 64 * 1024 * 1024, `${got.held} → ${got.after} bytes`);
   });
 });
 
-describe('the handler collects a large heap when an invocation is over', () => {
-  let h: Harness;
+describe('the handler collects when an invocation is over', () => {
   const global = globalThis as { gc?: () => void };
   const exposed = global.gc;
   let calls: string[] = [];
-  before(async () => {
-    h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } } });
-  });
-  after(async () => {
+  const spy = (h: Harness) => () => {
+    calls.push(`gc after ${h.sns.messages.length} messages`);
+  };
+  after(() => {
     global.gc = exposed;
-    await h.close();
   });
 
-  it('once per invocation, after the check has published', async () => {
-    // Ballast that keeps the heap over the threshold, whatever else this process holds.
-    const ballast = Array.from({ length: (COLLECT_ABOVE_BYTES / 1024) * 1.2 }, (_, k) =>
-      `${k}`.padEnd(1024, 'x'),
-    );
-    global.gc = () => {
-      calls.push(`gc after ${h.sns.messages.length} messages`);
-    };
-    h.target('prod').sim.stopKubelet(h.target('prod').nodes[0] as string);
-    calls = [];
-    await h.run();
-    assert.equal(calls.length, 1, calls.join('; '));
-    for (let i = 0; i < 4; i++) await h.tick();
-    assert.equal(calls.length, 5, calls.join('; '));
-    assert.ok(h.sns.messages.length > 0, 'the dead node paged');
-    assert.equal(calls.at(-1), `gc after ${h.sns.messages.length} messages`);
-    assert.ok(ballast.length > 0);
+  describe('past the growth threshold (here any growth, or none)', () => {
+    let h: Harness;
+    before(async () => {
+      h = await startWatchdogHarness({
+        clusters: { prod: { nodes: 4 } },
+        collectGrowthBytes: Number.NEGATIVE_INFINITY,
+      });
+    });
+    after(() => h.close());
+
+    it('once per invocation, after the check has published', async () => {
+      global.gc = spy(h);
+      h.target('prod').sim.stopKubelet(h.target('prod').nodes[0] as string);
+      calls = [];
+      for (let i = 0; i < 5; i++) {
+        await (i === 0 ? h.run() : h.tick());
+        assert.equal(calls.length, i + 1, calls.join('; '));
+        assert.equal(calls.at(-1), `gc after ${h.sns.messages.length} messages`);
+      }
+      assert.ok(h.sns.messages.length > 0, 'the dead node paged');
+    });
+  });
+
+  describe('by default', () => {
+    let h: Harness;
+    before(async () => {
+      h = await startWatchdogHarness({ clusters: { prod: { nodes: 4 } } });
+    });
+    after(() => h.close());
+
+    it('a small invocation is not collected, whatever heap the process holds', async () => {
+      // A test runner's heap: large, but not grown by the invocation.
+      const ballast = Array.from({ length: 24_000 }, (_, k) => new Array(1024).fill(k));
+      global.gc = spy(h);
+      calls = [];
+      await h.run();
+      await h.tick();
+      assert.deepEqual(calls, []);
+      assert.equal(ballast.length, 24_000);
+    });
   });
 });

@@ -153,7 +153,7 @@ describe('the stack', () => {
         // The old space follows the memory as Lambda's runtime would size it; the semi-space stays.
         Environment: {
           Variables: Match.objectLike({
-            NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=1383 --expose-gc',
+            NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=1383',
           }),
         },
       });
@@ -181,12 +181,8 @@ describe('the stack', () => {
       assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'LeaseWatchdog');
       assert.deepEqual(vars.TOPIC_ARN, { Ref: topic });
       assert.deepEqual(vars.STATE_TABLE, { Ref: table });
-      // Both heap sizes, so that Lambda's runtime leaves them as set, and gc for the handler to
-      // collect with (heap-release.ts); what `npm run bench` runs with.
-      assert.equal(
-        vars.NODE_OPTIONS,
-        '--max-semi-space-size=8 --max-old-space-size=461 --expose-gc',
-      );
+      // Both heap sizes, so that Lambda's runtime leaves them as set; what `npm run bench` runs with.
+      assert.equal(vars.NODE_OPTIONS, '--max-semi-space-size=8 --max-old-space-size=461');
       // The clusters are in the function's code (infra-fleet.test.ts reads them from the bundle).
       assert.equal('clusters' in JSON.parse(vars.LEASE_WATCHDOG_SETTINGS as string), false);
       const { clusterFile } = functionSettingsOf(watchdogSettingsOf(main.stack.watchdog.config));

@@ -44,5 +44,4 @@ process.on('message', (message: Invocation) => {
     (error: unknown) => process.send?.({ error: String(error) }),
   );
 });
-// Whether the function's NODE_OPTIONS expose V8's gc, which the handler collects with.
-process.send?.({ ready: true, gc: typeof (globalThis as { gc?: unknown }).gc === 'function' });
+process.send?.({ ready: true });

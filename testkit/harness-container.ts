@@ -85,6 +85,9 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(looks ? { looks: looks } : {}),
       ...(looks && options.withDispatch ? { dispatch: looks } : {}),
       ...(options.readers ? { readers: options.readers } : {}),
+      ...(options.collectGrowthBytes === undefined
+        ? {}
+        : { collectGrowthBytes: options.collectGrowthBytes }),
       onCallBaseUrls: { pagerDuty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
     });
     shared.closers.push(destroy);

@@ -109,6 +109,8 @@ export interface HarnessOptions {
   readonly pagerDuty?: boolean;
   /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
   readonly opsgenie?: boolean;
+  /** The handler's `collectGrowthBytes` (heap-release.ts); default its own. */
+  readonly collectGrowthBytes?: number;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */

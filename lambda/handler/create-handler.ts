@@ -62,7 +62,7 @@ import {
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
-import { collectLargeHeap } from './heap-release.js';
+import { collectIfGrown, heapInUse } from './heap-release.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
@@ -122,6 +122,11 @@ export interface HandlerParts {
    * default the authenticated reader of each cluster's `auth`. The Lambda's entry never sets it.
    */
   readonly readers?: ClusterReaderFactory;
+  /**
+   * The heap growth over an invocation past which its garbage is collected before it returns
+   * (heap-release.ts); default COLLECT_GROWTH_BYTES.
+   */
+  readonly collectGrowthBytes?: number;
 }
 
 /** Discovery's schedule: `{ "discover": true }`. */
@@ -378,6 +383,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
   })
     .use(injectLambdaContext(logger))
     .handler(async (event, context) => {
+      const heapAtStart = heapInUse();
       const deadline = deadlineSignal(context);
       const readDeadline = readDeadlineSignal(context);
       functionAccount.id = accountOfArn(context.invokedFunctionArn);
@@ -405,8 +411,8 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         });
       } finally {
         await counted;
-        // What this invocation's check left behind goes before the function is frozen.
-        collectLargeHeap();
+        // What a large check left behind goes before the function is frozen.
+        await collectIfGrown(heapAtStart, parts.collectGrowthBytes);
       }
     });
 }

@@ -1,25 +1,69 @@
 /**
- * A full collection once an invocation is over, when its check left a large heap behind: the
+ * A full collection once an invocation is over, when its check grew the heap a lot: the
  * snapshot, the verdicts and the pages of a check of 100,000 nodes are ~40 MB promoted to V8's
  * old space, which is collected only when it has grown by about as much again, so a check began
- * where the last one's garbage left the heap and peaked ~45 MB higher than one that starts from
+ * where the last one's garbage left the heap and peaked ~30 MB higher than one that starts from
  * what is kept (node cache, observations). Collected here, after the notifications and the state
  * are out, the pause (~50–100 ms at 100,000 nodes) delays nothing that pages, and the function
- * is frozen with only what it keeps (docs/BENCHMARKS.md, "Where a check's memory goes").
+ * is frozen with only what it keeps (docs/BENCHMARKS.md, "Nodes in protobuf, and a check's
+ * garbage collected before the freeze").
  *
- * `gc` is there when Node runs with `--expose-gc`, which the stack sets in NODE_OPTIONS
- * (heapOptionsFor); without it, nothing happens.
+ * The collector is V8's `gc`: the global one when Node runs with `--expose-gc`, else one exposed
+ * when first needed (`v8.setFlagsFromString`, then `gc` from a new context), not with the flag in
+ * the function's NODE_OPTIONS: with it, every module loads slower, and the cold start's import
+ * took 125 ms against 96 ms (`npm run bench:cold-start`, the same rounds).
  */
 
-/** Below this much heap in use, a collection frees too little to pay for its pause. */
-export const COLLECT_ABOVE_BYTES = 64 * 1024 * 1024;
+/**
+ * An invocation that left the heap this much larger than it found it is a large check (~40 MB
+ * promoted at 100,000 nodes; a few MB at 5,000): below it, a collection frees too little to pay
+ * for its pause, and a process that holds a large heap for other reasons (a test runner) is not
+ * collected after every small invocation.
+ */
+export const COLLECT_GROWTH_BYTES = 32 * 1024 * 1024;
 
-/** Collects, and says so, when the heap holds more than COLLECT_ABOVE_BYTES. */
-export function collectLargeHeap(
-  gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc,
-  heapUsed: () => number = () => process.memoryUsage().heapUsed,
-): boolean {
-  if (gc === undefined || heapUsed() <= COLLECT_ABOVE_BYTES) return false;
-  gc();
+/** The heap in use now: what an invocation's growth is measured from. */
+export function heapInUse(): number {
+  return process.memoryUsage().heapUsed;
+}
+
+type Collector = () => void;
+
+/** The collector, once found (null: none can be had). */
+let collector: Collector | null | undefined;
+
+/** V8's `gc`: the global one, or one exposed now; null when neither can be had. */
+export async function exposedGc(): Promise<Collector | null> {
+  const global = (globalThis as { gc?: unknown }).gc;
+  if (typeof global === 'function') return global as Collector;
+  if (collector !== undefined) return collector;
+  try {
+    const [{ setFlagsFromString }, { runInNewContext }] = await Promise.all([
+      import('node:v8'),
+      import('node:vm'),
+    ]);
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    collector = typeof gc === 'function' ? (gc as Collector) : null;
+  } catch {
+    collector = null;
+  }
+  return collector;
+}
+
+/**
+ * Collects, and says so, when the heap grew by more than `growthBytes` since `since` (the heap in
+ * use when the invocation began).
+ */
+export async function collectIfGrown(
+  since: number,
+  growthBytes: number = COLLECT_GROWTH_BYTES,
+  now: number = heapInUse(),
+  gc: () => Promise<Collector | null> = exposedGc,
+): Promise<boolean> {
+  if (now - since <= growthBytes) return false;
+  const collect = await gc();
+  if (collect === null) return false;
+  collect();
   return true;
 }

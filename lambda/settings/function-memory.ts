@@ -38,15 +38,12 @@ export const SEMI_SPACE_MB = 8;
  * The V8 heap flags of a function of `memoryMb`, set by the stack as NODE_OPTIONS and used by
  * `npm run bench`: the semi-space above, and the old space Lambda's runtime would give (the
  * memory less a tenth). Both are set: the runtime leaves the heap alone only when NODE_OPTIONS
- * names one of them, and V8's own default would take the other's place. And `--expose-gc`, which
- * Node takes in NODE_OPTIONS since 22.3 ("Command-line API", `--expose-gc`): the handler collects
- * a large check's garbage before the function is frozen (handler/heap-release.ts).
+ * names one of them, and V8's own default would take the other's place.
  */
 export function heapOptionsFor(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
   return [
     `--max-semi-space-size=${Math.min(SEMI_SPACE_MB, Math.floor(newSpace / 2))}`,
     `--max-old-space-size=${memoryMb - newSpace}`,
-    '--expose-gc',
   ];
 }
