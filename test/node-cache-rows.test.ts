@@ -60,6 +60,24 @@ describe('node cache rows', () => {
     assert.equal(c?.labels['topology.kubernetes.io/zone'], 'eu-west-1b');
   });
 
+  it('a whole list again keeps the rows of the unchanged nodes, and builds one for a changed node', () => {
+    const cache = new NodeCache(60_000, () => 0);
+    cache.replace(projected);
+    const before = cache.current() as ReadonlyMap<string, NodeInfo>;
+    const again = [
+      apiNode('a', 'eu-west-1a'),
+      apiNode('b', 'eu-west-1a', [taint]),
+      apiNode('c', 'eu-west-1c', [taint]),
+    ].map((n) => projectNode(n, LABEL_KEYS) as NodeInfo);
+    cache.replace(again);
+    const after = cache.current() as ReadonlyMap<string, NodeInfo>;
+    assert.equal(after.get('a'), before.get('a'));
+    assert.equal(after.get('b'), before.get('b'));
+    assert.notEqual(after.get('c'), before.get('c'));
+    assert.equal(after.get('c')?.labels['topology.kubernetes.io/zone'], 'eu-west-1c');
+    for (const node of again) assert.deepStrictEqual(after.get(node.name), node);
+  });
+
   it('a node read afresh shares the sets already kept', () => {
     const cache = new NodeCache(60_000, () => 0);
     cache.replace(projected);

@@ -68,7 +68,9 @@ export class NodeCache {
    * all alive at once.
    */
   row(node: NodeInfo): NodeInfo {
-    return this.rows.row(node);
+    // The row already kept, when the node has not changed since it was (NodeRows.same).
+    const kept = this.nodes?.get(node.name);
+    return kept !== undefined && this.rows.same(kept, node) ? kept : this.rows.row(node);
   }
 
   /** `replace`, with nodes that are rows of this cache already (`row`). */

@@ -25,6 +25,27 @@ export class NodeRows {
     Readonly<Record<string, string>>
   >();
 
+  /**
+   * `kept` itself when it is the row `row(node)` would build (every field the same): a whole list
+   * of unchanged Nodes then keeps the rows it had, and builds none (at 100,000 nodes, ~20 MB a
+   * relist that lived until the next collection of the old space).
+   */
+  same(kept: NodeInfo, node: NodeInfo): boolean {
+    return (
+      kept.name === node.name &&
+      kept.createdAt === node.createdAt &&
+      kept.unschedulable === node.unschedulable &&
+      kept.deletionTimestamp === node.deletionTimestamp &&
+      kept.ready === node.ready &&
+      kept.readyReason === node.readyReason &&
+      kept.readyMessage === node.readyMessage &&
+      kept.providerID === node.providerID &&
+      kept.nameLength === node.nameLength &&
+      kept.labels === this.labels(node.labels) &&
+      kept.taints === this.taints(node.taints)
+    );
+  }
+
   /** The row to keep for a node: its fields in one object, its label and taint sets shared. */
   row(node: NodeInfo): NodeInfo {
     const row: NodeInfo = {
