@@ -15,9 +15,9 @@
  */
 
 import { parseArgs } from 'node:util';
+import { tapBodies } from '../lambda/adapters/kube/answer-body.js';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
-import { tapBodies } from '../lambda/adapters/kube/transport.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { verdictCount } from '../lambda/core/verdict-list.js';
@@ -97,7 +97,8 @@ if (values.floor) {
     const cpuBefore = process.cpuUsage();
     const heapAtStart = heapInUse();
     const done = await check(observations);
-    // As the handler ends an invocation (handler/heap-release.ts), counted in the check's CPU.
+    // As the handler ends an invocation (handler/heap-release.ts), counted in the check's CPU;
+    // out here, where the check's snapshot and verdicts are no longer held by its frame.
     await collectIfGrown(heapAtStart);
     times.push(performance.now() - started);
     const used = process.cpuUsage(cpuBefore);

@@ -14,7 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
 import { LIST_FIELDS } from '../lambda/adapters/kube/answer-shapes.js';
-import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import {
   decodeNode,
   decodeNodeList,
@@ -528,6 +528,41 @@ describe('the reader over HTTPS asks for protobuf and takes what the server answ
     assert.equal(viaProtobuf.nodes?.length, cluster.nodeNames().length);
     assert.deepEqual(viaProtobuf.nodes, viaJson.nodes);
     assert.ok(Number(viaProtobuf.stats?.bytes) < Number(viaJson.stats?.bytes) * 0.9, 'fewer bytes');
+  });
+
+  it('a node read afresh (a GET) comes in protobuf too, and reads as its JSON', async () => {
+    // A cluster of its own: five nodes, none of them a suspect until one is cordoned.
+    const small = new SimCluster({ seed: 3 });
+    small.addNodes(5);
+    const server = await startSimServer({ cluster: small, token: 'sim-token' });
+    after(() => server.close());
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(server.kubeconfig());
+    const withCache = (nodesAsJson: boolean) =>
+      new KubeClusterReader({
+        kubeConfig,
+        cluster: 'c',
+        namespace: 'kube-node-lease',
+        nodeCache: new NodeCache(3_600_000),
+        nodesAsJson,
+      });
+    const [viaProtobuf, viaJson] = [withCache(false), withCache(true)];
+    await viaProtobuf.read();
+    await viaJson.read();
+    const name = small.nodeNames()[2] as string;
+    small.cordon(name);
+    server.resetStats();
+    const read = await viaProtobuf.read();
+    const gets = server.sent.filter((a) => a.url === `/api/v1/nodes/${encodeURIComponent(name)}`);
+    assert.equal(gets.length, 1, 'the cordoned node read afresh');
+    assert.match(String(gets[0]?.accept), /^application\/vnd\.kubernetes\.protobuf,/);
+    assert.equal(gets[0]?.contentType, PROTOBUF);
+    const node = read.nodes?.find((n) => n.name === name);
+    assert.equal(node?.unschedulable, true);
+    assert.deepEqual(
+      node,
+      (await viaJson.read()).nodes?.find((n) => n.name === name),
+    );
   });
 
   const leasesPage = {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
+import { tapBodies } from '../lambda/adapters/kube/answer-body.js';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import {
   Interner,
@@ -26,7 +27,6 @@ import {
   pruned,
   WHOLE_PARSE_BYTES,
 } from '../lambda/adapters/kube/pruned-json.js';
-import { tapBodies } from '../lambda/adapters/kube/transport.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';

@@ -102,8 +102,8 @@ export interface KubeReaderOptions {
    */
   readonly oneConnection?: boolean | undefined;
   /**
-   * Whole Nodes listed in JSON, never asked for in protobuf (node-protobuf.ts): for the bench's
-   * floor, `JSON.parse` of the very pages a JSON reader gets. Default false.
+   * Nodes (the list and GETs) read in JSON, never asked for in protobuf (node-protobuf.ts): for
+   * the bench's floor, `JSON.parse` of the very pages a JSON reader gets. Default false.
    */
   readonly nodesAsJson?: boolean | undefined;
 }

@@ -9,7 +9,7 @@ import { type LabelSelector, matchesSelector } from '../../core/selector.js';
 import { ClusterReadError } from '../../ports/index.js';
 import { LIST_FIELDS } from './answer-shapes.js';
 import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
-import { decodeNodeList, PROTOBUF } from './node-protobuf.js';
+import { decodeNode, decodeNodeList, PROTOBUF_FIRST } from './node-protobuf.js';
 import {
   NODE_TABLE,
   NODE_TABLE_PARAMS,
@@ -19,7 +19,7 @@ import {
   tableSuspects,
 } from './node-table.js';
 import { type Interner, projectNode } from './projection.js';
-import type { ApiSession, Listed, ListFormat } from './transport.js';
+import type { ApiSession, Listed, ListFormat, NodeFormat } from './transport.js';
 
 export interface NodeReadOptions {
   /** The Node labels to keep; undefined: all of them. */
@@ -28,7 +28,7 @@ export interface NodeReadOptions {
   readonly suspectAfterMs: number;
   readonly nodeCache?: NodeCache | undefined;
   readonly nodeSelector?: LabelSelector | undefined;
-  /** Whole Nodes asked for in protobuf first (node-protobuf.ts); JSON when the server prefers. */
+  /** Nodes (the list and GETs) asked for in protobuf first (node-protobuf.ts); JSON when answered so. */
   readonly protobuf?: boolean | undefined;
 }
 
@@ -36,18 +36,22 @@ export interface NodeReadOptions {
 export class NodeReads {
   /** How the whole list is asked for and read. */
   private readonly listFormat: ListFormat | undefined;
+  /** How one Node is asked for and read (a GET). */
+  private readonly nodeFormat: NodeFormat | undefined;
 
   constructor(private readonly options: NodeReadOptions) {
     const { labelKeys } = options;
     this.listFormat = options.protobuf
       ? {
-          // As client-go asks for built-in types: protobuf, else JSON.
-          accept: `${PROTOBUF},application/json`,
+          accept: PROTOBUF_FIRST,
           kind: 'NodeList',
           items: 'items',
           keep: LIST_FIELDS.nodes,
           protobuf: (body) => decodeNodeList(body, labelKeys),
         }
+      : undefined;
+    this.nodeFormat = options.protobuf
+      ? { accept: PROTOBUF_FIRST, protobuf: (body) => decodeNode(body, labelKeys) }
       : undefined;
   }
 
@@ -169,7 +173,7 @@ export class NodeReads {
     }
     await Promise.all(
       [...suspects].map(async (name) => {
-        const body = await session.getNode(name, signal);
+        const body = await session.getNode(name, signal, this.nodeFormat);
         const node = body ? projectNode(body, this.options.labelKeys, interner) : undefined;
         // A node relabelled out of the selection leaves it, as a deleted one does.
         cache.update(name, node && this.selects(node) ? node : undefined);

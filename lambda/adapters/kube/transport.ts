@@ -7,6 +7,7 @@
  */
 
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import { type BodyReading, errorText, readBody } from './answer-body.js';
 import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
 import {
   type Connection,
@@ -16,9 +17,8 @@ import {
   withInflater,
 } from './http-exchange.js';
 import { nodeHttp } from './node-http.js';
-import { decodeOther, isProtobuf } from './node-protobuf.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
-import { type Keep, parseKept } from './pruned-json.js';
+import type { Keep } from './pruned-json.js';
 import {
   describeRead,
   hostOf,
@@ -120,14 +120,6 @@ interface Page<T> {
   readonly remaining: number | undefined;
 }
 
-/** Sees every 2xx answer body before it is parsed: `bench/check-once.ts --floor` keeps them. */
-let bodyTap: ((body: Buffer) => void) | undefined;
-
-/** Sets (or, with undefined, removes) the one body tap. For the bench's floor, never the check. */
-export function tapBodies(tap: ((body: Buffer) => void) | undefined): void {
-  bodyTap = tap;
-}
-
 /**
  * What `list` takes: the resource, its path, what to keep of each item, the signal, more query
  * parameters of every page (`labelSelector`), and the format (a Table of Nodes).
@@ -201,12 +193,16 @@ export class ApiSession {
     return this.redacting(this.listPages(...args));
   }
 
-  /** GETs one Node; undefined when it does not exist (404). Its errors hold no credential. */
+  /**
+   * GETs one Node; undefined when it does not exist (404). `format`: how it is asked for and a
+   * protobuf answer read (node-reads.ts); by default JSON. Its errors hold no credential.
+   */
   getNode(
     name: string,
     signal: AbortSignal | undefined,
+    format?: NodeFormat,
   ): Promise<Record<string, unknown> | undefined> {
-    return this.redacting(this.nodeNamed(name, signal));
+    return this.redacting(this.nodeNamed(name, signal, format));
   }
 
   /** `read`, its error (whatever text it quotes) stripped of the connection's credentials. */
@@ -269,9 +265,11 @@ export class ApiSession {
   private async nodeNamed(
     name: string,
     signal: AbortSignal | undefined,
+    format: NodeFormat | undefined,
   ): Promise<Record<string, unknown> | undefined> {
     const path = `/api/v1/nodes/${encodeURIComponent(name)}`;
     const answer = await this.request('nodes', path, signal, {
+      ...format,
       missingIsNull: true,
       keep: NODE_OBJECT_FIELDS,
     });
@@ -356,10 +354,9 @@ export class ApiSession {
         const { status, bytes, body: raw } = response;
         if (status === 404 && options.missingIsNull)
           return { body: undefined, raw, date: undefined, bytes };
-        const protobuf = isProtobuf(response.contentType);
         if (status < 200 || status > 299) {
           // Redacted before it is parsed and cut: a cut must not leave half a token behind.
-          const text = this.redact(protobuf ? protobufStatusText(raw) : raw.toString('utf8'));
+          const text = this.redact(errorText(raw, response.contentType));
           throw statusError(
             this.target,
             resource,
@@ -368,25 +365,7 @@ export class ApiSession {
             text,
           );
         }
-        // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
-        bodyTap?.(Buffer.from(raw));
-        let body: unknown;
-        const decode = protobuf ? options.protobuf : undefined;
-        try {
-          // No page-sized string but for a small page: the pruned reader works on the bytes.
-          if (decode) body = decode(raw);
-          else
-            body = options.keep ? parseKept(raw, options.keep) : JSON.parse(raw.toString('utf8'));
-        } catch {
-          const type = response.contentType?.split(';')[0];
-          throw new ClusterReadError(
-            'invalid-response',
-            `the API server's answer to ${what} is not ${decode ? 'valid protobuf' : 'JSON'} (HTTP ${status}${type ? `, ${type}` : ''})`,
-          );
-        }
-        // An answer of another kind is described from its JSON (wholeBody): a protobuf one's is
-        // what was read of it, its kind and a Status's words, never its bytes.
-        const described = decode ? Buffer.from(JSON.stringify(summary(body))) : raw;
+        const { body, described } = readBody(raw, response.contentType, options, what, status);
         return { body, raw: described, date: response.date, bytes };
       });
     } catch (error) {
@@ -432,24 +411,11 @@ export class ApiSession {
   }
 }
 
-interface RequestOptions {
+/** How a Node is asked for, and its protobuf answer read (undefined: JSON alone). */
+export type NodeFormat = Pick<RequestOptions, 'accept' | 'protobuf'>;
+
+/** How one request asks and reads: its Accept, and how its body is read (answer-body.ts). */
+interface RequestOptions extends BodyReading {
   readonly missingIsNull?: boolean;
   readonly accept?: string | undefined;
-  readonly keep?: Keep | undefined;
-  readonly protobuf?: ((body: Buffer) => unknown) | undefined;
-}
-
-/** An error's protobuf Status as the JSON text `statusError` reads; empty when unreadable. */
-function protobufStatusText(raw: Buffer): string {
-  try {
-    return JSON.stringify(decodeOther(raw));
-  } catch {
-    return '';
-  }
-}
-
-/** What an error may quote of a protobuf answer: its kind and a Status's words, not its items. */
-function summary(body: unknown): Record<string, unknown> {
-  const { kind, apiVersion, status, message, reason, code } = record(body);
-  return { kind, apiVersion, status, message, reason, code };
 }
