@@ -14,7 +14,7 @@
  * declared duration cannot be called expired.
  */
 import { latestLeases, observeAll, type ReadLease } from './lease-observations.js';
-import type { Evaluation, NodeInfo, NodeVerdict, Observations, Snapshot } from './model.js';
+import type { Evaluation, NodeVerdict, Observations, Snapshot } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
 import {
   healthyVerdict,
@@ -53,12 +53,8 @@ export const SUSPECT_VANISHED_MIN = 3;
  * absent from it are not taken for gone, a node whose lease vanished is not judged (no wave of
  * RESOLVED "removed", no wave of missing-lease). The next check, compared with this one, confirms.
  */
-function suspectList(
-  leased: ReadonlyMap<string, ReadLease>,
-  previous: Observations,
-): string | undefined {
-  let vanished = 0;
-  for (const name of previous.keys()) if (!leased.has(name)) vanished++;
+function suspectList(carried: number, previous: Observations): string | undefined {
+  const vanished = previous.size - carried;
   if (vanished < SUSPECT_VANISHED_MIN || vanished * 2 < previous.size) return undefined;
   return `the lease list lacks ${vanished} of the ${previous.size} leases the last check saw: suspect, nodes missing from it are kept as they were until the next check confirms`;
 }
@@ -70,10 +66,10 @@ function suspectList(
  * be read: no lease is called orphaned, no incident resolves as deleted — for as long as those
  * kubelets renew with no Node (a deleted node's kubelet stops, and its lease then counts as gone).
  */
-function suspectNodeList(leased: ReadonlyMap<string, ReadLease>): string | undefined {
+function suspectNodeList(reads: readonly ReadLease[]): string | undefined {
   let live = 0;
   let unlisted = 0;
-  for (const { renew, node, previous } of leased.values()) {
+  for (const { renew, node, previous } of reads) {
     if (!previous || renew.kind !== 'time' || renew.raw === previous.renewTime) continue;
     live++;
     if (node === undefined) unlisted++;
@@ -94,14 +90,14 @@ export function evaluate(
   /** The look before this one failed to read the cluster (a stall our looks ran into). */
   afterReadFailure = false,
 ): Evaluation {
-  const listed = new Map<string, NodeInfo>();
-  for (const node of snapshot.nodes ?? []) listed.set(node.name, node);
-  const leased = latestLeases(snapshot.leases, listed, observations);
-  const nodeListSuspect = snapshot.nodes === null ? undefined : suspectNodeList(leased);
+  const { reads, unleased, carried } = latestLeases(
+    snapshot.leases,
+    snapshot.nodes ?? [],
+    observations,
+  );
+  const nodeListSuspect = snapshot.nodes === null ? undefined : suspectNodeList(reads);
   const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
-  const nodesByName = nodeListSuspect === undefined ? listed : new Map<string, NodeInfo>();
-  // On leases alone (a suspect Node list), no lease has a Node.
-  const reads = [...leased.values()];
+  // On leases alone (a suspect Node list), no lease has a Node, and no Node is judged.
   if (nodeListSuspect !== undefined) {
     for (let i = 0; i < reads.length; i++)
       reads[i] = { ...(reads[i] as ReadLease), node: undefined };
@@ -124,9 +120,8 @@ export function evaluate(
     const verdict = judgeLease(ctx, reads[i] as ReadLease, all.observed.at(i));
     if (verdict !== undefined) verdicts.push(verdict);
   }
-  const suspect = suspectList(leased, observations);
-  for (const node of nodesByName.values()) {
-    if (leased.has(node.name)) continue;
+  const suspect = suspectList(carried, observations);
+  for (const node of nodeListSuspect === undefined ? unleased : []) {
     // In a suspect list, a lease seen by the last check and missing now is not judged yet.
     if (suspect !== undefined && observations.has(node.name)) continue;
     verdicts.push(judgeNodeWithoutLease(ctx, node));

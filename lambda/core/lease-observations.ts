@@ -226,37 +226,132 @@ function renewedAt(read: ReadLease): number {
   return read.renew.kind === 'time' ? read.renew.at : Number.NEGATIVE_INFINITY;
 }
 
+/** The leases of a check, one per name, each joined with its Node and its last observation. */
+export interface LeaseReads {
+  /** One per lease name, in the order first listed. */
+  readonly reads: ReadLease[];
+  /** The listed Nodes that have no lease, in the order listed. */
+  readonly unleased: NodeInfo[];
+  /** How many of the leases the last check observed are in this list. */
+  readonly carried: number;
+}
+
 /**
- * One lease per name, joined with its Node (`nodes`) and last observation (`previous`). A list
- * should never hold two, but a broken server or proxy can: the copy renewed last wins (on a tie,
- * the first listed), so a stale copy listed first cannot make a live node expired.
+ * One lease per name, joined with its Node and last observation (`previous`). A list should never
+ * hold two, but a broken server or proxy can: the copy renewed last wins (on a tie, the first
+ * listed), so a stale copy listed first cannot make a live node expired.
+ *
+ * The API lists both kinds by name, ascending: then leases and Nodes are joined as two sorted
+ * lists are merged, with no Map of either. At 100,000 nodes the two Maps by name this replaced
+ * were ~15 MB a check allocated and dropped, at its peak (docs/BENCHMARKS.md). Any other order
+ * (a proxy's, a node read afresh into the cache) is joined through the Maps.
  */
 export function latestLeases(
   leases: readonly LeaseInfo[],
-  nodes: ReadonlyMap<string, NodeInfo>,
+  nodes: readonly NodeInfo[],
   previous: Observations,
-): Map<string, ReadLease> {
+): LeaseReads {
+  if (!ascending(leases)) return joinByName(leases, nodes, previous);
+  const reads: ReadLease[] = new Array(leases.length);
+  const unleased: NodeInfo[] = [];
+  let carried = 0;
+  const merged = ascending(nodes);
+  const listed = merged ? undefined : byNodeName(nodes);
+  let n = 0;
+  for (let i = 0; i < leases.length; i++) {
+    const lease = leases[i] as LeaseInfo;
+    const name = lease.name;
+    let node: NodeInfo | undefined;
+    if (listed === undefined) {
+      while (n < nodes.length && (nodes[n] as NodeInfo).name < name) {
+        unleased.push(nodes[n] as NodeInfo);
+        n++;
+      }
+      if (n < nodes.length && (nodes[n] as NodeInfo).name === name) node = nodes[n++];
+    } else {
+      node = listed.get(name);
+    }
+    const read = readOf(lease, node, previous.get(name));
+    if (read.previous !== undefined) carried++;
+    reads[i] = read;
+  }
+  if (listed === undefined) {
+    for (; n < nodes.length; n++) unleased.push(nodes[n] as NodeInfo);
+  } else {
+    for (const node of listed.values()) if (!hasName(leases, node.name)) unleased.push(node);
+  }
+  return { reads, unleased, carried };
+}
+
+/** `latestLeases` for leases in any order: through a Map of the leases and one of the Nodes. */
+function joinByName(
+  leases: readonly LeaseInfo[],
+  nodes: readonly NodeInfo[],
+  previous: Observations,
+): LeaseReads {
+  const listed = byNodeName(nodes);
   const byName = new Map<string, ReadLease>();
-  // While names come strictly ascending (as the API lists them), a name is new: no lookup.
-  let ascending = true;
-  let last = '';
   for (const lease of leases) {
     const name = lease.name;
-    ascending &&= name > last;
-    last = name;
-    const kept = ascending ? undefined : byName.get(name);
-    const read: ReadLease = {
-      lease,
-      // A name the API itself would refuse: nothing of the lease is trusted.
-      renew:
-        lease.nameLength === undefined
-          ? readRenewTime(lease.renewTime)
-          : { kind: 'invalid', problem: nameProblem(lease.nameLength) },
-      duration: readLeaseDuration(lease.leaseDurationSeconds),
-      node: kept ? kept.node : nodes.get(name),
-      previous: kept ? kept.previous : previous.get(name),
-    };
+    const kept = byName.get(name);
+    const read = kept
+      ? readOf(lease, kept.node, kept.previous)
+      : readOf(lease, listed.get(name), previous.get(name));
     if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(name, read);
   }
-  return byName;
+  const reads = [...byName.values()];
+  let carried = 0;
+  for (const read of reads) if (read.previous !== undefined) carried++;
+  const unleased: NodeInfo[] = [];
+  for (const node of listed.values()) if (!byName.has(node.name)) unleased.push(node);
+  return { reads, unleased, carried };
+}
+
+function readOf(
+  lease: LeaseInfo,
+  node: NodeInfo | undefined,
+  previous: Observation | undefined,
+): ReadLease {
+  return {
+    lease,
+    // A name the API itself would refuse: nothing of the lease is trusted.
+    renew:
+      lease.nameLength === undefined
+        ? readRenewTime(lease.renewTime)
+        : { kind: 'invalid', problem: nameProblem(lease.nameLength) },
+    duration: readLeaseDuration(lease.leaseDurationSeconds),
+    node,
+    previous,
+  };
+}
+
+/** Whether the names come strictly ascending: then none repeats. */
+function ascending(objects: readonly { readonly name: string }[]): boolean {
+  for (let i = 1; i < objects.length; i++) {
+    if (!((objects[i - 1] as { name: string }).name < (objects[i] as { name: string }).name)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The Nodes by name; of two with one name, the last listed (in the place of the first). */
+function byNodeName(nodes: readonly NodeInfo[]): Map<string, NodeInfo> {
+  const listed = new Map<string, NodeInfo>();
+  for (const node of nodes) listed.set(node.name, node);
+  return listed;
+}
+
+/** Whether a lease of these, strictly ascending by name, has this name (a binary search). */
+function hasName(leases: readonly LeaseInfo[], name: string): boolean {
+  let low = 0;
+  let high = leases.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const at = (leases[mid] as LeaseInfo).name;
+    if (at === name) return true;
+    if (at < name) low = mid + 1;
+    else high = mid - 1;
+  }
+  return false;
 }
