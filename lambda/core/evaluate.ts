@@ -112,7 +112,7 @@ export function evaluate(
     frozen,
     rechecks: [],
     renewedReasons,
-    healthy: new HealthyRows((seconds) => renewedReason(renewedReasons, seconds)),
+    healthy: new HealthyRows((seconds) => renewedReason(renewedReasons, seconds), reads.length),
   };
 
   const verdicts: NodeVerdict[] = [];
