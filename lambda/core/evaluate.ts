@@ -13,7 +13,7 @@
  * the grace period is the watchdog's judgement, and a lease that is still valid by its own
  * declared duration cannot be called expired.
  */
-import { latestLeases, observeAll, type ReadLease } from './lease-observations.js';
+import { type LeaseReads, latestLeases, observeAll } from './lease-observations.js';
 import type { Evaluation, NodeVerdict, Observations, Snapshot } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
 import {
@@ -66,10 +66,11 @@ function suspectList(carried: number, previous: Observations): string | undefine
  * be read: no lease is called orphaned, no incident resolves as deleted — for as long as those
  * kubelets renew with no Node (a deleted node's kubelet stops, and its lease then counts as gone).
  */
-function suspectNodeList(reads: readonly ReadLease[]): string | undefined {
+function suspectNodeList(reads: LeaseReads): string | undefined {
   let live = 0;
   let unlisted = 0;
-  for (const { renew, node, previous } of reads) {
+  for (let i = 0; i < reads.length; i++) {
+    const { renew, node, previous } = reads.at(i);
     if (!previous || renew.kind !== 'time' || renew.raw === previous.renewTime) continue;
     live++;
     if (node === undefined) unlisted++;
@@ -90,18 +91,11 @@ export function evaluate(
   /** The look before this one failed to read the cluster (a stall our looks ran into). */
   afterReadFailure = false,
 ): Evaluation {
-  const { reads, unleased, carried } = latestLeases(
-    snapshot.leases,
-    snapshot.nodes ?? [],
-    observations,
-  );
+  const { reads, unleased } = latestLeases(snapshot.leases, snapshot.nodes ?? [], observations);
   const nodeListSuspect = snapshot.nodes === null ? undefined : suspectNodeList(reads);
   const judged = nodeListSuspect === undefined ? snapshot : { ...snapshot, nodes: null };
   // On leases alone (a suspect Node list), no lease has a Node, and no Node is judged.
-  if (nodeListSuspect !== undefined) {
-    for (let i = 0; i < reads.length; i++)
-      reads[i] = { ...(reads[i] as ReadLease), node: undefined };
-  }
+  if (nodeListSuspect !== undefined) reads.withoutNodes();
   const seen = { snapshot: judged, policy, now, previous: observations };
   const all = observeAll(seen, reads);
   const frozen = all.frozen || afterReadFailure;
@@ -117,10 +111,10 @@ export function evaluate(
 
   const verdicts: NodeVerdict[] = [];
   for (let i = 0; i < reads.length; i++) {
-    const verdict = judgeLease(ctx, reads[i] as ReadLease, all.observed.at(i));
+    const verdict = judgeLease(ctx, reads.at(i), all.observed.at(i));
     if (verdict !== undefined) verdicts.push(verdict);
   }
-  const suspect = suspectList(carried, observations);
+  const suspect = suspectList(reads.carried, observations);
   for (const node of nodeListSuspect === undefined ? unleased : []) {
     // In a suspect list, a lease seen by the last check and missing now is not judged yet.
     if (suspect !== undefined && observations.has(node.name)) continue;

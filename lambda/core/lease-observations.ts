@@ -203,14 +203,14 @@ export class ObservedLeases {
  */
 export function observeAll(
   ctx: ObserveContext,
-  leases: readonly ReadLease[],
+  leases: LeaseReads,
 ): { observed: ObservedLeases; frozen: boolean; lateSightings: number } {
   const observed = new ObservedLeases(leases.length);
   let known = 0;
   let suspects = 0;
   let lateSightings = 0;
   for (let i = 0; i < leases.length; i++) {
-    const read = leases[i] as ReadLease;
+    const read = leases.at(i);
     const o = observeLease(ctx, read);
     observed.set(i, o);
     if (o === undefined || read.previous === undefined) continue;
@@ -226,14 +226,74 @@ function renewedAt(read: ReadLease): number {
   return read.renew.kind === 'time' ? read.renew.at : Number.NEGATIVE_INFINITY;
 }
 
-/** The leases of a check, one per name, each joined with its Node and its last observation. */
-export interface LeaseReads {
-  /** One per lease name, in the order first listed. */
-  readonly reads: ReadLease[];
-  /** The listed Nodes that have no lease, in the order listed. */
+/**
+ * The leases of a check, one per name, each joined with its Node and last observation, as
+ * columns: `at(i)` builds lease i's ReadLease, to be read and let go. At 100,000 leases a
+ * ReadLease and its RenewTime per lease, all live until the last one is judged, held ~13 MB at a
+ * check's peak; the columns ~4 MB. A renewTime is parsed once, when the lease is added.
+ */
+export class LeaseReads {
+  #count = 0;
+  readonly #leases: LeaseInfo[];
+  readonly #nodes: (NodeInfo | undefined)[];
+  readonly #previous: (Observation | undefined)[];
+  readonly #durations: LeaseDuration[];
+  /** When a lease's renewTime (the string it was listed with) was; else its RenewTime in #other. */
+  readonly #renewAt: Float64Array;
+  readonly #other = new Map<number, RenewTime>();
+  /** How many of the leases the last check observed are among these. */
+  carried = 0;
+
+  constructor(capacity: number) {
+    this.#leases = new Array(capacity);
+    this.#nodes = new Array(capacity);
+    this.#previous = new Array(capacity);
+    this.#durations = new Array(capacity);
+    this.#renewAt = new Float64Array(capacity);
+  }
+
+  get length(): number {
+    return this.#count;
+  }
+
+  /** Adds a lease as `read` reads it (readOf). */
+  add(read: ReadLease): void {
+    const i = this.#count++;
+    this.#leases[i] = read.lease;
+    this.#nodes[i] = read.node;
+    this.#previous[i] = read.previous;
+    this.#durations[i] = read.duration;
+    const renew = read.renew;
+    if (renew.kind === 'time' && renew.raw === read.lease.renewTime) this.#renewAt[i] = renew.at;
+    else this.#other.set(i, renew);
+    if (read.previous !== undefined) this.carried++;
+  }
+
+  at(i: number): ReadLease {
+    const lease = this.#leases[i] as LeaseInfo;
+    return {
+      lease,
+      renew: this.#other.get(i) ?? {
+        kind: 'time',
+        raw: lease.renewTime as string,
+        at: this.#renewAt[i] as number,
+      },
+      duration: this.#durations[i] as LeaseDuration,
+      node: this.#nodes[i],
+      previous: this.#previous[i],
+    };
+  }
+
+  /** On leases alone (a suspect Node list): no lease has a Node. */
+  withoutNodes(): void {
+    this.#nodes.fill(undefined);
+  }
+}
+
+/** The leases of a check (LeaseReads) and the listed Nodes that have no lease, in the order listed. */
+export interface JoinedLeases {
+  readonly reads: LeaseReads;
   readonly unleased: NodeInfo[];
-  /** How many of the leases the last check observed are in this list. */
-  readonly carried: number;
 }
 
 /**
@@ -250,16 +310,14 @@ export function latestLeases(
   leases: readonly LeaseInfo[],
   nodes: readonly NodeInfo[],
   previous: Observations,
-): LeaseReads {
+): JoinedLeases {
   if (!ascending(leases)) return joinByName(leases, nodes, previous);
-  const reads: ReadLease[] = new Array(leases.length);
+  const reads = new LeaseReads(leases.length);
   const unleased: NodeInfo[] = [];
-  let carried = 0;
   const merged = ascending(nodes);
   const listed = merged ? undefined : byNodeName(nodes);
   let n = 0;
-  for (let i = 0; i < leases.length; i++) {
-    const lease = leases[i] as LeaseInfo;
+  for (const lease of leases) {
     const name = lease.name;
     let node: NodeInfo | undefined;
     if (listed === undefined) {
@@ -271,16 +329,14 @@ export function latestLeases(
     } else {
       node = listed.get(name);
     }
-    const read = readOf(lease, node, previous.get(name));
-    if (read.previous !== undefined) carried++;
-    reads[i] = read;
+    reads.add(readOf(lease, node, previous.get(name)));
   }
   if (listed === undefined) {
     for (; n < nodes.length; n++) unleased.push(nodes[n] as NodeInfo);
   } else {
     for (const node of listed.values()) if (!hasName(leases, node.name)) unleased.push(node);
   }
-  return { reads, unleased, carried };
+  return { reads, unleased };
 }
 
 /** `latestLeases` for leases in any order: through a Map of the leases and one of the Nodes. */
@@ -288,7 +344,7 @@ function joinByName(
   leases: readonly LeaseInfo[],
   nodes: readonly NodeInfo[],
   previous: Observations,
-): LeaseReads {
+): JoinedLeases {
   const listed = byNodeName(nodes);
   const byName = new Map<string, ReadLease>();
   for (const lease of leases) {
@@ -299,12 +355,11 @@ function joinByName(
       : readOf(lease, listed.get(name), previous.get(name));
     if (!kept || renewedAt(read) > renewedAt(kept)) byName.set(name, read);
   }
-  const reads = [...byName.values()];
-  let carried = 0;
-  for (const read of reads) if (read.previous !== undefined) carried++;
+  const reads = new LeaseReads(byName.size);
+  for (const read of byName.values()) reads.add(read);
   const unleased: NodeInfo[] = [];
   for (const node of listed.values()) if (!byName.has(node.name)) unleased.push(node);
-  return { reads, unleased, carried };
+  return { reads, unleased };
 }
 
 function readOf(
