@@ -75,7 +75,11 @@ export class NodeCache {
 
   /** `replace`, with nodes that are rows of this cache already (`row`). */
   replaceRows(rows: readonly NodeInfo[]): void {
-    this.nodes = new Map(rows.map((n) => [n.name, n]));
+    // Set one by one: `new Map(rows.map(…))` built a [name, row] pair per node first (~5 MB of
+    // garbage at 100,000 nodes, on a relist's peak).
+    const nodes = new Map<string, NodeInfo>();
+    for (const row of rows) nodes.set(row.name, row);
+    this.nodes = nodes;
     this.fetchedAt = this.clock();
   }
 
