@@ -3,8 +3,9 @@
  * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for a check
  * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.4 MB
  * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
- * DEFAULTS.memoryMb. 512 MB up to ~100,000 nodes: a relist peaked at 224-230 MB there, a steady
- * check at 233 MB (2026-12-02), under the 256 MB that twice fits in 512.
+ * DEFAULTS.memoryMb. 512 MB up to ~100,000 nodes: there a relist peaked at 210-232 MB and a
+ * steady check at 239-265 MB maximum RSS in the runs of 2026-12-03, so 512 MB is 1.9-2.1× the
+ * peak rather than 2× in the worst of them (docs/BENCHMARKS.md, the targets).
  */
 import { DEFAULTS } from './defaults.js';
 
@@ -30,7 +31,8 @@ export function memoryMbFor(nodes: number | undefined): number {
  * semi-space: 25 MB at 512 MB) unless NODE_OPTIONS sets the heap's sizes itself; V8's young
  * generation is three semi-spaces, and a check's parse garbage fills them, so at 512 MB the young
  * generation alone held ~64 MB of the peak. 8 MB keeps it to ~16 MB for the same CPU, within
- * noise (docs/BENCHMARKS.md, "Where a check's memory goes").
+ * noise (docs/BENCHMARKS.md, "Where a check's memory goes"). 4 MB promotes more: a steady check
+ * at 100,000 nodes peaked at 231-261 MB against 229-231 MB with 8, in turn (2026-12-03).
  */
 export const SEMI_SPACE_MB = 8;
 
