@@ -241,8 +241,7 @@ export class LeaseReads {
   /** When a lease's renewTime (the string it was listed with) was; else its RenewTime in #other. */
   readonly #renewAt: Float64Array;
   readonly #other = new Map<number, RenewTime>();
-  /** How many of the leases the last check observed are among these. */
-  carried = 0;
+  #carried = 0;
 
   constructor(capacity: number) {
     this.#leases = new Array(capacity);
@@ -256,6 +255,11 @@ export class LeaseReads {
     return this.#count;
   }
 
+  /** How many of the leases the last check observed are among these. */
+  get carried(): number {
+    return this.#carried;
+  }
+
   /** Adds a lease as `read` reads it (readOf). */
   add(read: ReadLease): void {
     const i = this.#count++;
@@ -266,7 +270,7 @@ export class LeaseReads {
     const renew = read.renew;
     if (renew.kind === 'time' && renew.raw === read.lease.renewTime) this.#renewAt[i] = renew.at;
     else this.#other.set(i, renew);
-    if (read.previous !== undefined) this.carried++;
+    if (read.previous !== undefined) this.#carried++;
   }
 
   at(i: number): ReadLease {
@@ -303,39 +307,29 @@ export interface JoinedLeases {
  *
  * The API lists both kinds by name, ascending: then leases and Nodes are joined as two sorted
  * lists are merged, with no Map of either. At 100,000 nodes the two Maps by name this replaced
- * were ~15 MB a check allocated and dropped, at its peak (docs/BENCHMARKS.md). Any other order
- * (a proxy's, a node read afresh into the cache) is joined through the Maps.
+ * were ~15 MB a check allocated and dropped, at its peak (docs/BENCHMARKS.md). Either list in
+ * any other order (a proxy's; the cache's, once a new node was read afresh into it) is joined
+ * through the Maps.
  */
 export function latestLeases(
   leases: readonly LeaseInfo[],
   nodes: readonly NodeInfo[],
   previous: Observations,
 ): JoinedLeases {
-  if (!ascending(leases)) return joinByName(leases, nodes, previous);
+  if (!ascending(leases) || !ascending(nodes)) return joinByName(leases, nodes, previous);
   const reads = new LeaseReads(leases.length);
   const unleased: NodeInfo[] = [];
-  const merged = ascending(nodes);
-  const listed = merged ? undefined : byNodeName(nodes);
   let n = 0;
   for (const lease of leases) {
     const name = lease.name;
-    let node: NodeInfo | undefined;
-    if (listed === undefined) {
-      while (n < nodes.length && (nodes[n] as NodeInfo).name < name) {
-        unleased.push(nodes[n] as NodeInfo);
-        n++;
-      }
-      if (n < nodes.length && (nodes[n] as NodeInfo).name === name) node = nodes[n++];
-    } else {
-      node = listed.get(name);
+    while (n < nodes.length && (nodes[n] as NodeInfo).name < name) {
+      unleased.push(nodes[n] as NodeInfo);
+      n++;
     }
+    const node = n < nodes.length && nodes[n]?.name === name ? nodes[n++] : undefined;
     reads.add(readOf(lease, node, previous.get(name)));
   }
-  if (listed === undefined) {
-    for (; n < nodes.length; n++) unleased.push(nodes[n] as NodeInfo);
-  } else {
-    for (const node of listed.values()) if (!hasName(leases, node.name)) unleased.push(node);
-  }
+  for (; n < nodes.length; n++) unleased.push(nodes[n] as NodeInfo);
   return { reads, unleased };
 }
 
@@ -345,7 +339,9 @@ function joinByName(
   nodes: readonly NodeInfo[],
   previous: Observations,
 ): JoinedLeases {
-  const listed = byNodeName(nodes);
+  // Of two Nodes with one name, the last listed (in the place of the first).
+  const listed = new Map<string, NodeInfo>();
+  for (const node of nodes) listed.set(node.name, node);
   const byName = new Map<string, ReadLease>();
   for (const lease of leases) {
     const name = lease.name;
@@ -388,25 +384,4 @@ function ascending(objects: readonly { readonly name: string }[]): boolean {
     }
   }
   return true;
-}
-
-/** The Nodes by name; of two with one name, the last listed (in the place of the first). */
-function byNodeName(nodes: readonly NodeInfo[]): Map<string, NodeInfo> {
-  const listed = new Map<string, NodeInfo>();
-  for (const node of nodes) listed.set(node.name, node);
-  return listed;
-}
-
-/** Whether a lease of these, strictly ascending by name, has this name (a binary search). */
-function hasName(leases: readonly LeaseInfo[], name: string): boolean {
-  let low = 0;
-  let high = leases.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const at = (leases[mid] as LeaseInfo).name;
-    if (at === name) return true;
-    if (at < name) low = mid + 1;
-    else high = mid - 1;
-  }
-  return false;
 }
