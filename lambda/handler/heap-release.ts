@@ -18,9 +18,13 @@
  * An invocation that left the heap this much larger than it found it is a large check (~40 MB
  * promoted at 100,000 nodes; a few MB at 5,000): below it, a collection frees too little to pay
  * for its pause, and a process that holds a large heap for other reasons (a test runner) is not
- * collected after every small invocation.
+ * collected after every small invocation. 16 MB, not 32: V8 often runs a full collection of its
+ * own during a large check, and what is left at its end is then ~30 MB of garbage on a heap only
+ * ~30 MB above where it began; under a 32 MB rule that stayed, and the next check peaked ~30 MB
+ * higher (a steady check at 100,000 nodes, 5 processes each in turn: 216-273 MB, median 256,
+ * against 211-238 MB, median 231; docs/BENCHMARKS.md).
  */
-export const COLLECT_GROWTH_BYTES = 32 * 1024 * 1024;
+export const COLLECT_GROWTH_BYTES = 16 * 1024 * 1024;
 
 /** The heap in use now: what an invocation's growth is measured from. */
 export function heapInUse(): number {
