@@ -116,7 +116,7 @@ function handlerCode(
           beforeInstall: () => [],
           afterBundling: (_input: string, output: string) => [
             `cp ${shellQuoted(source)} ${shellQuoted(join(output, CLUSTER_FILE))}`,
-            `cp ${stagedKubeAuth({ outdir, ...BUNDLING_SHARED, alias: aliases() })
+            `cp ${stagedKubeAuth({ outdir, ...BUNDLING_SHARED, alias: handlerAliases() })
               .map(shellQuoted)
               .join(' ')} ${shellQuoted(output)}`,
           ],
@@ -188,9 +188,10 @@ const BUNDLING_SHARED = {
 
 /**
  * esbuild aliases: undici and others left out (850 kB, 40 % of the bundle and of its import) and
- * node:http required, not imported (docs/BENCHMARKS.md, cold start).
+ * node:http required, not imported (docs/BENCHMARKS.md, cold start). Also how `npm run bench`
+ * builds its subject, so that it measures the code the function runs.
  */
-function aliases(): Record<string, string> {
+export function handlerAliases(): Record<string, string> {
   if (!ABSENT || !NODE_HTTP_REQUIRED) return {};
   return {
     ...Object.fromEntries(LEFT_OUT.map((name) => [name, ABSENT])),
@@ -216,7 +217,7 @@ const BUNDLING: BundlingOptions = {
   externalModules: [KUBE_AUTH_BUNDLING.external],
   esbuildArgs: {
     '--alias': [
-      ...Object.entries(aliases()).map(([name, file]) => `${name}=${file}`),
+      ...Object.entries(handlerAliases()).map(([name, file]) => `${name}=${file}`),
       KUBE_AUTH_BUNDLING.alias,
     ],
   },
