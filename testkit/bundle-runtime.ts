@@ -2,12 +2,15 @@
  * A stand-in for the Lambda Node.js runtime, run as its own process by plain `node` (no tsx, as
  * Lambda runs the bundle): imports the bundle given as the first argument once (the cold start),
  * then invokes its `handler` once per IPC message `{ now, event, requestId }` and answers
- * `{ report }` or `{ error }`. `now` is the test's fake clock, set before each invocation (and
+ * `{ report }` or `{ error }`, with the invocation's own peak RSS (`maxRssBytes`, Linux) and the
+ * process's memory before and after it (`memory`). `now` is the test's fake clock, set before each invocation (and
  * from LW_TEST_NOW before the import, so the handler's clock is this one): an hour of schedule
  * takes a second. Logs go to stdout, as in Lambda.
  *
  *   node testkit/bundle-runtime.ts path/to/index.mjs
  */
+
+import { readFileSync, writeFileSync } from 'node:fs';
 
 interface Invocation {
   readonly now: number;
@@ -39,9 +42,33 @@ process.on('message', (message: Invocation) => {
     callbackWaitsForEmptyEventLoop: true,
     getRemainingTimeInMillis: () => Math.max(0, Math.round(deadline - performance.now())),
   };
+  // Each invocation's own peak RSS, as Lambda's "Max Memory Used" is one invocation's: the
+  // kernel's high-water mark reset first where Linux allows it (proc_pid_clear_refs(5)).
+  const peakReset = resetPeakRss();
+  const before = process.memoryUsage();
+  const peak = () => ({
+    ...(peakReset ? { maxRssBytes: peakRss() } : {}),
+    memory: { before, after: process.memoryUsage() },
+  });
   handler(message.event, context).then(
-    (report) => process.send?.({ report }),
-    (error: unknown) => process.send?.({ error: String(error) }),
+    (report) => process.send?.({ report, ...peak() }),
+    (error: unknown) => process.send?.({ error: String(error), ...peak() }),
   );
 });
 process.send?.({ ready: true });
+
+/** The process's peak RSS since the reset: VmHWM of /proc/self/status, bytes. */
+function peakRss(): number {
+  const kB = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return Number(kB) * 1024;
+}
+
+/** Resets the process's peak RSS to its RSS now (`5` to /proc/self/clear_refs); false where it cannot. */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * `npm run bench:function`: the deployed function's own peak memory, invocation by invocation, on
+ * one large simulated cluster. Where `npm run bench` times a read and its evaluation alone, this
+ * runs the whole of what Lambda runs: the stack is synthesised (`buildStack`, the default memory
+ * and the NODE_OPTIONS it derives), and the bundle it stages is imported by a process of its own
+ * under that environment (testkit/bundle-runtime.ts: plain Node, as Lambda runs it), then invoked
+ * once per scheduled minute on a fake clock. Each invocation reads the cluster over HTTPS, loads
+ * and saves its state in dynalite, publishes to the local SNS server and collects its garbage,
+ * and reports its own maximum RSS (the figure Lambda reports as "Max Memory Used"), and the
+ * process's memory before and after it (`process.memoryUsage()`).
+ *
+ * The minutes cover a cold start (a relist, and the first save of the whole observation
+ * snapshot), the steady checks after it, and the node cache's relist every `nodeRefreshSeconds`
+ * (900 s); at minute 5 a node's kubelet stops, so a FIRING is published and its observation
+ * saved. Not a test: nothing is asserted, the figures are printed.
+ *
+ *   npm run bench:function                   (100,000 nodes, 17 minutes)
+ *   BENCH_NODES=20000 BENCH_MINUTES=3 npm run bench:function
+ *   BENCH_FUNCTION_ENV='{"MALLOC_ARENA_MAX":"2"}' npm run bench:function   (more variables)
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildStack } from '../infra/stack.js';
+import { parseAppConfig } from '../lambda/settings/index.js';
+import type { ClusterReport } from '../lambda/use-cases/invocation.js';
+import type { Closer } from '../testkit/harness-options.js';
+import { startOutsideWorld } from '../testkit/harness-parts.js';
+import { FakeClock, SCHEDULE_MS, TOPIC_ARN } from '../testkit/watchdog-harness.js';
+import { median } from './statistics.js';
+
+const NODES = Number(process.env.BENCH_NODES ?? 100_000);
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 17);
+const CLUSTER = 'bench';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+const work = mkdtempSync(join(tmpdir(), 'lease-watchdog-function-peak-'));
+const closers: Closer[] = [];
+try {
+  const clock = new FakeClock();
+  console.error(`bench:function: ${NODES} nodes: starting the simulated cluster and AWS stand-ins`);
+  const world = await startOutsideWorld(
+    clock,
+    { clusters: { [CLUSTER]: { nodes: NODES } } },
+    closers,
+  );
+  const target = world.targets.get(CLUSTER);
+  if (target === undefined) throw new Error('the simulated cluster did not start');
+
+  // The stack as a user synthesises it for this cluster (token mode, its CA), told the cluster's
+  // size: the function's memory and heap flags are whatever the stack then chooses.
+  const config = parseAppConfig({
+    clusters: [
+      {
+        name: CLUSTER,
+        auth: {
+          mode: 'token',
+          server: target.server.url,
+          caData: Buffer.from(target.server.caPem).toString('base64'),
+          tokenSecretId: target.tokenSecretId,
+        },
+      },
+    ],
+    emails: ['oncall@example.com'],
+    largestClusterNodes: NODES,
+  });
+  const app = new App({ outdir: join(work, 'cdk.out') });
+  const template = Template.fromStack(buildStack(app, config));
+  const assembly = app.synth();
+  const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+  const s3Key = fn?.Properties.Code.S3Key as string;
+  const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
+  // The variables that are text; those the template fills from resources (the looks' queue) are
+  // left out: the function then runs its scheduled checks without queueing looks.
+  const variables = Object.fromEntries(
+    Object.entries(fn?.Properties.Environment.Variables as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+  const memoryMb = fn?.Properties.MemorySize as number;
+
+  const runtime = fork(join(ROOT, 'testkit', 'bundle-runtime.ts'), [join(asset, 'index.mjs')], {
+    cwd: work,
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...variables,
+      TOPIC_ARN,
+      STATE_TABLE: world.tableName,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_CONFIG_FILE: join(work, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_ENDPOINT_URL_SNS: world.sns.url,
+      AWS_ENDPOINT_URL_DYNAMODB: world.dynamo.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secrets.url,
+      AWS_ENDPOINT_URL_EC2: world.ec2Endpoint,
+      LW_TEST_NOW: String(clock.now()),
+      // More variables for the function, to try one (e.g. '{"MALLOC_ARENA_MAX":"2"}').
+      ...(JSON.parse(process.env.BENCH_FUNCTION_ENV ?? '{}') as Record<string, string>),
+    },
+  });
+  let errors = '';
+  runtime.stderr?.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString('utf8')).slice(-2000);
+  });
+  closers.push(async () => {
+    runtime.kill();
+  });
+  type Answer =
+    | { ready: true }
+    | { report: { clusters: ClusterReport[] }; maxRssBytes?: number; memory: Memory }
+    | { error: string; maxRssBytes?: number };
+  type Memory = Record<'before' | 'after', NodeJS.MemoryUsage>;
+  const answer = () =>
+    new Promise<Answer>((resolve, reject) => {
+      const exited = (code: number | null) =>
+        reject(new Error(`the function exited (${code}): ${errors}`));
+      runtime.once('exit', exited);
+      runtime.once('message', (message: Answer) => {
+        runtime.off('exit', exited);
+        resolve(message);
+      });
+    });
+  await answer();
+
+  console.error(
+    `bench:function: memory ${memoryMb} MB, NODE_OPTIONS "${variables.NODE_OPTIONS ?? ''}"; ${MINUTES} scheduled invocations`,
+  );
+  console.log(
+    'minute  status   wall     sent by the API  published  max RSS   RSS before / after, heap in use before / after, external and heap committed after (MB)',
+  );
+  const peaks: { minute: number; rss: number; relist: boolean }[] = [];
+  for (let minute = 0; minute < MINUTES; minute++) {
+    if (minute === 5) target.sim.stopKubelet(target.nodes[0] as string);
+    target.server.resetStats();
+    const next = answer();
+    const started = performance.now();
+    runtime.send({ now: clock.now(), event: { cluster: CLUSTER }, requestId: `run-${minute}` });
+    const got = await next;
+    const wall = (performance.now() - started) / 1000;
+    if ('ready' in got) throw new Error('the function answered twice');
+    if ('error' in got) throw new Error(`minute ${minute}: the invocation failed: ${got.error}`);
+    const [report] = got.report.clusters;
+    const sent = target.server.stats.bytesSent;
+    // A relist lists whole Nodes: a list of them that is not the Table.
+    const relist = target.server.sent.some(
+      (a) => /^\/api\/v1\/nodes(\?|$)/.test(a.url) && !a.accept?.includes('as=Table'),
+    );
+    const rss = got.maxRssBytes ?? Number.NaN;
+    peaks.push({ minute, rss, relist });
+    console.log(
+      `${String(minute).padStart(6)}  ${(report?.lastStatus ?? '?').padEnd(7)}  ${wall.toFixed(1).padStart(5)} s  ${mb(sent).padStart(9)} MB${relist ? ' (relist)' : '         '}  ${String(report?.published ?? 0).padStart(9)}  ${mb(rss)} MB  ${mb(got.memory.before.rss)} / ${mb(got.memory.after.rss)}, ${mb(got.memory.before.heapUsed)} / ${mb(got.memory.after.heapUsed)}, ${mb(got.memory.after.external)}, ${mb(got.memory.after.heapTotal)}`,
+    );
+    clock.advance(SCHEDULE_MS);
+  }
+  const steady = peaks.filter((p) => !p.relist).map((p) => p.rss);
+  const relists = peaks.filter((p) => p.relist).map((p) => p.rss);
+  console.log(
+    `${NODES} nodes, ${memoryMb} MB function: steady invocations median ${mb(median(steady))} MB, max ${mb(Math.max(...steady))} MB (${steady.length}); relisting ${relists.map(mb).join(' / ')} MB`,
+  );
+} finally {
+  for (const close of closers.reverse()) await close();
+  rmSync(work, { recursive: true, force: true });
+}
