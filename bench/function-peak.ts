@@ -30,6 +30,7 @@ import { parseAppConfig } from '../lambda/settings/index.js';
 import type { ClusterReport } from '../lambda/use-cases/invocation.js';
 import type { Closer } from '../testkit/harness-options.js';
 import { startOutsideWorld } from '../testkit/harness-parts.js';
+import { localAwsEnv } from '../testkit/local-aws-env.js';
 import { FakeClock, SCHEDULE_MS, TOPIC_ARN } from '../testkit/watchdog-harness.js';
 import { median } from './statistics.js';
 
@@ -93,15 +94,11 @@ try {
       ...variables,
       TOPIC_ARN,
       STATE_TABLE: world.tableName,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_CONFIG_FILE: join(work, 'no-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_ENDPOINT_URL_SNS: world.sns.url,
-      AWS_ENDPOINT_URL_DYNAMODB: world.dynamo.endpoint,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secrets.url,
+      ...localAwsEnv(work, {
+        sns: world.sns.url,
+        dynamodb: world.dynamo.endpoint,
+        secretsManager: world.secrets.url,
+      }),
       AWS_ENDPOINT_URL_EC2: world.ec2Endpoint,
       LW_TEST_NOW: String(clock.now()),
       // More variables for the function, to try one (e.g. '{"MALLOC_ARENA_MAX":"2"}').

@@ -22,6 +22,7 @@ import { type SimServer, startSimServer } from '../sim/server.js';
 import { type ConnectProxy, startConnectProxy } from '../testkit/connect-proxy.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
 import { withProxyUrl } from '../testkit/harness-parts.js';
+import { localAwsEnv } from '../testkit/local-aws-env.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
 import {
@@ -347,15 +348,11 @@ describe('infra bundle', () => {
           ...nodeOptions(),
           TOPIC_ARN,
           STATE_TABLE,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          AWS_CONFIG_FILE: join(work, 'no-aws-config'),
-          AWS_SHARED_CREDENTIALS_FILE: join(work, 'no-aws-credentials'),
-          AWS_EC2_METADATA_DISABLED: 'true',
-          AWS_ENDPOINT_URL_SNS: world.sns.url,
-          AWS_ENDPOINT_URL_DYNAMODB: world.dynamo.endpoint,
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: world.secrets.url,
+          ...localAwsEnv(work, {
+            sns: world.sns.url,
+            dynamodb: world.dynamo.endpoint,
+            secretsManager: world.secrets.url,
+          }),
           // Token mode calls neither: a closed port proves it if it ever does.
           AWS_ENDPOINT_URL_EKS: 'http://127.0.0.1:9',
           AWS_ENDPOINT_URL_STS: 'http://127.0.0.1:9',
