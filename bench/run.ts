@@ -17,7 +17,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { handlerAliases } from '../infra/watchdog-function.js';
-import { heapOptionsFor } from '../lambda/settings/function-memory.js';
+import { heapOptionsFor, MALLOC_TUNABLES } from '../lambda/settings/function-memory.js';
 import { benchmarksSection } from './benchmarks-section.js';
 import { median } from './statistics.js';
 
@@ -137,6 +137,8 @@ try {
  */
 const LAMBDA_MB = 512;
 const LAMBDA_HEAP = [...heapOptionsFor(LAMBDA_MB), '--expose-gc'];
+/** And glibc's malloc as the stack sets it (GLIBC_TUNABLES, function-memory.ts). */
+const LAMBDA_ENV = { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES };
 
 /** CPU time the process has used so far (Linux), ms; undefined elsewhere. */
 async function cpuOf(pid: number | undefined): Promise<number | undefined> {
@@ -158,17 +160,21 @@ async function subjectRun(
   floor = false,
 ): Promise<Subject & { simCpu: number | undefined }> {
   const before = await cpuOf(sim.pid);
-  const out = await run(NODE, [
-    ...LAMBDA_HEAP,
-    subject,
-    '--kubeconfig',
-    kubeconfig,
-    '--runs',
-    String(RUNS),
-    '--mode',
-    mode,
-    ...(floor ? ['--floor'] : []),
-  ]);
+  const out = await run(
+    NODE,
+    [
+      ...LAMBDA_HEAP,
+      subject,
+      '--kubeconfig',
+      kubeconfig,
+      '--runs',
+      String(RUNS),
+      '--mode',
+      mode,
+      ...(floor ? ['--floor'] : []),
+    ],
+    LAMBDA_ENV,
+  );
   const after = await cpuOf(sim.pid);
   const simCpu =
     before === undefined || after === undefined ? undefined : (after - before) / checks;

@@ -294,10 +294,13 @@ describe('infra bundle', () => {
     );
   });
 
-  /** NODE_OPTIONS as the function's environment sets it (if it does). */
-  function nodeOptions(): { NODE_OPTIONS?: string } {
-    const value = synthesized.variables.NODE_OPTIONS;
-    return value === undefined ? {} : { NODE_OPTIONS: value };
+  /** NODE_OPTIONS and GLIBC_TUNABLES as the function's environment sets them (if it does). */
+  function nodeOptions(): { NODE_OPTIONS?: string; GLIBC_TUNABLES?: string } {
+    const { NODE_OPTIONS, GLIBC_TUNABLES } = synthesized.variables;
+    return {
+      ...(NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS }),
+      ...(GLIBC_TUNABLES === undefined ? {} : { GLIBC_TUNABLES }),
+    };
   }
 
   type Answer = { ready: true } | { report: { clusters: ClusterReport[] } } | { error: string };

@@ -168,6 +168,7 @@ describe('the stack', () => {
       const props = main.template.findResources('AWS::Lambda::Function')[fn]?.Properties;
       const vars = props.Environment.Variables as Record<string, unknown>;
       assert.deepEqual(Object.keys(vars).sort(), [
+        'GLIBC_TUNABLES',
         'LEASE_WATCHDOG_SETTINGS',
         'NODE_OPTIONS',
         'POWERTOOLS_METRICS_NAMESPACE',
@@ -183,6 +184,11 @@ describe('the stack', () => {
       assert.deepEqual(vars.STATE_TABLE, { Ref: table });
       // Both heap sizes, so that Lambda's runtime leaves them as set; what `npm run bench` runs with.
       assert.equal(vars.NODE_OPTIONS, '--max-semi-space-size=8 --max-old-space-size=461');
+      // glibc's malloc with a fixed mmap threshold (function-memory.ts), as `npm run bench` runs.
+      assert.equal(
+        vars.GLIBC_TUNABLES,
+        'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
+      );
       // The clusters are in the function's code (infra-fleet.test.ts reads them from the bundle).
       assert.equal('clusters' in JSON.parse(vars.LEASE_WATCHDOG_SETTINGS as string), false);
       const { clusterFile } = functionSettingsOf(watchdogSettingsOf(main.stack.watchdog.config));

@@ -5,10 +5,11 @@
  * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
  * DEFAULTS.memoryMb. 512 MB up to ~100,000 nodes: there a check's read and evaluation peaked at
  * 203-229 MB (relist) and 218-222 MB (steady) maximum RSS in the runs of 2026-12-03 05:08 UTC.
- * The whole function, warm, peaks higher (`npm run bench:function`: 341-365 MB at 100,000 nodes,
- * its state store's remembered observations and the memory a warm process keeps), so 512 MB is
- * 1.4× its peak there, not 2×: this rule is of the check alone, and is to be re-based on the
- * function's own measurement (docs/BENCHMARKS.md, "The whole function, measured").
+ * The whole function, warm, peaks higher (`npm run bench:function`: 298-313 MB at 100,000 nodes
+ * with MALLOC_TUNABLES below, its state store's remembered observations and the heap a warm
+ * process keeps), so 512 MB is 1.6× its peak there, not 2×: this rule is of the check alone, and
+ * is to be re-based on the function's own measurement (docs/BENCHMARKS.md, "The whole function,
+ * measured").
  */
 import { DEFAULTS } from './defaults.js';
 
@@ -52,3 +53,20 @@ export function heapOptionsFor(memoryMb: number): string[] {
     `--max-old-space-size=${memoryMb - newSpace}`,
   ];
 }
+
+/**
+ * glibc's malloc settings for the function's process (GLIBC_TUNABLES, read by glibc when the
+ * process starts: GNU C Library manual, "Memory Allocation Tunables"). By default glibc raises its
+ * mmap threshold to the size of each large block freed, so later blocks of that size come from its
+ * arenas, and what they free there stays in the process (mallopt(3), M_MMAP_THRESHOLD: "a dynamic
+ * mmap threshold"). A check's large native buffers (pages read and inflated, the state gzipped)
+ * then left the process holding ~180 MB outside V8 where it needs ~110. Setting the threshold
+ * fixes it at the default's first value, 128 KiB, and turns that adjustment off (for the trim
+ * threshold too): larger blocks are mapped and unmapped. The whole function at 100,000 nodes
+ * peaked at 282-297 MB against 322-350 MB without it, in turn, at the same speed
+ * (`npm run bench:function`; docs/BENCHMARKS.md). Lambda does not reserve the variable (Lambda
+ * Developer Guide, "Defined runtime environment variables"); AWS does not document glibc's
+ * variables for Lambda, and the effect there is not measured.
+ */
+export const MALLOC_TUNABLES =
+  'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072';
