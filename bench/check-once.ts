@@ -14,7 +14,6 @@
  *   times: the floor any JSON reader of the cluster pays.
  */
 
-import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { tapBodies } from '../lambda/adapters/kube/answer-body.js';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
@@ -24,6 +23,7 @@ import type { Observations } from '../lambda/core/model.js';
 import { verdictCount } from '../lambda/core/verdict-list.js';
 import { collectIfGrown, heapInUse } from '../lambda/handler/heap-release.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
+import { peakRssBytes, resetPeakRss } from '../testkit/peak-rss.js';
 
 const { values } = parseArgs({
   options: {
@@ -111,8 +111,8 @@ if (values.floor) {
   }
   clearInterval(sampler);
   const maxRssBytes = process.resourceUsage().maxRSS * 1024;
-  // With the mark reset, maxRSS is the timed checks' own peak.
-  const timedPeakRssBytes = peakReset ? Math.max(maxRssBytes, sampledPeak) : undefined;
+  // With the mark reset, the kernel's mark is the timed checks' own peak.
+  const timedPeakRssBytes = peakReset ? Math.max(peakRssBytes(), sampledPeak) : undefined;
   process.stdout.write(
     `${JSON.stringify({ mode, times, cpu, requests, bytes, nodes, maxRssBytes, sampledPeakRssBytes: sampledPeak, timedPeakRssBytes })}\n`,
   );
@@ -137,18 +137,4 @@ async function check(
     // Counted as the function counts them: the healthy verdicts are not built into one array.
     nodes: verdictCount(evaluation),
   };
-}
-
-/**
- * Resets the process's peak RSS (VmHWM, and getrusage's maxRSS with it) to its RSS now, as
- * Linux allows since 4.0 (`5` to /proc/self/clear_refs: proc_pid_clear_refs(5),
- * https://man7.org/linux/man-pages/man5/proc_pid_clear_refs.5.html); false where it cannot.
- */
-function resetPeakRss(): boolean {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
 }

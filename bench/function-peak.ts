@@ -23,14 +23,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { buildStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import type { ClusterReport } from '../lambda/use-cases/invocation.js';
 import type { Closer } from '../testkit/harness-options.js';
 import { startOutsideWorld } from '../testkit/harness-parts.js';
 import { localAwsEnv } from '../testkit/local-aws-env.js';
+import { synthesizeFunction } from '../testkit/synthesized-function.js';
 import { FakeClock, SCHEDULE_MS, TOPIC_ARN } from '../testkit/watchdog-harness.js';
 import { median } from './statistics.js';
 
@@ -70,20 +68,15 @@ try {
     emails: ['oncall@example.com'],
     largestClusterNodes: NODES,
   });
-  const app = new App({ outdir: join(work, 'cdk.out') });
-  const template = Template.fromStack(buildStack(app, config));
-  const assembly = app.synth();
-  const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
-  const s3Key = fn?.Properties.Code.S3Key as string;
-  const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
+  const synthesized = synthesizeFunction(join(work, 'cdk.out'), config);
+  const { asset, memoryMb } = synthesized;
   // The variables that are text; those the template fills from resources (the looks' queue) are
   // left out: the function then runs its scheduled checks without queueing looks.
   const variables = Object.fromEntries(
-    Object.entries(fn?.Properties.Environment.Variables as Record<string, unknown>).filter(
+    Object.entries(synthesized.variables).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string',
     ),
   );
-  const memoryMb = fn?.Properties.MemorySize as number;
 
   const runtime = fork(join(ROOT, 'testkit', 'bundle-runtime.ts'), [join(asset, 'index.mjs')], {
     cwd: work,

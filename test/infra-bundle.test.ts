@@ -12,9 +12,6 @@ import { delimiter, join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { buildStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import type { ClusterReport } from '../lambda/use-cases/invocation.js';
 import { SimCluster } from '../sim/cluster.js';
@@ -25,6 +22,7 @@ import { withProxyUrl } from '../testkit/harness-parts.js';
 import { localAwsEnv } from '../testkit/local-aws-env.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
 import { type SnsServer, startSnsServer } from '../testkit/sns-server.js';
+import { synthesizeFunction } from '../testkit/synthesized-function.js';
 import {
   attributesOf,
   FakeClock,
@@ -128,17 +126,8 @@ describe('infra bundle', () => {
         { name: SIM_OIDC, auth: { mode: 'kubeconfig', secretId: SIM_OIDC_SECRET } },
       ],
     });
-    const app = new App({ outdir: join(work, 'cdk.out') });
-    const template = Template.fromStack(buildStack(app, config));
-    const assembly = app.synth();
-    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
-    const s3Key = fn?.Properties.Code.S3Key as string;
-    const asset = join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
-    synthesized = {
-      asset,
-      bundle: join(asset, 'index.mjs'),
-      variables: fn?.Properties.Environment.Variables as Record<string, string>,
-    };
+    const { asset, bundle, variables } = synthesizeFunction(join(work, 'cdk.out'), config);
+    synthesized = { asset, bundle, variables: variables as Record<string, string> };
   });
 
   after(async () => {

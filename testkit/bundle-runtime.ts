@@ -10,7 +10,10 @@
  *   node testkit/bundle-runtime.ts path/to/index.mjs
  */
 
-import { readFileSync, writeFileSync } from 'node:fs';
+// Imported by its .ts name at run time: plain Node strips the types, as it does of this file.
+const { peakRssBytes, resetPeakRss } = (await import(
+  new URL('./peak-rss.ts', import.meta.url).href
+)) as typeof import('./peak-rss.js');
 
 interface Invocation {
   readonly now: number;
@@ -47,7 +50,7 @@ process.on('message', (message: Invocation) => {
   const peakReset = resetPeakRss();
   const before = process.memoryUsage();
   const peak = () => ({
-    ...(peakReset ? { maxRssBytes: peakRss() } : {}),
+    ...(peakReset ? { maxRssBytes: peakRssBytes() } : {}),
     memory: { before, after: process.memoryUsage() },
   });
   handler(message.event, context).then(
@@ -56,19 +59,3 @@ process.on('message', (message: Invocation) => {
   );
 });
 process.send?.({ ready: true });
-
-/** The process's peak RSS since the reset: VmHWM of /proc/self/status, bytes. */
-function peakRss(): number {
-  const kB = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-  return Number(kB) * 1024;
-}
-
-/** Resets the process's peak RSS to its RSS now (`5` to /proc/self/clear_refs); false where it cannot. */
-function resetPeakRss(): boolean {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
