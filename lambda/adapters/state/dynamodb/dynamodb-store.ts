@@ -20,8 +20,10 @@
  * are a snapshot of their own (`sk = obs#<generation>#<00000>`, named by the head's `obs*`
  * attributes), rewritten only when a cold start could otherwise miss what will page (a lease that
  * stopped changing) and every SNAPSHOT_MAX_AGE_MS; every other save writes the head alone. The
- * store remembers, per cluster, the observations of the version it last loaded or saved, so a warm
- * container reads the head alone (observation-snapshot.ts; docs/STATE.md).
+ * store remembers, per cluster, the observations of the version it last loaded or saved (the
+ * caller's map itself, not a copy) and what the snapshot its head names holds (fingerprints,
+ * snapshot-fingerprints.ts), so a warm container reads the head alone (observation-snapshot.ts;
+ * docs/STATE.md).
  *
  * Its parts: state-head.ts (the head item, its condition, what a save replaces), state-blob.ts
  * (the blob: gzip, checksum, pieces), snapshot-items.ts (the observation snapshot's items),
@@ -205,31 +207,25 @@ export class DynamoDbStateStore implements StateStore {
     const same = known?.version === version && known.generation === generation;
     if (head.obsGeneration === undefined) {
       const observations = same ? known.observations : rest.observations;
-      const handle = same ? new Map(observations) : rest.observations;
-      this.#known.remember(cluster, {
-        version,
-        generation,
-        observations: same ? observations : new Map(observations),
-        handle,
-        exact: true,
-      });
-      return { version, state: { ...rest, observations: handle } };
+      this.#known.remember(cluster, { version, generation, observations, exact: true });
+      return { version, state: { ...rest, observations } };
     }
-    const snapshot = await headSnapshot(read, known);
-    if (snapshot === 'again') return 'again';
-    const observations = same ? known.observations : snapshot.observations;
-    // A copy for the caller: what is remembered stays as it was stored.
-    const handle = new Map(observations);
+    if (same && known.snapshot?.generation === stringOf(head, 'obsGeneration')) {
+      this.#known.remember(cluster, known);
+      return { version, state: { ...rest, observations: known.observations } };
+    }
+    const snapshotRead = await headSnapshot(read);
+    if (snapshotRead === 'again') return 'again';
+    const { snapshot, observations } = snapshotRead;
     this.#known.remember(cluster, {
       version,
       generation,
       observations,
-      handle,
       // An older snapshot (written by an earlier version) is not what the last check saw.
-      exact: same ? known.exact : snapshot.version === version,
+      exact: snapshot.version === version,
       snapshot,
     });
-    return { version, state: { ...rest, observations: handle } };
+    return { version, state: { ...rest, observations } };
   }
 
   /**
@@ -240,9 +236,8 @@ export class DynamoDbStateStore implements StateStore {
   keepUnsaved(cluster: string, version: number, observations: Observations): void {
     const known = this.#known.get(cluster);
     if (known === undefined || known.version !== version) return;
-    // Kept as handed in (the look is over: nothing changes them), not copied: at 100,000 leases a
-    // copy would be ~20 MB more at the end of every look.
-    this.#known.remember(cluster, { ...known, observations, handle: observations });
+    // Kept as handed in (the look is over: nothing changes them), not copied.
+    this.#known.remember(cluster, { ...known, observations });
   }
 
   /**
@@ -260,10 +255,8 @@ export class DynamoDbStateStore implements StateStore {
     const now = this.#clock();
     const expiresAt = String(this.#nowSeconds() + this.#ttlSeconds);
     const version = expectedVersion + 1;
-    // Remembered as saved, whatever the caller does with its map afterwards.
-    const observations = new Map(state.observations);
     const save = { pk, expectedVersion, version, now, expiresAt };
-    const next = await saveItems(state, observations, this.#known.get(cluster), save, this.#limits);
+    const next = await saveItems(state, this.#known.get(cluster), save, this.#limits);
     const { generation, blob, snapshot } = next;
     if (next.items.length > 0) {
       await this.#io.batchWrite(
@@ -282,14 +275,8 @@ export class DynamoDbStateStore implements StateStore {
       expiresAt,
       snapshot,
     });
-    const saved = {
-      version,
-      generation,
-      observations,
-      handle: state.observations,
-      exact: true,
-      snapshot,
-    };
+    // Remembered as saved: the map itself, which the caller no longer changes (StateStore).
+    const saved = { version, generation, observations: state.observations, exact: true, snapshot };
     let previous: Item | undefined;
     try {
       previous = await this.#putHead(head, expectedVersion, signal);

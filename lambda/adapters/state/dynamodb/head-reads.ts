@@ -1,13 +1,15 @@
 /**
  * What a head of the DynamoDB state store names, read back for a load (dynamodb-store.ts): the
  * state blob (in the head itself, or in the chunks of its generation) and the observation snapshot
- * (remembered by this process, or read, its chunks verified). Either is 'again' when chunks went
+ * (its chunks verified). Either is 'again' when chunks went
  * missing: a save that committed after the head was read deletes them, and the load reads the head
  * again — but on its last attempt, chunks missing make the state unreadable.
  */
+
+import type { Observations } from '../../../core/model.js';
 import { binaryOf, type Item, numberOf, stringOf } from './dynamodb-items.js';
 import type { StateTable } from './dynamodb-table.js';
-import type { Known, ObservationSnapshot } from './observation-snapshot.js';
+import type { ObservationSnapshot } from './observation-snapshot.js';
 import { readSnapshot } from './snapshot-items.js';
 import { readPieces } from './state-blob.js';
 
@@ -44,16 +46,16 @@ export async function headBlob({
   return { blob: Buffer.concat(pieces), generation };
 }
 
-/** The observation snapshot a head names: the one `known` remembers, when it is that one, or read. */
-export async function headSnapshot(
-  { table, pk, head, lastAttempt, corrupt, signal }: HeadRead,
-  known: Known | undefined,
-): Promise<ObservationSnapshot | 'again'> {
-  const generation = stringOf(head, 'obsGeneration');
-  const snapshot =
-    known?.snapshot?.generation === generation
-      ? known.snapshot
-      : await readSnapshot(table, pk, head, corrupt, signal);
-  if (snapshot !== 'again' || !lastAttempt) return snapshot;
-  throw corrupt(`observation snapshot ${generation} has lost chunks`);
+/** The observation snapshot a head names, and its observations, read. */
+export async function headSnapshot({
+  table,
+  pk,
+  head,
+  lastAttempt,
+  corrupt,
+  signal,
+}: HeadRead): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
+  const read = await readSnapshot(table, pk, head, corrupt, signal);
+  if (read !== 'again' || !lastAttempt) return read;
+  throw corrupt(`observation snapshot ${stringOf(head, 'obsGeneration')} has lost chunks`);
 }

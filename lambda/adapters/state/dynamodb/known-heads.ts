@@ -5,7 +5,7 @@
  */
 import type { Known } from './observation-snapshot.js';
 
-/** Observations remembered across clusters (and both copies of one), at most: a few hundred MB. */
+/** Observations remembered across clusters, at most: a few hundred MB. */
 const MAX_REMEMBERED_OBSERVATIONS = 400_000;
 
 export class KnownHeads {
@@ -33,10 +33,7 @@ export class KnownHeads {
   }
 }
 
+/** A snapshot's fingerprint (8 bytes) counts as a tenth of an observation (~170 bytes). */
 function remembered(known: Known): number {
-  const snapshot = known.snapshot?.observations;
-  return (
-    known.observations.size +
-    (snapshot !== undefined && snapshot !== known.observations ? snapshot.size : 0)
-  );
+  return known.observations.size + Math.ceil((known.snapshot?.holds.size ?? 0) / 10);
 }

@@ -14,6 +14,7 @@
  */
 
 import type { Observation, Observations } from '../../../core/model.js';
+import type { SnapshotFingerprints } from './snapshot-fingerprints.js';
 
 /** A state with this many observations or fewer is kept whole in the head item, as before. */
 export const INLINE_OBSERVATIONS = 32;
@@ -31,17 +32,19 @@ export interface ObservationSnapshot {
   readonly version: number;
   /** Epoch ms of that save. */
   readonly savedAt: number;
-  readonly observations: Observations;
+  /** What it holds, lease by lease, as a save compares it (not the observations themselves). */
+  readonly holds: SnapshotFingerprints;
 }
 
 /** What the store knows of a cluster's head, from its last load or save in this process. */
 export interface Known {
   readonly version: number;
   readonly generation: string;
-  /** The observations handed out by the load of `version`, or saved as `version` (a copy). */
+  /**
+   * The observations the load of `version` handed out, or that its save was given: the map itself,
+   * shared with the caller, who no longer changes it (StateStore).
+   */
   readonly observations: Observations;
-  /** The map itself that the load handed out, or that the save was given. */
-  readonly handle: Observations;
   /** True when `observations` are exactly those of `version` (not an older snapshot's). */
   readonly exact: boolean;
   /** The snapshot the head of `version` names (none: the observations are in the head's blob). */
@@ -63,12 +66,10 @@ export function snapshotNeeded(
   const snapshot = known.snapshot;
   if (snapshot === undefined) return true;
   if (now - snapshot.savedAt >= maxAgeMs) return true;
-  // The very observations loaded or last saved, unchanged (the record after a claim, a check whose
-  // read failed): nothing was observed that the snapshot could lack. (Equal observations in a new
-  // map are a new check in which no lease moved: those must be in the snapshot, below.)
-  if (observations === known.handle && sameObservations(observations, known.observations)) {
-    return false;
-  }
+  // The very observations loaded or last saved (the record after a claim, a check whose read
+  // failed): nothing was observed that the snapshot could lack. (Equal observations in a new map
+  // are a new check in which no lease moved: those must be in the snapshot, below.)
+  if (observations === known.observations) return false;
   // A cold start's observations (an older snapshot) are not the previous check's: which leases
   // stopped since cannot be told, so this save writes them all.
   if (!known.exact) return true;
@@ -81,19 +82,9 @@ export function snapshotNeeded(
       const previous = known.observations.get(name);
       if (previous === undefined || !sameObservation(previous, observation)) continue;
     }
-    const stored = snapshot.observations.get(name);
-    if (stored === undefined || !sameObservation(stored, observation)) return true;
+    if (!snapshot.holds.holds(name, observation)) return true;
   }
   return false;
-}
-
-function sameObservations(a: Observations, b: Observations): boolean {
-  if (a.size !== b.size) return false;
-  for (const [name, observation] of a) {
-    const other = b.get(name);
-    if (other === undefined || !sameObservation(observation, other)) return false;
-  }
-  return true;
 }
 
 /** Field by field (fields added to Observation later are compared too); absent = undefined. */

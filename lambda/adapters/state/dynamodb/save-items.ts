@@ -5,7 +5,6 @@
  * what matters (observation-snapshot.ts), else a new one, with its items.
  */
 import { randomBytes } from 'node:crypto';
-import type { Observations } from '../../../core/model.js';
 import type { ClusterState } from '../../../ports/index.js';
 import { chunkKey, type Item, split } from './dynamodb-items.js';
 import { type Known, type ObservationSnapshot, snapshotNeeded } from './observation-snapshot.js';
@@ -48,12 +47,11 @@ export interface SaveItems {
 }
 
 /**
- * The items a save of `state` writes before its head. `observations` is the copy of
- * `state.observations` the store remembers as saved; `known`, what it knew of the stored head.
+ * The items a save of `state` writes before its head; `known`, what the store knew of the stored
+ * head.
  */
 export async function saveItems(
   state: ClusterState,
-  observations: Observations,
   known: Known | undefined,
   save: SaveOf,
   limits: SaveLimits,
@@ -79,7 +77,7 @@ export async function saveItems(
       const { pk, version, now, expiresAt } = save;
       const written = await newSnapshot(
         pk,
-        observations,
+        state.observations,
         version,
         now,
         expiresAt,

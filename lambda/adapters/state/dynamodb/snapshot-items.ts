@@ -9,6 +9,7 @@ import { emptyClusterState } from '../../../ports/index.js';
 import { type Item, numberOf, snapshotKey, split, stringOf } from './dynamodb-items.js';
 import type { StateTable } from './dynamodb-table.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
+import { SnapshotFingerprints } from './snapshot-fingerprints.js';
 import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
 
 /** The items of a new observation snapshot, written by the save of `version`. */
@@ -31,14 +32,14 @@ export async function newSnapshot(
     sha256: sha256Of(blob),
     version,
     savedAt,
-    observations,
+    holds: SnapshotFingerprints.of(observations),
   };
   return { snapshot, items };
 }
 
 /**
- * The snapshot a head names, read (its pieces verified; an error from `corrupt` when they do not
- * match); 'again' when pieces are gone (a save committed meanwhile).
+ * The snapshot a head names and its observations, read (its pieces verified; an error from
+ * `corrupt` when they do not match); 'again' when pieces are gone (a save committed meanwhile).
  */
 export async function readSnapshot(
   table: StateTable,
@@ -46,7 +47,7 @@ export async function readSnapshot(
   head: Item,
   corrupt: (reason: string) => Error,
   signal: AbortSignal | undefined,
-): Promise<ObservationSnapshot | 'again'> {
+): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
   const generation = stringOf(head, 'obsGeneration');
   const ref = {
     generation,
@@ -63,7 +64,8 @@ export async function readSnapshot(
     { bytes: ref.bytes, sha256: ref.sha256, what: 'observation snapshot' },
     corrupt,
   );
-  return { ...ref, observations: state.observations };
+  const { observations } = state;
+  return { snapshot: { ...ref, holds: SnapshotFingerprints.of(observations) }, observations };
 }
 
 /** The head's attributes that name `snapshot` (none without one). */
