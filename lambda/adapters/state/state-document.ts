@@ -12,6 +12,7 @@ import type { Observation } from '../../core/model.js';
 import type { MissedFiring, Notification } from '../../core/notification.js';
 import type { ClusterState, OutboxLock, PendingOnCall } from '../../ports/index.js';
 import { readAlertState } from './alert-state-document.js';
+import { jsonParts } from './json-parts.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
 
@@ -237,6 +238,11 @@ function readGivenUp(givenUp: unknown): MissedFiring | null {
 /** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */
 export function serializeClusterState(state: ClusterState): string {
   return JSON.stringify(toStateDocument(state));
+}
+
+/** `serializeClusterState`'s text in parts, none of them the whole observations (json-parts.ts). */
+export function serializeClusterStateParts(state: ClusterState): Iterable<string> {
+  return jsonParts(toStateDocument(state));
 }
 
 export function parseClusterState(text: string): ClusterState {
