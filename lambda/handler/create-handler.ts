@@ -62,7 +62,7 @@ import {
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
-import { collectIfGrown, heapInUse } from './heap-release.js';
+import { collectIfGrown, heapInUse, releasingReads } from './heap-release.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
@@ -123,8 +123,9 @@ export interface HandlerParts {
    */
   readonly readers?: ClusterReaderFactory;
   /**
-   * The heap growth over an invocation past which its garbage is collected before it returns
-   * (heap-release.ts); default COLLECT_GROWTH_BYTES.
+   * The heap growth over an invocation (and over a cluster's read) past which its garbage is
+   * collected before it returns (before the check judges the read): heap-release.ts; default
+   * COLLECT_GROWTH_BYTES.
    */
   readonly collectGrowthBytes?: number;
 }
@@ -226,15 +227,17 @@ function createInvocationRunner(
   const notifier = cloudNotifier(config, clients, logger, metrics, places.renderContext);
   const runner = new InvocationRunner({
     settings: config.settings,
-    readers:
+    readers: releasingReads(
       parts.readers ??
-      authenticatedReaders({
-        credentials,
-        requestTimeoutMs,
-        nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
-        clock,
-        logger,
-      }),
+        authenticatedReaders({
+          credentials,
+          requestTimeoutMs,
+          nodeRefreshMs: config.settings.nodeRefreshSeconds * 1000,
+          clock,
+          logger,
+        }),
+      parts.collectGrowthBytes,
+    ),
     store: new DynamoDbStateStore({
       client: clients.dynamodb,
       tableName: config.stateTable,
