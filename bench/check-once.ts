@@ -21,7 +21,7 @@ import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { verdictCount } from '../lambda/core/verdict-list.js';
-import { collectIfGrown, heapInUse } from '../lambda/handler/heap-release.js';
+import { collectIfGrown, heapInUse, releasingRead } from '../lambda/handler/heap-release.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { peakRssBytes, resetPeakRss } from '../testkit/peak-rss.js';
 
@@ -52,6 +52,9 @@ const reader = new KubeClusterReader({
   // The floor is JSON.parse of the pages a JSON reader gets: the Nodes as JSON, not protobuf.
   nodesAsJson: values.floor,
 });
+
+// The function's reads: a large one collected before it is judged (handler/heap-release.ts).
+const releasing = releasingRead(reader);
 
 if (values.floor) {
   // Every body the reader parses during one read, kept (decoded, untimed); then JSON.parse of
@@ -119,7 +122,7 @@ if (values.floor) {
 }
 
 /**
- * One check: a read and its evaluation, of which only what the next check needs (the
+ * One check: a read (collected after, as the function's are) and its evaluation, of which only what the next check needs (the
  * observations, as the state carries them) and the counts are returned. In a function of its own
  * so that the snapshot and the verdicts die with it, as they do when an invocation returns: held
  * in the top-level frame (an awaited value stays in its register), the last check's snapshot and
@@ -128,7 +131,7 @@ if (values.floor) {
 async function check(
   observations: Observations,
 ): Promise<{ observations: Observations; requests: number; bytes: number; nodes: number }> {
-  const snapshot = await reader.read();
+  const snapshot = await releasing.read();
   const evaluation = evaluate(snapshot, observations, DEFAULT_POLICY, Date.now());
   return {
     observations: evaluation.observations,

@@ -25,7 +25,7 @@
  * took 125 ms against 96 ms (`npm run bench:cold-start`, the same rounds).
  */
 
-import type { ClusterReaderFactory } from '../ports/index.js';
+import type { ClusterReader, ClusterReaderFactory } from '../ports/index.js';
 
 /**
  * An invocation that left the heap this much larger than it found it is a large check (~40 MB
@@ -125,15 +125,21 @@ export function releasingReads(
   growthBytes: number = COLLECT_GROWTH_BYTES,
   gc: () => Promise<Collector | null> = exposedGc,
 ): ClusterReaderFactory {
-  return (cluster, policy) => {
-    const reader = readers(cluster, policy);
-    return {
-      async read(signal, mode) {
-        const since = heapInUse();
-        const snapshot = await reader.read(signal, mode);
-        await collectIfGrown(since, growthBytes, heapInUse(), gc, 'plain');
-        return snapshot;
-      },
-    };
+  return (cluster, policy) => releasingRead(readers(cluster, policy), growthBytes, gc);
+}
+
+/** One reader whose large reads are collected after (releasingReads). */
+export function releasingRead(
+  reader: ClusterReader,
+  growthBytes: number = COLLECT_GROWTH_BYTES,
+  gc: () => Promise<Collector | null> = exposedGc,
+): ClusterReader {
+  return {
+    async read(signal, mode) {
+      const since = heapInUse();
+      const snapshot = await reader.read(signal, mode);
+      await collectIfGrown(since, growthBytes, heapInUse(), gc, 'plain');
+      return snapshot;
+    },
   };
 }
