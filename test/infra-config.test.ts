@@ -530,7 +530,7 @@ describe('deployment configuration', () => {
     assert.equal(memory({ largestClusterNodes: 50_000 }), 512);
     assert.equal(memory({ largestClusterNodes: 100_000 }), 512);
     assert.equal(memory({ largestClusterNodes: 150_000 }), 640);
-    assert.equal(memory({ largestClusterNodes: 1_000_000 }), 3_072);
+    assert.equal(memory({ largestClusterNodes: 1_000_000 }), 2_816);
     assert.equal(memory({ largestClusterNodes: 100_000, memoryMb: 768 }), 768, 'memoryMb wins');
     assert.equal(memory({ memoryMb: 2_048 }), 2_048);
   });

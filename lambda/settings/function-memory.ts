@@ -1,21 +1,19 @@
 /**
  * The function's memory from the node count of the largest cluster it checks
- * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for a check
- * that lists every whole Node (the largest a check gets: docs/BENCHMARKS.md, ~110 MB plus ~1.4 MB
- * per 1,000 nodes with the heap the stack sets, heapOptionsFor), in 128 MB steps, at least
- * DEFAULTS.memoryMb. 512 MB up to ~100,000 nodes: there a check's read and evaluation peaked at
- * 203-229 MB (relist) and 218-222 MB (steady) maximum RSS in the runs of 2026-12-03 05:08 UTC.
- * The whole function, warm, peaks higher (`npm run bench:function`: 298-313 MB at 100,000 nodes
- * with MALLOC_TUNABLES below, its state store's remembered observations and the heap a warm
- * process keeps), so 512 MB is 1.6× its peak there, not 2×: this rule is of the check alone, and
- * is to be re-based on the function's own measurement (docs/BENCHMARKS.md, "The whole function,
- * measured").
+ * (`largestClusterNodes`), when `memoryMb` is not set: twice the peak RSS measured for the whole
+ * function, warm, invocation by invocation (`npm run bench:function`, the bundle the stack stages
+ * run under the stack's environment, its state in a local DynamoDB; docs/BENCHMARKS.md), in 128 MB
+ * steps, at least DEFAULTS.memoryMb. Its highest peaks on 2026-12-03 (10 invocations each, the
+ * relists and the FIRING's included): 132.7 MB at 2,000 nodes, 156.5 at 20,000, 171.6 at 50,000,
+ * 241-255 at 100,000 (60 invocations: 241.3): ~130 MB plus ~1.25 MB per 1,000 nodes covers each.
+ * So 512 MB up to ~100,000 nodes, 640 MB to ~150,000; the growth past the largest size measured
+ * is extrapolated.
  */
 import { DEFAULTS } from './defaults.js';
 
-/** Measured peak RSS of a relisting check: a fixed part, MB, and MB per 1,000 nodes. */
-export const CHECK_RSS_BASE_MB = 110;
-export const CHECK_RSS_MB_PER_1000_NODES = 1.4;
+/** The function's measured peak RSS (above): a fixed part, MB, and MB per 1,000 nodes. */
+export const FUNCTION_RSS_BASE_MB = 130;
+export const FUNCTION_RSS_MB_PER_1000_NODES = 1.25;
 /** Room over the measured peak: a real cluster's Nodes may be heavier than the simulated ones. */
 export const MEMORY_MARGIN = 2;
 /** Lambda's memory ceiling, MB. */
@@ -24,7 +22,7 @@ export const LAMBDA_MAX_MEMORY_MB = 10_240;
 /** The memory, MB, for a cluster of `nodes` nodes (DEFAULTS.memoryMb when unknown). */
 export function memoryMbFor(nodes: number | undefined): number {
   if (nodes === undefined) return DEFAULTS.memoryMb;
-  const peak = CHECK_RSS_BASE_MB + (CHECK_RSS_MB_PER_1000_NODES * nodes) / 1000;
+  const peak = FUNCTION_RSS_BASE_MB + (FUNCTION_RSS_MB_PER_1000_NODES * nodes) / 1000;
   const sized = Math.ceil((peak * MEMORY_MARGIN) / 128) * 128;
   return Math.min(LAMBDA_MAX_MEMORY_MB, Math.max(DEFAULTS.memoryMb, sized));
 }

@@ -134,7 +134,7 @@ const largestClusterNodes = setting({
   places: ['file'],
   shownDefault: 'none',
   meaning:
-    "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice a check's measured peak (~110 MB + 1.4 MB per 1,000 nodes) in 128 MB steps, at least 512 MB: 512 MB for 100,000, 640 MB for 150,000",
+    "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice the function's measured peak (~130 MB + 1.25 MB per 1,000 nodes, `npm run bench:function`) in 128 MB steps, at least 512 MB: 512 MB for 100,000, 640 MB for 150,000",
   schema: wholeNumber(
     1,
     1_000_000,
