@@ -6,7 +6,7 @@
  * only by a load of a head this process did not save or load, which reads the snapshot's items.
  * At 100,000 leases that is 0.8 MB, where the observations were ~17 MB of heap (their objects,
  * renewTime strings, boxed numbers and Map), kept beside the live ones for as long as the snapshot
- * stood (docs/BENCHMARKS.md, "The store's remembered snapshot").
+ * stood (docs/BENCHMARKS.md, "The whole function under 256 MB").
  *
  * Two different observations share a fingerprint with a chance of ~2^-52 per pair: a save that
  * then took the snapshot to hold a lease it does not hold leaves it unwritten, and a cold start
