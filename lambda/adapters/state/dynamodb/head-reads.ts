@@ -1,9 +1,9 @@
 /**
  * What a head of the DynamoDB state store names, read back for a load (dynamodb-store.ts): the
  * state blob (in the head itself, or in the chunks of its generation) and the observation snapshot
- * (its chunks verified). Either is 'again' when chunks went
- * missing: a save that committed after the head was read deletes them, and the load reads the head
- * again — but on its last attempt, chunks missing make the state unreadable.
+ * (its chunks verified). Either is 'again' when chunks went missing: a save that committed after
+ * the head was read deletes them, and the load reads the head again — but on its last attempt,
+ * chunks missing make the state unreadable.
  */
 
 import type { Observations } from '../../../core/model.js';
@@ -47,15 +47,11 @@ export async function headBlob({
 }
 
 /** The observation snapshot a head names, and its observations, read. */
-export async function headSnapshot({
-  table,
-  pk,
-  head,
-  lastAttempt,
-  corrupt,
-  signal,
-}: HeadRead): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
-  const read = await readSnapshot(table, pk, head, corrupt, signal);
-  if (read !== 'again' || !lastAttempt) return read;
+export async function headSnapshot(
+  read: HeadRead,
+): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
+  const { head, corrupt } = read;
+  const got = await readSnapshot(read.table, read.pk, head, corrupt, read.signal);
+  if (got !== 'again' || !read.lastAttempt) return got;
   throw corrupt(`observation snapshot ${stringOf(head, 'obsGeneration')} has lost chunks`);
 }
