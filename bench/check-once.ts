@@ -122,11 +122,12 @@ if (values.floor) {
 }
 
 /**
- * One check: a read (collected after, as the function's are) and its evaluation, of which only what the next check needs (the
- * observations, as the state carries them) and the counts are returned. In a function of its own
- * so that the snapshot and the verdicts die with it, as they do when an invocation returns: held
- * in the top-level frame (an awaited value stays in its register), the last check's snapshot and
- * verdicts (~40-55 MB at 100,000 nodes) were live through the next one and counted in its peak.
+ * One check: a read (collected after, as the function's are) and its evaluation, of which only
+ * what the next check needs (the observations, as the state carries them) and the counts are
+ * returned. In a function of its own so that the snapshot and the verdicts die with it, as they do
+ * when an invocation returns: held in the top-level frame (an awaited value stays in its
+ * register), the last check's snapshot and verdicts (~40-55 MB at 100,000 nodes) were live through
+ * the next one and counted in its peak.
  */
 async function check(
   observations: Observations,

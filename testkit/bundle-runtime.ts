@@ -3,9 +3,9 @@
  * Lambda runs the bundle): imports the bundle given as the first argument once (the cold start),
  * then invokes its `handler` once per IPC message `{ now, event, requestId }` and answers
  * `{ report }` or `{ error }`, with the invocation's own peak RSS (`maxRssBytes`, Linux) and the
- * process's memory before and after it (`memory`). `now` is the test's fake clock, set before each invocation (and
- * from LW_TEST_NOW before the import, so the handler's clock is this one): an hour of schedule
- * takes a second. Logs go to stdout, as in Lambda.
+ * process's memory before and after it (`memory`). `now` is the test's fake clock, set before
+ * each invocation (and from LW_TEST_NOW before the import, so the handler's clock is this one): an
+ * hour of schedule takes a second. Logs go to stdout, as in Lambda.
  *
  *   node testkit/bundle-runtime.ts path/to/index.mjs
  */

@@ -35,5 +35,5 @@ export class KnownHeads {
 
 /** A snapshot's fingerprint (8 bytes) counts as a tenth of an observation (~170 bytes). */
 function remembered(known: Known): number {
-  return known.observations.size + Math.ceil((known.snapshot?.holds.size ?? 0) / 10);
+  return known.observations.size + Math.ceil((known.snapshot?.holds?.size ?? 0) / 10);
 }

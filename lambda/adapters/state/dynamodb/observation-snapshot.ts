@@ -32,8 +32,11 @@ export interface ObservationSnapshot {
   readonly version: number;
   /** Epoch ms of that save. */
   readonly savedAt: number;
-  /** What it holds, lease by lease, as a save compares it (not the observations themselves). */
-  readonly holds: SnapshotFingerprints;
+  /**
+   * What it holds, lease by lease, as a save compares it (not the observations themselves); absent
+   * when the snapshot is older than the head that names it, which a save never compares.
+   */
+  readonly holds?: SnapshotFingerprints | undefined;
 }
 
 /** What the store knows of a cluster's head, from its last load or save in this process. */
@@ -82,7 +85,7 @@ export function snapshotNeeded(
       const previous = known.observations.get(name);
       if (previous === undefined || !sameObservation(previous, observation)) continue;
     }
-    if (!snapshot.holds.holds(name, observation)) return true;
+    if (snapshot.holds?.holds(name, observation) !== true) return true;
   }
   return false;
 }

@@ -4,7 +4,8 @@
  * one, and read back only when its size and SHA-256 match what the head recorded.
  */
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGzip, gunzip } from 'node:zlib';
 import type { ClusterState } from '../../../ports/index.js';
@@ -23,20 +24,23 @@ const PACK_PART_CHARS = 64 * 1024;
  * observation snapshot.
  */
 export async function packState(state: ClusterState): Promise<Buffer> {
-  const gzip = createGzip();
   const compressed: Buffer[] = [];
-  gzip.on('data', (chunk: Buffer) => compressed.push(chunk));
-  const ended = once(gzip, 'end');
+  await pipeline(Readable.from(textParts(state)), createGzip(), async (gzipped) => {
+    for await (const chunk of gzipped) compressed.push(chunk as Buffer);
+  });
+  return Buffer.concat(compressed);
+}
+
+/** The document's text in parts of at least PACK_PART_CHARS (the last one less). */
+function* textParts(state: ClusterState): Generator<string> {
   let pending = '';
   for (const part of serializeClusterStateParts(state)) {
     pending += part;
     if (pending.length < PACK_PART_CHARS) continue;
-    if (!gzip.write(pending, 'utf8')) await once(gzip, 'drain');
+    yield pending;
     pending = '';
   }
-  gzip.end(pending, 'utf8');
-  await ended;
-  return Buffer.concat(compressed);
+  if (pending !== '') yield pending;
 }
 
 export function sha256Of(blob: Buffer): string {
