@@ -2,7 +2,7 @@
  * The three silence stores behave alike (add, list by end, expire, unknown and taken ids, the
  * audit period), run against the same cases: memory, the silences file, and DynamoDB through the
  * real client against dynalite (where the TTL attribute and the state items' independence are
- * checked too).
+ * checked too) and against moto_server, which validates requests as DynamoDB does.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +17,12 @@ import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silen
 import { endedAt } from '../lambda/adapters/state/silence-document.js';
 import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
 import { emptyClusterState, SilenceError, type SilenceStore } from '../lambda/ports/index.js';
-import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
+import {
+  type LocalDynamoDb,
+  MOTO_INSTALLED,
+  MOTO_SKIP,
+  startLocalDynamoDb,
+} from '../testkit/dynalite.js';
 
 const T = Date.UTC(2026, 10, 30, 12, 0);
 const HOUR = 3600_000;
@@ -34,33 +39,37 @@ function silence(id: string, endsAt: number): Silence {
 }
 
 let local: LocalDynamoDb;
+let moto: LocalDynamoDb | undefined;
 let dir: string;
 let tables = 0;
 describe('silence stores', () => {
   before(async () => {
-    local = await startLocalDynamoDb();
+    local = await startLocalDynamoDb('dynalite');
+    if (MOTO_INSTALLED) moto = await startLocalDynamoDb('moto');
     dir = await mkdtemp(join(tmpdir(), 'lease-watchdog-silence-stores-'));
   });
   after(async () => {
     await local.stop();
+    await moto?.stop();
     await rm(dir, { recursive: true, force: true });
   });
+
+  const dynamoDbStore = async (db: LocalDynamoDb, clock: () => number) => {
+    const tableName = `silences-${++tables}`;
+    await db.createStateTable(tableName);
+    return new DynamoDbSilenceStore({ client: db.client, tableName, clock });
+  };
 
   const kinds: [string, (clock: () => number) => Promise<SilenceStore>][] = [
     ['memory', async (clock) => new MemorySilenceStore(clock)],
     ['file', async (clock) => new FileSilenceStore(join(dir, `state-${++tables}.json`), clock)],
-    [
-      'dynamodb',
-      async (clock) => {
-        const tableName = `silences-${++tables}`;
-        await local.createStateTable(tableName);
-        return new DynamoDbSilenceStore({ client: local.client, tableName, clock });
-      },
-    ],
+    ['dynamodb (dynalite)', (clock) => dynamoDbStore(local, clock)],
+    ['dynamodb (moto)', (clock) => dynamoDbStore(moto as LocalDynamoDb, clock)],
   ];
 
   for (const [kind, make] of kinds) {
-    describe(`${kind} silence store`, () => {
+    const skip = kind === 'dynamodb (moto)' ? MOTO_SKIP : false;
+    describe(`${kind} silence store`, { skip }, () => {
       it('adds, lists by end, expires; refuses a taken id, an unknown id, an ended silence', async () => {
         let now = T;
         const store = await make(() => now);

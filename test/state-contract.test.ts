@@ -1,7 +1,8 @@
 /**
  * One contract, three stores: the same suite runs against the memory store, the file store and
- * the DynamoDB store (the real @aws-sdk/client-dynamodb against dynalite on 127.0.0.1), followed
- * by what is particular to the file and DynamoDB stores.
+ * the DynamoDB store (the real @aws-sdk/client-dynamodb against dynalite on 127.0.0.1, and again
+ * against moto_server, which validates requests as DynamoDB does), followed by what is particular
+ * to the file and DynamoDB stores.
  */
 
 import assert from 'node:assert/strict';
@@ -31,7 +32,12 @@ import {
   StateCorruptError,
   type StateStore,
 } from '../lambda/ports/index.js';
-import { type LocalDynamoDb, localClient, startLocalDynamoDb } from '../testkit/dynalite.js';
+import {
+  type LocalDynamoDb,
+  localClient,
+  MOTO_SKIP,
+  startLocalDynamoDb,
+} from '../testkit/dynalite.js';
 import {
   healthyClusterState,
   healthyObservations,
@@ -374,330 +380,341 @@ describe('state stores', () => {
     });
   });
 
-  // --- DynamoDB (real client, dynalite) ---------------------------------------------------------
+  // --- DynamoDB (the real client; dynalite, and moto, which validates as DynamoDB does) ------
 
-  let local: LocalDynamoDb;
-  let tables = 0;
-  before(async () => {
-    local = await startLocalDynamoDb();
-  });
-  after(async () => {
-    await local.stop();
-  });
+  for (const kind of ['dynalite', 'moto'] as const) {
+    describe(`on ${kind}`, { skip: kind === 'moto' ? MOTO_SKIP : false }, () => {
+      let local: LocalDynamoDb;
+      let tables = 0;
+      before(async () => {
+        local = await startLocalDynamoDb(kind);
+      });
+      after(async () => {
+        await local.stop();
+      });
 
-  async function dynamoStores(
-    options: Partial<DynamoDbStateStoreOptions> = {},
-  ): Promise<{ store: DynamoDbStateStore; peer: DynamoDbStateStore; tableName: string }> {
-    tables += 1;
-    const tableName = `lease-watchdog-state-${tables}`;
-    await local.createStateTable(tableName);
-    const make = (): DynamoDbStateStore =>
-      new DynamoDbStateStore({ client: local.client, tableName, ...options });
-    return { store: make(), peer: make(), tableName };
-  }
+      async function dynamoStores(
+        options: Partial<DynamoDbStateStoreOptions> = {},
+      ): Promise<{ store: DynamoDbStateStore; peer: DynamoDbStateStore; tableName: string }> {
+        tables += 1;
+        const tableName = `lease-watchdog-state-${tables}`;
+        await local.createStateTable(tableName);
+        const make = (): DynamoDbStateStore =>
+          new DynamoDbStateStore({ client: local.client, tableName, ...options });
+        return { store: make(), peer: make(), tableName };
+      }
 
-  stateStoreContract(
-    'DynamoDB (small chunks, observations in snapshots)',
-    () => dynamoStores({ chunkBytes: 300, inlineObservations: 0 }),
-    { largeRoundTrip: false },
-  );
-  stateStoreContract('DynamoDB', () => dynamoStores(), { largeRoundTrip: true, snapshots: true });
-
-  type Item = Record<string, AttributeValue>;
-
-  /** Deletes the chunk `lost`, and rewrites `victim` with one byte of its data flipped. */
-  async function loseAndFlip(tableName: string, lost: Item, victim: Item): Promise<void> {
-    await local.client.send(
-      new DeleteItemCommand({ TableName: tableName, Key: { pk: lost.pk!, sk: lost.sk! } }),
-    );
-    const flipped = Buffer.from(victim.data?.B ?? []);
-    flipped[10] = (flipped[10] ?? 0) ^ 0xff;
-    await local.client.send(
-      new PutItemCommand({ TableName: tableName, Item: { ...victim, data: { B: flipped } } }),
-    );
-  }
-
-  async function partitionItems(tableName: string, cluster: string): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await local.client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: partitionKey(cluster) } },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
+      stateStoreContract(
+        'DynamoDB (small chunks, observations in snapshots)',
+        () => dynamoStores({ chunkBytes: 300, inlineObservations: 0 }),
+        { largeRoundTrip: false },
       );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
-  }
+      stateStoreContract('DynamoDB', () => dynamoStores(), {
+        largeRoundTrip: true,
+        snapshots: true,
+      });
 
-  function chunksOf(items: readonly Item[]): Item[] {
-    return items.filter((item) => item.sk?.S?.startsWith('chunk#'));
-  }
+      type Item = Record<string, AttributeValue>;
 
-  function snapshotChunksOf(items: readonly Item[]): Item[] {
-    return items.filter((item) => item.sk?.S?.startsWith('obs#'));
-  }
-
-  function headOf(items: readonly Item[]): Item {
-    const head = items.find((item) => item.sk?.S === 'head');
-    assert.ok(head, 'no head item');
-    return head;
-  }
-
-  describe('DynamoDbStateStore', () => {
-    it('shards 100,000 observations into items under 400 KB and pages through them on load', async () => {
-      const { store, peer, tableName } = await dynamoStores();
-      await store.save('huge', healthyClusterState(100_000, T0), 0);
-
-      const items = await partitionItems(tableName, 'huge');
-      const before = peer.usage();
-      await peer.load('huge');
-      const reads = peer.usage().requests - before.requests;
-
-      const head = headOf(items);
-      const chunks = snapshotChunksOf(items);
-      const blobBytes = chunks.reduce((sum, item) => sum + (item.data?.B?.length ?? 0), 0);
-      assert.equal(Number(head.obsChunks?.N), chunks.length);
-      assert.ok(chunks.length >= 3, `expected several chunks, got ${chunks.length}`);
-      assert.ok(blobBytes > 1024 * 1024, 'enough data to need more than one 1 MB Query page');
-      assert.ok(reads >= 3, `one GetItem and at least two Query pages, got ${reads} requests`);
-      // The rest of the state (alerts, outbox) stays in the head: one item written per check.
-      assert.equal(head.chunks?.N, '0');
-      assert.ok(itemBytes(head) <= 1024, `head of ${itemBytes(head)} bytes`);
-      for (const item of items) {
-        const rawBytes = Object.entries(item).reduce(
-          (sum, [name, value]) =>
-            sum + name.length + (value.B?.length ?? value.S?.length ?? value.N?.length ?? 0),
-          0,
+      /** Deletes the chunk `lost`, and rewrites `victim` with one byte of its data flipped. */
+      async function loseAndFlip(tableName: string, lost: Item, victim: Item): Promise<void> {
+        await local.client.send(
+          new DeleteItemCommand({ TableName: tableName, Key: { pk: lost.pk!, sk: lost.sk! } }),
         );
-        assert.ok(itemBytes(item) < MAX_ITEM_BYTES, `${item.sk?.S} is ${itemBytes(item)} bytes`);
-        assert.ok(rawBytes < 380_000, `${item.sk?.S} is ${rawBytes} bytes`);
+        const flipped = Buffer.from(victim.data?.B ?? []);
+        flipped[10] = (flipped[10] ?? 0) ^ 0xff;
+        await local.client.send(
+          new PutItemCommand({ TableName: tableName, Item: { ...victim, data: { B: flipped } } }),
+        );
       }
-    });
 
-    it('keeps a small state in the head item alone', async () => {
-      const { store, tableName } = await dynamoStores();
-
-      await store.save('small', richState(T0), 0);
-      const items = await partitionItems(tableName, 'small');
-
-      assert.equal(items.length, 1);
-      assert.equal(headOf(items).chunks?.N, '0');
-      assert.ok((headOf(items).state?.B?.length ?? 0) > 0);
-    });
-
-    it("deletes the previous generation's chunks after a save, also when going back to one item", async () => {
-      const { store, tableName } = await dynamoStores({
-        chunkBytes: 2000,
-        inlineObservations: Number.POSITIVE_INFINITY,
-      });
-      await store.save('prod-eu', healthyClusterState(500, T0), 0);
-      const first = await partitionItems(tableName, 'prod-eu');
-
-      await store.save('prod-eu', healthyClusterState(500, T0 + 10_000), 1);
-      const second = await partitionItems(tableName, 'prod-eu');
-      await store.save('prod-eu', richState(T0 + 20_000), 2);
-      const third = await partitionItems(tableName, 'prod-eu');
-
-      const generation = (items: Item[]): string | undefined => headOf(items).generation?.S;
-      assert.ok(chunksOf(first).length >= 2);
-      assert.notEqual(generation(first), generation(second));
-      assert.equal(chunksOf(second).length, Number(headOf(second).chunks?.N));
-      for (const chunk of chunksOf(second)) {
-        assert.ok(chunk.sk?.S?.startsWith(`chunk#${generation(second)}#`), chunk.sk?.S);
+      async function partitionItems(tableName: string, cluster: string): Promise<Item[]> {
+        const items: Item[] = [];
+        let startKey: Item | undefined;
+        do {
+          const page = await local.client.send(
+            new QueryCommand({
+              TableName: tableName,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': { S: partitionKey(cluster) } },
+              ConsistentRead: true,
+              ExclusiveStartKey: startKey,
+            }),
+          );
+          items.push(...(page.Items ?? []));
+          startKey = page.LastEvaluatedKey;
+        } while (startKey !== undefined);
+        return items;
       }
-      assert.deepEqual(chunksOf(third), []);
-    });
 
-    it('keeps the observations in a snapshot that a warm store rewrites only when a lease stops changing', async () => {
-      const { store, peer, tableName } = await dynamoStores({ chunkBytes: 2000 });
-      const names = nodeNames(500);
-      const check = (at: number, seed: number) => ({
-        observations: healthyObservations(names, at, seed),
-        alerts: sampleAlerts(at, []),
-        outbox: [],
-      });
-      await store.save('prod-eu', check(T0, 2), 0);
-      const first = await partitionItems(tableName, 'prod-eu');
-      const snapshot = headOf(first).obsGeneration?.S;
-
-      // Every lease moved: the head alone, one write unit.
-      let loaded = await store.load('prod-eu');
-      const before = store.usage();
-      await store.save('prod-eu', check(T0 + 60_000, 3), loaded.version);
-      const units = store.usage().writeCapacityUnits - before.writeCapacityUnits;
-      const second = await partitionItems(tableName, 'prod-eu');
-
-      // One lease did not move since the previous check: it may be going silent, so it is written.
-      loaded = await store.load('prod-eu');
-      const moved = check(T0 + 120_000, 4).observations;
-      const silent = names[7] as string;
-      moved.set(silent, loaded.state.observations.get(silent) as Observation);
-      await store.save(
-        'prod-eu',
-        { ...check(T0 + 120_000, 4), observations: moved },
-        loaded.version,
-      );
-      const third = await partitionItems(tableName, 'prod-eu');
-      const cold = await peer.load('prod-eu');
-
-      assert.ok(snapshot);
-      assert.ok(snapshotChunksOf(first).length >= 2);
-      assert.equal(units, 1);
-      assert.equal(headOf(second).obsGeneration?.S, snapshot);
-      assert.deepEqual(snapshotChunksOf(second), snapshotChunksOf(first));
-      const rewritten = headOf(third).obsGeneration?.S;
-      assert.notEqual(rewritten, snapshot);
-      assert.equal(snapshotChunksOf(third).length, Number(headOf(third).obsChunks?.N));
-      for (const chunk of snapshotChunksOf(third)) {
-        assert.ok(chunk.sk?.S?.startsWith(`obs#${rewritten}#`), chunk.sk?.S);
+      function chunksOf(items: readonly Item[]): Item[] {
+        return items.filter((item) => item.sk?.S?.startsWith('chunk#'));
       }
-      assert.deepEqual(cold.state.observations.get(silent), moved.get(silent));
-      assert.ok(sameEntries(cold.state.observations, moved));
-    });
 
-    it('reports a missing or corrupted snapshot chunk as StateCorruptError', async () => {
-      const { store, peer, tableName } = await dynamoStores({ chunkBytes: 2000 });
-      await store.save('gap', healthyClusterState(500, T0), 0);
-      await store.save('bits', healthyClusterState(500, T0), 0);
-      const gap = snapshotChunksOf(await partitionItems(tableName, 'gap'));
-      const victim = snapshotChunksOf(await partitionItems(tableName, 'bits'))[1];
-      assert.ok(victim?.data?.B);
-
-      await loseAndFlip(tableName, gap[1]!, victim);
-
-      await assert.rejects(peer.load('gap'), {
-        name: 'StateCorruptError',
-        message:
-          /state of cluster gap in table \S+ is unreadable: observation snapshot \w+ has lost chunks/,
-      });
-      await assert.rejects(peer.load('bits'), {
-        name: 'StateCorruptError',
-        message: /observation snapshot does not match its checksum/,
-      });
-    });
-
-    it('puts the TTL attribute on every item, ttlSeconds after the write', async () => {
-      const at = T0 + 123_456;
-      const { store, tableName } = await dynamoStores({
-        chunkBytes: 2000,
-        ttlSeconds: 3600,
-        clock: () => at,
-      });
-
-      await store.save('prod-eu', healthyClusterState(500, T0), 0);
-      const items = await partitionItems(tableName, 'prod-eu');
-
-      assert.ok(items.length > 2);
-      for (const item of items) {
-        assert.equal(item.expiresAt?.N, String(Math.floor(at / 1000) + 3600), item.sk?.S);
+      function snapshotChunksOf(items: readonly Item[]): Item[] {
+        return items.filter((item) => item.sk?.S?.startsWith('obs#'));
       }
-    });
 
-    it('leaves no chunks behind when it loses a race', async () => {
-      const { store, peer, tableName } = await dynamoStores({ chunkBytes: 2000 });
-      await store.save('prod-eu', healthyClusterState(500, T0), 0);
-      const before = await partitionItems(tableName, 'prod-eu');
-
-      const results = await Promise.allSettled([
-        store.save('prod-eu', healthyClusterState(500, T0 + 10_000), 1),
-        peer.save('prod-eu', healthyClusterState(500, T0 + 10_001), 1),
-      ]);
-      await assert.rejects(
-        peer.save('prod-eu', healthyClusterState(500, T0 + 20_000), 0),
-        StateConflictError,
-      );
-      const items = await partitionItems(tableName, 'prod-eu');
-
-      assert.equal(results.filter((r) => r.status === 'rejected').length, 1);
-      const head = headOf(items);
-      assert.notEqual(head.generation?.S, headOf(before).generation?.S);
-      assert.equal(chunksOf(items).length, Number(head.chunks?.N));
-      for (const chunk of chunksOf(items)) {
-        assert.ok(chunk.sk?.S?.startsWith(`chunk#${head.generation?.S}#`), chunk.sk?.S);
+      function headOf(items: readonly Item[]): Item {
+        const head = items.find((item) => item.sk?.S === 'head');
+        assert.ok(head, 'no head item');
+        return head;
       }
-    });
 
-    it('does not take a retried head write that had succeeded for a conflict', async () => {
-      const { tableName } = await dynamoStores();
-      // A client whose first PutItem answer is "lost": the request is sent again, as the SDK's
-      // retry does after a timeout, and only the second answer is seen.
-      const client = localClient(local.endpoint);
-      client.middlewareStack.add(
-        (next, context) => async (args) => {
-          if (context.commandName !== 'PutItemCommand') return next(args);
-          await next(args);
-          return next(args);
-        },
-        { step: 'finalizeRequest', name: 'loseFirstAnswer' },
-      );
-      const store = new DynamoDbStateStore({ client, tableName, chunkBytes: 2000 });
-      const state = healthyClusterState(500, T0);
+      describe('DynamoDbStateStore', () => {
+        it('shards 100,000 observations into items under 400 KB and pages through them on load', async () => {
+          const { store, peer, tableName } = await dynamoStores();
+          await store.save('huge', healthyClusterState(100_000, T0), 0);
 
-      const version = await store.save('prod-eu', state, 0);
-      const loaded = await store.load('prod-eu');
-      client.destroy();
+          const items = await partitionItems(tableName, 'huge');
+          const before = peer.usage();
+          await peer.load('huge');
+          const reads = peer.usage().requests - before.requests;
 
-      assert.equal(version, 1);
-      assert.equal(loaded.version, 1);
-      assert.deepEqual([...loaded.state.observations], [...state.observations]);
-    });
+          const head = headOf(items);
+          const chunks = snapshotChunksOf(items);
+          const blobBytes = chunks.reduce((sum, item) => sum + (item.data?.B?.length ?? 0), 0);
+          assert.equal(Number(head.obsChunks?.N), chunks.length);
+          assert.ok(chunks.length >= 3, `expected several chunks, got ${chunks.length}`);
+          assert.ok(blobBytes > 1024 * 1024, 'enough data to need more than one 1 MB Query page');
+          assert.ok(reads >= 3, `one GetItem and at least two Query pages, got ${reads} requests`);
+          // The rest of the state (alerts, outbox) stays in the head: one item written per check.
+          assert.equal(head.chunks?.N, '0');
+          assert.ok(itemBytes(head) <= 1024, `head of ${itemBytes(head)} bytes`);
+          for (const item of items) {
+            const rawBytes = Object.entries(item).reduce(
+              (sum, [name, value]) =>
+                sum + name.length + (value.B?.length ?? value.S?.length ?? value.N?.length ?? 0),
+              0,
+            );
+            assert.ok(
+              itemBytes(item) < MAX_ITEM_BYTES,
+              `${item.sk?.S} is ${itemBytes(item)} bytes`,
+            );
+            assert.ok(rawBytes < 380_000, `${item.sk?.S} is ${rawBytes} bytes`);
+          }
+        });
 
-    it('reads an expired state (not yet removed by DynamoDB) as empty, and keeps counting versions', async () => {
-      let now = T0;
-      const { store } = await dynamoStores({ ttlSeconds: 60, clock: () => now });
-      await store.save('prod-eu', richState(T0), 0);
+        it('keeps a small state in the head item alone', async () => {
+          const { store, tableName } = await dynamoStores();
 
-      now = T0 + 61_000;
-      const loaded = await store.load('prod-eu');
-      const version = await store.save('prod-eu', healthyClusterState(2, now), loaded.version);
+          await store.save('small', richState(T0), 0);
+          const items = await partitionItems(tableName, 'small');
 
-      assert.equal(loaded.version, 1);
-      assert.equal(loaded.state.observations.size, 0);
-      assert.deepEqual(loaded.state.outbox, []);
-      assert.equal(version, 2);
-    });
+          assert.equal(items.length, 1);
+          assert.equal(headOf(items).chunks?.N, '0');
+          assert.ok((headOf(items).state?.B?.length ?? 0) > 0);
+        });
 
-    it('reports missing chunks and a corrupted blob as StateCorruptError', async () => {
-      const { store, tableName } = await dynamoStores({
-        chunkBytes: 2000,
-        inlineObservations: Number.POSITIVE_INFINITY,
+        it("deletes the previous generation's chunks after a save, also when going back to one item", async () => {
+          const { store, tableName } = await dynamoStores({
+            chunkBytes: 2000,
+            inlineObservations: Number.POSITIVE_INFINITY,
+          });
+          await store.save('prod-eu', healthyClusterState(500, T0), 0);
+          const first = await partitionItems(tableName, 'prod-eu');
+
+          await store.save('prod-eu', healthyClusterState(500, T0 + 10_000), 1);
+          const second = await partitionItems(tableName, 'prod-eu');
+          await store.save('prod-eu', richState(T0 + 20_000), 2);
+          const third = await partitionItems(tableName, 'prod-eu');
+
+          const generation = (items: Item[]): string | undefined => headOf(items).generation?.S;
+          assert.ok(chunksOf(first).length >= 2);
+          assert.notEqual(generation(first), generation(second));
+          assert.equal(chunksOf(second).length, Number(headOf(second).chunks?.N));
+          for (const chunk of chunksOf(second)) {
+            assert.ok(chunk.sk?.S?.startsWith(`chunk#${generation(second)}#`), chunk.sk?.S);
+          }
+          assert.deepEqual(chunksOf(third), []);
+        });
+
+        it('keeps the observations in a snapshot that a warm store rewrites only when a lease stops changing', async () => {
+          const { store, peer, tableName } = await dynamoStores({ chunkBytes: 2000 });
+          const names = nodeNames(500);
+          const check = (at: number, seed: number) => ({
+            observations: healthyObservations(names, at, seed),
+            alerts: sampleAlerts(at, []),
+            outbox: [],
+          });
+          await store.save('prod-eu', check(T0, 2), 0);
+          const first = await partitionItems(tableName, 'prod-eu');
+          const snapshot = headOf(first).obsGeneration?.S;
+
+          // Every lease moved: the head alone, one write unit.
+          let loaded = await store.load('prod-eu');
+          const before = store.usage();
+          await store.save('prod-eu', check(T0 + 60_000, 3), loaded.version);
+          const units = store.usage().writeCapacityUnits - before.writeCapacityUnits;
+          const second = await partitionItems(tableName, 'prod-eu');
+
+          // One lease did not move since the previous check: it may be going silent, so it is written.
+          loaded = await store.load('prod-eu');
+          const moved = check(T0 + 120_000, 4).observations;
+          const silent = names[7] as string;
+          moved.set(silent, loaded.state.observations.get(silent) as Observation);
+          await store.save(
+            'prod-eu',
+            { ...check(T0 + 120_000, 4), observations: moved },
+            loaded.version,
+          );
+          const third = await partitionItems(tableName, 'prod-eu');
+          const cold = await peer.load('prod-eu');
+
+          assert.ok(snapshot);
+          assert.ok(snapshotChunksOf(first).length >= 2);
+          assert.equal(units, 1);
+          assert.equal(headOf(second).obsGeneration?.S, snapshot);
+          assert.deepEqual(snapshotChunksOf(second), snapshotChunksOf(first));
+          const rewritten = headOf(third).obsGeneration?.S;
+          assert.notEqual(rewritten, snapshot);
+          assert.equal(snapshotChunksOf(third).length, Number(headOf(third).obsChunks?.N));
+          for (const chunk of snapshotChunksOf(third)) {
+            assert.ok(chunk.sk?.S?.startsWith(`obs#${rewritten}#`), chunk.sk?.S);
+          }
+          assert.deepEqual(cold.state.observations.get(silent), moved.get(silent));
+          assert.ok(sameEntries(cold.state.observations, moved));
+        });
+
+        it('reports a missing or corrupted snapshot chunk as StateCorruptError', async () => {
+          const { store, peer, tableName } = await dynamoStores({ chunkBytes: 2000 });
+          await store.save('gap', healthyClusterState(500, T0), 0);
+          await store.save('bits', healthyClusterState(500, T0), 0);
+          const gap = snapshotChunksOf(await partitionItems(tableName, 'gap'));
+          const victim = snapshotChunksOf(await partitionItems(tableName, 'bits'))[1];
+          assert.ok(victim?.data?.B);
+
+          await loseAndFlip(tableName, gap[1]!, victim);
+
+          await assert.rejects(peer.load('gap'), {
+            name: 'StateCorruptError',
+            message:
+              /state of cluster gap in table \S+ is unreadable: observation snapshot \w+ has lost chunks/,
+          });
+          await assert.rejects(peer.load('bits'), {
+            name: 'StateCorruptError',
+            message: /observation snapshot does not match its checksum/,
+          });
+        });
+
+        it('puts the TTL attribute on every item, ttlSeconds after the write', async () => {
+          const at = T0 + 123_456;
+          const { store, tableName } = await dynamoStores({
+            chunkBytes: 2000,
+            ttlSeconds: 3600,
+            clock: () => at,
+          });
+
+          await store.save('prod-eu', healthyClusterState(500, T0), 0);
+          const items = await partitionItems(tableName, 'prod-eu');
+
+          assert.ok(items.length > 2);
+          for (const item of items) {
+            assert.equal(item.expiresAt?.N, String(Math.floor(at / 1000) + 3600), item.sk?.S);
+          }
+        });
+
+        it('leaves no chunks behind when it loses a race', async () => {
+          const { store, peer, tableName } = await dynamoStores({ chunkBytes: 2000 });
+          await store.save('prod-eu', healthyClusterState(500, T0), 0);
+          const before = await partitionItems(tableName, 'prod-eu');
+
+          const results = await Promise.allSettled([
+            store.save('prod-eu', healthyClusterState(500, T0 + 10_000), 1),
+            peer.save('prod-eu', healthyClusterState(500, T0 + 10_001), 1),
+          ]);
+          await assert.rejects(
+            peer.save('prod-eu', healthyClusterState(500, T0 + 20_000), 0),
+            StateConflictError,
+          );
+          const items = await partitionItems(tableName, 'prod-eu');
+
+          assert.equal(results.filter((r) => r.status === 'rejected').length, 1);
+          const head = headOf(items);
+          assert.notEqual(head.generation?.S, headOf(before).generation?.S);
+          assert.equal(chunksOf(items).length, Number(head.chunks?.N));
+          for (const chunk of chunksOf(items)) {
+            assert.ok(chunk.sk?.S?.startsWith(`chunk#${head.generation?.S}#`), chunk.sk?.S);
+          }
+        });
+
+        it('does not take a retried head write that had succeeded for a conflict', async () => {
+          const { tableName } = await dynamoStores();
+          // A client whose first PutItem answer is "lost": the request is sent again, as the SDK's
+          // retry does after a timeout, and only the second answer is seen.
+          const client = localClient(local.endpoint);
+          client.middlewareStack.add(
+            (next, context) => async (args) => {
+              if (context.commandName !== 'PutItemCommand') return next(args);
+              await next(args);
+              return next(args);
+            },
+            { step: 'finalizeRequest', name: 'loseFirstAnswer' },
+          );
+          const store = new DynamoDbStateStore({ client, tableName, chunkBytes: 2000 });
+          const state = healthyClusterState(500, T0);
+
+          const version = await store.save('prod-eu', state, 0);
+          const loaded = await store.load('prod-eu');
+          client.destroy();
+
+          assert.equal(version, 1);
+          assert.equal(loaded.version, 1);
+          assert.deepEqual([...loaded.state.observations], [...state.observations]);
+        });
+
+        it('reads an expired state (not yet removed by DynamoDB) as empty, and keeps counting versions', async () => {
+          let now = T0;
+          const { store } = await dynamoStores({ ttlSeconds: 60, clock: () => now });
+          await store.save('prod-eu', richState(T0), 0);
+
+          now = T0 + 61_000;
+          const loaded = await store.load('prod-eu');
+          const version = await store.save('prod-eu', healthyClusterState(2, now), loaded.version);
+
+          assert.equal(loaded.version, 1);
+          assert.equal(loaded.state.observations.size, 0);
+          assert.deepEqual(loaded.state.outbox, []);
+          assert.equal(version, 2);
+        });
+
+        it('reports missing chunks and a corrupted blob as StateCorruptError', async () => {
+          const { store, tableName } = await dynamoStores({
+            chunkBytes: 2000,
+            inlineObservations: Number.POSITIVE_INFINITY,
+          });
+          await store.save('gap', healthyClusterState(500, T0), 0);
+          await store.save('bits', healthyClusterState(500, T0), 0);
+          const gap = chunksOf(await partitionItems(tableName, 'gap'));
+          const bits = chunksOf(await partitionItems(tableName, 'bits'));
+          const victim = bits[1];
+          assert.ok(victim?.data?.B);
+
+          await loseAndFlip(tableName, gap[1]!, victim);
+
+          await assert.rejects(store.load('gap'), {
+            name: 'StateCorruptError',
+            message:
+              /state of cluster gap in table \S+ is unreadable: generation \w+ has 1 of its \d+ chunks/,
+          });
+          await assert.rejects(store.load('bits'), {
+            name: 'StateCorruptError',
+            message: /checksum/,
+          });
+        });
+
+        it('rejects options that would break the item limit', () => {
+          assert.throws(
+            () =>
+              new DynamoDbStateStore({ client: local.client, tableName: 't', chunkBytes: 400_000 }),
+            RangeError,
+          );
+          assert.throws(
+            () => new DynamoDbStateStore({ client: local.client, tableName: 't', ttlSeconds: 0 }),
+            RangeError,
+          );
+        });
       });
-      await store.save('gap', healthyClusterState(500, T0), 0);
-      await store.save('bits', healthyClusterState(500, T0), 0);
-      const gap = chunksOf(await partitionItems(tableName, 'gap'));
-      const bits = chunksOf(await partitionItems(tableName, 'bits'));
-      const victim = bits[1];
-      assert.ok(victim?.data?.B);
-
-      await loseAndFlip(tableName, gap[1]!, victim);
-
-      await assert.rejects(store.load('gap'), {
-        name: 'StateCorruptError',
-        message:
-          /state of cluster gap in table \S+ is unreadable: generation \w+ has 1 of its \d+ chunks/,
-      });
-      await assert.rejects(store.load('bits'), {
-        name: 'StateCorruptError',
-        message: /checksum/,
-      });
     });
-
-    it('rejects options that would break the item limit', () => {
-      assert.throws(
-        () => new DynamoDbStateStore({ client: local.client, tableName: 't', chunkBytes: 400_000 }),
-        RangeError,
-      );
-      assert.throws(
-        () => new DynamoDbStateStore({ client: local.client, tableName: 't', ttlSeconds: 0 }),
-        RangeError,
-      );
-    });
-  });
+  }
 });

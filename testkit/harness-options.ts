@@ -19,7 +19,7 @@ import type { ClusterReport, InvocationEvent } from '../lambda/use-cases/invocat
 import type { SimCluster } from '../sim/cluster.js';
 import type { SimServer } from '../sim/server.js';
 import type { ConnectProxy } from './connect-proxy.js';
-import type { LocalDynamoDb } from './dynalite.js';
+import type { DynamoDbKind, LocalDynamoDb } from './dynalite.js';
 import type { FakeClock } from './fake-clock.js';
 import type { HostileFront } from './hostile-front.js';
 import type { OpsgenieServer } from './opsgenie-server.js';
@@ -111,6 +111,8 @@ export interface HarnessOptions {
   readonly opsgenie?: boolean;
   /** The handler's `collectGrowthBytes` (heap-release.ts); default its own. */
   readonly collectGrowthBytes?: number;
+  /** The local DynamoDB (testkit/dynalite.ts): `moto` validates as DynamoDB does. Default dynalite. */
+  readonly dynamoDb?: DynamoDbKind;
 }
 
 /** An API server the test scripts: its URL, the CA that signed its certificate, its token. */

@@ -71,7 +71,7 @@ export async function startOutsideWorld(
 ): Promise<OutsideWorld> {
   const secrets = await startSecretsServer();
   closers.push(() => secrets.close());
-  const dynamo = await startLocalDynamoDb();
+  const dynamo = await startLocalDynamoDb(options.dynamoDb);
   closers.push(() => dynamo.stop());
   const sns = await startSnsServer({ now: clock.now });
   closers.push(() => sns.close());

@@ -18,6 +18,8 @@ export interface SynthesizedFunction {
   /** The function's environment as the template sets it (a resource's is a CloudFormation reference). */
   readonly variables: Record<string, unknown>;
   readonly memoryMb: number;
+  /** The stack's template (its alarms, queues, …). */
+  readonly template: Template;
 }
 
 export function synthesizeFunction(
@@ -35,5 +37,6 @@ export function synthesizeFunction(
     bundle: join(asset, 'index.mjs'),
     variables: fn?.Properties.Environment.Variables as Record<string, unknown>,
     memoryMb: fn?.Properties.MemorySize as number,
+    template,
   };
 }

@@ -67,9 +67,11 @@ export class StateTable {
   }
 
   /**
-   * The partition's items whose sort key starts with `prefix`, in sort-key order, as stored
-   * (Query pages through DynamoDB's 1 MB pages; strongly consistent). `keep` may stop early by
-   * returning false.
+   * The partition's items whose sort key starts with `prefix` (every item when it is empty), in
+   * sort-key order, as stored (Query pages through DynamoDB's 1 MB pages; strongly consistent).
+   * `keep` may stop early by returning false. DynamoDB refuses an empty string as a key attribute
+   * value, a `begins_with` operand included ("The AttributeValue for a key attribute cannot
+   * contain an empty string value"): the whole partition is asked by its partition key alone.
    */
   async query(
     pk: string,
@@ -83,8 +85,12 @@ export class StateTable {
       const output = await this.client.send(
         new QueryCommand({
           TableName: this.name,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': { S: pk }, ':prefix': { S: prefix } },
+          KeyConditionExpression:
+            prefix === '' ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': { S: pk },
+            ...(prefix === '' ? {} : { ':prefix': { S: prefix } }),
+          },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
           ReturnConsumedCapacity: 'TOTAL',
