@@ -259,8 +259,7 @@ decoding and parsing are a look), which lowers the scheduled checks and the look
 ${nodesLabel(big)} nodes the scheduled checks alone come to ${money(checksAlone)}${(GOALS[big.nodes] ?? Number.POSITIVE_INFINITY) < checksAlone ? ', over the goal by themselves' : ' and the looks to the rest'}: a steady check of ${big.steadyCpuSeconds.toFixed(2)} s of its own CPU
 (BENCHMARKS.md; ${big.steadySeconds.toFixed(1)} s wall with the simulated API server on the same 2 cores), billed
 ${billedSeconds(big.steadyCpuSeconds).toFixed(1)} s at ${MEMORY_MB} MB, and a relist of ${big.relistCpuSeconds.toFixed(2)} s CPU (billed ${billedSeconds(big.relistCpuSeconds).toFixed(0)} s) every
-${DEFAULTS.nodeRefreshSeconds} s.${cpuToCloseTheGoal(big)} The ways to a faster check are in BENCHMARKS.md ("Why
-a full check of 100,000 nodes misses").
+${DEFAULTS.nodeRefreshSeconds} s.${cpuToCloseTheGoal(big)}
 
 **The CPU share.** Lambda allocates CPU in proportion to memory: "At 1,769 MB, a function has
 the equivalent of one vCPU (one vCPU-second of credits per second)"
