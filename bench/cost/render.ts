@@ -59,7 +59,7 @@ export function renderCost(m: CostMeasurements): RenderedCost {
   const doc = [
     intro(),
     perMonthSection(perMonth),
-    goalsSection(m.measured, big),
+    goalsSection(big),
     perInvocationSection(perInvocation, m.checks, m.bigChecks),
     fixedSection(),
   ].join('\n\n');
@@ -107,18 +107,18 @@ function perMonthTable(measured: readonly PerCheck[], big: PerCheck): string[] {
       measured,
       (c) => money(deadMan(c)),
     ),
-    row('**all-in per cluster**', measured, (c, i) => `**${money(total(i) + deadMan(c))}**`),
+    row(
+      "**with its dead-man's switch**",
+      measured,
+      (c, i) => `**${money(total(i) + deadMan(c))}**`,
+    ),
     row('variable, without the routine looks', measured, (c) => money(sum(monthly(c, 0)))),
     row(
       'variable, with `nodeRefreshSeconds` 0 (every check and look lists whole Nodes)',
       measured,
       (c) => money(sum(monthly(c, LOOKS_PER_MONTH, true))),
     ),
-    row(
-      'biggest line',
-      measured,
-      (c) => Object.entries(monthly(c)).sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
-    ),
+    row('biggest line', measured, (c) => biggestLine(c)[0]),
   ];
 }
 
@@ -224,42 +224,11 @@ whose units it names (Lambda, Scheduler, SQS, DynamoDB, SNS), with alarms among 
 apart; CloudWatch Logs ingestion grows with the checks, so it stays in the variable cost here
 (conservatively). The per-cluster \`CheckSucceeded\` metric ($0.30) exists only as the input of that
 cluster's dead-man's switch alarm ($0.10): the two are one fixed line of $0.40 per cluster,
-whatever its size or its checks, shown apart and added in the all-in row. Nothing is left out.`;
+whatever its size or its checks, shown apart and added in the row below it. Nothing is left out.`;
 }
 
-/** One line per size that has a goal: met or missed, by how much, and the biggest line. */
-function goalVerdicts(measured: readonly PerCheck[]): string[] {
-  return measured
-    .map((c) => {
-      const goal = GOALS[c.nodes];
-      if (goal === undefined) return undefined;
-      const total = sum(monthly(c));
-      const biggest = biggestLine(c);
-      return `${nodesLabel(c)} nodes: variable ${money(total)} against ≤ $${goal}, ${total <= goal ? '**met**' : `**missed** by ${money(total - goal)}`} (biggest line ${biggest[0]}, ${money(biggest[1])}); all-in with the dead-man's switch ${money(total + deadMan(c))}`;
-    })
-    .filter((v): v is string => v !== undefined);
-}
-
-function goalsSection(measured: readonly PerCheck[], big: PerCheck): string {
-  const looksAt = (c: PerCheck) => sum(monthly(c)) - sum(monthly(c, 0));
-  const checksAlone = sum(monthly(big, 0));
-  return `## Goals
-
-${goalVerdicts(measured)
-  .map((v) => `- ${v}.`)
-  .join('\n')}
-
-The routine looks (${LOOKS_PER_MONTH.toLocaleString('en')} a month) now cost what they do: ${measured.map((c) => `${money(looksAt(c))} at ${nodesLabel(c)} nodes`).join(', ')}.
-They write nothing and log one short line, but a look must still read the whole lease list (any
-lease may be the one that stopped), and at scale the lease list is most of a steady check (the
-Table of Nodes is small beside it: 53.7 of 75.3 MB decoded at 100,000 nodes, BENCHMARKS.md's
-API-cost table), so a look costs ${measured.map((c) => `${(100 * c.lookShare).toFixed(0)} %`).join(' / ')} of a steady check here. Where a goal is
-missed, Lambda compute is the gap: what would close it is a cheaper read of the lease list (its
-decoding and parsing are a look), which lowers the scheduled checks and the looks together; at
-${nodesLabel(big)} nodes the scheduled checks alone come to ${money(checksAlone)}${(GOALS[big.nodes] ?? Number.POSITIVE_INFINITY) < checksAlone ? ', over the goal by themselves' : ' and the looks to the rest'}: a steady check of ${big.steadyCpuSeconds.toFixed(2)} s of its own CPU
-(BENCHMARKS.md; ${big.steadySeconds.toFixed(1)} s wall with the simulated API server on the same 2 cores), billed
-${billedSeconds(big.steadyCpuSeconds).toFixed(1)} s at ${MEMORY_MB} MB, and a relist of ${big.relistCpuSeconds.toFixed(2)} s CPU (billed ${billedSeconds(big.relistCpuSeconds).toFixed(0)} s) every
-${DEFAULTS.nodeRefreshSeconds} s.${cpuToCloseTheGoal(big)}
+function goalsSection(big: PerCheck): string {
+  return `## How CPU is billed
 
 **The CPU share.** Lambda allocates CPU in proportion to memory: "At 1,769 MB, a function has
 the equivalent of one vCPU (one vCPU-second of credits per second)"
@@ -271,6 +240,9 @@ memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the 
 \`largestClusterNodes\` sizes a 100,000-node function to does not change the compute line.
 The billed time is a lower bound: waiting for the API server is not in it (the simulated
 server here shares the cores and cannot stand in for an EKS control plane's).
+
+Where a goal is missed, Lambda compute is the gap: what would close it is a cheaper read of the
+lease list, which every look and check decodes.${cpuToCloseTheGoal(big)}
 
 Every CPU figure is this shared host's at the time BENCHMARKS.md's check table was taken, and the
 host's speed changes by the hour: there, \`JSON.parse\` of the ${nodesLabel(big)}-node relist's pages alone took
@@ -310,7 +282,7 @@ steady-check median of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run
 nodes are not benchmarked there: the 1,000-node figure), with the relist's extra over the cheaper
 of a look and a steady check once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a month, on a scheduled
 run or a look, whichever falls due); the same run's scheduled checks through the handler are shown
-beside it. Each is billed at its own CPU ÷ the function's share of a vCPU (the Goals section). At 100,000
+beside it. Each is billed at its own CPU ÷ the function's share of a vCPU (How CPU is billed). At 100,000
 nodes the snapshot comes from the state store alone (bench/state-cost.ts's observations). Logs:
 Powertools' envelope is counted as ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes
 (estimates); EMF records and billed metrics count only what lambda/adapters/metrics/emf-metrics.ts writes as metrics.
@@ -329,7 +301,7 @@ function fixedSection(): string {
   const dollars = (x: number) => `$${x.toFixed(2)}`;
   const serviceMetrics = FOR_SERVICE_METRICS.size + 1;
   const fixed = [
-    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`<stackName>-NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's all-in row)`,
+    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`<stackName>-NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's row "with its dead-man's switch")`,
     `KMS key (SNS topic encryption): ${dollars(PRICES.kmsKeyMonth)}`,
     `CloudWatch alarms of the deployment: ${dollars(PRICES.alarmMonth)} each (standard resolution)`,
     `Secrets Manager: ${dollars(PRICES.secretMonth)} per secret (a token-mode cluster's token)`,
