@@ -101,7 +101,6 @@ function scenario(
 
 const [a1, , , , b1] = NAMES as [string, string, string, string, string];
 const zoneC = NAMES.slice(8);
-const gpu = NAMES.filter((_, i) => i % 4 === 3);
 
 /** An `eks` cluster in the deployment's account, with a runbook: what its emails add. */
 const EKS_CONTEXT: RenderContext = {
@@ -201,11 +200,6 @@ function nodeExamples(): Example[] {
       for (const name of zoneC) s.set(name, { renewedAt: at - 15_000 });
     },
   });
-  const gpuStorm = scenario(3, {
-    1: (s, at) => {
-      for (const name of gpu) s.set(name, { renewedAt: at - 15_000 });
-    },
-  });
   // Reminders come every reminderIntervalSeconds (4 h by default) while a node stays down.
   const longDown = scenario(4 * 60 + 2, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
@@ -233,10 +227,6 @@ function nodeExamples(): Example[] {
     {
       title: 'A zone goes dark: one summary, not one email per node',
       notification: pick(storm.sent, 'STORM'),
-    },
-    {
-      title: 'A node group goes dark across zones: one summary per node group',
-      notification: pick(gpuStorm.sent, 'STORM'),
     },
     {
       title: 'A cordoned node stays silent for 30 minutes: its removal seems stuck',

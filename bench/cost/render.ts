@@ -270,30 +270,17 @@ function perInvocationSection(table: readonly string[], checks: number, bigCheck
 
 ${table.join('\n')}
 
-How: every size is measured in this run through the handler against the simulated cluster over
-HTTPS, dynalite and the local SNS server: after 2 scheduled checks (a relist, then a steady one),
-${checks} rounds (${bigChecks} at 100,000 nodes) of a scheduled check, a look of the run before (superseded by it), and its ${LOOKS_PER_RUN} look${LOOKS_PER_RUN === 1 ? '' : 's'} ${lookGap} s apart on the fake clock;
-DynamoDB units as dynalite reports them by DynamoDB's rules. **A look's duration** is measured
-beside a scheduled check's, through the handler in this run (medians of wall time, the simulated
-API server in the same process and on the same 2 cores, both under the same load): the look is
-priced at that fraction of the scheduled check's billed time (a shared machine's load moves
-both wall times together, their ratio far less). **A scheduled check's** is the own CPU of the
-steady-check median of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run bench\`; 100
-nodes are not benchmarked there: the 1,000-node figure), with the relist's extra over the cheaper
-of a look and a steady check once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a month, on a scheduled
-run or a look, whichever falls due); the same run's scheduled checks through the handler are shown
-beside it. Each is billed at its own CPU ÷ the function's share of a vCPU (How CPU is billed). At 100,000
-nodes the snapshot comes from the state store alone (bench/state-cost.ts's observations). Logs:
-Powertools' envelope is counted as ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes
-(estimates); EMF records and billed metrics count only what lambda/adapters/metrics/emf-metrics.ts writes as metrics.
-SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run (the \`SendMessageBatch\` of its looks) and ${SQS_REQUESTS_PER_LOOK} a look, superseded or not (the
-mapping's \`ReceiveMessage\` that returns it and its \`DeleteMessageBatch\`; one cluster's looks are
-about 30 s apart and never share a batch); the mapping's polling of the empty queue is a fixed
-cost below. DynamoDB: a scheduled check writes the head item alone; a look that changes nothing
-that must survive (no alert, outbox, suspect or lease set moved, no renewal first seen a renew interval old) writes nothing; the observation
-snapshot is rewritten (and the old one deleted) at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, amortised above
-(docs/STATE.md). An incident adds a few writes and a publish per notification (SNS + an email
-each, $0.0000205): cents at most.`;
+How: each size through the handler against the simulated cluster over HTTPS, dynalite and the
+local SNS server: 2 scheduled checks (a relist, then a steady one), then ${checks} rounds (${bigChecks} at 100,000 nodes)
+of a scheduled check, a superseded look and its ${LOOKS_PER_RUN} look${LOOKS_PER_RUN === 1 ? '' : 's'} ${lookGap} s apart on the fake clock; DynamoDB units
+as dynalite reports them. **A scheduled check** is billed at the own CPU of the steady-check
+median of [BENCHMARKS.md](BENCHMARKS.md) (\`npm run bench\`; 100 nodes: the 1,000-node figure) ÷ the
+function's share of a vCPU, plus a relist's extra once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a
+month). **A look** is priced at its wall time's fraction of a scheduled check's, both through the
+handler in this run. Logs: ${LOG_ENVELOPE_BYTES} bytes of envelope a line and ${EMF_BYTES_PER_RECORD} bytes an EMF record
+(estimates). SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run and ${SQS_REQUESTS_PER_LOOK} a look. DynamoDB: the snapshot rewrites
+(at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, [STATE.md](STATE.md)) are amortised above. An incident adds a few
+writes and a publish per notification (SNS + an email each, $0.0000205): cents at most.`;
 }
 
 /** What a deployment pays whatever its checks: per cluster (the dead-man's switch) and once. */
