@@ -192,16 +192,11 @@ function intro(): string {
 
 Cost of **one cluster** per month at the default settings: a scheduled run every minute
 (${RUNS_PER_MONTH.toLocaleString('en')} in 30 days), each asking through SQS (one \`SendMessageBatch\`) for ${LOOKS_ASKED_PER_RUN} routine looks,
-${ROUTINE_LOOKS_MS.map((ms) => ms / 1000).join(', ')} s after it (\`ROUTINE_LOOKS_MS\` in lambda/use-cases/look-requests.ts). On a punctual schedule ${LOOKS_PER_RUN === 1 ? 'the first reads' : `the first ${LOOKS_PER_RUN} read`}:
-${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
-invocation that lists the Leases alone (and GETs a node that may page), and saves and logs in
-full only what changed. The others come after the next run, which supersedes them:
-${SUPERSEDED_PER_MONTH.toLocaleString('en')} invocations a month that read nothing and log one line. (With the Scheduler's
-jitter, runs anywhere in their minute, about ${JITTERED_READS_PER_RUN.toFixed(2)} of the ${LOOKS_ASKED_PER_RUN} read on average: the chance that the next run
-comes later than each.) The function on **arm64 with 512 MB** (\`memoryMb\`, the stack's default),
-a healthy cluster in steady state (no alert, nothing published, no suspect re-check). One
-deployment that checks several clusters in one invocation shares the Lambda request and the
-Scheduler invocation between them; the rest is per cluster.
+${ROUTINE_LOOKS_MS.map((ms) => ms / 1000).join(', ')} s after it. On a punctual schedule ${LOOKS_PER_RUN === 1 ? 'the first reads' : `the first ${LOOKS_PER_RUN} read`}: ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month
+that list the Leases and save and log only what changed. The others come after the next run and
+read nothing: ${SUPERSEDED_PER_MONTH.toLocaleString('en')} invocations a month (with the Scheduler's jitter, about ${JITTERED_READS_PER_RUN.toFixed(2)} of
+the ${LOOKS_ASKED_PER_RUN} read). The function on **arm64 with 512 MB** (\`memoryMb\`, the default), a healthy cluster in
+steady state (no alert, nothing published, no suspect re-check).
 
 Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages
 (aws.amazon.com/lambda/pricing, /eventbridge/pricing, /sqs/pricing, /dynamodb/pricing/on-demand,
