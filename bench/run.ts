@@ -239,10 +239,10 @@ async function writeSection(rows: readonly string[]): Promise<void> {
   const section = [
     `## Check cost against the simulated cluster (${new Date().toISOString().slice(0, 10)})`,
     '',
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, in a fresh process per row, with the heap of a ${LAMBDA_MB} MB function as the stack deploys it (\`${LAMBDA_HEAP.join(' ')}\`: the stack's NODE_OPTIONS, and Lambda's \`--expose-gc\`). The simulated API server runs in its own process on the same machine and competes for the same cores ("sim CPU": its CPU time per check while the watchdog read).`,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${mb(totalmem())} memory, shared and noisy; Node ${process.version}; kubectl ${kubectlVersion}. ${RUNS} runs per size, medians. The watchdog runs bundled, a fresh process per row, with a ${LAMBDA_MB} MB function's heap (\`${LAMBDA_HEAP.join(' ')}\`). The simulated API server shares the cores ("sim CPU": its CPU per check).`,
     '',
-    '- **relist**: a check that lists the Leases and every whole Node (every check, by default, on this branch); the Nodes come in protobuf, as kube-apiserver serves them when asked (node-protobuf.ts). The floor is `JSON.parse` of the same lists read as JSON (the Nodes too), timed alone in the same run (`--floor`): what any JSON reader of the cluster pays; on a loaded machine compare CPU with CPU. "bytes" are the answers\' bytes before gzip.',
-    "- **steady**: a warm node cache (`nodeRefreshSeconds`), so a check lists the Leases and GETs only the nodes they single out; its peak RSS is the maximum RSS of the steady checks alone: the kernel's high-water mark, reset after the warm-up relist (`5` to /proc/self/clear_refs), which sees the evaluation a sampler on the event loop misses (where it cannot be reset: sampled every 10 ms).",
+    '- **relist**: lists the Leases and every whole Node (in protobuf, as kube-apiserver serves them). The floor is `JSON.parse` of the same lists as JSON, timed alone: on a loaded machine compare CPU with CPU. Bytes before gzip.',
+    "- **steady**: a warm node cache (`nodeRefreshSeconds`): lists the Leases and the Table of Nodes, GETs only the nodes they single out. Peak RSS: the kernel's high-water mark over the steady checks alone.",
     '',
     ...header,
     ...rows,

@@ -101,7 +101,6 @@ function scenario(
 
 const [a1, , , , b1] = NAMES as [string, string, string, string, string];
 const zoneC = NAMES.slice(8);
-const gpu = NAMES.filter((_, i) => i % 4 === 3);
 
 /** An `eks` cluster in the deployment's account, with a runbook: what its emails add. */
 const EKS_CONTEXT: RenderContext = {
@@ -168,19 +167,6 @@ function withEvidence(n: Notification): Notification {
 }
 
 /** The same FIRING when neither EC2 nor the cluster's Events could be read (one line each). */
-function withUnreadEvidence(n: Notification): Notification {
-  return {
-    ...n,
-    evidence: {
-      nodes: [],
-      unread: [
-        'EC2 state not read: UnauthorizedOperation (grant ec2:DescribeInstanceStatus)',
-        'Kubernetes Events not read: no answer within 2s',
-      ],
-    },
-  };
-}
-
 interface Example {
   title: string;
   notification: Notification;
@@ -214,11 +200,6 @@ function nodeExamples(): Example[] {
       for (const name of zoneC) s.set(name, { renewedAt: at - 15_000 });
     },
   });
-  const gpuStorm = scenario(3, {
-    1: (s, at) => {
-      for (const name of gpu) s.set(name, { renewedAt: at - 15_000 });
-    },
-  });
   // Reminders come every reminderIntervalSeconds (4 h by default) while a node stays down.
   const longDown = scenario(4 * 60 + 2, {
     1: (s, at) => s.set(a1, { renewedAt: at - 20_000 }),
@@ -237,11 +218,6 @@ function nodeExamples(): Example[] {
       notification: withEvidence(pick(failing.sent, 'FIRING')),
       context: EKS_CONTEXT,
     },
-    {
-      title: 'EC2 could not be read at alert time (one line says why)',
-      notification: withUnreadEvidence(pick(failing.sent, 'FIRING')),
-      context: EKS_CONTEXT,
-    },
     { title: 'Both come back', notification: pick(failing.sent, 'RESOLVED') },
     {
       title:
@@ -251,10 +227,6 @@ function nodeExamples(): Example[] {
     {
       title: 'A zone goes dark: one summary, not one email per node',
       notification: pick(storm.sent, 'STORM'),
-    },
-    {
-      title: 'A node group goes dark across zones: one summary per node group',
-      notification: pick(gpuStorm.sent, 'STORM'),
     },
     {
       title: 'A cordoned node stays silent for 30 minutes: its removal seems stuck',
@@ -341,17 +313,13 @@ export function emailsMarkdown(): string {
     '',
     'Rendered by the code (`lambda/adapters/notify/render/render.ts`) from a scripted cluster of 12 nodes, checked every minute',
     'with the default settings (`docs/emails.ts`; `npm run emails` rewrites this file, and a test checks',
-    'that it is current). SNS sends the subject and the body as a plain-text email; message attributes',
-    '`cluster`, `kind` and `severity` let a subscription filter them.',
+    'that it is current). SNS sends the subject and the body as a plain-text email (to filter by',
+    'cluster, kind or severity: the machine topic, [NOTIFICATIONS.md](NOTIFICATIONS.md)).',
     '',
-    'One clock, one number: every age said about a silent node (its last renewal, the reason, "down',
-    "since\") is timed from the check's time and the lease's renewTime moved onto the watchdog's clock",
-    '(the offset it learned per lease, `lambda/core/renewal-clock.ts`); renewTime as the kubelet wrote',
-    "it appears only when the node's clock is off. Every kubectl command names its context: for EKS the",
-    'one `aws eks update-kubeconfig --alias` makes (without `--alias` the context is named after the',
-    'cluster ARN: https://docs.aws.amazon.com/cli/latest/reference/eks/update-kubeconfig.html), for a',
-    "kubeconfig the context the watchdog uses, else the cluster's name, with a comment line saying how",
-    'to find yours. "What happens next in Kubernetes" is said once per incident, in its FIRING.',
+    "Every age said about a silent node is on the watchdog's clock (renewTime as the kubelet wrote it",
+    "appears only when the node's clock is off). Every kubectl command names its context: for EKS the",
+    'one `aws eks update-kubeconfig --alias` makes, for a kubeconfig the context the watchdog uses.',
+    '"What happens next in Kubernetes" is said once per incident, in its FIRING.',
     '',
   ];
   for (const { title, notification, context } of examples()) {

@@ -21,14 +21,14 @@ function costRow(cost: string, label: string): string[] {
 }
 
 describe("the README's cost table", () => {
-  it('quotes the variable and all-in totals of docs/COST.md at 1,000, 5,000 and 100,000 nodes', async () => {
+  it("quotes the variable totals, and with the dead-man's switch, of docs/COST.md at 1,000, 5,000 and 100,000 nodes", async () => {
     const [readme, cost] = await Promise.all([
       readFile(new URL('README.md', root), 'utf8'),
       readFile(new URL('docs/COST.md', root), 'utf8'),
     ]);
     const header = costRow(cost, 'per cluster-month');
     const variable = costRow(cost, 'variable total (the goal)');
-    const allIn = costRow(cost, 'all-in per cluster');
+    const allIn = costRow(cost, "with its dead-man's switch");
     const from = readme.indexOf('### What it costs\n');
     assert.ok(from >= 0, 'README.md has a "What it costs" section');
     const section = readme.slice(from, readme.indexOf('\n## ', from));
@@ -38,5 +38,10 @@ describe("the README's cost table", () => {
       const row = `| ${nodes} | ${variable[column]} | ${allIn[column]} |`;
       assert.ok(section.includes(row), `the README's "What it costs" section has ${row}`);
     }
+    const [oneCluster] = costRow(cost, 'the whole bill');
+    assert.ok(
+      section.includes(`**${oneCluster} a month**`),
+      `the README's whole bill is ${oneCluster}`,
+    );
   });
 });

@@ -62,7 +62,7 @@ describe('answer bodies from the simulated cluster (gzip, like kube-apiserver)',
 
   it('inflates the gzip pages of a read into one reused buffer, not a new one per page', async () => {
     // Each page's own output buffer is megabytes of Buffer churn at 100,000 nodes, and it drives
-    // V8's full collections (docs/BENCHMARKS.md, "A relist's Buffer churn").
+    // V8's full collections (measured in docs/BENCHMARKS.md's history, "A relist's Buffer churn").
     // Half a mebibyte: a page of 500 Nodes is ~2.6 MB in protobuf, the last of 200 just under 1 MiB.
     const LARGE = 512 * 1024;
     const allocUnsafe = Buffer.allocUnsafe;

@@ -59,7 +59,7 @@ export function renderCost(m: CostMeasurements): RenderedCost {
   const doc = [
     intro(),
     perMonthSection(perMonth),
-    goalsSection(m.measured, big),
+    goalsSection(big),
     perInvocationSection(perInvocation, m.checks, m.bigChecks),
     fixedSection(),
   ].join('\n\n');
@@ -107,18 +107,18 @@ function perMonthTable(measured: readonly PerCheck[], big: PerCheck): string[] {
       measured,
       (c) => money(deadMan(c)),
     ),
-    row('**all-in per cluster**', measured, (c, i) => `**${money(total(i) + deadMan(c))}**`),
+    row(
+      "**with its dead-man's switch**",
+      measured,
+      (c, i) => `**${money(total(i) + deadMan(c))}**`,
+    ),
     row('variable, without the routine looks', measured, (c) => money(sum(monthly(c, 0)))),
     row(
       'variable, with `nodeRefreshSeconds` 0 (every check and look lists whole Nodes)',
       measured,
       (c) => money(sum(monthly(c, LOOKS_PER_MONTH, true))),
     ),
-    row(
-      'biggest line',
-      measured,
-      (c) => Object.entries(monthly(c)).sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
-    ),
+    row('biggest line', measured, (c) => biggestLine(c)[0]),
   ];
 }
 
@@ -192,16 +192,11 @@ function intro(): string {
 
 Cost of **one cluster** per month at the default settings: a scheduled run every minute
 (${RUNS_PER_MONTH.toLocaleString('en')} in 30 days), each asking through SQS (one \`SendMessageBatch\`) for ${LOOKS_ASKED_PER_RUN} routine looks,
-${ROUTINE_LOOKS_MS.map((ms) => ms / 1000).join(', ')} s after it (\`ROUTINE_LOOKS_MS\` in lambda/use-cases/look-requests.ts). On a punctual schedule ${LOOKS_PER_RUN === 1 ? 'the first reads' : `the first ${LOOKS_PER_RUN} read`}:
-${LOOKS_PER_MONTH.toLocaleString('en')} looks a month, each an SQS-triggered
-invocation that lists the Leases alone (and GETs a node that may page), and saves and logs in
-full only what changed. The others come after the next run, which supersedes them:
-${SUPERSEDED_PER_MONTH.toLocaleString('en')} invocations a month that read nothing and log one line. (With the Scheduler's
-jitter, runs anywhere in their minute, about ${JITTERED_READS_PER_RUN.toFixed(2)} of the ${LOOKS_ASKED_PER_RUN} read on average: the chance that the next run
-comes later than each.) The function on **arm64 with 512 MB** (\`memoryMb\`, the stack's default),
-a healthy cluster in steady state (no alert, nothing published, no suspect re-check). One
-deployment that checks several clusters in one invocation shares the Lambda request and the
-Scheduler invocation between them; the rest is per cluster.
+${ROUTINE_LOOKS_MS.map((ms) => ms / 1000).join(', ')} s after it. On a punctual schedule ${LOOKS_PER_RUN === 1 ? 'the first reads' : `the first ${LOOKS_PER_RUN} read`}: ${LOOKS_PER_MONTH.toLocaleString('en')} looks a month
+that list the Leases and save and log only what changed. The others come after the next run and
+read nothing: ${SUPERSEDED_PER_MONTH.toLocaleString('en')} invocations a month (with the Scheduler's jitter, about ${JITTERED_READS_PER_RUN.toFixed(2)} of
+the ${LOOKS_ASKED_PER_RUN} read). The function on **arm64 with 512 MB** (\`memoryMb\`, the default), a healthy cluster in
+steady state (no alert, nothing published, no suspect re-check).
 
 Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages
 (aws.amazon.com/lambda/pricing, /eventbridge/pricing, /sqs/pricing, /dynamodb/pricing/on-demand,
@@ -224,43 +219,11 @@ whose units it names (Lambda, Scheduler, SQS, DynamoDB, SNS), with alarms among 
 apart; CloudWatch Logs ingestion grows with the checks, so it stays in the variable cost here
 (conservatively). The per-cluster \`CheckSucceeded\` metric ($0.30) exists only as the input of that
 cluster's dead-man's switch alarm ($0.10): the two are one fixed line of $0.40 per cluster,
-whatever its size or its checks, shown apart and added in the all-in row. Nothing is left out.`;
+whatever its size or its checks, shown apart and added in the row below it. Nothing is left out.`;
 }
 
-/** One line per size that has a goal: met or missed, by how much, and the biggest line. */
-function goalVerdicts(measured: readonly PerCheck[]): string[] {
-  return measured
-    .map((c) => {
-      const goal = GOALS[c.nodes];
-      if (goal === undefined) return undefined;
-      const total = sum(monthly(c));
-      const biggest = biggestLine(c);
-      return `${nodesLabel(c)} nodes: variable ${money(total)} against ≤ $${goal}, ${total <= goal ? '**met**' : `**missed** by ${money(total - goal)}`} (biggest line ${biggest[0]}, ${money(biggest[1])}); all-in with the dead-man's switch ${money(total + deadMan(c))}`;
-    })
-    .filter((v): v is string => v !== undefined);
-}
-
-function goalsSection(measured: readonly PerCheck[], big: PerCheck): string {
-  const looksAt = (c: PerCheck) => sum(monthly(c)) - sum(monthly(c, 0));
-  const checksAlone = sum(monthly(big, 0));
-  return `## Goals
-
-${goalVerdicts(measured)
-  .map((v) => `- ${v}.`)
-  .join('\n')}
-
-The routine looks (${LOOKS_PER_MONTH.toLocaleString('en')} a month) now cost what they do: ${measured.map((c) => `${money(looksAt(c))} at ${nodesLabel(c)} nodes`).join(', ')}.
-They write nothing and log one short line, but a look must still read the whole lease list (any
-lease may be the one that stopped), and at scale the lease list is most of a steady check (the
-Table of Nodes is small beside it: 53.7 of 75.3 MB decoded at 100,000 nodes, BENCHMARKS.md's
-API-cost table), so a look costs ${measured.map((c) => `${(100 * c.lookShare).toFixed(0)} %`).join(' / ')} of a steady check here. Where a goal is
-missed, Lambda compute is the gap: what would close it is a cheaper read of the lease list (its
-decoding and parsing are a look), which lowers the scheduled checks and the looks together; at
-${nodesLabel(big)} nodes the scheduled checks alone come to ${money(checksAlone)}${(GOALS[big.nodes] ?? Number.POSITIVE_INFINITY) < checksAlone ? ', over the goal by themselves' : ' and the looks to the rest'}: a steady check of ${big.steadyCpuSeconds.toFixed(2)} s of its own CPU
-(BENCHMARKS.md; ${big.steadySeconds.toFixed(1)} s wall with the simulated API server on the same 2 cores), billed
-${billedSeconds(big.steadyCpuSeconds).toFixed(1)} s at ${MEMORY_MB} MB, and a relist of ${big.relistCpuSeconds.toFixed(2)} s CPU (billed ${billedSeconds(big.relistCpuSeconds).toFixed(0)} s) every
-${DEFAULTS.nodeRefreshSeconds} s.${cpuToCloseTheGoal(big)} The ways to a faster check are in BENCHMARKS.md ("Why
-a full check of 100,000 nodes misses").
+function goalsSection(big: PerCheck): string {
+  return `## How CPU is billed
 
 **The CPU share.** Lambda allocates CPU in proportion to memory: "At 1,769 MB, a function has
 the equivalent of one vCPU (one vCPU-second of credits per second)"
@@ -272,6 +235,9 @@ memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the 
 \`largestClusterNodes\` sizes a 100,000-node function to does not change the compute line.
 The billed time is a lower bound: waiting for the API server is not in it (the simulated
 server here shares the cores and cannot stand in for an EKS control plane's).
+
+Where a goal is missed, Lambda compute is the gap: what would close it is a cheaper read of the
+lease list, which every look and check decodes.${cpuToCloseTheGoal(big)}
 
 Every CPU figure is this shared host's at the time BENCHMARKS.md's check table was taken, and the
 host's speed changes by the hour: there, \`JSON.parse\` of the ${nodesLabel(big)}-node relist's pages alone took
@@ -299,30 +265,17 @@ function perInvocationSection(table: readonly string[], checks: number, bigCheck
 
 ${table.join('\n')}
 
-How: every size is measured in this run through the handler against the simulated cluster over
-HTTPS, dynalite and the local SNS server: after 2 scheduled checks (a relist, then a steady one),
-${checks} rounds (${bigChecks} at 100,000 nodes) of a scheduled check, a look of the run before (superseded by it), and its ${LOOKS_PER_RUN} look${LOOKS_PER_RUN === 1 ? '' : 's'} ${lookGap} s apart on the fake clock;
-DynamoDB units as dynalite reports them by DynamoDB's rules. **A look's duration** is measured
-beside a scheduled check's, through the handler in this run (medians of wall time, the simulated
-API server in the same process and on the same 2 cores, both under the same load): the look is
-priced at that fraction of the scheduled check's billed time (a shared machine's load moves
-both wall times together, their ratio far less). **A scheduled check's** is the own CPU of the
-steady-check median of [BENCHMARKS.md](BENCHMARKS.md)'s check section (\`npm run bench\`; 100
-nodes are not benchmarked there: the 1,000-node figure), with the relist's extra over the cheaper
-of a look and a steady check once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a month, on a scheduled
-run or a look, whichever falls due); the same run's scheduled checks through the handler are shown
-beside it. Each is billed at its own CPU ÷ the function's share of a vCPU (the Goals section). At 100,000
-nodes the snapshot comes from the state store alone (bench/state-cost.ts's observations). Logs:
-Powertools' envelope is counted as ${LOG_ENVELOPE_BYTES} bytes a line and an EMF record as ${EMF_BYTES_PER_RECORD} bytes
-(estimates); EMF records and billed metrics count only what lambda/adapters/metrics/emf-metrics.ts writes as metrics.
-SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run (the \`SendMessageBatch\` of its looks) and ${SQS_REQUESTS_PER_LOOK} a look, superseded or not (the
-mapping's \`ReceiveMessage\` that returns it and its \`DeleteMessageBatch\`; one cluster's looks are
-about 30 s apart and never share a batch); the mapping's polling of the empty queue is a fixed
-cost below. DynamoDB: a scheduled check writes the head item alone; a look that changes nothing
-that must survive (no alert, outbox, suspect or lease set moved, no renewal first seen a renew interval old) writes nothing; the observation
-snapshot is rewritten (and the old one deleted) at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, amortised above
-(docs/STATE.md). An incident adds a few writes and a publish per notification (SNS + an email
-each, $0.0000205): cents at most.`;
+How: each size through the handler against the simulated cluster over HTTPS, dynalite and the
+local SNS server: 2 scheduled checks (a relist, then a steady one), then ${checks} rounds (${bigChecks} at 100,000 nodes)
+of a scheduled check, a superseded look and its ${LOOKS_PER_RUN} look${LOOKS_PER_RUN === 1 ? '' : 's'} ${lookGap} s apart on the fake clock; DynamoDB units
+as dynalite reports them. **A scheduled check** is billed at the own CPU of the steady-check
+median of [BENCHMARKS.md](BENCHMARKS.md) (\`npm run bench\`; 100 nodes: the 1,000-node figure) ÷ the
+function's share of a vCPU, plus a relist's extra once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a
+month). **A look** is priced at its wall time's fraction of a scheduled check's, both through the
+handler in this run. Logs: ${LOG_ENVELOPE_BYTES} bytes of envelope a line and ${EMF_BYTES_PER_RECORD} bytes an EMF record
+(estimates). SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run and ${SQS_REQUESTS_PER_LOOK} a look. DynamoDB: the snapshot rewrites
+(at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, [STATE.md](STATE.md)) are amortised above. An incident adds a few
+writes and a publish per notification (SNS + an email each, $0.0000205): cents at most.`;
 }
 
 /** What a deployment pays whatever its checks: per cluster (the dead-man's switch) and once. */
@@ -330,7 +283,7 @@ function fixedSection(): string {
   const dollars = (x: number) => `$${x.toFixed(2)}`;
   const serviceMetrics = FOR_SERVICE_METRICS.size + 1;
   const fixed = [
-    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`<stackName>-NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's all-in row)`,
+    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`<stackName>-NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's row "with its dead-man's switch")`,
     `KMS key (SNS topic encryption): ${dollars(PRICES.kmsKeyMonth)}`,
     `CloudWatch alarms of the deployment: ${dollars(PRICES.alarmMonth)} each (standard resolution)`,
     `Secrets Manager: ${dollars(PRICES.secretMonth)} per secret (a token-mode cluster's token)`,
