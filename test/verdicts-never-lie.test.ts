@@ -93,6 +93,46 @@ describe('watch on nodes dead for minutes before it started', () => {
   });
 });
 
+describe('watch: a first sight holds only a silence', () => {
+  it('a not-ready node is paged at first sight, a dead one after the second look; a joining one not at all', async () => {
+    const clock = new FakeClock();
+    const cluster = new SimCluster({ seed: 3, now: clock.now });
+    const [dead, unready] = cluster.addNodes(4, { zones: ['eu-west-1a'] }) as [string, string];
+    killedLongAgo(cluster, [dead], clock.now(), DEAD_FOR_MS);
+    cluster.setReady(unready, 'False', 'KubeletNotReady');
+    // A node joining now: Ready=False until its network is up, within the startup grace.
+    const joining = 'ip-10-0-9-9.eu-west-1.compute.internal';
+    cluster.addNode({ name: joining, zone: 'eu-west-1a', createdAt: clock.now() });
+    cluster.setReady(joining, 'False', 'KubeletNotReady');
+    const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-first-sight' });
+    try {
+      const argv = ['watch', '--kubeconfig', sim.kubeconfig, '--checks', '1', '--interval', '30'];
+      const { code, stdout, stderr } = await runInProcess(argv, { clock });
+      assert.equal(code, 1, stderr);
+      assert.match(
+        stdout,
+        /^\d\d:\d\d:\d\d {3}1 node expired on first sight: paged once a second look confirms/m,
+        'the expired node only',
+      );
+      const subjects = stdout.split('\n').filter((line) => line.startsWith('Subject: '));
+      assert.deepEqual(
+        subjects.map((line) => line.replace(/^.*FIRING: 1 node down \((\S+?)(\.\.\.)?\)$/, '$1')),
+        [unready.slice(0, 12), dead.slice(0, 12)],
+        `the not-ready node at once, the dead one at the second look: ${subjects.join('\n')}`,
+      );
+      assert.ok(!stdout.includes(`${joining}  not-ready`), stdout);
+      const check = await runInProcess(['check', '--kubeconfig', sim.kubeconfig], { clock });
+      const line = check.stdout.split('\n').find((l) => l.startsWith(joining));
+      assert.match(
+        line ?? check.stdout,
+        /\s+healthy\s+.*Node reports Ready=False .*; node is 12s old \(startup grace 60s\)$/,
+      );
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('the Lambda on nodes dead for minutes before its first run', () => {
   for (const [what, deadInZoneA] of [
     ['one dead node', 1],

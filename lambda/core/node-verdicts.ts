@@ -214,7 +214,14 @@ function judgeUncommonLease(
     return suppressedOr(judged, 'expired', what, cause, policy);
   }
   if (node !== undefined && !readyHeard(node)) {
-    return suppressedOr(judged, 'not-ready', notReadyReason(node, observed), cause, policy);
+    const what = notReadyReason(node, observed);
+    const age = nodeAge(ctx.snapshot, node);
+    if (age === undefined || age >= policy.startupGraceSeconds) {
+      return suppressedOr(judged, 'not-ready', what, cause, policy);
+    }
+    // Joining: a new node reports Ready=False until its network is up (not paged the first look).
+    const grace = `node is ${formatAge(age)} old (startup grace ${policy.startupGraceSeconds}s)`;
+    return { ...judged, verdict: 'healthy', reason: `${what}; ${grace}` };
   }
   if (renew.kind === 'time' && pastThreshold(observed)) {
     // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
@@ -234,6 +241,12 @@ function judgeUncommonLease(
     verdict: 'healthy',
     reason: nodesKnown ? reason : `${reason} (Node not read)`,
   };
+}
+
+/** A Node's age in seconds on the API server's clock (undefined: no creation time). */
+function nodeAge(snapshot: Snapshot, node: NodeInfo): number | undefined {
+  const created = createdAtMs(node, undefined);
+  return created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
 }
 
 /** Says so when the lease claimed a longer duration than it may (lease-observations.ts). */
@@ -331,9 +344,7 @@ function suppressedOr(
 /** The verdict of a listed Node that has no Lease: missing, unless young or on its way out. */
 export function judgeNodeWithoutLease(ctx: JudgeContext, node: NodeInfo): NodeVerdict {
   const { snapshot, policy } = ctx;
-  const created = createdAtMs(node, undefined);
-  const ageSeconds =
-    created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
+  const ageSeconds = nodeAge(snapshot, node);
   const common = {
     ...base(node.name, node),
     renewTime: null,
