@@ -46,6 +46,7 @@ export function silenceJson(s: Silence, now: number) {
 /** When a silence starts: `2026-12-01 18:00 UTC (in 7h54m)` for a planned one not started yet. */
 export function starts(silence: Silence, now: number): string {
   const from = silence.startsAt ?? silence.createdAt;
+  if (silence.endsAt <= from) return 'never (ended before its start)';
   const age = formatAge(Math.abs(now - from) / 1000);
   return `${utcMinute(from)} (${from > now ? `in ${age}` : `${age} ago`})`;
 }

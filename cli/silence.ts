@@ -77,7 +77,7 @@ async function matchesNow(
   const all = `, or pass --all to silence the whole cluster`;
   if (!command.all && 'selector' in target && matchesSelector(parseSelector(target.selector), {})) {
     throw refuse(
-      `${what} matches every node, even one without labels: name what to silence (zone=eu-west-1a)${all}`,
+      `${what} matches every node, even one without these labels: name a value (zone=eu-west-1a)${all}`,
     );
   }
   let nodes: readonly NodeInfo[];
@@ -92,7 +92,8 @@ async function matchesNow(
   }
   const names = matchingNodes(target, nodes);
   if (!command.all && names.length > 0 && names.length === nodes.length) {
-    throw refuse(`${what} matches every node of cluster ${shown} (${names.length})${all}`);
+    const every = `matches all ${names.length} ${names.length === 1 ? 'node' : 'nodes'} of cluster ${shown}`;
+    throw refuse(`${what} ${every}: name fewer (a zone, a node group)${all}`);
   }
   if (names.length === 0) {
     if (command.allowEmpty) return 'matches no node now (--allow-empty)';

@@ -339,16 +339,16 @@ describe('silence: where silences go, and for how long', () => {
     const cases: [string[], RegExp][] = [
       [
         ['-l', 'topology.kubernetes.io/zone'],
-        /^lease-watchdog: silence add: selector "topology\.kubernetes\.io\/zone" matches every node of cluster https:\/\/\S+ \(context lease-watchdog-sim\) \(4\), or pass --all to silence the whole cluster$/,
+        /^lease-watchdog: silence add: selector "topology\.kubernetes\.io\/zone" matches all 4 nodes of cluster https:\/\/\S+ \(context lease-watchdog-sim\): name fewer \(a zone, a node group\), or pass --all to silence the whole cluster$/,
       ],
       [
         allNodes.flatMap((name) => ['--node', name]),
-        /^lease-watchdog: silence add: --node \S+, \S+, \S+, \S+ matches every node of cluster .* \(4\), or pass --all/,
+        /^lease-watchdog: silence add: --node \S+, \S+, \S+, \S+ matches all 4 nodes of cluster .*, or pass --all/,
       ],
       // amtool's rule: a selector that matches a node with no labels matches everything.
       [
         ['-l', 'topology.kubernetes.io/zone!=eu-west-1a'],
-        /^lease-watchdog: silence add: selector "topology\.kubernetes\.io\/zone!=eu-west-1a" matches every node, even one without labels: name what to silence \(zone=eu-west-1a\), or pass --all to silence the whole cluster$/,
+        /^lease-watchdog: silence add: selector "topology\.kubernetes\.io\/zone!=eu-west-1a" matches every node, even one without these labels: name a value \(zone=eu-west-1a\), or pass --all to silence the whole cluster$/,
       ],
     ];
     for (const [target, pattern] of cases) {
@@ -362,27 +362,36 @@ describe('silence: where silences go, and for how long', () => {
 
   it('expire ends several silences at once; an unknown id is said, the others still end', async () => {
     const store = ['--state-file', stateFile, '--kubeconfig', sim.kubeconfig];
-    const active = async () =>
+    // Every silence not ended yet: in force, or planned (not started).
+    const open = async () =>
       (
         JSON.parse((await runCli(['silence', 'query', '-o', 'json', ...store])).stdout) as {
           silences: { id: string; active: boolean }[];
         }
-      ).silences
-        .filter((x) => x.active)
-        .map((x) => x.id);
-    const [a, b, ...rest] = await active();
-    assert.ok(a !== undefined && b !== undefined, 'two active silences to end');
-    const ended = await runCli(['silence', 'expire', a, 's-0dead0', b, ...store]);
+      ).silences;
+    const before = await open();
+    const a = before.find((x) => x.active)?.id as string;
+    const planned = before.find((x) => !x.active)?.id as string;
+    assert.ok(a !== undefined && planned !== undefined, 'one in force and one planned to end');
+    const ended = await runCli(['silence', 'expire', a, 's-0dead0', planned, ...store]);
     assert.equal(ended.code, 2, 'one could not be ended');
     assert.deepEqual(
       ended.stdoutLines.map((line) => line.replace(/ of cluster .*/, '')),
-      [`silence ${a}`, `silence ${b}`],
+      [`silence ${a}`, `silence ${planned}`],
     );
     assert.match(
       ended.stderr,
       /^lease-watchdog: no silence s-0dead0 for cluster \S+: see lease-watchdog silence list for the ids\n$/,
     );
-    assert.deepEqual(await active(), rest);
+    const rest = before.map((x) => x.id).filter((id) => id !== a && id !== planned);
+    assert.deepEqual(
+      (await open()).map((x) => x.id),
+      rest,
+    );
+    // A planned silence ended before its start never starts.
+    const listed = await runCli(['silence', 'list', ...store]);
+    const row = listed.stdoutLines.find((line) => line.startsWith(planned));
+    assert.match(row ?? listed.stdout, /never \(ended before its start\)\s+ended /);
     const usage = await runCli(['silence', 'expire', ...rest, 'nope', ...store]);
     assertUsageLine(usage, /"nope" is not a silence id like s-3f9a2c/);
   });
