@@ -133,6 +133,35 @@ describe('watch: a first sight holds only a silence', () => {
   });
 });
 
+describe('suspect: a lease that missed a renewal, as the README says', () => {
+  it('check and watch call a lease silent past one renew interval suspect, not healthy', async () => {
+    const clock = new FakeClock();
+    const cluster = new SimCluster({ seed: 3, now: clock.now });
+    const [quiet, dying] = cluster.addNodes(4, { zones: ['eu-west-1a'] }) as [string, string];
+    killedLongAgo(cluster, [quiet], clock.now(), 20_000);
+    const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-suspect' });
+    try {
+      const check = await runInProcess(['check', '--kubeconfig', sim.kubeconfig], { clock });
+      assert.equal(check.code, 0, 'a suspect pages nothing');
+      const row = check.stdoutLines.find((line) => line.startsWith(quiet)) ?? check.stdout;
+      assert.match(row, /\s+suspect\s+20s ago\s+.*suspect: no lease renewal for 20s, not yet/);
+      // watch: a kubelet that stops between two ticks is suspect at the first tick past 12 s.
+      const start = clock.now();
+      clock.at(start + 1_000, () => cluster.stopKubelet(dying));
+      const argv = ['watch', '--kubeconfig', sim.kubeconfig, '--checks', '4', '--interval', '5'];
+      const watch = await runInProcess(argv, { clock });
+      const shown = dying.replace(/\./g, '\\.');
+      const suspect = new RegExp(
+        `${shown}  healthy → suspect  \\(suspect: no lease renewal for (\\d+)s`,
+      );
+      const seconds = Number(suspect.exec(watch.stdout)?.[1]);
+      assert.ok(seconds >= 12 && seconds < 50, `suspect ${seconds} s: ${watch.stdout}`);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('the Lambda on nodes dead for minutes before its first run', () => {
   for (const [what, deadInZoneA] of [
     ['one dead node', 1],

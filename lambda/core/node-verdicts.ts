@@ -4,13 +4,13 @@
  *
  * The common case — a lease renewed within its threshold, of a Node that is not reported unready —
  * is built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
- * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
+ * ready, suppressed, never renewed, a suspect: silent past a renew interval) by `judgeUncommonLease` and the functions below it.
  * Whether a silence counts at this look is lease-silence.ts's to say.
  */
 import { formatAge } from './duration.js';
 import { nameProblem, type RenewTime } from './lease.js';
 import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
-import { judgeSilence, pastThreshold } from './lease-silence.js';
+import { judgeSilence, missedRenewal } from './lease-silence.js';
 import type {
   NodeInfo,
   NodeVerdict,
@@ -112,7 +112,7 @@ export function judgeLease(
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const firstSight = silence.observation.estimated === true;
-  if (!silent && !pastThreshold(observed) && renew.kind === 'time' && readyHeard(node)) {
+  if (!silent && !missedRenewal(observed) && renew.kind === 'time' && readyHeard(node)) {
     // The common case, kept as a row (verdict-list.ts) and built when read.
     ctx.healthy.add({
       name: lease.name,
@@ -182,8 +182,8 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
 /**
  * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
  * (expired), one whose Node reports Ready=False or, renewing, Unknown (not-ready) — either
- * suppressed when the node is on its way out or excluded — one silent past its threshold that our
- * looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more (never
+ * suppressed when the node is on its way out or excluded — one silent past a renew interval that
+ * our looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more (never
  * renewed yet, Nodes not read).
  */
 function judgeUncommonLease(
@@ -223,7 +223,7 @@ function judgeUncommonLease(
     const grace = `node is ${formatAge(age)} old (startup grace ${policy.startupGraceSeconds}s)`;
     return { ...judged, verdict: 'healthy', reason: `${what}; ${grace}` };
   }
-  if (renew.kind === 'time' && pastThreshold(observed)) {
+  if (renew.kind === 'time' && missedRenewal(observed)) {
     // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
     const reason = suspectReason(silentForSeconds);
     return {
@@ -261,7 +261,7 @@ function cappedNote(judged: JudgedLease, thresholdSeconds: number): string {
 function notReadyReason(node: NodeInfo, observed: Observed): string {
   const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
   const status = `Node reports Ready=${node.ready}${detail ? ` (${detail})` : ''}`;
-  const lease = pastThreshold(observed)
+  const lease = missedRenewal(observed)
     ? 'while its lease is silent (not yet confirmed)'
     : 'while its lease is fresh';
   return `${status} ${lease}`;
