@@ -4,7 +4,8 @@
  *
  * The common case — a lease renewed within its threshold, of a Node that is not reported unready —
  * is built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
- * ready, suppressed, never renewed, a suspect: silent past a renew interval) by `judgeUncommonLease` and the functions below it.
+ * ready, suppressed, never renewed, a suspect: silent past a renew interval) by `judgeUncommonLease`
+ * and the functions below it.
  * Whether a silence counts at this look is lease-silence.ts's to say.
  */
 import { formatAge } from './duration.js';
@@ -183,8 +184,8 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
  * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
  * (expired), one whose Node reports Ready=False or, renewing, Unknown (not-ready) — either
  * suppressed when the node is on its way out or excluded — one silent past a renew interval that
- * our looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more (never
- * renewed yet, Nodes not read).
+ * our looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more
+ * (never renewed yet, Nodes not read, a joining node not ready yet).
  */
 function judgeUncommonLease(
   ctx: JudgeContext,
