@@ -40,10 +40,12 @@ export type SilenceCommand =
       readonly comment: string;
       /** Add it even when it matches no node now (a node not created yet), or unseen. */
       readonly allowEmpty: boolean;
+      /** Add it even when it matches every node (the watchdog would page nothing). */
+      readonly all: boolean;
     } & SilenceCommonOptions)
   | ({ readonly verb: 'list'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
   | ({ readonly verb: 'query'; readonly output: 'table' | 'json' } & SilenceCommonOptions)
-  | ({ readonly verb: 'expire'; readonly id: string } & SilenceCommonOptions)
+  | ({ readonly verb: 'expire'; readonly ids: readonly string[] } & SilenceCommonOptions)
   | ({
       readonly verb: 'update';
       readonly id: string;
@@ -55,11 +57,11 @@ export type SilenceCommand =
 
 export const SILENCE_USAGE = [
   'Usage:',
-  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) (--for DURATION | --ends-at TIME) [--starts-at TIME] --comment TEXT [--allow-empty] [store]',
+  '  lease-watchdog silence add (--node NAME [--node NAME ...] | --selector SELECTOR) (--for DURATION | --ends-at TIME) [--starts-at TIME] --comment TEXT [--allow-empty] [--all] [store]',
   '  lease-watchdog silence list [-o table|json] [store]       every silence kept, ended ones too',
   '  lease-watchdog silence query [-o table|json] [store]      the active ones, with the nodes each matches now',
   '  lease-watchdog silence update ID [--for DURATION | --ends-at TIME] [--comment TEXT] [store]',
-  '  lease-watchdog silence expire ID [store]',
+  '  lease-watchdog silence expire ID [ID ...] [store]',
   'Store (one of):',
   '  --state-file PATH            the state file of `watch` (cluster: --cluster, else the kubeconfig context)',
   "  --table NAME --cluster NAME  the deployed watchdog's DynamoDB table and the cluster's name in its config",
@@ -69,6 +71,7 @@ export const SILENCE_USAGE = [
   '  --for DURATION               how long: 90s, 10m, 2h, 1d, 2d12h (at most 30d)',
   '  --comment TEXT               why (shown in every verdict and email it suppresses)',
   '  --allow-empty                add it even if it matches no node now (one not created yet)',
+  '  --all                        add it even if it matches every node (the watchdog then pages nothing)',
   '  --starts-at TIME             a planned window: when it starts, RFC 3339 (2026-12-01T18:00:00Z; default now)',
   '  --ends-at TIME               when it ends, RFC 3339 (instead of --for; update: --for counts from now)',
   "  --kubeconfig PATH, --context NAME   the cluster's context: add reads its nodes to show what a silence matches (and, with --state-file, its server is the cluster's key)",
@@ -183,6 +186,7 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
         context: { type: 'string' },
         output: { type: 'string', short: 'o' },
         'allow-empty': { type: 'boolean' },
+        all: { type: 'boolean' },
         'ends-at': { type: 'string' },
         'starts-at': { type: 'string' },
       },
@@ -202,18 +206,25 @@ function onlyFlags(values: Values, verb: string, allowed: readonly string[]): vo
     'comment',
     'output',
     'allow-empty',
+    'all',
     'ends-at',
     'starts-at',
   ].find((flag) => values[flag] !== undefined && !allowed.includes(flag));
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
 }
 
-function idOf(verb: string, rest: readonly string[]): string {
+/** The IDs after the verb: one (update) or more (expire). */
+function idsOf(verb: string, rest: readonly string[], several: boolean): string[] {
   const [id, ...more] = rest;
   if (id === undefined) throw usage(`${verb} needs the ID of the silence (see silence list)`);
-  if (more.length > 0) throw usage(`${verb} takes one ID (got also "${sanitize(more[0] ?? '')}")`);
-  if (!isSilenceId(id)) throw usage(`${verb}: "${sanitize(id)}" is not a silence id like s-3f9a2c`);
-  return id;
+  if (!several && more.length > 0) {
+    throw usage(`${verb} takes one ID (got also "${sanitize(more[0] ?? '')}")`);
+  }
+  const bad = rest.find((x) => !isSilenceId(x));
+  if (bad !== undefined) {
+    throw usage(`${verb}: "${sanitize(bad)}" is not a silence id like s-3f9a2c`);
+  }
+  return [...new Set(rest)];
 }
 
 function expireOf(
@@ -222,7 +233,7 @@ function expireOf(
   common: SilenceCommonOptions,
 ): SilenceCommand {
   onlyFlags(values, 'expire', []);
-  return Object.freeze({ verb: 'expire', id: idOf('expire', rest), ...common });
+  return Object.freeze({ verb: 'expire', ids: idsOf('expire', rest, true), ...common });
 }
 
 /** RFC 3339 with seconds and a zone (`2026-12-01T18:00:00Z`, `...+01:00`): epoch ms. */
@@ -244,7 +255,7 @@ function updateOf(
   common: SilenceCommonOptions,
 ): SilenceCommand {
   onlyFlags(values, 'update', ['for', 'comment', 'ends-at']);
-  const id = idOf('update', rest);
+  const [id] = idsOf('update', rest, false) as [string];
   const forText = values.for as string | undefined;
   const endsText = values['ends-at'] as string | undefined;
   const comment = values.comment as string | undefined;
@@ -284,6 +295,7 @@ function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
     'for',
     'comment',
     'allow-empty',
+    'all',
     'ends-at',
     'starts-at',
   ]);
@@ -304,6 +316,7 @@ function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
     startsAt: startsText === undefined ? undefined : timeOf('--starts-at', startsText),
     comment: commentOf(values.comment as string | undefined),
     allowEmpty: values['allow-empty'] === true,
+    all: values.all === true,
     ...common,
   });
 }

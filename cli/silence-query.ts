@@ -43,6 +43,22 @@ export function silenceJson(s: Silence, now: number) {
   };
 }
 
+/** When a silence starts: `2026-12-01 18:00 UTC (in 7h54m)` for a planned one not started yet. */
+export function starts(silence: Silence, now: number): string {
+  const from = silence.startsAt ?? silence.createdAt;
+  if (silence.endsAt <= from) return 'never (ended before its start)';
+  const age = formatAge(Math.abs(now - from) / 1000);
+  return `${utcMinute(from)} (${from > now ? `in ${age}` : `${age} ago`})`;
+}
+
+export function ends(silence: Silence, now: number): string {
+  const at = utcMinute(silence.endsAt);
+  if (hasEnded(silence, now)) {
+    return `ended ${at} (${formatAge((now - silence.endsAt) / 1000)} ago)`;
+  }
+  return `${at} (in ${formatAge((silence.endsAt - now) / 1000)})`;
+}
+
 /** The most node names one silence lists in `-o json` (a zone may hold thousands). */
 export const MAX_MATCHES_LISTED = 100;
 /** The names the table shows per silence. */
@@ -64,11 +80,12 @@ function matchesCell(matches: Matches): string {
 }
 
 function queryTable(rows: readonly { silence: Silence; matches: Matches }[], now: number): string {
-  const header = ['ID', 'TARGET', 'ENDS', 'MATCHES', 'COMMENT'];
+  const header = ['ID', 'TARGET', 'STARTS', 'ENDS', 'MATCHES', 'COMMENT'];
   const cells = rows.map(({ silence: s, matches }) => [
     s.id,
     sanitize(describeTarget(s.target)),
-    `${utcMinute(s.endsAt)} (in ${formatAge((s.endsAt - now) / 1000)})`,
+    starts(s, now),
+    ends(s, now),
     sanitize(matchesCell(matches)),
     sanitize(s.comment),
   ]);

@@ -8,6 +8,7 @@ import { hostname, userInfo } from 'node:os';
 import { endedAt } from '../lambda/adapters/state/silence-document.js';
 import { formatAge } from '../lambda/core/duration.js';
 import type { NodeInfo } from '../lambda/core/model.js';
+import { matchesSelector, parseSelector } from '../lambda/core/selector.js';
 import {
   describeTarget,
   hasEnded,
@@ -19,10 +20,10 @@ import {
 import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
 import { columns } from './columns.js';
 import { composeSilences, readNodesForSilence, type SilenceParts } from './compose.js';
-import { EXIT_OK, type Io } from './io.js';
+import { EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
-import { querySilences, silenceJson } from './silence-query.js';
+import { ends, querySilences, silenceJson, starts } from './silence-query.js';
 import { addWindow, newEnd } from './silence-window.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
@@ -36,19 +37,12 @@ function author(io: Io): string {
   return `${user || 'unknown'}@${hostname()}`;
 }
 
-function ends(silence: Silence, now: number): string {
-  const at = utcMinute(silence.endsAt);
-  if (hasEnded(silence, now)) {
-    return `ended ${at} (${formatAge((now - silence.endsAt) / 1000)} ago)`;
-  }
-  return `${at} (in ${formatAge((silence.endsAt - now) / 1000)})`;
-}
-
 function table(silences: readonly Silence[], now: number): string {
-  const header = ['ID', 'TARGET', 'ENDS', 'AUTHOR', 'COMMENT'];
+  const header = ['ID', 'TARGET', 'STARTS', 'ENDS', 'AUTHOR', 'COMMENT'];
   const rows = silences.map((s) => [
     s.id,
     sanitize(describeTarget(s.target)),
+    starts(s, now),
     ends(s, now),
     sanitize(s.expiredBy === undefined ? s.author : `${s.author} (ended by ${s.expiredBy})`),
     sanitize(s.comment),
@@ -68,7 +62,9 @@ const SHOWN_MATCHES = 10;
 
 /**
  * What a new silence matches now, as one line; a silence that matches nothing (a mistyped name or
- * zone) or that cannot be checked is refused, unless --allow-empty.
+ * zone) or that cannot be checked is refused, unless --allow-empty; one that matches every node,
+ * or whose selector matches a node without labels (as amtool refuses matchers that all match the
+ * empty string), unless --all: the watchdog would page nothing for the cluster.
  */
 async function matchesNow(
   command: Extract<SilenceCommand, { verb: 'add' }>,
@@ -76,6 +72,14 @@ async function matchesNow(
   io: Io,
 ): Promise<string> {
   const refuse = (why: string) => new SilenceError(`silence add: ${why}`);
+  const { target } = command;
+  const what = 'nodes' in target ? `--node ${target.nodes.join(', ')}` : describeTarget(target);
+  const all = `, or pass --all to silence the whole cluster`;
+  if (!command.all && 'selector' in target && matchesSelector(parseSelector(target.selector), {})) {
+    throw refuse(
+      `${what} matches every node, even one without these labels: name a value (zone=eu-west-1a)${all}`,
+    );
+  }
   let nodes: readonly NodeInfo[];
   try {
     nodes = await readNodesForSilence(command, io);
@@ -86,13 +90,13 @@ async function matchesNow(
       `cannot read the cluster to see what the silence matches (${error.message}): fix the kubeconfig or --context, or pass --allow-empty to add it unseen`,
     );
   }
-  const names = matchingNodes(command.target, nodes);
+  const names = matchingNodes(target, nodes);
+  if (!command.all && names.length > 0 && names.length === nodes.length) {
+    const every = `matches all ${names.length} ${names.length === 1 ? 'node' : 'nodes'} of cluster ${shown}`;
+    throw refuse(`${what} ${every}: name fewer (a zone, a node group)${all}`);
+  }
   if (names.length === 0) {
     if (command.allowEmpty) return 'matches no node now (--allow-empty)';
-    const what =
-      'nodes' in command.target
-        ? `--node ${command.target.nodes.join(', ')}`
-        : describeTarget(command.target);
     throw refuse(
       `${what} matches no node of cluster ${shown} now: check it (kubectl get nodes --show-labels), or pass --allow-empty for nodes not created yet`,
     );
@@ -213,16 +217,21 @@ async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promis
     case 'update':
       return update(command, parts, io);
     case 'expire': {
-      const ended = await store.update(
-        cluster,
-        command.id,
-        endedAt(io.now(), author(io)),
-        io.signal,
-      );
-      io.stdout(
-        sanitize(`silence ${ended.id} of cluster ${shown} ended at ${utcMinute(ended.endsAt)}`),
-      );
-      return EXIT_OK;
+      // Each in turn: one that cannot be ended (unknown, ended already) is said; the others end.
+      let status = EXIT_OK;
+      for (const id of command.ids) {
+        try {
+          const ended = await store.update(cluster, id, endedAt(io.now(), author(io)), io.signal);
+          io.stdout(
+            sanitize(`silence ${ended.id} of cluster ${shown} ended at ${utcMinute(ended.endsAt)}`),
+          );
+        } catch (error) {
+          if (!(error instanceof SilenceError)) throw error;
+          io.stderr(`lease-watchdog: ${sanitize(error.message)}`);
+          status = EXIT_ERROR;
+        }
+      }
+      return status;
     }
   }
 }

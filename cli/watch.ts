@@ -221,7 +221,7 @@ function nextRecheck(
  * kubelet's clock alone pages nothing): says so, and when that look comes.
  */
 function heldLine(evaluation: Evaluation): string | undefined {
-  const held = evaluation.nodes.filter((n) => n.newlySeen && isAlerting(n.verdict)).length;
+  const held = evaluation.nodes.filter((n) => n.newlySeen && n.verdict === 'expired').length;
   if (held === 0) return undefined;
   const when = evaluation.recheck
     ? ` at ${timeOfDay(evaluation.recheck.at)}`

@@ -203,7 +203,7 @@ describe('silence: where silences go, and for how long', () => {
     const table = await runCli(['silence', 'query', ...store]);
     assert.equal(table.code, 0, table.stderr);
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
-    assert.match(header ?? '', /^ID\s+TARGET\s+ENDS\s+MATCHES\s+COMMENT$/);
+    assert.match(header ?? '', /^ID\s+TARGET\s+STARTS\s+ENDS\s+MATCHES\s+COMMENT$/);
     assert.ok(
       rows.some((r) => /node node-to-come .*\s0\s+kernel upgrade$/.test(r)),
       table.stdout,
@@ -306,5 +306,93 @@ describe('silence: where silences go, and for how long', () => {
       await add(['--node', dead, '--for', '31d', '--kubeconfig', sim.kubeconfig]),
       /--for must be a duration from 1s to 30d, like 90s, 10m, 2h or 1d \(got "31d"\)/,
     );
+  });
+
+  it('list and query show a planned silence as not started yet: STARTS "(in 24h)"', async () => {
+    const store = ['--state-file', stateFile, '--kubeconfig', sim.kubeconfig];
+    for (const verb of ['list', 'query']) {
+      const result = await runCli(['silence', verb, ...store]);
+      assert.equal(result.code, 0, result.stderr);
+      const [header, ...rows] = result.stdout.trimEnd().split('\n');
+      assert.match(header ?? '', /^ID\s+TARGET\s+STARTS\s+ENDS\s+/, verb);
+      const starts = (header ?? '').indexOf('STARTS');
+      const cells = rows.map((row) => row.slice(starts, (header ?? '').indexOf('ENDS')).trim());
+      assert.ok(
+        cells.some((cell) => /^\S+ \S+ UTC \(in 24h\)$/.test(cell)),
+        `${verb}: the planned one: ${result.stdout}`,
+      );
+      assert.ok(
+        cells.some((cell) => /^\S+ \S+ UTC \(\S+ ago\)$/.test(cell)),
+        `${verb}: the ones in force: ${result.stdout}`,
+      );
+    }
+  });
+
+  it('refuses a silence that matches every node unless --all, naming the fix', async () => {
+    const kc = ['--kubeconfig', sim.kubeconfig];
+    const query = ['silence', 'query', '--state-file', stateFile, ...kc];
+    const before = (await runCli(query)).stdout;
+    const allNodes = JSON.parse((await runCli(['check', '-o', 'json', ...kc])).stdout).nodes.map(
+      (n: { name: string }) => n.name,
+    ) as string[];
+    assert.equal(allNodes.length, 4);
+    const cases: [string[], RegExp][] = [
+      [
+        ['-l', 'topology.kubernetes.io/zone'],
+        /^lease-watchdog: silence add: selector "topology\.kubernetes\.io\/zone" matches all 4 nodes of cluster https:\/\/\S+ \(context lease-watchdog-sim\): name fewer \(a zone, a node group\), or pass --all to silence the whole cluster$/,
+      ],
+      [
+        allNodes.flatMap((name) => ['--node', name]),
+        /^lease-watchdog: silence add: --node \S+, \S+, \S+, \S+ matches all 4 nodes of cluster .*, or pass --all/,
+      ],
+      // amtool's rule: a selector that matches a node with no labels matches everything.
+      [
+        ['-l', 'topology.kubernetes.io/zone!=eu-west-1a'],
+        /^lease-watchdog: silence add: selector "topology\.kubernetes\.io\/zone!=eu-west-1a" matches every node, even one without these labels: name a value \(zone=eu-west-1a\), or pass --all to silence the whole cluster$/,
+      ],
+    ];
+    for (const [target, pattern] of cases) {
+      assertUsageLine(await add([...target, '--for', '1h', ...kc]), pattern);
+    }
+    assert.equal((await runCli(query)).stdout, before, 'nothing added');
+    const all = await add(['-l', 'topology.kubernetes.io/zone', '--for', '1h', '--all', ...kc]);
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /\nmatches 4 nodes now: /);
+  });
+
+  it('expire ends several silences at once; an unknown id is said, the others still end', async () => {
+    const store = ['--state-file', stateFile, '--kubeconfig', sim.kubeconfig];
+    // Every silence not ended yet: in force, or planned (not started).
+    const open = async () =>
+      (
+        JSON.parse((await runCli(['silence', 'query', '-o', 'json', ...store])).stdout) as {
+          silences: { id: string; active: boolean }[];
+        }
+      ).silences;
+    const before = await open();
+    const a = before.find((x) => x.active)?.id as string;
+    const planned = before.find((x) => !x.active)?.id as string;
+    assert.ok(a !== undefined && planned !== undefined, 'one in force and one planned to end');
+    const ended = await runCli(['silence', 'expire', a, 's-0dead0', planned, ...store]);
+    assert.equal(ended.code, 2, 'one could not be ended');
+    assert.deepEqual(
+      ended.stdoutLines.map((line) => line.replace(/ of cluster .*/, '')),
+      [`silence ${a}`, `silence ${planned}`],
+    );
+    assert.match(
+      ended.stderr,
+      /^lease-watchdog: no silence s-0dead0 for cluster \S+: see lease-watchdog silence list for the ids\n$/,
+    );
+    const rest = before.map((x) => x.id).filter((id) => id !== a && id !== planned);
+    assert.deepEqual(
+      (await open()).map((x) => x.id),
+      rest,
+    );
+    // A planned silence ended before its start never starts.
+    const listed = await runCli(['silence', 'list', ...store]);
+    const row = listed.stdoutLines.find((line) => line.startsWith(planned));
+    assert.match(row ?? listed.stdout, /never \(ended before its start\)\s+ended /);
+    const usage = await runCli(['silence', 'expire', ...rest, 'nope', ...store]);
+    assertUsageLine(usage, /"nope" is not a silence id like s-3f9a2c/);
   });
 });

@@ -101,11 +101,11 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     const listed = await runCli(['silence', 'list', ...store()]);
     assert.equal(listed.code, 0, listed.stderr);
     const [header, row] = listed.stdout.trimEnd().split('\n');
-    assert.match(header ?? '', /^ID\s+TARGET\s+ENDS\s+AUTHOR\s+COMMENT$/);
+    assert.match(header ?? '', /^ID\s+TARGET\s+STARTS\s+ENDS\s+AUTHOR\s+COMMENT$/);
     assert.match(
       row ?? '',
       new RegExp(
-        `^${id}\\s+node ${dead.replace(/\./g, '\\.')}\\s+\\S+ \\S+ UTC \\(in \\S+\\)\\s+\\S+@\\S+\\s+kernel upgrade$`,
+        `^${id}\\s+node ${dead.replace(/\./g, '\\.')}\\s+\\S+ \\S+ UTC \\(\\S+ ago\\)\\s+\\S+ \\S+ UTC \\(in \\S+\\)\\s+\\S+@\\S+\\s+kernel upgrade$`,
       ),
     );
 

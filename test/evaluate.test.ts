@@ -37,10 +37,23 @@ describe('evaluate: one check, first sight (judged against the API server clock)
       silent: 3,
     },
     {
-      name: 'grace edge minus 1 ms is healthy',
+      name: 'grace edge minus 1 ms is a suspect (past a renew interval), not expired',
       snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 50 * S + 1) })] }),
-      verdict: 'healthy',
+      verdict: 'suspect',
       silent: 49,
+    },
+    {
+      name: 'one renew interval and its slack (12 s for 40-s leases) short of it is healthy',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 12 * S + 1) })] }),
+      verdict: 'healthy',
+      silent: 11,
+    },
+    {
+      name: 'at a renew interval and its slack, a suspect: it missed a renewal',
+      snap: snapshot({ leases: [lease('a', { renewTime: microTime(T0 - 12 * S) })] }),
+      verdict: 'suspect',
+      silent: 12,
+      reason: /^suspect: no lease renewal for 12s, not yet confirmed by a second look$/,
     },
     {
       name: 'exactly at the grace edge is expired',
@@ -55,9 +68,9 @@ describe('evaluate: one check, first sight (judged against the API server clock)
       verdict: 'expired',
     },
     {
-      name: 'microseconds count: one microsecond short of the edge is healthy',
+      name: 'microseconds count: one microsecond short of the edge is not expired',
       snap: snapshot({ leases: [lease('a', { renewTime: '2026-11-29T11:59:10.000001Z' })] }),
-      verdict: 'healthy',
+      verdict: 'suspect',
     },
     {
       name: 'a numeric offset timestamp is read correctly',
@@ -72,7 +85,7 @@ describe('evaluate: one check, first sight (judged against the API server clock)
           lease('a', { renewTime: microTime(T0 - 45 * S), leaseDurationSeconds: undefined }),
         ],
       }),
-      verdict: 'healthy',
+      verdict: 'suspect',
     },
     {
       // Issue 18: the node lifecycle controller judges by its own grace, never by the lease's
@@ -98,7 +111,7 @@ describe('evaluate: one check, first sight (judged against the API server clock)
         leases: [lease('a', { renewTime: microTime(T0 - 30 * S), leaseDurationSeconds: 40 })],
       }),
       policy: { ...DEFAULT_POLICY, gracePeriodSeconds: 20 },
-      verdict: 'healthy',
+      verdict: 'suspect',
     },
     {
       name: 'and still expires past itself',
@@ -397,22 +410,23 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
       renewTime: sec === 0 ? microTime(T0 - 12 * S) : last,
     }));
     const verdicts = run(steps).map((v) => v.verdict);
-    // The change was seen at second 10 (watchdog clock); 49.999 s after the first check is 39.999 s of silence.
+    // The change was seen at second 10 (watchdog clock); 49.999 s after the first check is 39.999 s
+    // of silence: a suspect from 12 s (the first sight, 12 s after its renewal, is one too).
     assert.deepEqual(verdicts, [
+      'suspect',
       'healthy',
       'healthy',
-      'healthy',
-      'healthy',
-      'healthy',
-      'healthy',
-      'healthy',
+      'suspect',
+      'suspect',
+      'suspect',
+      'suspect',
     ]);
     const later = run([
       ...steps,
       { now: T0 + 7 * MIN + 59.999 * S, serverTime: T0 + 60 * S, renewTime: last },
       { now: T0 + 7 * MIN + 60 * S, serverTime: T0 + 60 * S, renewTime: last },
     ]).map((v) => v.verdict);
-    assert.deepEqual(later.slice(-2), ['healthy', 'expired']);
+    assert.deepEqual(later.slice(-2), ['suspect', 'expired']);
   });
 
   it('a node first seen long silent stays expired, paged only once a look 12 s or more later confirms it, until it renews', () => {

@@ -93,6 +93,75 @@ describe('watch on nodes dead for minutes before it started', () => {
   });
 });
 
+describe('watch: a first sight holds only a silence', () => {
+  it('a not-ready node is paged at first sight, a dead one after the second look; a joining one not at all', async () => {
+    const clock = new FakeClock();
+    const cluster = new SimCluster({ seed: 3, now: clock.now });
+    const [dead, unready] = cluster.addNodes(4, { zones: ['eu-west-1a'] }) as [string, string];
+    killedLongAgo(cluster, [dead], clock.now(), DEAD_FOR_MS);
+    cluster.setReady(unready, 'False', 'KubeletNotReady');
+    // A node joining now: Ready=False until its network is up, within the startup grace.
+    const joining = 'ip-10-0-9-9.eu-west-1.compute.internal';
+    cluster.addNode({ name: joining, zone: 'eu-west-1a', createdAt: clock.now() });
+    cluster.setReady(joining, 'False', 'KubeletNotReady');
+    const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-first-sight' });
+    try {
+      const argv = ['watch', '--kubeconfig', sim.kubeconfig, '--checks', '1', '--interval', '30'];
+      const { code, stdout, stderr } = await runInProcess(argv, { clock });
+      assert.equal(code, 1, stderr);
+      assert.match(
+        stdout,
+        /^\d\d:\d\d:\d\d {3}1 node expired on first sight: paged once a second look confirms/m,
+        'the expired node only',
+      );
+      const subjects = stdout.split('\n').filter((line) => line.startsWith('Subject: '));
+      assert.deepEqual(
+        subjects.map((line) => line.replace(/^.*FIRING: 1 node down \((\S+?)(\.\.\.)?\)$/, '$1')),
+        [unready.slice(0, 12), dead.slice(0, 12)],
+        `the not-ready node at once, the dead one at the second look: ${subjects.join('\n')}`,
+      );
+      assert.ok(!stdout.includes(`${joining}  not-ready`), stdout);
+      const check = await runInProcess(['check', '--kubeconfig', sim.kubeconfig], { clock });
+      const line = check.stdout.split('\n').find((l) => l.startsWith(joining));
+      assert.match(
+        line ?? check.stdout,
+        /\s+healthy\s+.*Node reports Ready=False .*; node is 12s old \(startup grace 60s\)$/,
+      );
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('suspect: a lease that missed a renewal, as the README says', () => {
+  it('check and watch call a lease silent past one renew interval suspect, not healthy', async () => {
+    const clock = new FakeClock();
+    const cluster = new SimCluster({ seed: 3, now: clock.now });
+    const [quiet, dying] = cluster.addNodes(4, { zones: ['eu-west-1a'] }) as [string, string];
+    killedLongAgo(cluster, [quiet], clock.now(), 20_000);
+    const sim = await startSimFixture(cluster, { prefix: 'lease-watchdog-suspect' });
+    try {
+      const check = await runInProcess(['check', '--kubeconfig', sim.kubeconfig], { clock });
+      assert.equal(check.code, 0, 'a suspect pages nothing');
+      const row = check.stdoutLines.find((line) => line.startsWith(quiet)) ?? check.stdout;
+      assert.match(row, /\s+suspect\s+20s ago\s+.*suspect: no lease renewal for 20s, not yet/);
+      // watch: a kubelet that stops between two ticks is suspect at the first tick past 12 s.
+      const start = clock.now();
+      clock.at(start + 1_000, () => cluster.stopKubelet(dying));
+      const argv = ['watch', '--kubeconfig', sim.kubeconfig, '--checks', '4', '--interval', '5'];
+      const watch = await runInProcess(argv, { clock });
+      const shown = dying.replace(/\./g, '\\.');
+      const suspect = new RegExp(
+        `${shown}  healthy → suspect  \\(suspect: no lease renewal for (\\d+)s`,
+      );
+      const seconds = Number(suspect.exec(watch.stdout)?.[1]);
+      assert.ok(seconds >= 12 && seconds < 50, `suspect ${seconds} s: ${watch.stdout}`);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('the Lambda on nodes dead for minutes before its first run', () => {
   for (const [what, deadInZoneA] of [
     ['one dead node', 1],

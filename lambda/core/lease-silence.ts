@@ -96,6 +96,15 @@ function watchedFrom(observation: Observation, frozen: boolean): Observation {
   return { ...observation, suspectSince: observation.changedAt };
 }
 
+/**
+ * A silence past one renew interval on the estimate (`limitMs`, renewal-clock.ts's suspectMs): the
+ * kubelet has missed a renewal, so the lease is a suspect until its silence is confirmed.
+ */
+export function missedRenewal(observed: Observed): boolean {
+  const { silence, limitMs } = observed;
+  return limitMs === undefined ? pastThreshold(observed) : silence.silentMs >= limitMs;
+}
+
 /** A silence as long as the lease's threshold on the estimate: expired once confirmed, suspect until then. */
 export function pastThreshold({ silence, thresholdSeconds }: Observed): boolean {
   return silence.silentMs >= thresholdSeconds * 1000;

@@ -13,7 +13,7 @@
  * - `invalid` and `suspect` (a silence our looks have not confirmed yet) neither open nor
  *   resolve: the incident stays as it is (and reminders go on). A recovery is announced only when
  *   a lease is seen renewed (or the node is removed), never because a silence is unconfirmed.
- * - A node seen for the first time already alerting (`newlySeen`: no earlier observation of its
+ * - A node seen for the first time already `expired` (`newlySeen`: no earlier observation of its
  *   lease, so its silence rests on the kubelet's own clock) opens nothing yet, nor does one whose
  *   `expired` still rests on that first sight (node-verdicts.ts): a look on the watchdog's clock
  *   decides. Storm nodes are not held back.
@@ -231,9 +231,10 @@ function verdictStep(
   const { policy, now } = check;
   const flap =
     memory.flap === undefined ? undefined : pruneFlapRecord(memory.flap, policy.flapping, now);
-  if (isAlerting(node.verdict) && memory.incident === undefined && node.newlySeen && !stormNode) {
+  if (node.verdict === 'expired' && memory.incident === undefined && node.newlySeen && !stormNode) {
     // Seen for the first time and already silent: that rests on the kubelet's clock alone (a
     // clock minutes behind looks like a dead node). The next check, on our own clock, decides.
+    // A not-ready node is not held: its Node says Ready=False, there is no silence to confirm.
     return { incident: undefined, flap, entry: null };
   }
   const change = incidentChange(node, memory.incident, check);

@@ -4,13 +4,14 @@
  *
  * The common case — a lease renewed within its threshold, of a Node that is not reported unready —
  * is built by `healthy` as one object literal; every other case (unreadable, orphaned, silent, not
- * ready, suppressed, never renewed, a suspect) by `judgeUncommonLease` and the functions below it.
+ * ready, suppressed, never renewed, a suspect: silent past a renew interval) by `judgeUncommonLease`
+ * and the functions below it.
  * Whether a silence counts at this look is lease-silence.ts's to say.
  */
 import { formatAge } from './duration.js';
 import { nameProblem, type RenewTime } from './lease.js';
 import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
-import { judgeSilence, pastThreshold } from './lease-silence.js';
+import { judgeSilence, missedRenewal } from './lease-silence.js';
 import type {
   NodeInfo,
   NodeVerdict,
@@ -112,7 +113,7 @@ export function judgeLease(
   const renewTime = renew.kind === 'time' ? renew.raw : null;
   const silentForSeconds = Math.floor(silence.silentMs / 1000);
   const firstSight = silence.observation.estimated === true;
-  if (!silent && !pastThreshold(observed) && renew.kind === 'time' && readyHeard(node)) {
+  if (!silent && !missedRenewal(observed) && renew.kind === 'time' && readyHeard(node)) {
     // The common case, kept as a row (verdict-list.ts) and built when read.
     ctx.healthy.add({
       name: lease.name,
@@ -182,9 +183,9 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
 /**
  * A readable lease outside the common case: a lease with no Node (orphaned), a silent one
  * (expired), one whose Node reports Ready=False or, renewing, Unknown (not-ready) — either
- * suppressed when the node is on its way out or excluded — one silent past its threshold that our
- * looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more (never
- * renewed yet, Nodes not read).
+ * suppressed when the node is on its way out or excluded — one silent past a renew interval that
+ * our looks have not confirmed (suspect: never healthy), or a healthy one whose reason says more
+ * (never renewed yet, Nodes not read, a joining node not ready yet).
  */
 function judgeUncommonLease(
   ctx: JudgeContext,
@@ -214,9 +215,16 @@ function judgeUncommonLease(
     return suppressedOr(judged, 'expired', what, cause, policy);
   }
   if (node !== undefined && !readyHeard(node)) {
-    return suppressedOr(judged, 'not-ready', notReadyReason(node, observed), cause, policy);
+    const what = notReadyReason(node, observed);
+    const age = nodeAge(ctx.snapshot, node);
+    if (age === undefined || age >= policy.startupGraceSeconds) {
+      return suppressedOr(judged, 'not-ready', what, cause, policy);
+    }
+    // Joining: a new node reports Ready=False until its network is up (not paged the first look).
+    const grace = `node is ${formatAge(age)} old (startup grace ${policy.startupGraceSeconds}s)`;
+    return { ...judged, verdict: 'healthy', reason: `${what}; ${grace}` };
   }
-  if (renew.kind === 'time' && pastThreshold(observed)) {
+  if (renew.kind === 'time' && missedRenewal(observed)) {
     // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
     const reason = suspectReason(silentForSeconds);
     return {
@@ -236,6 +244,12 @@ function judgeUncommonLease(
   };
 }
 
+/** A Node's age in seconds on the API server's clock (undefined: no creation time). */
+function nodeAge(snapshot: Snapshot, node: NodeInfo): number | undefined {
+  const created = createdAtMs(node, undefined);
+  return created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
+}
+
 /** Says so when the lease claimed a longer duration than it may (lease-observations.ts). */
 function cappedNote(judged: JudgedLease, thresholdSeconds: number): string {
   const claimed = judged.leaseDurationSeconds;
@@ -248,7 +262,7 @@ function cappedNote(judged: JudgedLease, thresholdSeconds: number): string {
 function notReadyReason(node: NodeInfo, observed: Observed): string {
   const detail = [node.readyReason, node.readyMessage].filter(Boolean).join(': ');
   const status = `Node reports Ready=${node.ready}${detail ? ` (${detail})` : ''}`;
-  const lease = pastThreshold(observed)
+  const lease = missedRenewal(observed)
     ? 'while its lease is silent (not yet confirmed)'
     : 'while its lease is fresh';
   return `${status} ${lease}`;
@@ -331,9 +345,7 @@ function suppressedOr(
 /** The verdict of a listed Node that has no Lease: missing, unless young or on its way out. */
 export function judgeNodeWithoutLease(ctx: JudgeContext, node: NodeInfo): NodeVerdict {
   const { snapshot, policy } = ctx;
-  const created = createdAtMs(node, undefined);
-  const ageSeconds =
-    created === undefined ? undefined : Math.floor((snapshot.serverTime - created) / 1000);
+  const ageSeconds = nodeAge(snapshot, node);
   const common = {
     ...base(node.name, node),
     renewTime: null,

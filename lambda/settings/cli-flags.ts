@@ -191,8 +191,9 @@ export const CLI_FLAGS = {
   startupGrace: {
     flag: 'startup-grace',
     value: 'S',
-    help: 'age before a node without a renewed lease alerts',
-    meaning: 'how old a node without a renewed lease must be before it alerts',
+    help: 'age before a node without a renewed lease, or not ready, alerts',
+    meaning:
+      'how old a node without a renewed lease, or reporting Ready=False, must be before it alerts',
     defaultValue: DEFAULTS.startupGraceSeconds,
     rule: { whole: { min: 0, max: DAY } },
   },

@@ -220,7 +220,7 @@ const VERDICT_TEXT: Readonly<Record<Verdict, string>> = {
   'orphaned-lease': 'orphaned-lease (lease without a node)',
   suppressed: 'suppressed',
   invalid: 'invalid (lease spec cannot be read)',
-  suspect: 'suspect (lease silent past the grace period, not yet confirmed by a second look)',
+  suspect: 'suspect (lease silent past its renew interval, not yet confirmed by a second look)',
 };
 
 function verdictText(verdict: Verdict): string {
