@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countUnits } from '../testkit/capacity-units.js';
-import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
+import { renewTimeOf } from '../testkit/schedule-runs.js';
 import {
   type Container,
   type Harness,
@@ -341,37 +341,6 @@ describe('looks between scheduled runs', () => {
       h.target().sim.stopKubelet(victim);
       h.clock.advance(lastRenewal + 15_000 - h.clock.now());
       await recheckAskedAt(lambda, lastRenewal);
-    } finally {
-      await h.close();
-    }
-  });
-
-  it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
-    const h = await startWatchdogHarness({
-      clusters: { prod: { nodes: 6 } },
-      withLooks: true,
-      settings: { fastMode: { checksPerInvocation: 6, intervalSeconds: 10 } },
-    });
-    try {
-      const start = h.clock.now();
-      const report = await h.run();
-      assert.equal(h.clock.now(), start, 'the invocation did not wait');
-      assert.equal(report.clusters[0]?.checks, 1);
-      assert.deepEqual(
-        h.looks?.batches.map((b) => b.map((at) => (at - start) / 1000)),
-        [[10, 20, 30, 32, 40, 50, 64, 96]],
-        'its five further checks and the routine looks, one batch',
-      );
-      await runSchedule(h, start + MINUTE, start + 4 * MINUTE, () => 0);
-      const victim = h.target().nodes[0] as string;
-      h.clock.advance(500);
-      h.target().sim.stopKubelet(victim);
-      const lastRenewal = renewTimeOf(h, 'prod', victim);
-      await runSchedule(h, start + 5 * MINUTE, start + 8 * MINUTE, () => 0);
-      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
-      assert.ok(firing, summary(h.messages()));
-      const latency = (firing.receivedAt - lastRenewal) / 1000;
-      assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
     } finally {
       await h.close();
     }

@@ -94,8 +94,6 @@ export interface HandlerParts {
   readonly clients: AwsClients;
   /** Epoch ms. Default Date.now. */
   readonly clock?: () => number;
-  /** Waits between fast-mode checks; rejects when the signal aborts. */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Default: a Powertools Logger writing structured lines to stdout. */
   readonly powertoolsLogger?: Logger;
   /** The watchdog's own logger and metrics ports; default: adapters over Powertools. */
@@ -265,7 +263,6 @@ function createInvocationRunner(
     logger,
     metrics,
     clock,
-    ...(parts.sleep ? { sleep: parts.sleep } : {}),
     looks: parts.looks ?? sqsLooks(config, clients, clock),
     onCall: onCallSenders(config, parts, clock),
     directory: discovery?.directory,
