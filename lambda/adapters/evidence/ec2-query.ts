@@ -3,15 +3,16 @@
  * own SigV4 signer and the function's credential provider. Not `@aws-sdk/client-ec2`: for the two
  * read-only calls the evidence needs it would add 1,059,687 bytes to the minified bundle (236,666
  * gzipped; esbuild --bundle --minify --platform=node --format=esm, SNS client alone 465,633 vs
- * with client-ec2 1,525,320), while the signer is already in it (EKS tokens). Bounded: the answer
- * is read up to ANSWER_MAX_BYTES, the XML reader has its own limits, the caller's signal stops it.
+ * with client-ec2 1,525,320), while the signer is already in it (EKS tokens), and so is the SDK's
+ * XML parser (the SNS client's; docs/BENCHMARKS.md, "The EC2 evidence call"). Bounded: the answer
+ * is read up to ANSWER_MAX_BYTES, a DOCTYPE is refused before parsing, the caller's signal stops it.
  * No redirect is followed: fetch would re-send the body and the signed headers (the session token
  * with them) to whatever host the answer names.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { parseXML } from '@aws-sdk/xml-builder';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { parseXml, textAt, type XmlElement, XmlError } from './xml.js';
 
 export const EC2_API_VERSION = '2016-11-15';
 export const ANSWER_MAX_BYTES = 256 * 1024;
@@ -40,6 +41,35 @@ export function ec2Endpoint(region: string): string {
   return `https://ec2.${region}.amazonaws.com`;
 }
 
+/**
+ * An element as `parseXML` leaves it: its text, or its children by name (an array when repeated;
+ * an attribute is one more key, EC2's answers carry only `xmlns`).
+ */
+export type XmlValue = string | { readonly [name: string]: XmlValue | XmlValue[] };
+
+/** An answer's root element: its name and what it holds. */
+export interface XmlAnswer {
+  readonly name: string;
+  readonly value: XmlValue;
+}
+
+/** The elements named `name` in `element`. */
+export function childrenNamed(element: XmlValue | undefined, name: string): XmlValue[] {
+  if (element === undefined || typeof element === 'string' || !Object.hasOwn(element, name)) {
+    return [];
+  }
+  const found = element[name] as XmlValue | XmlValue[];
+  return Array.isArray(found) ? found : [found];
+}
+
+/** The trimmed text at the end of `path` (undefined when absent or empty). */
+export function textAt(element: XmlValue | undefined, ...path: string[]): string | undefined {
+  let current = element;
+  for (const name of path) current = childrenNamed(current, name)[0];
+  const text = typeof current === 'string' ? current.trim() : undefined;
+  return text ? text : undefined;
+}
+
 /** Calls `action` in `region` with `params`; resolves with the answer's root element. */
 export async function ec2Query(
   region: string,
@@ -47,7 +77,7 @@ export async function ec2Query(
   params: Readonly<Record<string, string>>,
   options: Ec2QueryOptions,
   signal: AbortSignal,
-): Promise<XmlElement> {
+): Promise<XmlAnswer> {
   const url = new URL((options.endpoint ?? ec2Endpoint)(region));
   const body = new URLSearchParams({
     Action: action,
@@ -105,13 +135,17 @@ async function signedHeaders(
 }
 
 /** The answer's root element; an Ec2QueryError for EC2's error answer or one that is no XML. */
-async function answerRoot(url: URL, response: Response): Promise<XmlElement> {
+async function answerRoot(url: URL, response: Response): Promise<XmlAnswer> {
   const text = await boundedText(response);
-  let root: XmlElement;
+  let root: XmlAnswer;
   try {
-    root = parseXml(text);
+    // parseXML skips each DOCTYPE by lower-casing the rest of the text: seconds for 256 KB of them.
+    if (/<!doctype/i.test(text)) throw new Error('a DOCTYPE is not accepted');
+    const [entry] = Object.entries(parseXML(text) as Record<string, XmlValue>);
+    if (entry === undefined) throw new Error('no element');
+    root = { name: entry[0], value: entry[1] };
   } catch (error) {
-    const why = error instanceof XmlError ? error.message : 'unreadable';
+    const why = error instanceof Error ? error.message : 'unreadable';
     throw new Ec2QueryError(
       response.ok ? 'BadAnswer' : `HTTP ${response.status}`,
       `${url.host} answered ${response.status} with no readable XML (${why})`,
@@ -119,8 +153,8 @@ async function answerRoot(url: URL, response: Response): Promise<XmlElement> {
     );
   }
   if (!response.ok || root.name === 'Response') {
-    const code = textAt(root, 'Errors', 'Error', 'Code') ?? `HTTP ${response.status}`;
-    const message = textAt(root, 'Errors', 'Error', 'Message') ?? '';
+    const code = textAt(root.value, 'Errors', 'Error', 'Code') ?? `HTTP ${response.status}`;
+    const message = textAt(root.value, 'Errors', 'Error', 'Message') ?? '';
     throw new Ec2QueryError(code, message);
   }
   return root;
