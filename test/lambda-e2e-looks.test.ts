@@ -346,3 +346,48 @@ describe('looks between scheduled runs', () => {
     }
   });
 });
+
+describe('a queued batch, through the handler', () => {
+  it('a body that is neither a check nor a look is one line naming where; the others run', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } } });
+    try {
+      const lambda = h.container();
+      const report = await lambda.invoke({
+        Records: [
+          { messageId: 'bad', body: '{"cluster": "prod", "look": {"suspects": ["a", 7]}}' },
+          { messageId: 'good', body: '{"cluster": "prod", "look": {"suspects": []}}' },
+        ],
+      });
+      assert.deepEqual(report.batchItemFailures, [{ itemIdentifier: 'bad' }]);
+      assert.deepEqual(
+        report.clusters.map((c) => c.lastStatus),
+        ['checked'],
+      );
+      const failed = lambda.logger.entries.find((e) => e.fields.messageId === 'bad');
+      assert.match(String(failed?.fields.error), /^the queued message .*: look\.suspects\[1\]: /);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a batch whose every message failed fails the invocation (SQS delivers it again)', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } } });
+    try {
+      const lambda = h.container();
+      await assert.rejects(
+        lambda.invoke({
+          Records: [
+            { messageId: 'm1', body: 'nope' },
+            { messageId: 'm2', body: '{"cluster": "prod", "recheck": "ip-10-0-1-12"}' },
+          ],
+        }),
+        (error: Error) =>
+          error.name === 'QueuedBatchError' &&
+          error.message ===
+            'every message of the batch failed (2); SQS delivers them again. The first: the message body is not JSON',
+      );
+    } finally {
+      await h.close();
+    }
+  });
+});
