@@ -27,11 +27,8 @@ import {
   type StsClientOptions,
 } from '../adapters/kube/cluster-credentials.js';
 import { SqsLooks } from '../adapters/looks/sqs-looks.js';
-import {
-  METRICS_NAMESPACE,
-  powertoolsMetrics,
-  SERVICE_NAME,
-} from '../adapters/metrics/emf-metrics.js';
+import { powertoolsMetrics } from '../adapters/metrics/emf-metrics.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../adapters/metrics/metric-names.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
 import { DynamoDbCheckLedger } from '../adapters/state/dynamodb/dynamodb-check-ledger.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
