@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsChecks } from '../lambda/adapters/dispatch/sqs-checks.js';
 import { SqsLooks } from '../lambda/adapters/looks/sqs-looks.js';
-import { queuedEventOf } from '../lambda/handler/queued-events.js';
+import { queuedEventOf } from '../lambda/handler/queued-body.js';
 
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/lease-watchdog-rechecks';
 
