@@ -56,7 +56,7 @@ console.log(
     dim(
       `Compressed timings: leases of ${LEASE_SECONDS}s (kubelets renew every ${LEASE_SECONDS / 4}s), ` +
         `grace period ${GRACE_SECONDS}s, a check every ${INTERVAL_SECONDS}s, reminders every ${REMINDER_SECONDS}s.\n` +
-        'In production: 40 s leases, 50 s grace, a check every minute (and looks in between), reminders every 4 h.\n' +
+        'In production: 40 s leases, 50 s grace, a check every minute (or every 10 s in fast mode), reminders every 4 h.\n' +
         `Kubeconfig of the simulated cluster: ${kubeconfig} (try kubectl --kubeconfig ... get nodes while it runs)\n`,
     ),
 );
