@@ -5,10 +5,10 @@
  * both; test/docs.test.ts and test/cli-selector-example.test.ts fail when they are not current.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { replaceSection } from '../lambda/settings/docs.js';
 import { SimCluster } from '../sim/cluster.js';
 import { runInProcess } from '../testkit/cli-in-process.js';
 import { startSimFixture } from '../testkit/sim-fixture.js';
+import { replaceSection } from './settings-tables.js';
 
 const T0 = Date.parse('2026-11-29T17:50:00Z');
 const NAMES = [

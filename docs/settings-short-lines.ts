@@ -21,7 +21,6 @@ export const SHORT_LINES: Readonly<Record<string, string>> = {
   stuckRemovalSeconds:
     'a node being removed (cordoned, deleted, tainted) but silent this long pages',
   storm: 'when one STORM email replaces per-node ones',
-  fastMode: 'deprecated: more looks per scheduled run',
   nodeRefreshSeconds: 'how often whole Nodes are listed',
   requestTimeoutSeconds: 'timeout of each request to the API server',
   chatNotifications: 'a topic for Slack or Teams (Amazon Q Developer)',

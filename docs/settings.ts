@@ -5,14 +5,14 @@
  * options in docs/CLI.md. test/settings-docs.test.ts fails when they are not current.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { allSettings } from '../lambda/settings/index.js';
+import { SHORT_LINES } from './settings-short-lines.js';
 import {
   cliTable,
   configurationJsonSchema,
   configurationTable,
   replaceSection,
-} from '../lambda/settings/docs.js';
-import { allSettings } from '../lambda/settings/index.js';
-import { SHORT_LINES } from './settings-short-lines.js';
+} from './settings-tables.js';
 
 const root = new URL('../', import.meta.url);
 

@@ -11,7 +11,7 @@ import {
   SERVICE_DIMENSIONS,
   SERVICE_NAME,
   type ServiceMetricName,
-} from '../lambda/adapters/metrics/emf-metrics.js';
+} from '../lambda/adapters/metrics/metric-names.js';
 import { DEAD_MAN_PERIODS } from '../lambda/settings/defaults.js';
 
 /** The metric the function emits (value 1) after each successful check of a cluster. */
@@ -25,7 +25,7 @@ export const CONFIRMED_SUBSCRIPTIONS_METRIC: ServiceMetricName = 'ConfirmedSubsc
 /**
  * The metric the function emits per check: notifications given up because SNS refused them for
  * good on several checks. Emitted per cluster and, in the same EMF line, for the whole deployment
- * (dimension `service` only: `FOR_SERVICE_METRICS` in lambda/adapters/metrics/emf-metrics.ts), which one alarm watches.
+ * (dimension `service` only: `FOR_SERVICE_METRICS` in lambda/adapters/metrics/metric-names.ts), which one alarm watches.
  */
 export const NOTIFICATIONS_ABANDONED_METRIC: MetricName = 'NotificationsAbandoned';
 /**

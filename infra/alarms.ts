@@ -16,7 +16,7 @@ import {
   SERVICE_DIMENSIONS,
   SERVICE_NAME,
   type ServiceMetricName,
-} from '../lambda/adapters/metrics/emf-metrics.js';
+} from '../lambda/adapters/metrics/metric-names.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { alarmName } from './alarm-names.js';
 import type { ClusterScopes } from './cluster-stacks.js';

@@ -1,7 +1,7 @@
 /**
  * One CloudWatch dashboard of the watchdog: the alarms (deployment-wide ones and every cluster's
  * dead-man's switch), then one graph per concern with one line per cluster. CheckSucceeded is
- * the only metric with a cluster dimension (lambda/adapters/metrics/emf-metrics.ts: each such metric is billed per
+ * the only metric with a cluster dimension (lambda/adapters/metrics/metric-names.ts: each such metric is billed per
  * cluster); the other per-cluster graphs are Logs Insights queries over the function's log group
  * (the fields of its `cluster checked` line and its failure lines), and the deployment-wide
  * totals are metric graphs of the {service}-only metrics.
@@ -23,7 +23,7 @@ import {
   NODES_ALERTING_VERDICTS,
   SERVICE_DIMENSIONS,
   type ServiceMetricName,
-} from '../lambda/adapters/metrics/emf-metrics.js';
+} from '../lambda/adapters/metrics/metric-names.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import {
   CHECK_SUCCEEDED_METRIC,

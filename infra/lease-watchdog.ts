@@ -55,7 +55,7 @@ import type { SwitchProps } from './switch-props.js';
 import { NotificationTopic } from './topic.js';
 import {
   createWatchdogFunction,
-  functionTimeoutSeconds,
+  FUNCTION_TIMEOUT_SECONDS,
   type WatchdogFunction,
 } from './watchdog-function.js';
 
@@ -70,7 +70,7 @@ export {
   CHECK_BUDGET_SECONDS,
   DEFAULT_ENTRY,
   ESM_REQUIRE_BANNER,
-  functionTimeoutSeconds,
+  FUNCTION_TIMEOUT_SECONDS,
   PREBUILT_HANDLER,
 } from './watchdog-function.js';
 
@@ -182,7 +182,7 @@ export class LeaseWatchdog extends Construct {
     this.alarmTopics = alarmPaths.map((path) => path.topic);
     const scopes = grantReading(this, watchdog, state, config);
 
-    this.recheckQueue = createRecheckQueue(this, this.function, functionTimeoutSeconds(config));
+    this.recheckQueue = createRecheckQueue(this, this.function, FUNCTION_TIMEOUT_SECONDS);
 
     // Clusters of their own schedule and dead-man's switch: the listed ones, unless dispatched.
     const scheduled = config.dispatch ? { ...config, clusters: [] } : config;
@@ -198,13 +198,10 @@ export class LeaseWatchdog extends Construct {
       schedules,
     )?.schedule;
     if (hasDispatcher(config)) {
-      this.dispatcher = createDispatcher(
-        this,
-        this.function,
-        config,
-        functionTimeoutSeconds(config),
-        { role: schedules.schedulerRole, deadLetterQueue: schedules.deadLetterQueue },
-      );
+      this.dispatcher = createDispatcher(this, this.function, config, FUNCTION_TIMEOUT_SECONDS, {
+        role: schedules.schedulerRole,
+        deadLetterQueue: schedules.deadLetterQueue,
+      });
     }
 
     const alarms = createAlarms(this, {

@@ -30,7 +30,6 @@ import {
   CLUSTER_FILE,
   ConfigError,
   type DeploymentConfig,
-  fastModeSpanSeconds,
   functionSettingsOf,
   RUNTIME_ENV,
   watchdogSettingsOf,
@@ -38,7 +37,7 @@ import {
 import { KUBE_AUTH_BUNDLING, stagedKubeAuth } from './kube-auth-bundle.js';
 import { placeInVpc, type VpcPlacement } from './vpc-placement.js';
 
-/** Time allowed for one check (list leases and nodes, decide, publish, save), on top of the fast-mode span. */
+/** Time allowed for one check (list leases and nodes, decide, publish, save). */
 export const CHECK_BUDGET_SECONDS = 45;
 
 /** The handler the stack bundles: the same module the tests exercise. */
@@ -168,10 +167,8 @@ function shellQuoted(path: string): string {
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __lwCreateRequire } from 'node:module'; const require = __lwCreateRequire(import.meta.url);";
 
-/** Seconds the function may run: one check, plus the fast-mode span; at least a minute. */
-export function functionTimeoutSeconds(config: DeploymentConfig): number {
-  return Math.min(900, Math.max(60, fastModeSpanSeconds(config.fastMode) + CHECK_BUDGET_SECONDS));
-}
+/** Seconds the function may run: one check (CHECK_BUDGET_SECONDS), rounded up to a minute. */
+export const FUNCTION_TIMEOUT_SECONDS = 60;
 
 export interface WatchdogFunction {
   readonly function: NodejsFunction;
@@ -250,7 +247,7 @@ export function createWatchdogFunction(
     runtime: lambda.Runtime.NODEJS_24_X,
     architecture: lambda.Architecture.ARM_64,
     memorySize: config.memoryMb,
-    timeout: Duration.seconds(functionTimeoutSeconds(config)),
+    timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
     reservedConcurrentExecutions: config.reservedConcurrency,
     // The schedule is the retry: the next tick checks again, and the Errors alarm reports the
     // failure. A throttled event older than one period is superseded by the next tick: drop it.

@@ -166,6 +166,20 @@ describe('architecture', () => {
     assert.deepEqual(impure, []);
   });
 
+  it('lets infra/ read the metric names without loading Powertools', () => {
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file) || !graph.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    for (const file of graph.keys()) if (file.startsWith('infra/')) visit(file);
+    const powertools = [...reached].filter((file) =>
+      /from '@aws-lambda-powertools\//.test(readFileSync(join(root, file), 'utf8')),
+    );
+    assert.deepEqual(powertools, []);
+  });
+
   it('ships as dependencies only the packages its shipped code imports at run time', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;

@@ -13,12 +13,12 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { ALARM_NAME_MAX_CHARS, alarmName } from '../infra/alarm-names.js';
 import { CONFIRMED_SUBSCRIPTIONS_METRIC, NOTIFICATIONS_ABANDONED_METRIC } from '../infra/alarms.js';
 import { buildStack } from '../infra/stack.js';
+import { powertoolsMetrics } from '../lambda/adapters/metrics/emf-metrics.js';
 import {
   METRICS_NAMESPACE,
-  powertoolsMetrics,
   SERVICE_DIMENSIONS,
   SERVICE_NAME,
-} from '../lambda/adapters/metrics/emf-metrics.js';
+} from '../lambda/adapters/metrics/metric-names.js';
 import type { MetricsRecorder } from '../lambda/ports/index.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import { captureEmf, type EmfLine } from '../testkit/emf-capture.js';

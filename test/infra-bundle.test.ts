@@ -475,7 +475,7 @@ describe('infra bundle', () => {
       // The CDK CLI adds its own last line about the app's exit status; the app's is the one before.
       const ours = lines.filter((line) => !/Subprocess exited with error 1$/.test(line));
       assert.deepEqual(ours, [
-        `lease-watchdog config: ${bad}: scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0.5)`,
+        `lease-watchdog config: ${bad}: scheduleMinutes must be a whole number ≥ 1 (got 0.5); the looks queue checks between scheduled runs`,
       ]);
       assert.ok(!lines.some((line) => /^\s+at /.test(line)), 'no stack trace');
     });

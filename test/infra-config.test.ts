@@ -68,7 +68,6 @@ describe('parseWatchdogSettings', () => {
       readFailuresBeforePage: 2,
       stuckRemovalSeconds: 1800,
       storm: { zoneFraction: 0.55, zoneMinNodes: 3, clusterFraction: 0.55, clusterMinNodes: 3 },
-      fastMode: { checksPerInvocation: 1, intervalSeconds: 10 },
       dispatch: false,
       nodeRefreshSeconds: 900,
       requestTimeoutSeconds: 15,
@@ -102,7 +101,6 @@ describe('parseWatchdogSettings', () => {
         { name: 'plain', auth: { mode: 'eks' }, excludeSelector: 'role=batch,!critical' },
       ],
       reminderIntervalSeconds: 0,
-      fastMode: { checksPerInvocation: 5 },
       storm: { zoneMinNodes: 5 },
     });
     assert.deepEqual(
@@ -119,7 +117,6 @@ describe('parseWatchdogSettings', () => {
     );
     assert.equal(settings.clusters[2]?.excludeSelector, 'role=batch,!critical');
     assert.equal(settings.reminderIntervalSeconds, 0);
-    assert.deepEqual(settings.fastMode, { checksPerInvocation: 5, intervalSeconds: 10 });
     assert.deepEqual(settings.storm, {
       zoneFraction: 0.55,
       zoneMinNodes: 5,
@@ -246,14 +243,9 @@ describe('parseWatchdogSettings', () => {
       'storm.clusterMinNodes must be a whole number from 1 to 100000 (got 0)',
     ],
     [
-      'fast mode zero checks',
-      { clusters: [eks], fastMode: { checksPerInvocation: 0 } },
-      'fastMode.checksPerInvocation must be a whole number from 1 to 60 (got 0)',
-    ],
-    [
-      'fast mode longer than a Lambda can run',
-      { clusters: [eks], fastMode: { checksPerInvocation: 60, intervalSeconds: 20 } },
-      'fastMode spans 1180 s ((checksPerInvocation - 1) × intervalSeconds); keep it at most 840 s',
+      'the removed fastMode, naming what replaced it',
+      { clusters: [eks], fastMode: { checksPerInvocation: 6, intervalSeconds: 10 } },
+      'fastMode was removed: the looks queue (SQS) checks between scheduled runs and re-checks each suspect at its deadline, so a dead node pages 50-60 s after its last renewal; delete fastMode',
     ],
     [
       'an Opsgenie region that is not one',
@@ -263,7 +255,7 @@ describe('parseWatchdogSettings', () => {
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -622,12 +614,12 @@ describe('deployment configuration', () => {
     [
       'schedule under a minute',
       { ...valid, scheduleMinutes: 0.5 },
-      'scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0.5)',
+      'scheduleMinutes must be a whole number ≥ 1 (got 0.5); the looks queue checks between scheduled runs',
     ],
     [
       'schedule of zero',
       { ...valid, scheduleMinutes: 0 },
-      'scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0)',
+      'scheduleMinutes must be a whole number ≥ 1 (got 0); the looks queue checks between scheduled runs',
     ],
     [
       'schedule over an hour',
@@ -635,9 +627,9 @@ describe('deployment configuration', () => {
       'scheduleMinutes must be at most 60 (got 90): check each cluster at least hourly',
     ],
     [
-      'fast mode longer than the schedule',
+      'the removed fastMode, in a deployment file',
       { ...valid, fastMode: { checksPerInvocation: 7, intervalSeconds: 10 } },
-      'fastMode spans 60 s ((checksPerInvocation - 1) × intervalSeconds), which must be shorter than the schedule period (60 s); lower fastMode.checksPerInvocation or fastMode.intervalSeconds',
+      'fastMode was removed: the looks queue (SQS) checks between scheduled runs and re-checks each suspect at its deadline, so a dead node pages 50-60 s after its last renewal; delete fastMode',
     ],
     [
       'unknown auth mode',
@@ -744,7 +736,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, fastMode, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -775,7 +767,7 @@ describe('deployment configuration', () => {
       writeFileSync(path, JSON.stringify({ ...valid, scheduleMinutes: 0 }));
       assert.equal(
         messageOf(() => loadConfigFile(path)),
-        `${path}: scheduleMinutes must be a whole number ≥ 1; for sub-minute detection use fastMode (got 0)`,
+        `${path}: scheduleMinutes must be a whole number ≥ 1 (got 0); the looks queue checks between scheduled runs`,
       );
     });
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countUnits } from '../testkit/capacity-units.js';
-import { MINUTE, renewTimeOf, runSchedule } from '../testkit/schedule-runs.js';
+import { renewTimeOf } from '../testkit/schedule-runs.js';
 import {
   type Container,
   type Harness,
@@ -345,33 +345,47 @@ describe('looks between scheduled runs', () => {
       await h.close();
     }
   });
+});
 
-  it('fast mode asks for its further checks as looks, in one request, and sleeps through none', async () => {
-    const h = await startWatchdogHarness({
-      clusters: { prod: { nodes: 6 } },
-      withLooks: true,
-      settings: { fastMode: { checksPerInvocation: 6, intervalSeconds: 10 } },
-    });
+describe('a queued batch, through the handler', () => {
+  it('a body that is neither a check nor a look is one line naming where; the others run', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } } });
     try {
-      const start = h.clock.now();
-      const report = await h.run();
-      assert.equal(h.clock.now(), start, 'the invocation did not wait');
-      assert.equal(report.clusters[0]?.checks, 1);
+      const lambda = h.container();
+      const report = await lambda.invoke({
+        Records: [
+          { messageId: 'bad', body: '{"cluster": "prod", "look": {"suspects": ["a", 7]}}' },
+          { messageId: 'good', body: '{"cluster": "prod", "look": {"suspects": []}}' },
+        ],
+      });
+      assert.deepEqual(report.batchItemFailures, [{ itemIdentifier: 'bad' }]);
       assert.deepEqual(
-        h.looks?.batches.map((b) => b.map((at) => (at - start) / 1000)),
-        [[10, 20, 30, 32, 40, 50, 64, 96]],
-        'its five further checks and the routine looks, one batch',
+        report.clusters.map((c) => c.lastStatus),
+        ['checked'],
       );
-      await runSchedule(h, start + MINUTE, start + 4 * MINUTE, () => 0);
-      const victim = h.target().nodes[0] as string;
-      h.clock.advance(500);
-      h.target().sim.stopKubelet(victim);
-      const lastRenewal = renewTimeOf(h, 'prod', victim);
-      await runSchedule(h, start + 5 * MINUTE, start + 8 * MINUTE, () => 0);
-      const firing = h.messages('FIRING').find((m) => m.message.includes(victim));
-      assert.ok(firing, summary(h.messages()));
-      const latency = (firing.receivedAt - lastRenewal) / 1000;
-      assert.ok(latency <= 65 && latency >= 50, `paged ${latency} s after the last renewal`);
+      const failed = lambda.logger.entries.find((e) => e.fields.messageId === 'bad');
+      assert.match(String(failed?.fields.error), /^the queued message .*: look\.suspects\[1\]: /);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a batch whose every message failed fails the invocation (SQS delivers it again)', async () => {
+    const h = await startWatchdogHarness({ clusters: { prod: { nodes: 3 } } });
+    try {
+      const lambda = h.container();
+      await assert.rejects(
+        lambda.invoke({
+          Records: [
+            { messageId: 'm1', body: 'nope' },
+            { messageId: 'm2', body: '{"cluster": "prod", "recheck": "ip-10-0-1-12"}' },
+          ],
+        }),
+        (error: Error) =>
+          error.name === 'QueuedBatchError' &&
+          error.message ===
+            'every message of the batch failed (2); SQS delivers them again. The first: the message body is not JSON',
+      );
     } finally {
       await h.close();
     }

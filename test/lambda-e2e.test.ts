@@ -5,7 +5,7 @@
  *
  * This file: the life of a node incident (FIRING, silence, REMINDER, RESOLVED), expected removals
  * that must not page, and a zone going dark (one STORM). Failures of the cluster API, of SNS,
- * concurrency, several clusters, hostile names and fast mode are in lambda-e2e-*.test.ts.
+ * concurrency, several clusters and hostile names are in lambda-e2e-*.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsChecks } from '../lambda/adapters/dispatch/sqs-checks.js';
 import { SqsLooks } from '../lambda/adapters/looks/sqs-looks.js';
-import { lookOf, queuedEventOf } from '../lambda/handler/queued-events.js';
+import { queuedEventOf } from '../lambda/handler/queued-body.js';
 
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/lease-watchdog-rechecks';
 
@@ -108,7 +108,7 @@ describe('SqsLooks, through the real SQS client', () => {
     assert.equal(sent?.target, 'AmazonSQS.SendMessage');
     assert.equal(sent?.body.QueueUrl, QUEUE);
     assert.equal(sent?.body.DelaySeconds, 38, 'rounded up: never before the moment asked for');
-    const look = lookOf(String(sent?.body.MessageBody));
+    const look = queuedEventOf(String(sent?.body.MessageBody));
     assert.deepEqual(look, {
       cluster: 'prod',
       look: { suspects: ['ip-10-0-1-12', 'ip-10-0-2-7'] },
@@ -128,7 +128,7 @@ describe('SqsLooks, through the real SQS client', () => {
     const rechecks = new SqsLooks({ client, queueUrl: QUEUE, clock: () => 0 });
     const many = Array.from({ length: 5_000 }, (_, i) => `node-${i}`);
     await rechecks.schedule('prod', many, 12_000);
-    const look = lookOf(String(received.at(-1)?.body.MessageBody));
+    const look = queuedEventOf(String(received.at(-1)?.body.MessageBody));
     assert.equal(look.look?.suspects.length, 20);
   });
 
@@ -161,7 +161,7 @@ describe('SqsLooks, through the real SQS client', () => {
       [10, 40, 80],
     );
     for (const e of entries)
-      assert.deepEqual(lookOf(e.MessageBody), {
+      assert.deepEqual(queuedEventOf(e.MessageBody), {
         cluster: 'prod',
         look: { suspects: [], run: now - 300 },
       });
@@ -249,17 +249,18 @@ describe('SqsLooks, through the real SQS client', () => {
       cluster: 'prod',
       look: { suspects: [] },
     });
-    assert.throws(() => queuedEventOf('{"cluster": 3}'), /is not \{ "cluster": "<name>"/);
+    assert.throws(() => queuedEventOf('{"cluster": 3}'), /: cluster: /);
   });
 
-  it('a queued message that is not a look is refused with one line', () => {
-    assert.throws(() => lookOf('{"cluster": 3}'), /is not \{ "cluster": "<name>"/);
-    assert.throws(() => lookOf('nope'), /not JSON/);
-    assert.throws(() => lookOf('{"cluster": "prod", "look": {}}'), /"look": \{ "suspects"/);
+  it('a queued message that is neither is refused with one line naming where', () => {
+    assert.throws(() => queuedEventOf('nope'), /^Error: the message body is not JSON$/);
+    assert.throws(() => queuedEventOf('{"cluster": "prod", "look": {}}'), /: look\.suspects: /);
+    assert.throws(() => queuedEventOf('{"cluster": "prod", "lok": {}}'), /: the body: .*"lok"/);
+    assert.throws(() => queuedEventOf('[]'), /: the body: /);
   });
 
   it('a look queued by the previous version (`recheck`) is still a look after a deploy', () => {
-    assert.deepEqual(lookOf('{"cluster": "prod", "recheck": ["ip-10-0-1-12"]}'), {
+    assert.deepEqual(queuedEventOf('{"cluster": "prod", "recheck": ["ip-10-0-1-12"]}'), {
       cluster: 'prod',
       look: { suspects: ['ip-10-0-1-12'] },
     });

@@ -7,11 +7,8 @@ import { it } from 'node:test';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { App, assertions } from 'aws-cdk-lib';
 import { buildStack } from '../infra/stack.js';
-import {
-  METRICS_NAMESPACE,
-  powertoolsMetrics,
-  SERVICE_NAME,
-} from '../lambda/adapters/metrics/emf-metrics.js';
+import { powertoolsMetrics } from '../lambda/adapters/metrics/emf-metrics.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/adapters/metrics/metric-names.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import { captureEmf } from '../testkit/emf-capture.js';
 

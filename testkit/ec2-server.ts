@@ -1,14 +1,14 @@
 /**
  * A scripted EC2 Query API endpoint (HTTP, loopback) for the evidence tests: it answers
  * DescribeInstanceStatus and DescribeInstances as EC2 does (XML, 2016-11-15) for the instances the
- * test declares, or refuses (UnauthorizedOperation), hangs, answers garbage, or redirects to
+ * test declares, or refuses (UnauthorizedOperation), hangs, answers garbage or a DOCTYPE, or redirects to
  * `redirectTo` (307: a client that follows re-sends the body and the signed headers), as scripted.
  * It records every request (action, form parameters, Authorization and session-token headers).
  */
 import type { ServerResponse } from 'node:http';
 import { escapeXml, queryForm, readBody, sendXml, serveOnLoopback } from './aws-endpoint.js';
 
-export type Ec2Mode = 'happy' | 'denied' | 'hang' | 'malformed' | 'redirect';
+export type Ec2Mode = 'happy' | 'denied' | 'hang' | 'malformed' | 'doctype' | 'redirect';
 
 export interface ScriptedInstance {
   readonly state: string;
@@ -128,6 +128,12 @@ export async function startEc2Server(mode: Ec2Mode = 'happy'): Promise<Ec2Server
       res.writeHead(307, { location: handle.redirectTo }).end();
     } else if (handle.mode === 'malformed') {
       sendXml(res, 200, '<DescribeInstanceStatusResponse><instanceStatusSet><item><instanceId>i-');
+    } else if (handle.mode === 'doctype') {
+      sendXml(
+        res,
+        200,
+        '<!DOCTYPE R [<!ENTITY x "y">]><DescribeInstancesResponse>&x;</DescribeInstancesResponse>',
+      );
     } else {
       describe(res, action, params, instances);
     }

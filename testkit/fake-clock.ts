@@ -40,7 +40,7 @@ export class FakeClock {
   }
 
   /**
-   * The watchdog's fast-mode sleep on this clock: moves the clock to `ms` after the call (never
+   * A sleep on this clock (the CLI's `watch` waits): moves the clock to `ms` after the call (never
    * back: concurrent sleepers that started together wake together). No real time passes.
    */
   readonly sleep = async (ms: number, signal?: AbortSignal): Promise<void> => {

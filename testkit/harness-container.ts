@@ -77,7 +77,6 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
         ? {}
         : { evidenceBudgetMs: options.evidenceBudgetMs }),
       clock: clock.now,
-      sleep: clock.sleep,
       powertoolsLogger: new Logger({ serviceName: 'lease-watchdog', logLevel: 'SILENT' }),
       logger,
       ...(overrides.emfMetrics ? {} : { metrics }),

@@ -61,7 +61,7 @@ export interface SimClusterSpec {
 export interface HarnessOptions {
   /** Cluster name → the simulated cluster behind it. Default `{ prod: {} }`. */
   readonly clusters?: Readonly<Record<string, SimClusterSpec>>;
-  /** Extra top-level settings (gracePeriodSeconds, reminderIntervalSeconds, storm, fastMode...). */
+  /** Extra top-level settings (gracePeriodSeconds, reminderIntervalSeconds, storm...). */
   readonly settings?: Readonly<Record<string, unknown>>;
   /** Clusters added to the settings whose API server nothing listens on. */
   readonly unreachableClusters?: readonly string[];

@@ -5,8 +5,8 @@
  * them (static fake credentials, us-east-1), and the middy handler that `createHandler` builds,
  * middlewares included, exactly as `lambda/handler/handler.ts` builds it (harness-container.ts).
  * Only the logger and metrics are fakes (they are ports), and the clock: one fake clock drives
- * the sims (lazy lease renewals, the API's Date header), the watchdog, the state TTL, the SNS
- * server's `receivedAt` and the fast-mode sleep, so an hour of schedule takes a second. Never AWS.
+ * the sims (lazy lease renewals, the API's Date header), the watchdog, the state TTL and the SNS
+ * server's `receivedAt`, so an hour of schedule takes a second. Never AWS.
  *
  *   const h = await startWatchdogHarness({ clusters: { prod: { nodes: 6 } } });
  *   await h.run();            // one scheduled invocation, now

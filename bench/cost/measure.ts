@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import {
   FOR_SERVICE_METRICS,
   PER_CLUSTER_METRICS,
-} from '../../lambda/adapters/metrics/emf-metrics.js';
+} from '../../lambda/adapters/metrics/metric-names.js';
 import { DynamoDbStateStore } from '../../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { countUnits } from '../../testkit/capacity-units.js';
@@ -137,7 +137,7 @@ async function perCheck(
     superseded,
     snapshotUnits: (2 * snapshot.units) / (SNAPSHOT_MAX_AGE_MS / SCHEDULE_MS),
     storedBytes: snapshot.bytes,
-    // Billed per cluster: the metrics with the cluster dimension (lambda/adapters/metrics/emf-metrics.ts).
+    // Billed per cluster: the metrics with the cluster dimension (lambda/adapters/metrics/metric-names.ts).
     distinctMetrics: new Set(
       records
         .filter((r) => PER_CLUSTER_METRICS.has(r.name))

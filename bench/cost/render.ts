@@ -3,7 +3,7 @@
  * invocation and the fixed costs. Pure: the same measurements render the same file, whatever
  * machine measured them (`npm run bench:cost` measures, then calls it).
  */
-import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/emf-metrics.js';
+import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/metric-names.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { memoryMbFor } from '../../lambda/settings/function-memory.js';
 import { DEFAULTS } from '../../lambda/settings/index.js';

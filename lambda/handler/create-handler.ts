@@ -27,11 +27,8 @@ import {
   type StsClientOptions,
 } from '../adapters/kube/cluster-credentials.js';
 import { SqsLooks } from '../adapters/looks/sqs-looks.js';
-import {
-  METRICS_NAMESPACE,
-  powertoolsMetrics,
-  SERVICE_NAME,
-} from '../adapters/metrics/emf-metrics.js';
+import { powertoolsMetrics } from '../adapters/metrics/emf-metrics.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../adapters/metrics/metric-names.js';
 import { SnsTopicSubscriptions } from '../adapters/notify/delivery/sns-subscriptions.js';
 import { DynamoDbCheckLedger } from '../adapters/state/dynamodb/dynamodb-check-ledger.js';
 import { DynamoDbSilenceStore } from '../adapters/state/dynamodb/dynamodb-silence-store.js';
@@ -94,8 +91,6 @@ export interface HandlerParts {
   readonly clients: AwsClients;
   /** Epoch ms. Default Date.now. */
   readonly clock?: () => number;
-  /** Waits between fast-mode checks; rejects when the signal aborts. */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Default: a Powertools Logger writing structured lines to stdout. */
   readonly powertoolsLogger?: Logger;
   /** The watchdog's own logger and metrics ports; default: adapters over Powertools. */
@@ -265,7 +260,6 @@ function createInvocationRunner(
     logger,
     metrics,
     clock,
-    ...(parts.sleep ? { sleep: parts.sleep } : {}),
     looks: parts.looks ?? sqsLooks(config, clients, clock),
     onCall: onCallSenders(config, parts, clock),
     directory: discovery?.directory,

@@ -1,61 +1,8 @@
 /**
- * The events queued messages carry (SQS bodies): a dispatched check of one cluster, or a look of
- * the watchdog's own; each body read with one line of error when it is neither; and a batch of
- * them run with no cluster waiting on another.
+ * A batch of queued messages (SQS bodies: a dispatched check of one cluster, or a look of the
+ * watchdog's own), run with no cluster waiting on another; each body is read by queued-body.ts.
  */
 import type { InvocationEvent } from '../use-cases/invocation.js';
-
-/**
- * What a queued message asks for: a dispatched check (`{ "cluster": "<name>" }`, a scheduled
- * check of that cluster), or a look (lookOf); throws with one line when the body is neither.
- */
-export function queuedEventOf(body: string): InvocationEvent {
-  const value = jsonOf(body);
-  const keys = typeof value === 'object' && value !== null ? Object.keys(value) : [];
-  const cluster = (value as { cluster?: unknown } | null)?.cluster;
-  if (keys.length === 1 && typeof cluster === 'string') return { cluster };
-  return lookIn(value);
-}
-
-function jsonOf(body: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    throw new Error('the message body is not JSON');
-  }
-}
-
-/** The look a queued message asks for; throws with one line when the body is not one. */
-export function lookOf(body: string): InvocationEvent {
-  return lookIn(jsonOf(body));
-}
-
-function lookIn(value: unknown): InvocationEvent {
-  const look = value as {
-    cluster?: unknown;
-    look?: { suspects?: unknown; run?: unknown };
-    recheck?: unknown;
-  };
-  // `recheck`: the body of looks queued by a version before `look` (they wait up to 15 minutes).
-  const names = look?.look === undefined ? look?.recheck : look.look?.suspects;
-  if (
-    typeof look?.cluster !== 'string' ||
-    !Array.isArray(names) ||
-    !names.every((n) => typeof n === 'string')
-  ) {
-    throw new Error(
-      'the message body is not { "cluster": "<name>", "look": { "suspects": ["<lease>", ...] } }',
-    );
-  }
-  // `run`: the scheduled run that asked for a routine look; any other value is ignored (the look
-  // then runs, as every look did before it was carried).
-  const run = look.look?.run;
-  const suspects = names as string[];
-  return {
-    cluster: look.cluster,
-    look: Number.isFinite(run) ? { suspects, run: run as number } : { suspects },
-  };
-}
 
 /** One message of an SQS batch, as the event source mapping hands it over (what is used). */
 export interface QueuedMessage {
@@ -69,21 +16,36 @@ export interface QueuedBatchResult<Report> {
   readonly batchItemFailures: { itemIdentifier: string }[];
 }
 
+/** Every message of a batch failed: the invocation fails (the error alarm), SQS delivers them again. */
+export class QueuedBatchError extends Error {
+  override readonly name = 'QueuedBatchError';
+}
+
 /**
  * Runs a batch of queued messages (looks, dispatched checks): the clusters side by side, so that
  * one whose read hangs until its timeout never holds up another's; one cluster's messages one
  * after the other, in the order SQS handed them over (two checks of one cluster at once would
  * find each other's outbox taken). `run` checks what one message asks for; a message whose body
  * is not one, or whose run throws, is told to `failed` and reported for SQS to deliver again
- * (`ReportBatchItemFailures`). The reports come back in the batch's order.
+ * (`ReportBatchItemFailures`). The reports come back in the batch's order. When every message
+ * failed, it throws QueuedBatchError instead, as Powertools' `processPartialResponse` does: a
+ * batch that cannot succeed at all is the function's failure, not a quiet partial response.
  */
 export async function runQueuedBatch<Report>(
   records: readonly QueuedMessage[],
   run: (event: InvocationEvent) => Promise<{ readonly clusters: readonly Report[] }>,
   failed: (messageId: string, error: unknown) => void,
 ): Promise<QueuedBatchResult<Report>> {
+  // Loaded with the first batch, not at the cold start: zod and the schema cost ~30-40 ms
+  // (bundled, this machine), which a scheduled check never pays (infra-bundle.test.ts).
+  const { queuedEventOf } = await import('./queued-body.js');
   const outcomes: (readonly Report[] | undefined)[] = records.map(() => undefined);
   const lanes = new Map<string, { index: number; event: InvocationEvent }[]>();
+  let firstError: unknown;
+  const failure = (messageId: string, error: unknown) => {
+    firstError ??= error;
+    failed(messageId, error);
+  };
   records.forEach((record, index) => {
     try {
       const event = queuedEventOf(record.body);
@@ -91,7 +53,7 @@ export async function runQueuedBatch<Report>(
       lane.push({ index, event });
       lanes.set(event.cluster ?? '', lane);
     } catch (error) {
-      failed(record.messageId, error);
+      failure(record.messageId, error);
     }
   });
   await Promise.all(
@@ -100,11 +62,18 @@ export async function runQueuedBatch<Report>(
         try {
           outcomes[index] = (await run(event)).clusters;
         } catch (error) {
-          failed((records[index] as QueuedMessage).messageId, error);
+          failure((records[index] as QueuedMessage).messageId, error);
         }
       }
     }),
   );
+  if (records.length > 0 && outcomes.every((reports) => reports === undefined)) {
+    const first = firstError instanceof Error ? firstError.message : String(firstError);
+    throw new QueuedBatchError(
+      `every message of the batch failed (${records.length}); SQS delivers them again. The first: ${first}`,
+      { cause: firstError },
+    );
+  }
   return {
     clusters: outcomes.flatMap((reports) => reports ?? []),
     batchItemFailures: records.flatMap((record, i) =>

@@ -32,7 +32,7 @@ export const NODES_ALERTING_VERDICTS = [
   'missing-lease',
 ] as const satisfies readonly Verdict[];
 
-/** Metrics of one cluster's check; the adapter decides their dimensions (lambda/adapters/metrics/emf-metrics.ts). */
+/** Metrics of one cluster's check; the adapter decides their dimensions (lambda/adapters/metrics/metric-names.ts). */
 export interface MetricsRecorder {
   record(
     cluster: string,

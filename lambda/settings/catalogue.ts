@@ -24,9 +24,6 @@ import {
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
-/** The longest a fast-mode invocation may spend between its first and last check (Lambda's limit is 900 s). */
-export const MAX_FAST_MODE_SPAN_SECONDS = 840;
-
 const DAY = 86_400;
 
 // --- Options of the command line only ---------------------------------------------------------
@@ -193,21 +190,6 @@ export const storm = setting({
   ),
 });
 
-export const fastMode = setting({
-  key: 'fastMode',
-  places: ['file', 'lambda'],
-  shownDefault: '`{"checksPerInvocation":1,"intervalSeconds":10}`',
-  meaning:
-    'deprecated, no longer needed: the default deployment re-checks suspects at their deadline (SQS) and pages a dead node 50-60 s after its last renewal ([measured](docs/BENCHMARKS.md)). Still honoured: `{"checksPerInvocation":6,"intervalSeconds":10}` makes each scheduled run ask for five more looks 10 s apart (SQS message timers, one invocation each: nothing is billed while waiting), besides the routine looks',
-  schema: strictObject(
-    {
-      checksPerInvocation: wholeNumber(1, 60).default(DEFAULTS.fastMode.checksPerInvocation),
-      intervalSeconds: wholeNumber(1, 300).default(DEFAULTS.fastMode.intervalSeconds),
-    },
-    'fast mode',
-  ),
-});
-
 export const nodeRefreshSeconds = setting({
   key: 'nodeRefreshSeconds',
   places: ['file', 'lambda', 'cli'],
@@ -328,7 +310,6 @@ export const watchdogSettingsShape = {
   readFailuresBeforePage: readFailuresBeforePage.default(DEFAULTS.readFailuresBeforePage),
   stuckRemovalSeconds: stuckRemovalSeconds.default(DEFAULTS.stuckRemovalSeconds),
   storm: storm.prefault({}),
-  fastMode: fastMode.prefault({}),
   dispatch: dispatch.default(false),
   nodeRefreshSeconds: nodeRefreshSeconds.default(DEFAULTS.nodeRefreshSeconds),
   requestTimeoutSeconds: requestTimeoutSeconds.default(DEFAULTS.requestTimeoutSeconds),

@@ -12,7 +12,6 @@ export const DEFAULTS = Object.freeze({
     clusterFraction: 0.55,
     clusterMinNodes: 3,
   }),
-  fastMode: Object.freeze({ checksPerInvocation: 1, intervalSeconds: 10 }),
   nodeRefreshSeconds: 900,
   requestTimeoutSeconds: 15,
   scheduleMinutes: 1,

@@ -77,6 +77,17 @@ export function text(rules: TextRules) {
 }
 
 /**
+ * Settings the watchdog no longer has, and what does their work now: a file that still names one
+ * is told so, not that the key is unknown.
+ */
+const REMOVED_SETTINGS: ReadonlyMap<string, string> = new Map([
+  [
+    'fastMode',
+    'was removed: the looks queue (SQS) checks between scheduled runs and re-checks each suspect at its deadline, so a dead node pages 50-60 s after its last renewal; delete fastMode',
+  ],
+]);
+
+/**
  * An object that rejects keys it does not know (a typo must not silently fall back to a
  * default). `what` describes it for "must be an object (…)"; `required` for "is required: …".
  */
@@ -89,7 +100,8 @@ export function strictObject<Shape extends z.ZodRawShape>(
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code === 'unrecognized_keys') {
-        return `is not a known setting; remove it or use one of: ${known}`;
+        const removed = REMOVED_SETTINGS.get(issue.keys[0] ?? '');
+        return removed ?? `is not a known setting; remove it or use one of: ${known}`;
       }
       if (issue.input === undefined) return `is required: ${required}`;
       return `must be an object (${what}), got ${shown(issue.input)}`;

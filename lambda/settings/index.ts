@@ -15,8 +15,6 @@ export {
   DEFAULT_CONCURRENCY_CAP,
   type DeployedCluster,
   type DeploymentConfig,
-  type FastModeSettings,
-  fastModeSpanSeconds,
   type LeaseWatchdogConfig,
   MAX_SETTINGS_ENV_BYTES,
   parseAppConfig,

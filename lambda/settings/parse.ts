@@ -7,7 +7,7 @@
  */
 import type * as z from 'zod';
 import type { StormPolicy } from '../core/storms.js';
-import { MAX_FAST_MODE_SPAN_SECONDS, watchdogSettingsShape } from './catalogue.js';
+import { watchdogSettingsShape } from './catalogue.js';
 import { functionSettingsOf } from './cluster-file.js';
 import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM, NO_CLUSTERS } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
@@ -41,7 +41,6 @@ export type WatchdogSettings = Readonly<
   Omit<Parsed, 'clusters'> & { clusters: readonly ClusterSettings[] }
 >;
 export type StormSettings = StormPolicy;
-export type FastModeSettings = WatchdogSettings['fastMode'];
 
 type ReadonlyDeep<T> = T extends (infer E)[]
   ? readonly ReadonlyDeep<E>[]
@@ -110,11 +109,6 @@ function reservedConcurrencyOf(
   return dispatched ? DEFAULT_CONCURRENCY_CAP : Math.min(clusters * 2 + 1, DEFAULT_CONCURRENCY_CAP);
 }
 
-/** Seconds from the first to the last check of one invocation. */
-export function fastModeSpanSeconds(fastMode: FastModeSettings): number {
-  return (fastMode.checksPerInvocation - 1) * fastMode.intervalSeconds;
-}
-
 /**
  * `input` parsed by `schema`; a ConfigError naming the first problem when it does not fit.
  * Without zod's eval-compiled fast path (`jitless`): settings are parsed once, and compiling that
@@ -126,10 +120,10 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
   return result.data;
 }
 
-/** The rules that span fields: unique names, the EKS name's default, the fast-mode span. */
+/** The rules that span fields: unique names, the EKS name's default. */
 function checkSettings<
   C extends ParsedCluster,
-  T extends { clusters?: C[] | undefined; fastMode: FastModeSettings; discover?: unknown },
+  T extends { clusters?: C[] | undefined; discover?: unknown },
 >(settings: T): Omit<T, 'clusters'> & { clusters: (Omit<C, 'auth'> & { auth: ClusterAuth })[] } {
   const listed = settings.clusters ?? [];
   if (listed.length === 0 && settings.discover === undefined) {
@@ -168,12 +162,6 @@ function checkSettings<
     };
     return { ...cluster, auth };
   });
-  const span = fastModeSpanSeconds(settings.fastMode);
-  if (span > MAX_FAST_MODE_SPAN_SECONDS) {
-    throw new ConfigError(
-      `fastMode spans ${span} s ((checksPerInvocation - 1) × intervalSeconds); keep it at most ${MAX_FAST_MODE_SPAN_SECONDS} s`,
-    );
-  }
   return { ...settings, clusters };
 }
 
@@ -247,12 +235,6 @@ function checkDeployment(parsed: ParsedDeployment): DeploymentConfig {
   if (parsed.existingTopicArn === undefined && emails.length === 0) {
     throw new ConfigError(
       'emails must list at least one address to notify (or set existingTopicArn to publish to a topic you already have)',
-    );
-  }
-  const span = fastModeSpanSeconds(settings.fastMode);
-  if (span >= parsed.scheduleMinutes * 60) {
-    throw new ConfigError(
-      `fastMode spans ${span} s ((checksPerInvocation - 1) × intervalSeconds), which must be shorter than the schedule period (${parsed.scheduleMinutes * 60} s); lower fastMode.checksPerInvocation or fastMode.intervalSeconds`,
     );
   }
   const clusters = settings.clusters.map(deployedCluster);

@@ -73,13 +73,13 @@ const alarmTopicArn = setting({
 const scheduleError = (issue: { input?: unknown }) =>
   typeof issue.input === 'number' && Number.isInteger(issue.input) && issue.input > 60
     ? `must be at most 60 (got ${issue.input}): check each cluster at least hourly`
-    : `must be a whole number ≥ 1; for sub-minute detection use fastMode (got ${shown(issue.input)})`;
+    : `must be a whole number ≥ 1 (got ${shown(issue.input)}); the looks queue checks between scheduled runs`;
 
 const scheduleMinutes = setting({
   key: 'scheduleMinutes',
   places: ['file'],
   shownDefault: String(DEFAULTS.scheduleMinutes),
-  meaning: 'check every N minutes (whole minutes, 1-60; for sub-minute detection use `fastMode`)',
+  meaning: 'check every N minutes (whole minutes, 1-60; the looks queue checks in between)',
   schema: z
     .int({ error: scheduleError })
     .min(1, { error: scheduleError })

@@ -1,7 +1,7 @@
 /**
  * The cloud watchdog: what one Lambda invocation does, with every outside part injected (the
  * handler wires the real ones; tests hand in local endpoints). For each cluster the event names
- * (or every configured cluster), run the check cycle — several times in fast mode — and report.
+ * (or every configured cluster), run the check cycle and report.
  *
  * A cluster that cannot be read is not a failure of the invocation: it is a WATCHDOG
  * notification. The invocation fails (so the Lambda error alarm fires) only when the watchdog
@@ -9,7 +9,6 @@
  * One failing cluster never stops the others.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AlertPolicy } from '../core/incidents.js';
 import type { Policy } from '../core/policy.js';
 import type {
@@ -49,12 +48,6 @@ export interface InvocationDeps {
   readonly logger: StructuredLogger;
   readonly metrics: MetricsRecorder;
   readonly clock: () => number;
-  /**
-   * Waits between the checks of one invocation in fast mode, when there is no `looks` to ask
-   * for looks instead; rejects when `signal` aborts. Default `timers/promises` setTimeout (tests
-   * pair it with their fake clock).
-   */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
    * Where the watchdog asks for looks of its own: a suspect's re-check, and the routine looks
    * between scheduled runs (look-requests.ts). None: it looks only when invoked.
@@ -143,7 +136,7 @@ export class InvocationRunner {
 
   constructor(private readonly deps: InvocationDeps) {
     this.watched = new Map(deps.settings.clusters.map((c) => [c.name, this.build(c)]));
-    this.lookRequests = new LookRequests(deps.looks, deps.settings.fastMode, deps.logger);
+    this.lookRequests = new LookRequests(deps.looks, deps.logger);
   }
 
   private build(cluster: ClusterSettings): Watched {
@@ -248,14 +241,8 @@ export class InvocationRunner {
     return watched;
   }
 
-  /**
-   * One cluster: one check. In fast mode, the checks that follow at fixed offsets from the start
-   * are looks asked of `looks` (nothing is billed while waiting for them); without `looks`
-   * (no queue: tests, a bare function) they run in this invocation, asleep in between.
-   */
+  /** One cluster: one check; after a scheduled run, the routine looks it asks for (look-requests.ts). */
   private async watchCluster(watched: Watched, run: RunLimits) {
-    const { signal, readSignal } = run;
-    const { fastMode } = this.deps.settings;
     const { cluster } = watched;
     const started = this.deps.clock();
     let report: ClusterReport = {
@@ -266,27 +253,15 @@ export class InvocationRunner {
       published: 0,
       pending: 0,
     };
-    // A look is one check; a scheduled run is one, unless no one can be asked for looks.
-    const checks = !run.look && this.deps.looks === undefined ? fastMode.checksPerInvocation : 1;
-    for (let i = 0; i < checks; i++) {
-      if (i > 0) {
-        const wait = started + i * fastMode.intervalSeconds * 1000 - this.deps.clock();
-        try {
-          if (wait > 0) await (this.deps.sleep ?? defaultSleep)(wait, signal);
-        } catch {
-          break; // the invocation's deadline is near: stop starting checks
-        }
-      }
-      // Past the time for reading, another check could only fail to read.
-      if (signal?.aborted || (i > 0 && readSignal?.aborted)) break;
+    if (!run.signal?.aborted) {
       const outcome = await this.checkOnce(watched, run);
       report = {
         cluster: cluster.name,
-        checks: report.checks + 1,
+        checks: 1,
         lastStatus: outcome.status,
-        alerting: outcome.status === 'checked' ? alertingCount(outcome) : report.alerting,
-        published: report.published + (outcome.status === 'busy' ? 0 : outcome.published.length),
-        pending: outcome.status === 'busy' ? report.pending : outcome.pending.length,
+        alerting: outcome.status === 'checked' ? alertingCount(outcome) : 0,
+        published: outcome.status === 'busy' ? 0 : outcome.published.length,
+        pending: outcome.status === 'busy' ? 0 : outcome.pending.length,
       };
     }
     if (!run.look) await this.lookRequests.afterRun(cluster.name, started);
@@ -361,8 +336,4 @@ export class InvocationRunner {
       });
     }
   }
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return sleep(ms, undefined, signal ? { signal } : undefined);
 }

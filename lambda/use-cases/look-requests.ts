@@ -1,11 +1,10 @@
 /**
  * The looks the watchdog asks for itself, through the `Looks` port: a scheduled run's routine
- * looks (ROUTINE_LOOKS_MS, and fast mode's further checks), a suspect's re-check, and which
+ * looks (ROUTINE_LOOKS_MS), a suspect's re-check, and which
  * routine looks a later run in this container has superseded. A request the port does not accept
  * is logged, never fatal: the check itself succeeded, and the next scheduled run looks again.
  */
 import type { Looks, StructuredLogger } from '../ports/index.js';
-import type { WatchdogSettings } from '../settings/index.js';
 
 /**
  * After each scheduled run, the watchdog asks for looks of its own this long after the run's start,
@@ -41,25 +40,17 @@ export class LookRequests {
 
   constructor(
     private readonly looks: Looks | undefined,
-    private readonly fastMode: WatchdogSettings['fastMode'],
     private readonly logger: StructuredLogger,
   ) {}
 
   /**
    * The looks a scheduled run that started at `started` asks for: ROUTINE_LOOKS_MS after its
-   * start, and in fast mode its further checks (every `intervalSeconds`), in one request when the
-   * port can.
+   * start, in one request when the port can.
    */
   async afterRun(cluster: string, started: number): Promise<void> {
     const { looks } = this;
     if (looks === undefined) return;
-    const { checksPerInvocation, intervalSeconds } = this.fastMode;
-    const fast = Array.from(
-      { length: checksPerInvocation - 1 },
-      (_, i) => (i + 1) * intervalSeconds * 1000,
-    );
-    const offsets = [...new Set([...fast, ...ROUTINE_LOOKS_MS])].sort((a, b) => a - b);
-    const at = offsets.map((after) => started + after);
+    const at = ROUTINE_LOOKS_MS.map((after) => started + after);
     if (looks.scheduleLooks === undefined) {
       for (const when of at) await this.recheck(cluster, [], when);
       return;

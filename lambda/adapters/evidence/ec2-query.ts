@@ -3,15 +3,19 @@
  * own SigV4 signer and the function's credential provider. Not `@aws-sdk/client-ec2`: for the two
  * read-only calls the evidence needs it would add 1,059,687 bytes to the minified bundle (236,666
  * gzipped; esbuild --bundle --minify --platform=node --format=esm, SNS client alone 465,633 vs
- * with client-ec2 1,525,320), while the signer is already in it (EKS tokens). Bounded: the answer
- * is read up to ANSWER_MAX_BYTES, the XML reader has its own limits, the caller's signal stops it.
- * No redirect is followed: fetch would re-send the body and the signed headers (the session token
- * with them) to whatever host the answer names.
+ * with client-ec2 1,525,320), while the signer is already in it (EKS tokens), and so is the SDK's
+ * XML parser (the SNS client's; docs/BENCHMARKS.md, "The EC2 evidence call"). Bounded: the answer
+ * is read up to ANSWER_MAX_BYTES, a DOCTYPE is refused before parsing, the caller's signal stops it.
+ * Sent by the SDK clients' own HTTP handler (node:https), not global fetch, which loads Node's
+ * undici on the FIRING path (docs/BENCHMARKS.md, same section). It follows no redirect: one would
+ * re-send the body and the signed headers (the session token with them) to another host.
  */
+import type { IncomingMessage } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { parseXML } from '@aws-sdk/xml-builder';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { parseXml, textAt, type XmlElement, XmlError } from './xml.js';
+import type { AwsCredentialIdentityProvider, HttpRequest } from '@smithy/types';
 
 export const EC2_API_VERSION = '2016-11-15';
 export const ANSWER_MAX_BYTES = 256 * 1024;
@@ -40,6 +44,35 @@ export function ec2Endpoint(region: string): string {
   return `https://ec2.${region}.amazonaws.com`;
 }
 
+/**
+ * An element as `parseXML` leaves it: its text, or its children by name (an array when repeated;
+ * an attribute is one more key, EC2's answers carry only `xmlns`).
+ */
+export type XmlValue = string | { readonly [name: string]: XmlValue | XmlValue[] };
+
+/** An answer's root element: its name and what it holds. */
+export interface XmlAnswer {
+  readonly name: string;
+  readonly value: XmlValue;
+}
+
+/** The elements named `name` in `element`. */
+export function childrenNamed(element: XmlValue | undefined, name: string): XmlValue[] {
+  if (element === undefined || typeof element === 'string' || !Object.hasOwn(element, name)) {
+    return [];
+  }
+  const found = element[name] as XmlValue | XmlValue[];
+  return Array.isArray(found) ? found : [found];
+}
+
+/** The trimmed text at the end of `path` (undefined when absent or empty). */
+export function textAt(element: XmlValue | undefined, ...path: string[]): string | undefined {
+  let current = element;
+  for (const name of path) current = childrenNamed(current, name)[0];
+  const text = typeof current === 'string' ? current.trim() : undefined;
+  return text ? text : undefined;
+}
+
 /** Calls `action` in `region` with `params`; resolves with the answer's root element. */
 export async function ec2Query(
   region: string,
@@ -47,42 +80,47 @@ export async function ec2Query(
   params: Readonly<Record<string, string>>,
   options: Ec2QueryOptions,
   signal: AbortSignal,
-): Promise<XmlElement> {
+): Promise<XmlAnswer> {
   const url = new URL((options.endpoint ?? ec2Endpoint)(region));
   const body = new URLSearchParams({
     Action: action,
     Version: EC2_API_VERSION,
     ...params,
   }).toString();
-  const headers = await signedHeaders(url, region, body, options.credentials);
-  let response: Response;
+  const request = await signed(url, region, body, options.credentials);
+  let response: Awaited<ReturnType<NodeHttpHandler['handle']>>['response'];
   try {
-    response = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
+    // The handler's type asks for the SDK's request class; it reads only the fields signed here.
+    const sent = request as Parameters<NodeHttpHandler['handle']>[0];
+    ({ response } = await http.handle(sent, { abortSignal: signal }));
   } catch (error) {
     if (signal.aborted) throw error;
     throw new Ec2QueryError('Unreachable', `could not reach ${url.host}`, { cause: error });
   }
-  if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel().catch(() => undefined);
+  const answer = response.body as IncomingMessage;
+  if (response.statusCode >= 300 && response.statusCode < 400) {
+    answer.destroy();
     throw new Ec2QueryError(
       'Redirect',
-      `${url.host} answered ${response.status} (a redirect), not followed: the call is signed for this endpoint alone`,
+      `${url.host} answered ${response.statusCode} (a redirect), not followed: the call is signed for this endpoint alone`,
     );
   }
-  return answerRoot(url, response);
+  return answerRoot(url, response.statusCode, await boundedText(answer));
 }
 
-/** The headers of the POST of `body` to `url`, signed with SigV4 (the host header left to fetch). */
-async function signedHeaders(
+/** The SDK clients' handler: node:https, keep-alive, no redirect followed. */
+const http = new NodeHttpHandler();
+
+/** The POST of `body` to `url`, signed with SigV4. */
+async function signed(
   url: URL,
   region: string,
   body: string,
   credentials: AwsCredentialIdentityProvider,
-): Promise<Record<string, string>> {
+): Promise<HttpRequest> {
   const signer = new SignatureV4({ service: 'ec2', region, credentials, sha256: Sha256 });
-  let signed: { headers: Record<string, string> };
   try {
-    signed = await signer.sign({
+    return await signer.sign({
       method: 'POST',
       protocol: url.protocol,
       hostname: url.hostname,
@@ -92,6 +130,7 @@ async function signedHeaders(
       headers: {
         host: url.host,
         'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
       },
       body,
     });
@@ -100,45 +139,45 @@ async function signedHeaders(
       cause: error,
     });
   }
-  const { host: _host, ...headers } = signed.headers;
-  return headers;
 }
 
 /** The answer's root element; an Ec2QueryError for EC2's error answer or one that is no XML. */
-async function answerRoot(url: URL, response: Response): Promise<XmlElement> {
-  const text = await boundedText(response);
-  let root: XmlElement;
+function answerRoot(url: URL, status: number, text: string): XmlAnswer {
+  const ok = status >= 200 && status < 300;
+  let root: XmlAnswer;
   try {
-    root = parseXml(text);
+    // parseXML skips each DOCTYPE by lower-casing the rest of the text: seconds for 256 KB of them.
+    if (/<!doctype/i.test(text)) throw new Error('a DOCTYPE is not accepted');
+    const [entry] = Object.entries(parseXML(text) as Record<string, XmlValue>);
+    if (entry === undefined) throw new Error('no element');
+    root = { name: entry[0], value: entry[1] };
   } catch (error) {
-    const why = error instanceof XmlError ? error.message : 'unreadable';
+    const why = error instanceof Error ? error.message : 'unreadable';
     throw new Ec2QueryError(
-      response.ok ? 'BadAnswer' : `HTTP ${response.status}`,
-      `${url.host} answered ${response.status} with no readable XML (${why})`,
+      ok ? 'BadAnswer' : `HTTP ${status}`,
+      `${url.host} answered ${status} with no readable XML (${why})`,
       { cause: error },
     );
   }
-  if (!response.ok || root.name === 'Response') {
-    const code = textAt(root, 'Errors', 'Error', 'Code') ?? `HTTP ${response.status}`;
-    const message = textAt(root, 'Errors', 'Error', 'Message') ?? '';
+  if (!ok || root.name === 'Response') {
+    const code = textAt(root.value, 'Errors', 'Error', 'Code') ?? `HTTP ${status}`;
+    const message = textAt(root.value, 'Errors', 'Error', 'Message') ?? '';
     throw new Ec2QueryError(code, message);
   }
   return root;
 }
 
 /** The answer's text, read up to ANSWER_MAX_BYTES. */
-async function boundedText(response: Response): Promise<string> {
-  const chunks: Uint8Array[] = [];
+async function boundedText(body: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
   let bytes = 0;
-  if (response.body) {
-    for await (const chunk of response.body) {
-      bytes += chunk.byteLength;
-      if (bytes > ANSWER_MAX_BYTES) {
-        await response.body.cancel().catch(() => undefined);
-        throw new Ec2QueryError('BadAnswer', `the answer is over ${ANSWER_MAX_BYTES} bytes`);
-      }
-      chunks.push(chunk);
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bytes += chunk.byteLength;
+    if (bytes > ANSWER_MAX_BYTES) {
+      body.destroy();
+      throw new Ec2QueryError('BadAnswer', `the answer is over ${ANSWER_MAX_BYTES} bytes`);
     }
+    chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

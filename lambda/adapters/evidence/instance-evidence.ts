@@ -8,8 +8,14 @@
 import { awsInstanceId } from '../../core/aws-instance.js';
 import type { AlertNode, InstanceEvidence, NodeEvidence } from '../../core/notification.js';
 import { EvidenceReadError, type EvidenceReader } from '../../ports/index.js';
-import { Ec2QueryError, type Ec2QueryOptions, ec2Query } from './ec2-query.js';
-import { child, childrenNamed, textAt, type XmlElement } from './xml.js';
+import {
+  childrenNamed,
+  Ec2QueryError,
+  type Ec2QueryOptions,
+  ec2Query,
+  textAt,
+  type XmlValue,
+} from './ec2-query.js';
 
 const MAX_EVENTS = 3;
 const TEXT_MAX = 200;
@@ -89,9 +95,10 @@ export class InstanceStateReader implements EvidenceReader {
       const each = await Promise.all(ids.map((id) => this.describe(region, [id], signal)));
       return new Map(each.flatMap((m) => [...m]));
     }
-    const why = reasonsOf(reasons);
+    const why = reasonsOf(reasons?.value);
     const out = new Map<string, InstanceEvidence>();
-    for (const item of childrenNamed(child(status ?? undefined, 'instanceStatusSet'), 'item')) {
+    const set = childrenNamed(status?.value, 'instanceStatusSet')[0];
+    for (const item of childrenNamed(set, 'item')) {
       const instanceId = textAt(item, 'instanceId');
       if (!instanceId || !ids.includes(instanceId)) continue;
       out.set(instanceId, instanceOf(item, instanceId, region, why.get(instanceId)));
@@ -116,10 +123,10 @@ interface Reason {
   readonly reason?: string | undefined;
 }
 
-function reasonsOf(answer: XmlElement | null): Map<string, Reason> {
+function reasonsOf(answer: XmlValue | undefined): Map<string, Reason> {
   const out = new Map<string, Reason>();
-  for (const reservation of childrenNamed(child(answer ?? undefined, 'reservationSet'), 'item')) {
-    for (const item of childrenNamed(child(reservation, 'instancesSet'), 'item')) {
+  for (const reservation of childrenNamed(childrenNamed(answer, 'reservationSet')[0], 'item')) {
+    for (const item of childrenNamed(childrenNamed(reservation, 'instancesSet')[0], 'item')) {
       const instanceId = textAt(item, 'instanceId');
       if (!instanceId) continue;
       const code = textAt(item, 'stateReason', 'code');
@@ -141,12 +148,12 @@ function reasonsOf(answer: XmlElement | null): Map<string, Reason> {
 }
 
 function instanceOf(
-  item: XmlElement,
+  item: XmlValue,
   instanceId: string,
   region: string,
   reason: Reason | undefined,
 ): InstanceEvidence {
-  const events = childrenNamed(child(item, 'eventsSet'), 'item')
+  const events = childrenNamed(childrenNamed(item, 'eventsSet')[0], 'item')
     .slice(0, MAX_EVENTS)
     .map((e) => {
       const code = textAt(e, 'code') ?? 'event';

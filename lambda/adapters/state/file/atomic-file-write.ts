@@ -1,7 +1,8 @@
 /**
  * Writes a file whole or not at all: the content goes to a temporary file beside it (mode 0600,
  * synced to disk), which is then renamed over it, so a reader or a crash never sees half of it.
- * The state file (file-store.ts) and the silences file (file-silence-store.ts) are written so.
+ * The state file (file-store.ts) and the silences file (file-silence-store.ts) are written so,
+ * and kept aside under one name when they cannot be read.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
@@ -27,4 +28,10 @@ export async function writeFileAtomically(path: string, content: string): Promis
     await unlink(temporary).catch(() => undefined);
     throw error;
   }
+}
+
+/** `<file>.corrupt-20261129T120000.000Z` at `now`: where a file that cannot be read is kept aside. */
+export function corruptPathOf(path: string, now: number): string {
+  const stamp = new Date(now).toISOString().replaceAll('-', '').replaceAll(':', '');
+  return `${path}.corrupt-${stamp}`;
 }

@@ -19,7 +19,7 @@ import {
   unknownSilence,
   writable,
 } from '../silence-document.js';
-import { writeFileAtomically } from './atomic-file-write.js';
+import { corruptPathOf, writeFileAtomically } from './atomic-file-write.js';
 import { lockStateFile, StateFileLockedError } from './state-file-lock.js';
 
 const FILE_FORMAT = 1;
@@ -89,7 +89,7 @@ export class FileSilenceStore implements SilenceStore {
         entries = await this.#read();
       } catch (error) {
         if (!(error instanceof UnreadableSilencesError)) throw error;
-        const copy = this.#corruptPath();
+        const copy = corruptPathOf(this.path, this.clock());
         await rename(this.path, copy);
         const reason = error.message.replace(`: ${ADVICE}`, '');
         return { silences: [], setAside: { reason, copy } };
@@ -98,7 +98,7 @@ export class FileSilenceStore implements SilenceStore {
       const { silences, bad } = sorted(entries[cluster] ?? [], now, cluster);
       const kept = keptSilences(silences, now).sort(byEnd);
       if (bad.length === 0) return { silences: kept };
-      const copy = this.#corruptPath();
+      const copy = corruptPathOf(this.path, this.clock());
       await copyFile(this.path, copy);
       await this.#write({ ...entries, [cluster]: silences.map(toSilenceDocument) });
       return {
@@ -161,12 +161,6 @@ export class FileSilenceStore implements SilenceStore {
   #write(entries: Entries): Promise<void> {
     const document = { format: FILE_FORMAT, clusters: entries };
     return writeFileAtomically(this.path, `${JSON.stringify(document)}\n`);
-  }
-
-  /** `<file>.corrupt-20261129T120000.000Z`, from the store's clock. */
-  #corruptPath(): string {
-    const stamp = new Date(this.clock()).toISOString().replaceAll('-', '').replaceAll(':', '');
-    return `${this.path}.corrupt-${stamp}`;
   }
 
   /** The file's lock; another `silence` command holds it for milliseconds, so wait a little. */

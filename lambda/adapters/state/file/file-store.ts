@@ -9,7 +9,7 @@ import {
   type StoredState,
 } from '../../../ports/index.js';
 import { fromStateDocument, type StateDocument, toStateDocument } from '../state-document.js';
-import { writeFileAtomically } from './atomic-file-write.js';
+import { corruptPathOf, writeFileAtomically } from './atomic-file-write.js';
 
 const FILE_FORMAT = 1;
 const ADVICE = 'delete it or point --state-file elsewhere';
@@ -69,7 +69,7 @@ export class FileStateStore implements StateStore {
       file = await this.#read();
     } catch (error) {
       if (!(error instanceof UnreadableStateError)) throw error;
-      const copy = this.#corruptPath();
+      const copy = corruptPathOf(this.path, this.#clock());
       await rename(this.path, copy);
       return { version: 0, state: emptyClusterState(), reset: { reason: reasonOf(error), copy } };
     }
@@ -79,7 +79,7 @@ export class FileStateStore implements StateStore {
       return { version: entry.version, state: this.#decode(cluster, entry.state) };
     } catch (error) {
       if (!(error instanceof UnreadableStateError)) throw error;
-      const copy = this.#corruptPath();
+      const copy = corruptPathOf(this.path, this.#clock());
       await copyFile(this.path, copy);
       return {
         version: entry.version,
@@ -87,12 +87,6 @@ export class FileStateStore implements StateStore {
         reset: { reason: reasonOf(error), copy },
       };
     }
-  }
-
-  /** `<file>.corrupt-20261129T120000.000Z`, from the store's clock. */
-  #corruptPath(): string {
-    const stamp = new Date(this.#clock()).toISOString().replaceAll('-', '').replaceAll(':', '');
-    return `${this.path}.corrupt-${stamp}`;
   }
 
   save(

@@ -4,8 +4,8 @@
  * declaration of each setting; a test keeps README.md and infra/config.schema.json current.
  */
 import * as z from 'zod';
-import { appSchema } from './parse.js';
-import { allSettings, type SettingInfo } from './registry.js';
+import { appSchema } from '../lambda/settings/parse.js';
+import { allSettings, type SettingInfo } from '../lambda/settings/registry.js';
 
 function row(cells: readonly string[]): string {
   return `| ${cells.join(' | ')} |`;
