@@ -304,6 +304,16 @@ export class ApiSession {
     if (field != null && !Array.isArray(field))
       throw invalidAnswerError(what, kind, wholeBody(answer, this.redact));
     const list: unknown[] = Array.isArray(field) ? field : [];
+    const next = str(record(body.metadata).continue) || undefined;
+    // A server that pages must page by `limit` (one that ignores it sends its whole list at once,
+    // bounded by the page caps).
+    if (next && list.length > limit) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} holds ${list.length} items where ${limit} were asked for, and continues: read given up`,
+        200,
+      );
+    }
     const items: T[] = [];
     for (const raw of list) {
       const item = project(raw, body);
@@ -312,7 +322,7 @@ export class ApiSession {
     const remaining = record(body.metadata).remainingItemCount;
     return {
       items,
-      next: str(record(body.metadata).continue) || undefined,
+      next,
       date: answer.date,
       bytes: answer.bytes,
       received: list.length,
