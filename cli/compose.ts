@@ -78,6 +78,8 @@ export function readerFor(
     cluster: kubeConfig.getCurrentContext(),
     namespace: options.namespace,
     requestTimeoutMs: options.timeoutSeconds * 1000,
+    // --timeout bounds the whole read, as a user reads it: not each of its requests in turn.
+    bounds: { budgetMs: options.timeoutSeconds * 1000 },
     labelKeys: labelsUsedBy(policies.policy),
     nodeCache,
     suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
