@@ -401,15 +401,17 @@ export class ApiSession {
         { cause: error },
       );
     }
-    if (this.budget.aborted && !timeout.aborted) {
+    // A budget no longer than a request's (the CLI's --timeout) reads as that request's timeout.
+    const { budgetMs } = this.options.bounds;
+    if (this.budget.aborted && !timeout.aborted && budgetMs > this.options.timeoutMs) {
       return new ClusterReadError(
         'timeout',
-        `${what}: the read of ${this.target.host} took longer than its budget of ${this.options.bounds.budgetMs / 1000}s, given up`,
+        `${what}: the read of ${this.target.host} took longer than its budget of ${budgetMs / 1000}s, given up`,
         undefined,
         { cause: error },
       );
     }
-    if (timeout.aborted) {
+    if (timeout.aborted || this.budget.aborted) {
       return new ClusterReadError(
         'timeout',
         `${what}: no answer from ${this.target.host} within ${this.options.timeoutMs / 1000}s`,
