@@ -128,6 +128,30 @@ describe('lease-watchdog config', () => {
     assert.equal(fine.code, 0, fine.stderr);
   });
 
+  it('validate refuses a secret given inline, saying to put it in Secrets Manager, and never quotes it', async () => {
+    const key = 'R0123456789abcdef0123456789abcd';
+    for (const [receiver, inline] of [
+      ['pagerDuty', { routingKey: key }],
+      ['pagerDuty', { routingKey: key, routingKeySecret: 'lease-watchdog/pd' }],
+      ['opsgenie', { apiKey: key }],
+    ] as const) {
+      const r = await runInProcess([
+        'config',
+        'validate',
+        file('inline.json', { ...mine, [receiver]: inline }),
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderrLines.length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `: ${receiver}\\.(routingKey|apiKey) is a secret given inline: put it in AWS Secrets Manager and name the secret in \\1Secret `,
+        ),
+      );
+      assert.doesNotMatch(r.stderr, new RegExp(key));
+    }
+  });
+
   it('refuses what it does not know, exit 2, one line each', async () => {
     for (const [argv, message] of [
       [['config'], /config needs a subcommand/],
