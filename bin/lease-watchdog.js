@@ -16,8 +16,9 @@ const nodeModule = process.getBuiltinModule('node:module');
 const { status } = nodeModule.enableCompileCache();
 const { ENABLED, ALREADY_ENABLED } = nodeModule.constants.compileCacheStatus;
 const cached = status === ENABLED || status === ALREADY_ENABLED;
-// `--version` alone: answered without loading the command (kubectl's `version --client` is as quick).
-const versionOnly = process.argv.length === 3 && process.argv[2] === '--version';
+// `--version` (or `version`) alone: answered without loading the command (kubectl's `version --client` is as quick).
+const versionOnly =
+  process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === 'version');
 // With the cache on, the command's code is compiled whole when it loads (V8's --no-lazy, for that
 // import only), so the cache holds the functions a command runs, not only those that run at
 // load: ~2 ms of a check's start, A/B (docs/BENCHMARKS.md, "The command's start beside kubectl").

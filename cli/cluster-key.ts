@@ -1,11 +1,14 @@
 /**
  * The key under which `watch --state-file` keeps a cluster's state and silences, and `silence`
- * finds them: the cluster's API server URL, which every kubeconfig context of that cluster shares.
- * Keyed by the context's name (as before), a silence added through another context (an alias,
- * another kubeconfig file) went where the running `watch` never looked. A state file written
- * before holds the cluster under its context's name: it is still read there (the legacy name)
- * until the first save under the key.
+ * finds them: the cluster's CA (a SHA-256 of its certificates) and its API server URL, loopback
+ * names (`localhost`, `127.0.0.1`, `::1`) as one. The URL alone joined two clusters reached at
+ * one URL (two port-forwards on `https://localhost:6443`) and split one reached as `localhost`
+ * and as `127.0.0.1`. Without a CA in the kubeconfig (the system's trust, or no verification), the
+ * URL alone. State written by earlier versions (keyed by the URL, and before that by the context's
+ * name) is still read there until the first save under the key.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Silence } from '../lambda/core/silences.js';
 import type {
   KubeConfigView,
@@ -15,36 +18,68 @@ import type {
   StoredState,
 } from '../lambda/ports/index.js';
 
-/** Where a cluster's entries are: its key, and the context name older versions keyed it by. */
+/** Where a cluster's entries are: its key, its context's name, and the names older versions used. */
 export interface ClusterKey {
   readonly key: string;
+  /** The kubeconfig context's name (what the CLI shows beside the key). */
   readonly legacy: string;
+  /** Where earlier versions kept the cluster, read in turn while the key holds nothing. */
+  readonly older: readonly string[];
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /** `https://host:port/path`, as the URL parser normalises it (case, default port, no `/` at the end). */
-export function serverKey(server: string): string {
+export function serverKey(server: string, loopback?: string): string {
   const url = new URL(server);
-  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  const host = loopback && LOOPBACK.has(url.hostname) ? loopback : url.hostname;
+  return `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** The key of the kubeconfig's current context (loadKubeConfig checked its server URL). */
 export function clusterKeyOf(kubeConfig: KubeConfigView): ClusterKey {
-  const server = kubeConfig.getCurrentCluster()?.server ?? '';
-  return { key: serverKey(server), legacy: kubeConfig.getCurrentContext() };
+  const cluster = kubeConfig.getCurrentCluster();
+  const server = cluster?.server ?? '';
+  const context = kubeConfig.getCurrentContext();
+  const ca = caText(cluster?.caData, cluster?.caFile);
+  const url = serverKey(server);
+  if (ca === undefined) return { key: url, legacy: context, older: [context] };
+  // The certificates' bytes, whatever their PEM's line breaks.
+  const der = Buffer.from(ca.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const sha = createHash('sha256').update(der).digest('hex').slice(0, 16);
+  return {
+    key: `${serverKey(server, '127.0.0.1')}#ca=${sha}`,
+    legacy: context,
+    older: [url, context],
+  };
 }
 
-function namesOf({ key, legacy }: ClusterKey): string[] {
-  return legacy === key ? [key] : [key, legacy];
+/** The kubeconfig's CA as PEM text, or undefined when it names none (or its file cannot be read). */
+function caText(data: string | undefined, file: string | undefined): string | undefined {
+  if (data) return Buffer.from(data, 'base64').toString('utf8');
+  try {
+    return file ? readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every name the cluster may be kept under: its key first. */
+export function namesOf({ key, older }: ClusterKey): string[] {
+  return [...new Set([key, ...older])];
 }
 
 /** A state store that keeps the cluster under `key`, whatever name the check passes. */
 export function keyedStateStore(inner: StateStore, at: ClusterKey): StateStore {
   const pick = async (read: (name: string) => Promise<StoredState>): Promise<StoredState> => {
     const current = await read(at.key);
-    if (current.version > 0 || at.legacy === at.key) return current;
-    const old = await read(at.legacy);
-    // Saved under the key from now on: version 0 there.
-    return old.version > 0 ? { ...old, version: 0 } : current;
+    if (current.version > 0) return current;
+    for (const name of namesOf(at).slice(1)) {
+      const old = await read(name);
+      // Saved under the key from now on: version 0 there.
+      if (old.version > 0) return { ...old, version: 0 };
+    }
+    return current;
   };
   const loadOrReset = inner.loadOrReset?.bind(inner);
   return {

@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import { NodeEventsReader } from '../lambda/adapters/evidence/node-events.js';
 import { NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { TerminalNotifier } from '../lambda/adapters/notify/delivery/terminal-notifier.js';
@@ -15,7 +16,7 @@ import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silen
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import type { Notifier } from '../lambda/ports/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
-import type { WatchOptions } from './args.js';
+import { UsageError, type WatchOptions } from './args.js';
 import { awsClients } from './aws-clients.js';
 import { clusterKeyOf, keyedSilenceStore, keyedStateStore } from './cluster-key.js';
 import { type CheckParts, policiesFor, readerFor } from './compose.js';
@@ -48,8 +49,10 @@ async function notifierFor(
     awsClients(io),
     import('../lambda/adapters/notify/delivery/sns-notifier.js'),
   ]);
+  const client = aws.sns(region);
+  await checkTopic(client, options.snsTopicArn, io);
   const sns = new SnsNotifier({
-    client: aws.sns(region),
+    client,
     topicArn: options.snsTopicArn,
     contextFor,
   });
@@ -59,6 +62,30 @@ async function notifierFor(
       held.push(`${timeOfDay(notification.at)}   published to SNS: ${renderSubject(notification)}`);
     },
   };
+}
+
+/**
+ * Before the first check: the topic exists and the credentials reach it (SNS GetTopicAttributes),
+ * else one line and exit 2, not "1 notification not published and lost" at the first page. Not
+ * allowed to read its attributes: the publishing may still be allowed, and the first publish
+ * tells (a warning).
+ */
+async function checkTopic(client: SNSClient, topicArn: string, io: Io): Promise<void> {
+  const { GetTopicAttributesCommand } = await import('@aws-sdk/client-sns');
+  try {
+    const asked = new GetTopicAttributesCommand({ TopicArn: topicArn });
+    await client.send(asked, io.signal ? { abortSignal: io.signal } : {});
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    const why = `${name}: ${message.split('\n')[0]}`;
+    if (name === 'AuthorizationErrorException') {
+      io.stderr(`lease-watchdog: warning: the topic ${topicArn} cannot be checked (${why})`);
+      return;
+    }
+    throw new UsageError(
+      `cannot publish to ${topicArn} (${why}): check the topic ARN and the AWS credentials and region, or leave out --sns-topic-arn`,
+    );
+  }
 }
 
 export async function composeWatch(options: WatchOptions, io: Io): Promise<WatchParts> {

@@ -23,7 +23,7 @@ import { DEFAULTS } from '../lambda/settings/defaults.js';
 import { type ClusterPolicies, policiesOf } from '../lambda/settings/policies.js';
 import { type CommonOptions, parseCli, UsageError, type WatchOptions } from './args.js';
 import { awsClients } from './aws-clients.js';
-import { type ClusterKey, clusterKeyOf, keyedSilenceStore } from './cluster-key.js';
+import { type ClusterKey, clusterKeyOf, keyedSilenceStore, namesOf } from './cluster-key.js';
 import type { Io } from './io.js';
 import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
@@ -78,6 +78,8 @@ export function readerFor(
     cluster: kubeConfig.getCurrentContext(),
     namespace: options.namespace,
     requestTimeoutMs: options.timeoutSeconds * 1000,
+    // --timeout bounds the whole read, as a user reads it: not each of its requests in turn.
+    bounds: { budgetMs: options.timeoutSeconds * 1000 },
     labelKeys: labelsUsedBy(policies.policy),
     nodeCache,
     suspectAfterMs: suspectAgeFor(options.gracePeriodSeconds),
@@ -185,7 +187,7 @@ export async function composeSilences(
       ? clusterKeyOf(
           loadKubeConfig({ path: options.kubeconfig, context: options.context, env: io.env }),
         )
-      : { key: options.cluster, legacy: options.cluster };
+      : { key: options.cluster, legacy: options.cluster, older: [] };
   return {
     cluster: key.key,
     shown: key.legacy === key.key ? key.key : `${key.key} (context ${key.legacy})`,
@@ -195,19 +197,20 @@ export async function composeSilences(
   };
 }
 
-/** The state file must exist (`watch` creates it) and hold the cluster, under its key or legacy name. */
+/** The state file must exist (`watch` creates it) and hold the cluster, under its key or an older name. */
 async function requireFileCluster(
   state: FileStateStore,
-  { key, legacy }: ClusterKey,
+  at: ClusterKey,
   named: boolean,
 ): Promise<void> {
+  const { key, legacy } = at;
   const clusters = await state.clusters();
   if (clusters === undefined) {
     throw new UsageError(
       `state file ${state.path} does not exist: start lease-watchdog watch --state-file ${state.path} first (it creates it), or correct --state-file`,
     );
   }
-  if (clusters.includes(key) || clusters.includes(legacy)) return;
+  if (namesOf(at).some((name) => clusters.includes(name))) return;
   const has = clusters.length === 0 ? 'no cluster yet' : `it has: ${clusters.join(', ')}`;
   const fix = named
     ? "check --cluster, or leave it out to use the kubeconfig context's"

@@ -41,13 +41,13 @@ export const CONFIG_USAGE = [
   '  -h, --help               show this help',
 ].join('\n');
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** One line on what the file sets up: its clusters (and their auth modes) and its recipients. */
 function summary(config: AppDeploymentConfig): string {
   const clusters = config.clusters.map((c) => `${c.name} (${c.auth.mode})`).join(', ');
   const every = config.scheduleMinutes === 1 ? 'minute' : `${config.scheduleMinutes} minutes`;
-  return `${plural(config.clusters.length, 'cluster')}: ${clusters}; ${plural(config.emails.length, 'email address')}; a check every ${every}`;
+  return `${plural(config.clusters.length, 'cluster')}: ${clusters}; ${plural(config.emails.length, 'email address', 'email addresses')}; a check every ${every}`;
 }
 
 type Parsed =
@@ -134,6 +134,11 @@ export async function config(argv: readonly string[], io: Io): Promise<number> {
     return EXIT_OK;
   }
   if (parsed.verb === 'init') return init(parsed.file, io);
+  if (!existsSync(parsed.file)) {
+    const file = sanitize(parsed.file);
+    io.stderr(`lease-watchdog: ${file} not found: lease-watchdog config init ${file} writes one`);
+    return EXIT_ERROR;
+  }
   let loaded: AppDeploymentConfig;
   try {
     loaded = loadConfigFile(parsed.file, io.env);

@@ -51,7 +51,8 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   // The bin answers `--version` without loading this module; in-process runs get it here.
-  if (argv.length === 1 && argv[0] === '--version') {
+  // `version` too, as kubectl users type it.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
     io.stdout(version());
     return EXIT_OK;
   }

@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { ClusterAuth } from '../lambda/settings/index.js';
 import { ConfigError, type DeployedCluster } from '../lambda/settings/index.js';
+import { accessEntryRegionProblem } from '../lambda/settings/parse.js';
 import { idFor } from './construct-id.js';
 
 /** The Kubernetes group the function's role is mapped to (bound by deploy/rbac.yaml). */
@@ -245,11 +246,8 @@ function addAccessEntry(
   const stack = Stack.of(scope);
   const stackRegion = Token.isUnresolved(stack.region) ? undefined : stack.region;
   const regionKnown = auth.region !== undefined && !Token.isUnresolved(auth.region);
-  if (regionKnown && stackRegion !== undefined && auth.region !== stackRegion) {
-    throw new ConfigError(
-      `clusters[${index}].accessEntry must be false: cluster ${cluster.name} is in ${auth.region} but the stack deploys to ${stackRegion}, and CloudFormation creates access entries in its own region only (create the entry yourself, see deploy/rbac.yaml)`,
-    );
-  }
+  const problem = regionKnown ? accessEntryRegionProblem(cluster, index, stackRegion) : undefined;
+  if (problem !== undefined) throw new ConfigError(problem);
   const entry = new CfnAccessEntry(scope, `AccessEntry-${idFor(cluster.name)}`, {
     clusterName: auth.clusterName,
     principalArn: role.roleArn,

@@ -94,6 +94,64 @@ describe('lease-watchdog config', () => {
     assert.match(again.stderr, /watchdog\.json exists: config init writes a new file only/);
   });
 
+  it('validate: two email addresses are said so; a file not there points at config init', async () => {
+    const two = file('two.json', { ...mine, emails: ['oncall@acme.io', 'ops@acme.io'] });
+    const r = await runInProcess(['config', 'validate', two]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /; 2 email addresses; /);
+    const missing = join(dir, 'nope.json');
+    const none = await runInProcess(['config', 'validate', missing]);
+    assert.equal(none.code, 2);
+    assert.equal(
+      none.stderr,
+      `lease-watchdog: ${missing} not found: lease-watchdog config init ${missing} writes one\n`,
+    );
+  });
+
+  it('validate refuses what cdk synth refuses, in its words: an access entry in another region than the stack', async () => {
+    const auth = { mode: 'eks', clusterName: 'prod', region: 'us-east-1' };
+    const away = { ...mine, region: 'eu-west-1', clusters: [{ name: 'prod', auth }] };
+    const expected =
+      /^lease-watchdog: \S+\.json: clusters\[0\]\.accessEntry must be false: cluster prod is in us-east-1 but the stack deploys to eu-west-1, and CloudFormation creates access entries in its own region only; set it false and, once deployed, run aws eks create-access-entry --region us-east-1 --cluster-name prod .*--kubernetes-groups lease-watchdog\n$/;
+    const r = await runInProcess(['config', 'validate', file('away.json', away)]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, expected);
+    // The stack's region from the environment, as cdk synth takes it.
+    const { region: _none, ...unplaced } = away;
+    const path = file('unplaced.json', unplaced);
+    const fromEnv = await runInProcess(['config', 'validate', path], {
+      env: { CDK_DEPLOY_REGION: 'eu-west-1' },
+    });
+    assert.match(fromEnv.stderr, expected);
+    const optedOut = { ...away, clusters: [{ name: 'prod', auth, accessEntry: false }] };
+    const fine = await runInProcess(['config', 'validate', file('opted-out.json', optedOut)]);
+    assert.equal(fine.code, 0, fine.stderr);
+  });
+
+  it('validate refuses a secret given inline, saying to put it in Secrets Manager, and never quotes it', async () => {
+    const key = 'R0123456789abcdef0123456789abcd';
+    for (const [receiver, inline] of [
+      ['pagerDuty', { routingKey: key }],
+      ['pagerDuty', { routingKey: key, routingKeySecret: 'lease-watchdog/pd' }],
+      ['opsgenie', { apiKey: key }],
+    ] as const) {
+      const r = await runInProcess([
+        'config',
+        'validate',
+        file('inline.json', { ...mine, [receiver]: inline }),
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderrLines.length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `: ${receiver}\\.(routingKey|apiKey) is a secret given inline: put it in AWS Secrets Manager and name the secret in \\1Secret `,
+        ),
+      );
+      assert.doesNotMatch(r.stderr, new RegExp(key));
+    }
+  });
+
   it('refuses what it does not know, exit 2, one line each', async () => {
     for (const [argv, message] of [
       [['config'], /config needs a subcommand/],

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { SNSClient } from '@aws-sdk/client-sns';
 import type { AwsClients } from '../cli/io.js';
 import { SimCluster } from '../sim/cluster.js';
 import { localAws, runInProcess } from '../testkit/cli-in-process.js';
@@ -92,5 +93,42 @@ describe('lease-watchdog watch: a publish that fails on the last check', () => {
       result.stderr,
       /1 notification not published and lost: without --state-file nothing keeps it/,
     );
+  });
+
+  it('a topic that is not there, or no credentials: one line and exit 2 before the first check', async () => {
+    sns.reset();
+    sns.failNext(1, 'not-found', 'GetTopicAttributes');
+    const gone = await cli(watch('--checks', '1'));
+    assert.equal(gone.code, 2, gone.stderr);
+    assert.deepEqual(gone.stderrLines, [
+      `lease-watchdog: cannot publish to ${TOPIC} (NotFoundException: Topic does not exist): check the topic ARN and the AWS credentials and region, or leave out --sns-topic-arn`,
+    ]);
+    assert.equal(gone.stdout, '', 'no check ran');
+
+    const noCredentials: AwsClients = {
+      ...aws,
+      sns: (region) =>
+        new SNSClient({
+          region,
+          endpoint: sns.url,
+          credentials: async () => {
+            throw Object.assign(new Error('Could not load credentials from any providers'), {
+              name: 'CredentialsProviderError',
+            });
+          },
+        }),
+    };
+    const anonymous = await runInProcess(watch('--checks', '1'), {
+      clock,
+      env,
+      aws: noCredentials,
+    });
+    assert.equal(anonymous.code, 2, anonymous.stderr);
+    assert.equal(anonymous.stderrLines.length, 1, anonymous.stderr);
+    assert.match(
+      anonymous.stderr,
+      /\(CredentialsProviderError: Could not load credentials from any providers\)/,
+    );
+    assert.equal(sns.requests, 0, 'nothing published');
   });
 });

@@ -80,7 +80,7 @@ describe('silence: where silences go, and for how long', () => {
     const result = await runCli(['silence', 'list', '--state-file', stateFile, '--cluster', 'prd']);
     assertUsageLine(
       result,
-      /^lease-watchdog: state file .*state\.json has no cluster "prd" \(it has: https:\/\/127\.0\.0\.1:\d+\): check --cluster, or leave it out to use the kubeconfig context's$/,
+      /^lease-watchdog: state file .*state\.json has no cluster "prd" \(it has: https:\/\/127\.0\.0\.1:\d+#ca=[0-9a-f]{16}\): check --cluster, or leave it out to use the kubeconfig context's$/,
     );
   });
 
@@ -90,7 +90,7 @@ describe('silence: where silences go, and for how long', () => {
     assert.match(
       added.stdout,
       new RegExp(
-        `^silence s-[0-9a-f]{6} added for node ${dead.replace(/[.]/g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+ \\(context ops-alias\\) in ${stateFile.replace(/[.]/g, '\\.')}\\.silences until \\S+ \\S+ UTC \\(24h\\): kernel upgrade\\nmatches 1 node now: ${dead.replace(/[.]/g, '\\.')}\\n$`,
+        `^silence s-[0-9a-f]{6} added for node ${dead.replace(/[.]/g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+#ca=[0-9a-f]{16} \\(context ops-alias\\) in ${stateFile.replace(/[.]/g, '\\.')}\\.silences until \\S+ \\S+ UTC \\(24h\\): kernel upgrade\\nmatches 1 node now: ${dead.replace(/[.]/g, '\\.')}\\n$`,
       ),
     );
     const silenced = await watch();
@@ -147,7 +147,7 @@ describe('silence: where silences go, and for how long', () => {
       assertUsageLine(
         await add([...target, '--for', '1h', ...kc]),
         new RegExp(
-          `^lease-watchdog: silence add: ${named.replace(/[.]/g, '\\.')} matches no node of cluster https://127\\.0\\.0\\.1:\\d+ \\(context lease-watchdog-sim\\) now: check it \\(kubectl get nodes --show-labels\\), or pass --allow-empty for nodes not created yet$`,
+          `^lease-watchdog: silence add: ${named.replace(/[.]/g, '\\.')} matches no node of cluster https://127\\.0\\.0\\.1:\\d+#ca=[0-9a-f]{16} \\(context lease-watchdog-sim\\) now: check it \\(kubectl get nodes --show-labels\\), or pass --allow-empty for nodes not created yet$`,
         ),
       );
     }
@@ -161,7 +161,8 @@ describe('silence: where silences go, and for how long', () => {
     const down = join(sim.dir, 'down-kubeconfig');
     const text = await readFile(sim.kubeconfig, 'utf8');
     await writeFile(down, text.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
-    const key = /server: "([^"]+)"/.exec(text)?.[1] as string;
+    const stored = JSON.parse(await readFile(stateFile, 'utf8')) as { clusters: object };
+    const key = Object.keys(stored.clusters)[0] as string;
     const args = ['--node', dead, '--for', '1h', '--cluster', key, '--kubeconfig', down];
     const refused = await add(args);
     assert.equal(refused.code, 2, refused.stderr);
@@ -188,7 +189,7 @@ describe('silence: where silences go, and for how long', () => {
         matches: { count: number; nodes: string[] } | null;
       }[];
     };
-    assert.match(answer.cluster, /^https:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(answer.cluster, /^https:\/\/127\.0\.0\.1:\d+#ca=[0-9a-f]{16}$/);
     assert.equal(answer.nodesRead, true);
     assert.ok(
       answer.silences.every((x) => x.active),

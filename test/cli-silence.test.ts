@@ -88,7 +88,7 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     assert.match(
       added.stdout,
       new RegExp(
-        `for node ${dead.replace(/\./g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+ \\(context lease-watchdog-sim\\) in ${stateFile.replace(/\./g, '\\.')}\\.silences until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(120m\\): kernel upgrade`,
+        `for node ${dead.replace(/\./g, '\\.')} of cluster https://127\\.0\\.0\\.1:\\d+#ca=[0-9a-f]{16} \\(context lease-watchdog-sim\\) in ${stateFile.replace(/\./g, '\\.')}\\.silences until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(120m\\): kernel upgrade`,
       ),
     );
 
@@ -114,7 +114,7 @@ describe('silence --state-file, honoured by watch --state-file', () => {
     assert.match(
       expired.stdout,
       new RegExp(
-        `silence ${id} of cluster https://127\\.0\\.0\\.1:\\d+ \\(context lease-watchdog-sim\\) ended at`,
+        `silence ${id} of cluster https://127\\.0\\.0\\.1:\\d+#ca=[0-9a-f]{16} \\(context lease-watchdog-sim\\) ended at`,
       ),
     );
 
@@ -123,7 +123,11 @@ describe('silence --state-file, honoured by watch --state-file', () => {
       cluster: string;
       silences: { id: string; active: boolean; expiredBy?: string }[];
     };
-    assert.match(listedJson.cluster, /^https:\/\/127\.0\.0\.1:\d+$/, 'the cluster key: its server');
+    assert.match(
+      listedJson.cluster,
+      /^https:\/\/127\.0\.0\.1:\d+#ca=[0-9a-f]{16}$/,
+      'the cluster key',
+    );
     assert.equal(listedJson.silences[0]?.id, id);
     assert.equal(listedJson.silences[0]?.active, false, 'kept, marked ended, for audit');
     assert.match(listedJson.silences[0]?.expiredBy ?? '', /@/);

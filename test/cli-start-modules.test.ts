@@ -146,22 +146,24 @@ describe('the command loads only what it needs', () => {
     assert.deepEqual(await heavyLoadedBy(sim.dir, ['--version']), { code: 0, heavy: [] });
   });
 
-  it('--version loads the bin and the version alone, none of the command', async () => {
-    const { code, files } = await ourFilesLoadedBy(sim.dir, ['--version']);
-    const inputs = await bundleInputs();
-    const root = pathToFileURL(ROOT).href;
-    const sources = files
-      .flatMap((file) => inputs.get(`${root}${file}`) ?? [])
-      .map((url) => url.slice(root.length));
-    assert.deepEqual(
-      { code, unbundled: files.filter((file) => file.startsWith('bin/')), sources },
-      {
-        code: 0,
-        unbundled: ['bin/lease-watchdog.js', 'bin/node-version.js'],
-        sources: ['cli/version.ts'],
-      },
-    );
-  });
+  for (const asked of ['--version', 'version']) {
+    it(`${asked} loads the bin and the version alone, none of the command`, async () => {
+      const { code, files } = await ourFilesLoadedBy(sim.dir, [asked]);
+      const inputs = await bundleInputs();
+      const root = pathToFileURL(ROOT).href;
+      const sources = files
+        .flatMap((file) => inputs.get(`${root}${file}`) ?? [])
+        .map((url) => url.slice(root.length));
+      assert.deepEqual(
+        { code, unbundled: files.filter((file) => file.startsWith('bin/')), sources },
+        {
+          code: 0,
+          unbundled: ['bin/lease-watchdog.js', 'bin/node-version.js'],
+          sources: ['cli/version.ts'],
+        },
+      );
+    });
+  }
 
   it('check loads the bundle, none of the compiled modules or node_modules one by one', async () => {
     const { code, files } = await ourFilesLoadedBy(sim.dir, [

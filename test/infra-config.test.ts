@@ -577,11 +577,11 @@ describe('deployment configuration', () => {
     );
     const fromEnv = parseAppConfig(valid, undefined, {
       CDK_DEPLOY_ACCOUNT: '210987654321',
-      CDK_DEPLOY_REGION: 'us-east-2',
+      CDK_DEPLOY_REGION: 'eu-west-1',
     });
     assert.deepEqual(
       [fromEnv.account, fromEnv.region, fromEnv.stackName],
-      ['210987654321', 'us-east-2', 'LeaseWatchdog'],
+      ['210987654321', 'eu-west-1', 'LeaseWatchdog'],
     );
     const agnostic = parseAppConfig(valid);
     assert.deepEqual([agnostic.account, agnostic.region], [undefined, undefined]);

@@ -21,6 +21,7 @@ import {
   decodeOther,
   PROTOBUF,
 } from '../lambda/adapters/kube/node-protobuf.js';
+import { MAX_PAGE_VALUES, PageValuesError } from '../lambda/adapters/kube/page-values.js';
 import { NODE_OBJECT_FIELDS } from '../lambda/adapters/kube/projection.js';
 import { parsePruned } from '../lambda/adapters/kube/pruned-json.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
@@ -474,6 +475,26 @@ describe('hostile protobuf is a SyntaxError, and nothing else', () => {
       metadata: {},
       items: [{ status: {} }],
     });
+  });
+
+  it('a page of a million 2-byte items, or one Node of a million taints: a PageValuesError past the cap, not GBs of heap', () => {
+    const typeMeta = Buffer.concat([
+      Buffer.from([0x0a, 0x0a, 0x12, 0x08]),
+      Buffer.from('NodeList'),
+    ]);
+    const list = (raw: Buffer) =>
+      Buffer.concat([MAGIC, typeMeta, Buffer.from([0x12]), varint(raw.length), raw]);
+    const field = (tag: number, inner: Buffer) =>
+      Buffer.concat([Buffer.from([tag]), varint(inner.length), inner]);
+    const items = Buffer.alloc(2 * (MAX_PAGE_VALUES + 1), Buffer.from([0x12, 0x00]));
+    const taints = Buffer.alloc(2 * (MAX_PAGE_VALUES + 1), Buffer.from([0x2a, 0x00]));
+    for (const body of [list(items), list(field(0x12, field(0x12, taints)))]) {
+      assert.ok(body.length < 3 * 1024 * 1024, `${body.length} bytes`);
+      assert.throws(() => decodeNodeList(body), PageValuesError);
+    }
+    // At the cap exactly, the page is read.
+    const most = decodeNodeList(list(items.subarray(2))) as { items: unknown[] };
+    assert.equal(most.items.length, MAX_PAGE_VALUES);
   });
 });
 

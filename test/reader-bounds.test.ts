@@ -219,6 +219,17 @@ describe('bounded reads against a hostile API server', () => {
         expect: /repeats a continue token after 2 pages/,
       },
     ];
+    it('--timeout 1 behind a silent server bounds the whole read: the request in turn is never sent', async () => {
+      // The two lists go over one connection, in turn: each waiting out its own timeout, a check
+      // took twice --timeout. What the server saw tells, not the wall clock.
+      const asked: string[] = [];
+      tiny.serve((req) => void asked.push(req.url ?? ''));
+      const result = await runCli(['check', '--kubeconfig', kubeconfig, '--timeout', '1']);
+      assert.equal(result.code, 2, result.stderrLines.join('\n'));
+      assert.equal(result.stderrLines.length, 1, result.stderrLines.join('\n'));
+      assert.match(result.stderrLines[0] ?? '', /: no answer from 127\.0\.0\.1:\d+ within 1s$/);
+      assert.equal(asked.length, 1, asked.join(', '));
+    });
     for (const c of cases) {
       it(c.name, async () => {
         tiny.serve(c.serve);

@@ -31,6 +31,11 @@ export type HostileAnswer =
   | { readonly kind: 'lacks-most'; readonly keep: number; readonly only?: 'leases' | 'nodes' }
   /** The TLS handshake presents a certificate signed by another CA. */
   | { readonly kind: 'foreign-ca' }
+  /**
+   * Every lease list page holds `items` empty items (by default one more than its `limit` asked
+   * for), and with `continues` a continue token: a page small in bytes that decodes to much.
+   */
+  | { readonly kind: 'more-than-asked'; readonly items?: number; readonly continues?: boolean }
   /** Node lists asked for as a Table come back as a NodeList (a server without Table output). */
   | { readonly kind: 'no-table' }
   /** Every row of a Table of Nodes has `status` in its Status cell. */
@@ -74,6 +79,11 @@ function hostileList(
   if (answer?.kind === 'cycling-continue' && isLeases) {
     const next = requestUrl.includes('continue=a') ? 'b' : 'a';
     return { ...list, metadata: { ...list.metadata, continue: next } };
+  }
+  if (answer?.kind === 'more-than-asked' && isLeases) {
+    const asked = Number(new URL(requestUrl, 'https://front').searchParams.get('limit'));
+    const metadata = answer.continues ? { continue: 'more' } : {};
+    return { kind: 'LeaseList', metadata, items: new Array(answer.items ?? asked + 1).fill({}) };
   }
   if (answer?.kind === 'table-status' && Array.isArray(list.rows)) {
     const at = (list.columnDefinitions ?? []).findIndex((c) => c.name === 'Status');

@@ -197,6 +197,20 @@ export const API_FAULTS: readonly Scenario[] = [
     (t) => t.front?.setAnswer({ kind: 'cycling-continue' }),
     { front: true },
   ),
+  failingApi(
+    'A page of more items than asked',
+    'every lease list page holds one more (empty) item than its `limit` asked for, and a continue token, for 3 checks',
+    'invalid-response',
+    (t) => t.front?.setAnswer({ kind: 'more-than-asked', continues: true }),
+    { front: true },
+  ),
+  failingApi(
+    'A page of a million empty items',
+    'every lease list is one 3 MB page of 1,000,001 `{}` items (the request asked for 500), for 3 checks',
+    'invalid-response',
+    (t) => t.front?.setAnswer({ kind: 'more-than-asked', items: 1_000_001 }),
+    { front: true },
+  ),
   thinList(
     'Most nodes vanish from one list',
     'nodes c and e down and paged; then one check lists only 1 of the 6 nodes and leases',

@@ -2,7 +2,7 @@
  * The rows of the fault matrix (reliability-matrix.ts) about what the watchdog writes: SNS
  * refusing, hanging or losing its answer, a poison notification, DynamoDB answers lost after the
  * write was applied, two overlapping runs; and its own state: cold starts, a corrupt state item, a
- * hostile silence.
+ * hostile silence, an outbox lock that ends years from now.
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
@@ -39,6 +39,18 @@ async function storeUnrenderable(h: Harness, cluster: string): Promise<void> {
     ...{ at: h.clock.now(), firing: null, resolved: [], reminders: [], flapping: [] },
   } as unknown as Notification;
   await store.save(cluster, { ...state, outbox: [broken] }, version);
+}
+
+/** Stores an outbox lock of another run that ends ten years from now (a clock gone wrong). */
+async function storeStuckLock(h: Harness, cluster: string): Promise<void> {
+  const store = new DynamoDbStateStore({
+    client: h.dynamo.client,
+    tableName: h.tableName,
+    clock: h.clock.now,
+  });
+  const { state, version } = await store.load(cluster);
+  const until = h.clock.now() + 10 * 365 * 86_400_000;
+  await store.save(cluster, { ...state, lock: { owner: 'stuck-run', until } }, version);
 }
 
 /**
@@ -387,6 +399,20 @@ export const STATE_FAULTS: readonly Scenario[] = [
       ctx.note(
         'kept aside under corrupt#<time>#silence#s-bad001 and said once; node a paged, node b stayed silenced',
       );
+    },
+  },
+  {
+    name: 'An outbox lock held for ten years',
+    inject:
+      "the stored state holds another run's outbox lock ending ten years from now; node a dies, then recovers",
+    truth: ['FIRING(a)', 'RESOLVED(a)'],
+    async run(ctx) {
+      await storeStuckLock(ctx.h, 'prod');
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 3);
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      ctx.note('a lock is trusted for at most the lease a run takes: the first check took it over');
     },
   },
 ];

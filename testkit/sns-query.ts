@@ -8,7 +8,13 @@ import type { IncomingMessage } from 'node:http';
 import { queryErrorXml, queryForm } from './aws-endpoint.js';
 
 /** The actions this server answers; `failNext` scripts each apart. */
-export type SnsAction = 'Publish' | 'Subscribe' | 'ListSubscriptionsByTopic';
+export type SnsAction = 'Publish' | 'Subscribe' | 'ListSubscriptionsByTopic' | 'GetTopicAttributes';
+const ACTIONS: readonly string[] = [
+  'Publish',
+  'Subscribe',
+  'ListSubscriptionsByTopic',
+  'GetTopicAttributes',
+] satisfies SnsAction[];
 
 /**
  * `hang`: never answer (until the client gives up or the server closes). `invalid-parameter`: 400
@@ -23,7 +29,8 @@ export type InjectedFailure =
   | 'hang'
   | 'accept-then-hang'
   | 'accept'
-  | 'authorization';
+  | 'authorization'
+  | 'not-found';
 
 export const XMLNS = 'http://sns.amazonaws.com/doc/2010-03-31/';
 
@@ -59,6 +66,7 @@ export const FAILURES: Readonly<
   'invalid-parameter': () =>
     new SnsFault(400, 'InvalidParameter', 'Invalid parameter: injected by the test'),
   internal: internalError,
+  'not-found': () => new SnsFault(404, 'NotFound', 'Topic does not exist'),
   throttled: () => new SnsFault(429, 'Throttled', 'Rate exceeded'),
   throttling: () => new SnsFault(400, 'Throttling', 'Rate exceeded'),
 };
@@ -88,14 +96,14 @@ export function readRequest(
   }
   const form = queryForm(body);
   const action = form.get('Action');
-  if (action !== 'Publish' && action !== 'Subscribe' && action !== 'ListSubscriptionsByTopic') {
+  if (action === null || !ACTIONS.includes(action)) {
     throw new SnsFault(
       400,
       'InvalidAction',
       `Could not find operation ${action ?? '(none)'} for version 2010-03-31`,
     );
   }
-  return { action, form };
+  return { action: action as SnsAction, form };
 }
 
 export const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;

@@ -29,7 +29,8 @@
  * HTTP subscription stays pending until the test calls `confirm(endpoint)`; `unsubscribe(endpoint)`
  * removes one, as an unsubscribe link does. `failNext(count, failure, 'ListSubscriptionsByTopic')`
  * scripts the listing's failures, apart from Publish's; `authorization` answers 403
- * AuthorizationError (no permission).
+ * AuthorizationError (no permission). `GetTopicAttributes` answers the topic's ARN (any well-formed
+ * topic exists here); `not-found`, scripted for it, answers 404 NotFound (a topic that is gone).
  *
  * Not supported: the AWS JSON protocol (`X-Amz-Target`) — the installed client does not send it —
  * and other actions (answered with InvalidAction).
@@ -45,6 +46,7 @@ import {
   type InjectedFailure,
   internalError,
   readRequest,
+  requiredTopicArn,
   resultXml,
   type SnsAction,
   SnsFault,
@@ -143,6 +145,10 @@ class SnsState {
   #perform(action: SnsAction, form: URLSearchParams): string {
     if (action === 'Subscribe') return this.subscriptions.subscribe(form);
     if (action === 'ListSubscriptionsByTopic') return this.subscriptions.list(form);
+    if (action === 'GetTopicAttributes') {
+      const arn = requiredTopicArn(form);
+      return `<Attributes><entry><key>TopicArn</key><value>${arn}</value></entry></Attributes>`;
+    }
     const publication = readPublication(form, this.options.asciiSubjects);
     const { messageId, sequenceNumber } = this.deliveries.accept(publication, this.options.now());
     const seq = sequenceNumber ? `<SequenceNumber>${sequenceNumber}</SequenceNumber>` : '';

@@ -93,7 +93,7 @@ export const snsTopicArn = setting({
   places: ['cli'],
   shownDefault: 'print to the terminal',
   meaning:
-    '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected)',
+    '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected); the topic is checked (GetTopicAttributes) before the first check: exit 2 when it is not there or the credentials do not reach it',
   cli: CLI_FLAGS.snsTopicArn,
   schema: text(CLI_FLAGS.snsTopicArn.rule.text),
 });

@@ -32,8 +32,18 @@ function pathText(path: readonly PropertyKey[]): string {
   return path.reduce<string>((at, key) => fieldPath(at, key), '');
 }
 
-/** The first issue of a failed parse, as a ConfigError. */
+/**
+ * The first issue of a failed parse, as a ConfigError; before any, a secret given inline
+ * (`pagerDuty.routingKey` where `routingKeySecret` names a secret), which no other fix must hide.
+ */
 export function firstProblem(error: z.ZodError): ConfigError {
+  for (const found of error.issues) {
+    const key = inlineSecret(found);
+    if (key === undefined) continue;
+    return new ConfigError(
+      `${fieldPath(pathText(found.path), key)} is a secret given inline: put it in AWS Secrets Manager and name the secret in ${key}Secret (in the file, it would sit in the template and the function's environment)`,
+    );
+  }
   const issue = error.issues[0];
   if (issue === undefined) return new ConfigError('the configuration is invalid');
   let at = pathText(issue.path);
@@ -61,4 +71,11 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/** The unknown key of `issue` whose setting takes a secret's name instead (`${key}Secret` is known). */
+function inlineSecret(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined;
+  const known = issue.message.split(/[\s,:;]+/);
+  return issue.keys.find((key) => known.includes(`${key}Secret`));
 }

@@ -211,6 +211,22 @@ function deployedCluster(cluster: CheckedCluster, i: number): DeployedCluster {
   };
 }
 
+/**
+ * Why the stack cannot create the access entry of cluster `index` (undefined: it can):
+ * CloudFormation creates an `AWS::EKS::AccessEntry` in the stack's own region only. `cdk synth`
+ * (infra/cluster-access.ts) and `config validate` (parseAppConfig) ask this one question.
+ */
+export function accessEntryRegionProblem(
+  cluster: DeployedCluster,
+  index: number,
+  stackRegion: string | undefined,
+): string | undefined {
+  const { auth, name } = cluster;
+  if (!cluster.accessEntry || auth.mode !== 'eks' || auth.region === undefined) return undefined;
+  if (stackRegion === undefined || auth.region === stackRegion) return undefined;
+  return `clusters[${index}].accessEntry must be false: cluster ${name} is in ${auth.region} but the stack deploys to ${stackRegion}, and CloudFormation creates access entries in its own region only; set it false and, once deployed, run aws eks create-access-entry --region ${auth.region} --cluster-name ${auth.clusterName} --type STANDARD --principal-arn <the stack's FunctionRoleArn> --kubernetes-groups lease-watchdog`;
+}
+
 /** The settings but the clusters go into the function's environment, which holds 4 KB in all. */
 function checkEnvironmentSize(config: DeploymentConfig): void {
   // The clusters go into the function's code (cluster-file.ts); the rest into its environment.
@@ -281,6 +297,10 @@ export function parseAppConfig(
     };
     const resolvedAccount = account ?? fromEnv('account', 'CDK_DEPLOY_ACCOUNT');
     const resolvedRegion = region ?? fromEnv('region', 'CDK_DEPLOY_REGION');
+    config.clusters.forEach((cluster, i) => {
+      const problem = accessEntryRegionProblem(cluster, i, resolvedRegion);
+      if (problem !== undefined) throw new ConfigError(problem);
+    });
     return deepFreeze({
       ...config,
       ...(resolvedAccount === undefined ? {} : { account: resolvedAccount }),

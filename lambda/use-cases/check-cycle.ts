@@ -149,7 +149,9 @@ export async function runCheckCycle(
     : await deps.store.load(cluster, signal);
   const now = deps.clock();
   const held = stored.state.lock;
-  if (held && held.owner !== deps.runId && held.until > now) {
+  // A lock is trusted for at most the lease a run takes (`lockMs`): one that ends further off
+  // (a clock gone wrong, a hand-edited state) would otherwise hold every check back for ever.
+  if (held && held.owner !== deps.runId && held.until > now && held.until - now <= deps.lockMs) {
     return { status: 'busy', reason: `another run (${held.owner}) is publishing for ${cluster}` };
   }
 

@@ -7,8 +7,9 @@
 
 import { ClusterReadError } from '../../ports/index.js';
 import { decodeOther, isProtobuf } from './node-protobuf.js';
+import { PageValuesError } from './page-values.js';
 import { record } from './projection.js';
-import { type Keep, parseKept } from './pruned-json.js';
+import { ALL, type Keep, parseKept } from './pruned-json.js';
 
 /** How a body is read: pruned by `keep`, or by `protobuf` when the answer came in protobuf. */
 export interface BodyReading {
@@ -41,14 +42,18 @@ export function readBody(
   const decode = isProtobuf(contentType) ? reading.protobuf : undefined;
   let body: unknown;
   try {
-    // No page-sized string but for a small page: the pruned reader works on the bytes.
-    if (decode) body = decode(raw);
-    else body = reading.keep ? parseKept(raw, reading.keep) : JSON.parse(raw.toString('utf8'));
-  } catch {
+    // No page-sized string but for a small page: the pruned reader works on the bytes, and
+    // counts what it builds (page-values.ts).
+    body = decode ? decode(raw) : parseKept(raw, reading.keep ?? ALL);
+  } catch (error) {
     const type = contentType?.split(';')[0];
+    const why =
+      error instanceof PageValuesError
+        ? `holds ${error.message}: read given up`
+        : `is not ${decode ? 'valid protobuf' : 'JSON'}`;
     throw new ClusterReadError(
       'invalid-response',
-      `the API server's answer to ${what} is not ${decode ? 'valid protobuf' : 'JSON'} (HTTP ${status}${type ? `, ${type}` : ''})`,
+      `the API server's answer to ${what} ${why} (HTTP ${status}${type ? `, ${type}` : ''})`,
     );
   }
   return { body, described: decode ? Buffer.from(JSON.stringify(summary(body))) : raw };

@@ -3,10 +3,9 @@
  * answers projected onto what the core needs (projection.ts), and, with a node cache
  * (node-cache.ts), whole Nodes listed only once per refresh period, the Table of Nodes
  * (node-table.ts) and GETs of the nodes that may page in between (node-reads.ts reads the
- * Nodes). Never `resourceVersion=0`:
- * every list is a consistent read from etcd, paginated, and a server that ignores `limit` is
- * bounded by the page cap. Every failure is one ClusterReadError with one clear line
- * (read-errors.ts).
+ * Nodes). Never `resourceVersion=0`: every list is a consistent read from etcd, paginated, and a
+ * server that ignores `limit` is bounded by the page caps (its bytes, and the values it builds:
+ * page-values.ts). Every failure is one ClusterReadError with one clear line (read-errors.ts).
  */
 
 import type { LeaseInfo, NodeInfo, Snapshot } from '../../core/model.js';

@@ -16,7 +16,8 @@
  * Bounded and strict: every length is checked against what holds it (protobuf-reader.ts), nesting
  * follows the known messages only (a few levels), an unknown field is skipped by its wire type,
  * and anything else (a group, a truncated field, a body without the magic) is a `SyntaxError`,
- * which the transport reports as an answer it cannot read.
+ * which the transport reports as an answer it cannot read. What it builds is counted: more items,
+ * labels, taints and conditions than a page may hold is a `PageValuesError` (page-values.ts).
  */
 
 import { LENGTH, malformed, Reader, sharedText, VARINT } from './protobuf-reader.js';
@@ -96,8 +97,10 @@ export function decodeNodeList(body: Buffer, labelKeys?: ReadonlySet<string>): u
   const end = env.end;
   r.pos = env.start;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((2 << 3) | LENGTH)) items.push(node(r, r.field(end), keys));
-    else if (tag === ((1 << 3) | LENGTH)) metadata = listMeta(r, r.field(end));
+    if (tag === ((2 << 3) | LENGTH)) {
+      r.built.add(1);
+      items.push(node(r, r.field(end), keys));
+    } else if (tag === ((1 << 3) | LENGTH)) metadata = listMeta(r, r.field(end));
     else r.skip(tag, end);
   }
   return { kind: env.kind, metadata, items };
@@ -208,7 +211,10 @@ function label(r: Reader, end: number, keys: LabelKeys, labels: Record<string, s
       else r.pos = r.field(end);
     } else r.skip(tag, end);
   }
-  if (wanted && key !== undefined && key !== '__proto__') labels[key] = value;
+  if (wanted && key !== undefined && key !== '__proto__') {
+    r.built.add(1);
+    labels[key] = value;
+  }
 }
 
 function keyIsOneOf(b: Buffer, start: number, end: number, keys: readonly Buffer[]): boolean {
@@ -234,6 +240,7 @@ function nodeSpec(r: Reader, end: number): Record<string, unknown> {
       else delete spec.unschedulable;
     } else if (tag === ((5 << 3) | LENGTH)) {
       taints ??= [];
+      r.built.add(1);
       taints.push(taint(r, r.field(end)));
     } else r.skip(tag, end);
   }
@@ -264,6 +271,7 @@ function nodeStatus(r: Reader, end: number): Record<string, unknown> {
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
     if (tag === ((4 << 3) | LENGTH)) {
       conditions ??= [];
+      r.built.add(1);
       conditions.push(condition(r, r.field(end)));
     } else r.skip(tag, end);
   }

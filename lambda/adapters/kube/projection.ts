@@ -43,7 +43,10 @@ const CUT_PREFIX = 200;
 export function cutName(name: string): { name: string; nameLength?: number | undefined } {
   if (name.length <= MAX_NAME_LENGTH) return { name };
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 12);
-  return { name: `${name.slice(0, CUT_PREFIX)}…${hash}`, nameLength: name.length };
+  // Cut on a code point: never half of a surrogate pair (an emoji), which no output can write.
+  const last = name.charCodeAt(CUT_PREFIX - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? CUT_PREFIX - 1 : CUT_PREFIX;
+  return { name: `${name.slice(0, end)}…${hash}`, nameLength: name.length };
 }
 
 /**

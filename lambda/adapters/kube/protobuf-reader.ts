@@ -5,6 +5,8 @@
  * is node-protobuf.ts's business. Malformed input is a `SyntaxError`.
  */
 
+import { ValueCount } from './page-values.js';
+
 export const VARINT = 0;
 const FIXED64 = 1;
 export const LENGTH = 2;
@@ -22,6 +24,8 @@ export function malformed(what: string): SyntaxError {
 /** A walk over one body: `pos` in `buf`, within the message that ends at `end`. */
 export class Reader {
   pos: number;
+  /** What the walk built (an item, a label, a taint…), bounded (page-values.ts). */
+  readonly built = new ValueCount();
 
   constructor(
     readonly buf: Buffer,

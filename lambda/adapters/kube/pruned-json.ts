@@ -9,7 +9,8 @@
  * the `Keep` tree left out (duplicate keys: the last wins; `\u` escapes, numbers, literals are
  * JSON.parse's own, since each kept value is handed to it). Input JSON.parse rejects is rejected
  * (a `SyntaxError`). Bounded: one pass, no recursion but along the Keep tree (a few levels), so a
- * deeply nested answer costs a stack of one byte per level, never a stack overflow. The walk
+ * deeply nested answer costs a stack of one byte per level, never a stack overflow; the values it
+ * builds are counted, past the cap a `PageValuesError` (page-values.ts). The walk
  * itself (checking and skipping bytes) is json-walk.ts; this module builds what is kept.
  */
 
@@ -24,6 +25,7 @@ import {
   RBRACKET,
   ZERO,
 } from './json-walk.js';
+import { ValueCount } from './page-values.js';
 
 /** What to keep of a value: all of it, some fields of an object, or each element of an array. */
 export type Keep = KeepAll | KeepFields | KeepEach;
@@ -97,6 +99,9 @@ export function pruned(value: unknown, keep: Keep): unknown {
 
 /** The walk that builds, along the way, the values `keep` asks for. */
 class PrunedReader extends JsonWalker {
+  /** What the walk built, bounded (page-values.ts): a page of `{}` items is no cheap answer. */
+  private readonly built = new ValueCount();
+
   /** The value at `pos` (no whitespace before it), as kept; `pos` moves past it. */
   value(keep: Keep): unknown {
     const c = this.bytes[this.pos];
@@ -167,6 +172,7 @@ class PrunedReader extends JsonWalker {
     }
     for (;;) {
       this.pos = i;
+      this.built.add(1);
       array.push(this.value(each));
       i = this.whitespace(this.pos);
       if (b[i] === COMMA) {
@@ -191,6 +197,7 @@ class PrunedReader extends JsonWalker {
   private decode(start: number, end: number): unknown {
     const b = this.bytes;
     if (b[start] === QUOTE && !this.escaped) return b.toString('utf8', start + 1, end - 1);
+    if (b[start] === LBRACE || b[start] === LBRACKET) this.built.add(containers(b, start, end));
     return this.count(start, end) ?? JSON.parse(b.toString('utf8', start, end));
   }
 
@@ -209,4 +216,17 @@ class PrunedReader extends JsonWalker {
     }
     return value;
   }
+}
+
+/**
+ * At least as many as the values JSON.parse builds of the (checked) object or array at
+ * `start`–`end`: its opening brackets and its commas (a comma inside a string counts too).
+ */
+function containers(b: Buffer, start: number, end: number): number {
+  let count = 0;
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c === COMMA || c === LBRACE || c === LBRACKET) count++;
+  }
+  return count;
 }

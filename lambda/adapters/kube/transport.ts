@@ -304,6 +304,16 @@ export class ApiSession {
     if (field != null && !Array.isArray(field))
       throw invalidAnswerError(what, kind, wholeBody(answer, this.redact));
     const list: unknown[] = Array.isArray(field) ? field : [];
+    const next = str(record(body.metadata).continue) || undefined;
+    // A server that pages must page by `limit` (one that ignores it sends its whole list at once,
+    // bounded by the page caps).
+    if (next && list.length > limit) {
+      throw new ClusterReadError(
+        'invalid-response',
+        `the API server's answer to ${what} holds ${list.length} items where ${limit} were asked for, and continues: read given up`,
+        200,
+      );
+    }
     const items: T[] = [];
     for (const raw of list) {
       const item = project(raw, body);
@@ -312,7 +322,7 @@ export class ApiSession {
     const remaining = record(body.metadata).remainingItemCount;
     return {
       items,
-      next: str(record(body.metadata).continue) || undefined,
+      next,
       date: answer.date,
       bytes: answer.bytes,
       received: list.length,
@@ -391,15 +401,17 @@ export class ApiSession {
         { cause: error },
       );
     }
-    if (this.budget.aborted && !timeout.aborted) {
+    // A budget no longer than a request's (the CLI's --timeout) reads as that request's timeout.
+    const { budgetMs } = this.options.bounds;
+    if (this.budget.aborted && !timeout.aborted && budgetMs > this.options.timeoutMs) {
       return new ClusterReadError(
         'timeout',
-        `${what}: the read of ${this.target.host} took longer than its budget of ${this.options.bounds.budgetMs / 1000}s, given up`,
+        `${what}: the read of ${this.target.host} took longer than its budget of ${budgetMs / 1000}s, given up`,
         undefined,
         { cause: error },
       );
     }
-    if (timeout.aborted) {
+    if (timeout.aborted || this.budget.aborted) {
       return new ClusterReadError(
         'timeout',
         `${what}: no answer from ${this.target.host} within ${this.options.timeoutMs / 1000}s`,
