@@ -4,9 +4,7 @@
  * machine measured them (`npm run bench:cost` measures, then calls it).
  */
 import { FOR_SERVICE_METRICS } from '../../lambda/adapters/metrics/metric-names.js';
-import { SNAPSHOT_MAX_AGE_MS } from '../../lambda/adapters/state/dynamodb/observation-snapshot.js';
 import { memoryMbFor } from '../../lambda/settings/function-memory.js';
-import { DEFAULTS } from '../../lambda/settings/index.js';
 import { ROUTINE_LOOKS_MS } from '../../lambda/use-cases/look-requests.js';
 import {
   EMF_BYTES_PER_RECORD,
@@ -198,9 +196,8 @@ read nothing: ${SUPERSEDED_PER_MONTH.toLocaleString('en')} invocations a month (
 the ${LOOKS_ASKED_PER_RUN} read). The function on **arm64 with 512 MB** (\`memoryMb\`, the default), a healthy cluster in
 steady state (no alert, nothing published, no suspect re-check).
 
-Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages
-(aws.amazon.com/lambda/pricing, /eventbridge/pricing, /sqs/pricing, /dynamodb/pricing/on-demand,
-/sns/pricing, /cloudwatch/pricing, /kms/pricing, /secrets-manager/pricing), free tiers ignored:
+Prices: AWS list prices for **us-east-1 as of 2026-11-30**, from the services' pricing pages, free
+tiers ignored:
 Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $0.20 per million requests; EventBridge
 Scheduler $1.00 per million invocations; SQS $0.40 per million requests (a batch request counts
 as one per 64 KB); DynamoDB on-demand $0.625 per million write request units, $0.125 per million
@@ -214,12 +211,9 @@ function perMonthSection(table: readonly string[]): string {
 
 ${table.join('\n')}
 
-**What the goal is judged on.** The goal is set on the variable cost per cluster-month,
-whose units it names (Lambda, Scheduler, SQS, DynamoDB, SNS), with alarms among the fixed costs
-apart; CloudWatch Logs ingestion grows with the checks, so it stays in the variable cost here
-(conservatively). The per-cluster \`CheckSucceeded\` metric ($0.30) exists only as the input of that
-cluster's dead-man's switch alarm ($0.10): the two are one fixed line of $0.40 per cluster,
-whatever its size or its checks, shown apart and added in the row below it. Nothing is left out.`;
+**What the goal is judged on**: the variable total, CloudWatch Logs included (it grows with the
+checks). A cluster's \`CheckSucceeded\` metric and the dead-man's switch alarm that reads it are
+one fixed line, whatever the cluster's size, shown apart and added in the row below it.`;
 }
 
 function goalsSection(big: PerCheck): string {
@@ -228,21 +222,15 @@ function goalsSection(big: PerCheck): string {
 **The CPU share.** Lambda allocates CPU in proportion to memory: "At 1,769 MB, a function has
 the equivalent of one vCPU (one vCPU-second of credits per second)"
 ([Lambda developer guide, configuring function memory](https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html)).
-The default ${MEMORY_MB} MB function gets ${MEMORY_MB} / ${MB_PER_VCPU.toLocaleString('en')} = ${VCPU_SHARE.toFixed(2)} of a vCPU, so a check, which is
-mostly CPU (decoding and parsing lists), takes ${(1 / VCPU_SHARE).toFixed(1)}× its own CPU time there: that is the
-duration priced above, not this machine's wall time. A CPU-second then costs the same at any
-memory up to ${MB_PER_VCPU.toLocaleString('en')} MB (twice the memory, half the time): the ${memoryMbFor(100_000).toLocaleString('en')} MB that
-\`largestClusterNodes\` sizes a 100,000-node function to does not change the compute line.
-The billed time is a lower bound: waiting for the API server is not in it (the simulated
-server here shares the cores and cannot stand in for an EKS control plane's).
+The default ${MEMORY_MB} MB function gets ${MEMORY_MB} / ${MB_PER_VCPU.toLocaleString('en')} = ${VCPU_SHARE.toFixed(2)} of a vCPU, so a check, mostly CPU,
+takes ${(1 / VCPU_SHARE).toFixed(1)}× its own CPU time there: that is the duration priced above. A CPU-second costs
+the same at any memory up to ${MB_PER_VCPU.toLocaleString('en')} MB, so the ${memoryMbFor(100_000).toLocaleString('en')} MB that \`largestClusterNodes\` sizes a
+100,000-node function to does not change the compute line. The billed time is a lower bound:
+waiting for the API server is not in it.${cpuToCloseTheGoal(big)}
 
-Where a goal is missed, Lambda compute is the gap: what would close it is a cheaper read of the
-lease list, which every look and check decodes.${cpuToCloseTheGoal(big)}
-
-Every CPU figure is this shared host's at the time BENCHMARKS.md's check table was taken, and the
-host's speed changes by the hour: there, \`JSON.parse\` of the ${nodesLabel(big)}-node relist's pages alone took
-${big.floorCpuSeconds.toFixed(2)} s of CPU. Compare that floor between two runs before comparing their Lambda compute lines:
-the same code is billed in proportion to it.`;
+CPU figures are this shared host's (BENCHMARKS.md), whose speed changes by the hour: compare the
+floor, \`JSON.parse\` of the ${nodesLabel(big)}-node relist's pages (${big.floorCpuSeconds.toFixed(2)} s of CPU here), between two runs
+before their Lambda compute lines.`;
 }
 
 /**
@@ -267,31 +255,26 @@ ${table.join('\n')}
 
 How: each size through the handler against the simulated cluster over HTTPS, dynalite and the
 local SNS server: 2 scheduled checks (a relist, then a steady one), then ${checks} rounds (${bigChecks} at 100,000 nodes)
-of a scheduled check, a superseded look and its ${LOOKS_PER_RUN} look${LOOKS_PER_RUN === 1 ? '' : 's'} ${lookGap} s apart on the fake clock; DynamoDB units
-as dynalite reports them. **A scheduled check** is billed at the own CPU of the steady-check
-median of [BENCHMARKS.md](BENCHMARKS.md) (\`npm run bench\`; 100 nodes: the 1,000-node figure) ÷ the
-function's share of a vCPU, plus a relist's extra once per \`nodeRefreshSeconds\` (${DEFAULTS.nodeRefreshSeconds} s: ${RELISTS_PER_MONTH.toLocaleString('en')} a
-month). **A look** is priced at its wall time's fraction of a scheduled check's, both through the
-handler in this run. Logs: ${LOG_ENVELOPE_BYTES} bytes of envelope a line and ${EMF_BYTES_PER_RECORD} bytes an EMF record
-(estimates). SQS: ${SQS_REQUESTS_PER_RUN} request a scheduled run and ${SQS_REQUESTS_PER_LOOK} a look. DynamoDB: the snapshot rewrites
-(at least every ${SNAPSHOT_MAX_AGE_MS / 3_600_000} hours, [STATE.md](STATE.md)) are amortised above. An incident adds a few
-writes and a publish per notification (SNS + an email each, $0.0000205): cents at most.`;
+of a scheduled check, a superseded look and its ${LOOKS_PER_RUN} look${LOOKS_PER_RUN === 1 ? '' : 's'} ${lookGap} s apart on the fake clock. **A scheduled
+check** is billed at the steady check's own CPU in [BENCHMARKS.md](BENCHMARKS.md) (100 nodes: the
+1,000-node figure) ÷ the vCPU share, plus a relist's extra once per \`nodeRefreshSeconds\` (${RELISTS_PER_MONTH.toLocaleString('en')} a
+month). **A look** is priced at its wall time's fraction of a scheduled check's, both in this run.
+Logs: ${LOG_ENVELOPE_BYTES} bytes of envelope a line and ${EMF_BYTES_PER_RECORD} an EMF record (estimates). SQS: ${SQS_REQUESTS_PER_RUN} request a
+scheduled run and ${SQS_REQUESTS_PER_LOOK} a look. Snapshot rewrites ([STATE.md](STATE.md)) are amortised above. An
+incident adds a few writes and a publish per notification: cents at most.`;
 }
 
-/** What a deployment pays whatever its checks: per cluster (the dead-man's switch) and once. */
+/** What a deployment pays whatever its clusters, beyond the bill's lines. */
 function fixedSection(): string {
   const dollars = (x: number) => `$${x.toFixed(2)}`;
   const serviceMetrics = FOR_SERVICE_METRICS.size + 1;
   const fixed = [
-    `Per cluster: its dead-man's switch, the \`CheckSucceeded\` metric (${dollars(PRICES.customMetricMonth)} a metric-month) and the \`<stackName>-NoSuccessfulCheck-<cluster>\` alarm that reads it (${dollars(PRICES.alarmMonth)}): ${dollars(PRICES.customMetricMonth + PRICES.alarmMonth)} (in the table's row "with its dead-man's switch")`,
-    `KMS key (SNS topic encryption): ${dollars(PRICES.kmsKeyMonth)}`,
-    `CloudWatch alarms of the deployment: ${dollars(PRICES.alarmMonth)} each (standard resolution)`,
-    `Secrets Manager: ${dollars(PRICES.secretMonth)} per secret (a token-mode cluster's token)`,
-    `CloudWatch dashboard: ${dollars(PRICES.dashboardMonth)} (the first three per account are free)`,
-    `CloudWatch custom metrics of the whole deployment ({service} only, lambda/adapters/metrics/emf-metrics.ts): up to ${serviceMetrics} × ${dollars(PRICES.customMetricMonth)} = ${dollars(serviceMetrics * PRICES.customMetricMonth)} (${[...FOR_SERVICE_METRICS].join(', ')}, ConfirmedSubscriptions; a metric is billed only in a month it is written: ConfirmedSubscriptions is written every check, the failure counts (NotificationsAbandoned among them) only when such a failure happens)`,
-    `SQS, the event source mapping polling the empty look queue: Lambda long-polls a standard queue with ${IDLE_POLLERS} pollers to start with ([AWS Compute Blog](https://aws.amazon.com/blogs/compute/understanding-how-aws-lambda-scales-when-subscribed-to-amazon-sqs-queues/); [Lambda developer guide](https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html)), each long poll waiting at most 20 s ([SQS developer guide](https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html)): an estimate of ${IDLE_RECEIVES_PER_MONTH.toLocaleString('en')} empty receives a month (${IDLE_POLLERS} × 3 a minute), ${money(IDLE_RECEIVES_PER_MONTH * PRICES.sqsRequest)}, whatever the number of clusters`,
+    `CloudWatch custom metrics of the whole deployment ({service} only): up to ${serviceMetrics} × ${dollars(PRICES.customMetricMonth)} = ${dollars(serviceMetrics * PRICES.customMetricMonth)} (${[...FOR_SERVICE_METRICS].join(', ')}, ConfirmedSubscriptions), each billed only in a month it is written: ConfirmedSubscriptions every check, the failure counts only when such a failure happens`,
+    `SQS, the event source mapping polling the empty look queue: Lambda long-polls a standard queue with ${IDLE_POLLERS} pollers to start with ([AWS Compute Blog](https://aws.amazon.com/blogs/compute/understanding-how-aws-lambda-scales-when-subscribed-to-amazon-sqs-queues/)), each poll waiting at most 20 s ([SQS developer guide](https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html)): an estimate of ${IDLE_RECEIVES_PER_MONTH.toLocaleString('en')} empty receives a month (${IDLE_POLLERS} × 3 a minute), ${money(IDLE_RECEIVES_PER_MONTH * PRICES.sqsRequest)}, whatever the number of clusters`,
   ];
-  return `## Fixed costs (per deployment, unless it says per cluster)
+  return `## Fixed costs
+
+The KMS key, alarms, dashboard and secrets are in the bill above; besides them:
 
 ${fixed.map((f) => `- ${f}`).join('\n')}
 `;
