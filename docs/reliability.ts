@@ -20,8 +20,20 @@ function runsText(runs: Readonly<Record<string, number>>): string {
   return [...known, ...rest].map((status) => `${runs[status]} ${status}`).join(', ');
 }
 
+/**
+ * A row that waits on real time (a request's timeout, an invocation's deadline) shows how many
+ * invocations ran, not how each ended: on a loaded machine a read that waited may end on the
+ * other side of its timeout (3 checked and 3 unreadable where an idle machine has 2 and 4). The
+ * guarantees (lost, duplicated, false alarms, silent) are the same either way, and are asserted.
+ */
+function invocationsText(r: ScenarioResult): string {
+  if (!r.waitsOnRealTime) return `invocations: ${runsText(r.runs)}`;
+  const total = Object.values(r.runs).reduce((sum, n) => sum + n, 0);
+  return `invocations: ${total}`;
+}
+
 function matrixRow(r: ScenarioResult): string {
-  const did = [`invocations: ${runsText(r.runs)}`, ...r.notes].join('; ');
+  const did = [invocationsText(r), ...r.notes].join('; ');
   const sent = r.sent.length > 0 ? r.sent.map((key) => `\`${key}\``).join(' → ') : 'nothing';
   const duplicated =
     r.lostResponses > 0

@@ -106,6 +106,7 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
       truth: scenario.truth,
       sent,
       runs: record.runs,
+      waitsOnRealTime: scenario.waitsOnRealTime === true,
       notes: record.notes,
       counts: tally(scenario.truth, sent, {
         unreadable: scenario.unreadable ?? false,

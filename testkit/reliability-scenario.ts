@@ -61,6 +61,8 @@ export interface ScenarioResult {
   readonly sent: readonly string[];
   /** Invocations by outcome: checked, unreadable, busy, failed (the invocation was an error). */
   readonly runs: Readonly<Record<string, number>>;
+  /** The scenario waits on real time: which outcome an invocation had may move with the load. */
+  readonly waitsOnRealTime: boolean;
   readonly notes: readonly string[];
   readonly counts: Counts;
   readonly lostResponses: number;
