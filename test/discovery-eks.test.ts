@@ -81,6 +81,7 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
       status: 'ACTIVE',
       tags: { team: 'a' },
       arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/fleet-001',
+      createdAt: '2026-01-01T00:00:00.000Z', // with the ARN, which cluster it is
     });
     assert.equal(found.find((c) => c.clusterName === 'creating')?.status, 'CREATING');
     assert.equal(
@@ -132,6 +133,7 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
         status: 'ACTIVE',
         tags: { 'lease-watchdog': 'on' },
         arn: `arn:aws:eks:eu-west-1:${OTHER}:cluster/theirs`,
+        createdAt: '2026-01-01T00:00:00.000Z',
       },
     ]);
     assert.deepEqual(

@@ -67,6 +67,13 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
         const names = new Set(changed.map((r) => r.name));
         records = [...records.filter((r) => !names.has(r.name)), ...changed];
       },
+      claim: async (record, over) => {
+        const stored = records.find((r) => r.name === record.name);
+        if (JSON.stringify(stored) !== JSON.stringify(over)) return false;
+        writes += 1;
+        records = [...records.filter((r) => r.name !== record.name), record];
+        return true;
+      },
     },
     notifier: {
       publish: async (n) => {

@@ -11,8 +11,9 @@
  *   (404 without the entry), recorded in `accessEntries`.
  * A cluster put with a `region` (and an `account`) is listed and described only in that region
  * (the SigV4 credential scope of the request) and account (`accountOf` its signer); without, in
- * every one. Scripted: throttling (every request, or the next N), and a cluster deleted right
- * after the list that names it (deleted mid-run). Counts calls. Never AWS.
+ * every one. Scripted: throttling (every request, or the next N), a cluster deleted right after
+ * the list that names it (deleted mid-run), and a DescribeCluster held until the test lets it
+ * answer (an interleaving). A removed cluster's access entries go with it. Counts calls. Never AWS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EKSClient } from '@aws-sdk/client-eks';
@@ -34,6 +35,8 @@ export interface EksCluster {
   readonly region?: string;
   /** The account it is in (`accountOf` the request's signer); none: every account. */
   readonly account?: string;
+  /** When it was created, epoch seconds (as EKS's JSON has it); default 2026-01-01T00:00:00Z. */
+  readonly createdAt?: number;
 }
 
 export interface EksServer {
@@ -54,6 +57,8 @@ export interface EksServer {
   throttleNext(n: number): void;
   /** Delete the cluster right after the next ListClusters page that names it is answered. */
   deleteAfterList(name: string): void;
+  /** Holds the next DescribeCluster of `name` (`reached` once it arrives) until `release`. */
+  hold(name: string): { readonly reached: Promise<void>; release(): void };
   remove(name: string): void;
   /** ListClusters requests so far (throttled ones included). */
   readonly listCalls: number;
@@ -72,6 +77,7 @@ function describeCluster(name: string, cluster: EksCluster): unknown {
     cluster: {
       name,
       arn: `arn:aws:eks:${region}:${account}:cluster/${name}`,
+      createdAt: cluster.createdAt ?? 1_767_225_600,
       endpoint: cluster.endpoint,
       certificateAuthority: cluster.caData === undefined ? {} : { data: cluster.caData },
       status: cluster.status ?? 'ACTIVE',
@@ -95,6 +101,8 @@ interface EksScript {
   readonly deleteAfterList: Set<string>;
   readonly accountOf: (signer: string) => string;
   readonly accessEntries: Map<string, string[]>;
+  /** DescribeCluster requests held, by cluster name: what lets each answer. */
+  readonly holds: Map<string, { arrived(): void; released: Promise<void> }>;
 }
 
 /** Who asks, and where: the signer's account, the credential scope's region. */
@@ -237,6 +245,7 @@ export async function startEksServer(
     deleteAfterList: new Set(),
     accountOf: options.accountOf ?? (() => '123456789012'),
     accessEntries: new Map(),
+    holds: new Map(),
   };
   const requests: string[] = [];
   const signers: string[] = [];
@@ -244,6 +253,13 @@ export async function startEksServer(
     const { body } = await readBody(req);
     requests.push(req.url ?? '/');
     signers.push(signedBy(req));
+    const name = /^\/clusters\/([^/?]+)$/.exec(req.url ?? '')?.[1];
+    const held = name === undefined ? undefined : script.holds.get(decodeURIComponent(name));
+    if (held !== undefined && req.method === 'GET') {
+      script.holds.delete(decodeURIComponent(name ?? ''));
+      held.arrived();
+      await held.released;
+    }
     answer(req, res, script, body.toString('utf8'));
   });
   const client = new EKSClient(localClientConfig(endpoint.url));
@@ -271,8 +287,23 @@ export async function startEksServer(
     deleteAfterList: (name) => {
       script.deleteAfterList.add(name);
     },
+    hold: (name) => {
+      let arrived = () => {};
+      let release = () => {};
+      const reached = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      script.holds.set(name, { arrived, released });
+      return { reached, release };
+    },
     remove: (name) => {
       script.clusters.delete(name);
+      for (const key of script.accessEntries.keys()) {
+        if (key.startsWith(`${name} `)) script.accessEntries.delete(key);
+      }
     },
     accessEntries: script.accessEntries,
     get listCalls() {

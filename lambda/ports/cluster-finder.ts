@@ -17,6 +17,12 @@ export interface FoundEksCluster {
   readonly tags: Readonly<Record<string, string>>;
   /** Its ARN (names its account), when EKS said it. */
   readonly arn?: string | undefined;
+  /**
+   * When it was created (ISO 8601), and its `id` (EKS on Outposts only), when EKS said them: a
+   * cluster deleted and created again under its name keeps its ARN, not these.
+   */
+  readonly createdAt?: string | undefined;
+  readonly id?: string | undefined;
 }
 
 /** Finds the EKS clusters of one scope. */

@@ -8,6 +8,12 @@ export type DiscoveredState = 'watched' | 'gone' | 'dropped';
 export interface DiscoveredRecord {
   readonly name: string;
   readonly state: DiscoveredState;
+  /**
+   * Which cluster it is: its ARN, EKS id and creation time (discovery.ts, identityOf). Another
+   * cluster claiming the name never takes its place while it is found; one behind the name after it
+   * is a new cluster. Absent in records of older versions: the cluster at the same place is it.
+   */
+  readonly identity?: string | undefined;
   /** Its settings, validated as a listed cluster's (from its tags). */
   readonly settings: ClusterSettings;
   /** The lines of its tags that were ignored (each announced once). */
@@ -23,6 +29,11 @@ export interface DiscoveredRecord {
   readonly sameName?: readonly string[] | undefined;
   /** The `sameName` ARNs already announced. */
   readonly announcedSameName?: readonly string[] | undefined;
+  /**
+   * Until when (epoch ms) one run holds the right to announce its deletion (`claim`): a check and a
+   * discovery run that both find it deleted announce it once.
+   */
+  readonly announcing?: number | undefined;
 }
 
 export interface DiscoveryStore {
@@ -32,4 +43,13 @@ export interface DiscoveryStore {
   loadOne(name: string, signal?: AbortSignal): Promise<DiscoveredRecord | undefined>;
   /** Writes these records (only what changed: one small item each). */
   save(records: readonly DiscoveredRecord[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Writes `record` only if the stored one is still `over` as loaded (undefined: none stored):
+   * whether it was written. Another run's write in between wins, and this one is not made.
+   */
+  claim(
+    record: DiscoveredRecord,
+    over: DiscoveredRecord | undefined,
+    signal?: AbortSignal,
+  ): Promise<boolean>;
 }

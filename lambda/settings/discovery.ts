@@ -128,6 +128,7 @@ export interface EksDiscoveredAuth {
   readonly clusterName: string;
   readonly region: string;
   readonly roleArn?: string | undefined;
+  readonly identity?: string | undefined;
 }
 
 /** A discovered cluster's settings, and one line for each of its tags that could not be used. */

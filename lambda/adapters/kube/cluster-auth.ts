@@ -218,8 +218,8 @@ export class ClusterAuthProvider {
     signal?: AbortSignal,
   ): Promise<ClusterInfo> {
     const cluster = settings.name;
-    const { clusterName, roleArn } = settings.auth;
-    const key = `${roleArn ?? ''}|${region}/${clusterName}`;
+    const { clusterName, roleArn, identity } = settings.auth;
+    const key = `${roleArn ?? ''}|${region}/${clusterName}|${identity ?? ''}`;
     const now = this.deps.now();
     const cached = this.clusterInfoCache.get(key);
     if (cached && now < cached.expiresAt) return cached.value;
