@@ -9,11 +9,11 @@ import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { ClusterAuth } from '../lambda/settings/index.js';
-import { ConfigError, type DeployedCluster } from '../lambda/settings/index.js';
+import { ConfigError, type DeployedCluster, KUBERNETES_GROUP } from '../lambda/settings/index.js';
 import { idFor } from './construct-id.js';
 
 /** The Kubernetes group the function's role is mapped to (bound by deploy/rbac.yaml). */
-export const KUBERNETES_GROUP = 'lease-watchdog';
+export { KUBERNETES_GROUP };
 
 /**
  * Grants `role` read access to the cluster at `index` of the configuration (statement ids

@@ -266,7 +266,7 @@ describe('discovery: what is watched, and what is said', () => {
     assert.deepEqual(w.watched(), ['c']);
   });
 
-  it('grantAccess: the function lets itself in (no command in the NOTICE); a failed grant gives the command and why', async () => {
+  it('grantAccess: the function lets itself in (the NOTICE says only the RBAC its group needs); a failed grant gives the command and why', async () => {
     const w = world({ grantAccess: true });
     w.set([found('a')]);
     await runDiscovery(w.deps);
@@ -277,7 +277,10 @@ describe('discovery: what is watched, and what is said', () => {
       ],
     ]);
     const [granted] = w.published;
-    assert.equal(granted?.notice?.topic === 'discovery' && granted.notice.advice, undefined);
+    assert.equal(
+      granted?.notice?.topic === 'discovery' && granted.notice.advice,
+      'the watchdog made its access entry; unless the cluster has deploy/rbac.yaml: kubectl apply -f deploy/rbac.yaml (in that cluster: group lease-watchdog)',
+    );
     w.said();
     w.grantFails(true);
     w.set([found('a'), found('b')]);

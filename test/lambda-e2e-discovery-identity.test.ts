@@ -121,7 +121,8 @@ describe('lambda e2e: a discovered cluster is its ARN and creation time, not its
     await h.tick({ discover: true });
     assert.deepEqual(said(fresh()), ['NOTICE phoenix appeared']);
     const entry = `phoenix ${FUNCTION_ROLE}`;
-    assert.ok(eks.accessEntries.has(entry), 'access granted');
+    // In the group deploy/rbac.yaml binds, no access policy (AmazonEKSAdminViewPolicy reads Secrets).
+    assert.deepEqual(eks.accessEntries.get(entry), ['group:lease-watchdog'], 'access granted');
     old.sim.stopKubelet(old.node);
     for (let i = 0; i < 3; i++) await h.tick({ cluster: 'phoenix' });
     assert.deepEqual(said(fresh()), ['FIRING phoenix']);
@@ -132,7 +133,7 @@ describe('lambda e2e: a discovered cluster is its ARN and creation time, not its
     eks.put('phoenix', { ...reborn.at, tags: ON, createdAt: 1_767_312_000 });
     await h.tick({ discover: true });
     assert.deepEqual(said(fresh()), ['NOTICE phoenix appeared'], 'a new cluster');
-    assert.ok(eks.accessEntries.has(entry), 'access granted again');
+    assert.deepEqual(eks.accessEntries.get(entry), ['group:lease-watchdog'], 'granted again');
     for (let i = 0; i < 2; i++) await h.tick({ cluster: 'phoenix' });
     assert.deepEqual(said(fresh()), [], "no RESOLVED (node-deleted) of the old cluster's node");
   });

@@ -7,8 +7,9 @@
  * - ListClusters, `GET /clusters?maxResults=&nextToken=` → `{clusters: [names], nextToken}`, at
  *   most `maxResults` (1-100, default 100) a page and a `nextToken` while more remain.
  * - CreateAccessEntry, `POST /clusters/<name>/access-entries` (409 ResourceInUseException when the
- *   principal has one), and AssociateAccessPolicy, `POST /clusters/<name>/access-entries/<principal>/access-policies`
- *   (404 without the entry), recorded in `accessEntries`.
+ *   principal has one; its `kubernetesGroups` recorded as `group:<name>`), and AssociateAccessPolicy,
+ *   `POST /clusters/<name>/access-entries/<principal>/access-policies` (404 without the entry),
+ *   recorded in `accessEntries`.
  * A cluster put with a `region` (and an `account`) is listed and described only in that region
  * (the SigV4 credential scope of the request) and account (`accountOf` its signer); without, in
  * every one. Scripted: throttling (every request, or the next N), a cluster deleted right after
@@ -62,7 +63,7 @@ export interface EksServer {
   remove(name: string): void;
   /** ListClusters requests so far (throttled ones included). */
   readonly listCalls: number;
-  /** Access entries made: `<cluster> <principalArn>` → the access policies associated. */
+  /** Access entries made: `<cluster> <principalArn>` → `group:<its groups>`, then the policies associated. */
   readonly accessEntries: ReadonlyMap<string, readonly string[]>;
   close(): Promise<void>;
 }
@@ -170,7 +171,11 @@ function listClusters(res: ServerResponse, url: URL, asker: Asker, script: EksSc
 function accessEntry(path: string, body: string, res: ServerResponse, script: EksScript): void {
   const match = /^\/clusters\/([^/]+)\/access-entries(?:\/([^/]+)\/access-policies)?$/.exec(path);
   const cluster = decodeURIComponent(match?.[1] ?? '');
-  const input = JSON.parse(body || '{}') as { principalArn?: string; policyArn?: string };
+  const input = JSON.parse(body || '{}') as {
+    principalArn?: string;
+    policyArn?: string;
+    kubernetesGroups?: string[];
+  };
   if (match?.[2] === undefined) {
     const key = `${cluster} ${input.principalArn}`;
     if (script.accessEntries.has(key)) {
@@ -179,7 +184,10 @@ function accessEntry(path: string, body: string, res: ServerResponse, script: Ek
       });
       return;
     }
-    script.accessEntries.set(key, []);
+    script.accessEntries.set(
+      key,
+      (input.kubernetesGroups ?? []).map((group) => `group:${group}`),
+    );
     sendJson(
       res,
       200,
