@@ -27,6 +27,8 @@ export interface DiscoveredRecord {
    * accounts): their ARNs, the watched one first (the others are not watched).
    */
   readonly sameName?: readonly string[] | undefined;
+  /** What its tags set as last announced (discovery-notices.ts, taggedSettings); absent: none yet. */
+  readonly announcedSettings?: string | undefined;
   /** The `sameName` ARNs already announced. */
   readonly announcedSameName?: readonly string[] | undefined;
   /**

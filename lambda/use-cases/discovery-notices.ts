@@ -38,6 +38,21 @@ export function changeMessage(
   }
 }
 
+/** What a discovered cluster's tags set: `namespace kube-node-lease, exclude-selector none, …`. */
+export function taggedSettings({ settings }: DiscoveredRecord): string {
+  const { namespace, excludeSelector = 'none', runbookUrl = 'none' } = settings;
+  return `namespace ${namespace}, exclude-selector ${excludeSelector}, runbook-url ${runbookUrl}`;
+}
+
+/** A watched cluster's tags changed what is watched since it was last said: what, or undefined. */
+export function settingsChange(record: DiscoveredRecord): string | undefined {
+  const now = taggedSettings(record);
+  const said = record.announcedSettings;
+  if (record.state !== 'watched' || record.announcedState !== 'watched') return undefined;
+  if (said === undefined || said === now) return undefined;
+  return `the tags of ${where(record)} changed what is watched: ${now} (was ${said})`;
+}
+
 /**
  * Two clusters (or more) discovery would watch under one name: which (their ARNs, the watched one
  * first), and the tag that gives the other a name of its own (`<name>-<its region>`, or

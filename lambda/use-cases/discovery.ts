@@ -32,6 +32,8 @@ import {
   accessAdvice,
   changeMessage,
   sameNameMessage,
+  settingsChange,
+  taggedSettings,
 } from './discovery-notices.js';
 
 export interface DiscoveryDeps extends AccessDeps {
@@ -246,6 +248,8 @@ function judgeName(
       : {}),
     ...(carried?.announcedSameName ? { announcedSameName: carried.announcedSameName } : {}),
     ...(carried?.announcing ? { announcing: carried.announcing } : {}),
+    // Remembered before settings were announced: as it was then.
+    ...(carried ? { announcedSettings: carried.announcedSettings ?? taggedSettings(carried) } : {}),
   };
 }
 
@@ -314,6 +318,7 @@ async function announce(
     let done = record;
     if (change !== undefined && (await publishChange(deps, record, change, signal))) {
       done = { ...done, announcedState: record.state, announcing: undefined };
+      if (change === 'appeared') done = { ...done, announcedSettings: taggedSettings(record) };
       notices++;
       if (change === 'appeared') report.appeared.push(record.name);
       else if (change === 'deleted') report.deleted.push(record.name);
@@ -325,6 +330,11 @@ async function announce(
     }
     if (newTags.length > 0 && (await publishTags(deps, record, newTags, signal))) {
       done = { ...done, announcedTags: record.tagProblems };
+      notices++;
+    }
+    const changed = settingsChange(record);
+    if (changed !== undefined && (await publishSettings(deps, record, changed, signal))) {
+      done = { ...done, announcedSettings: taggedSettings(record) };
       notices++;
     }
     if (sameNameUnsaid(record) && (await publishSameName(deps, record, signal))) {
@@ -394,6 +404,20 @@ async function publishChange(
   const notice = discoveryNotice(
     record.name,
     { change, message: changeMessage(record, change), ...(advice ? { advice } : {}) },
+    deps.clock(),
+  );
+  return publish(deps, notice, signal);
+}
+
+async function publishSettings(
+  deps: DiscoveryDeps,
+  record: DiscoveredRecord,
+  message: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const notice = discoveryNotice(
+    record.name,
+    { change: 'settings-changed', message },
     deps.clock(),
   );
   return publish(deps, notice, signal);

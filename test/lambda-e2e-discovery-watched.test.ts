@@ -1,11 +1,12 @@
 /**
- * Which cluster discovery watches under a name, through the real handler (createHandler) against
+ * What discovery watches under a name, through the real handler (createHandler) against
  * the scripted EKS endpoint (testkit/eks-server.ts) and simulated clusters over HTTPS: a cluster
  * is its ARN and creation time, not its name. Another cluster tagged with a watched name never
  * takes the watched one's place (nor is the watched one's state judged against its nodes); a
  * cluster deleted and created again under its name is a new cluster (announced, let in again,
- * checked from a state of its own); and a deletion that a check and a discovery run find at once
- * is announced once.
+ * checked from a state of its own); a deletion that a check and a discovery run find at once is
+ * announced once; and tags that change what is watched are announced, an exclude selector that
+ * would exclude every node refused.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -163,5 +164,39 @@ describe('lambda e2e: a discovered cluster is its ARN and creation time, not its
     assert.deepEqual(said(notices), ['NOTICE doomed deleted'], summary(notices));
     await h.tick({ discover: true });
     assert.deepEqual(said(fresh()), []);
+  });
+
+  it('tags that change what is watched: announced once; an exclude selector of every node refused, the node still paged', async () => {
+    const c = await cluster(31);
+    eks.put('tagged', { ...c.at, tags: ON });
+    await h.tick({ discover: true });
+    assert.deepEqual(said(fresh()), ['NOTICE tagged appeared']);
+    const excluding = (selector: string) =>
+      eks.put('tagged', { ...c.at, tags: { ...ON, 'lease-watchdog/exclude-selector': selector } });
+    excluding('lease-watchdog.io/ignore');
+    await h.tick({ discover: true });
+    const changed = fresh();
+    assert.deepEqual(said(changed), ['NOTICE tagged settings-changed'], summary(changed));
+    const doc = JSON.parse(changed[0]?.structure?.sqs ?? '{}');
+    assert.equal(doc.severity, 'warning');
+    assert.equal(
+      doc.notice.message,
+      "the tags of EKS cluster 'tagged' in eu-west-1 changed what is watched: namespace kube-node-lease, exclude-selector lease-watchdog.io/ignore, runbook-url none (was namespace kube-node-lease, exclude-selector none, runbook-url none)",
+    );
+    await h.tick({ discover: true });
+    assert.deepEqual(said(fresh()), [], 'said once');
+
+    // Every node carries kubernetes.io/hostname: the tag is refused (and said), its default holds.
+    excluding('kubernetes.io/hostname');
+    await h.tick({ discover: true });
+    const refused = fresh();
+    assert.deepEqual(said(refused), [
+      'NOTICE tagged tag-invalid',
+      'NOTICE tagged settings-changed',
+    ]);
+    assert.match(refused[0]?.message ?? '', /exclude-selector excludes every node/);
+    c.sim.stopKubelet(c.node);
+    for (let i = 0; i < 3; i++) await h.tick({ cluster: 'tagged' });
+    assert.deepEqual(said(fresh()), ['FIRING tagged'], 'paged, not excluded');
   });
 });
