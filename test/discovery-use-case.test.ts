@@ -121,6 +121,11 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
     grants,
     /** Records written so far. */
     writes: () => writes,
+    /** The stored records, to rewrite as an older version wrote them. */
+    records: (change?: (r: DiscoveredRecord) => DiscoveredRecord) => {
+      if (change) records = records.map(change);
+      return records;
+    },
   };
 }
 
@@ -290,5 +295,27 @@ describe('discovery: what is watched, and what is said', () => {
       (advised?.notice?.topic === 'discovery' && advised.notice.advice) || '',
       /^the watchdog could not grant itself access \(eks:CreateAccessEntry failed \(AccessDeniedException\)\); run: aws eks create-access-entry --cluster-name b /,
     );
+  });
+
+  it('records of an older version (no identity, no settings said): the cluster at the same place is the one watched, nothing said', async () => {
+    const w = world();
+    w.set([found('a', { arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/a', createdAt: 'T1' })]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['a appeared']);
+    w.records(({ announcedSettings: _, ...r }) => ({
+      ...r,
+      settings: { ...r.settings, auth: { mode: 'eks', clusterName: 'a', region: 'eu-west-1' } },
+    }));
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), [], 'the same cluster, its settings as they were');
+    const [record] = w.records();
+    assert.equal(
+      record?.settings.auth.mode === 'eks' && record.settings.auth.identity,
+      'arn:aws:eks:eu-west-1:123456789012:cluster/a  T1',
+    );
+    // Created again: a new cluster.
+    w.set([found('a', { arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/a', createdAt: 'T2' })]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['a appeared']);
   });
 });

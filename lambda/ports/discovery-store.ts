@@ -9,12 +9,9 @@ export interface DiscoveredRecord {
   readonly name: string;
   readonly state: DiscoveredState;
   /**
-   * Which cluster it is: its ARN, EKS id and creation time (discovery.ts, identityOf). Another
-   * cluster claiming the name never takes its place while it is found; one behind the name after it
-   * is a new cluster. Absent in records of older versions: the cluster at the same place is it.
+   * Its settings, validated as a listed cluster's (from its tags); `auth.identity` says which
+   * cluster it is (use-cases/discovery.ts, identityOf: absent in records of older versions).
    */
-  readonly identity?: string | undefined;
-  /** Its settings, validated as a listed cluster's (from its tags). */
   readonly settings: ClusterSettings;
   /** The lines of its tags that were ignored (each announced once). */
   readonly tagProblems: readonly string[];

@@ -142,7 +142,7 @@ export async function deletedSinceDiscovery(
     const found = await deps.finder.describe(scope, auth.clusterName, bounded);
     // Another cluster behind its name (created again): the one watched is deleted.
     const same =
-      found !== undefined && (record.identity ?? identityOf(found)) === identityOf(found);
+      found !== undefined && (identityIn(record) ?? identityOf(found)) === identityOf(found);
     if (same && found.status !== 'DELETING') return false;
   } catch (error) {
     deps.logger.warn('could not ask EKS whether the unreadable cluster is deleted; paged', {
@@ -237,7 +237,6 @@ function judgeName(
   return {
     name: settings.name,
     state,
-    identity,
     settings,
     tagProblems: state === 'watched' ? judged.tagProblems : [],
     ...(carried?.announcedState ? { announcedState: carried.announcedState } : {}),
@@ -261,9 +260,15 @@ export function identityOf(cluster: FoundEksCluster): string {
   return [arnOf(cluster), cluster.id ?? '', cluster.createdAt ?? ''].join(' ');
 }
 
+/** Which cluster a record is of (undefined: a record of an older version). */
+function identityIn({ settings: { auth } }: DiscoveredRecord): string | undefined {
+  return auth.mode === 'eks' ? auth.identity : undefined;
+}
+
 /** Whether `cluster` is the one `record` remembers (a record without identity: the same place). */
 function isRemembered(record: DiscoveredRecord, cluster: FoundEksCluster): boolean {
-  if (record.identity !== undefined) return record.identity === identityOf(cluster);
+  const identity = identityIn(record);
+  if (identity !== undefined) return identity === identityOf(cluster);
   const { auth } = record.settings;
   return (
     auth.mode === 'eks' &&
@@ -314,7 +319,6 @@ async function announce(
   for (const record of next) {
     if (deletions.includes(record) && !claimed.has(record)) continue; // another run announces it
     const change = pendingChange(record);
-    const newTags = record.tagProblems.filter((p) => !record.announcedTags.includes(p));
     let done = record;
     if (change !== undefined && (await publishChange(deps, record, change, signal))) {
       done = { ...done, announcedState: record.state, announcing: undefined };
@@ -328,19 +332,9 @@ async function announce(
     } else if (claimed.has(record)) {
       done = { ...done, announcing: undefined }; // not accepted: the next run claims it again
     }
-    if (newTags.length > 0 && (await publishTags(deps, record, newTags, signal))) {
-      done = { ...done, announcedTags: record.tagProblems };
-      notices++;
-    }
-    const changed = settingsChange(record);
-    if (changed !== undefined && (await publishSettings(deps, record, changed, signal))) {
-      done = { ...done, announcedSettings: taggedSettings(record) };
-      notices++;
-    }
-    if (sameNameUnsaid(record) && (await publishSameName(deps, record, signal))) {
-      done = { ...done, announcedSameName: record.sameName };
-      notices++;
-    }
+    const aside = await announceAside(deps, record, signal);
+    if (aside.length > 0) done = Object.assign({ ...done }, ...aside);
+    notices += aside.length;
     if (done !== record) announced.push(done);
   }
   await deps.store.save(announced, signal);
@@ -381,9 +375,12 @@ async function forgetReplaced(
   next: readonly DiscoveredRecord[],
   signal?: AbortSignal,
 ): Promise<void> {
-  for (const { name, identity } of next) {
-    const previous = before.get(name)?.identity;
-    if (deps.states === undefined || previous === undefined || identity === previous) continue;
+  for (const record of next) {
+    const { name } = record;
+    const previous = before.get(name);
+    const replaced =
+      previous && identityIn(previous) && identityIn(previous) !== identityIn(record);
+    if (deps.states === undefined || !replaced) continue;
     const stored = await deps.states.load(name, signal);
     if (stored.version === 0) continue;
     const state = { ...stored.state, observations: new Map(), alerts: EMPTY_ALERT_STATE };
@@ -401,40 +398,34 @@ async function publishChange(
   signal?: AbortSignal,
 ): Promise<boolean> {
   const advice = change === 'appeared' ? await accessAdvice(deps, record, signal) : undefined;
-  const notice = discoveryNotice(
-    record.name,
-    { change, message: changeMessage(record, change), ...(advice ? { advice } : {}) },
-    deps.clock(),
-  );
-  return publish(deps, notice, signal);
+  const message = changeMessage(record, change);
+  return publish(deps, record.name, { change, message, ...(advice ? { advice } : {}) }, signal);
 }
 
-async function publishSettings(
+/**
+ * The NOTICEs beside a change of state, each once: tags ignored, settings changed by tags, a name
+ * taken twice. What each accepted one records as said.
+ */
+async function announceAside(
   deps: DiscoveryDeps,
   record: DiscoveredRecord,
-  message: string,
   signal?: AbortSignal,
-): Promise<boolean> {
-  const notice = discoveryNotice(
-    record.name,
-    { change: 'settings-changed', message },
-    deps.clock(),
-  );
-  return publish(deps, notice, signal);
-}
-
-async function publishTags(
-  deps: DiscoveryDeps,
-  record: DiscoveredRecord,
-  problems: readonly string[],
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const notice = discoveryNotice(
-    record.name,
-    { change: 'tag-invalid', message: problems.join('; ') },
-    deps.clock(),
-  );
-  return publish(deps, notice, signal);
+): Promise<Partial<DiscoveredRecord>[]> {
+  const said: Partial<DiscoveredRecord>[] = [];
+  const say = (info: Parameters<typeof discoveryNotice>[1]) =>
+    publish(deps, record.name, info, signal);
+  const newTags = record.tagProblems.filter((p) => !record.announcedTags.includes(p));
+  if (newTags.length > 0 && (await say({ change: 'tag-invalid', message: newTags.join('; ') }))) {
+    said.push({ announcedTags: record.tagProblems });
+  }
+  const changed = settingsChange(record);
+  if (changed && (await say({ change: 'settings-changed', message: changed }))) {
+    said.push({ announcedSettings: taggedSettings(record) });
+  }
+  if (sameNameUnsaid(record) && (await say({ change: 'same-name', ...sameNameMessage(record) }))) {
+    said.push({ announcedSameName: record.sameName });
+  }
+  return said;
 }
 
 /** Whether the record's clusters of one name are yet to be announced (a watched one's). */
@@ -443,36 +434,20 @@ function sameNameUnsaid(record: DiscoveredRecord): boolean {
   return record.state === 'watched' && (record.sameName ?? []).some((arn) => !said.includes(arn));
 }
 
-async function publishSameName(
-  deps: DiscoveryDeps,
-  record: DiscoveredRecord,
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const { message, advice } = sameNameMessage(record);
-  const notice = discoveryNotice(
-    record.name,
-    { change: 'same-name', message, advice },
-    deps.clock(),
-  );
-  return publish(deps, notice, signal);
-}
-
 /** Whether the notifier accepted it; a refusal is logged and tried again at the next run. */
 async function publish(
   deps: DiscoveryDeps,
-  notice: ReturnType<typeof discoveryNotice>,
+  cluster: string,
+  info: Parameters<typeof discoveryNotice>[1],
   signal?: AbortSignal,
 ): Promise<boolean> {
   try {
-    await deps.notifier.publish(notice, signal);
-    deps.logger.info('discovery announced', {
-      cluster: notice.cluster,
-      change: notice.notice?.topic === 'discovery' ? notice.notice.change : undefined,
-    });
+    await deps.notifier.publish(discoveryNotice(cluster, info, deps.clock()), signal);
+    deps.logger.info('discovery announced', { cluster, change: info.change });
     return true;
   } catch (error) {
     deps.logger.error('discovery could not announce; tried again at its next run', {
-      cluster: notice.cluster,
+      cluster,
       error: error instanceof Error ? error.message : String(error),
     });
     return false;
