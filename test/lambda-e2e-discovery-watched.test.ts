@@ -157,7 +157,8 @@ describe('lambda e2e: a discovered cluster is its ARN and creation time, not its
     const held = eks.hold('doomed');
     const check = h.run({ cluster: 'doomed' });
     await held.reached;
-    await h.container().invoke({ discover: true });
+    const other = h.container();
+    await other.invoke({ discover: true }).finally(() => other.destroy());
     held.release();
     await check;
     const notices = fresh();
