@@ -90,7 +90,7 @@ function scenarioContext(
     note: (text) => record.notes.push(text),
     nodesAre(names) {
       letters.clear();
-      names.forEach((name, i) => letters.set(LETTERS[i] ?? String(i), name));
+      for (const [i, name] of names.entries()) letters.set(LETTERS[i] ?? String(i), name);
     },
   };
 }
