@@ -4,8 +4,8 @@
  * permission: `*`) and eks:DescribeCluster on the clusters of the searched regions of this
  * account, sts:AssumeRole on each `discover.accounts` role alone, and, with `grantAccess`,
  * eks:CreateAccessEntry on the clusters that carry the filter's tags, for its own role in the
- * Kubernetes group deploy/rbac.yaml binds, and no access policy (Service Authorization Reference, Amazon EKS:
- * https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
+ * Kubernetes group deploy/rbac.yaml binds, and no access policy (Service Authorization
+ * Reference, Amazon EKS: https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
  */
 import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';

@@ -2,10 +2,10 @@
  * `discover` in the synthesized template: discovery's own schedule (`{"discover": true}` every
  * `everyMinutes`), least privilege for what it calls (eks:ListClusters, eks:DescribeCluster on the
  * searched regions' clusters, sts:AssumeRole on exactly the accounts' roles), FUNCTION_ROLE_ARN,
- * and with `grantAccess` only eks:CreateAccessEntry on clusters carrying the filter's tags and
- * no access policy (the Kubernetes group deploy/rbac.yaml binds); none of it without `discover`. A deployment
- * of discovery alone (no listed cluster) synthesizes, cdk-nag's AwsSolutions checks (run by the
- * synth) included.
+ * and with `grantAccess` only eks:CreateAccessEntry on clusters carrying the filter's tags, in
+ * the Kubernetes group deploy/rbac.yaml binds, no access policy; none of it without `discover`.
+ * A deployment of discovery alone (no listed cluster) synthesizes, cdk-nag's AwsSolutions checks
+ * (run by the synth) included.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
