@@ -132,6 +132,15 @@ describe('lambda e2e: a discovered cluster is its ARN and creation time, not its
     eks.remove('phoenix');
     const reborn = await cluster(22);
     eks.put('phoenix', { ...reborn.at, tags: ON, createdAt: 1_767_312_000 });
+    // Before discovery's next run, a container that has not described it yet checks it: it reads
+    // not the new cluster with the old one's state, but finds the one watched deleted.
+    const cold = h.container();
+    for (let i = 0; i < 2; i++) {
+      h.clock.advance(60_000);
+      await cold.invoke({ cluster: 'phoenix' });
+    }
+    cold.destroy();
+    assert.deepEqual(said(fresh()), ['NOTICE phoenix deleted']);
     await h.tick({ discover: true });
     assert.deepEqual(said(fresh()), ['NOTICE phoenix appeared'], 'a new cluster');
     assert.deepEqual(eks.accessEntries.get(entry), ['group:lease-watchdog'], 'granted again');

@@ -25,6 +25,18 @@ export interface FoundEksCluster {
   readonly id?: string | undefined;
 }
 
+/**
+ * Which cluster it is: its ARN (its region, account and name; as EKS would write it when EKS did
+ * not say it), and what tells a cluster created again under that name from the one before: EKS's
+ * id and creation time. Discovery records it; a check of a discovered cluster reads only that one.
+ */
+export function identityOf(
+  cluster: Pick<FoundEksCluster, 'clusterName' | 'region' | 'arn' | 'id' | 'createdAt'>,
+): string {
+  const arn = cluster.arn ?? `arn:aws:eks:${cluster.region}:?:cluster/${cluster.clusterName}`;
+  return [arn, cluster.id ?? '', cluster.createdAt ?? ''].join(' ');
+}
+
 /** Finds the EKS clusters of one scope. */
 export interface ClusterFinder {
   /**

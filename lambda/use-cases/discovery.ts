@@ -26,6 +26,7 @@ import type {
   StateStore,
   StructuredLogger,
 } from '../ports/index.js';
+import { identityOf } from '../ports/index.js';
 import { type DiscoverSettings, discoveredSettings, matchesTags } from '../settings/discovery.js';
 import {
   type AccessDeps,
@@ -250,14 +251,6 @@ function judgeName(
     // Remembered before settings were announced: as it was then.
     ...(carried ? { announcedSettings: carried.announcedSettings ?? taggedSettings(carried) } : {}),
   };
-}
-
-/**
- * Which cluster it is: its ARN (its region, account and name), and what tells a cluster created
- * again under that name from the one before: EKS's id and creation time.
- */
-export function identityOf(cluster: FoundEksCluster): string {
-  return [arnOf(cluster), cluster.id ?? '', cluster.createdAt ?? ''].join(' ');
 }
 
 /** Which cluster a record is of (undefined: a record of an older version). */
