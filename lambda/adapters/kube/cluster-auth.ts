@@ -27,7 +27,8 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { type AuthenticatedCluster, identityOf } from '../../ports/index.js';
+import { identityOf } from '../../ports/cluster-finder.js';
+import type { AuthenticatedCluster } from '../../ports/index.js';
 import type { ClusterAuth } from '../../settings/index.js';
 import {
   aborted,
