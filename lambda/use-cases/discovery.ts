@@ -120,8 +120,8 @@ export const DELETED_ASK_BUDGET_MS = 2_000;
  * deleted. EKS is asked (eks:DescribeCluster, through the scope discovery found it in): no such
  * cluster, DELETING, or another cluster behind its name (created again), and it is stored as gone
  * and announced by discovery's own NOTICE, once (its claim: discovery's run finding it too does
- * not say it again). ACTIVE or any other status, EKS refusing or slower
- * than DELETED_ASK_BUDGET_MS: false, and the WATCHDOG pages. A cluster discovery no longer watches
+ * not say it again). ACTIVE or any other status, EKS refusing or slower than
+ * DELETED_ASK_BUDGET_MS: false, and the WATCHDOG pages. A cluster discovery no longer watches
  * (gone, dropped: a directory read before its run) is not paged either. Never rejects.
  */
 export async function deletedSinceDiscovery(
@@ -142,8 +142,7 @@ export async function deletedSinceDiscovery(
     const scope = { region: auth.region ?? '', roleArn: auth.roleArn };
     const found = await deps.finder.describe(scope, auth.clusterName, bounded);
     // Another cluster behind its name (created again): the one watched is deleted.
-    const same =
-      found !== undefined && (identityIn(record) ?? identityOf(found)) === identityOf(found);
+    const same = found !== undefined && (auth.identity ?? identityOf(found)) === identityOf(found);
     if (same && found.status !== 'DELETING') return false;
   } catch (error) {
     deps.logger.warn('could not ask EKS whether the unreadable cluster is deleted; paged', {
