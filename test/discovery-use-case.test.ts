@@ -31,7 +31,7 @@ const found = (clusterName: string, more: Partial<FoundEksCluster> = {}): FoundE
 });
 
 /** A world of fakes: what EKS says per region, what the store holds, what was published. */
-function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
+function world(options: { grantAccess?: boolean; listed?: string[]; regions?: string[] } = {}) {
   let clusters: FoundEksCluster[] = [];
   const failing = new Set<string>();
   let records: DiscoveredRecord[] = [];
@@ -45,7 +45,11 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
       name,
       auth: { mode: 'eks', clusterName: name },
     })),
-    discover: { regions: ['eu-west-1'], tags: ON, grantAccess: options.grantAccess ?? false },
+    discover: {
+      regions: options.regions ?? ['eu-west-1'],
+      tags: ON,
+      grantAccess: options.grantAccess ?? false,
+    },
   });
   const deps: DiscoveryDeps = {
     settings,
@@ -317,5 +321,22 @@ describe('discovery: what is watched, and what is said', () => {
     w.set([found('a', { arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/a', createdAt: 'T2' })]);
     await runDiscovery(w.deps);
     assert.deepEqual(w.said(), ['a appeared']);
+  });
+
+  it("a watched cluster's region cannot be searched: another claiming its name meanwhile does not take it", async () => {
+    const w = world({ regions: ['eu-west-1', 'us-east-1'] });
+    const real = found('prod', { region: 'us-east-1' });
+    w.set([real]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['prod appeared']);
+    w.set([real, found('other', { tags: { ...ON, 'lease-watchdog/name': 'prod' } })]);
+    w.fail('us-east-1', true);
+    await assert.rejects(runDiscovery(w.deps), /could not search 1 of 2 scopes/);
+    assert.deepEqual(w.said(), []);
+    const [record] = w.records();
+    assert.equal(record?.settings.auth.mode === 'eks' && record.settings.auth.clusterName, 'prod');
+    w.fail('us-east-1', false);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['prod same-name'], 'once both are seen: the one watched stays');
   });
 });

@@ -192,7 +192,10 @@ export function judge(
   }
   const next = new Map<string, DiscoveredRecord>();
   for (const [name, clusters] of byName) {
-    const record = judgeName(clusters, before.get(name), discover, logger);
+    const previous = before.get(name);
+    // Its own scope could not be searched: it stays as it was, whatever else claims its name.
+    if (previous && failedScopes.has(scopeOfRecord(previous))) continue;
+    const record = judgeName(clusters, previous, discover, logger);
     if (record !== undefined) next.set(name, record);
   }
   for (const record of remembered) {
