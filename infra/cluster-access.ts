@@ -9,12 +9,12 @@ import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { ClusterAuth } from '../lambda/settings/index.js';
-import { ConfigError, type DeployedCluster } from '../lambda/settings/index.js';
+import { ConfigError, type DeployedCluster, KUBERNETES_GROUP } from '../lambda/settings/index.js';
 import { accessEntryRegionProblem } from '../lambda/settings/parse.js';
 import { idFor } from './construct-id.js';
 
 /** The Kubernetes group the function's role is mapped to (bound by deploy/rbac.yaml). */
-export const KUBERNETES_GROUP = 'lease-watchdog';
+export { KUBERNETES_GROUP };
 
 /**
  * Grants `role` read access to the cluster at `index` of the configuration (statement ids
@@ -84,9 +84,11 @@ export function grantClusterAccess(
  * near 150 clusters. Access
  * entries (and their region conditions) go where `scopeOf` puts the cluster.
  *
- * Secrets named under `FLEET_SECRETS_PREFIX` (`lease-watchdog/…`, by name or ARN) are read by that
- * prefix, one ARN for all of a region and account (`…:secret:lease-watchdog/*`), instead of one
- * each: 1,000 ARNs would take more managed policies than a role holds (docs/FLEET.md).
+ * Secrets named under the stack's own prefix (`lease-watchdog/<stack name>/…`, by name or ARN:
+ * fleetSecretsPrefix) are read by that prefix, one ARN for all of a region and account
+ * (`…:secret:lease-watchdog/<stack name>/*`), instead of one each: 1,000 ARNs would take more
+ * managed policies than a role holds (docs/FLEET.md). Another deployment's secrets (staging beside
+ * prod, in the same account and region) are under another prefix, out of this grant.
  *
  * `eksByRegion` (a dispatcher's fleet): eks:DescribeCluster on every cluster of the account in
  * each region the clusters are in (`cluster/*`) instead of one ARN each: 1,000 ARNs would take 16
@@ -129,15 +131,16 @@ export function grantFleetAccess(
       grantClusterAccess(scope, role, cluster, index);
       return;
     }
-    secretResources.push(...fleetSecretArns(scope, secretId));
+    secretResources.push(...fleetSecretArns(scope, secretId, fleetSecretsPrefix(scope)));
   });
   addChunked(role, 'ClustersDescribeEks', 'eks:DescribeCluster', [...new Set(eksArns)]);
   if (eksByRegion) acknowledgeClustersOfRegions(role, clusters);
   addChunked(role, 'ClustersAssumeRole', 'sts:AssumeRole', [...new Set(roleArns)]);
   const secrets = [...new Set(secretResources)];
-  refuseTooManySecrets(secrets);
+  const prefix = fleetSecretsPrefix(scope);
+  refuseTooManySecrets(secrets, prefix);
   addChunked(role, 'ClustersReadSecrets', 'secretsmanager:GetSecretValue', secrets);
-  acknowledgeSecretsPrefix(role, secrets);
+  acknowledgeSecretsPrefix(role, secrets, prefix);
 }
 
 /**
@@ -146,11 +149,16 @@ export function grantFleetAccess(
  */
 const ARNS_PER_STATEMENT = 60;
 
-/**
- * The name prefix under which a fleet's secrets are read by one grant (grantFleetAccess): keep
- * only the watchdog's cluster credentials under it.
- */
+/** Where every deployment's fleet secrets are named: each stack's own prefix is under it. */
 export const FLEET_SECRETS_PREFIX = 'lease-watchdog/';
+
+/**
+ * The name prefix under which a fleet's secrets are read by one grant (grantFleetAccess):
+ * `lease-watchdog/<stack name>/`, the deployment's own. Keep only its cluster credentials there.
+ */
+export function fleetSecretsPrefix(scope: Construct): string {
+  return `${FLEET_SECRETS_PREFIX}${Stack.of(scope).stackName}/`;
+}
 
 /**
  * Secret ARNs named one by one in a fleet at most: 8 statements of `ARNS_PER_STATEMENT`, leaving
@@ -160,34 +168,34 @@ export const MOST_SECRETS_ONE_BY_ONE = 8 * ARNS_PER_STATEMENT;
 
 /**
  * A fleet's grant for one secret: `secretArns`, or the prefix's wildcard in the secret's region
- * and account when its name is under `FLEET_SECRETS_PREFIX`.
+ * and account when its name is under the stack's `prefix` (another stack's: its own ARN).
  */
-function fleetSecretArns(scope: Construct, secretId: string): string[] {
+function fleetSecretArns(scope: Construct, secretId: string, prefix: string): string[] {
   const parsed = secretId.startsWith('arn:')
     ? Arn.split(secretId, ArnFormat.COLON_RESOURCE_NAME)
     : undefined;
   const name = parsed === undefined ? secretId : parsed.resourceName;
-  if (!name?.startsWith(FLEET_SECRETS_PREFIX)) return secretArns(scope, secretId);
-  if (parsed === undefined) return [secretArnOf(scope, `${FLEET_SECRETS_PREFIX}*`)];
-  return [Arn.format({ ...parsed, resourceName: `${FLEET_SECRETS_PREFIX}*` })];
+  if (!name?.startsWith(prefix)) return secretArns(scope, secretId);
+  if (parsed === undefined) return [secretArnOf(scope, `${prefix}*`)];
+  return [Arn.format({ ...parsed, resourceName: `${prefix}*` })];
 }
 
-function refuseTooManySecrets(secrets: readonly string[]): void {
-  const oneByOne = secrets.filter((arn) => !arn.includes(`:secret:${FLEET_SECRETS_PREFIX}*`));
+function refuseTooManySecrets(secrets: readonly string[], prefix: string): void {
+  const oneByOne = secrets.filter((arn) => !arn.includes(`:secret:${prefix}*`));
   if (oneByOne.length <= MOST_SECRETS_ONE_BY_ONE) return;
   throw new ConfigError(
-    `clusters: ${oneByOne.length} secret ARNs of token/kubeconfig clusters would be granted one by one, and the function's role holds at most ${MOST_SECRETS_ONE_BY_ONE}: name the secrets ${FLEET_SECRETS_PREFIX}<anything> (read by one grant, docs/FLEET.md)`,
+    `clusters: ${oneByOne.length} secret ARNs of token/kubeconfig clusters would be granted one by one, and the function's role holds at most ${MOST_SECRETS_ONE_BY_ONE}: name the secrets ${prefix}<anything> (read by one grant, docs/FLEET.md)`,
   );
 }
 
-/** Tells cdk-nag why the role may read every secret under FLEET_SECRETS_PREFIX. */
-function acknowledgeSecretsPrefix(role: iam.Role, secrets: readonly string[]): void {
+/** Tells cdk-nag why the role may read every secret under the stack's prefix. */
+function acknowledgeSecretsPrefix(role: iam.Role, secrets: readonly string[], prefix: string) {
   const stack = Stack.of(role);
   for (const arn of secrets) {
-    if (!arn.includes(`:secret:${FLEET_SECRETS_PREFIX}*`)) continue;
+    if (!arn.includes(`:secret:${prefix}*`)) continue;
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${shownToNag(stack, arn)}]`,
-      reason: `A fleet's secrets: secretsmanager:GetSecretValue (read-only) on the secrets named ${FLEET_SECRETS_PREFIX}…, the documented place of the watchdog's cluster credentials, instead of one ARN per cluster, which for a thousand clusters would take more managed policies than a role holds.`,
+      reason: `A fleet's secrets: secretsmanager:GetSecretValue (read-only) on the secrets named ${prefix}…, this stack's own place for the watchdog's cluster credentials, instead of one ARN per cluster, which for a thousand clusters would take more managed policies than a role holds.`,
     });
   }
 }

@@ -3,9 +3,9 @@
  * `discover.everyMinutes`), and exactly what it calls: eks:ListClusters (no resource-level
  * permission: `*`) and eks:DescribeCluster on the clusters of the searched regions of this
  * account, sts:AssumeRole on each `discover.accounts` role alone, and, with `grantAccess`,
- * eks:CreateAccessEntry on the clusters that carry the filter's tags and eks:AssociateAccessPolicy
- * of the read-only access policy only (Service Authorization Reference, Amazon EKS:
- * https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
+ * eks:CreateAccessEntry on the clusters that carry the filter's tags, for its own role in the
+ * Kubernetes group deploy/rbac.yaml binds, and no access policy (Service Authorization
+ * Reference, Amazon EKS: https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
  */
 import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,7 +13,12 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ACCESS_POLICY, type DeploymentConfig, RUNTIME_ENV } from '../lambda/settings/index.js';
+import {
+  type DeploymentConfig,
+  type DiscoverSettings,
+  KUBERNETES_GROUP,
+  RUNTIME_ENV,
+} from '../lambda/settings/index.js';
 import { InvokeFunction } from './schedules.js';
 
 export interface DiscoveryResources {
@@ -59,7 +64,7 @@ export function createDiscovery(
       }),
     );
   }
-  if (discover.grantAccess) grantSelfAccess(role, clusters, discover, stack);
+  if (discover.grantAccess) grantSelfAccess(role, clusters, discover);
   acknowledgeWildcards(role, discover, stack);
   const schedule = new scheduler.Schedule(scope, 'DiscoverySchedule', {
     description: 'lease-watchdog: discover the EKS clusters to watch',
@@ -76,20 +81,17 @@ export function createDiscovery(
 }
 
 /**
- * `grantAccess`: the function may create its own access entry (eks:principalArn) on the clusters
- * that carry every tag of the filter (aws:ResourceTag on the `cluster` resource), and associate
- * the read-only access policy, no other (eks:policyArn), to its own access entries only (the
- * `access-entry` ARN names the principal's role and account). Condition keys per action and
- * resource type: the Service Authorization Reference's "Actions, resources, and condition keys
- * for Amazon Elastic Kubernetes Service" (docs/DEPLOY.md links it).
+ * `grantAccess`: the function may create its own access entry (eks:principalArn), STANDARD, in the
+ * Kubernetes group deploy/rbac.yaml binds and no other (eks:kubernetesGroups, present), under no
+ * username of its choosing (eks:username absent), on the clusters that carry every tag of the
+ * filter (aws:ResourceTag on the `cluster` resource). No access policy is associated: none is
+ * narrower than AmazonEKSAdminViewPolicy and enough, and that one reads Secrets
+ * (lambda/settings/access-policy.ts). Condition keys per action and resource type: the Service
+ * Authorization Reference's "Actions, resources, and condition keys for Amazon Elastic Kubernetes
+ * Service" (docs/DEPLOY.md links it).
  */
-function grantSelfAccess(
-  role: iam.Role,
-  clusters: string[],
-  discover: NonNullable<DeploymentConfig['discover']>,
-  stack: Stack,
-): void {
-  const tags = Object.entries(discover.tags ?? {});
+function grantSelfAccess(role: iam.Role, clusters: string[], discover: DiscoverSettings): void {
+  const tags = Object.entries(discover.tags ?? {}).map(([k, v]) => [`aws:ResourceTag/${k}`, v]);
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'DiscoverCreateOwnAccessEntry',
@@ -97,66 +99,24 @@ function grantSelfAccess(
       resources: clusters,
       conditions: {
         ArnEquals: { 'eks:principalArn': role.roleArn },
-        ...(tags.length === 0
-          ? {}
-          : {
-              StringEquals: Object.fromEntries(tags.map(([k, v]) => [`aws:ResourceTag/${k}`, v])),
-            }),
+        StringEquals: { 'eks:accessEntryType': 'STANDARD', ...Object.fromEntries(tags) },
+        'ForAllValues:StringEquals': { 'eks:kubernetesGroups': [KUBERNETES_GROUP] },
+        Null: { 'eks:kubernetesGroups': 'false', 'eks:username': 'true' },
       },
     }),
   );
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'DiscoverAssociateReadOnlyPolicy',
-      actions: ['eks:AssociateAccessPolicy'],
-      resources: discover.regions.map((region) =>
-        stack.formatArn({
-          service: 'eks',
-          resource: 'access-entry',
-          resourceName: ownAccessEntries(role, stack),
-          region,
-        }),
-      ),
-      conditions: {
-        StringEquals: {
-          'eks:policyArn': `arn:${stack.partition}:eks::aws:cluster-access-policy/${ACCESS_POLICY}`,
-        },
-      },
-    }),
-  );
-}
-
-/**
- * The function's own access entries, on any cluster: `<cluster>/role/<account>/<role name>/<id>`
- * of an `access-entry` ARN.
- */
-function ownAccessEntries(role: iam.Role, stack: Stack, shown = (v: string) => v): string {
-  return `*/role/${shown(stack.account)}/${shown(role.roleName)}/*`;
 }
 
 /** Tells cdk-nag why discovery names every cluster of a region: which exist is what it finds out. */
-function acknowledgeWildcards(
-  role: iam.Role,
-  discover: NonNullable<DeploymentConfig['discover']>,
-  stack: Stack,
-): void {
+function acknowledgeWildcards(role: iam.Role, discover: DiscoverSettings, stack: Stack): void {
   const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   // A stack with its region set knows its partition (`aws`): cdk-nag names the literal then.
   const partition = Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
-  // cdk-nag names a reference by its logical id: the role's name is `<its logical id>`.
-  const roleName = `<${stack.getLogicalId(role.node.defaultChild as iam.CfnRole)}>`;
-  const shown = (v: string) => (v === stack.account ? account : v === role.roleName ? roleName : v);
-  const resources = [
-    'cluster/*',
-    ...(discover.grantAccess ? [`access-entry/${ownAccessEntries(role, stack, shown)}`] : []),
-  ];
   for (const region of discover.regions) {
-    for (const resource of resources) {
-      Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:${partition}:eks:${region}:${account}:${resource}]`,
-        reason:
-          "Discovery: the clusters of a searched region are not known at deploy, finding them is its job; eks:DescribeCluster is read-only, and with grantAccess eks:CreateAccessEntry needs the filter's tags on the cluster and the function's own role as principal, and eks:AssociateAccessPolicy only the read-only policy on the function's own access entries.",
-      });
-    }
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:${partition}:eks:${region}:${account}:cluster/*]`,
+      reason:
+        "Discovery: the clusters of a searched region are not known at deploy, finding them is its job; eks:DescribeCluster is read-only, and with grantAccess eks:CreateAccessEntry needs the filter's tags on the cluster, the function's own role as principal and the read-only Kubernetes group of deploy/rbac.yaml.",
+    });
   }
 }

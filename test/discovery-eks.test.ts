@@ -81,6 +81,7 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
       status: 'ACTIVE',
       tags: { team: 'a' },
       arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/fleet-001',
+      createdAt: '2026-01-01T00:00:00.000Z', // with the ARN, which cluster it is
     });
     assert.equal(found.find((c) => c.clusterName === 'creating')?.status, 'CREATING');
     assert.equal(
@@ -132,6 +133,7 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
         status: 'ACTIVE',
         tags: { 'lease-watchdog': 'on' },
         arn: `arn:aws:eks:eu-west-1:${OTHER}:cluster/theirs`,
+        createdAt: '2026-01-01T00:00:00.000Z',
       },
     ]);
     assert.deepEqual(
@@ -168,19 +170,11 @@ describe('EKS access: the function lets itself in (discover.grantAccess)', () =>
       return client;
     });
 
-  it('creates the access entry and associates the read-only policy, cluster-wide; an entry that exists is kept', async () => {
+  it('creates the access entry in the group deploy/rbac.yaml binds, no access policy (none reads Nodes and Leases without Secrets); an entry that exists is kept', async () => {
     const target = { clusterName: 'payments', region: 'eu-west-1' };
     await access().grant(target, PRINCIPAL);
-    assert.deepEqual(
-      [...eks.accessEntries],
-      [
-        [
-          `payments ${PRINCIPAL}`,
-          ['arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy'],
-        ],
-      ],
-    );
-    // Again (a second container, a retried run): the entry is kept, the policy associated again.
+    assert.deepEqual([...eks.accessEntries], [[`payments ${PRINCIPAL}`, ['group:lease-watchdog']]]);
+    // Again (a second container, a retried run): the entry is kept.
     await access().grant(target, PRINCIPAL);
     assert.equal(eks.accessEntries.size, 1);
   });

@@ -31,7 +31,7 @@ const found = (clusterName: string, more: Partial<FoundEksCluster> = {}): FoundE
 });
 
 /** A world of fakes: what EKS says per region, what the store holds, what was published. */
-function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
+function world(options: { grantAccess?: boolean; listed?: string[]; regions?: string[] } = {}) {
   let clusters: FoundEksCluster[] = [];
   const failing = new Set<string>();
   let records: DiscoveredRecord[] = [];
@@ -45,7 +45,11 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
       name,
       auth: { mode: 'eks', clusterName: name },
     })),
-    discover: { regions: ['eu-west-1'], tags: ON, grantAccess: options.grantAccess ?? false },
+    discover: {
+      regions: options.regions ?? ['eu-west-1'],
+      tags: ON,
+      grantAccess: options.grantAccess ?? false,
+    },
   });
   const deps: DiscoveryDeps = {
     settings,
@@ -66,6 +70,13 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
         writes += changed.length;
         const names = new Set(changed.map((r) => r.name));
         records = [...records.filter((r) => !names.has(r.name)), ...changed];
+      },
+      claim: async (record, over) => {
+        const stored = records.find((r) => r.name === record.name);
+        if (JSON.stringify(stored) !== JSON.stringify(over)) return false;
+        writes += 1;
+        records = [...records.filter((r) => r.name !== record.name), record];
+        return true;
       },
     },
     notifier: {
@@ -114,6 +125,11 @@ function world(options: { grantAccess?: boolean; listed?: string[] } = {}) {
     grants,
     /** Records written so far. */
     writes: () => writes,
+    /** The stored records, to rewrite as an older version wrote them. */
+    records: (change?: (r: DiscoveredRecord) => DiscoveredRecord) => {
+      if (change) records = records.map(change);
+      return records;
+    },
   };
 }
 
@@ -259,7 +275,7 @@ describe('discovery: what is watched, and what is said', () => {
     assert.deepEqual(w.watched(), ['c']);
   });
 
-  it('grantAccess: the function lets itself in (no command in the NOTICE); a failed grant gives the command and why', async () => {
+  it('grantAccess: the function lets itself in (the NOTICE says only the RBAC its group needs); a failed grant gives the command and why', async () => {
     const w = world({ grantAccess: true });
     w.set([found('a')]);
     await runDiscovery(w.deps);
@@ -270,7 +286,10 @@ describe('discovery: what is watched, and what is said', () => {
       ],
     ]);
     const [granted] = w.published;
-    assert.equal(granted?.notice?.topic === 'discovery' && granted.notice.advice, undefined);
+    assert.equal(
+      granted?.notice?.topic === 'discovery' && granted.notice.advice,
+      'the watchdog made its access entry; unless the cluster has deploy/rbac.yaml: kubectl apply -f deploy/rbac.yaml (in that cluster: group lease-watchdog)',
+    );
     w.said();
     w.grantFails(true);
     w.set([found('a'), found('b')]);
@@ -280,5 +299,44 @@ describe('discovery: what is watched, and what is said', () => {
       (advised?.notice?.topic === 'discovery' && advised.notice.advice) || '',
       /^the watchdog could not grant itself access \(eks:CreateAccessEntry failed \(AccessDeniedException\)\); run: aws eks create-access-entry --cluster-name b /,
     );
+  });
+
+  it('records of an older version (no identity, no settings said): the cluster at the same place is the one watched, nothing said', async () => {
+    const w = world();
+    w.set([found('a', { arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/a', createdAt: 'T1' })]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['a appeared']);
+    w.records(({ announcedSettings: _, ...r }) => ({
+      ...r,
+      settings: { ...r.settings, auth: { mode: 'eks', clusterName: 'a', region: 'eu-west-1' } },
+    }));
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), [], 'the same cluster, its settings as they were');
+    const [record] = w.records();
+    assert.equal(
+      record?.settings.auth.mode === 'eks' && record.settings.auth.identity,
+      'arn:aws:eks:eu-west-1:123456789012:cluster/a  T1',
+    );
+    // Created again: a new cluster.
+    w.set([found('a', { arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/a', createdAt: 'T2' })]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['a appeared']);
+  });
+
+  it("a watched cluster's region cannot be searched: another claiming its name meanwhile does not take it", async () => {
+    const w = world({ regions: ['eu-west-1', 'us-east-1'] });
+    const real = found('prod', { region: 'us-east-1' });
+    w.set([real]);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['prod appeared']);
+    w.set([real, found('other', { tags: { ...ON, 'lease-watchdog/name': 'prod' } })]);
+    w.fail('us-east-1', true);
+    await assert.rejects(runDiscovery(w.deps), /could not search 1 of 2 scopes/);
+    assert.deepEqual(w.said(), []);
+    const [record] = w.records();
+    assert.equal(record?.settings.auth.mode === 'eks' && record.settings.auth.clusterName, 'prod');
+    w.fail('us-east-1', false);
+    await runDiscovery(w.deps);
+    assert.deepEqual(w.said(), ['prod same-name'], 'once both are seen: the one watched stays');
   });
 });

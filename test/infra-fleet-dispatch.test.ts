@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import {
@@ -22,6 +23,8 @@ import { ConfigError, DEFAULTS, type DeployedCluster } from '../lambda/settings/
 import { ONE_CLUSTER, synthDeployment, type TemplateJson } from '../testkit/synth-stack.js';
 
 const FLEET = 1_000;
+/** The fleet's secrets: under its stack's own prefix (the default stack name's). */
+const PREFIX = `${FLEET_SECRETS_PREFIX}${DEFAULTS.stackName}/`;
 
 /**
  * Two in five clusters `eks` (every 50th in another account), three `token` or `kubeconfig`: 600
@@ -34,11 +37,11 @@ function cluster(i: number): object {
     name,
     auth: { mode: 'token', server: `https://${name}.example.com`, tokenSecretId },
   });
-  if (i % 5 === 1) return token(`${FLEET_SECRETS_PREFIX}${name}`);
+  if (i % 5 === 1) return token(`${PREFIX}${name}`);
   if (i % 5 === 2) {
     return {
       name,
-      auth: { mode: 'kubeconfig', secretId: `${FLEET_SECRETS_PREFIX}${name}-config` },
+      auth: { mode: 'kubeconfig', secretId: `${PREFIX}${name}-config` },
     };
   }
   if (i % 5 === 3) {
@@ -51,7 +54,7 @@ function cluster(i: number): object {
 }
 
 /** Where the fixture's secrets given by ARN are: under the prefix, in another region. */
-const OTHER_REGION_SECRETS = `arn:aws:secretsmanager:us-east-1:123456789012:secret:${FLEET_SECRETS_PREFIX}`;
+const OTHER_REGION_SECRETS = `arn:aws:secretsmanager:us-east-1:123456789012:secret:${PREFIX}`;
 
 type Resource = TemplateJson['Resources'][string];
 
@@ -216,7 +219,7 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
       JSON.stringify({
         'Fn::Join': [
           '',
-          ['arn:', 'aws', `:secretsmanager:eu-west-1:123456789012:secret:${FLEET_SECRETS_PREFIX}*`],
+          ['arn:', 'aws', `:secretsmanager:eu-west-1:123456789012:secret:${PREFIX}*`],
         ],
       }),
     ]);
@@ -256,10 +259,61 @@ describe(`${FLEET} clusters through the dispatcher`, () => {
         assert.ok(error instanceof ConfigError);
         assert.equal(
           error.message,
-          `clusters: ${MOST_SECRETS_ONE_BY_ONE + 1} secret ARNs of token/kubeconfig clusters would be granted one by one, and the function's role holds at most ${MOST_SECRETS_ONE_BY_ONE}: name the secrets ${FLEET_SECRETS_PREFIX}<anything> (read by one grant, docs/FLEET.md)`,
+          `clusters: ${MOST_SECRETS_ONE_BY_ONE + 1} secret ARNs of token/kubeconfig clusters would be granted one by one, and the function's role holds at most ${MOST_SECRETS_ONE_BY_ONE}: name the secrets lease-watchdog/Grants/<anything> (read by one grant, docs/FLEET.md)`,
         );
         return true;
       },
     );
+  });
+
+  test("two deployments in one account and region (staging beside prod): neither reads the other's fleet secrets", () => {
+    const fleet = (stackName: string) => {
+      const stack = new Stack(new App(), stackName, {
+        env: { account: '123456789012', region: 'eu-west-1' },
+      });
+      const role = new iam.Role(stack, 'Role', {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      });
+      const clusters = ['a', 'b'].map((name) => {
+        const auth = {
+          mode: 'token',
+          server: 'https://k.example.com',
+          tokenSecretId: `${FLEET_SECRETS_PREFIX}${stackName}/${name}`,
+        };
+        return { name, auth, accessEntry: false } as unknown as DeployedCluster;
+      });
+      // One of the other deployment's secrets named here too: granted by its own ARN, not its prefix.
+      const other = stackName === 'Prod' ? 'Staging' : 'Prod';
+      const borrowed = {
+        name: 'shared',
+        auth: {
+          mode: 'token',
+          server: 'https://k.example.com',
+          tokenSecretId: `${FLEET_SECRETS_PREFIX}${other}/shared`,
+        },
+        accessEntry: false,
+      } as unknown as DeployedCluster;
+      grantFleetAccess(role, [...clusters, borrowed], () => stack);
+      const template = Template.fromStack(stack);
+      const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+      return (
+        policies
+          .flatMap(
+            (p) => p.Properties.PolicyDocument.Statement as { Action: string; Resource: unknown }[],
+          )
+          .filter((st) => st.Action === 'secretsmanager:GetSecretValue')
+          .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]))
+          // `arn:${Partition}:…` as its Fn::Join, read as `arn:aws:…`.
+          .map((r: string | { 'Fn::Join': [string, unknown[]] }) =>
+            typeof r === 'string'
+              ? r
+              : r['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'aws')).join(''),
+          )
+          .sort()
+      );
+    };
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:lease-watchdog';
+    assert.deepEqual(fleet('Prod'), [`${arn}/Prod/*`, `${arn}/Staging/shared-??????`]);
+    assert.deepEqual(fleet('Staging'), [`${arn}/Prod/shared-??????`, `${arn}/Staging/*`]);
   });
 });

@@ -108,7 +108,7 @@ describe('lambda e2e: discovered clusters appear, are watched, vanish', () => {
     assert.equal(own?.notice?.change, 'appeared');
     assert.equal(
       own?.notice?.advice,
-      `unless the watchdog already has access: aws eks create-access-entry --cluster-name payments --region eu-west-1 --principal-arn ${FUNCTION_ROLE} && aws eks associate-access-policy --cluster-name payments --region eu-west-1 --principal-arn ${FUNCTION_ROLE} --policy-arn arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy --access-scope type=cluster`,
+      `unless the watchdog already has access: aws eks create-access-entry --cluster-name payments --region eu-west-1 --principal-arn ${FUNCTION_ROLE} --kubernetes-groups lease-watchdog && kubectl apply -f deploy/rbac.yaml (in that cluster: group lease-watchdog)`,
     );
     // In another account, the role the watchdog reads it as is the principal.
     assert.match(theirs?.notice?.advice ?? '', new RegExp(`--principal-arn ${ROLE} `));

@@ -124,4 +124,29 @@ describe('which clusters match, and their settings from tags', () => {
     assert.equal(settings.name, 'prod-us');
     assert.equal(settings.auth.mode === 'eks' && settings.auth.clusterName, 'prod');
   });
+
+  test("an exclude selector that matches every node is refused (a node without labels, or with the kubelet's own only)", () => {
+    const problem = (selector: string) =>
+      discoveredSettings({
+        clusterName: 'c',
+        region: 'eu-west-1',
+        tags: { 'lease-watchdog/exclude-selector': selector },
+      }).tagProblems;
+    for (const everyNode of [
+      '!lease-watchdog.io/watch',
+      'kubernetes.io/hostname',
+      'kubernetes.io/os!=windows',
+    ]) {
+      assert.deepEqual(
+        problem(everyNode),
+        [
+          'tag lease-watchdog/exclude-selector excludes every node (it matches a Node with no labels but the kubelet\'s own), which turns paging off for the whole cluster: name the nodes to leave out, e.g. "role=batch,!critical"',
+        ],
+        everyNode,
+      );
+    }
+    for (const some of ['pool=batch', 'role=batch,!critical', 'kubernetes.io/os=windows']) {
+      assert.deepEqual(problem(some), [], some);
+    }
+  });
 });

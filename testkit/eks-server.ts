@@ -7,12 +7,14 @@
  * - ListClusters, `GET /clusters?maxResults=&nextToken=` → `{clusters: [names], nextToken}`, at
  *   most `maxResults` (1-100, default 100) a page and a `nextToken` while more remain.
  * - CreateAccessEntry, `POST /clusters/<name>/access-entries` (409 ResourceInUseException when the
- *   principal has one), and AssociateAccessPolicy, `POST /clusters/<name>/access-entries/<principal>/access-policies`
- *   (404 without the entry), recorded in `accessEntries`.
+ *   principal has one; its `kubernetesGroups` recorded as `group:<name>`), and AssociateAccessPolicy,
+ *   `POST /clusters/<name>/access-entries/<principal>/access-policies` (404 without the entry),
+ *   recorded in `accessEntries`.
  * A cluster put with a `region` (and an `account`) is listed and described only in that region
  * (the SigV4 credential scope of the request) and account (`accountOf` its signer); without, in
- * every one. Scripted: throttling (every request, or the next N), and a cluster deleted right
- * after the list that names it (deleted mid-run). Counts calls. Never AWS.
+ * every one. Scripted: throttling (every request, or the next N), a cluster deleted right after
+ * the list that names it (deleted mid-run), and a DescribeCluster held until the test lets it
+ * answer (an interleaving). A removed cluster's access entries go with it. Counts calls. Never AWS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EKSClient } from '@aws-sdk/client-eks';
@@ -34,6 +36,8 @@ export interface EksCluster {
   readonly region?: string;
   /** The account it is in (`accountOf` the request's signer); none: every account. */
   readonly account?: string;
+  /** When it was created, epoch seconds (as EKS's JSON has it); default 2026-01-01T00:00:00Z. */
+  readonly createdAt?: number;
 }
 
 export interface EksServer {
@@ -54,10 +58,12 @@ export interface EksServer {
   throttleNext(n: number): void;
   /** Delete the cluster right after the next ListClusters page that names it is answered. */
   deleteAfterList(name: string): void;
+  /** Holds the next DescribeCluster of `name` (`reached` once it arrives) until `release`. */
+  hold(name: string): { readonly reached: Promise<void>; release(): void };
   remove(name: string): void;
   /** ListClusters requests so far (throttled ones included). */
   readonly listCalls: number;
-  /** Access entries made: `<cluster> <principalArn>` → the access policies associated. */
+  /** Access entries made: `<cluster> <principalArn>` → `group:<its groups>`, then the policies associated. */
   readonly accessEntries: ReadonlyMap<string, readonly string[]>;
   close(): Promise<void>;
 }
@@ -72,6 +78,7 @@ function describeCluster(name: string, cluster: EksCluster): unknown {
     cluster: {
       name,
       arn: `arn:aws:eks:${region}:${account}:cluster/${name}`,
+      createdAt: cluster.createdAt ?? 1_767_225_600,
       endpoint: cluster.endpoint,
       certificateAuthority: cluster.caData === undefined ? {} : { data: cluster.caData },
       status: cluster.status ?? 'ACTIVE',
@@ -95,6 +102,8 @@ interface EksScript {
   readonly deleteAfterList: Set<string>;
   readonly accountOf: (signer: string) => string;
   readonly accessEntries: Map<string, string[]>;
+  /** DescribeCluster requests held, by cluster name: what lets each answer. */
+  readonly holds: Map<string, { arrived(): void; released: Promise<void> }>;
 }
 
 /** Who asks, and where: the signer's account, the credential scope's region. */
@@ -162,7 +171,11 @@ function listClusters(res: ServerResponse, url: URL, asker: Asker, script: EksSc
 function accessEntry(path: string, body: string, res: ServerResponse, script: EksScript): void {
   const match = /^\/clusters\/([^/]+)\/access-entries(?:\/([^/]+)\/access-policies)?$/.exec(path);
   const cluster = decodeURIComponent(match?.[1] ?? '');
-  const input = JSON.parse(body || '{}') as { principalArn?: string; policyArn?: string };
+  const input = JSON.parse(body || '{}') as {
+    principalArn?: string;
+    policyArn?: string;
+    kubernetesGroups?: string[];
+  };
   if (match?.[2] === undefined) {
     const key = `${cluster} ${input.principalArn}`;
     if (script.accessEntries.has(key)) {
@@ -171,7 +184,10 @@ function accessEntry(path: string, body: string, res: ServerResponse, script: Ek
       });
       return;
     }
-    script.accessEntries.set(key, []);
+    script.accessEntries.set(
+      key,
+      (input.kubernetesGroups ?? []).map((group) => `group:${group}`),
+    );
     sendJson(
       res,
       200,
@@ -237,6 +253,7 @@ export async function startEksServer(
     deleteAfterList: new Set(),
     accountOf: options.accountOf ?? (() => '123456789012'),
     accessEntries: new Map(),
+    holds: new Map(),
   };
   const requests: string[] = [];
   const signers: string[] = [];
@@ -244,6 +261,13 @@ export async function startEksServer(
     const { body } = await readBody(req);
     requests.push(req.url ?? '/');
     signers.push(signedBy(req));
+    const name = /^\/clusters\/([^/?]+)$/.exec(req.url ?? '')?.[1];
+    const held = name === undefined ? undefined : script.holds.get(decodeURIComponent(name));
+    if (held !== undefined && req.method === 'GET') {
+      script.holds.delete(decodeURIComponent(name ?? ''));
+      held.arrived();
+      await held.released;
+    }
     answer(req, res, script, body.toString('utf8'));
   });
   const client = new EKSClient(localClientConfig(endpoint.url));
@@ -271,8 +295,23 @@ export async function startEksServer(
     deleteAfterList: (name) => {
       script.deleteAfterList.add(name);
     },
+    hold: (name) => {
+      let arrived = () => {};
+      let release = () => {};
+      const reached = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      script.holds.set(name, { arrived, released });
+      return { reached, release };
+    },
     remove: (name) => {
       script.clusters.delete(name);
+      for (const key of script.accessEntries.keys()) {
+        if (key.startsWith(`${name} `)) script.accessEntries.delete(key);
+      }
     },
     accessEntries: script.accessEntries,
     get listCalls() {

@@ -10,9 +10,11 @@
  * writes and its state; reliability-cluster-faults.ts: what it reads and the nodes).
  */
 
+import type { HandlerEvent } from '../lambda/handler/create-handler.js';
 import { type LossyProxy, startLossyProxy } from './lossy-proxy.js';
 import { API_FAULTS, NODE_FAULTS } from './reliability-cluster-faults.js';
 import { DELIVERY_FAULTS, STATE_FAULTS } from './reliability-delivery-faults.js';
+import { DISCOVERY_FAULTS } from './reliability-discovery-faults.js';
 import type { Scenario, ScenarioContext, ScenarioResult } from './reliability-scenario.js';
 import { keyOfMessage, tally } from './reliability-tally.js';
 import {
@@ -26,12 +28,13 @@ import {
 
 export type { Scenario, ScenarioContext, ScenarioResult } from './reliability-scenario.js';
 
-/** The rows, in the order of the table: delivery, the cluster's API, state, the nodes. */
+/** The rows, in the order of the table: delivery, the cluster's API, state, the nodes, discovery. */
 export const SCENARIOS: readonly Scenario[] = [
   ...DELIVERY_FAULTS,
   ...API_FAULTS,
   ...STATE_FAULTS,
   ...NODE_FAULTS,
+  ...DISCOVERY_FAULTS,
 ];
 
 const LETTERS = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -52,15 +55,15 @@ interface RunRecord {
 /** The context a scenario runs in: its harness, its cluster's nodes by letter, and its steps. */
 function scenarioContext(
   h: Harness,
-  letters: ReadonlyMap<string, string>,
+  letters: Map<string, string>,
   record: RunRecord,
 ): ScenarioContext {
-  const invoke = async (container?: Container, invocation?: Invocation) => {
+  const invoke = async (container?: Container, invocation?: Invocation, event?: HandlerEvent) => {
     let status: string;
     try {
       // The harness's default container (its metrics and logs are h.metrics, h.logger).
-      const report = container ? await container.invoke(null, invocation) : await h.run();
-      status = report.clusters[0]?.lastStatus ?? 'not-run';
+      const report = container ? await container.invoke(null, invocation) : await h.run(event);
+      status = report.clusters[0]?.lastStatus ?? (report.discovery ? 'discovery' : 'not-run');
     } catch {
       status = 'failed';
     }
@@ -74,9 +77,9 @@ function scenarioContext(
       if (!name) throw new Error(`no node ${letter}`);
       return name;
     },
-    async tick() {
+    async tick(event) {
       h.clock.advance(60_000);
-      await invoke();
+      await invoke(undefined, undefined, event);
     },
     invoke,
     async lossyDynamo() {
@@ -85,12 +88,24 @@ function scenarioContext(
       return proxy;
     },
     note: (text) => record.notes.push(text),
+    nodesAre(names) {
+      letters.clear();
+      for (const [i, name] of names.entries()) letters.set(LETTERS[i] ?? String(i), name);
+    },
   };
 }
 
 /** Runs one scenario on its own harness; resolves to what happened, counted. */
 export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
-  const h = await startWatchdogHarness({ ...DEFAULT_HARNESS, ...scenario.harness });
+  const prepared = await scenario.prepare?.();
+  const h = await startWatchdogHarness({
+    ...DEFAULT_HARNESS,
+    ...scenario.harness,
+    ...prepared?.harness,
+  }).catch(async (error: unknown) => {
+    await prepared?.close();
+    throw error;
+  });
   const record: RunRecord = { runs: {}, notes: [], proxies: [] };
   try {
     const letters = new Map(
@@ -119,6 +134,7 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   } finally {
     for (const proxy of record.proxies) await proxy.close();
     await h.close();
+    await prepared?.close();
   }
 }
 

@@ -3,6 +3,8 @@
  * ground truth, and the run that injects it through a ScenarioContext; what running it gives; and
  * the steps rows share.
  */
+
+import type { HandlerEvent } from '../lambda/handler/create-handler.js';
 import type { LossyProxy } from './lossy-proxy.js';
 import type { Counts } from './reliability-tally.js';
 import type {
@@ -18,14 +20,19 @@ export interface ScenarioContext {
   readonly t: SimTarget;
   /** The node of a letter: `node('a')` is the first node. */
   node(letter: string): string;
-  /** Advances the clock one schedule interval, then one invocation of the default container. */
-  tick(): Promise<void>;
+  /**
+   * Advances the clock one schedule interval, then one invocation of the default container (of
+   * `event`: `{ "cluster": NAME }`, `{ "discover": true }`; default the schedule's).
+   */
+  tick(event?: HandlerEvent): Promise<void>;
   /** One invocation at the clock's now (of `container`, default the harness's own). */
   invoke(container?: Container, invocation?: Invocation): Promise<void>;
   /** A lossy proxy in front of dynalite, closed after the scenario. */
   lossyDynamo(): Promise<LossyProxy>;
   /** A fact of the run worth a line in the table (deterministic). */
   note(text: string): void;
+  /** Letters the nodes of another cluster (a discovered one) from here on: `a` its first. */
+  nodesAre(names: readonly string[]): void;
 }
 
 export interface Scenario {
@@ -46,6 +53,11 @@ export interface Scenario {
    */
   readonly resentAfterReset?: readonly string[];
   readonly harness?: HarnessOptions;
+  /**
+   * Parts started before the harness (an EKS endpoint to discover clusters at): the harness's
+   * options over `harness`, and what closes them after the row.
+   */
+  readonly prepare?: () => Promise<{ harness: HarnessOptions; close(): Promise<void> }>;
   /**
    * The row waits out real time (an invocation's deadline, a request's timeout): mostly idle, so
    * test/reliability.test.ts runs these rows side by side with the others, not in line.

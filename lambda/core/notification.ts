@@ -169,8 +169,8 @@ export type NoticeInfo =
 /**
  * What discovery saw change: a cluster `appeared` (watched from now on), was `deleted`, was
  * `dropped` (it no longer matches the tag filter, or failed), a tag of its settings was
- * ignored (`tag-invalid`), or another cluster it would watch has its name (`same-name`: only the
- * first is watched).
+ * ignored (`tag-invalid`), another cluster it would watch has its name (`same-name`: only the
+ * one watched before is), or its tags changed what is watched (`settings-changed`).
  */
 export const DISCOVERY_CHANGES = [
   'appeared',
@@ -178,6 +178,7 @@ export const DISCOVERY_CHANGES = [
   'dropped',
   'tag-invalid',
   'same-name',
+  'settings-changed',
 ] as const;
 export type DiscoveryChange = (typeof DISCOVERY_CHANGES)[number];
 

@@ -178,7 +178,7 @@ export function checksOverdueNotice(
 
 /**
  * A NOTICE on its own: no node lists; warning, or info when a degraded (or overdue) stretch ends
- * and for discovery's news but a tag ignored or a name taken twice.
+ * and for discovery's news but a tag ignored, a name taken twice or settings changed by tags.
  */
 function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
   const info =
@@ -186,7 +186,8 @@ function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notific
       notice.state === 'ended') ||
     (notice.topic === 'discovery' &&
       notice.change !== 'tag-invalid' &&
-      notice.change !== 'same-name');
+      notice.change !== 'same-name' &&
+      notice.change !== 'settings-changed');
   const severity = info ? 'info' : 'warning';
   const body = {
     cluster,

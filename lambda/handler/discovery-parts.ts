@@ -11,6 +11,7 @@ import { EksClusterFinder } from '../adapters/discovery/eks-discovery.js';
 import { StoredClusterDirectory } from '../adapters/discovery/stored-directory.js';
 import type { ClusterAwsCredentials } from '../adapters/kube/cluster-credentials.js';
 import { DynamoDbDiscoveryStore } from '../adapters/state/dynamodb/dynamodb-discovery-store.js';
+import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import type { ClusterDirectory, Notifier, StructuredLogger } from '../ports/index.js';
 import type { ClusterSettings, RuntimeConfig } from '../settings/index.js';
 import type { DiscoveryReport } from '../use-cases/discovery.js';
@@ -42,11 +43,8 @@ export function discoveryParts(
   clock: () => number,
 ): DiscoveryParts | undefined {
   if (config.settings.discover === undefined) return undefined;
-  const store = new DynamoDbDiscoveryStore({
-    client: clients.dynamodb,
-    tableName: config.stateTable,
-    clock,
-  });
+  const table = { client: clients.dynamodb, tableName: config.stateTable, clock };
+  const store = new DynamoDbDiscoveryStore(table);
   const stored = new StoredClusterDirectory(store, clock);
   const roleCredentials = (roleArn: string, region: string) =>
     awsCredentials.forCluster({ auth: { mode: 'eks', clusterName: '-', region, roleArn } });
@@ -56,10 +54,12 @@ export function discoveryParts(
       : clients.eks(region, roleCredentials(roleArn, region));
   const finder = new EksClusterFinder({ eks: clients.eks, roleCredentials });
   const access = new EksClusterAccess((target) => eks(target.region, target.roleArn));
+  const states = new DynamoDbStateStore({ ...table, logger });
   const deps = (notifier: Notifier) => ({
     settings: config.settings,
     finder,
     store,
+    states,
     notifier,
     access,
     functionRoleArn: config.functionRoleArn,

@@ -17,6 +17,24 @@ export interface FoundEksCluster {
   readonly tags: Readonly<Record<string, string>>;
   /** Its ARN (names its account), when EKS said it. */
   readonly arn?: string | undefined;
+  /**
+   * When it was created (ISO 8601), and its `id` (EKS on Outposts only), when EKS said them: a
+   * cluster deleted and created again under its name keeps its ARN, not these.
+   */
+  readonly createdAt?: string | undefined;
+  readonly id?: string | undefined;
+}
+
+/**
+ * Which cluster it is: its ARN (its region, account and name; as EKS would write it when EKS did
+ * not say it), and what tells a cluster created again under that name from the one before: EKS's
+ * id and creation time. Discovery records it; a check of a discovered cluster reads only that one.
+ */
+export function identityOf(
+  cluster: Pick<FoundEksCluster, 'clusterName' | 'region' | 'arn' | 'id' | 'createdAt'>,
+): string {
+  const arn = cluster.arn ?? `arn:aws:eks:${cluster.region}:?:cluster/${cluster.clusterName}`;
+  return [arn, cluster.id ?? '', cluster.createdAt ?? ''].join(' ');
 }
 
 /** Finds the EKS clusters of one scope. */

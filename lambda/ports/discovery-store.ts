@@ -8,7 +8,10 @@ export type DiscoveredState = 'watched' | 'gone' | 'dropped';
 export interface DiscoveredRecord {
   readonly name: string;
   readonly state: DiscoveredState;
-  /** Its settings, validated as a listed cluster's (from its tags). */
+  /**
+   * Its settings, validated as a listed cluster's (from its tags); `auth.identity` says which
+   * cluster it is (use-cases/discovery.ts, identityOf: absent in records of older versions).
+   */
   readonly settings: ClusterSettings;
   /** The lines of its tags that were ignored (each announced once). */
   readonly tagProblems: readonly string[];
@@ -21,8 +24,15 @@ export interface DiscoveredRecord {
    * accounts): their ARNs, the watched one first (the others are not watched).
    */
   readonly sameName?: readonly string[] | undefined;
+  /** What its tags set as last announced (discovery-notices.ts, taggedSettings); absent: none yet. */
+  readonly announcedSettings?: string | undefined;
   /** The `sameName` ARNs already announced. */
   readonly announcedSameName?: readonly string[] | undefined;
+  /**
+   * Until when (epoch ms) one run holds the right to announce its deletion (`claim`): a check and a
+   * discovery run that both find it deleted announce it once.
+   */
+  readonly announcing?: number | undefined;
 }
 
 export interface DiscoveryStore {
@@ -32,4 +42,13 @@ export interface DiscoveryStore {
   loadOne(name: string, signal?: AbortSignal): Promise<DiscoveredRecord | undefined>;
   /** Writes these records (only what changed: one small item each). */
   save(records: readonly DiscoveredRecord[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Writes `record` only if the stored one is still `over` as loaded (undefined: none stored):
+   * whether it was written. Another run's write in between wins, and this one is not made.
+   */
+  claim(
+    record: DiscoveredRecord,
+    over: DiscoveredRecord | undefined,
+    signal?: AbortSignal,
+  ): Promise<boolean>;
 }

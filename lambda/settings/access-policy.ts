@@ -1,10 +1,12 @@
 /**
- * The EKS access policy the watchdog's access entry gets: the only one that lists Nodes
- * (cluster-scoped) and Leases (coordination.k8s.io): `*` resources, get/list/watch, Secrets
- * included (EKS user guide, "Review access policy permissions",
+ * How the watchdog is let into an EKS cluster: an access entry in the Kubernetes group
+ * `lease-watchdog`, which deploy/rbac.yaml binds to get/list of the node Leases, the Nodes and the
+ * Events of `default`, nothing else. No EKS access policy is narrower and enough: AmazonEKSViewPolicy
+ * has neither Nodes nor `coordination.k8s.io`, and AmazonEKSAdminViewPolicy reads every resource,
+ * Secrets included (EKS user guide, "Review access policy permissions",
  * https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html).
- * AmazonEKSViewPolicy names fixed API groups, without coordination.k8s.io, and no Nodes.
  *
- * A module of its own, so that the function's adapters read it without the settings' schemas.
+ * A module of its own, so that the function's adapters and the stack read it without the settings'
+ * schemas.
  */
-export const ACCESS_POLICY = 'AmazonEKSAdminViewPolicy';
+export const KUBERNETES_GROUP = 'lease-watchdog';

@@ -116,7 +116,7 @@ export const CLI_FLAGS = {
     value: 'SELECTOR',
     help: "label selector of nodes never to alert on, e.g. 'pool in (spot)'",
     meaning: "label selector of nodes never to alert on, e.g. `'pool in (spot,batch)'`",
-    rule: { text: labelSelectorRules('role=batch,!critical') },
+    rule: { text: labelSelectorRules('role=batch,!critical', true) },
   },
   selector: {
     flag: 'selector',

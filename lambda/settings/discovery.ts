@@ -14,7 +14,7 @@ import { flag, strictObject, text, wholeNumber } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
-export { ACCESS_POLICY } from './access-policy.js';
+export { KUBERNETES_GROUP } from './access-policy.js';
 
 /** What a tag key or value may hold (EKS tag restrictions). */
 const TAG_KEY = /^(?!aws:)[\p{L}\p{N}\s+\-=._:/@]{1,128}$/u;
@@ -72,7 +72,7 @@ export const discover = setting({
   places: ['file', 'lambda'],
   shownDefault: 'off',
   meaning:
-    '`{"regions":["eu-west-1"],"accounts"?:[{"roleArn":"arn:aws:iam::210987654321:role/lease-watchdog-discovery"}],"tags"?:{"lease-watchdog":"on"},"excludeTags"?:{"lease-watchdog":"off"},"grantAccess"?:false,"everyMinutes"?:5}`: also watch the EKS clusters found in these regions of the stack\'s account and of each account\'s role (assumed as `clusters[].auth.roleArn` is), that are `ACTIVE`, carry every tag of `tags` (none: every cluster) and none of `excludeTags`; each is found within `everyMinutes` (1-60) plus one check period of being created, announced by a NOTICE when it appears, is deleted or stops matching, and checked as a listed `eks` cluster would be, its settings from its tags (`lease-watchdog/name`, `lease-watchdog/namespace`, `lease-watchdog/exclude-selector`, `lease-watchdog/runbook-url`); a listed cluster of the same name wins. `grantAccess`: the function creates its own EKS access entry (`AmazonEKSAdminViewPolicy`) on each cluster that appears (in another account, as its role); otherwise the NOTICE says the command to run. See [docs/DEPLOY.md](docs/DEPLOY.md#discovered-clusters)',
+    '`{"regions":["eu-west-1"],"accounts"?:[{"roleArn":"arn:aws:iam::210987654321:role/lease-watchdog-discovery"}],"tags"?:{"lease-watchdog":"on"},"excludeTags"?:{"lease-watchdog":"off"},"grantAccess"?:false,"everyMinutes"?:5}`: also watch the EKS clusters found in these regions of the stack\'s account and of each account\'s role (assumed as `clusters[].auth.roleArn` is), that are `ACTIVE`, carry every tag of `tags` (none: every cluster) and none of `excludeTags`; each is found within `everyMinutes` (1-60) plus one check period of being created, announced by a NOTICE when it appears, is deleted or stops matching, and checked as a listed `eks` cluster would be, its settings from its tags (`lease-watchdog/name`, `lease-watchdog/namespace`, `lease-watchdog/exclude-selector`, `lease-watchdog/runbook-url`); a listed cluster of the same name wins. `grantAccess`: the function creates its own EKS access entry (Kubernetes group `lease-watchdog`, which `deploy/rbac.yaml` binds; no access policy) on each cluster that appears (in another account, as its role); otherwise the NOTICE says the command to run. See [docs/DEPLOY.md](docs/DEPLOY.md#discovered-clusters)',
   schema: strictObject(
     {
       regions: listOf(region, MAX_DISCOVERY_REGIONS, '["eu-west-1"]'),
@@ -128,6 +128,7 @@ export interface EksDiscoveredAuth {
   readonly clusterName: string;
   readonly region: string;
   readonly roleArn?: string | undefined;
+  readonly identity?: string | undefined;
 }
 
 /** A discovered cluster's settings, and one line for each of its tags that could not be used. */

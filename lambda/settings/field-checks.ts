@@ -5,7 +5,7 @@
  * `lease-watchdog check` starts without building the settings' schemas; fields.ts builds the
  * schemas of the deployment file with the same messages.
  */
-import { parseSelector } from '../core/selector.js';
+import { matchesSelector, parseSelector } from '../core/selector.js';
 import { shown } from './errors.js';
 import { PATTERNS } from './patterns.js';
 
@@ -78,19 +78,30 @@ export function textProblem(rules: TextRules, value: string): string | undefined
 }
 
 /** A Kubernetes label selector (`kubectl -l` syntax); `example` shows a valid one in the error. */
-export function labelSelectorRules(example: string): TextRules {
+export function labelSelectorRules(example: string, excluding = false): TextRules {
   return {
     hint: 'a label selector',
     check: (value) => {
       try {
-        parseSelector(value);
-        return undefined;
+        const selector = parseSelector(value);
+        if (!excluding || !ANY_NODE.some((labels) => matchesSelector(selector, labels))) return;
+        return `excludes every node (it matches a Node with no labels but the kubelet's own), which turns paging off for the whole cluster: name the nodes to leave out, e.g. "${example}"`;
       } catch (error) {
         return `must be a label selector like "${example}": ${(error as Error).message}`;
       }
     },
   };
 }
+
+/**
+ * Nodes any cluster has: one without labels, one with only those every kubelet sets, of values no
+ * selector names. A selector of nodes to exclude that matches them excludes every node (a silence
+ * matching everything is refused alike).
+ */
+const ANY_NODE: readonly Readonly<Record<string, string>>[] = [
+  {},
+  { 'kubernetes.io/hostname': '\0', 'kubernetes.io/os': '\0', 'kubernetes.io/arch': '\0' },
+];
 
 /** An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too). */
 export function topicArnRules(hint: string): TextRules {

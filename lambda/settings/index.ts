@@ -6,7 +6,7 @@
 export { CLUSTER_FILE, type FunctionSettings, functionSettingsOf } from './cluster-file.js';
 export { AUTH_MODES, type AuthMode } from './clusters.js';
 export { DEFAULTS } from './defaults.js';
-export { ACCESS_POLICY, type DiscoverSettings } from './discovery.js';
+export { type DiscoverSettings, KUBERNETES_GROUP } from './discovery.js';
 export { ConfigError } from './errors.js';
 export {
   type AppDeploymentConfig,

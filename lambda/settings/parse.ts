@@ -34,6 +34,8 @@ export type ClusterAuth =
       readonly region?: string | undefined;
       /** The role the function assumes to reach the cluster (another account). */
       readonly roleArn?: string | undefined;
+      /** A discovered cluster's identity (use-cases/discovery.ts): another is described anew. */
+      readonly identity?: string | undefined;
     };
 export type ClusterSettings = Readonly<Omit<ParsedCluster, 'auth'> & { auth: ClusterAuth }>;
 /** The watchdog settings the function runs with (and `watch` builds from its flags). */

@@ -1,10 +1,10 @@
 /**
  * What discovery's NOTICEs say: which cluster, where, what changed; and, for a cluster that
  * appeared, how the watchdog gets in: the access entry it made itself (`discover.grantAccess`),
- * or the one command line that makes it.
+ * or the one command line that makes it, and the RBAC its Kubernetes group needs.
  */
 import type { ClusterAccess, DiscoveredRecord, StructuredLogger } from '../ports/index.js';
-import { ACCESS_POLICY, type WatchdogSettings } from '../settings/index.js';
+import { KUBERNETES_GROUP, type WatchdogSettings } from '../settings/index.js';
 
 /** What granting access, or advising it, needs. */
 export interface AccessDeps {
@@ -38,6 +38,21 @@ export function changeMessage(
   }
 }
 
+/** What a discovered cluster's tags set: `namespace kube-node-lease, exclude-selector none, …`. */
+export function taggedSettings({ settings }: DiscoveredRecord): string {
+  const { namespace, excludeSelector = 'none', runbookUrl = 'none' } = settings;
+  return `namespace ${namespace}, exclude-selector ${excludeSelector}, runbook-url ${runbookUrl}`;
+}
+
+/** A watched cluster's tags changed what is watched since it was last said: what, or undefined. */
+export function settingsChange(record: DiscoveredRecord): string | undefined {
+  const now = taggedSettings(record);
+  const said = record.announcedSettings;
+  if (record.state !== 'watched' || record.announcedState !== 'watched') return undefined;
+  if (said === undefined || said === now) return undefined;
+  return `the tags of ${where(record)} changed what is watched: ${now} (was ${said})`;
+}
+
 /**
  * Two clusters (or more) discovery would watch under one name: which (their ARNs, the watched one
  * first), and the tag that gives the other a name of its own (`<name>-<its region>`, or
@@ -65,21 +80,23 @@ function principalOf(record: DiscoveredRecord, functionRoleArn: string | undefin
   return (auth.mode === 'eks' && auth.roleArn) || functionRoleArn || '<FunctionRoleArn>';
 }
 
-/** The one line that lets `principal` read the cluster (run in the cluster's account). */
+/** What binds the access entry's group to the reads the watchdog needs, in the cluster. */
+const RBAC = `kubectl apply -f deploy/rbac.yaml (in that cluster: group ${KUBERNETES_GROUP})`;
+
+/**
+ * The one line that lets `principal` read the cluster (run in the cluster's account): its access
+ * entry in the Kubernetes group deploy/rbac.yaml binds (Leases, Nodes, node Events; no Secrets).
+ */
 export function accessCommand(record: DiscoveredRecord, principal: string): string {
   const { auth } = record.settings;
   if (auth.mode !== 'eks') return '';
   const at = `--cluster-name ${auth.clusterName} --region ${auth.region ?? '<region>'} --principal-arn ${principal}`;
-  const partition = principal.split(':')[1] || 'aws';
-  return (
-    `aws eks create-access-entry ${at} && aws eks associate-access-policy ${at} ` +
-    `--policy-arn arn:${partition}:eks::aws:cluster-access-policy/${ACCESS_POLICY} --access-scope type=cluster`
-  );
+  return `aws eks create-access-entry ${at} --kubernetes-groups ${KUBERNETES_GROUP} && ${RBAC}`;
 }
 
 /**
- * For a cluster that appeared: nothing when the function let itself in (`grantAccess`), else the
- * command to run (with why the grant failed, when it was tried).
+ * For a cluster that appeared: when the function let itself in (`grantAccess`), the RBAC to apply
+ * unless the cluster has it; else the command to run (with why the grant failed, when it was tried).
  */
 export async function accessAdvice(
   deps: AccessDeps,
@@ -100,7 +117,7 @@ export async function accessAdvice(
       signal,
     );
     deps.logger.info('discovery granted the watchdog access', { cluster: record.name });
-    return undefined;
+    return `the watchdog made its access entry; unless the cluster has deploy/rbac.yaml: ${RBAC}`;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return `the watchdog could not grant itself access (${why}); run: ${command}`;

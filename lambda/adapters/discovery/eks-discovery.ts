@@ -98,6 +98,8 @@ export class EksClusterFinder implements ClusterFinder {
         status: cluster?.status ?? 'UNKNOWN',
         tags: { ...(cluster?.tags ?? {}) },
         ...(cluster?.arn === undefined ? {} : { arn: cluster.arn }),
+        ...(cluster?.createdAt === undefined ? {} : { createdAt: cluster.createdAt.toISOString() }),
+        ...(cluster?.id === undefined ? {} : { id: cluster.id }),
       };
     } catch (error) {
       // Deleted since it was listed: gone, not a failure.

@@ -27,6 +27,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { identityOf } from '../../ports/cluster-finder.js';
 import type { AuthenticatedCluster } from '../../ports/index.js';
 import type { ClusterAuth } from '../../settings/index.js';
 import {
@@ -218,8 +219,8 @@ export class ClusterAuthProvider {
     signal?: AbortSignal,
   ): Promise<ClusterInfo> {
     const cluster = settings.name;
-    const { clusterName, roleArn } = settings.auth;
-    const key = `${roleArn ?? ''}|${region}/${clusterName}`;
+    const { clusterName, roleArn, identity } = settings.auth;
+    const key = `${roleArn ?? ''}|${region}/${clusterName}|${identity ?? ''}`;
     const now = this.deps.now();
     const cached = this.clusterInfoCache.get(key);
     if (cached && now < cached.expiresAt) return cached.value;
@@ -234,6 +235,17 @@ export class ClusterAuthProvider {
       const failure = describeClusterError(cluster, clusterName, region, error, signal, roleArn);
       if (this.servesStale(cached, failure, now)) return cached.value;
       throw failure;
+    }
+    const { arn, id, createdAt } = description.cluster ?? {};
+    const found = { clusterName, region, arn, id, createdAt: createdAt?.toISOString() };
+    if (identity !== undefined && identityOf(found) !== identity) {
+      // Deleted and created again since discovery's run: never read the new one with the other's
+      // state (the check's WATCHDOG asks EKS, and finds the one watched deleted).
+      throw new ClusterAuthError(
+        'describe-cluster-failed',
+        cluster,
+        `EKS cluster '${clusterName}' in ${region} is not the one discovery watches (created again): discovery takes it up at its next run`,
+      );
     }
     const endpoint = description.cluster?.endpoint;
     const caData = description.cluster?.certificateAuthority?.data;

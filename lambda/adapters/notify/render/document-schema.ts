@@ -172,7 +172,7 @@ export const notificationDocument = z
         state: z.enum(['started', 'ended']).optional(),
         change: z.enum(DISCOVERY_CHANGES).optional().meta({
           description:
-            'discovery: the cluster appeared (watched from now on), was deleted or dropped (no longer watched), a tag was ignored, or another cluster has its name (same-name: that one is not watched)',
+            'discovery: the cluster appeared (watched from now on), was deleted or dropped (no longer watched), a tag was ignored, another cluster has its name (same-name: that one is not watched), or its tags changed what is watched (settings-changed)',
         }),
         advice: z
           .string()

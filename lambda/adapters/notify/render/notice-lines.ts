@@ -138,10 +138,16 @@ const DISCOVERY_PROSE: Readonly<Record<DiscoveryChange, readonly [string, string
       'tag is fixed.',
   ],
   'same-name': [
-    'NOTICE: two discovered clusters have one name; only the first is watched',
+    'NOTICE: two discovered clusters have one name; only the first named is watched',
     'Discovery found more than one EKS cluster to watch under this name (in two regions or ' +
-      'two accounts). The first named is watched; the other is not checked, and nothing pages ' +
+      'two accounts, or by a lease-watchdog/name tag). The first named is watched (the one ' +
+      'watched before, whatever is found first); the other is not checked, and nothing pages ' +
       'for it, until it has a name of its own. This is said once.',
+  ],
+  'settings-changed': [
+    'NOTICE: the tags of a discovered cluster changed what is watched',
+    'Its lease-watchdog/ tags now set what is above: the checks follow them from the next ' +
+      'run on. If this was not meant, tag the cluster back. This is said once.',
   ],
 };
 

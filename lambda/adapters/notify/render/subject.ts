@@ -60,6 +60,7 @@ const DISCOVERY_HEADLINES: Readonly<Record<DiscoveryChange, string>> = {
   dropped: 'NOTICE: no longer matches discovery, no longer watched',
   'tag-invalid': 'NOTICE: a tag was ignored',
   'same-name': 'NOTICE: another discovered cluster has this name, not watched',
+  'settings-changed': 'NOTICE: its tags changed what is watched',
 };
 
 /** `NOTICE: degraded checks: Nodes cannot be read`, ... */

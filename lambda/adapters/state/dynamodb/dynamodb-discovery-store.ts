@@ -3,13 +3,15 @@
  * per cluster in one partition (`pk = discovery`, `sk = cluster#<name>`), the record as JSON in
  * `record`. Read with one Query of the partition (paged past 1 MB), or one GetItem for one
  * cluster; written with BatchWriteItem,
- * only the records that changed (the grants the state store already has). A cluster no longer
+ * only the records that changed (the grants the state store already has), or, to claim a
+ * deletion's announcement, with one PutItem on the condition that the item is still as loaded
+ * (`record = :over`, or `attribute_not_exists(sk)`). A cluster no longer
  * watched (deleted, dropped) keeps its item for 30 days (the table's TTL attribute `expiresAt`),
  * so that it is announced once, not at every run.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DiscoveredRecord, DiscoveryStore } from '../../../ports/index.js';
-import { type Item, stringOf } from './dynamodb-items.js';
+import { type Item, isConditionalCheckFailed, stringOf } from './dynamodb-items.js';
 import { StateTable } from './dynamodb-table.js';
 
 const PARTITION = 'discovery';
@@ -46,18 +48,49 @@ export class DynamoDbDiscoveryStore implements DiscoveryStore {
   }
 
   async save(records: readonly DiscoveredRecord[], signal?: AbortSignal): Promise<void> {
-    const expiresAt = String(Math.ceil(this.#clock() / 1000) + FORGET_AFTER_SECONDS);
-    const items = records.map(
-      (record): Item => ({
-        pk: { S: PARTITION },
-        sk: { S: `${PREFIX}${record.name}` },
-        record: { S: JSON.stringify(record) },
-        ...(record.state === 'watched' ? {} : { expiresAt: { N: expiresAt } }),
-      }),
-    );
     await this.#table.batchWrite(
-      items.map((Item) => ({ PutRequest: { Item } })),
+      records.map((record) => ({ PutRequest: { Item: this.#item(record) } })),
       signal,
     );
+  }
+
+  async claim(
+    record: DiscoveredRecord,
+    over: DiscoveredRecord | undefined,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    try {
+      const output = await this.#table.client.send(
+        new PutItemCommand({
+          TableName: this.#table.name,
+          Item: this.#item(record),
+          // A loaded record gives back the very text stored (JSON.parse keeps the keys' order).
+          ...(over === undefined
+            ? { ConditionExpression: 'attribute_not_exists(sk)' }
+            : {
+                ConditionExpression: '#record = :over',
+                ExpressionAttributeNames: { '#record': 'record' },
+                ExpressionAttributeValues: { ':over': { S: JSON.stringify(over) } },
+              }),
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.#table.count(output.ConsumedCapacity, 'write');
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  #item(record: DiscoveredRecord): Item {
+    const expiresAt = String(Math.ceil(this.#clock() / 1000) + FORGET_AFTER_SECONDS);
+    return {
+      pk: { S: PARTITION },
+      sk: { S: `${PREFIX}${record.name}` },
+      record: { S: JSON.stringify(record) },
+      ...(record.state === 'watched' ? {} : { expiresAt: { N: expiresAt } }),
+    };
   }
 }
