@@ -1,5 +1,6 @@
 /**
- * The fleet's two stores in the state table, the check ledger and the discovery store, through
+ * The fleet's two stores in the state table, the check ledger and the discovery store (its
+ * conditional claim included), through
  * the real client against dynalite and against moto_server, which validates requests as DynamoDB
  * does (an empty string as a key value, a `begins_with` operand included, is refused there and
  * not by dynalite: the ledger's read once failed every dispatcher run on DynamoDB for it).
@@ -74,6 +75,20 @@ for (const kind of ['dynalite', 'moto'] as const) {
       const loaded = [...(await store.load())].sort((a, b) => a.name.localeCompare(b.name));
       assert.deepEqual(loaded, [records[1], records[0]]);
       assert.deepEqual(await store.loadOne('prod-eu'), records[0]);
+    });
+
+    it('the discovery store: a claim is won once, over the record as loaded or over none', async () => {
+      const tableName = await table();
+      const store = new DynamoDbDiscoveryStore({ client: db.client, tableName, clock: () => T });
+      const watched = record('prod-eu', 'watched');
+      const gone = { ...watched, state: 'gone' as const, announcing: T + 60_000 };
+
+      assert.equal(await store.claim(watched, undefined), true, 'over none');
+      assert.equal(await store.claim(watched, undefined), false, 'over none, once');
+      const loaded = await store.loadOne('prod-eu');
+      assert.equal(await store.claim(gone, loaded), true, 'over the record as loaded');
+      assert.equal(await store.claim(gone, loaded), false, 'another run wrote in between');
+      assert.deepEqual(await store.loadOne('prod-eu'), gone);
     });
   });
 }
