@@ -58,6 +58,7 @@ import type { Evaluation, NodeVerdict } from './model.js';
 import { isSilent } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
+import { gather } from './storm-forming.js';
 import { detectStorm, inStorm, stormChange } from './storms.js';
 import { verdictsOf } from './verdict-list.js';
 
@@ -193,13 +194,26 @@ export function alertsForEvaluation(
   const check = { cluster: evaluation.cluster, policy, now, stormNotifies: storm.notifies };
   // Only the names seen that keep a record after their step: absentNodes asks of no other.
   const seen = new Set<string>();
-  for (const node of verdictsOf(evaluation)) {
+  const step = (node: NodeVerdict, held: boolean) => {
     const memory = records.memoryOf(node.name);
-    records.apply(node.name, memory, nodeStep(node, storm.holds(node), memory, check));
+    if (!held) records.apply(node.name, memory, nodeStep(node, storm.holds(node), memory, check));
     const { name } = node;
     if (records.incidents.has(name) || records.flaps.has(name) || records.removals.has(name)) {
       seen.add(name);
     }
+  };
+  // Silent nodes that would FIRING now wait for the rest (storm-forming.ts).
+  const opening: NodeVerdict[] = [];
+  for (const node of verdictsOf(evaluation)) {
+    const opens = isSilent(node.verdict) && !records.incidents.has(node.name);
+    if (opens && !node.newlySeen && !storm.holds(node)) opening.push(node);
+    else step(node, false);
+  }
+  const gathering = gather(evaluation, opening, state.gathering, policy.storm, now);
+  const held: string[] = [];
+  for (const node of opening) {
+    if (gathering.holds(node)) held.push(node.name);
+    step(node, gathering.holds(node));
   }
   absentNodes(evaluation, seen, records, policy, now);
 
@@ -226,6 +240,7 @@ export function alertsForEvaluation(
   });
   const unchanged =
     storm.next === state.storm &&
+    gathering.since === state.gathering &&
     state.watchdog === null &&
     sameRecords(state.incidents, records.incidents) &&
     sameRecords(state.flaps, records.flaps) &&
@@ -238,6 +253,8 @@ export function alertsForEvaluation(
         watchdog: null,
         storm: storm.next,
         ...(records.removals.size === 0 ? {} : { removals: Object.fromEntries(records.removals) }),
+        ...(gathering.since === undefined ? {} : { gathering: gathering.since }),
       };
-  return { notification, state: next };
+  const { wakeAt } = gathering;
+  return { notification, state: next, ...(wakeAt ? { wake: { at: wakeAt, leases: held } } : {}) };
 }

@@ -331,8 +331,7 @@ export class InvocationRunner {
     const name = cluster.name;
     reportCheck(this.deps, name, outcome, started);
     if (outcome.status !== 'checked') return outcome;
-    if (outcome.evaluation.recheck !== undefined) {
-      const { at, leases } = outcome.evaluation.recheck;
+    for (const { at, leases } of outcome.rechecks) {
       logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
       await this.lookRequests.recheck(name, leases, at);
     }
