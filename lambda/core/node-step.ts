@@ -329,7 +329,12 @@ function plainStep(
     return !stormNode || check.stormNotifies ? { ...quiet, entry: firing } : quiet;
   }
   if (stormNode && check.stormNotifies) {
-    return { incident: notified(incident, check.now), flap, entry: firing };
+    // Paged already (its FIRING, or an earlier STORM): named still down, not paged again.
+    return {
+      incident: notified(incident, check.now),
+      flap,
+      entry: entry('reminders', firing.node),
+    };
   }
   if (reminderDue(incident.lastNotifiedAt, check.policy, check.now)) {
     const reminder = entry('reminders', alertNode(node, since, undefined, key));
