@@ -11,6 +11,7 @@ import {
   type Container,
   type Harness,
   kindOf,
+  type SimClusterSpec,
   startWatchdogHarness,
 } from '../testkit/watchdog-harness.js';
 
@@ -135,9 +136,9 @@ function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
     }).length;
 }
 
-async function harness(pollSeed: number): Promise<Harness> {
+async function harness(pollSeed: number, spec: SimClusterSpec = { nodes: 40 }): Promise<Harness> {
   const h = await startWatchdogHarness({
-    clusters: { prod: { nodes: 40, seed: 11 } },
+    clusters: { prod: { seed: 11, ...spec } },
     withLooks: true,
   });
   const poll = random(pollSeed);
@@ -227,6 +228,69 @@ export async function stalls(count: number, offset: (minute: number) => number):
       await driver.minutes(t, t + 4 * MINUTE, offset);
       t += 4 * MINUTE;
       result.mistakes += mistakesIn(h, seen, []);
+    }
+  } finally {
+    await h.close();
+  }
+  return result;
+}
+
+/** Zone outages: in each run, one STORM's latency and whether a FIRING of its nodes came first. */
+export interface OutageRow {
+  readonly row: string;
+  /** From the earliest last renewal of the run's dying nodes to SNS accepting the STORM. */
+  readonly latencies: number[];
+  /** Runs in which a FIRING naming a dying node came before the STORM (or no STORM came). */
+  firstPaged: number;
+  mistakes: number;
+}
+
+/**
+ * `runs` zone outages: `dying` of a zone's `zoneSize` nodes stop in the same second, at a random
+ * moment of a minute (their kubelets at whatever phase of their renew cycle they are), and come
+ * back four minutes later. Four zones take turns, so that a node dies at most every 24 minutes:
+ * more often, its deaths and recoveries would be flapping (3 transitions in 15 minutes).
+ */
+export async function zoneOutages(
+  row: string,
+  runs: number,
+  { zoneSize, dying, offset }: { zoneSize: number; dying: number; offset: Scenario['offset'] },
+): Promise<OutageRow> {
+  const zones = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c', 'eu-west-1d'];
+  const h = await harness(5, { nodes: zones.length * zoneSize, zones });
+  const driver = new Driver(h);
+  const rand = random(23);
+  const result: OutageRow = { row, latencies: [], firstPaged: 0, mistakes: 0 };
+  try {
+    const target = h.target('prod');
+    // Ten minutes first: the looks learn every kubelet's clock, as a watchdog running for days has.
+    let t = h.clock.now();
+    await driver.minutes(t, t + 10 * MINUTE, offset);
+    t += 10 * MINUTE;
+    for (let run = 0; run < runs; run++) {
+      // Nodes are spread round-robin over the zones.
+      const zone = target.nodes.filter((_, i) => i % zones.length === run % zones.length);
+      const victims = [...zone].sort(() => rand() - 0.5).slice(0, dying);
+      let earliest = Number.NaN;
+      h.clock.at(t + Math.floor(rand() * MINUTE), () => {
+        earliest = Math.min(...victims.map((n) => renewTimeOf(h, 'prod', n)));
+        for (const n of victims) target.sim.stopKubelet(n);
+      });
+      const seen = h.messages().length;
+      await driver.minutes(t, t + 4 * MINUTE, offset);
+      t += 4 * MINUTE;
+      const paged = h
+        .messages()
+        .slice(seen)
+        .filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''));
+      const storm = paged.findIndex((m) => kindOf(m) === 'STORM');
+      const first = paged.findIndex((m) => victims.some((n) => m.message.includes(n)));
+      if (storm < 0 || (first >= 0 && first < storm)) result.firstPaged++;
+      if (storm >= 0) result.latencies.push((paged[storm]?.receivedAt ?? 0) - earliest);
+      result.mistakes += mistakesIn(h, seen, victims);
+      for (const n of victims) target.sim.startKubelet(n);
+      await driver.minutes(t, t + 2 * MINUTE, offset);
+      t += 2 * MINUTE;
     }
   } finally {
     await h.close();
