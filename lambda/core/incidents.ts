@@ -31,8 +31,11 @@
  *   groups (every silent node for a cluster storm), except flapping ones. A `not-ready` node is
  *   not part of a storm: it fires on its own.
  * - When a storm starts or spreads: one STORM notification (kind STORM, critical, `storm.state`
- *   'active') with every storm node in `firing` (those already firing before too: it is the
- *   summary of what is down) plus any other node that opened in that check.
+ *   'active') with the storm nodes that open in it in `firing`, those paged before (a FIRING, an
+ *   earlier STORM) in `reminders` (named still down, not paged again), plus any other node that
+ *   opened in that check.
+ * - Before it starts: while a group is forming, the FIRINGs of its silent nodes wait for it
+ *   (storm-forming.ts: at most one renew interval; never a death alone).
  * - While it lasts: incidents still open for nodes joining it, silently (the STORM said so);
  *   nodes outside the storm zones fire as usual; recoveries are RESOLVED as usual; reminders go on.
  * - When it ends: `storm.state` 'ended' with the counts now, riding along with the check's other

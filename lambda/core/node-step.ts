@@ -51,8 +51,8 @@
  *
  * Storms (the storm itself is decided per check, in incidents.ts)
  * - A storm node whose incident opens while the storm is not notifying opens silently.
- * - When the storm notifies (starts or spreads), every storm node with an open incident is listed
- *   in `firing`, and counts as notified.
+ * - When the storm notifies (starts or spreads), every storm node with an open incident is listed,
+ *   in `firing` when it opens then, else in `reminders` (paged already), and counts as notified.
  */
 
 import { alertNode, goneNode, sameSnapshot, snapshotOf } from './alert-nodes.js';
