@@ -61,15 +61,32 @@ export interface Scenario {
   readonly coldTakeover?: boolean;
   /** The looks stop being delivered (the event source mapping disabled). */
   readonly mappingDisabled?: boolean;
+  /** Two warm containers, each invocation served by either (seeded): Lambda keeps one per overlap. */
+  readonly twoWarm?: boolean;
+  /** Nodes (in different zones) dying at random moments of the same minute (default 1). */
+  readonly overlap?: number;
 }
 
 /** The function's invocations, as Lambda makes them: scheduled runs and delivered looks. */
 class Driver {
   lambda: Container;
   readonly runs: number[] = [];
+  /** Serves each invocation when set (two warm containers), else `lambda`. */
+  either?: () => Container;
 
   constructor(private readonly h: Harness) {
     this.lambda = h.container();
+  }
+
+  /** Each invocation to either of two warm containers, at random. */
+  twoWarm(seed: number): void {
+    const pick = random(seed);
+    const other = this.h.container();
+    this.either = () => (pick() < 0.5 ? this.lambda : other);
+  }
+
+  #serving(): Container {
+    return this.either?.() ?? this.lambda;
   }
 
   /** A fresh container takes over every later invocation (the warm one is gone). */
@@ -80,7 +97,7 @@ class Driver {
 
   until(time: number): Promise<void> {
     const looks = this.h.looks as NonNullable<Harness['looks']>;
-    return looks.runUntil(time, (event) => this.lambda.invoke(event));
+    return looks.runUntil(time, (event) => this.#serving().invoke(event));
   }
 
   /** The schedule for the minutes that start in [from, to), then the looks due by `to`. */
@@ -89,7 +106,7 @@ class Driver {
       const at = from + k * MINUTE + offset(k);
       await this.until(at);
       this.runs.push(this.h.clock.now());
-      await this.lambda.invoke();
+      await this.#serving().invoke();
     }
     await this.until(Math.max(to, this.h.clock.now()));
   }
@@ -151,6 +168,7 @@ async function harness(pollSeed: number, spec: SimClusterSpec = { nodes: 40 }): 
 export async function deaths(row: string, count: number, scenario: Scenario): Promise<Row> {
   const h = await harness(3);
   const driver = new Driver(h);
+  if (scenario.twoWarm) driver.twoWarm(29);
   const rand = random(7);
   const result: Row = { row, deaths: [], mistakes: 0, stalls: 0 };
   try {
@@ -164,29 +182,40 @@ export async function deaths(row: string, count: number, scenario: Scenario): Pr
     await driver.minutes(t, t + 2 * MINUTE, scenario.offset);
     t += 2 * MINUTE;
     if (scenario.mappingDisabled) (h.looks as NonNullable<Harness['looks']>).mappingEnabled = false;
-    for (let i = 0; i < count; i++) {
-      const victim = target.nodes[(i * 7) % target.nodes.length] as string;
-      let lastRenewal = Number.NaN;
-      const dies = t + Math.floor(rand() * MINUTE);
-      h.clock.at(dies, () => {
-        target.sim.stopKubelet(victim);
-        lastRenewal = renewTimeOf(h, 'prod', victim) - (skew.get(victim) ?? 0);
-      });
-      if (scenario.coldTakeover) {
-        h.clock.at(dies + Math.floor(rand() * GRACE_MS), () => driver.takeOver());
+    const overlap = scenario.overlap ?? 1;
+    for (let i = 0; i < count; i += overlap) {
+      // Neighbours in the list are in different zones (round-robin): deaths that overlap, no storm;
+      // a node dies again only rounds later (sooner, it would be flapping).
+      const victims = Array.from(
+        { length: overlap },
+        (_, k) => target.nodes[(overlap === 1 ? i * 7 : i + k) % target.nodes.length] as string,
+      );
+      const lastRenewals = new Map<string, number>();
+      for (const victim of victims) {
+        const dies = t + Math.floor(rand() * MINUTE);
+        h.clock.at(dies, () => {
+          target.sim.stopKubelet(victim);
+          lastRenewals.set(victim, renewTimeOf(h, 'prod', victim) - (skew.get(victim) ?? 0));
+        });
+        if (scenario.coldTakeover) {
+          h.clock.at(dies + Math.floor(rand() * GRACE_MS), () => driver.takeOver());
+        }
       }
       const seen = h.messages().length;
       await driver.minutes(t, t + 4 * MINUTE, scenario.offset);
       t += 4 * MINUTE;
-      const fired = h
-        .messages()
-        .slice(seen)
-        .find((m) => kindOf(m) === 'FIRING' && m.message.includes(victim));
-      if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
-      result.deaths.push(breakdown(driver, lastRenewal, fired.receivedAt));
-      result.mistakes += mistakesIn(h, seen, [victim]);
-      // It comes back; the watchdog sees it recover before the next death.
-      target.sim.startKubelet(victim);
+      for (const victim of victims) {
+        const fired = h
+          .messages()
+          .slice(seen)
+          .find((m) => kindOf(m) === 'FIRING' && m.message.includes(victim));
+        if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
+        const lastRenewal = lastRenewals.get(victim) ?? Number.NaN;
+        result.deaths.push(breakdown(driver, lastRenewal, fired.receivedAt));
+      }
+      result.mistakes += mistakesIn(h, seen, victims);
+      // They come back; the watchdog sees them recover before the next deaths.
+      for (const victim of victims) target.sim.startKubelet(victim);
       await driver.minutes(t, t + 2 * MINUTE, scenario.offset);
       t += 2 * MINUTE;
     }

@@ -51,6 +51,11 @@ const rows: Row[] = [
       coldTakeover: true,
     },
   ),
+  await deaths(
+    'deaths that overlap (3 nodes of 3 zones in one minute), two warm containers serving at random, jittered runs',
+    COUNT,
+    { offset: anywhere, overlap: 3, twoWarm: true },
+  ),
   await stalls(Math.max(5, Math.round(COUNT / 2)), anywhere),
   await deaths(
     'the looks stopped (event source mapping disabled): the schedule alone, jittered runs',
