@@ -26,6 +26,7 @@ async function started(): Promise<Harness> {
   const h = await startWatchdogHarness({
     clusters: { prod: { nodes: 12, seed: 13 } },
     withLooks: true,
+    pagerDuty: true,
   });
   // Runs at varied moments, so that the looks learn every kubelet's clock.
   await runSchedule(h, h.clock.now(), h.clock.now() + 6 * MINUTE, (k) => (k * 7_300) % 40_000);
@@ -98,6 +99,21 @@ describe('one outage, one page, on time', () => {
       for (const node of dying) assert.ok(storm.message.includes(node), `the STORM names ${node}`);
       const latency = (storm.receivedAt - Math.min(...last.values())) / 1000;
       assert.ok(latency <= 65, `paged ${latency} s after the earliest last renewal`);
+
+      // One incident in the on-call tool: triggered with the STORM, resolved when the last is back.
+      const pd = h.pagerDuty as NonNullable<Harness['pagerDuty']>;
+      const taken = () => pd.accepted.map((e) => `${e.event_action} ${e.dedup_key}`);
+      const [trigger] = taken();
+      assert.match(trigger ?? '', /^trigger lw-storm-/, taken().join(', '));
+      assert.deepEqual(taken(), [trigger]);
+      for (const node of dying.slice(0, 2)) h.target().sim.startKubelet(node);
+      let now = h.clock.now();
+      await runSchedule(h, now, now + 3 * MINUTE, () => 0);
+      assert.deepEqual(taken(), [trigger], 'open while one of them is still down');
+      h.target().sim.startKubelet(dying[2] as string);
+      now = h.clock.now();
+      await runSchedule(h, now, now + 3 * MINUTE, () => 0);
+      assert.deepEqual(taken(), [trigger, trigger?.replace('trigger', 'resolve')]);
     } finally {
       await h.close();
     }

@@ -75,6 +75,8 @@ interface StormStep {
   readonly info: StormInfo | undefined;
   /** It starts or spreads in this check. */
   readonly notifies: boolean;
+  /** Its incident key, while it lasts. */
+  readonly key: string | undefined;
   /** True for a storm node (a silent node of a storm zone or node group). */
   readonly holds: (node: NodeVerdict) => boolean;
 }
@@ -93,6 +95,7 @@ function stormStep(
   return {
     next: change.next,
     info: change.notice === null ? undefined : { ...change.info, ...(key ? { key } : {}) },
+    key: change.next === null ? undefined : key,
     notifies: change.notice === 'active',
     holds: (node) => isSilent(node.verdict) && inStorm(detection, node),
   };
@@ -174,6 +177,28 @@ function absentNodes(
   }
 }
 
+/**
+ * A storm's incident (its key, which its nodes' incidents share) resolves once, when the last of
+ * them does: until then the nodes that recover, and the storm's end, leave its key out (their
+ * notifications say so, an on-call tool hears nothing), like an Alertmanager group.
+ */
+function groupResolves(records: CheckRecords, storm: StormInfo | undefined) {
+  const resolved = records.list('resolved');
+  const grouped = (key: string | undefined) => key?.startsWith('lw-storm-') === true;
+  const ended = storm?.state === 'ended' && grouped(storm.key);
+  if (!ended && !resolved.some((x) => grouped(x.key))) return { resolved, storm };
+  const open = new Set<string | undefined>();
+  for (const incident of records.incidents.values()) {
+    if (grouped(incident.key)) open.add(incident.key);
+  }
+  const keyless = <T extends { readonly key?: string | undefined }>(x: T): T => {
+    if (x.key === undefined || !open.has(x.key)) return x;
+    const { key: _open, ...rest } = x;
+    return rest as T;
+  };
+  return { resolved: resolved.map(keyless), storm: storm && keyless(storm) };
+}
+
 /** True when `after` holds exactly the objects of `before`, key for key. */
 function sameRecords<T>(
   before: Readonly<Record<string, T>>,
@@ -194,7 +219,13 @@ export function alertsForEvaluation(
 ): AlertOutcome {
   const storm = stormStep(evaluation, state.storm, policy, now);
   const records = new CheckRecords(state);
-  const check = { cluster: evaluation.cluster, policy, now, stormNotifies: storm.notifies };
+  const check = {
+    cluster: evaluation.cluster,
+    policy,
+    now,
+    stormNotifies: storm.notifies,
+    stormKey: storm.key,
+  };
   // Only the names seen that keep a record after their step: absentNodes asks of no other.
   const seen = new Set<string>();
   const step = (node: NodeVerdict, held: boolean) => {
@@ -231,14 +262,15 @@ export function alertsForEvaluation(
           since: state.watchdog.since,
           key: incidentKey('watchdog', evaluation.cluster, '', state.watchdog.since),
         };
+  const grouped = groupResolves(records, storm.info);
   const notification = composeNotification({
     cluster: evaluation.cluster,
     at: now,
     firing: records.list('firing'),
-    resolved: records.list('resolved'),
+    resolved: grouped.resolved,
     reminders: records.list('reminders'),
     flapping: records.list('flapping'),
-    storm: storm.info,
+    storm: grouped.storm,
     watchdog,
   });
   const unchanged =

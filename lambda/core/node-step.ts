@@ -50,6 +50,7 @@
  *   but is no flap transition: a node still down when it ends fires again, not FLAPPING.
  *
  * Storms (the storm itself is decided per check, in incidents.ts)
+ * - A storm node's incident takes the storm's key (one incident in the on-call tool).
  * - A storm node whose incident opens while the storm is not notifying opens silently.
  * - When the storm notifies (starts or spreads), every storm node with an open incident is listed,
  *   in `firing` when it opens then, else in `reminders` (paged already), and counts as notified.
@@ -92,6 +93,8 @@ export interface CheckContext {
   readonly now: number;
   /** A storm starts or spreads in this check: its STORM notification lists every storm node. */
   readonly stormNotifies: boolean;
+  /** The incident key of the storm that lasts past this check: its nodes' incidents take it. */
+  readonly stormKey?: string | undefined;
 }
 
 /** The incident after this check's verdict, before flapping and storms have their say. */
@@ -324,10 +327,14 @@ function plainStep(
     return { ...quiet, entry: entry('resolved', alertNode(node, since, resolution, key)) };
   }
   if (incident === undefined) return quiet;
-  const firing = entry('firing', alertNode(node, since, undefined, key));
-  if (transition === 'open') {
-    return !stormNode || check.stormNotifies ? { ...quiet, entry: firing } : quiet;
+  if (transition === 'open' && stormNode && check.stormKey !== undefined) {
+    // Part of the outage: the storm's incident (one in the on-call tool), under its key.
+    const grouped = { ...incident, key: check.stormKey };
+    const named = entry('firing', alertNode(node, since, undefined, check.stormKey));
+    return { incident: grouped, flap, entry: check.stormNotifies ? named : null };
   }
+  const firing = entry('firing', alertNode(node, since, undefined, key));
+  if (transition === 'open') return { ...quiet, entry: firing };
   if (stormNode && check.stormNotifies) {
     // Paged already (its FIRING, or an earlier STORM): named still down, not paged again.
     return {
