@@ -141,6 +141,11 @@ function breakdown(driver: Driver, lastRenewal: number, firedAt: number): Death 
   };
 }
 
+/** Whether an email names `node`: in full, or (a list of many) by its name up to the first dot. */
+function names(m: { readonly message: string }, node: string): boolean {
+  return m.message.includes(node) || new RegExp(`\\b${node.split('.')[0]}\\b`).test(m.message);
+}
+
 /** Messages since `from` that are mistakes: FIRING/STORM naming none of `dead`, any WATCHDOG. */
 function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
   return h
@@ -149,7 +154,7 @@ function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
     .filter((m) => {
       const kind = kindOf(m) ?? '';
       if (kind === 'WATCHDOG') return true;
-      return ['FIRING', 'STORM'].includes(kind) && !dead.some((n) => m.message.includes(n));
+      return ['FIRING', 'STORM'].includes(kind) && !dead.some((n) => names(m, n));
     }).length;
 }
 
@@ -208,7 +213,7 @@ export async function deaths(row: string, count: number, scenario: Scenario): Pr
         const fired = h
           .messages()
           .slice(seen)
-          .find((m) => kindOf(m) === 'FIRING' && m.message.includes(victim));
+          .find((m) => kindOf(m) === 'FIRING' && names(m, victim));
         if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
         const lastRenewal = lastRenewals.get(victim) ?? Number.NaN;
         result.deaths.push(breakdown(driver, lastRenewal, fired.receivedAt));
@@ -313,7 +318,7 @@ export async function zoneOutages(
         .slice(seen)
         .filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''));
       const storm = paged.findIndex((m) => kindOf(m) === 'STORM');
-      const first = paged.findIndex((m) => victims.some((n) => m.message.includes(n)));
+      const first = paged.findIndex((m) => victims.some((n) => names(m, n)));
       if (storm < 0 || (first >= 0 && first < storm)) result.firstPaged++;
       if (storm >= 0) result.latencies.push((paged[storm]?.receivedAt ?? 0) - earliest);
       result.mistakes += mistakesIn(h, seen, victims);

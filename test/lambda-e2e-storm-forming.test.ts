@@ -96,7 +96,11 @@ describe('one outage, one page, on time', () => {
         `one STORM and nothing else: ${summary(h.messages().slice(seen))}`,
       );
       const storm = paged[0] as (typeof paged)[number];
-      for (const node of dying) assert.ok(storm.message.includes(node), `the STORM names ${node}`);
+      for (const node of dying) {
+        // Listed by their short names (the zone's common suffix said once).
+        const short = new RegExp(`\\b${node.split('.')[0]}\\b`);
+        assert.match(storm.message, short, `the STORM names ${node}`);
+      }
       const latency = (storm.receivedAt - Math.min(...last.values())) / 1000;
       assert.ok(latency <= 65, `paged ${latency} s after the earliest last renewal`);
 
