@@ -122,7 +122,7 @@ await writeSection([
   '|---|---:|---:|---:|---:|---:|---:|',
   ...parts,
   '',
-  'Zone outages: in each run, nodes of one zone (3 zones) stop in the same second at a random moment, each kubelet at its own phase of the 10-s renew cycle, so their leases cross the grace period seconds apart; they come back 4 minutes later. Detection time: from the earliest last renewal of the run to SNS accepting the STORM. Goal: one STORM per outage, no FIRING of its nodes before it, within grace + one renew interval + 5 s (65 s).',
+  'Zone outages: in each run, nodes of one zone stop in the same second at a random moment, each kubelet at its own phase of the 10-s renew cycle, so their leases cross the grace period seconds apart; they come back 4 minutes later (4 zones of 4 nodes, or of 20, taking turns: a node dying again within 15 minutes would be flapping). Detection time: from the earliest last renewal of the run to SNS accepting the STORM. Goal: one STORM per outage, no FIRING of its nodes before it, within grace + one renew interval + 5 s (65 s).',
   '',
   '| row | runs (STORMs) | min | p50 | p95 | max | runs with a FIRING first (or no STORM) | mistakes |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',
