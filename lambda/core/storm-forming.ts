@@ -59,6 +59,10 @@ export function gather(
 
 /** The storm the silent nodes and the suspects would make together, if they would. */
 function formingStorm(evaluation: Evaluation, policy: StormPolicy) {
+  // Marked leases beyond the expired ones (a death alone): without, no pass over the verdicts.
+  let marked = 0;
+  for (const o of evaluation.observations.values()) if (o.suspectSince !== undefined) marked++;
+  if (marked <= evaluation.summary.expired) return null;
   const zones = new Map<string, number>();
   const groups = new Map<string, number>();
   const count = (counts: Map<string, number>, key: string) =>
