@@ -172,6 +172,33 @@ describe('runCheckCycle', () => {
     assert.equal(winner.accepted.length, 1);
   });
 
+  it('a run that lost the claim still hands back the re-check its suspect wants', async () => {
+    const store = new MemoryStateStore();
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), T0 - 60_000, []));
+    // b stopped at T0 - 2 s: 15 s later both runs find it suspect; the other one saves first.
+    const at = T0 + 13_000;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const racing = runCheckCycle('prod', {
+      ...deps(store, new ScriptedNotifier(), at, ['b']),
+      reader: {
+        read: async () => {
+          await gate;
+          return cluster(at, ['b']);
+        },
+      },
+    });
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), at, ['b'], 'run-2'));
+    release();
+    const loser = await racing;
+    assert.equal(loser.status, 'busy');
+    assert.deepEqual(loser.status === 'busy' ? loser.rechecks?.map((r) => r.leases) : undefined, [
+      ['b'],
+    ]);
+  });
+
   it('a check that holds a forming storm’s FIRING asks for a look at the end of the wait', async () => {
     // Zone a's four nodes renew every 10 s, 3 s apart; a, b and c stop together at T0. Zone b's
     // four renew on (so that the looks are not frozen: fewer than half the leases are suspects).

@@ -135,8 +135,11 @@ export type CycleOutcome =
       readonly deleted?: true | undefined;
     } & Delivery &
       Reset)
-  /** Another run holds this cluster: this one backed off and sent nothing. */
-  | { readonly status: 'busy'; readonly reason: string };
+  /**
+   * Another run holds this cluster: this one backed off and sent nothing. One that lost the claim
+   * still hands back the looks its suspects want (the run that saved may not have found them).
+   */
+  | { readonly status: 'busy'; readonly reason: string; readonly rechecks?: readonly Recheck[] };
 
 /**
  * One check of `cluster`: load the state (or reset it), read the cluster, decide the alerts, then
@@ -198,7 +201,8 @@ export async function runCheckCycle(
   // Step 1: the claim, conditional on the version loaded.
   const version = await claim(cluster, claimed, stored.version, deps.store, signal);
   if (version === undefined) {
-    return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
+    const reason = `another run saved the state of ${cluster} first`;
+    return { status: 'busy', reason, ...(evaluation ? { rechecks } : {}) };
   }
   // Steps 2 and 3: publish the outbox, record what was accepted.
   const delivery: Delivery = publishing
