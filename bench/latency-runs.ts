@@ -11,6 +11,7 @@ import {
   type Container,
   type Harness,
   kindOf,
+  type SimClusterSpec,
   startWatchdogHarness,
 } from '../testkit/watchdog-harness.js';
 
@@ -60,15 +61,32 @@ export interface Scenario {
   readonly coldTakeover?: boolean;
   /** The looks stop being delivered (the event source mapping disabled). */
   readonly mappingDisabled?: boolean;
+  /** Two warm containers, each invocation served by either (seeded): Lambda keeps one per overlap. */
+  readonly twoWarm?: boolean;
+  /** Nodes (in different zones) dying at random moments of the same minute (default 1). */
+  readonly overlap?: number;
 }
 
 /** The function's invocations, as Lambda makes them: scheduled runs and delivered looks. */
 class Driver {
   lambda: Container;
   readonly runs: number[] = [];
+  /** Serves each invocation when set (two warm containers), else `lambda`. */
+  either?: () => Container;
 
   constructor(private readonly h: Harness) {
     this.lambda = h.container();
+  }
+
+  /** Each invocation to either of two warm containers, at random. */
+  twoWarm(seed: number): void {
+    const pick = random(seed);
+    const other = this.h.container();
+    this.either = () => (pick() < 0.5 ? this.lambda : other);
+  }
+
+  #serving(): Container {
+    return this.either?.() ?? this.lambda;
   }
 
   /** A fresh container takes over every later invocation (the warm one is gone). */
@@ -79,7 +97,7 @@ class Driver {
 
   until(time: number): Promise<void> {
     const looks = this.h.looks as NonNullable<Harness['looks']>;
-    return looks.runUntil(time, (event) => this.lambda.invoke(event));
+    return looks.runUntil(time, (event) => this.#serving().invoke(event));
   }
 
   /** The schedule for the minutes that start in [from, to), then the looks due by `to`. */
@@ -88,7 +106,7 @@ class Driver {
       const at = from + k * MINUTE + offset(k);
       await this.until(at);
       this.runs.push(this.h.clock.now());
-      await this.lambda.invoke();
+      await this.#serving().invoke();
     }
     await this.until(Math.max(to, this.h.clock.now()));
   }
@@ -123,6 +141,11 @@ function breakdown(driver: Driver, lastRenewal: number, firedAt: number): Death 
   };
 }
 
+/** Whether an email names `node`: in full, or (a list of many) by its name up to the first dot. */
+function names(m: { readonly message: string }, node: string): boolean {
+  return m.message.includes(node) || new RegExp(`\\b${node.split('.')[0]}\\b`).test(m.message);
+}
+
 /** Messages since `from` that are mistakes: FIRING/STORM naming none of `dead`, any WATCHDOG. */
 function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
   return h
@@ -131,13 +154,13 @@ function mistakesIn(h: Harness, from: number, dead: readonly string[]): number {
     .filter((m) => {
       const kind = kindOf(m) ?? '';
       if (kind === 'WATCHDOG') return true;
-      return ['FIRING', 'STORM'].includes(kind) && !dead.some((n) => m.message.includes(n));
+      return ['FIRING', 'STORM'].includes(kind) && !dead.some((n) => names(m, n));
     }).length;
 }
 
-async function harness(pollSeed: number): Promise<Harness> {
+async function harness(pollSeed: number, spec: SimClusterSpec = { nodes: 40 }): Promise<Harness> {
   const h = await startWatchdogHarness({
-    clusters: { prod: { nodes: 40, seed: 11 } },
+    clusters: { prod: { seed: 11, ...spec } },
     withLooks: true,
   });
   const poll = random(pollSeed);
@@ -150,6 +173,7 @@ async function harness(pollSeed: number): Promise<Harness> {
 export async function deaths(row: string, count: number, scenario: Scenario): Promise<Row> {
   const h = await harness(3);
   const driver = new Driver(h);
+  if (scenario.twoWarm) driver.twoWarm(29);
   const rand = random(7);
   const result: Row = { row, deaths: [], mistakes: 0, stalls: 0 };
   try {
@@ -163,29 +187,40 @@ export async function deaths(row: string, count: number, scenario: Scenario): Pr
     await driver.minutes(t, t + 2 * MINUTE, scenario.offset);
     t += 2 * MINUTE;
     if (scenario.mappingDisabled) (h.looks as NonNullable<Harness['looks']>).mappingEnabled = false;
-    for (let i = 0; i < count; i++) {
-      const victim = target.nodes[(i * 7) % target.nodes.length] as string;
-      let lastRenewal = Number.NaN;
-      const dies = t + Math.floor(rand() * MINUTE);
-      h.clock.at(dies, () => {
-        target.sim.stopKubelet(victim);
-        lastRenewal = renewTimeOf(h, 'prod', victim) - (skew.get(victim) ?? 0);
-      });
-      if (scenario.coldTakeover) {
-        h.clock.at(dies + Math.floor(rand() * GRACE_MS), () => driver.takeOver());
+    const overlap = scenario.overlap ?? 1;
+    for (let i = 0; i < count; i += overlap) {
+      // Neighbours in the list are in different zones (round-robin): deaths that overlap, no storm;
+      // a node dies again only rounds later (sooner, it would be flapping).
+      const victims = Array.from(
+        { length: overlap },
+        (_, k) => target.nodes[(overlap === 1 ? i * 7 : i + k) % target.nodes.length] as string,
+      );
+      const lastRenewals = new Map<string, number>();
+      for (const victim of victims) {
+        const dies = t + Math.floor(rand() * MINUTE);
+        h.clock.at(dies, () => {
+          target.sim.stopKubelet(victim);
+          lastRenewals.set(victim, renewTimeOf(h, 'prod', victim) - (skew.get(victim) ?? 0));
+        });
+        if (scenario.coldTakeover) {
+          h.clock.at(dies + Math.floor(rand() * GRACE_MS), () => driver.takeOver());
+        }
       }
       const seen = h.messages().length;
       await driver.minutes(t, t + 4 * MINUTE, scenario.offset);
       t += 4 * MINUTE;
-      const fired = h
-        .messages()
-        .slice(seen)
-        .find((m) => kindOf(m) === 'FIRING' && m.message.includes(victim));
-      if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
-      result.deaths.push(breakdown(driver, lastRenewal, fired.receivedAt));
-      result.mistakes += mistakesIn(h, seen, [victim]);
-      // It comes back; the watchdog sees it recover before the next death.
-      target.sim.startKubelet(victim);
+      for (const victim of victims) {
+        const fired = h
+          .messages()
+          .slice(seen)
+          .find((m) => kindOf(m) === 'FIRING' && names(m, victim));
+        if (fired === undefined) throw new Error(`${row}: no FIRING for ${victim}`);
+        const lastRenewal = lastRenewals.get(victim) ?? Number.NaN;
+        result.deaths.push(breakdown(driver, lastRenewal, fired.receivedAt));
+      }
+      result.mistakes += mistakesIn(h, seen, victims);
+      // They come back; the watchdog sees them recover before the next deaths.
+      for (const victim of victims) target.sim.startKubelet(victim);
       await driver.minutes(t, t + 2 * MINUTE, scenario.offset);
       t += 2 * MINUTE;
     }
@@ -227,6 +262,69 @@ export async function stalls(count: number, offset: (minute: number) => number):
       await driver.minutes(t, t + 4 * MINUTE, offset);
       t += 4 * MINUTE;
       result.mistakes += mistakesIn(h, seen, []);
+    }
+  } finally {
+    await h.close();
+  }
+  return result;
+}
+
+/** Zone outages: in each run, one STORM's latency and whether a FIRING of its nodes came first. */
+export interface OutageRow {
+  readonly row: string;
+  /** From the earliest last renewal of the run's dying nodes to SNS accepting the STORM. */
+  readonly latencies: number[];
+  /** Runs in which a FIRING naming a dying node came before the STORM (or no STORM came). */
+  firstPaged: number;
+  mistakes: number;
+}
+
+/**
+ * `runs` zone outages: `dying` of a zone's `zoneSize` nodes stop in the same second, at a random
+ * moment of a minute (their kubelets at whatever phase of their renew cycle they are), and come
+ * back four minutes later. Four zones take turns, so that a node dies at most every 24 minutes:
+ * more often, its deaths and recoveries would be flapping (3 transitions in 15 minutes).
+ */
+export async function zoneOutages(
+  row: string,
+  runs: number,
+  { zoneSize, dying, offset }: { zoneSize: number; dying: number; offset: Scenario['offset'] },
+): Promise<OutageRow> {
+  const zones = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c', 'eu-west-1d'];
+  const h = await harness(5, { nodes: zones.length * zoneSize, zones });
+  const driver = new Driver(h);
+  const rand = random(23);
+  const result: OutageRow = { row, latencies: [], firstPaged: 0, mistakes: 0 };
+  try {
+    const target = h.target('prod');
+    // Ten minutes first: the looks learn every kubelet's clock, as a watchdog running for days has.
+    let t = h.clock.now();
+    await driver.minutes(t, t + 10 * MINUTE, offset);
+    t += 10 * MINUTE;
+    for (let run = 0; run < runs; run++) {
+      // Nodes are spread round-robin over the zones.
+      const zone = target.nodes.filter((_, i) => i % zones.length === run % zones.length);
+      const victims = [...zone].sort(() => rand() - 0.5).slice(0, dying);
+      let earliest = Number.NaN;
+      h.clock.at(t + Math.floor(rand() * MINUTE), () => {
+        earliest = Math.min(...victims.map((n) => renewTimeOf(h, 'prod', n)));
+        for (const n of victims) target.sim.stopKubelet(n);
+      });
+      const seen = h.messages().length;
+      await driver.minutes(t, t + 4 * MINUTE, offset);
+      t += 4 * MINUTE;
+      const paged = h
+        .messages()
+        .slice(seen)
+        .filter((m) => ['FIRING', 'STORM'].includes(kindOf(m) ?? ''));
+      const storm = paged.findIndex((m) => kindOf(m) === 'STORM');
+      const first = paged.findIndex((m) => victims.some((n) => names(m, n)));
+      if (storm < 0 || (first >= 0 && first < storm)) result.firstPaged++;
+      if (storm >= 0) result.latencies.push((paged[storm]?.receivedAt ?? 0) - earliest);
+      result.mistakes += mistakesIn(h, seen, victims);
+      for (const n of victims) target.sim.startKubelet(n);
+      await driver.minutes(t, t + 2 * MINUTE, offset);
+      t += 2 * MINUTE;
     }
   } finally {
     await h.close();

@@ -14,7 +14,14 @@
 import { MINUTE } from '../testkit/schedule-runs.js';
 import { random } from '../testkit/state-fixtures.js';
 import { benchmarksSection } from './benchmarks-section.js';
-import { type Death, deaths, type Row, stalls } from './latency-runs.js';
+import {
+  type Death,
+  deaths,
+  type OutageRow,
+  type Row,
+  stalls,
+  zoneOutages,
+} from './latency-runs.js';
 import { percentile } from './statistics.js';
 
 const COUNT = Number(process.argv[2] ?? 40);
@@ -44,12 +51,31 @@ const rows: Row[] = [
       coldTakeover: true,
     },
   ),
+  await deaths(
+    'deaths that overlap (3 nodes of 3 zones in one minute), two warm containers serving at random, jittered runs',
+    COUNT,
+    { offset: anywhere, overlap: 3, twoWarm: true },
+  ),
   await stalls(Math.max(5, Math.round(COUNT / 2)), anywhere),
   await deaths(
     'the looks stopped (event source mapping disabled): the schedule alone, jittered runs',
     Math.max(5, Math.round(COUNT / 4)),
     { offset: anywhere, mappingDisabled: true },
   ),
+];
+
+const OUTAGES = Math.max(5, Math.round(COUNT / 2));
+const outages: OutageRow[] = [
+  await zoneOutages("3 of a zone's 4 nodes stopping in the same second, jittered runs", OUTAGES, {
+    zoneSize: 4,
+    dying: 3,
+    offset: anywhere,
+  }),
+  await zoneOutages("16 of a zone's 20 nodes stopping in the same second, jittered runs", OUTAGES, {
+    zoneSize: 20,
+    dying: 16,
+    offset: anywhere,
+  }),
 ];
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -73,12 +99,18 @@ const pagedBy = (d: readonly Death[]) =>
 const partsLine = ({ row, deaths: d }: Row) =>
   `| ${row} | ${pagedBy(d)} | ${part(d, (x) => x.gap)} | ${part(d, (x) => x.wait)} | ${part(d, (x) => x.rounding)} | ${part(d, (x) => x.polling)} | ${part(d, (x) => x.latency - 50_000)} |`;
 
+const outageLine = ({ row, latencies: l, firstPaged, mistakes }: OutageRow) =>
+  `| ${row} | ${l.length} | ${[Math.min(...l), percentile(l, 50), percentile(l, 95), Math.max(...l)].map(s).join(' | ')} | ${firstPaged} | ${mistakes} |`;
+
 const latencies = rows.map(latencyLine);
+const outageLines = outages.map(outageLine);
 const parts = rows.filter((r) => r.deaths.length > 0).map(partsLine);
 /** Where the time past the grace went, per death (mean / max): printed, not written to the doc. */
 const partsHeader =
   '| row | paged by re-check / routine look / scheduled run | gap (first missed renewal to the first look) | wait (grace to the paging look) | SQS rounding | polling | past the grace |';
-for (const line of [...latencies, partsHeader, ...parts]) process.stdout.write(`${line}\n`);
+for (const line of [...latencies, partsHeader, ...parts, ...outageLines]) {
+  process.stdout.write(`${line}\n`);
+}
 
 await writeSection([
   `## Detection latency (${new Date().toISOString().slice(0, 10)})`,
@@ -90,5 +122,11 @@ await writeSection([
   ...latencies,
   '',
   'Where the time past the grace went, per death (which look paged, the gap to the first look, SQS and the pollers): printed by the command, not kept here.',
+  '',
+  'Zone outages: in each run, nodes of one zone stop in the same second at a random moment, each kubelet at its own phase of the 10-s renew cycle, so their leases cross the grace period seconds apart; they come back 4 minutes later (4 zones of 4 nodes, or of 20, taking turns: a node dying again within 15 minutes would be flapping). Detection time: from the earliest last renewal of the run to SNS accepting the STORM. Goal: one STORM per outage, no FIRING of its nodes before it, within grace + one renew interval + 5 s (65 s).',
+  '',
+  '| row | runs (STORMs) | min | p50 | p95 | max | runs with a FIRING first (or no STORM) | mistakes |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ...outageLines,
   '',
 ]);

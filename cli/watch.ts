@@ -3,9 +3,9 @@
  * happens and every notification (to the terminal, or published to SNS with --sns-topic-arn).
  *
  * Between two ticks of the interval it also looks when a check asks to: a check that finds
- * suspects (leases that missed a renewal, not yet confirmed) names the earliest moment a look can
- * confirm one (`evaluation.recheck.at`, core/renewal-clock.ts: never sooner than a second after
- * that check), and `watch` looks then — in-process, as the Lambda does through SQS — so a dead
+ * suspects (leases that missed a renewal, not yet confirmed) names the moments looks can confirm
+ * them (`evaluation.rechecks`, core/renewal-clock.ts: never sooner than a second after that
+ * check), and `watch` looks then — in-process, as the Lambda does through SQS — so a dead
  * node is paged at its deadline rather than at the next tick. A re-check does not move the ticks,
  * and does not count in `--checks`: the one the last check asks for still comes before `watch`
  * stops.
@@ -15,6 +15,7 @@ import {
   type Evaluation,
   isAlerting,
   type NodeVerdict,
+  type Recheck,
   type Verdict,
 } from '../lambda/core/model.js';
 import { type CycleOutcome, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
@@ -64,18 +65,19 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
   let unsent = 0;
   // The next tick of the interval (the first check is at once), and a re-check asked for.
   let tick = io.now();
-  let recheck: Recheck | undefined;
+  let rechecks: readonly Recheck[] = [];
   // After the last of `--checks`, the re-check it asked for still comes (it does not count): the
   // second look a first sight was promised, a suspect's confirmation. That one look, then stop.
   let closing = false;
   for (let i = 0; ; ) {
     if (options.checks !== undefined && i >= options.checks) {
-      if (recheck === undefined || closing) break;
+      if (rechecks.length === 0 || closing) break;
       closing = true;
     }
-    const early = closing || (recheck !== undefined && recheck.at < tick);
+    const due = rechecks[0];
+    const early = closing || (due !== undefined && due.at < tick);
     try {
-      await sleepUntil(early ? (recheck as Recheck).at : tick, io);
+      await sleepUntil(early ? (due as Recheck).at : tick, io);
     } catch {
       break; // interrupted
     }
@@ -92,9 +94,9 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       // As before: the interval runs from the end of a tick's check.
       tick = io.now() + options.intervalSeconds * 1000;
     }
-    recheck = nextRecheck(recheck, outcome, io.now());
+    rechecks = nextRechecks(rechecks, outcome, io.now());
     const last =
-      options.checks !== undefined && i === options.checks && (closing || recheck === undefined);
+      options.checks !== undefined && i === options.checks && (closing || rechecks.length === 0);
     status = report(outcome, options, io, previous, last);
     if (outcome.status !== 'busy') unsent = outcome.pending.length;
     for (const text of held.splice(0)) io.stdout(sanitizeLines(text));
@@ -193,27 +195,22 @@ function report(
   return evaluation.nodes.some((n) => isAlerting(n.verdict)) ? EXIT_ALERTING : EXIT_OK;
 }
 
-type Recheck = NonNullable<Evaluation['recheck']>;
-
 /**
- * The re-check to wait for after a check: the one it asks for, else the one asked for before it
- * while that is still ahead and a lease it is for is still not healthy (a tick that came between
- * a first sight and its second look is too soon to confirm it, and only the look that found a
- * suspect asks). A check that failed or was skipped leaves it to the tick.
+ * The re-checks to wait for after a check, earliest first: those it asks for, and those asked for
+ * before it that are still ahead and still for a suspect (a tick that came between a suspect's
+ * finding and its re-check is too soon to confirm it, and only the look that found it asks). A
+ * check that failed or was skipped leaves them to the tick.
  */
-function nextRecheck(
-  pending: Recheck | undefined,
+function nextRechecks(
+  pending: readonly Recheck[],
   outcome: CycleOutcome,
   now: number,
-): Recheck | undefined {
-  if (outcome.status !== 'checked') return undefined;
-  const asked = outcome.evaluation.recheck;
-  if (asked !== undefined || pending === undefined || pending.at <= now) return asked;
-  const leases = new Set(pending.leases);
-  const silent = outcome.evaluation.nodes.some(
-    (n) => leases.has(n.name) && n.verdict !== 'healthy',
-  );
-  return silent ? pending : undefined;
+): readonly Recheck[] {
+  if (outcome.status !== 'checked') return [];
+  const { observations } = outcome.evaluation;
+  const suspect = (lease: string) => observations.get(lease)?.suspectSince !== undefined;
+  const waiting = pending.filter((r) => r.at > now && r.leases.some(suspect));
+  return [...waiting, ...outcome.rechecks].sort((a, b) => a.at - b.at);
 }
 
 /**
@@ -223,9 +220,8 @@ function nextRecheck(
 function heldLine(evaluation: Evaluation): string | undefined {
   const held = evaluation.nodes.filter((n) => n.newlySeen && n.verdict === 'expired').length;
   if (held === 0) return undefined;
-  const when = evaluation.recheck
-    ? ` at ${timeOfDay(evaluation.recheck.at)}`
-    : ' at the next check';
+  const first = evaluation.rechecks?.[0];
+  const when = first ? ` at ${timeOfDay(first.at)}` : ' at the next check';
   const nodes = held === 1 ? '1 node' : `${held} nodes`;
   return `${timeOfDay(evaluation.checkedAt)}   ${nodes} expired on first sight: paged once a second look confirms the silence${when}`;
 }

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import type { Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { GROUP_WAIT_MS } from '../lambda/core/storm-forming.js';
 import type { Notifier } from '../lambda/ports/index.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { type CycleDeps, runCheckCycle } from '../lambda/use-cases/check-cycle.js';
@@ -169,5 +170,77 @@ describe('runCheckCycle', () => {
     assert.equal(loser.status, 'busy');
     assert.equal(notifier.accepted.length, 0);
     assert.equal(winner.accepted.length, 1);
+  });
+
+  it('a run that lost the claim still hands back the re-check its suspect wants', async () => {
+    const store = new MemoryStateStore();
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), T0 - 60_000, []));
+    // b stopped at T0 - 2 s: 15 s later both runs find it suspect; the other one saves first.
+    const at = T0 + 13_000;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const racing = runCheckCycle('prod', {
+      ...deps(store, new ScriptedNotifier(), at, ['b']),
+      reader: {
+        read: async () => {
+          await gate;
+          return cluster(at, ['b']);
+        },
+      },
+    });
+    await runCheckCycle('prod', deps(store, new ScriptedNotifier(), at, ['b'], 'run-2'));
+    release();
+    const loser = await racing;
+    assert.equal(loser.status, 'busy');
+    assert.deepEqual(loser.status === 'busy' ? loser.rechecks?.map((r) => r.leases) : undefined, [
+      ['b'],
+    ]);
+  });
+
+  it('a check that holds a forming storm’s FIRING asks for a look at the end of the wait', async () => {
+    // Zone a's four nodes renew every 10 s, 3 s apart; a, b and c stop together at T0. Zone b's
+    // four renew on (so that the looks are not frozen: fewer than half the leases are suspects).
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const renewed = (phase: number, at: number) =>
+      at - ((((at - phase) % 10_000) + 10_000) % 10_000);
+    const dead = (name: string) => ['a', 'b', 'c'].includes(name);
+    const zones = (at: number): Snapshot => ({
+      ...snapshot({
+        leases: names.map((n, i) =>
+          lease(n, { renewTime: microTime(renewed(i * 3_000, dead(n) ? Math.min(at, T0) : at)) }),
+        ),
+        nodes: names.map((n, i) => node(n, { zone: i < 4 ? 'eu-west-1a' : 'eu-west-1b' })),
+        serverTime: at,
+      }),
+      cluster: 'prod',
+    });
+    const store = new MemoryStateStore();
+    const notifier = new ScriptedNotifier();
+    const check = (at: number) =>
+      runCheckCycle('prod', {
+        ...deps(store, notifier, at, []),
+        reader: { read: async () => zones(at) },
+      });
+    // A look every second: the first that confirms a death holds its FIRING.
+    let at = T0 - 60_000;
+    let held: Awaited<ReturnType<typeof check>> | undefined;
+    for (; held === undefined; at += 1_000) {
+      const outcome = await check(at);
+      if (outcome.status === 'checked' && outcome.evaluation.summary.expired > 0) held = outcome;
+    }
+    assert.equal(held.status, 'checked');
+    const [first, ...others] = held.evaluation.nodes.filter((n) => n.verdict === 'expired');
+    assert.deepEqual(others, [], 'one confirmed at that look');
+    assert.equal(notifier.accepted.length, 0, 'its FIRING waits for the others');
+    const wake = held.rechecks.find((r) => r.at === at - 1_000 + GROUP_WAIT_MS);
+    assert.deepEqual(wake?.leases, [first?.name], 'a look asked for one renew interval on');
+    // The others are confirmed within it: one STORM names all three.
+    for (const end = at + GROUP_WAIT_MS; at < end; at += 1_000) await check(at);
+    assert.deepEqual(
+      notifier.accepted.map((n) => [n.kind, n.firing.map((x) => x.name)]),
+      [['STORM', ['a', 'b', 'c']]],
+    );
   });
 });

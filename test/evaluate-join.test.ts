@@ -42,7 +42,7 @@ function decided(evaluation: Evaluation) {
     summary: evaluation.summary,
     suspect: evaluation.suspect,
     observations: [...evaluation.observations.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
-    recheck: evaluation.recheck,
+    rechecks: evaluation.rechecks,
   };
 }
 

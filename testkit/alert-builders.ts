@@ -94,7 +94,12 @@ export function evaluation(options: {
     summary: counts.summary,
     zones: options.zones ?? counts.zones,
     nodeGroups: counts.nodeGroups,
-    observations: new Map(),
+    // A suspect verdict, or a healthy one silent past a renew interval, is a marked suspect.
+    observations: new Map(
+      sorted
+        .filter((n) => n.verdict === 'suspect' || (n.silentForSeconds ?? 0) >= 12)
+        .map((n) => [n.name, { renewTime: n.renewTime, changedAt: T0, suspectSince: T0 }]),
+    ),
     ...(options.degraded === undefined ? {} : { degraded: options.degraded }),
   };
 }

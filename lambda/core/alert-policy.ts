@@ -5,6 +5,7 @@
  */
 import type { AlertState } from './alert-state.js';
 import type { FlapPolicy } from './flapping.js';
+import type { Recheck } from './model.js';
 import type { Notification } from './notification.js';
 import type { StormPolicy } from './storms.js';
 
@@ -34,6 +35,8 @@ export interface AlertPolicy {
 export interface AlertOutcome {
   readonly notification: Notification | null;
   readonly state: AlertState;
+  /** A look wanted at the end of a forming storm's wait, naming the nodes held (storm-forming.ts). */
+  readonly wake?: Recheck | undefined;
 }
 
 /** A reminder falls due exactly at the interval; an interval of 0 turns reminders off. */

@@ -110,6 +110,11 @@ export interface AlertState {
    * documents written before it, and when empty.
    */
   readonly removals?: Readonly<Record<string, number>>;
+  /**
+   * Since when the FIRINGs of a storm that is forming have been held (storm-forming.ts). Absent
+   * while none is held.
+   */
+  readonly gathering?: number;
 }
 
 export const EMPTY_ALERT_STATE: AlertState = Object.freeze({

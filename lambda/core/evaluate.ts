@@ -139,9 +139,20 @@ export function evaluate(
   );
 }
 
-/** One re-check of the cluster, at the earliest suspect's time, naming every suspect. */
+/**
+ * The looks the suspects ask for: one per suspect, at the moment a look can confirm it, whatever
+ * other looks are asked for. Suspects whose moments fall within one second of the first of them
+ * (SQS counts its delays in whole seconds) share a look, at the latest of their moments.
+ */
 function recheckOf(rechecks: readonly { lease: string; at: number }[]) {
   if (rechecks.length === 0) return {};
-  const at = Math.min(...rechecks.map((r) => r.at));
-  return { recheck: { at, leases: rechecks.map((r) => r.lease).sort() } };
+  const looks: { first: number; at: number; leases: string[] }[] = [];
+  for (const { lease, at } of [...rechecks].sort((a, b) => a.at - b.at)) {
+    const last = looks.at(-1);
+    if (last !== undefined && at - last.first < 1_000) {
+      last.at = at;
+      last.leases.push(lease);
+    } else looks.push({ first: at, at, leases: [lease] });
+  }
+  return { rechecks: looks.map(({ at, leases }) => ({ at, leases: leases.sort() })) };
 }

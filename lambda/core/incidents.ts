@@ -31,8 +31,11 @@
  *   groups (every silent node for a cluster storm), except flapping ones. A `not-ready` node is
  *   not part of a storm: it fires on its own.
  * - When a storm starts or spreads: one STORM notification (kind STORM, critical, `storm.state`
- *   'active') with every storm node in `firing` (those already firing before too: it is the
- *   summary of what is down) plus any other node that opened in that check.
+ *   'active') with the storm nodes that open in it in `firing`, those paged before (a FIRING, an
+ *   earlier STORM) in `reminders` (named still down, not paged again), plus any other node that
+ *   opened in that check.
+ * - Before it starts: while a group is forming, the FIRINGs of its silent nodes wait for it
+ *   (storm-forming.ts: at most one renew interval; never a death alone).
  * - While it lasts: incidents still open for nodes joining it, silently (the STORM said so);
  *   nodes outside the storm zones fire as usual; recoveries are RESOLVED as usual; reminders go on.
  * - When it ends: `storm.state` 'ended' with the counts now, riding along with the check's other
@@ -58,6 +61,7 @@ import type { Evaluation, NodeVerdict } from './model.js';
 import { isSilent } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
+import { gather } from './storm-forming.js';
 import { detectStorm, inStorm, stormChange } from './storms.js';
 import { verdictsOf } from './verdict-list.js';
 
@@ -71,6 +75,8 @@ interface StormStep {
   readonly info: StormInfo | undefined;
   /** It starts or spreads in this check. */
   readonly notifies: boolean;
+  /** Its incident key, while it lasts. */
+  readonly key: string | undefined;
   /** True for a storm node (a silent node of a storm zone or node group). */
   readonly holds: (node: NodeVerdict) => boolean;
 }
@@ -89,6 +95,7 @@ function stormStep(
   return {
     next: change.next,
     info: change.notice === null ? undefined : { ...change.info, ...(key ? { key } : {}) },
+    key: change.next === null ? undefined : key,
     notifies: change.notice === 'active',
     holds: (node) => isSilent(node.verdict) && inStorm(detection, node),
   };
@@ -170,6 +177,28 @@ function absentNodes(
   }
 }
 
+/**
+ * A storm's incident (its key, which its nodes' incidents share) resolves once, when the last of
+ * them does: until then the nodes that recover, and the storm's end, leave its key out (their
+ * notifications say so, an on-call tool hears nothing), like an Alertmanager group.
+ */
+function groupResolves(records: CheckRecords, storm: StormInfo | undefined) {
+  const resolved = records.list('resolved');
+  const grouped = (key: string | undefined) => key?.startsWith('lw-storm-') === true;
+  const ended = storm?.state === 'ended' && grouped(storm.key);
+  if (!ended && !resolved.some((x) => grouped(x.key))) return { resolved, storm };
+  const open = new Set<string | undefined>();
+  for (const incident of records.incidents.values()) {
+    if (grouped(incident.key)) open.add(incident.key);
+  }
+  const keyless = <T extends { readonly key?: string | undefined }>(x: T): T => {
+    if (x.key === undefined || !open.has(x.key)) return x;
+    const { key: _open, ...rest } = x;
+    return rest as T;
+  };
+  return { resolved: resolved.map(keyless), storm: storm && keyless(storm) };
+}
+
 /** True when `after` holds exactly the objects of `before`, key for key. */
 function sameRecords<T>(
   before: Readonly<Record<string, T>>,
@@ -190,16 +219,35 @@ export function alertsForEvaluation(
 ): AlertOutcome {
   const storm = stormStep(evaluation, state.storm, policy, now);
   const records = new CheckRecords(state);
-  const check = { cluster: evaluation.cluster, policy, now, stormNotifies: storm.notifies };
+  const check = {
+    cluster: evaluation.cluster,
+    policy,
+    now,
+    stormNotifies: storm.notifies,
+    stormKey: storm.key,
+  };
   // Only the names seen that keep a record after their step: absentNodes asks of no other.
   const seen = new Set<string>();
-  for (const node of verdictsOf(evaluation)) {
+  const step = (node: NodeVerdict, held: boolean) => {
     const memory = records.memoryOf(node.name);
-    records.apply(node.name, memory, nodeStep(node, storm.holds(node), memory, check));
+    if (!held) records.apply(node.name, memory, nodeStep(node, storm.holds(node), memory, check));
     const { name } = node;
     if (records.incidents.has(name) || records.flaps.has(name) || records.removals.has(name)) {
       seen.add(name);
     }
+  };
+  // Silent nodes that would FIRING now wait for the rest (storm-forming.ts).
+  const opening: NodeVerdict[] = [];
+  for (const node of verdictsOf(evaluation)) {
+    const opens = isSilent(node.verdict) && !records.incidents.has(node.name);
+    if (opens && !node.newlySeen && !storm.holds(node)) opening.push(node);
+    else step(node, false);
+  }
+  const gathering = gather(evaluation, opening, state.gathering, policy.storm, now);
+  const held: string[] = [];
+  for (const node of opening) {
+    if (gathering.holds(node)) held.push(node.name);
+    step(node, gathering.holds(node));
   }
   absentNodes(evaluation, seen, records, policy, now);
 
@@ -214,18 +262,20 @@ export function alertsForEvaluation(
           since: state.watchdog.since,
           key: incidentKey('watchdog', evaluation.cluster, '', state.watchdog.since),
         };
+  const grouped = groupResolves(records, storm.info);
   const notification = composeNotification({
     cluster: evaluation.cluster,
     at: now,
     firing: records.list('firing'),
-    resolved: records.list('resolved'),
+    resolved: grouped.resolved,
     reminders: records.list('reminders'),
     flapping: records.list('flapping'),
-    storm: storm.info,
+    storm: grouped.storm,
     watchdog,
   });
   const unchanged =
     storm.next === state.storm &&
+    gathering.since === state.gathering &&
     state.watchdog === null &&
     sameRecords(state.incidents, records.incidents) &&
     sameRecords(state.flaps, records.flaps) &&
@@ -238,6 +288,8 @@ export function alertsForEvaluation(
         watchdog: null,
         storm: storm.next,
         ...(records.removals.size === 0 ? {} : { removals: Object.fromEntries(records.removals) }),
+        ...(gathering.since === undefined ? {} : { gathering: gathering.since }),
       };
-  return { notification, state: next };
+  const { wakeAt } = gathering;
+  return { notification, state: next, ...(wakeAt ? { wake: { at: wakeAt, leases: held } } : {}) };
 }

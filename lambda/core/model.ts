@@ -223,10 +223,16 @@ export interface Evaluation {
    */
   readonly lateSightings?: number | undefined;
   /**
-   * Suspects (leases silent past one renew interval, not yet confirmed) to look at again, and the
-   * earliest moment a look can confirm one (watchdog clock, ms).
+   * Suspects (leases silent past one renew interval, not yet confirmed) to look at again: per
+   * moment a look can confirm them (watchdog clock, ms), the leases, earliest first.
    */
-  readonly recheck?: { readonly at: number; readonly leases: readonly string[] } | undefined;
+  readonly rechecks?: readonly Recheck[] | undefined;
+}
+
+/** A look asked for at `at` (watchdog clock, ms), to confirm the silence of `leases`. */
+export interface Recheck {
+  readonly at: number;
+  readonly leases: readonly string[];
 }
 
 /** Why a cluster could not be read (set by the reader adapter, used by WATCHDOG alerts). */

@@ -50,9 +50,10 @@
  *   but is no flap transition: a node still down when it ends fires again, not FLAPPING.
  *
  * Storms (the storm itself is decided per check, in incidents.ts)
+ * - A storm node's incident takes the storm's key (one incident in the on-call tool).
  * - A storm node whose incident opens while the storm is not notifying opens silently.
- * - When the storm notifies (starts or spreads), every storm node with an open incident is listed
- *   in `firing`, and counts as notified.
+ * - When the storm notifies (starts or spreads), every storm node with an open incident is listed,
+ *   in `firing` when it opens then, else in `reminders` (paged already), and counts as notified.
  */
 
 import { alertNode, goneNode, sameSnapshot, snapshotOf } from './alert-nodes.js';
@@ -92,6 +93,8 @@ export interface CheckContext {
   readonly now: number;
   /** A storm starts or spreads in this check: its STORM notification lists every storm node. */
   readonly stormNotifies: boolean;
+  /** The incident key of the storm that lasts past this check: its nodes' incidents take it. */
+  readonly stormKey?: string | undefined;
 }
 
 /** The incident after this check's verdict, before flapping and storms have their say. */
@@ -325,12 +328,21 @@ function plainStep(
     return { ...quiet, entry: entry('resolved', alertNode(node, since, resolution, key)) };
   }
   if (incident === undefined) return quiet;
-  const firing = entry('firing', alertNode(node, since, undefined, key));
-  if (transition === 'open') {
-    return !stormNode || check.stormNotifies ? { ...quiet, entry: firing } : quiet;
+  if (transition === 'open' && stormNode && check.stormKey !== undefined) {
+    // Part of the outage: the storm's incident (one in the on-call tool), under its key.
+    const grouped = { ...incident, key: check.stormKey };
+    const named = entry('firing', alertNode(node, since, undefined, check.stormKey));
+    return { incident: grouped, flap, entry: check.stormNotifies ? named : null };
   }
+  const firing = entry('firing', alertNode(node, since, undefined, key));
+  if (transition === 'open') return { ...quiet, entry: firing };
   if (stormNode && check.stormNotifies) {
-    return { incident: notified(incident, check.now), flap, entry: firing };
+    // Paged already (its FIRING, or an earlier STORM): named still down, not paged again.
+    return {
+      incident: notified(incident, check.now),
+      flap,
+      entry: entry('reminders', firing.node),
+    };
   }
   if (reminderDue(incident.lastNotifiedAt, check.policy, check.now)) {
     const reminder = entry('reminders', alertNode(node, since, undefined, key));

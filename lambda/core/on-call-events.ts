@@ -5,7 +5,8 @@
  * - A node that fires (or flaps) triggers its incident; a resolved node resolves it. A REMINDER
  *   sends nothing: the tool's incident is still open, and paging it again is the tool's business.
  * - The watchdog's incident triggers when it pages (`failing`) and resolves when reads work again;
- *   a storm triggers when it starts or spreads and resolves when it ends.
+ *   a storm triggers when it starts or spreads and resolves when it ends; its nodes share its key
+ *   (one incident for one outage), and it resolves once the last of them does (incidents.ts).
  * - A NOTICE is not an incident: nothing.
  * - At most ON_CALL_NODE_EVENTS node events per notification (most urgent first): a storm of
  *   thousands of nodes is one storm event and the first nodes, not thousands of pages (and a
@@ -38,7 +39,8 @@ function nodeEvent(
   action: OnCallEvent['action'],
   severity: Severity,
 ): OnCallEvent | null {
-  if (!x.key) return null;
+  // A node of a storm that triggers with it: the storm's own event, under the same key, says it.
+  if (!x.key || (action === 'trigger' && x.key === n.storm?.key)) return null;
   const what = action === 'resolve' ? `resolved (${x.resolution ?? 'recovered'})` : x.verdict;
   const details: Record<string, string> = { verdict: x.verdict, reason: x.reason };
   if (x.zone) details.zone = x.zone;

@@ -36,7 +36,7 @@ import {
   alertsForEvaluation,
   alertsForReadFailure,
 } from '../core/incidents.js';
-import type { Evaluation } from '../core/model.js';
+import type { Evaluation, Recheck } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
 import type { Policy } from '../core/policy.js';
 import { applySilences, type Silence } from '../core/silences.js';
@@ -119,6 +119,11 @@ export type CycleOutcome =
   | ({
       readonly status: 'checked';
       readonly evaluation: Evaluation;
+      /**
+       * The looks this check wants, earliest first: its suspects' re-checks (the evaluation's)
+       * and the end of a forming storm's wait (core/storm-forming.ts).
+       */
+      readonly rechecks: readonly Recheck[];
       /** false: a look that changed nothing that must survive, and saved nothing (mustSave). */
       readonly saved?: false | undefined;
     } & Delivery &
@@ -130,8 +135,11 @@ export type CycleOutcome =
       readonly deleted?: true | undefined;
     } & Delivery &
       Reset)
-  /** Another run holds this cluster: this one backed off and sent nothing. */
-  | { readonly status: 'busy'; readonly reason: string };
+  /**
+   * Another run holds this cluster: this one backed off and sent nothing. One that lost the claim
+   * still hands back the looks its suspects want (the run that saved may not have found them).
+   */
+  | { readonly status: 'busy'; readonly reason: string; readonly rechecks?: readonly Recheck[] };
 
 /**
  * One check of `cluster`: load the state (or reset it), read the cluster, decide the alerts, then
@@ -160,6 +168,8 @@ export async function runCheckCycle(
   const seen = await readCluster(cluster, deps, stored, silences.silences, signal);
   const decided = await decideAlerts(cluster, deps, stored, seen, now, signal, silences.setAside);
   const { evaluation } = seen;
+  const rechecks = [...(evaluation?.rechecks ?? []), ...(decided.wake ? [decided.wake] : [])];
+  rechecks.sort((a, b) => a.at - b.at);
   const outbox =
     decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
@@ -183,6 +193,7 @@ export async function runCheckCycle(
     return {
       status: 'checked',
       evaluation,
+      rechecks,
       published: [],
       pending: [],
       abandoned: [],
@@ -192,7 +203,8 @@ export async function runCheckCycle(
   // Step 1: the claim, conditional on the version loaded.
   const version = await claim(cluster, claimed, stored.version, deps.store, signal);
   if (version === undefined) {
-    return { status: 'busy', reason: `another run saved the state of ${cluster} first` };
+    const reason = `another run saved the state of ${cluster} first`;
+    return { status: 'busy', reason, ...(evaluation ? { rechecks } : {}) };
   }
   // Steps 2 and 3: publish the outbox, record what was accepted.
   const delivery: Delivery = publishing
@@ -204,7 +216,7 @@ export async function runCheckCycle(
     ...(silences.setAside ? { silencesSetAside: silences.setAside } : {}),
   };
   return evaluation
-    ? { status: 'checked', evaluation, ...done }
+    ? { status: 'checked', evaluation, rechecks, ...done }
     : { status: 'unreadable', error: seen.readError, deleted: decided.deleted, ...done };
 }
 
@@ -294,7 +306,7 @@ async function decideAlerts(
   now: number,
   signal: AbortSignal | undefined,
   silencesSetAside: StateReset | undefined,
-): Promise<{ alerts: AlertState; fresh: Notification[]; deleted?: true }> {
+): Promise<{ alerts: AlertState; fresh: Notification[]; deleted?: true; wake?: Recheck }> {
   const { alerts } = stored.state;
   const decided = seen.evaluation
     ? alertsForEvaluation(seen.evaluation, alerts, deps.alertPolicy, now)
@@ -321,7 +333,12 @@ async function decideAlerts(
     seen.evaluation ? degraded.notification : null,
     decidedNotification,
   ].filter((n): n is Notification => n !== null);
-  return { alerts: degraded.state, fresh, ...('deleted' in decided ? { deleted: true } : {}) };
+  return {
+    alerts: degraded.state,
+    fresh,
+    ...('deleted' in decided ? { deleted: true } : {}),
+    ...(decided.wake === undefined ? {} : { wake: decided.wake }),
+  };
 }
 
 /**

@@ -305,12 +305,11 @@ export class InvocationRunner {
     );
     const name = cluster.name;
     reportCheck(this.deps, name, outcome, started);
-    if (outcome.status !== 'checked') return outcome;
-    if (outcome.evaluation.recheck !== undefined) {
-      const { at, leases } = outcome.evaluation.recheck;
+    for (const { at, leases } of outcome.status === 'unreadable' ? [] : (outcome.rechecks ?? [])) {
       logger.info('suspects: looking again', { cluster: name, suspects: leases.length, at });
       await this.lookRequests.recheck(name, leases, at);
     }
+    if (outcome.status !== 'checked') return outcome;
     // The dead-man's switch: a check counts as successful once its notifications are out too.
     if (outcome.pending.length === 0) await this.checkSucceeded(name, look, signal);
     return outcome;

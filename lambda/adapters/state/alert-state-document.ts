@@ -110,6 +110,7 @@ const ALERTS = fields({
   ),
   degraded: optional(nullable(fields({ since: time, message: text }))),
   removals: optional(byNode(time)),
+  gathering: optional(time),
 });
 
 /** The alert state a document holds; throws an Error naming the first malformed field. */

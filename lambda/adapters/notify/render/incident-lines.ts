@@ -18,7 +18,8 @@ export function incidentLines(n: Notification): string[] {
   let more = 0;
   for (const list of [n.firing, n.flapping, n.reminders, n.resolved]) {
     for (const x of list) {
-      if (!x.key) continue;
+      // A storm's nodes share its incident: its own line says it.
+      if (!x.key || x.key === n.storm?.key) continue;
       if (lines.length >= FOOTER_KEYS_LISTED) more++;
       else lines.push(`incident ${bodyText(x.key, 64)}  ${bodyText(x.name, 253) || '(unnamed)'}`);
     }
