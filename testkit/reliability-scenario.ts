@@ -4,6 +4,7 @@
  * the steps rows share.
  */
 import type { LossyProxy } from './lossy-proxy.js';
+import type { OnCallTool } from './reliability-on-call-faults.js';
 import type { Counts } from './reliability-tally.js';
 import type {
   Container,
@@ -46,6 +47,8 @@ export interface Scenario {
    */
   readonly resentAfterReset?: readonly string[];
   readonly harness?: HarnessOptions;
+  /** Count what this paging tool took (reliability-on-call-faults.ts), not what SNS accepted. */
+  readonly counted?: OnCallTool | undefined;
   /**
    * The row waits out real time (an invocation's deadline, a request's timeout): mostly idle, so
    * test/reliability.test.ts runs these rows side by side with the others, not in line.

@@ -1,9 +1,10 @@
 /**
- * Delivering on-call events (core/on-call-events.ts) to the paging tools, after the topic accepted
- * the notifications they come from: never before, never in SNS's way.
+ * Delivering on-call events (core/on-call-events.ts) to the paging tools: each tool a lane of its
+ * own beside the topic, never behind it (SNS refusing never silences PagerDuty) nor in its way.
  *
- * - The events of the notifications accepted in this run join the on-call outbox (saved in the
- *   cluster's state with the delivery record), one entry per tool, oldest first.
+ * - The events of the notifications a check makes join the on-call outbox in the claim that saves
+ *   them in the topic's outbox (check-cycle.ts), one entry per tool, oldest first: made once,
+ *   whatever the topic does with them.
  * - The outbox is sent oldest first within ON_CALL_BUDGET_MS and the run's deadline. An event the
  *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
  *   timeout, the secret unreadable) stays, its `attempts` counted, and is sent again by the next
@@ -39,18 +40,22 @@ export interface OnCallDeps {
   readonly metrics?: Pick<MetricsRecorder, 'record'> | undefined;
 }
 
-/** The outbox with the events of `published` added, for every tool (capped, oldest dropped). */
-export function withPublished(
+/**
+ * The outbox with the events of the check's `fresh` notifications added, for every tool (capped,
+ * oldest dropped); without paging tools, the outbox as it was.
+ */
+export function withFresh(
   cluster: string,
-  outbox: readonly PendingOnCall[],
-  published: readonly Notification[],
-  deps: OnCallDeps,
-): PendingOnCall[] {
-  const fresh = published.flatMap(onCallEvents);
+  outbox: readonly PendingOnCall[] | undefined,
+  notifications: readonly Notification[],
+  deps: OnCallDeps | undefined,
+): readonly PendingOnCall[] {
+  if (deps === undefined || notifications.length === 0) return outbox ?? [];
+  const fresh = notifications.flatMap(onCallEvents);
   const added = deps.senders.flatMap((s) =>
     fresh.map((event) => ({ tool: s.tool, event, attempts: 0 })),
   );
-  const all = [...outbox, ...added];
+  const all = [...(outbox ?? []), ...added];
   const over = all.length - ON_CALL_OUTBOX_MAX;
   for (const dropped of all.slice(0, Math.max(0, over))) {
     failed(cluster, dropped, 'given up: the on-call outbox is full', deps, true);

@@ -1,0 +1,147 @@
+/**
+ * The rows of the fault matrix (reliability-matrix.ts) about the paging tools (PagerDuty,
+ * Opsgenie): each tool a receiver with its own lane, whatever SNS or the tool does. These rows
+ * count what the tool took (`counted`), not what SNS accepted: `trigger(a)` and `resolve(a)` by
+ * the node of the incident key, `trigger(group 1)` for an incident that is not one node's.
+ */
+import { type Scenario, ticks } from './reliability-scenario.js';
+import type { Harness } from './watchdog-harness.js';
+
+export type OnCallTool = 'pagerduty' | 'opsgenie';
+
+/** What an outage scenario reads of a paging tool's stand-in: its name, its key and action words. */
+interface OnCallStandIn {
+  readonly name: string;
+  /** The incident key's name in the tool's API (`dedup_key`, `alias`). */
+  readonly keyName: string;
+  answer(status: number | null): void;
+  answers(): readonly number[];
+  /** `[action, key, source]` of each request the tool took, in order (trigger or resolve). */
+  taken(): readonly (readonly [string, string, string | undefined])[];
+}
+
+/** The stand-in of `tool` in `h`, read as an OnCallStandIn; throws when the harness lacks it. */
+function standIn(h: Harness, tool: OnCallTool): OnCallStandIn {
+  const pd = tool === 'pagerduty' ? h.pagerDuty : undefined;
+  if (pd) {
+    return {
+      ...{ name: 'PagerDuty', keyName: 'dedup_key', answer: pd.answer, answers: () => pd.answers },
+      taken: () =>
+        pd.accepted.map((e) => [e.event_action, e.dedup_key, e.payload?.source] as const),
+    };
+  }
+  const og = tool === 'opsgenie' ? h.opsgenie : undefined;
+  if (og) {
+    return {
+      ...{ name: 'Opsgenie', keyName: 'alias', answer: og.answer, answers: () => og.answers },
+      taken: () =>
+        og.accepted.map((c) => {
+          const entity = c.action === 'create' ? String(c.body.entity) : undefined;
+          return [c.action === 'create' ? 'trigger' : 'resolve', c.alias, entity] as const;
+        }),
+    };
+  }
+  throw new Error(`the scenario needs the ${tool} harness option`);
+}
+
+/**
+ * What `tool` took, as the tally counts it: `trigger(a)`, `resolve(a)` by the node whose name the
+ * incident key's first trigger carried (`letters`: letter → node name); any other incident
+ * (a storm, a group of nodes, a key never triggered) `group N` in the order first seen.
+ */
+export function takenKeys(
+  h: Harness,
+  tool: OnCallTool,
+  letters: ReadonlyMap<string, string>,
+): string[] {
+  const letterOf = new Map([...letters].map(([letter, name]) => [name, letter]));
+  const labels = new Map<string, string>();
+  return standIn(h, tool)
+    .taken()
+    .map(([action, key, source]) => {
+      let label = labels.get(key);
+      if (label === undefined) {
+        label = letterOf.get(source ?? '') ?? `group ${labels.size + 1}`;
+        labels.set(key, label);
+      }
+      return `${action}(${label})`;
+    });
+}
+
+/**
+ * With a paging tool's stand-in answering `status` to everything: node a dies (FIRING), recovers
+ * (RESOLVED), the tool answers again 3 checks later; two more checks. Notes what the tool refused.
+ */
+function onCallOutage(tool: OnCallTool, status: number): Scenario['run'] {
+  return async (ctx) => {
+    const stub = standIn(ctx.h, tool);
+    stub.answer(status);
+    ctx.t.sim.stopKubelet(ctx.node('a'));
+    await ticks(ctx, 3);
+    ctx.t.sim.startKubelet(ctx.node('a'));
+    await ticks(ctx, 3);
+    stub.answer(null);
+    await ticks(ctx, 2);
+    const refused = stub.answers().filter((a) => a === status).length;
+    ctx.note(`${stub.name}: ${refused} answered ${status}, then took each event once`);
+  };
+}
+
+/** The paging tools' rows: outages, refusals, and SNS refusing beside them. */
+export const ON_CALL_FAULTS: readonly Scenario[] = [
+  {
+    name: 'PagerDuty down (5xx)',
+    inject:
+      'pagerDuty set; node a dies and recovers while the Events API answers 500 to everything; it answers again 3 checks after the recovery',
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    run: onCallOutage('pagerduty', 500),
+  },
+  {
+    name: 'PagerDuty rate limit (429)',
+    inject:
+      'pagerDuty set; node a dies and recovers while the Events API answers 429 Too many API calls; it answers again 3 checks after the recovery',
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    run: onCallOutage('pagerduty', 429),
+  },
+  {
+    name: 'Opsgenie down (5xx)',
+    inject:
+      'opsgenie set; node a dies and recovers while the Alert API answers 500 to everything; it answers again 3 checks after the recovery',
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { opsgenie: true },
+    counted: 'opsgenie',
+    run: onCallOutage('opsgenie', 500),
+  },
+  {
+    name: 'SNS refuses for 35 min, PagerDuty up',
+    inject:
+      'pagerDuty set; node a dies; SNS answers 403 AuthorizationError (a KMS key policy) to every publish for 35 min; then node a recovers',
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      const pd = ctx.h.pagerDuty as NonNullable<Harness['pagerDuty']>;
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      const sns = ctx.h.sns;
+      let scripted = 0;
+      const firstSeen = { refused: 0, triggered: 0 };
+      for (let check = 1; check <= 35; check++) {
+        // One refusal ready for each publish, none left over once the FIRING is given up.
+        if (sns.rejections.length === scripted) sns.failNext(1, 'authorization');
+        scripted = Math.max(scripted, sns.rejections.length + 1);
+        await ctx.tick();
+        if (!firstSeen.refused && sns.rejections.length > 0) firstSeen.refused = check;
+        if (!firstSeen.triggered && pd.accepted.length > 0) firstSeen.triggered = check;
+      }
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      ctx.note(
+        `SNS refused ${sns.rejections.length} publishes (its FIRING given up at 30 min); PagerDuty took the trigger on check ${firstSeen.triggered} of node a's silence, SNS first refused the FIRING on check ${firstSeen.refused}`,
+      );
+    },
+  },
+];
