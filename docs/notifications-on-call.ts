@@ -5,7 +5,7 @@
 import { opsgenieRequest } from '../lambda/adapters/on-call/opsgenie-sender.js';
 import { pagerDutyBody } from '../lambda/adapters/on-call/pagerduty-sender.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { onCallEvents } from '../lambda/core/on-call-events.js';
+import { ON_CALL_NODE_EVENTS, onCallEvents } from '../lambda/core/on-call-events.js';
 import {
   ON_CALL_BUDGET_MS,
   ON_CALL_GIVE_UP_MS,
@@ -68,7 +68,10 @@ export function pagerDutySection(firing: Notification): string[] {
     'that starts or spreads; a `resolve` for a RESOLVED node, a resolved WATCHDOG and a storm that',
     'ended. The incident key is the `dedup_key`, so the resolve closes the alert the trigger',
     'opened. A REMINDER sends nothing (the alert is still open in PagerDuty), nor does a NOTICE.',
-    'At most 50 node events per notification: a storm is one storm alert and its first nodes.',
+    `A notification that opens more than ${ON_CALL_NODE_EVENTS} node incidents opens one group incident instead`,
+    '(a `lw-storm-` key, the nodes named in its summary and details), never dropping a node; it',
+    'is resolved when the last of its nodes is. Every trigger sent gets its resolve, under the',
+    'same key, however deaths and recoveries are split across notifications.',
     '',
     '1. In PagerDuty, add an **Events API v2** integration to the service and copy its',
     '   integration key (the routing key).',

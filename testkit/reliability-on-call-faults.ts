@@ -144,4 +144,24 @@ export const ON_CALL_FAULTS: readonly Scenario[] = [
       );
     },
   },
+  {
+    name: '120 nodes die in two waves, recover in one',
+    inject:
+      'pagerDuty set; 400 nodes; 60 die, 60 more 3 checks later, then all 120 recover together (more node incidents than a receiver takes from one notification)',
+    truth: ['trigger(group 1)', 'trigger(group 2)', 'resolve(group 1)', 'resolve(group 2)'],
+    harness: { clusters: { prod: { nodes: 400 } }, pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      const wave = (from: number) => ctx.t.nodes.slice(from, from + 60);
+      for (const name of wave(0)) ctx.t.sim.stopKubelet(name);
+      await ticks(ctx, 3);
+      for (const name of wave(60)) ctx.t.sim.stopKubelet(name);
+      await ticks(ctx, 3);
+      for (const name of [...wave(0), ...wave(60)]) ctx.t.sim.startKubelet(name);
+      await ticks(ctx, 3);
+      const pd = ctx.h.pagerDuty as NonNullable<Harness['pagerDuty']>;
+      const keys = new Set(pd.accepted.map((e) => e.dedup_key));
+      ctx.note(`PagerDuty took ${pd.accepted.length} events for ${keys.size} incidents`);
+    },
+  },
 ];

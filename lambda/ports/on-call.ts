@@ -13,6 +13,16 @@ export interface PendingOnCall {
   readonly firstTriedAt?: number;
 }
 
+/**
+ * An incident a receiver was sent that the lane must remember until it resolves (ClusterState
+ * `onCallOpen`): a group incident and the node incident keys still open under it.
+ */
+export interface OpenOnCall {
+  readonly tool: OnCallTool;
+  readonly key: string;
+  readonly members?: readonly string[] | undefined;
+}
+
 export interface OnCallSender {
   readonly tool: OnCallTool;
   /** Resolves once the tool accepted the event; throws OnCallSendError otherwise. */

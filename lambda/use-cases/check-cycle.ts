@@ -162,8 +162,8 @@ export async function runCheckCycle(
     decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
   // On-call events still waiting are sent again by every check, with or without a notification.
-  const onCall = withFresh(cluster, stored.state.onCall, decided.fresh, deps.onCall);
-  const waiting = deps.onCall !== undefined && onCall.length > 0;
+  const lanes = withFresh(cluster, stored.state, decided.fresh, deps.onCall);
+  const waiting = deps.onCall !== undefined && (lanes.onCall?.length ?? 0) > 0;
   const publishing = (outbox.length > 0 || waiting) && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
@@ -173,7 +173,7 @@ export async function runCheckCycle(
     // What publishing carries from check to check, kept by a check that publishes nothing.
     refusedSince: stored.state.refusedSince,
     givenUp: stored.state.givenUp ?? null,
-    ...(onCall.length > 0 ? { onCall } : {}),
+    ...lanes,
   };
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed, evaluation)) {
     // Nothing this look saw must outlive it: the next look or check sees it again. A warm

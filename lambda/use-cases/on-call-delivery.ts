@@ -17,11 +17,14 @@
  *   `OnCallEventsFailed`.
  */
 import type { Notification } from '../core/notification.js';
-import { onCallEvents } from '../core/on-call-events.js';
+import { groupResolved, type OnCallEvent, onCallEvents } from '../core/on-call-events.js';
 import {
+  type ClusterState,
   type MetricsRecorder,
   OnCallSendError,
   type OnCallSender,
+  type OnCallTool,
+  type OpenOnCall,
   type PendingOnCall,
   type StructuredLogger,
 } from '../ports/index.js';
@@ -40,27 +43,61 @@ export interface OnCallDeps {
   readonly metrics?: Pick<MetricsRecorder, 'record'> | undefined;
 }
 
+/** A cluster's on-call lanes as its state keeps them. */
+export type OnCallLanes = Pick<ClusterState, 'onCall' | 'onCallOpen'>;
+
 /**
- * The outbox with the events of the check's `fresh` notifications added, for every tool (capped,
- * oldest dropped); without paging tools, the outbox as it was.
+ * The lanes with the events of the check's `notifications` added, for every tool (capped, oldest
+ * dropped); without paging tools, the lanes as they were.
  */
 export function withFresh(
   cluster: string,
-  outbox: readonly PendingOnCall[] | undefined,
+  lanes: OnCallLanes,
   notifications: readonly Notification[],
   deps: OnCallDeps | undefined,
-): readonly PendingOnCall[] {
-  if (deps === undefined || notifications.length === 0) return outbox ?? [];
-  const fresh = notifications.flatMap(onCallEvents);
-  const added = deps.senders.flatMap((s) =>
-    fresh.map((event) => ({ tool: s.tool, event, attempts: 0 })),
-  );
-  const all = [...(outbox ?? []), ...added];
+): OnCallLanes {
+  const kept = { onCall: lanes.onCall, onCallOpen: lanes.onCallOpen };
+  const events = notifications.flatMap(onCallEvents);
+  if (deps === undefined || events.length === 0) return kept;
+  let open = lanes.onCallOpen ?? [];
+  const all = [...(lanes.onCall ?? [])];
+  for (const { tool } of deps.senders) {
+    for (const event of events) {
+      const paired = pairedEvent(tool, event, open);
+      open = paired.open;
+      if (paired.event) all.push({ tool, event: paired.event, attempts: 0 });
+    }
+  }
   const over = all.length - ON_CALL_OUTBOX_MAX;
   for (const dropped of all.slice(0, Math.max(0, over))) {
     failed(cluster, dropped, 'given up: the on-call outbox is full', deps, true);
   }
-  return over > 0 ? all.slice(over) : all;
+  const onCall = over > 0 ? all.slice(over) : all;
+  return { ...(onCall.length ? { onCall } : {}), ...(open.length ? { onCallOpen: open } : {}) };
+}
+
+/**
+ * What `tool`'s lane sends for `event`, and the open group incidents after it: a group's trigger
+ * opens the group; a member's resolve leaves it, and the last one's resolves the group instead.
+ */
+function pairedEvent(
+  tool: OnCallTool,
+  event: OnCallEvent,
+  open: readonly OpenOnCall[],
+): { event: OnCallEvent | null; open: readonly OpenOnCall[] } {
+  if (event.members) {
+    return { event, open: [...open, { tool, key: event.key, members: event.members }] };
+  }
+  const group =
+    event.action === 'resolve'
+      ? open.find((o) => o.tool === tool && o.members?.includes(event.key))
+      : undefined;
+  if (group === undefined) return { event, open };
+  const members = group.members?.filter((key) => key !== event.key) ?? [];
+  const others = open.filter((o) => o !== group);
+  return members.length > 0
+    ? { event: null, open: [...others, { ...group, members }] }
+    : { event: groupResolved(event.cluster, group.key, event.at), open: others };
 }
 
 /** Sends the outbox oldest first; returns what is left to send on the next checks. */
