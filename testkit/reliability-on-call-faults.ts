@@ -4,10 +4,11 @@
  * count what the tool took (`counted`), not what SNS accepted: `trigger(a)` and `resolve(a)` by
  * the node of the incident key, `trigger(group 1)` for an incident that is not one node's.
  */
-import { type Scenario, ticks } from './reliability-scenario.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import type { PendingOnCall } from '../lambda/ports/index.js';
+import { PAGERDUTY_ROUTING_KEY, PAGERDUTY_SECRET_ID } from './harness-parts.js';
+import { type OnCallTool, type Scenario, ticks } from './reliability-scenario.js';
 import type { Harness } from './watchdog-harness.js';
-
-export type OnCallTool = 'pagerduty' | 'opsgenie';
 
 /** What an outage scenario reads of a paging tool's stand-in: its name, its key and action words. */
 interface OnCallStandIn {
@@ -87,6 +88,24 @@ function onCallOutage(tool: OnCallTool, status: number): Scenario['run'] {
   };
 }
 
+/**
+ * Puts at the head of the stored on-call outbox a PagerDuty trigger that cannot be rendered (its
+ * time is not a number: another version's), and the resolve of its incident behind it.
+ */
+async function storePoisonTrigger(h: Harness, cluster: string): Promise<void> {
+  const store = new DynamoDbStateStore({ client: h.dynamo.client, tableName: h.tableName });
+  const { state, version } = await store.load(cluster);
+  const event = {
+    ...{ key: 'lw-node-000000000000000000000bad', cluster, source: cluster, details: {} },
+    ...{ severity: 'critical', summary: `[${cluster}] unrenderable`, at: h.clock.now() },
+  } as const;
+  const poison = [
+    { tool: 'pagerduty', event: { ...event, action: 'trigger', at: 'never' }, attempts: 0 },
+    { tool: 'pagerduty', event: { ...event, action: 'resolve' }, attempts: 0 },
+  ] as unknown as PendingOnCall[];
+  await store.save(cluster, { ...state, onCall: poison }, version);
+}
+
 /** The paging tools' rows: outages, refusals, and SNS refusing beside them. */
 export const ON_CALL_FAULTS: readonly Scenario[] = [
   {
@@ -162,6 +181,86 @@ export const ON_CALL_FAULTS: readonly Scenario[] = [
       const pd = ctx.h.pagerDuty as NonNullable<Harness['pagerDuty']>;
       const keys = new Set(pd.accepted.map((e) => e.dedup_key));
       ctx.note(`PagerDuty took ${pd.accepted.length} events for ${keys.size} incidents`);
+    },
+  },
+  {
+    name: 'Opsgenie refuses the key for 3 min (401)',
+    inject:
+      'opsgenie set; node a dies while the Alert API answers 401 (a key being rotated) for 3 checks; then it answers again; node a recovers',
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { opsgenie: true },
+    counted: 'opsgenie',
+    async run(ctx) {
+      const og = standIn(ctx.h, 'opsgenie');
+      og.answer(401);
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 3);
+      og.answer(null);
+      await ticks(ctx, 2);
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      const refused = og.answers().filter((a) => a === 401).length;
+      ctx.note(`Opsgenie: ${refused} answered 401, kept and retried (a key a person can fix)`);
+    },
+  },
+  {
+    name: 'PagerDuty routing key wrong for 3 min (400)',
+    inject:
+      "pagerDuty set; the secret holds a wrong routing key while node a dies (PagerDuty answers 400 naming 'routing_key'); 3 checks later the right key is put back; node a recovers",
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      ctx.h.secrets.put(PAGERDUTY_SECRET_ID, 'R0UT1NGKEYwrongwrongwrongwrong000');
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 3);
+      ctx.h.secrets.put(PAGERDUTY_SECRET_ID, PAGERDUTY_ROUTING_KEY);
+      await ticks(ctx, 1);
+      const pd = ctx.h.pagerDuty as NonNullable<Harness['pagerDuty']>;
+      const after = pd.accepted.length > 0 ? 'taken by the first check after' : 'not taken yet';
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      ctx.note(
+        `${pd.rejected.length} refused (400, a fixable refusal, not poison); the key read again at once (cache dropped): the trigger ${after} the fix`,
+      );
+    },
+  },
+  {
+    name: 'An on-call event that cannot be rendered',
+    inject:
+      'pagerDuty set; the stored on-call outbox holds a trigger whose time is not a number (rendering throws), its resolve behind it; node a dies and recovers',
+    truth: ['resolve(group 1)', 'trigger(a)', 'resolve(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      await storePoisonTrigger(ctx.h, 'prod');
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 3);
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      const failed = ctx.h.metrics.of('OnCallEventsFailed', 'prod').length;
+      ctx.note(
+        `poison: given up at its first attempt (OnCallEventsFailed = ${failed}); the resolve behind it went on`,
+      );
+    },
+  },
+  {
+    name: 'The clock jumps 2 h forward while PagerDuty is down',
+    inject:
+      "pagerDuty set; node a dies while the Events API answers 500; the watchdog's clock jumps 2 h forward between two checks; 3 checks later PagerDuty answers again",
+    truth: ['trigger(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      const pd = standIn(ctx.h, 'pagerduty');
+      pd.answer(500);
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      ctx.h.clock.advance(2 * 60 * 60_000);
+      await ticks(ctx, 3);
+      pd.answer(null);
+      await ticks(ctx, 1);
+      ctx.note('the jump counted as one step of the give-up time (at most 10 min), not 2 h');
     },
   },
 ];

@@ -4,7 +4,6 @@
  * the steps rows share.
  */
 import type { LossyProxy } from './lossy-proxy.js';
-import type { OnCallTool } from './reliability-on-call-faults.js';
 import type { Counts } from './reliability-tally.js';
 import type {
   Container,
@@ -13,6 +12,9 @@ import type {
   Invocation,
   SimTarget,
 } from './watchdog-harness.js';
+
+/** A paging tool whose stand-in a row counts (reliability-on-call-faults.ts). */
+export type OnCallTool = 'pagerduty' | 'opsgenie';
 
 export interface ScenarioContext {
   readonly h: Harness;

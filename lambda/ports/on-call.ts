@@ -9,8 +9,10 @@ export interface PendingOnCall {
   readonly event: OnCallEvent;
   /** Attempts that failed so far. */
   readonly attempts: number;
-  /** When it was first attempted (watchdog clock, epoch ms); absent: not yet. */
-  readonly firstTriedAt?: number;
+  /** When it was last attempted (watchdog clock, epoch ms); absent: not yet. */
+  readonly lastTriedAt?: number | undefined;
+  /** How long it has been tried, each attempt counting at most ON_CALL_STEP_MAX_MS. */
+  readonly triedForMs?: number | undefined;
 }
 
 /**
@@ -30,9 +32,12 @@ export interface OnCallSender {
 }
 
 /**
- * A tool did not take an event. `retryable`: try again on a later check (429, 5xx, the network, a
- * timeout); otherwise the tool refused it for good (400: the event is wrong) and it is dropped.
- * The message is one line and never holds the routing or API key.
+ * A tool did not take an event, and whether to try again: the one retry rule of every receiver.
+ * `retryable`: a fault that passes (429, 5xx, the network, a timeout, the secret unreadable) or
+ * that a person can fix (a key refused: 401, 403, 404, a 400 that blames the key), tried again by
+ * the next checks until the time-based give-up; otherwise poison (a request the tool calls
+ * malformed), given up at once. Any other error a sender throws (a rendering failure) is poison
+ * too. The message is one line and never holds the routing or API key.
  */
 export class OnCallSendError extends Error {
   override readonly name = 'OnCallSendError';

@@ -7,11 +7,12 @@
  *   whatever the topic does with them.
  * - The outbox is sent oldest first within ON_CALL_BUDGET_MS and the run's deadline. An event the
  *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
- *   timeout, the secret unreadable) stays, its `attempts` counted, and is sent again by the next
+ *   timeout, the secret unreadable) or that a person can fix (a key refused) stays, its `attempts` counted, and is sent again by the next
  *   checks; the later events of the same incident and tool wait behind it, so a resolve never
  *   overtakes its trigger.
- * - Given up, and dropped: an event the tool refused for good (400), one still failing
- *   ON_CALL_GIVE_UP_MS after its first attempt, and the oldest beyond ON_CALL_OUTBOX_MAX.
+ * - Given up, and dropped: poison (a request the tool calls malformed, an event that cannot be
+ *   rendered: all but a retryable OnCallSendError), one still refused after ON_CALL_GIVE_UP_MS of attempts (counted on
+ *   the checks' steps: ON_CALL_STEP_MAX_MS), and the oldest beyond ON_CALL_OUTBOX_MAX.
  * - Every failed attempt and every event given up is logged (`on-call event not delivered`, with
  *   the tool, the incident key, the error: never the routing or API key) and counted in the metric
  *   `OnCallEventsFailed`.
@@ -28,11 +29,24 @@ import {
   type PendingOnCall,
   type StructuredLogger,
 } from '../ports/index.js';
+import { GIVE_UP_AFTER_MS } from './outbox-publishing.js';
 
 /** How long sending the on-call outbox may take in one run, at most. */
 export const ON_CALL_BUDGET_MS = 4_000;
-/** An event still failing this long after its first attempt is given up. */
-export const ON_CALL_GIVE_UP_MS = 60 * 60_000;
+/**
+ * An event still refused after this much time of attempts is given up: SNS's own give-up
+ * (GIVE_UP_AFTER_MS, 30 min), for the same reason: a refused key or integration is fixed by a
+ * person in minutes once the `OnCallEventsFailed` alarm told them, and an outage of the tool longer
+ * than that is the email's to cover (SNS is a lane of its own).
+ */
+export const ON_CALL_GIVE_UP_MS = GIVE_UP_AFTER_MS;
+/**
+ * The most one attempt adds to an event's time of attempts, whatever the clock says passed since
+ * the one before: the give-up runs on the checks' own steps, so a wall clock that jumps hours
+ * forward cannot cut it short (nor one that jumps back extend it by more than one step).
+ * Longer than any check interval (the schedule's minute, the dispatcher's period).
+ */
+export const ON_CALL_STEP_MAX_MS = 10 * 60_000;
 /** The most events the on-call outbox keeps (the oldest are given up first). */
 export const ON_CALL_OUTBOX_MAX = 500;
 
@@ -143,13 +157,15 @@ async function attempt(
     await sender.send(pending.event, signal);
     return null;
   } catch (error) {
-    const retryable = !(error instanceof OnCallSendError) || error.retryable;
+    // Only a refusal the sender classed as retryable is retried: anything else is poison.
+    const retryable = error instanceof OnCallSendError && error.retryable;
     const message = error instanceof Error ? error.message : String(error);
-    const firstTriedAt = pending.firstTriedAt ?? now;
-    const expired = now - firstTriedAt >= ON_CALL_GIVE_UP_MS;
-    const kept = { ...pending, attempts: pending.attempts + 1, firstTriedAt };
-    failed(cluster, kept, message, deps, !retryable || expired);
-    return !retryable || expired ? null : kept;
+    const step = Math.min(Math.max(0, now - (pending.lastTriedAt ?? now)), ON_CALL_STEP_MAX_MS);
+    const triedForMs = (pending.triedForMs ?? 0) + step;
+    const kept = { ...pending, attempts: pending.attempts + 1, lastTriedAt: now, triedForMs };
+    const givenUp = !retryable || triedForMs >= ON_CALL_GIVE_UP_MS;
+    failed(cluster, kept, message, deps, givenUp);
+    return givenUp ? null : kept;
   }
 }
 

@@ -1,8 +1,11 @@
 /**
  * One request to a paging tool's HTTP API (PagerDuty, Opsgenie): a JSON POST bounded by
- * ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal, its answer turned into OnCallSendError.
+ * ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal, its answer turned into OnCallSendError by
+ * the one retry rule (retryAnswer). The tool's error text is quoted with the key redacted, by the
+ * redaction the cluster reader uses (kube/read-errors.ts `withoutSecrets`).
  */
 import { OnCallSendError } from '../../ports/index.js';
+import { withoutSecrets } from '../kube/read-errors.js';
 import { bodyText } from '../notify/render/format.js';
 import type { SecretKey } from './secret-key.js';
 
@@ -17,8 +20,27 @@ export interface KeyedRequest {
 }
 
 /**
+ * A 4xx whose text blames the key, not the event: PagerDuty documents only 202, 400, 429 and
+ * 5xx, and answers a routing key it does not know with a 400 whose errors name `routing_key`.
+ */
+const KEY_REFUSED = /routing[ _]?key|api[ _]?key|integration key|GenieKey/i;
+
+/**
+ * The retry rule: retry what passes (429, 5xx, the network) and what a person can fix (401, 403,
+ * 404, and a 400 that blames the key); give up on a request the tool calls malformed (other 4xx).
+ * `keyRefused`: the key itself was refused, so the cached key is read again.
+ */
+export function retryAnswer(status: number, text: string) {
+  const keyRefused =
+    status === 401 || status === 403 || (status >= 400 && status < 500 && KEY_REFUSED.test(text));
+  const retryable = keyRefused || status === 404 || status === 429 || status >= 500;
+  return { retryable, keyRefused };
+}
+
+/**
  * Reads the tool's key (cached, secret-key.ts), builds the request with it and POSTs it, all
- * within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal.
+ * within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal. A refused key is dropped from the
+ * cache, so that a fixed or rotated key is read at the next attempt.
  */
 export async function postWithKey(
   key: SecretKey,
@@ -27,28 +49,35 @@ export async function postWithKey(
   build: (key: string) => KeyedRequest,
 ): Promise<void> {
   const limited = AbortSignal.any([signal, AbortSignal.timeout(ON_CALL_REQUEST_TIMEOUT_MS)]);
-  const request = build(await key.value(limited));
-  await postJson(request.url, request.body, request.headers ?? {}, limited, tool);
+  const value = await key.value(limited);
+  const answer = await postJson(build(value), tool, limited);
+  if (answer === null) return;
+  const { retryable, keyRefused } = retryAnswer(answer.status, answer.text);
+  if (keyRefused) key.forget();
+  const text = bodyText(withoutSecrets(answer.text, [value]), 200);
+  throw new OnCallSendError(
+    `${tool} answered ${answer.status}${text ? `: ${text}` : ''}`,
+    retryable,
+    answer.status,
+  );
 }
 
 /**
- * POSTs a JSON body; resolves on a 2xx, throws OnCallSendError otherwise: 429 and 5xx and the
- * network are retryable, other answers are not. Neither the body nor the headers (they hold the
- * key) reach the error.
+ * POSTs a JSON body; null on a 2xx, else the status and the answer's text (to be redacted before
+ * it is quoted). A network failure or a timeout throws a retryable OnCallSendError that quotes
+ * nothing of the request.
  */
-export async function postJson(
-  url: string,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  signal: AbortSignal,
+async function postJson(
+  request: KeyedRequest,
   tool: string,
-): Promise<void> {
+  signal: AbortSignal,
+): Promise<{ status: number; text: string } | null> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetch(request.url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body,
+      headers: { 'Content-Type': 'application/json', ...request.headers },
+      body: request.body,
       signal,
       redirect: 'error',
     });
@@ -56,12 +85,6 @@ export async function postJson(
     const name = signal.aborted ? 'timeout' : error instanceof Error ? error.name : 'error';
     throw new OnCallSendError(`${tool} not reached (${name})`, true);
   }
-  const answer = bodyText(await response.text().catch(() => ''), 200);
-  if (response.ok) return;
-  const retryable = response.status === 429 || response.status >= 500;
-  throw new OnCallSendError(
-    `${tool} answered ${response.status}${answer ? `: ${answer}` : ''}`,
-    retryable,
-    response.status,
-  );
+  const text = await response.text().catch(() => '');
+  return response.ok ? null : { status: response.status, text };
 }

@@ -19,6 +19,11 @@ export class SecretKey {
     private readonly clock: () => number,
   ) {}
 
+  /** Forgets the cached key (the tool refused it): the next `value` reads the secret again. */
+  forget(): void {
+    this.#cached = undefined;
+  }
+
   /** The key; throws a retryable OnCallSendError when the secret cannot be read or is empty. */
   async value(signal: AbortSignal): Promise<string> {
     const now = this.clock();
