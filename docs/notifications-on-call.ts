@@ -3,10 +3,15 @@
  * incident key that ties the notifications of one incident together, PagerDuty and Opsgenie.
  */
 import { opsgenieRequest } from '../lambda/adapters/on-call/opsgenie-sender.js';
-import { pagerDutyBody } from '../lambda/adapters/on-call/pagerduty-sender.js';
+import {
+  PAGERDUTY_EVENTS_PER_MINUTE,
+  pagerDutyBody,
+} from '../lambda/adapters/on-call/pagerduty-sender.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { ON_CALL_NODE_EVENTS, onCallEvents } from '../lambda/core/on-call-events.js';
 import {
+  ON_CALL_BACKOFF_MAX_MS,
+  ON_CALL_BACKOFF_MS,
   ON_CALL_BUDGET_MS,
   ON_CALL_GIVE_UP_MS,
   ON_CALL_OUTBOX_MAX,
@@ -117,7 +122,13 @@ export function pagerDutySection(firing: Notification): string[] {
     `the tool. The time counts each check's step, at most ${ON_CALL_STEP_MAX_MS / 60_000} minutes, so a clock that jumps hours`,
     'neither cuts it short nor stretches it. Poison is given up at once: a request the tool calls',
     "malformed (another 4xx), an event that cannot be rendered. The tool's error text is logged",
-    'with the key redacted. Every failed attempt and every event',
+    'with the key redacted. Rate limits: PagerDuty takes about 120 events a minute per',
+    'integration key ("Events - 120/min/integration key",',
+    '[PagerDuty community: API rate limiting](https://community.pagerduty.com/forum/t/monitoring-api-rate-limiting/3318)),',
+    `and the function never sends more than ${PAGERDUTY_EVENTS_PER_MINUTE} a minute under one key from a container. A 429`,
+    'pauses the whole tool (every incident) for its `Retry-After`, or else for',
+    `${ON_CALL_BACKOFF_MS / 1000} s doubling at each attempt up to ${ON_CALL_BACKOFF_MAX_MS / 60_000} minutes (PagerDuty asks for retries at least 30 s`,
+    'apart), kept in the state so that a new container honours it too. Every failed attempt and every event',
     'given up is logged (`on-call event not delivered`: the tool, the incident key, the attempts,',
     'the error) and counted in the metric `OnCallEventsFailed`, which the alarm',
     '`OnCallEventsFailedAlarm` watches. A retried trigger is harmless: "If there is already an',

@@ -25,8 +25,15 @@ export interface PagerDutyEvent {
   };
 }
 
-/** The PagerDuty stand-in: `accepted` holds the events answered 202 (without the routing key). */
-export type PagerDutyServer = VendorStandIn<PagerDutyEvent>;
+/**
+ * The PagerDuty stand-in: `accepted` holds the events answered 202 (without the routing key);
+ * `overLimit` counts the requests beyond PagerDuty's limit of 120 a minute per integration key
+ * ("Events - 120/min/integration key", https://community.pagerduty.com/forum/t/monitoring-api-rate-limiting/3318),
+ * on the test's clock: each is answered 429, as PagerDuty does.
+ */
+export type PagerDutyServer = VendorStandIn<PagerDutyEvent> & { readonly overLimit: number };
+
+const EVENTS_PER_MINUTE = 120;
 
 const SEVERITIES = ['critical', 'error', 'warning', 'info'];
 const ACTIONS = ['trigger', 'acknowledge', 'resolve'];
@@ -57,15 +64,29 @@ export function eventProblems(body: unknown, routingKey: string): string[] {
   return problems;
 }
 
-export async function startPagerDutyServer(routingKey: string): Promise<PagerDutyServer> {
+export async function startPagerDutyServer(
+  routingKey: string,
+  now: () => number = Date.now,
+): Promise<PagerDutyServer> {
   const json = { contentType: 'application/json' };
-  return startVendorStandIn<PagerDutyEvent>(async (req, res, book) => {
+  const times: number[] = [];
+  let overLimit = 0;
+  const server = await startVendorStandIn<PagerDutyEvent>(async (req, res, book) => {
     const { accepted, answers, rejected, forced } = book;
     const { body } = await readBody(req, 512 * 1024);
     const reply = (status: number, value: unknown) => {
       answers.push(status);
       sendJson(res, status, value, json);
     };
+    times.push(now());
+    if (times.filter((t) => t > now() - 60_000).length > EVENTS_PER_MINUTE) {
+      overLimit += 1;
+      reply(429, {
+        status: 'throttle event',
+        message: 'Requests for this service are arriving too quickly. Please retry later.',
+      });
+      return;
+    }
     if (forced !== null) {
       reply(forced, { status: 'error', message: forced === 429 ? 'Rate limited' : 'Error' });
       return;
@@ -93,4 +114,5 @@ export async function startPagerDutyServer(routingKey: string): Promise<PagerDut
     accepted.push(kept);
     reply(202, { status: 'success', message: 'Event processed', dedup_key: event.dedup_key });
   });
+  return Object.defineProperty(server, 'overLimit', { get: () => overLimit }) as PagerDutyServer;
 }

@@ -48,7 +48,8 @@ function standIn(h: Harness, tool: OnCallTool): OnCallStandIn {
 /**
  * What `tool` took, as the tally counts it: `trigger(a)`, `resolve(a)` by the node whose name the
  * incident key's first trigger carried (`letters`: letter → node name); any other incident
- * (a storm, a group of nodes, a key never triggered) `group N` in the order first seen.
+ * (a storm, a group of nodes, a key never triggered) `group N` in the order first seen; then one
+ * `over the rate limit` per request PagerDuty's stand-in took beyond 120 a minute.
  */
 export function takenKeys(
   h: Harness,
@@ -57,7 +58,7 @@ export function takenKeys(
 ): string[] {
   const letterOf = new Map([...letters].map(([letter, name]) => [name, letter]));
   const labels = new Map<string, string>();
-  return standIn(h, tool)
+  const taken = standIn(h, tool)
     .taken()
     .map(([action, key, source]) => {
       let label = labels.get(key);
@@ -67,13 +68,16 @@ export function takenKeys(
       }
       return `${action}(${label})`;
     });
+  // Each request beyond PagerDuty's rate limit is a fault of its own (not in any ground truth).
+  const over = tool === 'pagerduty' ? (h.pagerDuty?.overLimit ?? 0) : 0;
+  return [...taken, ...Array.from({ length: over }, () => 'over the rate limit')];
 }
 
 /**
  * With a paging tool's stand-in answering `status` to everything: node a dies (FIRING), recovers
- * (RESOLVED), the tool answers again 3 checks later; two more checks. Notes what the tool refused.
+ * (RESOLVED), the tool answers again 3 checks later; `after` more checks. Notes what it refused.
  */
-function onCallOutage(tool: OnCallTool, status: number): Scenario['run'] {
+function onCallOutage(tool: OnCallTool, status: number, after = 2): Scenario['run'] {
   return async (ctx) => {
     const stub = standIn(ctx.h, tool);
     stub.answer(status);
@@ -82,9 +86,11 @@ function onCallOutage(tool: OnCallTool, status: number): Scenario['run'] {
     ctx.t.sim.startKubelet(ctx.node('a'));
     await ticks(ctx, 3);
     stub.answer(null);
-    await ticks(ctx, 2);
+    await ticks(ctx, after);
     const refused = stub.answers().filter((a) => a === status).length;
-    ctx.note(`${stub.name}: ${refused} answered ${status}, then took each event once`);
+    ctx.note(
+      `${stub.name}: ${refused} answered ${status}, then took ${stub.taken().length} events`,
+    );
   };
 }
 
@@ -106,6 +112,9 @@ async function storePoisonTrigger(h: Harness, cluster: string): Promise<void> {
   await store.save(cluster, { ...state, onCall: poison }, version);
 }
 
+/** The letter of the `i`th node (reliability-matrix.ts: a–f, then the index). */
+const letter = (i: number) => (i < 6 ? 'abcdef'[i] : String(i));
+
 /** The paging tools' rows: outages, refusals, and SNS refusing beside them. */
 export const ON_CALL_FAULTS: readonly Scenario[] = [
   {
@@ -120,11 +129,11 @@ export const ON_CALL_FAULTS: readonly Scenario[] = [
   {
     name: 'PagerDuty rate limit (429)',
     inject:
-      'pagerDuty set; node a dies and recovers while the Events API answers 429 Too many API calls; it answers again 3 checks after the recovery',
+      'pagerDuty set; node a dies and recovers while the Events API answers 429 Too many API calls; it answers again 3 checks after the recovery; 6 more checks',
     truth: ['trigger(a)', 'resolve(a)'],
     harness: { pagerDuty: true },
     counted: 'pagerduty',
-    run: onCallOutage('pagerduty', 429),
+    run: onCallOutage('pagerduty', 429, 6),
   },
   {
     name: 'Opsgenie down (5xx)',
@@ -261,6 +270,32 @@ export const ON_CALL_FAULTS: readonly Scenario[] = [
       pd.answer(null);
       await ticks(ctx, 1);
       ctx.note('the jump counted as one step of the give-up time (at most 10 min), not 2 h');
+    },
+  },
+  {
+    name: 'PagerDuty rate-limits for 10 min, 45 incidents',
+    inject:
+      'pagerDuty set; 400 nodes, checks every 15 s; 45 nodes die (45 incidents, each its own trigger) while the Events API answers 429 for 10 min; then it answers again',
+    truth: Array.from({ length: 45 }, (_, i) => `trigger(${letter(i)})`),
+    harness: { clusters: { prod: { nodes: 400 } }, pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      const pd = ctx.h.pagerDuty as NonNullable<Harness['pagerDuty']>;
+      const every15s = async (n: number) => {
+        for (let i = 0; i < n; i++) {
+          ctx.h.clock.advance(15_000);
+          await ctx.invoke();
+        }
+      };
+      pd.answer(429);
+      for (const name of ctx.t.nodes.slice(0, 45)) ctx.t.sim.stopKubelet(name);
+      await every15s(40);
+      const refused = pd.answers.length;
+      pd.answer(null);
+      await every15s(24);
+      ctx.note(
+        `${refused} requests in the 10 min of 429s (the tool paused on each: 30 s doubling to 5 min), ${pd.overLimit} over 120 a minute; ${pd.accepted.length} triggers taken after`,
+      );
     },
   },
 ];

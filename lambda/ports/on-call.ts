@@ -13,6 +13,8 @@ export interface PendingOnCall {
   readonly lastTriedAt?: number | undefined;
   /** How long it has been tried, each attempt counting at most ON_CALL_STEP_MAX_MS. */
   readonly triedForMs?: number | undefined;
+  /** The tool rate-limited it: nothing is sent to the tool before then (watchdog clock, epoch ms). */
+  readonly notBefore?: number | undefined;
 }
 
 /**
@@ -44,10 +46,11 @@ export class OnCallSendError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    /** The HTTP status, when the tool answered. */
+    /** The HTTP status, when the tool answered (429: rate-limited, by the tool or by us). */
     readonly status?: number,
-    options?: ErrorOptions,
+    /** How long the tool asked to wait (`Retry-After`), ms. */
+    readonly retryAfterMs?: number,
   ) {
-    super(message, options);
+    super(message);
   }
 }

@@ -9,7 +9,8 @@
  *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
  *   timeout, the secret unreadable) or that a person can fix (a key refused) stays, its `attempts` counted, and is sent again by the next
  *   checks; the later events of the same incident and tool wait behind it, so a resolve never
- *   overtakes its trigger.
+ *   overtakes its trigger. A 429 pauses the whole tool, every lane, for its `Retry-After` or a
+ *   backoff (throttled), so a rate-limited key gets one request per pause, not one per incident.
  * - Given up, and dropped: poison (a request the tool calls malformed, an event that cannot be
  *   rendered: all but a retryable OnCallSendError), one still refused after ON_CALL_GIVE_UP_MS of attempts (counted on
  *   the checks' steps: ON_CALL_STEP_MAX_MS), and the oldest beyond ON_CALL_OUTBOX_MAX.
@@ -47,6 +48,10 @@ export const ON_CALL_GIVE_UP_MS = GIVE_UP_AFTER_MS;
  * Longer than any check interval (the schedule's minute, the dispatcher's period).
  */
 export const ON_CALL_STEP_MAX_MS = 10 * 60_000;
+/** The first wait after a 429 without `Retry-After`, doubled at each further attempt. */
+export const ON_CALL_BACKOFF_MS = 30_000;
+/** The longest wait after a 429 without `Retry-After`. */
+export const ON_CALL_BACKOFF_MAX_MS = 5 * 60_000;
 /** The most events the on-call outbox keeps (the oldest are given up first). */
 export const ON_CALL_OUTBOX_MAX = 500;
 
@@ -126,12 +131,15 @@ export async function sendOnCall(
   const limit = signal ? AbortSignal.any([signal, budget]) : budget;
   const senders = new Map(deps.senders.map((s) => [s.tool, s]));
   const waiting = new Set<string>();
+  // A tool that rate-limited us gets nothing until it said (or our backoff says), on any lane.
+  const now = deps.clock();
+  const paused = new Set(outbox.filter((p) => (p.notBefore ?? 0) > now).map((p) => p.tool));
   const left: PendingOnCall[] = [];
   for (const pending of outbox) {
     const lane = `${pending.tool} ${pending.event.key}`;
     const sender = senders.get(pending.tool);
     if (sender === undefined) continue; // the tool was switched off: nothing to send it to
-    if (limit.aborted || waiting.has(lane)) {
+    if (limit.aborted || waiting.has(lane) || paused.has(pending.tool)) {
       left.push(pending);
       continue;
     }
@@ -139,6 +147,7 @@ export async function sendOnCall(
     if (kept !== null) {
       left.push(kept);
       waiting.add(lane);
+      if (kept.notBefore !== undefined) paused.add(pending.tool);
     }
   }
   return left;
@@ -162,11 +171,29 @@ async function attempt(
     const message = error instanceof Error ? error.message : String(error);
     const step = Math.min(Math.max(0, now - (pending.lastTriedAt ?? now)), ON_CALL_STEP_MAX_MS);
     const triedForMs = (pending.triedForMs ?? 0) + step;
-    const kept = { ...pending, attempts: pending.attempts + 1, lastTriedAt: now, triedForMs };
+    const kept = {
+      ...pending,
+      ...{ attempts: pending.attempts + 1, lastTriedAt: now, triedForMs },
+      notBefore: throttled(error, pending.attempts, now),
+    };
     const givenUp = !retryable || triedForMs >= ON_CALL_GIVE_UP_MS;
     failed(cluster, kept, message, deps, givenUp);
     return givenUp ? null : kept;
   }
+}
+
+/**
+ * Until when a tool that answered 429 gets nothing: its `Retry-After`, or else
+ * ON_CALL_BACKOFF_MS doubled at each attempt up to ON_CALL_BACKOFF_MAX_MS (PagerDuty asks for
+ * retries at least 30 s apart, or a backoff of minutes). Undefined for any other failure.
+ */
+function throttled(error: unknown, attempts: number, now: number): number | undefined {
+  if (!(error instanceof OnCallSendError) || error.status !== 429) return undefined;
+  const backoff = Math.min(
+    ON_CALL_BACKOFF_MS * 2 ** Math.min(attempts, 10),
+    ON_CALL_BACKOFF_MAX_MS,
+  );
+  return now + (error.retryAfterMs ?? backoff);
 }
 
 function failed(

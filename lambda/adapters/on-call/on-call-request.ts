@@ -59,6 +59,7 @@ export async function postWithKey(
     `${tool} answered ${answer.status}${text ? `: ${text}` : ''}`,
     retryable,
     answer.status,
+    answer.retryAfterMs,
   );
 }
 
@@ -71,7 +72,7 @@ async function postJson(
   request: KeyedRequest,
   tool: string,
   signal: AbortSignal,
-): Promise<{ status: number; text: string } | null> {
+): Promise<{ status: number; text: string; retryAfterMs?: number } | null> {
   let response: Response;
   try {
     response = await fetch(request.url, {
@@ -86,5 +87,40 @@ async function postJson(
     throw new OnCallSendError(`${tool} not reached (${name})`, true);
   }
   const text = await response.text().catch(() => '');
-  return response.ok ? null : { status: response.status, text };
+  if (response.ok) return null;
+  const wait = retryAfterMs(response.headers);
+  return { status: response.status, text, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+}
+
+/** `Retry-After` (RFC 9110: delay-seconds, or an HTTP-date read against the answer's `Date`), ms. */
+function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get('retry-after')?.trim() ?? '';
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value) - Date.parse(headers.get('date') ?? '');
+  return Number.isFinite(at) ? Math.max(0, at) : undefined;
+}
+
+/**
+ * The events sent under one key in the last minute, so that the container never sends a tool more
+ * than `perMinute` under one key (PAGERDUTY_EVENTS_PER_MINUTE), whatever clusters share it.
+ */
+export class KeyRate {
+  readonly #sent: number[] = [];
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly perMinute: number,
+  ) {}
+
+  /** Takes a slot now, or throws a retryable OnCallSendError (429) saying when one frees. */
+  take(tool: string): void {
+    const now = this.clock();
+    while ((this.#sent[0] ?? now) <= now - 60_000) this.#sent.shift();
+    const oldest = this.#sent[0];
+    if (oldest !== undefined && this.#sent.length >= this.perMinute) {
+      const message = `${tool}: ${this.perMinute} events sent in the last minute, its limit per key`;
+      throw new OnCallSendError(message, true, 429, oldest + 60_000 - now);
+    }
+    this.#sent.push(now);
+  }
 }
