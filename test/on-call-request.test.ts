@@ -50,7 +50,7 @@ describe('on-call requests: a refused key', () => {
   it('is retried, quoted redacted, and read again from the secret at the next attempt', async () => {
     const key = new SecretKey(secrets.client, 'og-key', () => 0);
     const send = () =>
-      postWithKey(key, 'Opsgenie', AbortSignal.timeout(5_000), (value) => ({
+      postWithKey({ key }, 'Opsgenie', AbortSignal.timeout(5_000), (value) => ({
         url: `${tool.url}/v2/alerts`,
         body: '{}',
         headers: { Authorization: `GenieKey ${value}` },
@@ -77,7 +77,7 @@ describe('on-call requests: rate limits', () => {
     });
     try {
       const key = new SecretKey((await secretsWith('k')).client, 'k', () => 0);
-      const error = await postWithKey(key, 'PagerDuty', AbortSignal.timeout(5_000), () => ({
+      const error = await postWithKey({ key }, 'PagerDuty', AbortSignal.timeout(5_000), () => ({
         url: tool.url,
         body: '{}',
       })).catch((e: unknown) => e);

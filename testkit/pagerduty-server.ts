@@ -23,6 +23,8 @@ export interface PagerDutyEvent {
     readonly severity: string;
     readonly custom_details?: Record<string, unknown>;
   };
+  /** Which integration took it: the index of its routing key (0: the first; acceptKey adds). */
+  readonly integration: number;
 }
 
 /**
@@ -31,7 +33,14 @@ export interface PagerDutyEvent {
  * ("Events - 120/min/integration key", https://community.pagerduty.com/forum/t/monitoring-api-rate-limiting/3318),
  * on the test's clock: each is answered 429, as PagerDuty does.
  */
-export type PagerDutyServer = VendorStandIn<PagerDutyEvent> & { readonly overLimit: number };
+export type PagerDutyServer = VendorStandIn<PagerDutyEvent> & {
+  readonly overLimit: number;
+  /**
+   * A second integration on the service (a rotated key): its events are taken too, but PagerDuty
+   * pairs a resolve with a trigger only under the same integration key.
+   */
+  acceptKey(routingKey: string): void;
+};
 
 const EVENTS_PER_MINUTE = 120;
 
@@ -39,11 +48,11 @@ const SEVERITIES = ['critical', 'error', 'warning', 'info'];
 const ACTIONS = ['trigger', 'acknowledge', 'resolve'];
 
 /** What is wrong with a request body, as PagerDuty's 400 would list it; empty when nothing. */
-export function eventProblems(body: unknown, routingKey: string): string[] {
+export function eventProblems(body: unknown, routingKeys: readonly string[]): string[] {
   if (typeof body !== 'object' || body === null) return ['Event object is invalid'];
   const e = body as Record<string, unknown>;
   const problems: string[] = [];
-  if (e.routing_key !== routingKey) problems.push("'routing_key' is invalid");
+  if (!routingKeys.includes(e.routing_key as string)) problems.push("'routing_key' is invalid");
   if (!ACTIONS.includes(e.event_action as string)) problems.push("'event_action' is invalid");
   const key = e.dedup_key;
   if (key !== undefined && (typeof key !== 'string' || key.length > 255 || key === '')) {
@@ -70,6 +79,7 @@ export async function startPagerDutyServer(
 ): Promise<PagerDutyServer> {
   const json = { contentType: 'application/json' };
   const times: number[] = [];
+  const keys = [routingKey];
   let overLimit = 0;
   const server = await startVendorStandIn<PagerDutyEvent>(async (req, res, book) => {
     const { accepted, answers, rejected, forced } = book;
@@ -102,7 +112,7 @@ export async function startPagerDutyServer(
     const problems = [
       ...(route ? [] : [`${req.method} ${req.url} is not POST /v2/enqueue`]),
       ...(typed ? [] : ['Content-Type must be application/json']),
-      ...eventProblems(parsed, routingKey),
+      ...eventProblems(parsed, keys),
     ];
     if (problems.length > 0) {
       rejected.push(problems.join('; '));
@@ -110,9 +120,17 @@ export async function startPagerDutyServer(
       return;
     }
     const event = parsed as PagerDutyEvent & { routing_key?: string };
-    const { routing_key: _key, ...kept } = event;
-    accepted.push(kept);
+    const { routing_key: key, ...kept } = event;
+    accepted.push({ ...kept, integration: keys.indexOf(key as string) });
     reply(202, { status: 'success', message: 'Event processed', dedup_key: event.dedup_key });
   });
-  return Object.defineProperty(server, 'overLimit', { get: () => overLimit }) as PagerDutyServer;
+  return {
+    ...server,
+    get overLimit() {
+      return overLimit;
+    },
+    acceptKey: (key) => {
+      keys.push(key);
+    },
+  };
 }

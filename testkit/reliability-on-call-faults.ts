@@ -17,8 +17,11 @@ interface OnCallStandIn {
   readonly keyName: string;
   answer(status: number | null): void;
   answers(): readonly number[];
-  /** `[action, key, source]` of each request the tool took, in order (trigger or resolve). */
-  taken(): readonly (readonly [string, string, string | undefined])[];
+  /**
+   * `[action, key, source, integration]` of each request the tool took, in order (trigger or
+   * resolve; the integration of its key, for PagerDuty).
+   */
+  taken(): readonly (readonly [string, string, string | undefined, number?])[];
 }
 
 /** The stand-in of `tool` in `h`, read as an OnCallStandIn; throws when the harness lacks it. */
@@ -28,7 +31,9 @@ function standIn(h: Harness, tool: OnCallTool): OnCallStandIn {
     return {
       ...{ name: 'PagerDuty', keyName: 'dedup_key', answer: pd.answer, answers: () => pd.answers },
       taken: () =>
-        pd.accepted.map((e) => [e.event_action, e.dedup_key, e.payload?.source] as const),
+        pd.accepted.map(
+          (e) => [e.event_action, e.dedup_key, e.payload?.source, e.integration] as const,
+        ),
     };
   }
   const og = tool === 'opsgenie' ? h.opsgenie : undefined;
@@ -48,7 +53,8 @@ function standIn(h: Harness, tool: OnCallTool): OnCallStandIn {
 /**
  * What `tool` took, as the tally counts it: `trigger(a)`, `resolve(a)` by the node whose name the
  * incident key's first trigger carried (`letters`: letter → node name); any other incident
- * (a storm, a group of nodes, a key never triggered) `group N` in the order first seen; then one
+ * (a storm, a group of nodes, a key never triggered) `group N` in the order first seen, and
+ * `, another key` when it went under another integration key than its first event; then one
  * `over the rate limit` per request PagerDuty's stand-in took beyond 120 a minute.
  */
 export function takenKeys(
@@ -57,16 +63,18 @@ export function takenKeys(
   letters: ReadonlyMap<string, string>,
 ): string[] {
   const letterOf = new Map([...letters].map(([letter, name]) => [name, letter]));
-  const labels = new Map<string, string>();
+  const labels = new Map<string, { label: string; integration: number | undefined }>();
   const taken = standIn(h, tool)
     .taken()
-    .map(([action, key, source]) => {
-      let label = labels.get(key);
-      if (label === undefined) {
-        label = letterOf.get(source ?? '') ?? `group ${labels.size + 1}`;
-        labels.set(key, label);
+    .map(([action, key, source, integration]) => {
+      let first = labels.get(key);
+      if (first === undefined) {
+        first = { label: letterOf.get(source ?? '') ?? `group ${labels.size + 1}`, integration };
+        labels.set(key, first);
       }
-      return `${action}(${label})`;
+      // PagerDuty pairs the events of an alert under one integration key only.
+      const elsewhere = integration === first.integration ? '' : ', another key';
+      return `${action}(${first.label}${elsewhere})`;
     });
   // Each request beyond PagerDuty's rate limit is a fault of its own (not in any ground truth).
   const over = tool === 'pagerduty' ? (h.pagerDuty?.overLimit ?? 0) : 0;
@@ -295,6 +303,28 @@ export const ON_CALL_FAULTS: readonly Scenario[] = [
       await every15s(24);
       ctx.note(
         `${refused} requests in the 10 min of 429s (the tool paused on each: 30 s doubling to 5 min), ${pd.overLimit} over 120 a minute; ${pd.accepted.length} triggers taken after`,
+      );
+    },
+  },
+  {
+    name: 'PagerDuty routing key rotated between trigger and resolve',
+    inject:
+      'pagerDuty set; node a dies (trigger under the key of version 1); the secret gets a new key (a second integration of the service, AWSCURRENT); 6 checks later node a recovers',
+    truth: ['trigger(a)', 'resolve(a)'],
+    harness: { pagerDuty: true },
+    counted: 'pagerduty',
+    async run(ctx) {
+      const pd = ctx.h.pagerDuty as NonNullable<Harness['pagerDuty']>;
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      const rotated = 'R0UT1NGKEYrotatedrotatedrotated00';
+      pd.acceptKey(rotated);
+      ctx.h.secrets.put(PAGERDUTY_SECRET_ID, rotated);
+      await ticks(ctx, 6);
+      ctx.t.sim.startKubelet(ctx.node('a'));
+      await ticks(ctx, 2);
+      ctx.note(
+        `the resolve went under the key version its trigger used (by its VersionId, AWSPREVIOUS by then): integration ${pd.accepted.at(-1)?.integration === 0 ? 'of the trigger' : 'of the new key'}`,
       );
     },
   },

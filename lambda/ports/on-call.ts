@@ -18,19 +18,25 @@ export interface PendingOnCall {
 }
 
 /**
- * An incident a receiver was sent that the lane must remember until it resolves (ClusterState
- * `onCallOpen`): a group incident and the node incident keys still open under it.
+ * An incident a receiver was sent that the lane remembers until its resolve is done with
+ * (ClusterState `onCallOpen`): the key version its trigger went under, and for a group incident
+ * the node incident keys still open under it.
  */
 export interface OpenOnCall {
   readonly tool: OnCallTool;
   readonly key: string;
+  readonly version?: string | undefined;
   readonly members?: readonly string[] | undefined;
 }
 
 export interface OnCallSender {
   readonly tool: OnCallTool;
-  /** Resolves once the tool accepted the event; throws OnCallSendError otherwise. */
-  send(event: OnCallEvent, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves once the tool accepted the event, with the version of the key it went under (the
+   * secret's VersionId); throws OnCallSendError otherwise. `version`: send under that version of
+   * the key (its trigger's), or the current one when absent or no longer kept.
+   */
+  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined>;
 }
 
 /**

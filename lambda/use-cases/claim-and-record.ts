@@ -57,9 +57,11 @@ export async function publishAndRecord(
   // A given-up FIRING is named while its node's incident is still open.
   const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
   // The topic and the paging tools side by side: each its own lane, none the gate of another.
-  const [delivery, onCall] = await Promise.all([
+  const [delivery, lanes] = await Promise.all([
     publishOutbox(claimed.outbox, claimed, deps.notifier, signal, { clock: deps.clock, isOpen }),
-    deps.onCall ? sendOnCall(cluster, claimed.onCall ?? [], deps.onCall, signal) : [],
+    deps.onCall
+      ? sendOnCall(cluster, claimed, deps.onCall, signal)
+      : { onCall: undefined, onCallOpen: undefined },
   ]);
   // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
   // publishing: a lost record would send those notifications again. It gets its own budget,
@@ -72,7 +74,7 @@ export async function publishAndRecord(
       refusedSince: delivery.refusedSince,
       givenUp: delivery.givenUp,
       lock: null,
-      onCall,
+      ...lanes,
     },
     version,
     AbortSignal.timeout(RECORD_BUDGET_MS),

@@ -52,6 +52,8 @@ export const ON_CALL_STEP_MAX_MS = 10 * 60_000;
 export const ON_CALL_BACKOFF_MS = 30_000;
 /** The longest wait after a 429 without `Retry-After`. */
 export const ON_CALL_BACKOFF_MAX_MS = 5 * 60_000;
+/** The most open incidents the lanes remember (the oldest are forgotten first). */
+export const ON_CALL_OPEN_MAX = 5_000;
 /** The most events the on-call outbox keeps (the oldest are given up first). */
 export const ON_CALL_OUTBOX_MAX = 500;
 
@@ -113,20 +115,26 @@ function pairedEvent(
       : undefined;
   if (group === undefined) return { event, open };
   const members = group.members?.filter((key) => key !== event.key) ?? [];
-  const others = open.filter((o) => o !== group);
-  return members.length > 0
-    ? { event: null, open: [...others, { ...group, members }] }
-    : { event: groupResolved(event.cluster, group.key, event.at), open: others };
+  const left = open.map((o) => (o === group ? { ...group, members } : o));
+  // The last member's resolve is the group's, sent under the group's key version (sendOnCall).
+  return {
+    event: members.length > 0 ? null : groupResolved(event.cluster, group.key, event.at),
+    open: left,
+  };
 }
 
-/** Sends the outbox oldest first; returns what is left to send on the next checks. */
+/**
+ * Sends the outbox oldest first; returns the lanes left: what to send on the next checks, and the
+ * incidents open (each trigger the tool took, with its key version, until its resolve is done with).
+ */
 export async function sendOnCall(
   cluster: string,
-  outbox: readonly PendingOnCall[],
+  lanes: OnCallLanes,
   deps: OnCallDeps,
   signal: AbortSignal | undefined,
-): Promise<PendingOnCall[]> {
-  if (outbox.length === 0) return [];
+): Promise<OnCallLanes> {
+  const outbox = lanes.onCall ?? [];
+  const open = new Map((lanes.onCallOpen ?? []).map((o) => [`${o.tool} ${o.key}`, o]));
   const budget = AbortSignal.timeout(ON_CALL_BUDGET_MS);
   const limit = signal ? AbortSignal.any([signal, budget]) : budget;
   const senders = new Map(deps.senders.map((s) => [s.tool, s]));
@@ -143,27 +151,44 @@ export async function sendOnCall(
       left.push(pending);
       continue;
     }
-    const kept = await attempt(cluster, pending, sender, deps, limit);
+    const kept = await attempt(pending, sender, { cluster, deps, signal: limit, open });
     if (kept !== null) {
       left.push(kept);
       waiting.add(lane);
       if (kept.notBefore !== undefined) paused.add(pending.tool);
     }
   }
-  return left;
+  const stillOpen = [...open.values()].slice(-ON_CALL_OPEN_MAX);
+  return { onCall: left, ...(stillOpen.length ? { onCallOpen: stillOpen } : {}) };
 }
 
-/** One attempt: null when it is done with (taken, or given up), else the entry to keep. */
+/** What one attempt works with: the run's cluster, parts and signal, and the open incidents. */
+interface Attempt {
+  readonly cluster: string;
+  readonly deps: OnCallDeps;
+  readonly signal: AbortSignal;
+  readonly open: Map<string, OpenOnCall>;
+}
+
+/**
+ * One attempt: null when it is done with (taken, or given up), else the entry to keep. A resolve
+ * goes under its trigger's key version; a trigger taken is remembered with the version it went
+ * under, until its resolve is done with.
+ */
 async function attempt(
-  cluster: string,
   pending: PendingOnCall,
   sender: OnCallSender,
-  deps: OnCallDeps,
-  signal: AbortSignal,
+  { cluster, deps, signal, open }: Attempt,
 ): Promise<PendingOnCall | null> {
   const now = deps.clock();
+  const { tool, event } = pending;
+  const id = `${tool} ${event.key}`;
+  const opened = open.get(id);
   try {
-    await sender.send(pending.event, signal);
+    const resolve = event.action === 'resolve';
+    const version = await sender.send(event, signal, resolve ? opened?.version : undefined);
+    if (resolve) open.delete(id);
+    else if (version !== undefined) open.set(id, { ...opened, tool, key: event.key, version });
     return null;
   } catch (error) {
     // Only a refusal the sender classed as retryable is retried: anything else is poison.
@@ -178,6 +203,7 @@ async function attempt(
     };
     const givenUp = !retryable || triedForMs >= ON_CALL_GIVE_UP_MS;
     failed(cluster, kept, message, deps, givenUp);
+    if (givenUp && event.action === 'resolve') open.delete(id);
     return givenUp ? null : kept;
   }
 }

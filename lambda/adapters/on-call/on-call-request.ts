@@ -37,21 +37,27 @@ export function retryAnswer(status: number, text: string) {
   return { retryable, keyRefused };
 }
 
+/** Which key a request goes under: the tool's secret, at `version` (absent: the current one). */
+export interface KeyChoice {
+  readonly key: SecretKey;
+  readonly version?: string | undefined;
+}
+
 /**
  * Reads the tool's key (cached, secret-key.ts), builds the request with it and POSTs it, all
- * within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal. A refused key is dropped from the
- * cache, so that a fixed or rotated key is read at the next attempt.
+ * within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal; resolves with the key's version. A
+ * refused key is dropped from the cache, so that a fixed or rotated key is read at the next attempt.
  */
 export async function postWithKey(
-  key: SecretKey,
+  { key, version }: KeyChoice,
   tool: string,
   signal: AbortSignal,
   build: (key: string) => KeyedRequest,
-): Promise<void> {
+): Promise<string | undefined> {
   const limited = AbortSignal.any([signal, AbortSignal.timeout(ON_CALL_REQUEST_TIMEOUT_MS)]);
-  const value = await key.value(limited);
+  const { value, version: used } = await key.value(limited, version);
   const answer = await postJson(build(value), tool, limited);
-  if (answer === null) return;
+  if (answer === null) return used;
   const { retryable, keyRefused } = retryAnswer(answer.status, answer.text);
   if (keyRefused) key.forget();
   const text = bodyText(withoutSecrets(answer.text, [value]), 200);

@@ -65,9 +65,10 @@ export class PagerDutySender implements OnCallSender {
     this.#rate = new KeyRate(options.clock, PAGERDUTY_EVENTS_PER_MINUTE);
   }
 
-  send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
+  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined> {
     this.#rate.take('PagerDuty');
-    return postWithKey(this.options.routingKey, 'PagerDuty', signal, (routingKey) => ({
+    const key = { key: this.options.routingKey, version };
+    return postWithKey(key, 'PagerDuty', signal, (routingKey) => ({
       url: `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
       body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),
     }));

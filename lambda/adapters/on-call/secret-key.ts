@@ -1,7 +1,9 @@
 /**
  * A paging tool's key (PagerDuty routing key, Opsgenie API key) read from Secrets Manager through
  * the SDK client, cached per container for SECRET_TTL_MS so that a rotated key is picked up within
- * minutes without a read per event. The key never leaves this object but in the request it
+ * minutes without a read per event. Each key comes with its VersionId: a resolve is sent under the
+ * version its trigger went out with (a rotated key's AWSPREVIOUS), since a tool pairs the events
+ * of an incident under one key. The key never leaves this object but in the request it
  * authenticates: errors name the secret id and the SDK error's name, never the value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -10,8 +12,16 @@ import { OnCallSendError } from '../../ports/index.js';
 /** How long a key read from Secrets Manager is used before it is read again. */
 export const SECRET_TTL_MS = 5 * 60_000;
 
+/** A key and the secret version it is (absent: the secret said none). */
+export interface KeyVersion {
+  readonly value: string;
+  readonly version?: string | undefined;
+}
+
 export class SecretKey {
-  #cached: { readonly value: string; readonly until: number } | undefined;
+  #cached: (KeyVersion & { readonly until: number }) | undefined;
+  /** Older versions asked for by id (a version's value never changes). */
+  readonly #versions = new Map<string, KeyVersion>();
 
   constructor(
     private readonly client: SecretsManagerClient,
@@ -24,25 +34,40 @@ export class SecretKey {
     this.#cached = undefined;
   }
 
-  /** The key; throws a retryable OnCallSendError when the secret cannot be read or is empty. */
-  async value(signal: AbortSignal): Promise<string> {
+  /**
+   * The key of `version`, or the current one (AWSCURRENT) when absent or no longer kept; throws a
+   * retryable OnCallSendError when the secret cannot be read or is empty.
+   */
+  async value(signal: AbortSignal, version?: string): Promise<KeyVersion> {
     const now = this.clock();
-    if (this.#cached && now < this.#cached.until) return this.#cached.value;
-    let text: string;
+    const kept = version === undefined ? undefined : this.#versions.get(version);
+    if (kept) return kept;
+    if (version === undefined || version === this.#cached?.version) {
+      if (this.#cached && now < this.#cached.until) return this.#cached;
+    }
+    const read = await this.#read(signal, version);
+    if (read === undefined) return this.value(signal);
+    if (version !== undefined) this.#versions.set(version, read);
+    else this.#cached = { ...read, until: now + SECRET_TTL_MS };
+    return read;
+  }
+
+  /** GetSecretValue (of `version`); undefined when that version is gone. */
+  async #read(signal: AbortSignal, version: string | undefined): Promise<KeyVersion | undefined> {
+    let out: { SecretString?: string | undefined; VersionId?: string | undefined };
     try {
-      const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }), {
-        abortSignal: signal,
-      });
-      text = (out.SecretString ?? '').trim();
+      const input = { SecretId: this.secretId, ...(version ? { VersionId: version } : {}) };
+      out = await this.client.send(new GetSecretValueCommand(input), { abortSignal: signal });
     } catch (error) {
       const name = error instanceof Error ? error.name : 'Error';
+      if (version !== undefined && name === 'ResourceNotFoundException') return undefined;
       throw new OnCallSendError(
         `cannot read secret ${this.secretId} (${name}): the function's role needs secretsmanager:GetSecretValue on it`,
         true,
       );
     }
+    const text = (out.SecretString ?? '').trim();
     if (text === '') throw new OnCallSendError(`secret ${this.secretId} is empty`, true);
-    this.#cached = { value: text, until: now + SECRET_TTL_MS };
-    return text;
+    return { value: text, version: out.VersionId };
   }
 }

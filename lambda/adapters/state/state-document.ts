@@ -44,7 +44,7 @@ export interface StateDocument {
   readonly givenUp?: MissedFiring | null;
   /** The on-call outbox (PagerDuty, Opsgenie events not taken yet); absent: empty. */
   readonly onCall?: readonly PendingOnCall[];
-  /** The group incidents the paging tools were sent, not resolved yet; absent: none. */
+  /** The incidents the paging tools were sent, not resolved yet; absent: none. */
   readonly onCallOpen?: readonly OpenOnCall[];
 }
 
@@ -137,7 +137,7 @@ export function fromStateDocument(value: unknown): ClusterState {
   };
 }
 
-/** The paging tools' open group incidents: a tool, a key, and the member keys (strings). */
+/** The paging tools' open incidents: a tool, a key, its key version, a group's member keys. */
 function readOnCallOpen(value: unknown): OpenOnCall[] {
   const strings = (x: unknown) => Array.isArray(x) && x.every((m) => typeof m === 'string');
   const ok =
@@ -147,9 +147,10 @@ function readOnCallOpen(value: unknown): OpenOnCall[] {
         isRecord(o) &&
         typeof o.tool === 'string' &&
         typeof o.key === 'string' &&
+        (o.version === undefined || typeof o.version === 'string') &&
         (o.members === undefined || strings(o.members)),
     );
-  if (!ok) throw new Error('onCallOpen must be a list of { tool, key, members }');
+  if (!ok) throw new Error('onCallOpen must be a list of { tool, key, version, members }');
   return value as OpenOnCall[];
 }
 
