@@ -10,7 +10,7 @@ import { PAGERDUTY_ROUTING_KEY, PAGERDUTY_SECRET_ID } from './harness-parts.js';
 import { type OnCallTool, type Scenario, ticks } from './reliability-scenario.js';
 import type { Harness } from './watchdog-harness.js';
 
-/** What an outage scenario reads of a paging tool's stand-in: its name, its key and action words. */
+/** What a row reads of a paging tool's stand-in: its name, its key and action words. */
 interface OnCallStandIn {
   readonly name: string;
   /** The incident key's name in the tool's API (`dedup_key`, `alias`). */

@@ -13,7 +13,7 @@ export interface PendingOnCall {
   readonly lastTriedAt?: number | undefined;
   /** How long it has been tried, each attempt counting at most ON_CALL_STEP_MAX_MS. */
   readonly triedForMs?: number | undefined;
-  /** The tool rate-limited it: nothing is sent to the tool before then (watchdog clock, epoch ms). */
+  /** The tool rate-limited it: nothing goes to the tool before then (watchdog clock, epoch ms). */
   readonly notBefore?: number | undefined;
 }
 

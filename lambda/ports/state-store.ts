@@ -36,7 +36,7 @@ export interface ClusterState {
    * made, not yet taken by the tool (use-cases/on-call-delivery.ts). Absent: none.
    */
   readonly onCall?: readonly PendingOnCall[] | undefined;
-  /** The incidents the paging tools were sent (their key versions, groups), not resolved yet. Absent: none. */
+  /** The incidents the paging tools were sent (key versions, groups), not resolved yet. */
   readonly onCallOpen?: readonly OpenOnCall[] | undefined;
 }
 

@@ -7,13 +7,15 @@
  *   whatever the topic does with them.
  * - The outbox is sent oldest first within ON_CALL_BUDGET_MS and the run's deadline. An event the
  *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
- *   timeout, the secret unreadable) or that a person can fix (a key refused) stays, its `attempts` counted, and is sent again by the next
- *   checks; the later events of the same incident and tool wait behind it, so a resolve never
- *   overtakes its trigger. A 429 pauses the whole tool, every lane, for its `Retry-After` or a
- *   backoff (throttled), so a rate-limited key gets one request per pause, not one per incident.
+ *   timeout, the secret unreadable) or that a person can fix (a key refused) stays, its
+ *   `attempts` counted, and is sent again by the next checks; the later events of the same
+ *   incident and tool wait behind it, so a resolve never overtakes its trigger. A 429 pauses the
+ *   whole tool, every lane, for its `Retry-After` or a backoff (throttled), so a rate-limited key
+ *   gets one request per pause, not one per incident.
  * - Given up, and dropped: poison (a request the tool calls malformed, an event that cannot be
- *   rendered: all but a retryable OnCallSendError), one still refused after ON_CALL_GIVE_UP_MS of attempts (counted on
- *   the checks' steps: ON_CALL_STEP_MAX_MS), and the oldest beyond ON_CALL_OUTBOX_MAX.
+ *   rendered: all but a retryable OnCallSendError), one still refused after ON_CALL_GIVE_UP_MS of
+ *   attempts (counted on the checks' steps: ON_CALL_STEP_MAX_MS), and the oldest beyond
+ *   ON_CALL_OUTBOX_MAX.
  * - Every failed attempt and every event given up is logged (`on-call event not delivered`, with
  *   the tool, the incident key, the error: never the routing or API key) and counted in the metric
  *   `OnCallEventsFailed`.
@@ -125,7 +127,8 @@ function pairedEvent(
 
 /**
  * Sends the outbox oldest first; returns the lanes left: what to send on the next checks, and the
- * incidents open (each trigger the tool took, with its key version, until its resolve is done with).
+ * incidents open (each trigger the tool took, with its key version, until its resolve is done
+ * with).
  */
 export async function sendOnCall(
   cluster: string,

@@ -46,7 +46,8 @@ export interface KeyChoice {
 /**
  * Reads the tool's key (cached, secret-key.ts), builds the request with it and POSTs it, all
  * within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal; resolves with the key's version. A
- * refused key is dropped from the cache, so that a fixed or rotated key is read at the next attempt.
+ * refused key is dropped from the cache, so that a fixed or rotated key is read at the next
+ * attempt.
  */
 export async function postWithKey(
   { key, version }: KeyChoice,
@@ -98,7 +99,7 @@ async function postJson(
   return { status: response.status, text, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
 }
 
-/** `Retry-After` (RFC 9110: delay-seconds, or an HTTP-date read against the answer's `Date`), ms. */
+/** `Retry-After` (RFC 9110: delay-seconds, or an HTTP-date against the answer's `Date`), ms. */
 function retryAfterMs(headers: Headers): number | undefined {
   const value = headers.get('retry-after')?.trim() ?? '';
   if (/^\d+$/.test(value)) return Number(value) * 1000;
