@@ -37,20 +37,14 @@ export function retryAnswer(status: number, text: string) {
   return { retryable, keyRefused };
 }
 
-/** Which key a request goes under: the tool's secret, at `version` (absent: the current one). */
-export interface KeyChoice {
-  readonly key: SecretKey;
-  readonly version?: string | undefined;
-}
-
 /**
- * Reads the tool's key (cached, secret-key.ts), builds the request with it and POSTs it, all
- * within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal; resolves with the key's version. A
- * refused key is dropped from the cache, so that a fixed or rotated key is read at the next
- * attempt.
+ * Reads the tool's key (cached, secret-key.ts) at `version` (absent: the current one), builds the
+ * request with it and POSTs it, all within ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal;
+ * resolves with the key's version. A refused key is dropped from the cache, so that a fixed or
+ * rotated key is read at the next attempt.
  */
 export async function postWithKey(
-  { key, version }: KeyChoice,
+  { key, version }: { readonly key: SecretKey; readonly version?: string | undefined },
   tool: string,
   signal: AbortSignal,
   build: (key: string) => KeyedRequest,

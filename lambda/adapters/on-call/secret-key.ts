@@ -20,8 +20,6 @@ export interface KeyVersion {
 
 export class SecretKey {
   #cached: (KeyVersion & { readonly until: number }) | undefined;
-  /** Older versions asked for by id (a version's value never changes). */
-  readonly #versions = new Map<string, KeyVersion>();
 
   constructor(
     private readonly client: SecretsManagerClient,
@@ -40,15 +38,13 @@ export class SecretKey {
    */
   async value(signal: AbortSignal, version?: string): Promise<KeyVersion> {
     const now = this.clock();
-    const kept = version === undefined ? undefined : this.#versions.get(version);
-    if (kept) return kept;
-    if (version === undefined || version === this.#cached?.version) {
-      if (this.#cached && now < this.#cached.until) return this.#cached;
-    }
+    const cached = this.#cached;
+    const wanted = version === undefined || version === cached?.version;
+    if (cached && wanted && now < cached.until) return cached;
+    // An older version (a resolve after a rotation) is read each time: rare, and never cached.
     const read = await this.#read(signal, version);
     if (read === undefined) return this.value(signal);
-    if (version !== undefined) this.#versions.set(version, read);
-    else this.#cached = { ...read, until: now + SECRET_TTL_MS };
+    if (version === undefined) this.#cached = { ...read, until: now + SECRET_TTL_MS };
     return read;
   }
 
