@@ -3,13 +3,19 @@
  * incident key that ties the notifications of one incident together, PagerDuty and Opsgenie.
  */
 import { opsgenieRequest } from '../lambda/adapters/on-call/opsgenie-sender.js';
-import { pagerDutyBody } from '../lambda/adapters/on-call/pagerduty-sender.js';
-import type { Notification } from '../lambda/core/notification.js';
-import { onCallEvents } from '../lambda/core/on-call-events.js';
 import {
+  PAGERDUTY_EVENTS_PER_MINUTE,
+  pagerDutyBody,
+} from '../lambda/adapters/on-call/pagerduty-sender.js';
+import type { Notification } from '../lambda/core/notification.js';
+import { ON_CALL_NODE_EVENTS, onCallEvents } from '../lambda/core/on-call-events.js';
+import {
+  ON_CALL_BACKOFF_MAX_MS,
+  ON_CALL_BACKOFF_MS,
   ON_CALL_BUDGET_MS,
   ON_CALL_GIVE_UP_MS,
   ON_CALL_OUTBOX_MAX,
+  ON_CALL_STEP_MAX_MS,
 } from '../lambda/use-cases/on-call-delivery.js';
 
 /** Incident keys: what they are made of, where they appear, what stays the same. */
@@ -71,7 +77,10 @@ export function pagerDutySection(firing: Notification): string[] {
     'that starts or spreads; a `resolve` for a RESOLVED node, a resolved WATCHDOG and a storm that',
     'ended. The incident key is the `dedup_key`, so the resolve closes the alert the trigger',
     'opened. A REMINDER sends nothing (the alert is still open in PagerDuty), nor does a NOTICE.',
-    'At most 50 node events per notification: a storm is one storm alert and its first nodes.',
+    `A notification that opens more than ${ON_CALL_NODE_EVENTS} node incidents opens one group incident instead`,
+    '(a `lw-storm-` key, the nodes named in its summary and details), never dropping a node; it',
+    'is resolved when the last of its nodes is. Every trigger sent gets its resolve, under the',
+    'same key, however deaths and recoveries are split across notifications.',
     '',
     '1. In PagerDuty, add an **Events API v2** integration to the service and copy its',
     '   integration key (the routing key).',
@@ -81,6 +90,10 @@ export function pagerDutySection(firing: Notification): string[] {
     '   `secretsmanager:GetSecretValue` on exactly that secret. The key is never in the',
     '   template, the settings, the state or a log line; the function reads it at run time and',
     '   keeps it for 5 minutes per container (a rotated key is picked up within 5 minutes).',
+    "   A resolve goes under the key its trigger went under: the function keeps the secret's",
+    '   `VersionId` with each open incident and reads that version (`AWSPREVIOUS` after one',
+    '   rotation), since PagerDuty pairs a resolve with its trigger under one integration key.',
+    '   Rotate by adding a second integration and keep the old one until its incidents resolved.',
     '',
     `What PagerDuty documents, and the function relies on ([Send an Alert Event](${PD_SEND}); the`,
     `Events API v2 [OpenAPI description](${PD_OPENAPI})):`,
@@ -90,7 +103,7 @@ export function pagerDutySection(firing: Notification): string[] {
     '| `POST https://events.pagerduty.com/v2/enqueue`, JSON, `routing_key`, `event_action` `trigger` or `resolve` | one request per event |',
     '| `dedup_key` "identifies the alert to trigger, acknowledge, or resolve", at most 255 characters | the incident key, 36 characters at most |',
     '| a trigger needs `payload.summary` (at most 1,024 characters), `payload.source`, `payload.severity` (`critical`, `error`, `warning`, `info`) | summary cut to 1,024 characters (control and invisible characters removed); source: the node, or the cluster; severity: `critical` for FIRING, WATCHDOG, STORM, `warning` for FLAPPING |',
-    '| 202: accepted; 400: "Check that the JSON is valid", do not retry; 429 "Too many API calls at a time" and 5xx: "retry after some time"; a networking error: retry | 202 leaves the outbox; 400 is given up at once; 429, 5xx, network errors and timeouts are retried by the next checks |',
+    '| 202: accepted; 400: "Check that the JSON is valid", do not retry; 429 "Too many API calls at a time" and 5xx: "retry after some time"; a networking error: retry | 202 leaves the outbox; a 400 is poison, given up at once, unless its errors name the routing key (a wrong or rotated key: retried, the key read again); 429, 5xx, network errors and timeouts are retried by the next checks |',
     '',
     'A FIRING as PagerDuty receives it (the first node of the first example above):',
     '',
@@ -98,16 +111,31 @@ export function pagerDutySection(firing: Notification): string[] {
     JSON.stringify(body, null, 2),
     '```',
     '',
-    '### Delivery: after SNS, never in its way',
+    '### Delivery: beside SNS, each tool its own lane',
     '',
-    'The function sends the events of a notification only once the notification topic accepted',
-    `it, after the publish, within ${ON_CALL_BUDGET_MS / 1000} s per run and the invocation's own deadline (each request`,
+    'The events of a notification join the on-call outbox in the same save that puts the',
+    "notification in the topic's outbox, and are sent beside the publish, not after it: SNS",
+    'refusing (a KMS key or topic policy being fixed) never holds back or silences PagerDuty.',
+    `They are sent within ${ON_CALL_BUDGET_MS / 1000} s per run and the invocation's own deadline (each request`,
     'at most 3 s). The email never waits for PagerDuty, and a PagerDuty outage never fails or',
-    'delays a publish. Events PagerDuty did not take (429, 5xx, the network, a timeout, the',
-    "secret unreadable) wait in the cluster's state (the on-call outbox: attempts counted, at most",
+    'delays a publish. One retry rule for every paging tool: events the tool did not take for a',
+    'reason that passes (429, 5xx, the network, a timeout, the secret unreadable) or that a person',
+    'can fix (a key refused: 401, 403, 404, a 400 that names the key; the cached key is dropped)',
+    "wait in the cluster's state (the on-call outbox: attempts counted, at most",
     `${ON_CALL_OUTBOX_MAX} events, the oldest given up first) and are sent again by every following check,`,
-    'oldest first; a resolve never overtakes the trigger of its incident. An event still failing',
-    `${ON_CALL_GIVE_UP_MS / 60_000} minutes after its first attempt is given up. Every failed attempt and every event`,
+    'oldest first; a resolve never overtakes the trigger of its incident. An event still refused',
+    `after ${ON_CALL_GIVE_UP_MS / 60_000} minutes of attempts is given up, as SNS gives up a notification: a person`,
+    'fixes a key in minutes once the alarm below told them, and the email covers a longer outage of',
+    `the tool. The time counts each check's step, at most ${ON_CALL_STEP_MAX_MS / 60_000} minutes, so a clock that jumps hours`,
+    'neither cuts it short nor stretches it. Poison is given up at once: a request the tool calls',
+    "malformed (another 4xx), an event that cannot be rendered. The tool's error text is logged",
+    'with the key redacted. Rate limits: PagerDuty takes about 120 events a minute per',
+    'integration key ("Events - 120/min/integration key",',
+    '[PagerDuty community: API rate limiting](https://community.pagerduty.com/forum/t/monitoring-api-rate-limiting/3318)),',
+    `and the function never sends more than ${PAGERDUTY_EVENTS_PER_MINUTE} a minute under one key from a container. A 429`,
+    'pauses the whole tool (every incident) for its `Retry-After`, or else for',
+    `${ON_CALL_BACKOFF_MS / 1000} s doubling at each attempt up to ${ON_CALL_BACKOFF_MAX_MS / 60_000} minutes (PagerDuty asks for retries at least 30 s`,
+    'apart), kept in the state so that a new container honours it too. Every failed attempt and every event',
     'given up is logged (`on-call event not delivered`: the tool, the incident key, the attempts,',
     'the error) and counted in the metric `OnCallEventsFailed`, which the alarm',
     '`OnCallEventsFailedAlarm` watches. A retried trigger is harmless: "If there is already an',
@@ -160,7 +188,7 @@ export function opsgenieSection(firing: Notification): string[] {
     '| Create Alert: `POST /v2/alerts`, JSON, `message` mandatory, at most 130 characters; `alias` at most 512, "the key element of Alert De-Duplication"; `description` at most 15,000; `priority` P1 to P5; `source` at most 100; `tags` at most 20 of 50 characters; `details` key-value pairs | `message`: the summary cut to 130 characters (control and invisible characters removed); `alias`: the incident key (36 characters at most); `description`: the whole summary; `priority` `P1` for FIRING, WATCHDOG, STORM, `P3` for FLAPPING; `entity`: the node or the cluster; `source` `lease-watchdog`; `tags` `lease-watchdog`, `cluster:<name>`; `details`: cluster, verdict, reason, zone, instance, node group |',
     '| Close Alert: `POST /v2/alerts/:identifier/close?identifierType=alias`, optional JSON `source`, `user`, `note` | the incident key as identifier, `source` and a `note` (the resolve summary) |',
     '| creation and action requests "are processed asynchronously", answered `202 Accepted` with `result`, `took`, `requestId` | 202 leaves the outbox (the request status is not polled: an alert Opsgenie then fails to create, or a close of an alias it never saw, shows only in Opsgenie) |',
-    '| a request over the rate limit is "rejected with the HTTP status 429 - Too Many Requests" | 429, 5xx, network errors and timeouts are retried by the next checks; another 4xx (a body it cannot process, a wrong key) is given up at once |',
+    '| a request over the rate limit is "rejected with the HTTP status 429 - Too Many Requests" | 429, 5xx, network errors and timeouts are retried by the next checks; 401, 403 and 404 (a wrong or rotated key) are retried, the key read again; another 4xx (a body it cannot process) is poison, given up at once |',
     '',
     'A retried create is harmless: with one `alias`, "there can be only one alert with open status',
     `with the same alias" ([Alert API, deprecated version](${OG_ALERT_V1}); the current page calls`,

@@ -40,9 +40,14 @@ export const PAGERDUTY_ROUTING_KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
 export const PAGERDUTY_SECRET_ID = 'lease-watchdog/pagerduty-routing-key';
 
 /** The PagerDuty stand-in and its setting, when asked for (its key kept in `secrets`). */
-async function pagerDutyPart(options: HarnessOptions, secrets: SecretsServer, closers: Closer[]) {
+async function pagerDutyPart(
+  options: HarnessOptions,
+  world: { secrets: SecretsServer; now: () => number },
+  closers: Closer[],
+) {
+  const { secrets } = world;
   if (!options.pagerDuty) return { settings: {} };
-  const server = await startPagerDutyServer(PAGERDUTY_ROUTING_KEY);
+  const server = await startPagerDutyServer(PAGERDUTY_ROUTING_KEY, world.now);
   closers.push(() => server.close());
   secrets.put(PAGERDUTY_SECRET_ID, PAGERDUTY_ROUTING_KEY);
   return { server, settings: { pagerDuty: { routingKeySecret: PAGERDUTY_SECRET_ID } } };
@@ -92,7 +97,7 @@ export async function startOutsideWorld(
     clusterSettings.push({ ...auth, ...spec.settings });
   }
   clusterSettings.push(...(await otherClusters(options, secrets)));
-  const pagerDuty = await pagerDutyPart(options, secrets, closers);
+  const pagerDuty = await pagerDutyPart(options, { secrets, now: clock.now }, closers);
   const opsgenie = await opsgeniePart(options, secrets, closers);
   const settings = parseWatchdogSettings({
     requestTimeoutSeconds: options.requestTimeoutSeconds ?? 2,

@@ -23,20 +23,36 @@ export interface PagerDutyEvent {
     readonly severity: string;
     readonly custom_details?: Record<string, unknown>;
   };
+  /** Which integration took it: the index of its routing key (0: the first; acceptKey adds). */
+  readonly integration: number;
 }
 
-/** The PagerDuty stand-in: `accepted` holds the events answered 202 (without the routing key). */
-export type PagerDutyServer = VendorStandIn<PagerDutyEvent>;
+/**
+ * The PagerDuty stand-in: `accepted` holds the events answered 202 (without the routing key);
+ * `overLimit` counts the requests beyond PagerDuty's limit of 120 a minute per integration key
+ * ("Events - 120/min/integration key", https://community.pagerduty.com/forum/t/monitoring-api-rate-limiting/3318),
+ * on the test's clock: each is answered 429, as PagerDuty does.
+ */
+export type PagerDutyServer = VendorStandIn<PagerDutyEvent> & {
+  readonly overLimit: number;
+  /**
+   * A second integration on the service (a rotated key): its events are taken too, but PagerDuty
+   * pairs a resolve with a trigger only under the same integration key.
+   */
+  acceptKey(routingKey: string): void;
+};
+
+const EVENTS_PER_MINUTE = 120;
 
 const SEVERITIES = ['critical', 'error', 'warning', 'info'];
 const ACTIONS = ['trigger', 'acknowledge', 'resolve'];
 
 /** What is wrong with a request body, as PagerDuty's 400 would list it; empty when nothing. */
-export function eventProblems(body: unknown, routingKey: string): string[] {
+export function eventProblems(body: unknown, routingKeys: readonly string[]): string[] {
   if (typeof body !== 'object' || body === null) return ['Event object is invalid'];
   const e = body as Record<string, unknown>;
   const problems: string[] = [];
-  if (e.routing_key !== routingKey) problems.push("'routing_key' is invalid");
+  if (!routingKeys.includes(e.routing_key as string)) problems.push("'routing_key' is invalid");
   if (!ACTIONS.includes(e.event_action as string)) problems.push("'event_action' is invalid");
   const key = e.dedup_key;
   if (key !== undefined && (typeof key !== 'string' || key.length > 255 || key === '')) {
@@ -57,15 +73,30 @@ export function eventProblems(body: unknown, routingKey: string): string[] {
   return problems;
 }
 
-export async function startPagerDutyServer(routingKey: string): Promise<PagerDutyServer> {
+export async function startPagerDutyServer(
+  routingKey: string,
+  now: () => number = Date.now,
+): Promise<PagerDutyServer> {
   const json = { contentType: 'application/json' };
-  return startVendorStandIn<PagerDutyEvent>(async (req, res, book) => {
+  const times: number[] = [];
+  const keys = [routingKey];
+  let overLimit = 0;
+  const server = await startVendorStandIn<PagerDutyEvent>(async (req, res, book) => {
     const { accepted, answers, rejected, forced } = book;
     const { body } = await readBody(req, 512 * 1024);
     const reply = (status: number, value: unknown) => {
       answers.push(status);
       sendJson(res, status, value, json);
     };
+    times.push(now());
+    if (times.filter((t) => t > now() - 60_000).length > EVENTS_PER_MINUTE) {
+      overLimit += 1;
+      reply(429, {
+        status: 'throttle event',
+        message: 'Requests for this service are arriving too quickly. Please retry later.',
+      });
+      return;
+    }
     if (forced !== null) {
       reply(forced, { status: 'error', message: forced === 429 ? 'Rate limited' : 'Error' });
       return;
@@ -81,7 +112,7 @@ export async function startPagerDutyServer(routingKey: string): Promise<PagerDut
     const problems = [
       ...(route ? [] : [`${req.method} ${req.url} is not POST /v2/enqueue`]),
       ...(typed ? [] : ['Content-Type must be application/json']),
-      ...eventProblems(parsed, routingKey),
+      ...eventProblems(parsed, keys),
     ];
     if (problems.length > 0) {
       rejected.push(problems.join('; '));
@@ -89,8 +120,17 @@ export async function startPagerDutyServer(routingKey: string): Promise<PagerDut
       return;
     }
     const event = parsed as PagerDutyEvent & { routing_key?: string };
-    const { routing_key: _key, ...kept } = event;
-    accepted.push(kept);
+    const { routing_key: key, ...kept } = event;
+    accepted.push({ ...kept, integration: keys.indexOf(key as string) });
     reply(202, { status: 'success', message: 'Event processed', dedup_key: event.dedup_key });
   });
+  return {
+    ...server,
+    get overLimit() {
+      return overLimit;
+    },
+    acceptKey: (key) => {
+      keys.push(key);
+    },
+  };
 }

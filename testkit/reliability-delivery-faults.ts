@@ -82,60 +82,6 @@ function lostPutItem(skip: number): Scenario['run'] {
   };
 }
 
-/** What an outage scenario reads of a paging tool's stand-in: its name, its key and action words. */
-interface OnCallStandIn {
-  readonly name: string;
-  /** The incident key's name in the tool's API (`dedup_key`, `alias`). */
-  readonly keyName: string;
-  answer(status: number | null): void;
-  answers(): readonly number[];
-  /** `[action, key]` of each request the tool took, in order. */
-  taken(): readonly (readonly [string, string])[];
-}
-
-/** The stand-in of `tool` in `h`, read as an OnCallStandIn; throws when the harness lacks it. */
-function standIn(h: Harness, tool: 'pagerduty' | 'opsgenie'): OnCallStandIn {
-  const pd = tool === 'pagerduty' ? h.pagerDuty : undefined;
-  if (pd) {
-    return {
-      ...{ name: 'PagerDuty', keyName: 'dedup_key', answer: pd.answer, answers: () => pd.answers },
-      taken: () => pd.accepted.map((e) => [e.event_action, e.dedup_key] as const),
-    };
-  }
-  const og = tool === 'opsgenie' ? h.opsgenie : undefined;
-  if (og) {
-    return {
-      ...{ name: 'Opsgenie', keyName: 'alias', answer: og.answer, answers: () => og.answers },
-      taken: () => og.accepted.map((c) => [c.action, c.alias] as const),
-    };
-  }
-  throw new Error(`the scenario needs the ${tool} harness option`);
-}
-
-/**
- * With a paging tool's stand-in answering `status` to everything: node a dies (FIRING), recovers
- * (RESOLVED), the tool answers again 3 checks later; two more checks. Notes what the tool took.
- */
-function onCallOutage(tool: 'pagerduty' | 'opsgenie', status: number): Scenario['run'] {
-  return async (ctx) => {
-    const stub = standIn(ctx.h, tool);
-    stub.answer(status);
-    ctx.t.sim.stopKubelet(ctx.node('a'));
-    await ticks(ctx, 3);
-    ctx.t.sim.startKubelet(ctx.node('a'));
-    await ticks(ctx, 3);
-    stub.answer(null);
-    await ticks(ctx, 2);
-    const taken = stub.taken();
-    const keys = new Set(taken.map(([, key]) => key));
-    const actions = taken.map(([action]) => action).join(', ');
-    const refused = stub.answers().filter((a) => a === status).length;
-    ctx.note(
-      `${stub.name}: ${refused} answered ${status}, then took ${actions} (${keys.size} ${stub.keyName})`,
-    );
-  };
-}
-
 /** SNS and DynamoDB misbehaving, runs overlapping. */
 export const DELIVERY_FAULTS: readonly Scenario[] = [
   {
@@ -282,30 +228,6 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
         `refused for good (not a PublishError), never in the way of FIRING(a); given up: NotificationsAbandoned = ${abandoned}`,
       );
     },
-  },
-  {
-    name: 'PagerDuty down (5xx)',
-    inject:
-      'pagerDuty set; node a dies and recovers while the Events API answers 500 to everything; it answers again 3 checks after the recovery',
-    truth: ['FIRING(a)', 'RESOLVED(a)'],
-    harness: { pagerDuty: true },
-    run: onCallOutage('pagerduty', 500),
-  },
-  {
-    name: 'PagerDuty rate limit (429)',
-    inject:
-      'pagerDuty set; node a dies and recovers while the Events API answers 429 Too many API calls; it answers again 3 checks after the recovery',
-    truth: ['FIRING(a)', 'RESOLVED(a)'],
-    harness: { pagerDuty: true },
-    run: onCallOutage('pagerduty', 429),
-  },
-  {
-    name: 'Opsgenie down (5xx)',
-    inject:
-      'opsgenie set; node a dies and recovers while the Alert API answers 500 to everything; it answers again 3 checks after the recovery',
-    truth: ['FIRING(a)', 'RESOLVED(a)'],
-    harness: { opsgenie: true },
-    run: onCallOutage('opsgenie', 500),
   },
   {
     name: 'The looks cannot be delivered',

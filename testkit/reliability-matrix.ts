@@ -7,7 +7,8 @@
  * Every scenario starts from a healthy cluster of six nodes (a–f, two per zone) checked once, on
  * the fake clock at 2026-11-29T12:00:00Z, one invocation a minute. A row is one entry: add a fault
  * by adding an entry to the list of its kind (reliability-delivery-faults.ts: what the watchdog
- * writes and its state; reliability-cluster-faults.ts: what it reads and the nodes).
+ * writes and its state; reliability-on-call-faults.ts: the paging tools;
+ * reliability-cluster-faults.ts: what it reads and the nodes).
  */
 
 import type { HandlerEvent } from '../lambda/handler/create-handler.js';
@@ -15,6 +16,7 @@ import { type LossyProxy, startLossyProxy } from './lossy-proxy.js';
 import { API_FAULTS, NODE_FAULTS } from './reliability-cluster-faults.js';
 import { DELIVERY_FAULTS, STATE_FAULTS } from './reliability-delivery-faults.js';
 import { DISCOVERY_FAULTS } from './reliability-discovery-faults.js';
+import { ON_CALL_FAULTS, takenKeys } from './reliability-on-call-faults.js';
 import type { Scenario, ScenarioContext, ScenarioResult } from './reliability-scenario.js';
 import { keyOfMessage, tally } from './reliability-tally.js';
 import {
@@ -28,9 +30,13 @@ import {
 
 export type { Scenario, ScenarioContext, ScenarioResult } from './reliability-scenario.js';
 
-/** The rows, in the order of the table: delivery, the cluster's API, state, the nodes, discovery. */
+/**
+ * The rows, in the order of the table: delivery, the paging tools, the cluster's API, state, the
+ * nodes, discovery.
+ */
 export const SCENARIOS: readonly Scenario[] = [
   ...DELIVERY_FAULTS,
+  ...ON_CALL_FAULTS,
   ...API_FAULTS,
   ...STATE_FAULTS,
   ...NODE_FAULTS,
@@ -114,7 +120,9 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
     const ctx = scenarioContext(h, letters, record);
     await ctx.invoke();
     await scenario.run(ctx);
-    const sent = h.sns.messages.map((m) => keyOfMessage(kindOf(m), m.subject, m.message, letters));
+    const sent = scenario.counted
+      ? takenKeys(h, scenario.counted, letters)
+      : h.sns.messages.map((m) => keyOfMessage(kindOf(m), m.subject, m.message, letters));
     return {
       name: scenario.name,
       inject: scenario.inject,

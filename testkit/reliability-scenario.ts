@@ -15,6 +15,9 @@ import type {
   SimTarget,
 } from './watchdog-harness.js';
 
+/** A paging tool whose stand-in a row counts (reliability-on-call-faults.ts). */
+export type OnCallTool = 'pagerduty' | 'opsgenie';
+
 export interface ScenarioContext {
   readonly h: Harness;
   readonly t: SimTarget;
@@ -53,6 +56,8 @@ export interface Scenario {
    */
   readonly resentAfterReset?: readonly string[];
   readonly harness?: HarnessOptions;
+  /** Count what this paging tool took (reliability-on-call-faults.ts), not what SNS accepted. */
+  readonly counted?: OnCallTool | undefined;
   /**
    * Parts started before the harness (an EKS endpoint to discover clusters at): the harness's
    * options over `harness`, and what closes them after the row.

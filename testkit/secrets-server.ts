@@ -1,8 +1,10 @@
 /**
  * A tiny AWS Secrets Manager endpoint on 127.0.0.1 and a random port, speaking the AWS JSON 1.1
  * protocol the real `@aws-sdk/client-secrets-manager` uses: POST /, `X-Amz-Target:
- * secretsmanager.GetSecretValue`, body `{"SecretId": ...}`. It counts the calls (cache tests) and
- * can deny access to a secret. Never AWS.
+ * secretsmanager.GetSecretValue`, body `{"SecretId": ..., "VersionId"?: ...}`. It counts the calls
+ * (cache tests) and can deny access to a secret. Each `put` is a new version, as PutSecretValue
+ * makes one: it becomes AWSCURRENT, the one before AWSPREVIOUS, and every version stays readable
+ * by its VersionId. Never AWS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -16,6 +18,7 @@ export interface SecretsServer {
   readonly calls: number;
   /** GetSecretValue calls for one secret id. */
   callsFor(secretId: string): number;
+  /** A new version of the secret (AWSCURRENT), the one before it AWSPREVIOUS. */
   put(secretId: string, value: string): void;
   /** Answer AccessDeniedException for this secret. */
   deny(secretId: string): void;
@@ -30,14 +33,19 @@ const TARGET = 'secretsmanager.GetSecretValue';
 
 /** What the test scripts: the secrets, and how each is answered. */
 interface SecretsScript {
-  readonly secrets: Map<string, string>;
+  /** Each secret's versions, oldest first: the last is AWSCURRENT. */
+  readonly secrets: Map<string, { readonly id: string; readonly value: string }[]>;
   readonly denied: Set<string>;
   readonly hanging: Set<string>;
   readonly unavailable: Map<string, 'throttle' | '5xx'>;
 }
 
 /** GetSecretValue of `secretId`, as scripted (nothing: the request hangs). */
-function getSecretValue(res: ServerResponse, secretId: string, script: SecretsScript): void {
+function getSecretValue(
+  res: ServerResponse,
+  { secretId, versionId }: { secretId: string; versionId?: string | undefined },
+  script: SecretsScript,
+): void {
   if (script.hanging.has(secretId)) return;
   const how = script.unavailable.get(secretId);
   if (how === 'throttle') {
@@ -50,15 +58,30 @@ function getSecretValue(res: ServerResponse, secretId: string, script: SecretsSc
       Message: `User: arn:aws:sts::123456789012:assumed-role/watchdog/fn is not authorized to perform: secretsmanager:GetSecretValue on resource: ${secretId}`,
     });
   } else {
-    const value = script.secrets.get(secretId);
-    if (value === undefined) {
+    const versions = script.secrets.get(secretId) ?? [];
+    const at =
+      versionId === undefined ? versions.length - 1 : versions.findIndex((v) => v.id === versionId);
+    const version = versions[at];
+    if (version === undefined) {
       sendJson(res, 400, {
         __type: 'ResourceNotFoundException',
         message: "Secrets Manager can't find the specified secret.",
       });
-    } else sendJson(res, 200, secretValue(secretId, value));
+    } else {
+      const stages = [
+        at === versions.length - 1 ? 'AWSCURRENT' : at === versions.length - 2 ? 'AWSPREVIOUS' : '',
+      ];
+      sendJson(res, 200, {
+        ...(secretValue(secretId, version.value) as object),
+        VersionId: version.id,
+        VersionStages: stages.filter(Boolean),
+      });
+    }
   }
 }
+
+/** The VersionId of a secret's `n`th version (a UUID, as Secrets Manager's). */
+const versionId = (n: number) => `${String(n).padStart(8, '0')}-89ab-cdef-0123-456789abcdef`;
 
 /** The answer for a secret found: its ARN (made up for a plain name), name and value. */
 function secretValue(secretId: string, value: string): unknown {
@@ -90,18 +113,23 @@ async function answer(
     });
     return;
   }
-  const { SecretId: secretId } = JSON.parse(body.toString('utf8')) as { SecretId?: string };
+  const { SecretId: secretId, VersionId: versionId } = JSON.parse(body.toString('utf8')) as {
+    SecretId?: string;
+    VersionId?: string;
+  };
   count(String(secretId));
   if (typeof secretId !== 'string') {
     sendJson(res, 400, { __type: 'InvalidParameterException', message: 'SecretId is required' });
-  } else getSecretValue(res, secretId, script);
+  } else getSecretValue(res, { secretId, versionId }, script);
 }
 
 export async function startSecretsServer(
   initial: Readonly<Record<string, string>> = {},
 ): Promise<SecretsServer> {
   const script: SecretsScript = {
-    secrets: new Map(Object.entries(initial)),
+    secrets: new Map(
+      Object.entries(initial).map(([id, value]) => [id, [{ id: versionId(1), value }]]),
+    ),
     denied: new Set(),
     hanging: new Set(),
     unavailable: new Map(),
@@ -127,7 +155,9 @@ export async function startSecretsServer(
     },
     callsFor: (secretId) => counts.get(secretId) ?? 0,
     put: (secretId, value) => {
-      script.secrets.set(secretId, value);
+      const versions = script.secrets.get(secretId) ?? [];
+      versions.push({ id: versionId(versions.length + 1), value });
+      script.secrets.set(secretId, versions);
     },
     deny: (secretId) => {
       script.denied.add(secretId);

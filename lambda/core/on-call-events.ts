@@ -8,13 +8,15 @@
  *   a storm triggers when it starts or spreads and resolves when it ends; its nodes share its key
  *   (one incident for one outage), and it resolves once the last of them does (incidents.ts).
  * - A NOTICE is not an incident: nothing.
- * - At most ON_CALL_NODE_EVENTS node events per notification (most urgent first): a storm of
- *   thousands of nodes is one storm event and the first nodes, not thousands of pages (and a
- *   tool's rate limit spent at once). A resolve of a key the tool never saw is harmless.
+ * - A notification that opens more than ON_CALL_NODE_EVENTS node incidents opens one group
+ *   incident instead (a STORM-keyed event whose `members` are their keys): a storm of thousands of
+ *   nodes is a few pages, not thousands (nor a tool's rate limit spent at once), and no node is
+ *   dropped. Every resolve is made: the lane pairs a member's with its group (on-call-delivery.ts).
  */
+import { incidentKey } from './incident-keys.js';
 import type { AlertNode, Notification, Severity } from './notification.js';
 
-/** The most node events one notification makes. */
+/** The most node incidents one notification opens on a receiver; above it, one group incident. */
 export const ON_CALL_NODE_EVENTS = 50;
 
 export interface OnCallEvent {
@@ -31,6 +33,8 @@ export interface OnCallEvent {
   readonly at: number;
   /** A few facts for the tool's details, as read. */
   readonly details: Readonly<Record<string, string>>;
+  /** A group incident's trigger: the node incident keys it stands for. */
+  readonly members?: readonly string[] | undefined;
 }
 
 function nodeEvent(
@@ -96,21 +100,44 @@ function clusterEvents(n: Notification): OnCallEvent[] {
 /** The events `n` makes, watchdog and storm first, then nodes (firing, flapping, resolved). */
 export function onCallEvents(n: Notification): OnCallEvent[] {
   if (n.kind === 'NOTICE') return [];
-  const lists: [readonly AlertNode[], OnCallEvent['action'], Severity][] = [
-    [n.firing, 'trigger', 'critical'],
-    [n.flapping, 'trigger', 'warning'],
-    [n.resolved, 'resolve', 'info'],
+  const nodes = (list: readonly AlertNode[], action: OnCallEvent['action'], severity: Severity) =>
+    list.flatMap((x) => nodeEvent(n, x, action, severity) ?? []);
+  const opened = [
+    ...nodes(n.firing, 'trigger', 'critical'),
+    ...nodes(n.flapping, 'trigger', 'warning'),
   ];
-  const events = clusterEvents(n);
-  let nodes = 0;
-  for (const [list, action, severity] of lists) {
-    for (const x of list) {
-      if (nodes >= ON_CALL_NODE_EVENTS) return events;
-      const event = nodeEvent(n, x, action, severity);
-      if (event === null) continue;
-      events.push(event);
-      nodes++;
-    }
-  }
-  return events;
+  const grouped = opened.length > ON_CALL_NODE_EVENTS ? [groupEvent(n, opened)] : opened;
+  return [...clusterEvents(n), ...grouped, ...nodes(n.resolved, 'resolve', 'info')];
+}
+
+/** The one incident of the node incidents `opened` opens (more than ON_CALL_NODE_EVENTS). */
+function groupEvent(n: Notification, opened: readonly OnCallEvent[]): OnCallEvent {
+  const names = opened.map((e) => e.source);
+  const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
+  return {
+    action: 'trigger',
+    key: incidentKey('storm', n.cluster, `nodes of ${n.id}`, n.at),
+    cluster: n.cluster,
+    source: n.cluster,
+    severity: opened.some((e) => e.severity === 'critical') ? 'critical' : 'warning',
+    summary: `[${n.cluster}] ${names.length} nodes down: ${names.slice(0, 5).join(', ')}${more}`,
+    at: n.at,
+    details: { nodes: names.join(' ') },
+    members: opened.map((e) => e.key),
+  };
+}
+
+/** The resolve of a group incident of `cluster`, once the last of its nodes resolved (at `at`). */
+export function groupResolved(cluster: string, key: string, at: number): OnCallEvent {
+  const summary = `[${cluster}] every node of the group is back`;
+  return {
+    action: 'resolve',
+    key,
+    cluster,
+    source: cluster,
+    severity: 'info',
+    summary,
+    at,
+    details: {},
+  };
 }

@@ -96,6 +96,7 @@ export function onCallSenders(
     senders.push(
       new PagerDutySender({
         routingKey: new SecretKey(parts.clients.secrets, pagerDuty.routingKeySecret, clock),
+        clock,
         baseUrl: parts.onCallBaseUrls?.pagerDuty,
       }),
     );

@@ -9,30 +9,54 @@ export interface PendingOnCall {
   readonly event: OnCallEvent;
   /** Attempts that failed so far. */
   readonly attempts: number;
-  /** When it was first attempted (watchdog clock, epoch ms); absent: not yet. */
-  readonly firstTriedAt?: number;
+  /** When it was last attempted (watchdog clock, epoch ms); absent: not yet. */
+  readonly lastTriedAt?: number | undefined;
+  /** How long it has been tried, each attempt counting at most ON_CALL_STEP_MAX_MS. */
+  readonly triedForMs?: number | undefined;
+  /** The tool rate-limited it: nothing goes to the tool before then (watchdog clock, epoch ms). */
+  readonly notBefore?: number | undefined;
+}
+
+/**
+ * An incident a receiver was sent that the lane remembers until its resolve is done with
+ * (ClusterState `onCallOpen`): the key version its trigger went under, and for a group incident
+ * the node incident keys still open under it.
+ */
+export interface OpenOnCall {
+  readonly tool: OnCallTool;
+  readonly key: string;
+  readonly version?: string | undefined;
+  readonly members?: readonly string[] | undefined;
 }
 
 export interface OnCallSender {
   readonly tool: OnCallTool;
-  /** Resolves once the tool accepted the event; throws OnCallSendError otherwise. */
-  send(event: OnCallEvent, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves once the tool accepted the event, with the version of the key it went under (the
+   * secret's VersionId); throws OnCallSendError otherwise. `version`: send under that version of
+   * the key (its trigger's), or the current one when absent or no longer kept.
+   */
+  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined>;
 }
 
 /**
- * A tool did not take an event. `retryable`: try again on a later check (429, 5xx, the network, a
- * timeout); otherwise the tool refused it for good (400: the event is wrong) and it is dropped.
- * The message is one line and never holds the routing or API key.
+ * A tool did not take an event, and whether to try again: the one retry rule of every receiver.
+ * `retryable`: a fault that passes (429, 5xx, the network, a timeout, the secret unreadable) or
+ * that a person can fix (a key refused: 401, 403, 404, a 400 that blames the key), tried again by
+ * the next checks until the time-based give-up; otherwise poison (a request the tool calls
+ * malformed), given up at once. Any other error a sender throws (a rendering failure) is poison
+ * too. The message is one line and never holds the routing or API key.
  */
 export class OnCallSendError extends Error {
   override readonly name = 'OnCallSendError';
   constructor(
     message: string,
     readonly retryable: boolean,
-    /** The HTTP status, when the tool answered. */
+    /** The HTTP status, when the tool answered (429: rate-limited, by the tool or by us). */
     readonly status?: number,
-    options?: ErrorOptions,
+    /** How long the tool asked to wait (`Retry-After`), ms. */
+    readonly retryAfterMs?: number,
   ) {
-    super(message, options);
+    super(message);
   }
 }

@@ -3,7 +3,7 @@ import type { AlertState } from '../core/alert-state.js';
 import { EMPTY_ALERT_STATE } from '../core/alert-state.js';
 import type { Observations } from '../core/model.js';
 import type { MissedFiring, Notification } from '../core/notification.js';
-import type { PendingOnCall } from './on-call.js';
+import type { OpenOnCall, PendingOnCall } from './on-call.js';
 
 /** Everything the watchdog carries from one check of a cluster to the next. */
 export interface ClusterState {
@@ -36,6 +36,8 @@ export interface ClusterState {
    * made, not yet taken by the tool (use-cases/on-call-delivery.ts). Absent: none.
    */
   readonly onCall?: readonly PendingOnCall[] | undefined;
+  /** The incidents the paging tools were sent (key versions, groups), not resolved yet. */
+  readonly onCallOpen?: readonly OpenOnCall[] | undefined;
 }
 
 export interface OutboxLock {

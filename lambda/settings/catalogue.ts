@@ -270,7 +270,7 @@ export const pagerDuty = setting({
   places: ['file', 'lambda'],
   shownDefault: 'off',
   meaning:
-    '`{"routingKeySecret":"<secret name or ARN>"}`: also send PagerDuty Events API v2 events (trigger when an incident opens, resolve when it ends, the incident key as `dedup_key`) once the topic accepted the notification; the secret holds the routing key of an Events API v2 integration and the stack grants reading exactly it; failures are retried by the next checks for an hour and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+    '`{"routingKeySecret":"<secret name or ARN>"}`: also send PagerDuty Events API v2 events (trigger when an incident opens, resolve when it ends, the incident key as `dedup_key`) beside the topic, never held back by it; the secret holds the routing key of an Events API v2 integration and the stack grants reading exactly it; failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
     { routingKeySecret: secretId() },
     'PagerDuty: {"routingKeySecret": "<secret name or ARN>"}',
@@ -285,7 +285,7 @@ export const opsgenie = setting({
   places: ['file', 'lambda'],
   shownDefault: 'off',
   meaning:
-    '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional, `us` or `eu`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) once the topic accepted the notification; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com); failures are retried by the next checks for an hour and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+    '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional, `us` or `eu`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) beside the topic, never held back by it; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com); failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
     {
       apiKeySecret: secretId(),

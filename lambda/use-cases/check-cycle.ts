@@ -60,7 +60,7 @@ import {
 } from '../ports/index.js';
 import { withEvidence } from './alert-evidence.js';
 import { claim, publishAndRecord } from './claim-and-record.js';
-import type { OnCallDeps } from './on-call-delivery.js';
+import { type OnCallDeps, withFresh } from './on-call-delivery.js';
 import type { Delivery } from './outbox-publishing.js';
 
 // Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
@@ -174,7 +174,8 @@ export async function runCheckCycle(
     decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
   // Past the deadline (the read was cut short) nothing is published: save without the lock.
   // On-call events still waiting are sent again by every check, with or without a notification.
-  const waiting = deps.onCall !== undefined && (stored.state.onCall?.length ?? 0) > 0;
+  const lanes = withFresh(cluster, stored.state, decided.fresh, deps.onCall);
+  const waiting = deps.onCall !== undefined && (lanes.onCall?.length ?? 0) > 0;
   const publishing = (outbox.length > 0 || waiting) && !signal?.aborted;
   const claimed: ClusterState = {
     observations: evaluation ? evaluation.observations : stored.state.observations,
@@ -184,7 +185,7 @@ export async function runCheckCycle(
     // What publishing carries from check to check, kept by a check that publishes nothing.
     refusedSince: stored.state.refusedSince,
     givenUp: stored.state.givenUp ?? null,
-    ...(stored.state.onCall?.length ? { onCall: stored.state.onCall } : {}),
+    ...lanes,
   };
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed, evaluation)) {
     // Nothing this look saw must outlive it: the next look or check sees it again. A warm

@@ -5,7 +5,7 @@
  */
 import type { ClusterState, Notifier, StateStore } from '../ports/index.js';
 import { StateConflictError } from '../ports/index.js';
-import { type OnCallDeps, sendOnCall, withPublished } from './on-call-delivery.js';
+import { type OnCallDeps, sendOnCall } from './on-call-delivery.js';
 import { type Delivery, publishOutbox } from './outbox-publishing.js';
 
 /** What publishing and recording use of the cycle's parts. */
@@ -44,8 +44,8 @@ export async function claim(
 export const RECORD_BUDGET_MS = 2_500;
 
 /**
- * Steps 2 and 3, once the claim is saved: publishes the outbox, then records what the notifier
- * accepted (and when each refused one was first refused) with the lock released.
+ * Steps 2 and 3, once the claim is saved: publishes the outbox and sends the on-call outbox, then
+ * records what the notifier and the paging tools accepted (and when each refused one was first refused) with the lock released.
  */
 export async function publishAndRecord(
   cluster: string,
@@ -56,19 +56,13 @@ export async function publishAndRecord(
 ): Promise<Delivery> {
   // A given-up FIRING is named while its node's incident is still open.
   const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
-  const delivery = await publishOutbox(claimed.outbox, claimed, deps.notifier, signal, {
-    clock: deps.clock,
-    isOpen,
-  });
-  // Then the paging tools, for what the topic accepted: never before it, never in its way.
-  const onCall = deps.onCall
-    ? await sendOnCall(
-        cluster,
-        withPublished(cluster, claimed.onCall ?? [], delivery.published, deps.onCall),
-        deps.onCall,
-        signal,
-      )
-    : [];
+  // The topic and the paging tools side by side: each its own lane, none the gate of another.
+  const [delivery, lanes] = await Promise.all([
+    publishOutbox(claimed.outbox, claimed, deps.notifier, signal, { clock: deps.clock, isOpen }),
+    deps.onCall
+      ? sendOnCall(cluster, claimed, deps.onCall, signal)
+      : { onCall: undefined, onCallOpen: undefined },
+  ]);
   // Recording what SNS accepted must not be cut short by the deadline that may have stopped the
   // publishing: a lost record would send those notifications again. It gets its own budget,
   // which the caller's deadline leaves free, and is awaited before the run returns.
@@ -80,7 +74,7 @@ export async function publishAndRecord(
       refusedSince: delivery.refusedSince,
       givenUp: delivery.givenUp,
       lock: null,
-      onCall,
+      ...lanes,
     },
     version,
     AbortSignal.timeout(RECORD_BUDGET_MS),

@@ -81,10 +81,11 @@ export class OpsgenieSender implements OnCallSender {
 
   constructor(private readonly options: OpsgenieOptions) {}
 
-  send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
+  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined> {
     const { path, body } = opsgenieRequest(event);
     const base = this.options.baseUrl ?? OPSGENIE_API_URLS[this.options.region];
-    return postWithKey(this.options.apiKey, 'Opsgenie', signal, (apiKey) => ({
+    const key = { key: this.options.apiKey, version };
+    return postWithKey(key, 'Opsgenie', signal, (apiKey) => ({
       url: `${base}${path}`,
       body: JSON.stringify(body),
       headers: { Authorization: `GenieKey ${apiKey}` },

@@ -8,21 +8,29 @@
  *   with `summary` (at most 1,024 characters), `source`, `severity` (critical, error, warning,
  *   info), optional `timestamp`, `component`, `group`, `class`, `custom_details`; `dedup_key` at
  *   most 255 characters.
- * - 202: accepted. 400: the event is wrong, do not retry. 429 and 5xx (and network errors): retry
- *   after some time.
+ * - 202: accepted. 400: the event is wrong, do not retry (but a 400 naming the routing key is a key
+ *   to fix: on-call-request.ts). 429 and 5xx (and network errors): retry after some time; at most
+ *   PAGERDUTY_EVENTS_PER_MINUTE events a minute per routing key.
  * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS (on-call-request.ts) and ends on the caller's signal.
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import type { OnCallSender } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { postWithKey } from './on-call-request.js';
+import { KeyRate, postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
+/**
+ * Events API v2's rate limit: "Events - 120/min/integration key" (PagerDuty support,
+ * https://community.pagerduty.com/forum/t/monitoring-api-rate-limiting/3318).
+ */
+export const PAGERDUTY_EVENTS_PER_MINUTE = 120;
 export const PAGERDUTY_SUMMARY_MAX_CHARS = 1024;
 
 export interface PagerDutyOptions {
   readonly routingKey: SecretKey;
+  /** The watchdog's clock, epoch ms: the pace of PAGERDUTY_EVENTS_PER_MINUTE. */
+  readonly clock: () => number;
   /** Tests only (testkit/pagerduty-server.ts): the createHandler part, never a setting. */
   readonly baseUrl?: string | undefined;
 }
@@ -51,10 +59,16 @@ export function pagerDutyBody(event: OnCallEvent): Record<string, unknown> {
 export class PagerDutySender implements OnCallSender {
   readonly tool = 'pagerduty' as const;
 
-  constructor(private readonly options: PagerDutyOptions) {}
+  readonly #rate: KeyRate;
 
-  send(event: OnCallEvent, signal: AbortSignal): Promise<void> {
-    return postWithKey(this.options.routingKey, 'PagerDuty', signal, (routingKey) => ({
+  constructor(private readonly options: PagerDutyOptions) {
+    this.#rate = new KeyRate(options.clock, PAGERDUTY_EVENTS_PER_MINUTE);
+  }
+
+  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined> {
+    this.#rate.take('PagerDuty');
+    const key = { key: this.options.routingKey, version };
+    return postWithKey(key, 'PagerDuty', signal, (routingKey) => ({
       url: `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
       body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),
     }));

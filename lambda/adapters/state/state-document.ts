@@ -10,7 +10,7 @@
 
 import type { Observation } from '../../core/model.js';
 import type { MissedFiring, Notification } from '../../core/notification.js';
-import type { ClusterState, OutboxLock, PendingOnCall } from '../../ports/index.js';
+import type { ClusterState, OpenOnCall, OutboxLock, PendingOnCall } from '../../ports/index.js';
 import { readAlertState } from './alert-state-document.js';
 import { jsonParts } from './json-parts.js';
 
@@ -44,6 +44,8 @@ export interface StateDocument {
   readonly givenUp?: MissedFiring | null;
   /** The on-call outbox (PagerDuty, Opsgenie events not taken yet); absent: empty. */
   readonly onCall?: readonly PendingOnCall[];
+  /** The incidents the paging tools were sent, not resolved yet; absent: none. */
+  readonly onCallOpen?: readonly OpenOnCall[];
 }
 
 export function toStateDocument(state: ClusterState): StateDocument {
@@ -88,6 +90,7 @@ export function toStateDocument(state: ClusterState): StateDocument {
     refusedSince: outboxRefusals(state),
     ...(state.givenUp ? { givenUp: state.givenUp } : {}),
     ...(state.onCall?.length ? { onCall: state.onCall } : {}),
+    ...(state.onCallOpen?.length ? { onCallOpen: state.onCallOpen } : {}),
   };
 }
 
@@ -118,6 +121,7 @@ export function fromStateDocument(value: unknown): ClusterState {
   const refusedSince = readRefusals(value.refusedSince ?? {});
   const givenUp = readGivenUp(value.givenUp ?? null);
   const onCall = readOnCall(value.onCall ?? []);
+  const onCallOpen = readOnCallOpen(value.onCallOpen ?? []);
   // Shaped by the alert lifecycle, which wrote them; checked, so that a malformed record resets.
   const alerts = readAlertState(value.alerts);
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
@@ -129,7 +133,25 @@ export function fromStateDocument(value: unknown): ClusterState {
     refusedSince,
     ...(givenUp ? { givenUp } : {}),
     ...(onCall.length > 0 ? { onCall } : {}),
+    ...(onCallOpen.length > 0 ? { onCallOpen } : {}),
   };
+}
+
+/** The paging tools' open incidents: a tool, a key, its key version, a group's member keys. */
+function readOnCallOpen(value: unknown): OpenOnCall[] {
+  const strings = (x: unknown) => Array.isArray(x) && x.every((m) => typeof m === 'string');
+  const ok =
+    Array.isArray(value) &&
+    value.every(
+      (o) =>
+        isRecord(o) &&
+        typeof o.tool === 'string' &&
+        typeof o.key === 'string' &&
+        (o.version === undefined || typeof o.version === 'string') &&
+        (o.members === undefined || strings(o.members)),
+    );
+  if (!ok) throw new Error('onCallOpen must be a list of { tool, key, version, members }');
+  return value as OpenOnCall[];
 }
 
 /** The on-call outbox: entries with a tool, a count, and an event with its action and key. */
