@@ -156,7 +156,6 @@ export const reminderIntervalSeconds = setting({
 export const readFailuresBeforePage = setting({
   key: 'readFailuresBeforePage',
   places: ['file', 'lambda'],
-  shownDefault: String(DEFAULTS.readFailuresBeforePage),
   defaultValue: DEFAULTS.readFailuresBeforePage,
   meaning:
     'page the WATCHDOG when reads of a cluster have failed on at least this many checks in a row and for `gracePeriodSeconds` (50 s) or longer since the first of them, however often the watchdog looks (every failure counts in `ClusterReadFailures` from the first); 1 leaves the time alone to decide',
@@ -277,9 +276,6 @@ export const pagerDuty = setting({
   ),
 });
 
-/** Opsgenie's two API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com"). */
-export const OPSGENIE_REGIONS = ['us', 'eu'] as const;
-
 export const opsgenie = setting({
   key: 'opsgenie',
   places: ['file', 'lambda'],
@@ -289,8 +285,9 @@ export const opsgenie = setting({
   schema: strictObject(
     {
       apiKeySecret: secretId(),
+      // Opsgenie's API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com").
       region: z
-        .enum(OPSGENIE_REGIONS, {
+        .enum(['us', 'eu'], {
           error: (issue) =>
             `must be "us" (api.opsgenie.com) or "eu" (api.eu.opsgenie.com), got ${shown(issue.input)}`,
         })
