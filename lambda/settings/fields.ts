@@ -12,12 +12,9 @@ import {
   positiveSecondsProblem,
   type TextRules,
   textProblem,
-  topicArnRules,
   type WholeNumberRule,
   wholeNumberMessage,
 } from './field-checks.js';
-
-export { isDeployTimeValue, type TextRules };
 
 type Issue = { readonly code?: string; readonly input?: unknown };
 
@@ -123,11 +120,6 @@ export function idList(pattern: RegExp, example: string) {
       { error: listError },
     )
     .min(1, { error: listError });
-}
-
-/** An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too). */
-export function topicArn(hint: string) {
-  return text(topicArnRules(hint));
 }
 
 /** A Kubernetes label selector (`kubectl -l` syntax); `example` shows a valid one in the error. */
