@@ -28,8 +28,6 @@ const DAY = 86_400;
 
 // --- Options of the command line only ---------------------------------------------------------
 
-export type { OutputFormat } from './cli-flags.js';
-
 export const selector = setting({
   key: '--selector',
   places: ['cli'],

@@ -123,12 +123,14 @@ export function settingsJson(env: Environment, clusterFile?: ClusterFileSource):
     'JSON of the watchdog settings; the CDK stack sets it',
   );
   const json = parseJson(raw, RUNTIME_ENV.settings, 'the watchdog settings');
+  const where =
+    clusterFile === undefined ? RUNTIME_ENV.settings : `${RUNTIME_ENV.settings} + ${CLUSTER_FILE}`;
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { json, where: whereOf(clusterFile), validatedAtSynth: false };
+    return { json, where, validatedAtSynth: false };
   }
   const own = 'clusters' in json ? json.clusters : undefined;
   if (clusterFile === undefined) {
-    if (own !== undefined) return { json, where: whereOf(clusterFile), validatedAtSynth: false };
+    if (own !== undefined) return { json, where, validatedAtSynth: false };
     throw new ConfigError(
       `${RUNTIME_ENV.settings} lists no clusters and there is no ${CLUSTER_FILE}: the CDK stack writes it into the function's code`,
     );
@@ -139,15 +141,9 @@ export function settingsJson(env: Environment, clusterFile?: ClusterFileSource):
   }
   return {
     json: { ...json, clusters: [...file.clusters, ...((own as unknown[] | undefined) ?? [])] },
-    where: whereOf(clusterFile),
+    where,
     validatedAtSynth: own === undefined && vouchesFor(file, raw),
   };
-}
-
-function whereOf(clusterFile: ClusterFileSource | undefined): string {
-  return clusterFile === undefined
-    ? RUNTIME_ENV.settings
-    : `${RUNTIME_ENV.settings} + ${CLUSTER_FILE}`;
 }
 
 /**
