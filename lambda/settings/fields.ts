@@ -4,6 +4,7 @@
  * `is required: the EKS cluster name`, `is not a known setting; remove it or use one of: …`.
  */
 import * as z from 'zod';
+import { type FlagRule, oneOfMessage } from './cli-flags.js';
 import { shown } from './errors.js';
 import {
   isDeployTimeValue,
@@ -49,6 +50,16 @@ export function fraction() {
 
 export function flag() {
   return z.boolean({ error: (issue) => `must be true or false (got ${shown(issue.input)})` });
+}
+
+/** The schema of a flag's rule (cli-flags.ts), with the messages `flagProblem` gives. */
+export function flagSchema(rule: FlagRule): z.ZodType {
+  if ('whole' in rule) return wholeNumberOf(rule.whole);
+  if ('positiveSecondsUpTo' in rule) return positiveSeconds(rule.positiveSecondsUpTo);
+  if ('oneOf' in rule) {
+    return z.enum(rule.oneOf, { error: (issue) => oneOfMessage(rule.oneOf, issue.input) });
+  }
+  return 'switch' in rule ? flag() : text(rule.text);
 }
 
 /** Never shown: superRefine in `text` reports a pattern mismatch first. */
