@@ -7,7 +7,7 @@
  * Declaration order is the order of the README's tables.
  */
 import * as z from 'zod';
-import { CLI_FLAGS, type CliFlag } from './cli-flags.js';
+import { CLI_FLAGS, type CliFlag, DAY } from './cli-flags.js';
 import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { discover } from './discovery.js';
@@ -23,8 +23,6 @@ import {
 } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
-
-const DAY = 86_400;
 
 // --- Options of the command line only ---------------------------------------------------------
 

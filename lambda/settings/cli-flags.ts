@@ -18,7 +18,7 @@ import {
 } from './field-checks.js';
 import { PATTERNS } from './patterns.js';
 
-const DAY = 86_400;
+export const DAY = 86_400;
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -121,15 +121,9 @@ export function strictObject<Shape extends z.ZodRawShape>(
 export function idList(pattern: RegExp, example: string) {
   const listError = (issue: Issue) =>
     `must be a non-empty list, e.g. ["${example}"] (got ${shown(issue.input)})`;
+  const idError = (issue: Issue) => `must be an id like ${example} (got ${shown(issue.input)})`;
   return z
-    .array(
-      z
-        .string({ error: (issue) => `must be an id like ${example} (got ${shown(issue.input)})` })
-        .regex(pattern, {
-          error: (issue) => `must be an id like ${example} (got ${shown(issue.input)})`,
-        }),
-      { error: listError },
-    )
+    .array(z.string({ error: idError }).regex(pattern, { error: idError }), { error: listError })
     .min(1, { error: listError });
 }
 
