@@ -14,7 +14,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { LeaseWatchdog, type LeaseWatchdogProps } from '../infra/lease-watchdog.js';
-import { isDeployTimeValue } from '../lambda/settings/fields.js';
+import { isDeployTimeValue } from '../lambda/settings/field-checks.js';
 import { ConfigError } from '../lambda/settings/index.js';
 
 const eks = { name: 'prod-eu', auth: { mode: 'eks' as const } };

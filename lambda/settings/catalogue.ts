@@ -7,15 +7,15 @@
  * Declaration order is the order of the README's tables.
  */
 import * as z from 'zod';
-import { CLI_FLAGS, OUTPUT_FORMATS, oneOfMessage } from './cli-flags.js';
+import { CLI_FLAGS, type CliFlag, DAY } from './cli-flags.js';
 import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { discover } from './discovery.js';
 import { shown } from './errors.js';
 import {
   flag,
+  flagSchema,
   fraction,
-  positiveSeconds,
   strictObject,
   text,
   wholeNumber,
@@ -24,100 +24,71 @@ import {
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
-const DAY = 86_400;
-
 // --- Options of the command line only ---------------------------------------------------------
 
-export type { OutputFormat } from './cli-flags.js';
+/** A command-line option: its key, schema and default come from its flag (cli-flags.ts). */
+function cliOption(
+  cli: CliFlag,
+  described: { readonly meaning: string; readonly shownDefault?: string },
+) {
+  const schema = flagSchema(cli.rule);
+  return setting({
+    key: `--${cli.flag}`,
+    places: ['cli'],
+    cli,
+    defaultValue: cli.defaultValue,
+    schema,
+    ...described,
+  });
+}
 
-export const selector = setting({
-  key: '--selector',
-  places: ['cli'],
+export const selector = cliOption(CLI_FLAGS.selector, {
   shownDefault: 'every node',
   meaning:
     "label selector of the nodes to check, as `kubectl get nodes -l` takes it (`'pool=gpu'`, `'pool in (gpu,batch)'`, `'!spot'`): other nodes are not shown, counted or paged, and their leases are not orphans (see [below](#choosing-nodes))",
-  cli: CLI_FLAGS.selector,
-  schema: text(CLI_FLAGS.selector.rule.text),
 });
 
-export const output = setting({
-  key: '--output',
-  places: ['cli'],
+export const output = cliOption(CLI_FLAGS.output, {
   shownDefault: '`table`',
-  defaultValue: CLI_FLAGS.output.defaultValue,
   meaning:
     '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read); `yaml` is the same document as YAML',
-  cli: CLI_FLAGS.output,
-  schema: z.enum(OUTPUT_FORMATS, { error: (issue) => oneOfMessage(OUTPUT_FORMATS, issue.input) }),
 });
 
-export const noHeaders = setting({
-  key: '--no-headers',
-  places: ['cli'],
+export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {
   shownDefault: 'off',
-  defaultValue: false,
   meaning: '`table` and `wide`: print no header row',
-  cli: CLI_FLAGS.noHeaders,
-  schema: flag(),
 });
 
-export const interval = setting({
-  key: '--interval',
-  places: ['cli'],
-  defaultValue: DEFAULTS.intervalSeconds,
+export const interval = cliOption(CLI_FLAGS.interval, {
   meaning: '`watch`: seconds between checks',
-  cli: CLI_FLAGS.interval,
-  schema: positiveSeconds(CLI_FLAGS.interval.rule.positiveSecondsUpTo),
 });
 
-export const checks = setting({
-  key: '--checks',
-  places: ['cli'],
+export const checks = cliOption(CLI_FLAGS.checks, {
   shownDefault: 'forever',
   meaning: '`watch`: stop after N checks',
-  cli: CLI_FLAGS.checks,
-  schema: wholeNumberOf(CLI_FLAGS.checks.rule.whole),
 });
 
-export const stateFile = setting({
-  key: '--state-file',
-  places: ['cli'],
+export const stateFile = cliOption(CLI_FLAGS.stateFile, {
   shownDefault: 'in memory',
   meaning: '`watch`: keep observations and incidents in a JSON file across runs',
-  cli: CLI_FLAGS.stateFile,
-  schema: text(CLI_FLAGS.stateFile.rule.text),
 });
 
-export const snsTopicArn = setting({
-  key: '--sns-topic-arn',
-  places: ['cli'],
+export const snsTopicArn = cliOption(CLI_FLAGS.snsTopicArn, {
   shownDefault: 'print to the terminal',
   meaning:
     '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected); the topic is checked (GetTopicAttributes) before the first check: exit 2 when it is not there or the credentials do not reach it',
-  cli: CLI_FLAGS.snsTopicArn,
-  schema: text(CLI_FLAGS.snsTopicArn.rule.text),
 });
 
-export const insecureSkipTlsVerify = setting({
-  key: '--insecure-skip-tls-verify',
-  places: ['cli'],
+export const insecureSkipTlsVerify = cliOption(CLI_FLAGS.insecureSkipTlsVerify, {
   shownDefault: 'off',
-  defaultValue: false,
   meaning:
     "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
-  cli: CLI_FLAGS.insecureSkipTlsVerify,
-  schema: flag(),
 });
 
-export const verbose = setting({
-  key: '--verbose',
-  places: ['cli'],
+export const verbose = cliOption(CLI_FLAGS.verbose, {
   shownDefault: 'off',
-  defaultValue: false,
   meaning:
     "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
-  cli: CLI_FLAGS.verbose,
-  schema: flag(),
 });
 
 // --- What the function runs with (the deployment file, the Lambda, and some CLI flags) --------
@@ -156,7 +127,6 @@ export const reminderIntervalSeconds = setting({
 export const readFailuresBeforePage = setting({
   key: 'readFailuresBeforePage',
   places: ['file', 'lambda'],
-  shownDefault: String(DEFAULTS.readFailuresBeforePage),
   defaultValue: DEFAULTS.readFailuresBeforePage,
   meaning:
     'page the WATCHDOG when reads of a cluster have failed on at least this many checks in a row and for `gracePeriodSeconds` (50 s) or longer since the first of them, however often the watchdog looks (every failure counts in `ClusterReadFailures` from the first); 1 leaves the time alone to decide',
@@ -277,9 +247,6 @@ export const pagerDuty = setting({
   ),
 });
 
-/** Opsgenie's two API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com"). */
-export const OPSGENIE_REGIONS = ['us', 'eu'] as const;
-
 export const opsgenie = setting({
   key: 'opsgenie',
   places: ['file', 'lambda'],
@@ -289,8 +256,9 @@ export const opsgenie = setting({
   schema: strictObject(
     {
       apiKeySecret: secretId(),
+      // Opsgenie's API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com").
       region: z
-        .enum(OPSGENIE_REGIONS, {
+        .enum(['us', 'eu'], {
           error: (issue) =>
             `must be "us" (api.opsgenie.com) or "eu" (api.eu.opsgenie.com), got ${shown(issue.input)}`,
         })

@@ -18,7 +18,7 @@ import {
 } from './field-checks.js';
 import { PATTERNS } from './patterns.js';
 
-const DAY = 86_400;
+export const DAY = 86_400;
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -53,16 +53,9 @@ export interface CliFlag {
   readonly rule: FlagRule;
 }
 
-/** "table, wide, json or yaml" */
-function alternatives(values: readonly string[]): string {
-  return values.length < 2
-    ? values.join('')
-    : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
-}
-
-/** The message for a value that is none of `values`. */
+/** The message for a value that is none of `values`: "must be table, wide, json or yaml (…)". */
 export function oneOfMessage(values: readonly string[], input: unknown): string {
-  return `must be ${alternatives(values)} (got ${shown(input)})`;
+  return `must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)} (got ${shown(input)})`;
 }
 
 /** What is wrong with a flag's value by its rule (the schema's message), or undefined. */

@@ -4,6 +4,7 @@
  * `is required: the EKS cluster name`, `is not a known setting; remove it or use one of: …`.
  */
 import * as z from 'zod';
+import { type FlagRule, oneOfMessage } from './cli-flags.js';
 import { shown } from './errors.js';
 import {
   isDeployTimeValue,
@@ -12,12 +13,9 @@ import {
   positiveSecondsProblem,
   type TextRules,
   textProblem,
-  topicArnRules,
   type WholeNumberRule,
   wholeNumberMessage,
 } from './field-checks.js';
-
-export { isDeployTimeValue, type TextRules };
 
 type Issue = { readonly code?: string; readonly input?: unknown };
 
@@ -52,6 +50,16 @@ export function fraction() {
 
 export function flag() {
   return z.boolean({ error: (issue) => `must be true or false (got ${shown(issue.input)})` });
+}
+
+/** The schema of a flag's rule (cli-flags.ts), with the messages `flagProblem` gives. */
+export function flagSchema(rule: FlagRule): z.ZodType {
+  if ('whole' in rule) return wholeNumberOf(rule.whole);
+  if ('positiveSecondsUpTo' in rule) return positiveSeconds(rule.positiveSecondsUpTo);
+  if ('oneOf' in rule) {
+    return z.enum(rule.oneOf, { error: (issue) => oneOfMessage(rule.oneOf, issue.input) });
+  }
+  return 'switch' in rule ? flag() : text(rule.text);
 }
 
 /** Never shown: superRefine in `text` reports a pattern mismatch first. */
@@ -113,21 +121,10 @@ export function strictObject<Shape extends z.ZodRawShape>(
 export function idList(pattern: RegExp, example: string) {
   const listError = (issue: Issue) =>
     `must be a non-empty list, e.g. ["${example}"] (got ${shown(issue.input)})`;
+  const idError = (issue: Issue) => `must be an id like ${example} (got ${shown(issue.input)})`;
   return z
-    .array(
-      z
-        .string({ error: (issue) => `must be an id like ${example} (got ${shown(issue.input)})` })
-        .regex(pattern, {
-          error: (issue) => `must be an id like ${example} (got ${shown(issue.input)})`,
-        }),
-      { error: listError },
-    )
+    .array(z.string({ error: idError }).regex(pattern, { error: idError }), { error: listError })
     .min(1, { error: listError });
-}
-
-/** An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too). */
-export function topicArn(hint: string) {
-  return text(topicArnRules(hint));
 }
 
 /** A Kubernetes label selector (`kubectl -l` syntax); `example` shows a valid one in the error. */

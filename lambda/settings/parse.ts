@@ -6,7 +6,6 @@
  * is a ConfigError of one line naming the field and the fix.
  */
 import type * as z from 'zod';
-import type { StormPolicy } from '../core/storms.js';
 import { watchdogSettingsShape } from './catalogue.js';
 import { functionSettingsOf } from './cluster-file.js';
 import { type AuthMode, EKS_CLUSTER_NAME_PROBLEM, NO_CLUSTERS } from './clusters.js';
@@ -42,7 +41,6 @@ export type ClusterSettings = Readonly<Omit<ParsedCluster, 'auth'> & { auth: Clu
 export type WatchdogSettings = Readonly<
   Omit<Parsed, 'clusters'> & { clusters: readonly ClusterSettings[] }
 >;
-export type StormSettings = StormPolicy;
 
 type ReadonlyDeep<T> = T extends (infer E)[]
   ? readonly ReadonlyDeep<E>[]
@@ -86,15 +84,12 @@ export const MAX_SETTINGS_ENV_BYTES = 3_500;
  * 200 checks at once is a burst a fleet of a few hundred clusters does not reach on the
  * schedule alone; an event throttled past it waits in Lambda's queue (retried for up to one
  * period) and the ThrottlesAlarm says so.
- */
-export const DEFAULT_CONCURRENCY_CAP = DEFAULTS.reservedConcurrencyCap;
-
-/**
+ *
  * With a dispatcher the fleet's size is not known at synth (discovery adds clusters), so the
  * default is the cap; and the dispatch queue's event source mapping needs room for at least its
  * 2 checks at once (Lambda's least MaximumConcurrency) beside the looks and the dispatcher.
  */
-export const MIN_DISPATCH_CONCURRENCY = 4;
+const MIN_DISPATCH_CONCURRENCY = 4;
 
 /** `dispatched`: the fleet's dispatcher runs (`dispatch`, or `discover`). */
 function reservedConcurrencyOf(
@@ -108,7 +103,8 @@ function reservedConcurrencyOf(
     );
   }
   if (given !== undefined) return given;
-  return dispatched ? DEFAULT_CONCURRENCY_CAP : Math.min(clusters * 2 + 1, DEFAULT_CONCURRENCY_CAP);
+  const cap = DEFAULTS.reservedConcurrencyCap;
+  return dispatched ? cap : Math.min(clusters * 2 + 1, cap);
 }
 
 /**

@@ -14,12 +14,8 @@ export interface Placeholder {
   readonly value: string;
 }
 
-const RESERVED = /(^|\.)(example\.(com|net|org)|example|invalid|test)\.?$/i;
-
-/** Whether a host name lies under a domain reserved for documentation. */
-function isReservedHost(host: string): boolean {
-  return RESERVED.test(host);
-}
+/** A host name under a domain reserved for documentation. */
+const RESERVED_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)\.?$/i;
 
 /** The host of an URL, or undefined when it is not one. */
 function hostOf(url: string): string | undefined {
@@ -40,7 +36,7 @@ export function placeholdersIn(
   const found: Placeholder[] = [];
   const email = (list: readonly string[] | undefined, key: string) => {
     (list ?? []).forEach((address, i) => {
-      if (isReservedHost(address.slice(address.lastIndexOf('@') + 1))) {
+      if (RESERVED_HOST.test(address.slice(address.lastIndexOf('@') + 1))) {
         found.push({ field: `${key}[${i}]`, value: address });
       }
     });
@@ -54,7 +50,7 @@ export function placeholdersIn(
     ];
     for (const [key, url] of urls) {
       const host = url === undefined ? undefined : hostOf(url);
-      if (host !== undefined && isReservedHost(host)) {
+      if (host !== undefined && RESERVED_HOST.test(host)) {
         found.push({ field: `clusters[${i}].${key}`, value: host });
       }
     }

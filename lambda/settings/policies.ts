@@ -11,33 +11,26 @@ import type { Policy } from '../core/policy.js';
 import { parseSelector } from '../core/selector.js';
 import type { MaintenanceWindow } from '../core/silences.js';
 import { DEFAULTS } from './defaults.js';
+import type { ClusterSettings, WatchdogSettings } from './parse.js';
 
-/** What the policies are made of: the watchdog's settings and one cluster's. */
-export interface PolicySettings {
-  readonly gracePeriodSeconds: number;
-  readonly startupGraceSeconds: number;
-  readonly reminderIntervalSeconds: number;
-  /** Absent where it cannot be given (the CLI): the default. */
-  readonly readFailuresBeforePage?: number | undefined;
-  /** Absent where it cannot be given (the CLI): the default. */
-  readonly stuckRemovalSeconds?: number | undefined;
-  readonly storm: AlertPolicy['storm'];
-}
+/**
+ * What the policies are made of: the watchdog's settings and one cluster's. The CLI cannot give
+ * `readFailuresBeforePage` or `stuckRemovalSeconds`: absent, they take their defaults.
+ */
+type PolicySettings = Pick<
+  WatchdogSettings,
+  'gracePeriodSeconds' | 'startupGraceSeconds' | 'reminderIntervalSeconds' | 'storm'
+> &
+  Partial<Pick<WatchdogSettings, 'readFailuresBeforePage' | 'stuckRemovalSeconds'>>;
 
 export interface ClusterPolicies {
   readonly policy: Policy;
   readonly alertPolicy: AlertPolicy;
 }
 
-/** A cluster's maintenance windows, as the settings hold them (checked by clusters.ts). */
-export interface MaintenanceWindowSettings {
-  readonly schedule: string;
-  readonly duration: string;
-  readonly selector?: string | undefined;
-  readonly comment?: string | undefined;
-}
-
-function windowsOf(windows: readonly MaintenanceWindowSettings[]): readonly MaintenanceWindow[] {
+function windowsOf(
+  windows: NonNullable<ClusterSettings['maintenanceWindows']>,
+): readonly MaintenanceWindow[] {
   return Object.freeze(
     windows.map((w) =>
       Object.freeze({
@@ -52,10 +45,7 @@ function windowsOf(windows: readonly MaintenanceWindowSettings[]): readonly Main
 
 export function policiesOf(
   settings: PolicySettings,
-  cluster: {
-    readonly excludeSelector?: string | undefined;
-    readonly maintenanceWindows?: readonly MaintenanceWindowSettings[] | undefined;
-  },
+  cluster: Pick<ClusterSettings, 'excludeSelector' | 'maintenanceWindows'>,
 ): ClusterPolicies {
   return Object.freeze({
     policy: Object.freeze({

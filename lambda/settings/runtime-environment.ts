@@ -10,7 +10,7 @@
  */
 import { CLUSTER_FILE, vouchesFor } from './cluster-file.js';
 import { ConfigError, deepFreeze, shown } from './errors.js';
-import { textProblem, topicArnRules } from './field-checks.js';
+import { type TextRules, textProblem, topicArnRules } from './field-checks.js';
 import type { WatchdogSettings } from './parse.js';
 import { PATTERNS } from './patterns.js';
 
@@ -123,12 +123,14 @@ export function settingsJson(env: Environment, clusterFile?: ClusterFileSource):
     'JSON of the watchdog settings; the CDK stack sets it',
   );
   const json = parseJson(raw, RUNTIME_ENV.settings, 'the watchdog settings');
+  const where =
+    clusterFile === undefined ? RUNTIME_ENV.settings : `${RUNTIME_ENV.settings} + ${CLUSTER_FILE}`;
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { json, where: whereOf(clusterFile), validatedAtSynth: false };
+    return { json, where, validatedAtSynth: false };
   }
   const own = 'clusters' in json ? json.clusters : undefined;
   if (clusterFile === undefined) {
-    if (own !== undefined) return { json, where: whereOf(clusterFile), validatedAtSynth: false };
+    if (own !== undefined) return { json, where, validatedAtSynth: false };
     throw new ConfigError(
       `${RUNTIME_ENV.settings} lists no clusters and there is no ${CLUSTER_FILE}: the CDK stack writes it into the function's code`,
     );
@@ -139,15 +141,9 @@ export function settingsJson(env: Environment, clusterFile?: ClusterFileSource):
   }
   return {
     json: { ...json, clusters: [...file.clusters, ...((own as unknown[] | undefined) ?? [])] },
-    where: whereOf(clusterFile),
+    where,
     validatedAtSynth: own === undefined && vouchesFor(file, raw),
   };
-}
-
-function whereOf(clusterFile: ClusterFileSource | undefined): string {
-  return clusterFile === undefined
-    ? RUNTIME_ENV.settings
-    : `${RUNTIME_ENV.settings} + ${CLUSTER_FILE}`;
 }
 
 /**
@@ -155,22 +151,12 @@ function whereOf(clusterFile: ClusterFileSource | undefined): string {
  * the side topics and the queue as the settings ask for them. Frozen.
  */
 export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): RuntimeConfig {
-  const topicArn = requiredEnv(
+  const topicArn = requiredText(
     env,
     RUNTIME_ENV.topicArn,
-    'the SNS topic that receives the notifications',
-  );
-  const stateTable = requiredEnv(
-    env,
-    RUNTIME_ENV.stateTable,
-    'the DynamoDB table that keeps the watchdog state',
-  );
-  checkText(
-    RUNTIME_ENV.topicArn,
-    topicArn,
     topicArnRules('the SNS topic that receives the notifications'),
   );
-  checkText(RUNTIME_ENV.stateTable, stateTable, {
+  const stateTable = requiredText(env, RUNTIME_ENV.stateTable, {
     hint: 'the DynamoDB table that keeps the watchdog state',
     pattern: PATTERNS.TABLE_NAME,
     invalid: (value) => `must be a DynamoDB table name (got ${shown(value)})`,
@@ -198,24 +184,23 @@ export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): R
   });
 }
 
-function checkText(name: string, value: string, rules: Parameters<typeof textProblem>[0]): void {
+/** A variable the stack sets: required (`rules.hint` says what it is), and checked by `rules`. */
+function requiredText(env: Environment, name: string, rules: TextRules): string {
+  const value = requiredEnv(env, name, rules.hint);
   const problem = textProblem(rules, value);
   if (problem !== undefined) throw new ConfigError(`${name} ${problem}`);
+  return value;
 }
 
 /** The ARN in `name` (CHAT_TOPIC_ARN, MACHINE_TOPIC_ARN), required as `setting` is set. */
 function sideTopicArnOf(env: Environment, name: string, what: string, setting: string): string {
-  const topicArn = requiredEnv(
-    env,
-    name,
-    `the SNS topic of ${what}, as ${setting} is set; the CDK stack sets it`,
-  );
-  if (!PATTERNS.TOPIC_ARN.test(topicArn)) {
-    throw new ConfigError(
-      `${name} must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:${name === RUNTIME_ENV.chatTopicArn ? 'chat' : 'machine'} (got ${shown(topicArn)})`,
-    );
-  }
-  return topicArn;
+  const example = name === RUNTIME_ENV.chatTopicArn ? 'chat' : 'machine';
+  return requiredText(env, name, {
+    hint: `the SNS topic of ${what}, as ${setting} is set; the CDK stack sets it`,
+    pattern: PATTERNS.TOPIC_ARN,
+    invalid: (value) =>
+      `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:${example} (got ${shown(value)})`,
+  });
 }
 
 /** A queue's URL (RECHECK_QUEUE_URL, DISPATCH_QUEUE_URL), when the stack set it. */

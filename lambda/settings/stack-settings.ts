@@ -8,7 +8,8 @@ import { watchdogSettingsShape } from './catalogue.js';
 import { deployedClusters } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { flag, idList, knownAtSynth, strictObject, text, topicArn, wholeNumber } from './fields.js';
+import { topicArnRules } from './field-checks.js';
+import { flag, idList, knownAtSynth, strictObject, text, wholeNumber } from './fields.js';
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -37,7 +38,7 @@ const existingTopicArn = setting({
   places: ['file'],
   shownDefault: 'none',
   meaning: 'publish to this topic (standard or FIFO) instead of creating one',
-  schema: topicArn('an SNS topic ARN'),
+  schema: text(topicArnRules('an SNS topic ARN')),
 });
 
 const alarmEmails = setting({
@@ -64,7 +65,7 @@ const alarmTopicArn = setting({
   shownDefault: 'none',
   meaning:
     "a second delivery path for the watchdog's own alarms: an existing standard ops topic (its policy must let CloudWatch alarms of this account publish)",
-  schema: topicArn('an SNS topic ARN').refine((arn) => !arn.endsWith('.fifo'), {
+  schema: text(topicArnRules('an SNS topic ARN')).refine((arn) => !arn.endsWith('.fifo'), {
     error: (issue) =>
       `must be a standard topic: CloudWatch alarms cannot publish to a FIFO topic (got ${shown(issue.input)})`,
   }),
