@@ -18,7 +18,7 @@ import {
   watchdogLines,
 } from './advice.js';
 import { evidenceLines } from './evidence-lines.js';
-import { bodyText, fmt, LABEL_WIDTH, labelled, plural, utc, WIDTH } from './format.js';
+import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { incidentLines } from './incident-lines.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
@@ -108,13 +108,11 @@ const MISSED_LISTED = 20;
 function missedLines(missed: MissedFiring): string[] {
   const names = missed.nodes.slice(0, MISSED_LISTED).map((name) => bodyText(name, 253));
   const more = missed.nodes.length - names.length;
-  return [
-    ...labelled(
-      'Never sent',
-      `the FIRING of ${utc(missed.at)}: SNS refused it until it was given up. Still down:`,
-    ),
-    `${' '.repeat(LABEL_WIDTH)}${names.join(', ')}${more > 0 ? ` and ${fmt(more)} more` : ''}`,
-  ];
+  return labelled(
+    'Never sent',
+    `the FIRING of ${utc(missed.at)}: SNS refused it until it was given up. Still down:`,
+    `${names.join(', ')}${more > 0 ? ` and ${fmt(more)} more` : ''}`,
+  );
 }
 
 /**
