@@ -23,7 +23,8 @@ export const NOTIFICATION_KINDS = [
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-export type Severity = 'critical' | 'warning' | 'info';
+export const SEVERITIES = ['critical', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 /** How an incident ended. */
 export type Resolution =

@@ -108,7 +108,8 @@ function stormTable(storm: StormInfo): string[] {
 
 type Failure = ClusterReadFailure | 'unknown';
 
-const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>, string>> = {
+/** What a read failure of this kind usually means; NAMESPACE stands for the lease namespace. */
+const FAILURE_HINTS: Readonly<Record<Failure, string>> = {
   config:
     'The cluster settings cannot be used: check the kubeconfig or the server URL, CA data and ' +
     'token given to the watchdog.',
@@ -125,6 +126,12 @@ const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>
   unauthorized:
     'The API server rejected the credentials (401): an expired or revoked token, or an IAM role ' +
     'that is not mapped into the cluster (EKS access entry or aws-auth).',
+  forbidden:
+    'RBAC denies the watchdog a verb it needs (403): apply deploy/rbac.yaml, which grants get ' +
+    'and list on leases in NAMESPACE and on nodes.',
+  'not-found':
+    'The API answered 404: the lease namespace may not exist (the watchdog reads NAMESPACE in ' +
+    'this cluster).',
   server:
     'The API server answered with an error (5xx) or an unreadable answer: check its health and ' +
     'the control plane logs.',
@@ -142,21 +149,8 @@ const FAILURE_HINTS: Readonly<Record<Exclude<Failure, 'forbidden' | 'not-found'>
   unknown: 'The read failed for a reason the watchdog did not recognise; see the message above.',
 };
 
-/** What a read failure of this kind usually means; `namespace` is where the cluster's leases are. */
 function failureHint(failure: Failure, namespace: string): string {
-  if (failure === 'forbidden') {
-    return (
-      'RBAC denies the watchdog a verb it needs (403): apply deploy/rbac.yaml, which grants get ' +
-      `and list on leases in ${namespace} and on nodes.`
-    );
-  }
-  if (failure === 'not-found') {
-    return (
-      'The API answered 404: the lease namespace may not exist (the watchdog reads ' +
-      `${namespace} in this cluster).`
-    );
-  }
-  return FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown;
+  return (FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown).replace('NAMESPACE', () => namespace);
 }
 
 /**

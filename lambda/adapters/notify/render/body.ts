@@ -18,7 +18,7 @@ import {
   watchdogLines,
 } from './advice.js';
 import { evidenceLines } from './evidence-lines.js';
-import { bodyText, fmt, LABEL_WIDTH, labelled, plural, utc, WIDTH } from './format.js';
+import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
 import { incidentLines } from './incident-lines.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
@@ -42,12 +42,9 @@ export interface RenderContext {
   readonly runbookUrl?: string | undefined;
 }
 
-/** How many hex digits of the notification id people read (the full id is the dedupe id). */
-export const SHORT_ID_CHARS = 8;
-
-/** The notification id as people read and quote it: its first 8 characters. */
-export function shortId(id: string): string {
-  return bodyText(id, 200).slice(0, SHORT_ID_CHARS) || '(none)';
+/** The notification id as people quote it: 8 characters (the full id is the dedupe id). */
+function shortId(id: string): string {
+  return bodyText(id, 200).slice(0, 8) || '(none)';
 }
 
 export function renderBody(n: Notification, context: RenderContext = {}): string {
@@ -75,22 +72,15 @@ export function renderBody(n: Notification, context: RenderContext = {}): string
   if (evidence.length > 0) tail.push(...evidence, '');
   const down = [...n.firing, ...n.reminders, ...n.flapping];
   tail.push(...whatHappensNext(n, down));
-  // The watchdog's own state, silences set aside, discovery or the fleet say nothing of nodes: no kubectl.
-  if (!ABOUT_THE_WATCHDOG.has(n.notice?.topic ?? '')) {
+  // Of the notices, only degraded checks are about the cluster; the others (the watchdog's own
+  // state, silences set aside, discovery, the fleet) say nothing of nodes: no kubectl.
+  if (!n.notice || n.notice.topic === 'degraded') {
     tail.push(...lookFurther(down[0] ?? n.resolved[0], namespace, kube, context.aws), '');
   }
   tail.push(`-- lease-watchdog, notification ${shortId(n.id)}`, ...incidentLines(n));
 
   return fitBody(head, nodeSections(n), tail, maxBytes);
 }
-
-/** The notices about the watchdog itself, not a cluster: no kubectl advice under them. */
-const ABOUT_THE_WATCHDOG: ReadonlySet<string> = new Set([
-  'state-reset',
-  'silences-set-aside',
-  'checks-overdue',
-  'discovery',
-]);
 
 /**
  * What Kubernetes does next with the silent nodes, said once per incident: in full where an
@@ -118,13 +108,11 @@ const MISSED_LISTED = 20;
 function missedLines(missed: MissedFiring): string[] {
   const names = missed.nodes.slice(0, MISSED_LISTED).map((name) => bodyText(name, 253));
   const more = missed.nodes.length - names.length;
-  return [
-    ...labelled(
-      'Never sent',
-      `the FIRING of ${utc(missed.at)}: SNS refused it until it was given up. Still down:`,
-    ),
-    `${' '.repeat(LABEL_WIDTH)}${names.join(', ')}${more > 0 ? ` and ${fmt(more)} more` : ''}`,
-  ];
+  return labelled(
+    'Never sent',
+    `the FIRING of ${utc(missed.at)}: SNS refused it until it was given up. Still down:`,
+    `${names.join(', ')}${more > 0 ? ` and ${fmt(more)} more` : ''}`,
+  );
 }
 
 /**

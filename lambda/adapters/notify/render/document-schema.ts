@@ -11,20 +11,10 @@
  */
 import * as z from 'zod';
 import { VERDICTS } from '../../../core/model.js';
-import {
-  DISCOVERY_CHANGES,
-  NOTIFICATION_KINDS,
-  type Severity,
-} from '../../../core/notification.js';
+import { DISCOVERY_CHANGES, NOTIFICATION_KINDS, SEVERITIES } from '../../../core/notification.js';
 import { DOCUMENT_SCHEMA } from './document-version.js';
 
 export { DOCUMENT_SCHEMA };
-
-/** Every severity, once (the check below fails to compile when Severity gains one). */
-export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly Severity[];
-type MissingSeverity = Exclude<Severity, (typeof SEVERITIES)[number]>;
-const _everySeverity: [MissingSeverity] extends [never] ? true : MissingSeverity = true;
-void _everySeverity;
 
 /** What happened to a node in this check: the list of the notification it comes from. */
 export const NODE_CHANGES = ['firing', 'flapping', 'reminder', 'resolved', 'silenced'] as const;

@@ -1,8 +1,9 @@
 /**
  * Rendering a Notification as the machine-readable document (document-schema.ts). Pure: the only
  * clock is `n.at`. Every string from the cluster is sanitised (control, bidi and invisible
- * characters removed, bounded), and the whole document fits in `maxBytes` UTF-8 bytes: nodes are
- * listed, most urgent first, while they fit, and `nodesOmitted` says how many were left out.
+ * characters removed, bounded), and the whole document fits in DOCUMENT_MAX_BYTES UTF-8 bytes:
+ * nodes are listed, most urgent first, while they fit, and `nodesOmitted` says how many were left
+ * out.
  */
 import {
   type AlertNode,
@@ -103,19 +104,12 @@ export function nodeGroupsOf(n: Notification): string[] {
   return distinct(groups);
 }
 
-export interface DocumentContext {
-  /** The most UTF-8 bytes the document may take (default DOCUMENT_MAX_BYTES). */
-  readonly maxBytes?: number | undefined;
-  /** The cluster's runbook URL, when its settings give one. */
-  readonly runbookUrl?: string | undefined;
-}
-
-/** The document of a notification, within `maxBytes` once serialised. */
+/** The document of a notification; `runbookUrl`: the cluster's, when its settings give one. */
 export function renderDocument(
   n: Notification,
-  context: DocumentContext = {},
+  context: { readonly runbookUrl?: string | undefined } = {},
 ): NotificationDocument {
-  const maxBytes = context.maxBytes ?? DOCUMENT_MAX_BYTES;
+  const { ended, silenced } = splitResolved(n.resolved);
   const total = n.firing.length + n.flapping.length + n.reminders.length + n.resolved.length;
   const head: NotificationDocument = {
     schema: DOCUMENT_SCHEMA,
@@ -132,7 +126,8 @@ export function renderDocument(
       firing: n.firing.length,
       flapping: n.flapping.length,
       reminder: n.reminders.length,
-      ...resolvedCounts(n),
+      resolved: ended.length,
+      silenced: silenced.length,
     },
     nodes: [],
     nodesOmitted: total,
@@ -149,14 +144,8 @@ export function renderDocument(
     };
   }
   // Room for the listed nodes: what is left once the rest is written (with the largest count).
-  const nodes = fittingNodes(n, maxBytes - utf8Bytes(JSON.stringify(head)));
+  const nodes = fittingNodes(n, DOCUMENT_MAX_BYTES - utf8Bytes(JSON.stringify(head)));
   return { ...head, nodes, nodesOmitted: total - nodes.length };
-}
-
-/** The resolved list's counts: incidents that ended, and those a silence took over. */
-function resolvedCounts(n: Notification): { resolved: number; silenced: number } {
-  const { ended, silenced } = splitResolved(n.resolved);
-  return { resolved: ended.length, silenced: silenced.length };
 }
 
 function stormPart(storm: StormInfo): NonNullable<NotificationDocument['storm']> {

@@ -10,7 +10,7 @@ import type {
   NodeEventEvidence,
   NodeEvidence,
 } from '../../../core/notification.js';
-import { bodyText, fmt, LABEL_WIDTH, labelled, moment, nodeName, titled, wrap } from './format.js';
+import { bodyText, fmt, labelled, moment, nodeName, titled, wrap } from './format.js';
 
 export function evidenceLines(evidence: Evidence | undefined, at: number): string[] {
   if (!evidence || (evidence.nodes.length === 0 && evidence.unread.length === 0)) return [];
@@ -27,17 +27,12 @@ function nodeLines(x: NodeEvidence, at: number): string[] {
   const lines = [nodeName(x.node)];
   if (x.instance) lines.push(...instanceLines(x.instance));
   if (x.events) {
-    if (x.events.length === 0) lines.push(...labelled('  events', '(none in the last hour)'));
-    x.events.forEach((e, i) => {
-      lines.push(...(i === 0 ? labelled('  events', eventText(e, at)) : more(eventText(e, at))));
-    });
+    const events = x.events.map((e) => eventText(e, at));
+    lines.push(
+      ...labelled('  events', ...(events.length > 0 ? events : ['(none in the last hour)'])),
+    );
   }
   return lines;
-}
-
-/** A further value under the last label. */
-function more(value: string): string[] {
-  return [`${' '.repeat(LABEL_WIDTH)}${value}`];
 }
 
 const NOT_FOUND =
@@ -60,9 +55,7 @@ function instanceLines(i: InstanceEvidence): string[] {
       ),
     );
   }
-  i.scheduledEvents.forEach((e, n) => {
-    lines.push(...(n === 0 ? labelled('  scheduled', bodyText(e, 200)) : more(bodyText(e, 200))));
-  });
+  lines.push(...labelled('  scheduled', ...i.scheduledEvents.map((e) => bodyText(e, 200))));
   return lines;
 }
 

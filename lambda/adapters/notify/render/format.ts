@@ -8,7 +8,7 @@ import { cleanText, squeeze, truncate } from './text.js';
 /** Width of the body's prose, in columns. */
 export const WIDTH = 78;
 /** The column where the value of a `label:` line starts. */
-export const LABEL_WIDTH = 17;
+const LABEL_WIDTH = 17;
 
 export const NO_ZONE = '(no zone)';
 
@@ -68,10 +68,9 @@ export function plural(count: number, word: string): string {
   return count === 1 ? word : `${word}s`;
 }
 
-/** `Label:` padded to a fixed column, then the value. */
-export function labelled(label: string, value: string): string[] {
-  const prefix = `${label}:`.padEnd(LABEL_WIDTH);
-  return [`${prefix}${value}`];
+/** `Label:` padded to a fixed column, then the value; more values below it, in that column. */
+export function labelled(label: string, ...values: string[]): string[] {
+  return values.map((v, i) => (i === 0 ? `${label}:` : '').padEnd(LABEL_WIDTH) + v);
 }
 
 /** A title underlined with dashes (at most the body's width). */

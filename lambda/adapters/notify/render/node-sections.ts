@@ -45,73 +45,44 @@ export interface Section {
   readonly total: number;
 }
 
+/** What a section says before its nodes, by its kind (FIRING and RESOLVED say nothing). */
+const INTROS: Readonly<Record<string, string>> = {
+  REMINDER: 'These incidents are still open; this reminder repeats while they stay open.',
+  FLAPPING:
+    'These nodes failed and recovered several times in a short while. Further changes for ' +
+    'them are held back until they have been stable for a while; a flapping node usually ' +
+    'means an overloaded kubelet, a saturated network link or a clock problem.',
+  SILENCED:
+    'A silence or a maintenance window now covers these nodes: they are not paged while it ' +
+    'holds, which does not mean they recovered. A node still down when it ends is paged again.',
+};
+
 /** The node sections of `n`, in the order the email lists them; empty lists are left out. */
 export function nodeSections(n: Notification): Section[] {
   const compact = n.kind === 'STORM' || n.storm !== undefined;
-  const entries = (nodes: readonly AlertNode[], open: boolean): Iterable<Entry> =>
-    compact ? compactEntries(nodes) : detailed(nodes, n.at, open);
-  const sections: Section[] = [];
-  if (n.firing.length > 0) {
-    sections.push({
-      heading: compact
-        ? `NODES DOWN (${fmt(n.firing.length)})`
-        : `FIRING: ${fmt(n.firing.length)} ${plural(n.firing.length, 'node')} down`,
-      intro: [],
-      entries: entries(n.firing, true),
-      total: n.firing.length,
-    });
-  }
-  if (n.reminders.length > 0) {
-    sections.push({
-      heading: `REMINDER: ${fmt(n.reminders.length)} ${plural(n.reminders.length, 'node')} still down`,
-      intro: wrap('These incidents are still open; this reminder repeats while they stay open.'),
-      entries: entries(n.reminders, true),
-      total: n.reminders.length,
-    });
-  }
-  if (n.flapping.length > 0) {
-    sections.push({
-      heading: `FLAPPING: ${fmt(n.flapping.length)} ${plural(n.flapping.length, 'node')} going down and up`,
-      intro: wrap(
-        'These nodes failed and recovered several times in a short while. Further changes for ' +
-          'them are held back until they have been stable for a while; a flapping node usually ' +
-          'means an overloaded kubelet, a saturated network link or a clock problem.',
-      ),
-      entries: entries(n.flapping, true),
-      total: n.flapping.length,
-    });
-  }
-  sections.push(...endedSections(n.resolved, entries));
-  return sections;
-}
-
-/** RESOLVED (incidents that ended), then SILENCED (a silence is not a recovery). */
-function endedSections(
-  resolved: readonly AlertNode[],
-  entries: (nodes: readonly AlertNode[], open: boolean) => Iterable<Entry>,
-): Section[] {
-  const { ended, silenced } = splitResolved(resolved);
-  const sections: Section[] = [];
-  if (ended.length > 0) {
-    sections.push({
-      heading: `RESOLVED: ${fmt(ended.length)} ${plural(ended.length, 'node')} ${resolvedWord(ended)}`,
-      intro: [],
-      entries: entries(ended, false),
-      total: ended.length,
-    });
-  }
-  if (silenced.length > 0) {
-    sections.push({
-      heading: `SILENCED: ${fmt(silenced.length)} ${plural(silenced.length, 'node')} silenced`,
-      intro: wrap(
-        'A silence or a maintenance window now covers these nodes: they are not paged while it ' +
-          'holds, which does not mean they recovered. A node still down when it ends is paged again.',
-      ),
-      entries: entries(silenced, false),
-      total: silenced.length,
-    });
-  }
-  return sections;
+  const { ended, silenced } = splitResolved(n.resolved);
+  // RESOLVED (incidents that ended), then SILENCED (a silence is not a recovery): both closed.
+  const lists: [string, readonly AlertNode[], string, boolean][] = [
+    ['FIRING', n.firing, 'down', true],
+    ['REMINDER', n.reminders, 'still down', true],
+    ['FLAPPING', n.flapping, 'going down and up', true],
+    ['RESOLVED', ended, resolvedWord(ended), false],
+    ['SILENCED', silenced, 'silenced', false],
+  ];
+  return lists.flatMap(([kind, nodes, what, open]) => {
+    if (nodes.length === 0) return [];
+    const count = fmt(nodes.length);
+    const intro = INTROS[kind];
+    return {
+      heading:
+        compact && kind === 'FIRING'
+          ? `NODES DOWN (${count})`
+          : `${kind}: ${count} ${plural(nodes.length, 'node')} ${what}`,
+      intro: intro ? wrap(intro) : [],
+      entries: compact ? compactEntries(nodes) : detailed(nodes, n.at, open),
+      total: nodes.length,
+    };
+  });
 }
 
 function* detailed(nodes: readonly AlertNode[], at: number, open: boolean): Generator<Entry> {
