@@ -142,7 +142,7 @@ export class ApiSession {
   private readonly target: ReadTarget;
   /** Aborts when the whole read's budget is spent (created when the session opens). */
   private readonly budget: AbortSignal;
-  /** With `oneConnection`: aborts every request still in flight or waiting when the session closes. */
+  /** Aborts every request still in flight or waiting when the session closes, in every mode. */
   private readonly closed = new AbortController();
   /** With `oneConnection`: settles once the request before has its answer (requests in turn). */
   private turn: Promise<void> = Promise.resolve();
@@ -340,10 +340,7 @@ export class ApiSession {
     const what = describeRead(resource, this.options.namespace);
     const release = await this.inTurn();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    // Only reads in turn are aborted by close(): the function's reads (side by side) end as before.
-    const ends = this.options.oneConnection
-      ? [timeout, this.budget, this.closed.signal]
-      : [timeout, this.budget];
+    const ends = [timeout, this.budget, this.closed.signal];
     const combined = AbortSignal.any(signal ? [signal, ...ends] : ends);
     try {
       // The inflater is this request's alone until its body is parsed, whatever else is in flight.
@@ -386,14 +383,14 @@ export class ApiSession {
     }
   }
 
-  /** No answer: the caller gave up, the timeout struck, or the transport failed. */
+  /** No answer: aborted (the caller's signal or close()), a timeout, or a transport failure. */
   private unanswered(
     what: string,
     error: unknown,
     signal: AbortSignal | undefined,
     timeout: AbortSignal,
   ): ClusterReadError {
-    if (signal?.aborted) {
+    if (signal?.aborted || this.closed.signal.aborted) {
       return new ClusterReadError(
         'aborted',
         `${what}: aborted before the API server answered`,
