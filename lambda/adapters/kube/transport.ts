@@ -20,6 +20,7 @@ import { nodeHttp } from './node-http.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
 import type { Keep } from './pruned-json.js';
 import {
+  causedBy,
   describeRead,
   hostOf,
   invalidAnswerError,
@@ -391,29 +392,20 @@ export class ApiSession {
     timeout: AbortSignal,
   ): ClusterReadError {
     if (signal?.aborted || this.closed.signal.aborted) {
-      return new ClusterReadError(
-        'aborted',
-        `${what}: aborted before the API server answered`,
-        undefined,
-        { cause: error },
-      );
+      return causedBy(error)('aborted', `${what}: aborted before the API server answered`);
     }
     // A budget no longer than a request's (the CLI's --timeout) reads as that request's timeout.
     const { budgetMs } = this.options.bounds;
     if (this.budget.aborted && !timeout.aborted && budgetMs > this.options.timeoutMs) {
-      return new ClusterReadError(
+      return causedBy(error)(
         'timeout',
         `${what}: the read of ${this.target.host} took longer than its budget of ${budgetMs / 1000}s, given up`,
-        undefined,
-        { cause: error },
       );
     }
     if (timeout.aborted || this.budget.aborted) {
-      return new ClusterReadError(
+      return causedBy(error)(
         'timeout',
         `${what}: no answer from ${this.target.host} within ${this.options.timeoutMs / 1000}s`,
-        undefined,
-        { cause: error },
       );
     }
     return transportError(this.target, what, error);
