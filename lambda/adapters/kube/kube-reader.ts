@@ -17,7 +17,7 @@ import {
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import { hasUserInfo } from './kubeconfig.js';
+import { hasUserInfo } from './kubeconfig-files.js';
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
 import { NodeReads } from './node-reads.js';
 import { Interner, NameTable, projectLease } from './projection.js';
