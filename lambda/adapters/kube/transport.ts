@@ -218,9 +218,8 @@ export class ApiSession {
   /** `text` without the connection's credentials (withoutSecrets). */
   private readonly redact = (text: string): string => withoutSecrets(text, this.connection.secrets);
 
-  private async listPages<T>(
-    ...[resource, path, project, signal, params = {}, format]: ListArgs<T>
-  ): Promise<Listed<T>> {
+  private async listPages<T>(...args: ListArgs<T>): Promise<Listed<T>> {
+    const [resource] = args;
     const items: T[] = [];
     const seen = new Set<string>();
     let date: number | undefined;
@@ -229,7 +228,7 @@ export class ApiSession {
     let received = 0;
     let announced: number | undefined;
     do {
-      const page: Page<T> = await this.page(resource, path, next, project, signal, params, format);
+      const page: Page<T> = await this.page(args, next);
       this.stats.requests++;
       this.stats.bytes += page.bytes;
       if (pages === 0 && page.remaining !== undefined) announced = page.received + page.remaining;
@@ -280,14 +279,10 @@ export class ApiSession {
     return ofKind(answer, 'Node', `reading node ${name}`, this.redact);
   }
 
+  /** One page of the list `args` asks for: the first, or the one `continueToken` names. */
   private async page<T>(
-    resource: Resource,
-    path: string,
+    [resource, path, project, signal, params = {}, format]: ListArgs<T>,
     continueToken: string | undefined,
-    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
-    signal: AbortSignal | undefined,
-    params: Readonly<Record<string, string>>,
-    format: ListFormat | undefined,
   ): Promise<Page<T>> {
     const limit = this.options.pageSize * (format?.pageScale ?? 1);
     const query = new URLSearchParams({ ...params, limit: String(limit) });
