@@ -169,7 +169,7 @@ export class KubeClusterReader implements ClusterReader {
 
   /**
    * `look`, with a warm node cache: the Leases alone, and a GET of each node that may page now
-   * (lookSuspects); the other nodes as cached. Without one (a cold container), a whole check.
+   * (suspectNodes); the other nodes as cached. Without one (a cold container), a whole check.
    */
   async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
     const session = await ApiSession.open(this.options.kubeConfig, {
