@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
-import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
+import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig-files.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';

@@ -11,7 +11,7 @@ import {
   type NodeCache,
   suspectAgeFor,
 } from '../lambda/adapters/kube/kube-reader.js';
-import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig.js';
+import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig-files.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
 import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import { labelsUsedBy } from '../lambda/core/evaluate.js';

@@ -118,6 +118,12 @@ export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
 
 // --- What AWS said, as a ClusterAuthError -------------------------------------------------------
 
+/** The ClusterAuthError of `cluster` for a failed AWS call, with `error` as its cause. */
+function failing(cluster: string, error: unknown) {
+  return (reason: ClusterAuthReason, message: string) =>
+    new ClusterAuthError(reason, cluster, message, { cause: error });
+}
+
 export function aborted(cluster: string, cause: unknown): ClusterAuthError {
   return new ClusterAuthError(
     'aborted',
@@ -147,43 +153,34 @@ export function secretError(
   error: unknown,
   signal?: AbortSignal,
 ) {
+  const fail = failing(cluster, error);
   if (isAbortError(error, signal)) return aborted(cluster, error);
   if (isAwsUnavailable(error)) {
-    return new ClusterAuthError(
+    return fail(
       'aws-unavailable',
-      cluster,
       `Secrets Manager throttled or failed reading secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)}); retried next check`,
-      { cause: error },
     );
   }
   switch (errorName(error)) {
     case 'ResourceNotFoundException':
-      return new ClusterAuthError(
+      return fail(
         'secret-not-found',
-        cluster,
         `secret '${secretId}' for cluster '${cluster}' was not found in Secrets Manager`,
-        { cause: error },
       );
     case 'AccessDeniedException':
-      return new ClusterAuthError(
+      return fail(
         'secret-access-denied',
-        cluster,
         `access denied reading secret '${secretId}' for cluster '${cluster}': the function's role needs secretsmanager:GetSecretValue on it`,
-        { cause: error },
       );
     case 'DecryptionFailure':
-      return new ClusterAuthError(
+      return fail(
         'secret-access-denied',
-        cluster,
         `secret '${secretId}' for cluster '${cluster}' could not be decrypted: the function's role needs kms:Decrypt on the secret's KMS key`,
-        { cause: error },
       );
     default:
-      return new ClusterAuthError(
+      return fail(
         'secret-unavailable',
-        cluster,
         `could not read secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)})`,
-        { cause: error },
       );
   }
 }
@@ -195,28 +192,23 @@ export function assumeRoleError(
   error: unknown,
   signal?: AbortSignal,
 ): ClusterAuthError {
+  const fail = failing(cluster, error);
   if (isAbortError(error, signal)) return aborted(cluster, error);
   if (isAwsUnavailable(error)) {
-    return new ClusterAuthError(
+    return fail(
       'aws-unavailable',
-      cluster,
       `STS AssumeRole of '${roleArn}' for cluster '${cluster}' was throttled or failed (${describeAwsError(error)}); retried next check`,
-      { cause: error },
     );
   }
   if (/AccessDenied/.test(errorName(error))) {
-    return new ClusterAuthError(
+    return fail(
       'assume-role-denied',
-      cluster,
       `access denied assuming role '${roleArn}' for cluster '${cluster}': that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see docs/DEPLOY.md, "Clusters in other accounts"`,
-      { cause: error },
     );
   }
-  return new ClusterAuthError(
+  return fail(
     'assume-role-failed',
-    cluster,
     `could not assume role '${roleArn}' for cluster '${cluster}' (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (docs/DEPLOY.md, "Clusters in other accounts")`,
-    { cause: error },
   );
 }
 
@@ -228,36 +220,29 @@ export function describeClusterError(
   signal?: AbortSignal,
   roleArn?: string,
 ) {
+  const fail = failing(cluster, error);
   if (isAbortError(error, signal)) return aborted(cluster, error);
   if (isAwsUnavailable(error)) {
-    return new ClusterAuthError(
+    return fail(
       'aws-unavailable',
-      cluster,
       `eks:DescribeCluster on '${clusterName}' in ${region} was throttled or failed (${describeAwsError(error)}); retried next check`,
-      { cause: error },
     );
   }
   switch (errorName(error)) {
     case 'ResourceNotFoundException':
-      return new ClusterAuthError(
+      return fail(
         'cluster-not-found',
-        cluster,
         `EKS cluster '${clusterName}' was not found in ${region} (eks:DescribeCluster)`,
-        { cause: error },
       );
     case 'AccessDeniedException':
-      return new ClusterAuthError(
+      return fail(
         'describe-cluster-denied',
-        cluster,
         `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: ${roleArn === undefined ? "the function's role" : `the role '${roleArn}'`} needs the eks:DescribeCluster permission on that cluster`,
-        { cause: error },
       );
     default:
-      return new ClusterAuthError(
+      return fail(
         'describe-cluster-failed',
-        cluster,
         `eks:DescribeCluster on '${clusterName}' in ${region} failed (${describeAwsError(error)})`,
-        { cause: error },
       );
   }
 }

@@ -6,17 +6,14 @@
 
 import { labelsUsedBy } from '../../core/evaluate.js';
 import type { Snapshot } from '../../core/model.js';
-import type { Policy } from '../../core/policy.js';
 import {
   type ClusterCredentials,
   ClusterReadError,
-  type ClusterReader,
   type ClusterReaderFactory,
   type KubeConfigView,
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import type { ClusterSettings } from '../../settings/index.js';
 import { isClusterAuthError } from './auth-error.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from './kube-reader.js';
 
@@ -30,54 +27,42 @@ export interface AuthenticatedReaderOptions {
   readonly logger?: Pick<StructuredLogger, 'warn'> | undefined;
 }
 
-/** Reads one cluster with credentials from the credentials port, fresh for each check. */
-class AuthenticatedReader implements ClusterReader {
-  constructor(
-    private readonly cluster: ClusterSettings,
-    private readonly policy: Policy,
-    private readonly options: AuthenticatedReaderOptions,
-    private readonly nodeCache: NodeCache | undefined,
-  ) {}
-
-  async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
-    const { credentials } = this.options;
-    let kubeConfig: KubeConfigView;
-    try {
-      kubeConfig = await credentials.kubeConfigFor(this.cluster, signal);
-    } catch (error) {
-      if (isClusterAuthError(error)) {
-        throw new ClusterReadError(error.failure, error.message, undefined, { cause: error });
-      }
-      throw error;
-    }
-    const reader = new KubeClusterReader({
-      kubeConfig,
-      cluster: this.cluster.name,
-      namespace: this.cluster.namespace,
-      requestTimeoutMs: this.options.requestTimeoutMs,
-      labelKeys: labelsUsedBy(this.policy),
-      nodeCache: this.nodeCache,
-      suspectAfterMs: suspectAgeFor(this.policy.gracePeriodSeconds),
-      logger: this.options.logger,
-    });
-    try {
-      return await reader.read(signal, mode);
-    } catch (error) {
-      // Rejected credentials may be a rotated secret or an expired token: fetch afresh next time.
-      if (error instanceof ClusterReadError && error.failure === 'unauthorized') {
-        credentials.forget(this.cluster);
-      }
-      throw error;
-    }
-  }
-}
-
+/** Reads each cluster with credentials from the credentials port, fresh for each check. */
 export function authenticatedReaders(options: AuthenticatedReaderOptions): ClusterReaderFactory {
-  return (cluster, policy) =>
-    new AuthenticatedReader(
-      cluster,
-      policy,
-      options,
-      options.nodeRefreshMs > 0 ? new NodeCache(options.nodeRefreshMs, options.clock) : undefined,
-    );
+  const { credentials } = options;
+  return (cluster, policy) => {
+    const { nodeRefreshMs, clock } = options;
+    const nodeCache = nodeRefreshMs > 0 ? new NodeCache(nodeRefreshMs, clock) : undefined;
+    const read = async (signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> => {
+      let kubeConfig: KubeConfigView;
+      try {
+        kubeConfig = await credentials.kubeConfigFor(cluster, signal);
+      } catch (error) {
+        if (isClusterAuthError(error)) {
+          throw new ClusterReadError(error.failure, error.message, undefined, { cause: error });
+        }
+        throw error;
+      }
+      const reader = new KubeClusterReader({
+        kubeConfig,
+        cluster: cluster.name,
+        namespace: cluster.namespace,
+        requestTimeoutMs: options.requestTimeoutMs,
+        labelKeys: labelsUsedBy(policy),
+        nodeCache,
+        suspectAfterMs: suspectAgeFor(policy.gracePeriodSeconds),
+        logger: options.logger,
+      });
+      try {
+        return await reader.read(signal, mode);
+      } catch (error) {
+        // Rejected credentials may be a rotated secret or an expired token: fetch afresh next time.
+        if (error instanceof ClusterReadError && error.failure === 'unauthorized') {
+          credentials.forget(cluster);
+        }
+        throw error;
+      }
+    };
+    return { read };
+  };
 }

@@ -9,7 +9,7 @@
  * returns carries a token valid for that check, not forever.
  *
  * Stale while error: when refreshing an expired secret or endpoint fails for a reason of AWS's
- * (throttled, 5xx, network), the cached value keeps serving, for at most `maxStaleMs` (1 hour)
+ * (throttled, 5xx, network), the cached value keeps serving, for at most MAX_STALE_MS (1 hour)
  * past its expiry; every check tries the refresh again. What AWS says about the request itself
  * (not found, access denied) is never masked, and `forget()` (after a 401) drops the value.
  * Throttling and 5xx of Secrets Manager, STS or eks:DescribeCluster are the failure
@@ -63,19 +63,11 @@ export interface ClusterAuthDeps {
   readonly region: string;
   /** Epoch ms. */
   readonly now: () => number;
-  /** Default 5 minutes. */
-  readonly secretTtlMs?: number;
-  /** How long an EKS endpoint and CA are reused; default 15 minutes. */
-  readonly clusterInfoTtlMs?: number;
-  /** How long an EKS token is reused; default 10 minutes (they last 15). */
-  readonly tokenRenewAfterMs?: number;
-  /** How long past its expiry a secret or endpoint still serves while its refresh fails; 1 hour. */
-  readonly maxStaleMs?: number;
 }
 
-const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
-const DEFAULT_CLUSTER_INFO_TTL_MS = 15 * 60_000;
-const DEFAULT_MAX_STALE_MS = 60 * 60_000;
+const SECRET_TTL_MS = 5 * 60_000;
+const CLUSTER_INFO_TTL_MS = 15 * 60_000;
+const MAX_STALE_MS = 60 * 60_000;
 /** Failures of a refresh that a cached value may ride out: AWS's trouble, not the request's. */
 const TRANSIENT: ReadonlySet<ClusterAuthReason> = new Set<ClusterAuthReason>([
   'aws-unavailable',
@@ -100,14 +92,8 @@ export class ClusterAuthProvider {
   /** Per assumed role ('' for the function's own credentials). */
   private readonly tokenIssuers = new Map<string, EksTokenIssuer>();
   private readonly awsCredentials: ClusterAwsCredentials;
-  private readonly secretTtlMs: number;
-  private readonly clusterInfoTtlMs: number;
-  private readonly maxStaleMs: number;
 
   constructor(private readonly deps: ClusterAuthDeps) {
-    this.secretTtlMs = deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS;
-    this.clusterInfoTtlMs = deps.clusterInfoTtlMs ?? DEFAULT_CLUSTER_INFO_TTL_MS;
-    this.maxStaleMs = deps.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
     this.awsCredentials =
       deps.awsCredentials ??
       new ClusterAwsCredentials({
@@ -208,7 +194,7 @@ export class ClusterAuthProvider {
     if (value.trim() === '') {
       throw new ClusterAuthError('secret-invalid', cluster, `secret '${secretId}' is empty`);
     }
-    this.secretCache.set(secretId, { value, expiresAt: now + this.secretTtlMs });
+    this.secretCache.set(secretId, { value, expiresAt: now + SECRET_TTL_MS });
     return value;
   }
 
@@ -261,7 +247,7 @@ export class ClusterAuthProvider {
       endpoint: httpsServer(cluster, endpoint),
       caData: base64Pem(cluster, caData),
     };
-    this.clusterInfoCache.set(key, { value: info, expiresAt: now + this.clusterInfoTtlMs });
+    this.clusterInfoCache.set(key, { value: info, expiresAt: now + CLUSTER_INFO_TTL_MS });
     return info;
   }
 
@@ -272,9 +258,7 @@ export class ClusterAuthProvider {
     now: number,
   ): cached is Expiring<T> {
     return (
-      cached !== undefined &&
-      TRANSIENT.has(failure.reason) &&
-      now < cached.expiresAt + this.maxStaleMs
+      cached !== undefined && TRANSIENT.has(failure.reason) && now < cached.expiresAt + MAX_STALE_MS
     );
   }
 
@@ -300,12 +284,7 @@ export class ClusterAuthProvider {
     const key = assumedRoleOf(cluster) ?? '';
     let issuer = this.tokenIssuers.get(key);
     if (!issuer) {
-      const renewAfterMs = this.deps.tokenRenewAfterMs;
-      issuer = new EksTokenIssuer({
-        credentials,
-        now: this.deps.now,
-        ...(renewAfterMs === undefined ? {} : { renewAfterMs }),
-      });
+      issuer = new EksTokenIssuer({ credentials, now: this.deps.now });
       this.tokenIssuers.set(key, issuer);
     }
     return issuer;

@@ -25,7 +25,7 @@ export const PRESIGN_EXPIRES_SECONDS = 60;
 /** STS accepts a presigned GetCallerIdentity URL for 15 minutes after its `X-Amz-Date`. */
 export const EKS_TOKEN_LIFETIME_MS = 15 * 60_000;
 /** Renew well before the 15 minutes run out (the CLI says 14; a check may take a while). */
-export const DEFAULT_TOKEN_RENEW_AFTER_MS = 10 * 60_000;
+const TOKEN_RENEW_AFTER_MS = 10 * 60_000;
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/;
@@ -114,8 +114,6 @@ export interface EksTokenIssuerDeps {
   readonly credentials: AwsCredentialIdentityProvider;
   /** Epoch ms. */
   readonly now: () => number;
-  /** Hand out a cached token for this long after signing; default 10 minutes. */
-  readonly renewAfterMs?: number;
 }
 
 interface CachedToken {
@@ -125,18 +123,12 @@ interface CachedToken {
 
 /**
  * Hands out EKS tokens per cluster and region, cached and renewed before they expire: after
- * `renewAfterMs`, or earlier when the signing credentials expire sooner.
+ * TOKEN_RENEW_AFTER_MS, or earlier when the signing credentials expire sooner.
  */
 export class EksTokenIssuer {
   private readonly cache = new Map<string, CachedToken>();
-  private readonly renewAfterMs: number;
 
-  constructor(private readonly deps: EksTokenIssuerDeps) {
-    this.renewAfterMs = deps.renewAfterMs ?? DEFAULT_TOKEN_RENEW_AFTER_MS;
-    if (!(this.renewAfterMs > 0 && this.renewAfterMs < EKS_TOKEN_LIFETIME_MS)) {
-      throw new Error('renewAfterMs must be between 0 and 15 minutes');
-    }
-  }
+  constructor(private readonly deps: EksTokenIssuerDeps) {}
 
   /** Rejects with a ClusterAuthError ('credentials') when no credentials can be loaded. */
   async token(clusterName: string, region: string): Promise<EksToken> {
@@ -173,7 +165,7 @@ export class EksTokenIssuer {
       );
     }
     const credentialsExpire = credentials.expiration?.getTime() ?? Number.POSITIVE_INFINITY;
-    const renewAt = Math.min(token.signedAt + this.renewAfterMs, credentialsExpire - 60_000);
+    const renewAt = Math.min(token.signedAt + TOKEN_RENEW_AFTER_MS, credentialsExpire - 60_000);
     this.cache.set(key, { token, renewAt });
     return token;
   }

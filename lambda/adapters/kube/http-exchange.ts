@@ -12,7 +12,6 @@
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { finished } from 'node:stream';
-import { brotliDecompressSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
 import { GzipInflater } from './gzip-inflater.js';
 import { nodeHttp } from './node-http.js';
@@ -299,10 +298,7 @@ async function boundedBody(
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
     if (inflate === 'identity') return raw;
     try {
-      const chunkSize = outputChunk(raw, encoding, cap);
-      if (inflate === 'gzip') return inflater.inflate(raw, cap, chunkSize);
-      const inflateSyncOf = inflate === 'deflate' ? inflateSync : (brotliDecompressSync as Inflate);
-      return inflateSyncOf(raw, { maxOutputLength: cap, chunkSize });
+      return inflater.inflate(raw, cap, outputChunk(raw, cap));
     } catch (error) {
       if (record(error).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
       throw new ClusterReadError(
@@ -352,20 +348,14 @@ function defined<T extends Record<string, unknown>>(options: T): Partial<T> {
   ) as Partial<T>;
 }
 
-type Inflate = (raw: Buffer, options: ZlibOptions) => Buffer;
-
 /**
- * How each Content-Encoding is read. Only gzip is asked for (as kube-apiserver and kubectl do);
- * deflate and br are read too, since fetch read them before. Anything else ends the read. By
- * name, not by zlib's functions: node:zlib then loads only when an answer is compressed (a small
- * cluster's never are).
+ * How each Content-Encoding is read. Only gzip is asked for (as kube-apiserver and kubectl do),
+ * and a server may not answer in an encoding it was not offered: anything else ends the read.
  */
-const INFLATERS: ReadonlyMap<string, 'gzip' | 'deflate' | 'br' | 'identity'> = new Map([
+const INFLATERS: ReadonlyMap<string, 'gzip' | 'identity'> = new Map([
   ['identity', 'identity'],
   ['gzip', 'gzip'],
   ['x-gzip', 'gzip'],
-  ['deflate', 'deflate'],
-  ['br', 'br'],
 ] as const);
 
 /** Output buffer of one inflate step: a page is megabytes, zlib's default is 16 KiB. */
@@ -374,10 +364,10 @@ const INFLATE_CHUNK = 1024 * 1024;
 /**
  * One output buffer the size gzip's trailer announces (ISIZE, the length mod 2^32), one byte
  * more so that zlib never asks for a second: no concatenated copy of the page. A trailer that
- * lies costs only more chunks, or one buffer of at most the cap; other encodings: 1 MiB chunks.
+ * lies costs only more chunks, or one buffer of at most the cap.
  */
-function outputChunk(raw: Buffer, encoding: string, cap: number): number {
-  if (!encoding.endsWith('gzip') || raw.length < 18) return INFLATE_CHUNK;
+function outputChunk(raw: Buffer, cap: number): number {
+  if (raw.length < 18) return INFLATE_CHUNK;
   const announced = raw.readUInt32LE(raw.length - 4);
   // Smaller than its compressed bytes: a lie, another member, or incompressible (rare).
   if (announced < raw.length) return INFLATE_CHUNK;

@@ -80,10 +80,6 @@ export class KubeConfig {
     return this.contexts;
   }
 
-  getClusters(): Cluster[] {
-    return this.clusters;
-  }
-
   getUsers(): User[] {
     return this.users;
   }

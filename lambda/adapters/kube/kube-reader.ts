@@ -17,7 +17,7 @@ import {
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import { hasUserInfo } from './kubeconfig.js';
+import { hasUserInfo } from './kubeconfig-files.js';
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
 import { NodeReads } from './node-reads.js';
 import { Interner, NameTable, projectLease } from './projection.js';
@@ -169,7 +169,7 @@ export class KubeClusterReader implements ClusterReader {
 
   /**
    * `look`, with a warm node cache: the Leases alone, and a GET of each node that may page now
-   * (lookSuspects); the other nodes as cached. Without one (a cold container), a whole check.
+   * (suspectNodes); the other nodes as cached. Without one (a cold container), a whole check.
    */
   async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
     const session = await ApiSession.open(this.options.kubeConfig, {
@@ -182,11 +182,7 @@ export class KubeClusterReader implements ClusterReader {
       oneConnection: this.options.oneConnection,
     });
     try {
-      const cached = mode === 'look' ? this.options.nodeCache?.current() : undefined;
-      const interner = new Interner(this.names);
-      return cached && this.options.nodeCache && this.options.readNodes !== false
-        ? await this.look(session, interner, this.options.nodeCache, cached, signal)
-        : await this.readWith(session, interner, signal);
+      return await this.readWith(session, new Interner(this.names), mode, signal);
     } finally {
       session.close();
       // After a failed read too: what it saw is bounded, and the next read starts afresh.
@@ -194,33 +190,42 @@ export class KubeClusterReader implements ClusterReader {
     }
   }
 
+  /**
+   * On a look, the nodes the leases single out (old enough to page, unreadable, new or gone:
+   * suspectNodes) are read afresh, so a silent node is judged on fresh taints, cordon and
+   * deletion; every other node as the cache holds it (Ready as of the last check's Table).
+   */
   private async readWith(
     session: ApiSession,
     interner: Interner,
+    mode: ReadMode | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Snapshot> {
     const { nodeCache: cache } = this.options;
-    const cached = cache?.current();
     const readNodes = this.options.readNodes !== false;
-    const byTable = readNodes && cached !== undefined && cache?.tableUsable() === true;
+    const cached = readNodes ? cache?.current() : undefined;
+    const look = cached !== undefined && mode === 'look';
+    const byTable = cached !== undefined && !look && cache?.tableUsable() === true;
     // Whole Nodes (a cold start, a relist) are listed beside the leases, not after them: one
     // round trip less for every `lease-watchdog check`. The leases' error still wins: it is
     // awaited first, and a failure of the Nodes' list meanwhile is read only after it.
     const whole =
-      readNodes && !byTable ? this.nodes.listNodesOrDegraded(session, interner, signal) : undefined;
+      readNodes && !byTable && !look
+        ? this.nodes.listNodesOrDegraded(session, interner, signal)
+        : undefined;
     whole?.catch(() => undefined);
     const [leases, table] = await Promise.all([
       session.list('leases', this.leasePath(), (item) => projectLease(item, interner), signal),
       byTable ? this.nodes.listTable(session, signal) : undefined,
     ]);
-    if (cached && cache && table instanceof Map) {
+    if (cached && cache && (look || table instanceof Map)) {
       const refreshed = await this.nodes.refreshSuspects(
         session,
         interner,
         leases,
         cache,
         cached,
-        table,
+        table instanceof Map ? table : undefined,
         signal,
       );
       return this.snapshot(leases, refreshed, undefined, session.stats);
@@ -243,36 +248,6 @@ export class KubeClusterReader implements ClusterReader {
       nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined,
       session.stats,
     );
-  }
-
-  /**
-   * A look: the Leases, and the nodes they single out (a lease old enough to page, unreadable, new
-   * or gone: suspectNodes) read afresh, so a silent node is judged on fresh taints, cordon and
-   * deletion; every other node as the cache holds it (Ready as of the last check's Table).
-   */
-  private async look(
-    session: ApiSession,
-    interner: Interner,
-    cache: NodeCache,
-    cached: ReadonlyMap<string, NodeInfo>,
-    signal: AbortSignal | undefined,
-  ): Promise<Snapshot> {
-    const leases = await session.list(
-      'leases',
-      this.leasePath(),
-      (item) => projectLease(item, interner),
-      signal,
-    );
-    const nodes = await this.nodes.refreshSuspects(
-      session,
-      interner,
-      leases,
-      cache,
-      cached,
-      undefined,
-      signal,
-    );
-    return this.snapshot(leases, nodes, undefined, session.stats);
   }
 
   /** Where the node Leases are listed. */

@@ -3,7 +3,11 @@
  * an HTTP status, a transport failure (TLS, unreachable), or credentials that could not be set up.
  */
 
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import {
+  ClusterReadError,
+  type ClusterReadFailure,
+  type KubeConfigView,
+} from '../../ports/index.js';
 import { record, str } from './projection.js';
 
 export type Resource = 'leases' | 'nodes' | 'events';
@@ -56,6 +60,12 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** A ClusterReadError with no HTTP status, caused by `error`. */
+export function causedBy(error: unknown) {
+  return (failure: ClusterReadFailure, message: string) =>
+    new ClusterReadError(failure, message, undefined, { cause: error });
+}
+
 /** The host the messages name; 'the API server' when the URL does not parse. */
 export function hostOf(server: string): string {
   try {
@@ -87,11 +97,9 @@ export function authSetupError(
   const command =
     user?.exec?.command ?? (user?.authProvider?.config?.exec?.command as string | undefined);
   if (code === 'ENOENT' && command) {
-    return new ClusterReadError(
+    return causedBy(error)(
       'exec-plugin',
       `the kubeconfig user "${user?.name}" needs the credential plugin "${command}", which is not installed or not on PATH`,
-      undefined,
-      { cause: error },
     );
   }
   if (command) {
@@ -101,19 +109,12 @@ export function authSetupError(
         : showPluginStderr
           ? firstLine(error)
           : 'pass -v/--verbose to see what it wrote to stderr (it can hold credentials)';
-    return new ClusterReadError(
+    return causedBy(error)(
       'exec-plugin',
       `the credential plugin "${command}" of kubeconfig user "${user?.name}" failed: ${why}`,
-      undefined,
-      { cause: error },
     );
   }
-  return new ClusterReadError(
-    'config',
-    `cannot use the kubeconfig's credentials: ${firstLine(error)}`,
-    undefined,
-    { cause: error },
-  );
+  return causedBy(error)('config', `cannot use the kubeconfig's credentials: ${firstLine(error)}`);
 }
 
 /** The API server answered with an error status; `text` is its body (a Status object, usually). */
@@ -175,26 +176,17 @@ export function transportError(target: ReadTarget, what: string, error: unknown)
       code === 'ERR_TLS_CERT_ALTNAME_INVALID'
         ? 'the certificate does not name this host (check the server URL or tls-server-name)'
         : "the server's certificate is not signed by the CA in the kubeconfig (check certificate-authority-data)";
-    return new ClusterReadError(
-      'tls',
-      `TLS verification of ${host} failed (${code}): ${hint}`,
-      undefined,
-      { cause: error },
-    );
+    return causedBy(error)('tls', `TLS verification of ${host} failed (${code}): ${hint}`);
   }
   if (code && UNREACHABLE_CODES.has(code)) {
-    return new ClusterReadError(
+    return causedBy(error)(
       'unreachable',
       `cannot reach the API server at ${host} (${code}) while ${what}: check the server URL, DNS and the network path`,
-      undefined,
-      { cause: error },
     );
   }
-  return new ClusterReadError(
+  return causedBy(error)(
     'unreachable',
     `${what} at ${host} failed: ${firstLine(error)}${code ? ` (${code})` : ''}`,
-    undefined,
-    { cause: error },
   );
 }
 

@@ -20,6 +20,7 @@ import { nodeHttp } from './node-http.js';
 import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
 import type { Keep } from './pruned-json.js';
 import {
+  causedBy,
   describeRead,
   hostOf,
   invalidAnswerError,
@@ -142,7 +143,7 @@ export class ApiSession {
   private readonly target: ReadTarget;
   /** Aborts when the whole read's budget is spent (created when the session opens). */
   private readonly budget: AbortSignal;
-  /** With `oneConnection`: aborts every request still in flight or waiting when the session closes. */
+  /** Aborts every request still in flight or waiting when the session closes, in every mode. */
   private readonly closed = new AbortController();
   /** With `oneConnection`: settles once the request before has its answer (requests in turn). */
   private turn: Promise<void> = Promise.resolve();
@@ -217,9 +218,8 @@ export class ApiSession {
   /** `text` without the connection's credentials (withoutSecrets). */
   private readonly redact = (text: string): string => withoutSecrets(text, this.connection.secrets);
 
-  private async listPages<T>(
-    ...[resource, path, project, signal, params = {}, format]: ListArgs<T>
-  ): Promise<Listed<T>> {
+  private async listPages<T>(...args: ListArgs<T>): Promise<Listed<T>> {
+    const [resource] = args;
     const items: T[] = [];
     const seen = new Set<string>();
     let date: number | undefined;
@@ -228,7 +228,7 @@ export class ApiSession {
     let received = 0;
     let announced: number | undefined;
     do {
-      const page: Page<T> = await this.page(resource, path, next, project, signal, params, format);
+      const page: Page<T> = await this.page(args, next);
       this.stats.requests++;
       this.stats.bytes += page.bytes;
       if (pages === 0 && page.remaining !== undefined) announced = page.received + page.remaining;
@@ -279,14 +279,10 @@ export class ApiSession {
     return ofKind(answer, 'Node', `reading node ${name}`, this.redact);
   }
 
+  /** One page of the list `args` asks for: the first, or the one `continueToken` names. */
   private async page<T>(
-    resource: Resource,
-    path: string,
+    [resource, path, project, signal, params = {}, format]: ListArgs<T>,
     continueToken: string | undefined,
-    project: (item: unknown, page: Record<string, unknown>) => T | undefined,
-    signal: AbortSignal | undefined,
-    params: Readonly<Record<string, string>>,
-    format: ListFormat | undefined,
   ): Promise<Page<T>> {
     const limit = this.options.pageSize * (format?.pageScale ?? 1);
     const query = new URLSearchParams({ ...params, limit: String(limit) });
@@ -340,10 +336,7 @@ export class ApiSession {
     const what = describeRead(resource, this.options.namespace);
     const release = await this.inTurn();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    // Only reads in turn are aborted by close(): the function's reads (side by side) end as before.
-    const ends = this.options.oneConnection
-      ? [timeout, this.budget, this.closed.signal]
-      : [timeout, this.budget];
+    const ends = [timeout, this.budget, this.closed.signal];
     const combined = AbortSignal.any(signal ? [signal, ...ends] : ends);
     try {
       // The inflater is this request's alone until its body is parsed, whatever else is in flight.
@@ -386,37 +379,28 @@ export class ApiSession {
     }
   }
 
-  /** No answer: the caller gave up, the timeout struck, or the transport failed. */
+  /** No answer: aborted (the caller's signal or close()), a timeout, or a transport failure. */
   private unanswered(
     what: string,
     error: unknown,
     signal: AbortSignal | undefined,
     timeout: AbortSignal,
   ): ClusterReadError {
-    if (signal?.aborted) {
-      return new ClusterReadError(
-        'aborted',
-        `${what}: aborted before the API server answered`,
-        undefined,
-        { cause: error },
-      );
+    if (signal?.aborted || this.closed.signal.aborted) {
+      return causedBy(error)('aborted', `${what}: aborted before the API server answered`);
     }
     // A budget no longer than a request's (the CLI's --timeout) reads as that request's timeout.
     const { budgetMs } = this.options.bounds;
     if (this.budget.aborted && !timeout.aborted && budgetMs > this.options.timeoutMs) {
-      return new ClusterReadError(
+      return causedBy(error)(
         'timeout',
         `${what}: the read of ${this.target.host} took longer than its budget of ${budgetMs / 1000}s, given up`,
-        undefined,
-        { cause: error },
       );
     }
     if (timeout.aborted || this.budget.aborted) {
-      return new ClusterReadError(
+      return causedBy(error)(
         'timeout',
         `${what}: no answer from ${this.target.host} within ${this.options.timeoutMs / 1000}s`,
-        undefined,
-        { cause: error },
       );
     }
     return transportError(this.target, what, error);
