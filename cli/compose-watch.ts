@@ -17,10 +17,9 @@ import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.j
 import type { Notifier } from '../lambda/ports/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
 import { UsageError, type WatchOptions } from './args.js';
-import { awsClients } from './aws-clients.js';
 import { clusterKeyOf, keyedSilenceStore, keyedStateStore } from './cluster-key.js';
 import { type CheckParts, policiesFor, readerFor } from './compose.js';
-import { type Io, timeOfDay } from './io.js';
+import { awsClients, type Io, timeOfDay } from './io.js';
 
 export interface WatchParts extends CheckParts {
   readonly cycle: CycleDeps;

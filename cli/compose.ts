@@ -22,9 +22,8 @@ import { ClusterReadError, type KubeConfigView, type SilenceStore } from '../lam
 import { DEFAULTS } from '../lambda/settings/defaults.js';
 import { type ClusterPolicies, policiesOf } from '../lambda/settings/policies.js';
 import { type CommonOptions, parseCli, UsageError, type WatchOptions } from './args.js';
-import { awsClients } from './aws-clients.js';
 import { type ClusterKey, clusterKeyOf, keyedSilenceStore, namesOf } from './cluster-key.js';
-import type { Io } from './io.js';
+import { awsClients, type Io } from './io.js';
 import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
 
