@@ -67,10 +67,9 @@ export function printableJson(json: string): string {
   rawInJson ??= new RegExp(`[${UNPRINTABLE_CLASS}]`, 'gu');
   return json.replace(rawInJson, (c) => {
     if (c < ' ') return c;
-    let escaped = '';
-    for (let i = 0; i < c.length; i++) {
-      escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    }
-    return escaped;
+    return c
+      .split('') // UTF-16 code units: a surrogate pair beyond U+FFFF
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join('');
   });
 }
