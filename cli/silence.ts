@@ -22,7 +22,7 @@ import { composeSilences, readNodesForSilence, type SilenceParts } from './compo
 import { EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
-import { ends, querySilences, silenceJson, silenceTable } from './silence-query.js';
+import { ends, querySilences, silenceJson, silenceTable, starts } from './silence-query.js';
 import { addWindow, newEnd } from './silence-window.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
@@ -107,13 +107,10 @@ async function add(
   };
   await store.add(cluster, silence, io.signal);
   const from = window.startsAt ?? now;
-  const starts =
-    window.startsAt === undefined
-      ? ''
-      : ` from ${utcMinute(from)} (in ${formatAge((from - now) / 1000)})`;
+  const planned = window.startsAt === undefined ? '' : ` from ${starts(silence, now)}`;
   io.stdout(
     sanitize(
-      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where}${starts} until ${utcMinute(silence.endsAt)} (${formatAge((silence.endsAt - from) / 1000)}): ${silence.comment}`,
+      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where}${planned} until ${utcMinute(silence.endsAt)} (${formatAge((silence.endsAt - from) / 1000)}): ${silence.comment}`,
     ),
   );
   io.stdout(sanitize(matches));
