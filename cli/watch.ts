@@ -112,12 +112,9 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
  */
 async function sleepUntil(at: number, io: Io): Promise<void> {
   const wait = Math.ceil(at - io.now());
-  if (wait > 0) await (io.sleep ?? realSleep)(wait, io.signal);
-}
-
-/** The default of `Io.sleep`: real time. */
-function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return setTimeout(ms, undefined, { signal });
+  // Without `Io.sleep`, real time.
+  if (wait > 0)
+    await (io.sleep?.(wait, io.signal) ?? setTimeout(wait, null, { signal: io.signal }));
 }
 
 /**
