@@ -28,11 +28,6 @@ export function sanitize(text: string): string {
   });
 }
 
-/** Each line of a block (a notification) sanitised; the block keeps its line breaks. */
-export function sanitizeLines(text: string): string {
-  return text.split('\n').map(sanitize).join('\n');
-}
-
 // A DNS-1123 subdomain: what Kubernetes allows in a Node or Lease name.
 const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const MAX_NAME = 253;
