@@ -192,9 +192,10 @@ function helpFor(verb: string | undefined): string {
 
 export function parseCli(argv: readonly string[]): Command {
   const { values, positionals } = parse(argv);
-  if (values.help) return { kind: 'help', text: helpFor(positionals[0]) };
-  if (values.version) return { kind: 'version' };
   const [verb, ...extra] = positionals;
+  if (values.help) return { kind: 'help', text: helpFor(verb) };
+  // `version` too, as kubectl users type it.
+  if (values.version || (verb === 'version' && extra.length === 0)) return { kind: 'version' };
   if (verb === undefined) return { kind: 'help', text: USAGE };
   if (verb !== 'check' && verb !== 'watch') {
     throw new UsageError(

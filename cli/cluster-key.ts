@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import type { Silence } from '../lambda/core/silences.js';
 import type {
   KubeConfigView,
@@ -70,7 +71,7 @@ export function namesOf({ key, older }: ClusterKey): string[] {
 }
 
 /** A state store that keeps the cluster under `key`, whatever name the check passes. */
-export function keyedStateStore(inner: StateStore, at: ClusterKey): StateStore {
+export function keyedStateStore(inner: FileStateStore, at: ClusterKey): StateStore {
   const pick = async (read: (name: string) => Promise<StoredState>): Promise<StoredState> => {
     const current = await read(at.key);
     if (current.version > 0) return current;
@@ -81,14 +82,10 @@ export function keyedStateStore(inner: StateStore, at: ClusterKey): StateStore {
     }
     return current;
   };
-  const loadOrReset = inner.loadOrReset?.bind(inner);
   return {
     load: (_name, signal) => pick((name) => inner.load(name, signal)),
     save: (_name, state, version, signal) => inner.save(at.key, state, version, signal),
-    ...(loadOrReset && {
-      loadOrReset: (_name: string, signal?: AbortSignal) =>
-        pick((name) => loadOrReset(name, signal)),
-    }),
+    loadOrReset: (_name, signal) => pick((name) => inner.loadOrReset(name, signal)),
   };
 }
 

@@ -17,12 +17,13 @@ import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.j
 import type { Notifier } from '../lambda/ports/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
 import { UsageError, type WatchOptions } from './args.js';
-import { awsClients } from './aws-clients.js';
 import { clusterKeyOf, keyedSilenceStore, keyedStateStore } from './cluster-key.js';
-import { type CheckParts, policiesFor, readerFor } from './compose.js';
-import { type Io, timeOfDay } from './io.js';
+import { policiesFor, readerFor } from './compose.js';
+import { awsClients, type Io, timeOfDay } from './io.js';
 
-export interface WatchParts extends CheckParts {
+export interface WatchParts {
+  /** The name the cluster is reported under: the kubeconfig context. */
+  readonly cluster: string;
   readonly cycle: CycleDeps;
   /** Terminal output held until the check's changes are printed (each email after its cause). */
   readonly held: string[];
@@ -51,11 +52,7 @@ async function notifierFor(
   ]);
   const client = aws.sns(region);
   await checkTopic(client, options.snsTopicArn, io);
-  const sns = new SnsNotifier({
-    client,
-    topicArn: options.snsTopicArn,
-    contextFor,
-  });
+  const sns = new SnsNotifier({ client, topicArn: options.snsTopicArn, contextFor });
   return {
     async publish(notification, signal) {
       await sns.publish(notification, signal);
@@ -74,7 +71,7 @@ async function checkTopic(client: SNSClient, topicArn: string, io: Io): Promise<
   const { GetTopicAttributesCommand } = await import('@aws-sdk/client-sns');
   try {
     const asked = new GetTopicAttributesCommand({ TopicArn: topicArn });
-    await client.send(asked, io.signal ? { abortSignal: io.signal } : {});
+    await client.send(asked, { abortSignal: io.signal });
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     const why = `${name}: ${message.split('\n')[0]}`;
@@ -97,9 +94,7 @@ export async function composeWatch(options: WatchOptions, io: Io): Promise<Watch
   const { reader, kubeConfig } = readerFor(options, io, policies, nodeCache);
   const held: string[] = [];
   return {
-    ...policies,
     cluster: reader.cluster,
-    reader,
     held,
     cycle: {
       reader,

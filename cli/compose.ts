@@ -22,17 +22,10 @@ import { ClusterReadError, type KubeConfigView, type SilenceStore } from '../lam
 import { DEFAULTS } from '../lambda/settings/defaults.js';
 import { type ClusterPolicies, policiesOf } from '../lambda/settings/policies.js';
 import { type CommonOptions, parseCli, UsageError, type WatchOptions } from './args.js';
-import { awsClients } from './aws-clients.js';
 import { type ClusterKey, clusterKeyOf, keyedSilenceStore, namesOf } from './cluster-key.js';
-import type { Io } from './io.js';
+import { awsClients, type Io } from './io.js';
 import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
-
-export interface CheckParts extends ClusterPolicies {
-  /** The name the cluster is reported under: the kubeconfig context. */
-  readonly cluster: string;
-  readonly reader: KubeClusterReader;
-}
 
 export function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
   return policiesOf(
@@ -111,10 +104,12 @@ function refuseInsecureEnvironment(options: CommonOptions, io: Io): void {
   );
 }
 
-export function composeCheck(options: CommonOptions, io: Io): CheckParts {
+export function composeCheck(
+  options: CommonOptions,
+  io: Io,
+): ClusterPolicies & { readonly reader: KubeClusterReader } {
   const policies = policiesFor(options);
-  const { reader } = readerFor(options, io, policies);
-  return { ...policies, cluster: reader.cluster, reader };
+  return { ...policies, reader: readerFor(options, io, policies).reader };
 }
 
 /**

@@ -28,6 +28,14 @@ export interface Io {
   readonly aws?: AwsClients | undefined;
 }
 
+/**
+ * The command's AWS clients: the test's (`Io.aws`), else the SDK's, whose module loads now, only
+ * for the commands that reach AWS (`watch --sns-topic-arn`, `silence --table`).
+ */
+export async function awsClients(io: Io): Promise<AwsClients> {
+  return io.aws ?? (await import('./sdk-clients.js')).SDK_CLIENTS;
+}
+
 export const EXIT_OK = 0;
 export const EXIT_ALERTING = 1;
 export const EXIT_ERROR = 2;

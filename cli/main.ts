@@ -50,12 +50,6 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
 
 /** Runs the command line; resolves to the exit status. Never throws for an expected failure. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
-  // The bin answers `--version` without loading this module; in-process runs get it here.
-  // `version` too, as kubectl users type it.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
-    io.stdout(version());
-    return EXIT_OK;
-  }
   try {
     if (argv[0] === 'silence') {
       const { silence } = await import('./silence.js');
@@ -71,6 +65,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         io.stdout(command.text);
         return EXIT_OK;
       case 'version':
+        // The bin answers `--version` alone itself; in-process runs, and `check --version`, here.
         io.stdout(version());
         return EXIT_OK;
       case 'check':

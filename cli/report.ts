@@ -4,6 +4,7 @@
  */
 import { formatAge } from '../lambda/core/duration.js';
 import { type Evaluation, isAlerting, type NodeVerdict, VERDICTS } from '../lambda/core/model.js';
+import { columns } from './columns.js';
 import { sanitize, shownName } from './sanitize.js';
 
 /** Keeps a cell on one line and printable, whatever a kubelet wrote (see sanitize.ts). */
@@ -48,15 +49,7 @@ export function renderTable(evaluation: Evaluation, options: TableOptions = {}):
       : []),
     cell(n.reason),
   ]);
-  // Without the header row, as kubectl's columns: as wide as the widest cell.
-  const sized = options.noHeaders ? rows : [header, ...rows];
-  const widths = header.map((_, i) => Math.max(0, ...sized.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
-      .join('')
-      .trimEnd();
-  return [...(options.noHeaders ? [] : [line(header)]), ...rows.map(line)].join('\n');
+  return columns(header, rows, options.noHeaders);
 }
 
 /** One line: "12 nodes: 9 healthy, 2 expired, 1 suppressed". */

@@ -28,22 +28,22 @@ export function sanitize(text: string): string {
   });
 }
 
-/** Each line of a block (a notification) sanitised; the block keeps its line breaks. */
-export function sanitizeLines(text: string): string {
-  return text.split('\n').map(sanitize).join('\n');
-}
-
 // A DNS-1123 subdomain: what Kubernetes allows in a Node or Lease name.
 const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const MAX_NAME = 253;
 
+/** A name Kubernetes allows for a Node or a Lease: a DNS-1123 subdomain of at most 253 characters. */
+export function isNodeName(name: string): boolean {
+  return name.length <= MAX_NAME && DNS_1123_SUBDOMAIN.test(name);
+}
+
 /**
- * A node or lease name for a terminal: as is when it is a DNS-1123 subdomain (at most 253
- * characters), otherwise quoted, escaped and cut at 253 characters, so that an odd name is seen to
- * be odd and never printed raw.
+ * A node or lease name for a terminal: as is when it is a node name (isNodeName), otherwise
+ * quoted, escaped and cut at 253 characters, so that an odd name is seen to be odd and never
+ * printed raw.
  */
 export function shownName(name: string): string {
-  if (name.length <= MAX_NAME && DNS_1123_SUBDOMAIN.test(name)) return name;
+  if (isNodeName(name)) return name;
   const cut = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
   return `"${sanitize(cut).replaceAll('"', '\\"')}"`;
 }
@@ -62,10 +62,9 @@ export function printableJson(json: string): string {
   rawInJson ??= new RegExp(`[${UNPRINTABLE_CLASS}]`, 'gu');
   return json.replace(rawInJson, (c) => {
     if (c < ' ') return c;
-    let escaped = '';
-    for (let i = 0; i < c.length; i++) {
-      escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    }
-    return escaped;
+    return c
+      .split('') // UTF-16 code units: a surrogate pair beyond U+FFFF
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join('');
   });
 }

@@ -13,7 +13,7 @@ import {
   type SilenceTarget,
 } from '../lambda/core/silences.js';
 import { UsageError } from './args.js';
-import { sanitize } from './sanitize.js';
+import { isNodeName, sanitize } from './sanitize.js';
 
 /** Where the silences are: the state file `watch` uses, or the deployed watchdog's table. */
 export type SilenceStoreOption =
@@ -79,8 +79,6 @@ export const SILENCE_USAGE = [
   "  -o, --output table|json      the list's format",
 ].join('\n');
 
-const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 const usage = (line: string) =>
   new UsageError(`silence ${line} (see lease-watchdog silence --help)`);
 
@@ -110,7 +108,7 @@ function targetOf(nodes: readonly string[], selector: string | undefined): Silen
     }
     return { selector };
   }
-  const bad = nodes.find((n) => n.length > 253 || !DNS_1123_SUBDOMAIN.test(n));
+  const bad = nodes.find((n) => !isNodeName(n));
   if (bad !== undefined) throw usage(`--node must be a node name (got "${sanitize(bad)}")`);
   return { nodes: [...new Set(nodes)] };
 }
@@ -197,19 +195,22 @@ function words(argv: readonly string[]): { values: Values; positionals: string[]
   }
 }
 
+/** The flags of one verb or another (the others say where the silences are). */
+const VERB_FLAGS = [
+  'node',
+  'selector',
+  'for',
+  'comment',
+  'output',
+  'allow-empty',
+  'all',
+  'ends-at',
+  'starts-at',
+];
+
 /** Refuses a flag of another verb (`--for` with `list`, …). */
 function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
-  const extra = [
-    'node',
-    'selector',
-    'for',
-    'comment',
-    'output',
-    'allow-empty',
-    'all',
-    'ends-at',
-    'starts-at',
-  ].find((flag) => values[flag] !== undefined && !allowed.includes(flag));
+  const extra = VERB_FLAGS.find((flag) => values[flag] !== undefined && !allowed.includes(flag));
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
 }
 
@@ -225,15 +226,6 @@ function idsOf(verb: string, rest: readonly string[], several: boolean): string[
     throw usage(`${verb}: "${sanitize(bad)}" is not a silence id like s-3f9a2c`);
   }
   return [...new Set(rest)];
-}
-
-function expireOf(
-  rest: readonly string[],
-  values: Values,
-  common: SilenceCommonOptions,
-): SilenceCommand {
-  onlyFlags(values, 'expire', []);
-  return Object.freeze({ verb: 'expire', ids: idsOf('expire', rest, true), ...common });
 }
 
 /** RFC 3339 with seconds and a zone (`2026-12-01T18:00:00Z`, `...+01:00`): epoch ms. */
@@ -289,16 +281,9 @@ function listOf(
 }
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
-  onlyFlags(values, 'add', [
-    'node',
-    'selector',
-    'for',
-    'comment',
-    'allow-empty',
-    'all',
-    'ends-at',
-    'starts-at',
-  ]);
+  // Every verb's flag but list's --output.
+  const allowed = VERB_FLAGS.filter((flag) => flag !== 'output');
+  onlyFlags(values, 'add', allowed);
   const forText = values.for as string | undefined;
   const endsText = values['ends-at'] as string | undefined;
   const startsText = values['starts-at'] as string | undefined;
@@ -335,7 +320,10 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
     kubeconfig: values.kubeconfig as string | undefined,
     context: values.context as string | undefined,
   };
-  if (verb === 'expire') return expireOf(rest, values, common);
+  if (verb === 'expire') {
+    onlyFlags(values, 'expire', []);
+    return Object.freeze({ verb: 'expire', ids: idsOf('expire', rest, true), ...common });
+  }
   if (verb === 'update') return updateOf(rest, values, common);
   if (rest.length > 0) throw usage(`${verb}: unexpected argument "${sanitize(rest[0] ?? '')}"`);
   return verb === 'add' ? addOf(values, common) : listOf(verb as 'list' | 'query', values, common);

@@ -79,14 +79,19 @@ function matchesCell(matches: Matches): string {
   return `${matches.count}: ${shown}${matches.count > TABLE_NAMES ? ', ...' : ''}`;
 }
 
-function queryTable(rows: readonly { silence: Silence; matches: Matches }[], now: number): string {
-  const header = ['ID', 'TARGET', 'STARTS', 'ENDS', 'MATCHES', 'COMMENT'];
-  const cells = rows.map(({ silence: s, matches }) => [
+/** A table of silences (`list`, `query`): the fifth column is AUTHOR or MATCHES, its cell given. */
+export function silenceTable(
+  fifth: string,
+  rows: readonly { silence: Silence; cell: string }[],
+  now: number,
+): string {
+  const header = ['ID', 'TARGET', 'STARTS', 'ENDS', fifth, 'COMMENT'];
+  const cells = rows.map(({ silence: s, cell }) => [
     s.id,
     sanitize(describeTarget(s.target)),
     starts(s, now),
     ends(s, now),
-    sanitize(matchesCell(matches)),
+    sanitize(cell),
     sanitize(s.comment),
   ]);
   return columns(header, cells);
@@ -120,7 +125,8 @@ export async function querySilences(
   const nodes = await nodesNow(command, io);
   const rows = silences.map((silence) => ({ silence, matches: matchesOf(silence, nodes) }));
   if (command.output === 'table') {
-    io.stdout(queryTable(rows, now));
+    const cells = rows.map(({ silence, matches }) => ({ silence, cell: matchesCell(matches) }));
+    io.stdout(silenceTable('MATCHES', cells, now));
     return EXIT_OK;
   }
   const answer = {

@@ -18,12 +18,11 @@ import {
   utcMinute,
 } from '../lambda/core/silences.js';
 import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
-import { columns } from './columns.js';
 import { composeSilences, readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 import { parseSilence, SILENCE_USAGE, type SilenceCommand } from './silence-args.js';
-import { ends, querySilences, silenceJson, starts } from './silence-query.js';
+import { ends, querySilences, silenceJson, silenceTable, starts } from './silence-query.js';
 import { addWindow, newEnd } from './silence-window.js';
 
 /** Who is adding or ending a silence: the OS user and host (no AWS call is made for it). */
@@ -37,25 +36,9 @@ function author(io: Io): string {
   return `${user || 'unknown'}@${hostname()}`;
 }
 
-function table(silences: readonly Silence[], now: number): string {
-  const header = ['ID', 'TARGET', 'STARTS', 'ENDS', 'AUTHOR', 'COMMENT'];
-  const rows = silences.map((s) => [
-    s.id,
-    sanitize(describeTarget(s.target)),
-    starts(s, now),
-    ends(s, now),
-    sanitize(s.expiredBy === undefined ? s.author : `${s.author} (ended by ${s.expiredBy})`),
-    sanitize(s.comment),
-  ]);
-  return columns(header, rows);
-}
-
-function toJson(cluster: string, silences: readonly Silence[], now: number) {
-  return {
-    cluster,
-    silences: silences.map((s) => silenceJson(s, now)),
-  };
-}
+/** Who added a silence, and who ended it early. */
+const byWhom = (s: Silence) =>
+  s.expiredBy === undefined ? s.author : `${s.author} (ended by ${s.expiredBy})`;
 
 /** How many names `add` shows of what a silence matches; the rest are counted. */
 const SHOWN_MATCHES = 10;
@@ -124,13 +107,10 @@ async function add(
   };
   await store.add(cluster, silence, io.signal);
   const from = window.startsAt ?? now;
-  const starts =
-    window.startsAt === undefined
-      ? ''
-      : ` from ${utcMinute(from)} (in ${formatAge((from - now) / 1000)})`;
+  const planned = window.startsAt === undefined ? '' : ` from ${starts(silence, now)}`;
   io.stdout(
     sanitize(
-      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where}${starts} until ${utcMinute(silence.endsAt)} (${formatAge((silence.endsAt - from) / 1000)}): ${silence.comment}`,
+      `silence ${silence.id} added for ${describeTarget(silence.target)} of cluster ${shown} in ${where}${planned} until ${utcMinute(silence.endsAt)} (${formatAge((silence.endsAt - from) / 1000)}): ${silence.comment}`,
     ),
   );
   io.stdout(sanitize(matches));
@@ -204,11 +184,13 @@ async function run(command: SilenceCommand, parts: SilenceParts, io: Io): Promis
       const silences = await store.list(cluster, io.signal);
       const now = io.now();
       if (command.output === 'json') {
-        io.stdout(printableJson(JSON.stringify(toJson(cluster, silences, now), null, 2)));
+        const json = { cluster, silences: silences.map((s) => silenceJson(s, now)) };
+        io.stdout(printableJson(JSON.stringify(json, null, 2)));
       } else if (silences.length === 0) {
         io.stderr(`no silences for cluster ${sanitize(shown)}`);
       } else {
-        io.stdout(table(silences, now));
+        const rows = silences.map((s) => ({ silence: s, cell: byWhom(s) }));
+        io.stdout(silenceTable('AUTHOR', rows, now));
       }
       return EXIT_OK;
     }

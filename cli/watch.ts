@@ -23,7 +23,7 @@ import type { WatchOptions } from './args.js';
 import type { WatchParts } from './compose-watch.js';
 import { EXIT_ALERTING, EXIT_ERROR, EXIT_OK, type Io, timeOfDay } from './io.js';
 import { renderSummary, toJson } from './report.js';
-import { printableJson, sanitize, sanitizeLines, shownName } from './sanitize.js';
+import { printableJson, sanitize, shownName } from './sanitize.js';
 import { toYaml } from './yaml.js';
 
 /** Lines describing verdicts that changed since the previous check (all non-healthy ones at first). */
@@ -99,7 +99,8 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
       options.checks !== undefined && i === options.checks && (closing || rechecks.length === 0);
     status = report(outcome, options, io, previous, last);
     if (outcome.status !== 'busy') unsent = outcome.pending.length;
-    for (const text of held.splice(0)) io.stdout(sanitizeLines(text));
+    // Each line of a notification sanitised; the block keeps its line breaks.
+    for (const text of held.splice(0)) io.stdout(text.split('\n').map(sanitize).join('\n'));
     if (outcome.status === 'checked') {
       previous = new Map(outcome.evaluation.nodes.map((n) => [n.name, n.verdict]));
     }
@@ -114,12 +115,9 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
  */
 async function sleepUntil(at: number, io: Io): Promise<void> {
   const wait = Math.ceil(at - io.now());
-  if (wait > 0) await (io.sleep ?? realSleep)(wait, io.signal);
-}
-
-/** The default of `Io.sleep`: real time. */
-function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return setTimeout(ms, undefined, { signal });
+  // Without `Io.sleep`, real time.
+  if (wait > 0)
+    await (io.sleep?.(wait, io.signal) ?? setTimeout(wait, null, { signal: io.signal }));
 }
 
 /**

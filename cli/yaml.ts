@@ -88,10 +88,7 @@ function scalar(value: unknown): string | undefined {
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'string') return yamlString(value);
-  if (Array.isArray(value) && value.length === 0) return '[]';
-  if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) {
-    return '{}';
-  }
+  if (Object.keys(value as object).length === 0) return Array.isArray(value) ? '[]' : '{}';
   return undefined; // a non-empty list or mapping: a block
 }
 
