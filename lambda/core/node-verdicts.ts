@@ -10,13 +10,17 @@
  */
 import { formatAge } from './duration.js';
 import { nameProblem, type RenewTime } from './lease.js';
-import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
-import { judgeSilence, missedRenewal } from './lease-silence.js';
+import {
+  createdAtMs,
+  type ObserveContext,
+  type Observed,
+  type ReadLease,
+} from './lease-observations.js';
+import { judgeSilence, missedRenewal, type SilenceLook } from './lease-silence.js';
 import type {
   NodeInfo,
   NodeVerdict,
   Observation,
-  Observations,
   Snapshot,
   SuppressionCause,
   Verdict,
@@ -52,16 +56,8 @@ export function instanceOf(providerID: string | undefined): string | null {
 }
 
 /** What judging every lease of one check shares (evaluate builds it once per check). */
-export interface JudgeContext {
-  readonly snapshot: Snapshot;
-  readonly policy: Policy;
-  readonly now: number;
-  readonly previous: Observations;
+export interface JudgeContext extends ObserveContext, SilenceLook {
   readonly next: Map<string, Observation>;
-  /** Most leases became suspects at this look at once (renewal-clock.ts). */
-  readonly frozen: boolean;
-  /** Suspects to look at again, and when. */
-  readonly rechecks: { lease: string; at: number }[];
   /** `renewed 9s ago` by seconds: one string per value, not one per node. */
   readonly renewedReasons: Map<number, string>;
   /** The healthy renewing leases, as rows. */
