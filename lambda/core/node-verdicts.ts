@@ -167,10 +167,6 @@ function judgeUnreadableLease(
   };
 }
 
-function suspectReason(silentForSeconds: number): string {
-  return `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`;
-}
-
 /** A lease's verdict before its reason: what every verdict of a readable lease shows. */
 type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> & {
   readonly silentForSeconds: number;
@@ -220,22 +216,16 @@ function judgeUncommonLease(
     const grace = `node is ${formatAge(age)} old (startup grace ${policy.startupGraceSeconds}s)`;
     return { ...judged, verdict: 'healthy', reason: `${what}; ${grace}` };
   }
-  if (renew.kind === 'time' && missedRenewal(observed)) {
-    // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
-    const reason = suspectReason(silentForSeconds);
-    return {
-      ...judged,
-      verdict: 'suspect',
-      reason: nodesKnown ? reason : `${reason} (Node not read)`,
-    };
-  }
-  const reason =
-    renew.kind === 'never'
+  // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
+  const suspect = renew.kind === 'time' && missedRenewal(observed);
+  const reason = suspect
+    ? `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`
+    : renew.kind === 'never'
       ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
       : `renewed ${formatAge(silentForSeconds)} ago`;
   return {
     ...judged,
-    verdict: 'healthy',
+    verdict: suspect ? 'suspect' : 'healthy',
     reason: nodesKnown ? reason : `${reason} (Node not read)`,
   };
 }
