@@ -18,11 +18,7 @@ import {
 } from '../lambda/core/incidents.js';
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import {
-  alertsForDegraded,
-  silencesSetAsideNotice,
-  stateResetNotice,
-} from '../lambda/core/watchdog-alerts.js';
+import { alertsForDegraded, setAsideNotice } from '../lambda/core/watchdog-alerts.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 50, 0);
@@ -282,8 +278,9 @@ function watchdogExamples(): Example[] {
     },
     {
       title: 'The stored state could not be read: reset, kept aside, announced once (NOTICE)',
-      notification: stateResetNotice(
+      notification: setAsideNotice(
         'prod-eu',
+        'state-reset',
         {
           reason:
             'state of cluster prod-eu in table LeaseWatchdog-StateTable is unreadable: the stored blob does not match its checksum',
@@ -294,8 +291,9 @@ function watchdogExamples(): Example[] {
     },
     {
       title: 'A stored silence could not be honoured: set aside, announced once (NOTICE)',
-      notification: silencesSetAsideNotice(
+      notification: setAsideNotice(
         'prod-eu',
+        'silences-set-aside',
         {
           reason:
             'silence s-3f9a2c ends 2027-11-29 20:40 UTC, past 2026-11-29 18:45 UTC plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it',

@@ -17,10 +17,13 @@ import { printableJson } from '../cli/sanitize.js';
 import { toYaml } from '../cli/yaml.js';
 import { renderBody, renderSubject } from '../lambda/adapters/notify/render/render.js';
 import { evaluate } from '../lambda/core/evaluate.js';
-import { hasUnprintable, isUnprintable, UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
+import { hasUnprintable, UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';
 import { lease, node, snapshot, T0 } from '../testkit/builders.js';
 import { alertNode, notification } from '../testkit/notifications.js';
+
+/** True when `char` (one code point, or one lone surrogate) is in the set. */
+const isUnprintable = (char: string) => hasUnprintable(char);
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);

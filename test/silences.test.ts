@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
-import { CronSyntaxError, cronMatches, lastFiring, parseCron } from '../lambda/core/cron.js';
+import { type CronSchedule, CronSyntaxError, lastFiring, parseCron } from '../lambda/core/cron.js';
 import type { Verdict } from '../lambda/core/model.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import {
@@ -23,6 +23,9 @@ const HOUR_MS = 3600_000;
 const minuteOf = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 /** Sunday 2026-11-29 02:00 UTC. */
 const SUNDAY_2AM = Date.UTC(2026, 10, 29, 2, 0);
+/** Whether the schedule fires at the UTC minute that holds `ms`: its last firing within that minute. */
+const cronMatches = (schedule: CronSchedule, ms: number) =>
+  lastFiring(schedule, ms, (ms % MINUTE) + 1) !== undefined;
 
 describe('cron (5 fields, UTC)', () => {
   const cases: { cron: string; at: number; fires: boolean }[] = [

@@ -127,14 +127,6 @@ export function parseCron(source: string): CronSchedule {
   };
 }
 
-/** Whether the schedule fires at the UTC minute that holds `ms`. */
-export function cronMatches(schedule: CronSchedule, ms: number): boolean {
-  const at = new Date(ms);
-  if (!schedule.minutes.has(at.getUTCMinutes())) return false;
-  if (!schedule.hours.has(at.getUTCHours())) return false;
-  return runsOnDay(schedule, at);
-}
-
 const MINUTE_MS = 60_000;
 
 /** Whether the schedule runs on the UTC day of `at` (month and the day fields). */

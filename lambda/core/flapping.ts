@@ -42,10 +42,8 @@ export function pruneFlapRecord(
 ): FlapRecord | undefined {
   const windowMs = policy.windowSeconds * 1000;
   const kept = record.transitions.filter((t) => now - t <= windowMs);
-  if (kept.length === record.transitions.length) {
-    return kept.length === 0 && record.flapping === undefined ? undefined : record;
-  }
   if (kept.length === 0 && record.flapping === undefined) return undefined;
+  if (kept.length === record.transitions.length) return record;
   return record.flapping === undefined
     ? { transitions: kept }
     : { transitions: kept, flapping: record.flapping };

@@ -21,6 +21,7 @@ import {
   type StormInfo,
   type WatchdogInfo,
 } from './notification.js';
+import { compareNames } from './verdict-list.js';
 
 export interface CheckChanges {
   readonly cluster: string;
@@ -51,9 +52,7 @@ function headline(changes: CheckChanges): { kind: NotificationKind; severity: Se
   return null;
 }
 
-function byName(a: AlertNode, b: AlertNode): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
+const byName = (a: AlertNode, b: AlertNode) => compareNames(a.name, b.name);
 
 /** The notification for one check, or null when the check changed nothing worth saying. */
 export function composeNotification(changes: CheckChanges): Notification | null {

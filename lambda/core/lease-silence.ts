@@ -7,7 +7,7 @@ import type { Observed } from './lease-observations.js';
 import type { Observation } from './model.js';
 import { confirmSilence } from './renewal-clock.js';
 
-/** What judging a silence needs of the check (node-verdicts.ts's JudgeContext has it). */
+/** What judging a silence needs of the check (node-verdicts.ts's JudgeContext extends it). */
 export interface SilenceLook {
   readonly now: number;
   /** Most leases became suspects at this look at once (renewal-clock.ts). */

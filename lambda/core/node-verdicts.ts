@@ -10,13 +10,17 @@
  */
 import { formatAge } from './duration.js';
 import { nameProblem, type RenewTime } from './lease.js';
-import { createdAtMs, type Observed, type ReadLease } from './lease-observations.js';
-import { judgeSilence, missedRenewal } from './lease-silence.js';
+import {
+  createdAtMs,
+  type ObserveContext,
+  type Observed,
+  type ReadLease,
+} from './lease-observations.js';
+import { judgeSilence, missedRenewal, type SilenceLook } from './lease-silence.js';
 import type {
   NodeInfo,
   NodeVerdict,
   Observation,
-  Observations,
   Snapshot,
   SuppressionCause,
   Verdict,
@@ -52,16 +56,8 @@ export function instanceOf(providerID: string | undefined): string | null {
 }
 
 /** What judging every lease of one check shares (evaluate builds it once per check). */
-export interface JudgeContext {
-  readonly snapshot: Snapshot;
-  readonly policy: Policy;
-  readonly now: number;
-  readonly previous: Observations;
+export interface JudgeContext extends ObserveContext, SilenceLook {
   readonly next: Map<string, Observation>;
-  /** Most leases became suspects at this look at once (renewal-clock.ts). */
-  readonly frozen: boolean;
-  /** Suspects to look at again, and when. */
-  readonly rechecks: { lease: string; at: number }[];
   /** `renewed 9s ago` by seconds: one string per value, not one per node. */
   readonly renewedReasons: Map<number, string>;
   /** The healthy renewing leases, as rows. */
@@ -171,10 +167,6 @@ function judgeUnreadableLease(
   };
 }
 
-function suspectReason(silentForSeconds: number): string {
-  return `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`;
-}
-
 /** A lease's verdict before its reason: what every verdict of a readable lease shows. */
 type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> & {
   readonly silentForSeconds: number;
@@ -224,22 +216,16 @@ function judgeUncommonLease(
     const grace = `node is ${formatAge(age)} old (startup grace ${policy.startupGraceSeconds}s)`;
     return { ...judged, verdict: 'healthy', reason: `${what}; ${grace}` };
   }
-  if (renew.kind === 'time' && missedRenewal(observed)) {
-    // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
-    const reason = suspectReason(silentForSeconds);
-    return {
-      ...judged,
-      verdict: 'suspect',
-      reason: nodesKnown ? reason : `${reason} (Node not read)`,
-    };
-  }
-  const reason =
-    renew.kind === 'never'
+  // An unconfirmed silence: a verdict of its own, never healthy, never paged, never a recovery.
+  const suspect = renew.kind === 'time' && missedRenewal(observed);
+  const reason = suspect
+    ? `suspect: no lease renewal for ${formatAge(silentForSeconds)}, not yet confirmed by a second look`
+    : renew.kind === 'never'
       ? `lease not renewed yet; node is ${formatAge(silentForSeconds)} old (startup grace ${thresholdSeconds}s)`
       : `renewed ${formatAge(silentForSeconds)} ago`;
   return {
     ...judged,
-    verdict: 'healthy',
+    verdict: suspect ? 'suspect' : 'healthy',
     reason: nodesKnown ? reason : `${reason} (Node not read)`,
   };
 }

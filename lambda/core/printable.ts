@@ -39,13 +39,6 @@ export const UNPRINTABLE_CLASS =
 
 /** Built on first use: V8 parses the set's Unicode property classes when a RegExp is built. */
 let anyUnprintable: RegExp | undefined;
-let oneUnprintable: RegExp | undefined;
-
-/** True when `char` (one code point, or one lone surrogate) is in the set. */
-export function isUnprintable(char: string): boolean {
-  oneUnprintable ??= new RegExp(`^[${UNPRINTABLE_CLASS}]$`, 'u');
-  return oneUnprintable.test(char);
-}
 
 /** True when any character of `text` is in the set. */
 export function hasUnprintable(text: string): boolean {

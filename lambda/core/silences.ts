@@ -91,14 +91,9 @@ export function hasEnded(silence: Silence, now: number): boolean {
   return now >= silence.endsAt;
 }
 
-/** Ended longer ago than the audit period: dropped from the store. */
-export function isDropped(silence: Silence, now: number): boolean {
-  return now >= silence.endsAt + SILENCE_AUDIT_SECONDS * 1000;
-}
-
-/** The silences still kept at `now` (active, or ended within the audit period). */
+/** The silences still kept at `now`: active, or ended within the audit period (older: dropped). */
 export function keptSilences(silences: readonly Silence[], now: number): Silence[] {
-  return silences.filter((s) => !isDropped(s, now));
+  return silences.filter((s) => now < s.endsAt + SILENCE_AUDIT_SECONDS * 1000);
 }
 
 /** Why a comment cannot be kept, or undefined when it can (printable: printable.ts's one set). */
@@ -200,13 +195,6 @@ export function describeTarget(target: SilenceTarget): string {
   return `${target.nodes.length === 1 ? 'node' : 'nodes'} ${target.nodes.join(', ')}`;
 }
 
-/** When the window that holds at `now` ends, or undefined when it does not hold. */
-export function windowEnd(window: MaintenanceWindow, now: number): number | undefined {
-  const durationMs = window.durationSeconds * 1000;
-  const started = lastFiring(window.schedule, now, durationMs);
-  return started === undefined ? undefined : started + durationMs;
-}
-
 /** What a node's labels are, when the check read its Node (undefined: not read). */
 export type LabelsOf = (name: string) => Readonly<Record<string, string>> | undefined;
 
@@ -298,9 +286,11 @@ export function applySilences(
   const active = silences.filter(
     (s) => isActive(s, now) && silenceTimeProblem(s, now) === undefined,
   );
+  // The windows that hold at `now`, with when they end.
   const open = windows.flatMap((window) => {
-    const end = windowEnd(window, now);
-    return end === undefined ? [] : [{ window, end }];
+    const durationMs = window.durationSeconds * 1000;
+    const started = lastFiring(window.schedule, now, durationMs);
+    return started === undefined ? [] : [{ window, end: started + durationMs }];
   });
   if (active.length === 0 && open.length === 0) return evaluation;
   let changed = false;

@@ -24,6 +24,7 @@
 import type { StormIncident } from './alert-state.js';
 import type { NodeGroupSummary, ZoneSummary } from './model.js';
 import type { StormInfo } from './notification.js';
+import { compareNames } from './verdict-list.js';
 
 export interface StormPolicy {
   /** Share of a zone's (or node group's) nodes silent at once that makes it storm. Default 0.55. */
@@ -57,13 +58,9 @@ function crosses(silent: number, total: number, fraction: number, minNodes: numb
   return total > 0 && silent >= minNodes && silent / total >= fraction;
 }
 
-function byZone(a: ZoneSummary, b: ZoneSummary): number {
-  return a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0;
-}
-
-function byNodeGroup(a: NodeGroupSummary, b: NodeGroupSummary): number {
-  return a.nodeGroup < b.nodeGroup ? -1 : a.nodeGroup > b.nodeGroup ? 1 : 0;
-}
+const byZone = (a: ZoneSummary, b: ZoneSummary) => compareNames(a.zone, b.zone);
+const byNodeGroup = (a: NodeGroupSummary, b: NodeGroupSummary) =>
+  compareNames(a.nodeGroup, b.nodeGroup);
 
 export function detectStorm(
   zones: readonly ZoneSummary[],

@@ -102,7 +102,8 @@ export class HealthyRows {
   }
 }
 
-function compareNames(a: string, b: string): number {
+/** Code-unit order (the API server's order of names), not the locale's. */
+export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

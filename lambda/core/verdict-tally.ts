@@ -8,6 +8,7 @@ import {
   type Verdict,
   type ZoneSummary,
 } from './model.js';
+import { compareNames } from './verdict-list.js';
 
 type Counts = { total: number; silent: number };
 
@@ -25,7 +26,7 @@ function count(groups: Map<string, Counts>, key: string | null, silent: boolean)
 
 /** The groups sorted by key. */
 function sorted(groups: Map<string, Counts>): [string, Counts][] {
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...groups.entries()].sort(([a], [b]) => compareNames(a, b));
 }
 
 /**

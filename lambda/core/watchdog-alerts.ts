@@ -22,8 +22,8 @@
  * - State: the same object comes back when nothing in it changed.
  *
  * Also here: the watchdog's notices about itself that are not read failures (kind NOTICE, sent on
- * their own): degraded checks (`alertsForDegraded`), a reset of unreadable state
- * (`stateResetNotice`) and silences set aside (`silencesSetAsideNotice`).
+ * their own): degraded checks (`alertsForDegraded`), and a reset of unreadable state or silences
+ * set aside (`setAsideNotice`).
  */
 import { type AlertOutcome, type AlertPolicy, reminderDue } from './alert-policy.js';
 import type { AlertState, DegradedChecks, WatchdogIncident } from './alert-state.js';
@@ -114,30 +114,17 @@ export function alertsForDegraded(
   return { notification: notice ? composeNotice(cluster, now, notice) : null, state: next };
 }
 
-/** The NOTICE for a stored state that could not be read and was reset (sent once, by the reset). */
-export function stateResetNotice(
+/**
+ * The NOTICE of what a check could not honour and set aside (sent once, by the store that did): a
+ * stored state that could not be read and was reset, or stored silences.
+ */
+export function setAsideNotice(
   cluster: string,
-  reset: { readonly reason: string; readonly copy: string },
+  topic: 'state-reset' | 'silences-set-aside',
+  aside: { readonly reason: string; readonly copy: string },
   now: number,
 ): Notification {
-  return composeNotice(cluster, now, {
-    topic: 'state-reset',
-    message: reset.reason,
-    copy: reset.copy,
-  });
-}
-
-/** The NOTICE of stored silences a check could not honour and that the store set aside. */
-export function silencesSetAsideNotice(
-  cluster: string,
-  setAside: { readonly reason: string; readonly copy: string },
-  now: number,
-): Notification {
-  return composeNotice(cluster, now, {
-    topic: 'silences-set-aside',
-    message: setAside.reason,
-    copy: setAside.copy,
-  });
+  return composeNotice(cluster, now, { topic, message: aside.reason, copy: aside.copy });
 }
 
 /** Discovery's NOTICE about one cluster (info, but a tag ignored: warning). */

@@ -40,11 +40,7 @@ import type { Evaluation, Recheck } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
 import type { Policy } from '../core/policy.js';
 import { applySilences, type Silence } from '../core/silences.js';
-import {
-  alertsForDegraded,
-  silencesSetAsideNotice,
-  stateResetNotice,
-} from '../core/watchdog-alerts.js';
+import { alertsForDegraded, setAsideNotice } from '../core/watchdog-alerts.js';
 import {
   ClusterReadError,
   type ClusterReader,
@@ -329,8 +325,8 @@ async function decideAlerts(
       ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
       : decided.notification;
   const fresh = [
-    stored.reset ? stateResetNotice(cluster, stored.reset, now) : null,
-    silencesSetAside ? silencesSetAsideNotice(cluster, silencesSetAside, now) : null,
+    stored.reset ? setAsideNotice(cluster, 'state-reset', stored.reset, now) : null,
+    silencesSetAside ? setAsideNotice(cluster, 'silences-set-aside', silencesSetAside, now) : null,
     seen.evaluation ? degraded.notification : null,
     decidedNotification,
   ].filter((n): n is Notification => n !== null);
