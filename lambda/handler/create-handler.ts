@@ -42,7 +42,6 @@ import type {
   EvidenceReader,
   Looks,
   MetricsRecorder,
-  Notifier,
   StructuredLogger,
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
@@ -58,7 +57,7 @@ import {
   InvocationRunner,
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
-import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
+import { discoveryParts } from './discovery-parts.js';
 import { collectIfGrown, heapInUse, releasingReads } from './heap-release.js';
 import { cloudNotifier, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
@@ -266,17 +265,7 @@ function createInvocationRunner(
     deleted: discovery && ((name, signal) => discovery.deleted(name, notifier, signal)),
     ledger,
   });
-  return { runner, discover: discoveryRun(discovery, notifier), directory: discovery?.directory };
-}
-
-/** What `{ "discover": true }` runs: discovery, or one line when `discover` is not set. */
-function discoveryRun(discovery: DiscoveryParts | undefined, notifier: Notifier) {
-  return (signal: AbortSignal) => {
-    if (discovery === undefined) {
-      throw new InvocationError('the event asks for discovery, but discover is not set');
-    }
-    return discovery.run(notifier, signal);
-  };
+  return { runner, discovery, notifier };
 }
 
 /**
@@ -355,12 +344,12 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
   const ledger = new DynamoDbCheckLedger(parts.clients.dynamodb, config.stateTable);
   const {
     runner: watchdog,
-    discover,
-    directory,
+    discovery,
+    notifier,
   } = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount, ledger);
   const dispatcher = fleetDispatcher(config, parts, {
     ledger,
-    directory,
+    directory: discovery?.directory,
     logger: watchdogLogger,
     metrics,
     notifier: cloudNotifier(config, parts.clients, watchdogLogger, metrics, () => ({})),
@@ -391,7 +380,10 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         });
       try {
         if (event !== null && 'discover' in event) {
-          return { clusters: [], discovery: await discover(deadline) };
+          if (discovery === undefined) {
+            throw new InvocationError('the event asks for discovery, but discover is not set');
+          }
+          return { clusters: [], discovery: await discovery.run(notifier, deadline) };
         }
         if (event !== null && 'dispatch' in event) {
           return { clusters: [], dispatch: await dispatcher(event, deadline) };
