@@ -320,9 +320,7 @@ async function announce(
       done = { ...done, announcedState: record.state, announcing: undefined };
       if (change === 'appeared') done = { ...done, announcedSettings: taggedSettings(record) };
       notices++;
-      if (change === 'appeared') report.appeared.push(record.name);
-      else if (change === 'deleted') report.deleted.push(record.name);
-      else report.dropped.push(record.name);
+      report[change].push(record.name);
     } else if (change === undefined && record.state !== record.announcedState) {
       done = { ...done, announcedState: record.state };
     } else if (claimed.has(record)) {
