@@ -59,7 +59,7 @@ import {
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { discoveryParts } from './discovery-parts.js';
 import { collectIfGrown, heapInUse, releasingReads } from './heap-release.js';
-import { cloudNotifier, onCallSenders } from './notification-paths.js';
+import { cloudNotifier, type OnCallParts, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
@@ -106,9 +106,7 @@ export interface HandlerParts {
    * testkit/opsgenie-server.ts). The Lambda's
    * entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts are fixed.
    */
-  readonly onCallBaseUrls?:
-    | { readonly pagerDuty?: string | undefined; readonly opsgenie?: string | undefined }
-    | undefined;
+  readonly onCallBaseUrls?: OnCallParts['onCallBaseUrls'];
   /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
   readonly dispatch?: CheckDispatch;
   /**
