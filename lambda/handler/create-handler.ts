@@ -8,8 +8,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { EKSClient } from '@aws-sdk/client-eks';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
@@ -57,21 +55,15 @@ import {
   InvocationRunner,
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
-import { discoveryParts } from './discovery-parts.js';
+import { type DiscoveryClients, discoveryParts } from './discovery-parts.js';
 import { collectIfGrown, heapInUse, releasingReads } from './heap-release.js';
 import { cloudNotifier, type OnCallParts, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
-export interface AwsClients {
+export interface AwsClients extends DiscoveryClients {
   readonly sns: SNSClient;
-  readonly dynamodb: DynamoDBClient;
   readonly secrets: SecretsManagerClient;
-  /**
-   * An EKS client for a region (the function's own when undefined), signing with `credentials`
-   * when given (a cluster's assumed role) instead of the function's own.
-   */
-  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
   /** Signs EKS tokens. */
   readonly credentials: AwsCredentialIdentityProvider;
   /** The function's region: the default for `eks` clusters. */
