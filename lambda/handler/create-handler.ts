@@ -8,8 +8,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { EKSClient } from '@aws-sdk/client-eks';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
@@ -42,7 +40,6 @@ import type {
   EvidenceReader,
   Looks,
   MetricsRecorder,
-  Notifier,
   StructuredLogger,
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
@@ -58,21 +55,15 @@ import {
   InvocationRunner,
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
-import { type DiscoveryParts, discoveryParts } from './discovery-parts.js';
+import { type DiscoveryClients, discoveryParts } from './discovery-parts.js';
 import { collectIfGrown, heapInUse, releasingReads } from './heap-release.js';
-import { cloudNotifier, onCallSenders } from './notification-paths.js';
+import { cloudNotifier, type OnCallParts, onCallSenders } from './notification-paths.js';
 import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
-export interface AwsClients {
+export interface AwsClients extends DiscoveryClients {
   readonly sns: SNSClient;
-  readonly dynamodb: DynamoDBClient;
   readonly secrets: SecretsManagerClient;
-  /**
-   * An EKS client for a region (the function's own when undefined), signing with `credentials`
-   * when given (a cluster's assumed role) instead of the function's own.
-   */
-  readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
   /** Signs EKS tokens. */
   readonly credentials: AwsCredentialIdentityProvider;
   /** The function's region: the default for `eks` clusters. */
@@ -107,9 +98,7 @@ export interface HandlerParts {
    * testkit/opsgenie-server.ts). The Lambda's
    * entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts are fixed.
    */
-  readonly onCallBaseUrls?:
-    | { readonly pagerDuty?: string | undefined; readonly opsgenie?: string | undefined }
-    | undefined;
+  readonly onCallBaseUrls?: OnCallParts['onCallBaseUrls'];
   /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
   readonly dispatch?: CheckDispatch;
   /**
@@ -266,17 +255,7 @@ function createInvocationRunner(
     deleted: discovery && ((name, signal) => discovery.deleted(name, notifier, signal)),
     ledger,
   });
-  return { runner, discover: discoveryRun(discovery, notifier), directory: discovery?.directory };
-}
-
-/** What `{ "discover": true }` runs: discovery, or one line when `discover` is not set. */
-function discoveryRun(discovery: DiscoveryParts | undefined, notifier: Notifier) {
-  return (signal: AbortSignal) => {
-    if (discovery === undefined) {
-      throw new InvocationError('the event asks for discovery, but discover is not set');
-    }
-    return discovery.run(notifier, signal);
-  };
+  return { runner, discovery, notifier };
 }
 
 /**
@@ -355,12 +334,12 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
   const ledger = new DynamoDbCheckLedger(parts.clients.dynamodb, config.stateTable);
   const {
     runner: watchdog,
-    discover,
-    directory,
+    discovery,
+    notifier,
   } = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount, ledger);
   const dispatcher = fleetDispatcher(config, parts, {
     ledger,
-    directory,
+    directory: discovery?.directory,
     logger: watchdogLogger,
     metrics,
     notifier: cloudNotifier(config, parts.clients, watchdogLogger, metrics, () => ({})),
@@ -391,7 +370,10 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
         });
       try {
         if (event !== null && 'discover' in event) {
-          return { clusters: [], discovery: await discover(deadline) };
+          if (discovery === undefined) {
+            throw new InvocationError('the event asks for discovery, but discover is not set');
+          }
+          return { clusters: [], discovery: await discovery.run(notifier, deadline) };
         }
         if (event !== null && 'dispatch' in event) {
           return { clusters: [], dispatch: await dispatcher(event, deadline) };

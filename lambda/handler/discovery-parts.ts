@@ -16,9 +16,13 @@ import type { ClusterDirectory, Notifier, StructuredLogger } from '../ports/inde
 import type { ClusterSettings, RuntimeConfig } from '../settings/index.js';
 import type { DiscoveryReport } from '../use-cases/discovery.js';
 
-/** The AWS clients discovery uses (the handler's AwsClients have them). */
+/** The AWS clients discovery uses (the handler's AwsClients extend them). */
 export interface DiscoveryClients {
   readonly dynamodb: DynamoDBClient;
+  /**
+   * An EKS client for a region (the function's own when undefined), signing with `credentials`
+   * when given (a cluster's assumed role) instead of the function's own.
+   */
   readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
 }
 

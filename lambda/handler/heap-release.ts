@@ -123,22 +123,20 @@ export async function collectIfGrown(
 export function releasingReads(
   readers: ClusterReaderFactory,
   growthBytes: number = COLLECT_GROWTH_BYTES,
-  gc: () => Promise<Collector | null> = exposedGc,
 ): ClusterReaderFactory {
-  return (cluster, policy) => releasingRead(readers(cluster, policy), growthBytes, gc);
+  return (cluster, policy) => releasingRead(readers(cluster, policy), growthBytes);
 }
 
 /** One reader whose large reads are collected after (releasingReads). */
 export function releasingRead(
   reader: ClusterReader,
   growthBytes: number = COLLECT_GROWTH_BYTES,
-  gc: () => Promise<Collector | null> = exposedGc,
 ): ClusterReader {
   return {
     async read(signal, mode) {
       const since = heapInUse();
       const snapshot = await reader.read(signal, mode);
-      await collectIfGrown(since, growthBytes, heapInUse(), gc, 'plain');
+      await collectIfGrown(since, growthBytes, heapInUse(), exposedGc, 'plain');
       return snapshot;
     },
   };

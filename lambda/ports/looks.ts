@@ -20,9 +20,9 @@ export interface Looks {
   /**
    * Asks for routine looks of `cluster` at each of `at` in one request (SQS: one
    * SendMessageBatch), on behalf of the scheduled run that started at `run` (each look carries it:
-   * LookRequest.run); rejects when any is not accepted. Absent: one `schedule` each.
+   * LookRequest.run); rejects when any is not accepted.
    */
-  scheduleLooks?(
+  scheduleLooks(
     cluster: string,
     at: readonly number[],
     run: number,

@@ -61,7 +61,7 @@ export async function withEvidence(
     } else {
       for (const found of outcome.found) {
         const known = byNode.get(found.node);
-        if (known) byNode.set(found.node, { ...known, ...withoutNode(found) });
+        if (known) byNode.set(found.node, { ...known, ...found });
       }
     }
   });
@@ -70,10 +70,6 @@ export async function withEvidence(
     unread,
   };
   return { ...n, evidence };
-}
-
-function withoutNode({ node: _node, ...rest }: NodeEvidence): Omit<NodeEvidence, 'node'> {
-  return rest;
 }
 
 /** An adapter's one line; anything else is a bug of the adapter, named but not quoted. */

@@ -49,7 +49,6 @@ import {
   isClusterReadError,
   type Notifier,
   type SilenceStore,
-  type SilencesRead,
   type StateReset,
   type StateStore,
   type StoredState,
@@ -160,7 +159,7 @@ export async function runCheckCycle(
   }
 
   // Silences it cannot honour are moved aside by their store and said once, never trusted.
-  const silences = await readSilences(cluster, deps.silences, signal);
+  const silences = (await deps.silences?.listOrSetAside(cluster, signal)) ?? { silences: [] };
   const seen = await readCluster(cluster, deps, stored, silences.silences, signal);
   const decided = await decideAlerts(cluster, deps, stored, seen, now, signal, silences.setAside);
   const { evaluation } = seen;
@@ -191,9 +190,7 @@ export async function runCheckCycle(
       status: 'checked',
       evaluation,
       rechecks,
-      published: [],
-      pending: [],
-      abandoned: [],
+      ...unpublished(outbox, signal),
       saved: false,
     };
   }
@@ -244,7 +241,10 @@ async function readCluster(
   silences: readonly Silence[],
   signal: AbortSignal | undefined,
 ): Promise<Seen> {
-  const reading = readingSignal(signal, deps.readSignal);
+  // The check's signal, ended sooner by the time for reading, if any.
+  const { readSignal } = deps;
+  const reading =
+    readSignal && signal ? AbortSignal.any([signal, readSignal]) : (readSignal ?? signal);
   try {
     const snapshot = await deps.reader.read(reading, deps.look ? 'look' : 'check');
     // Judged at the end of the read: every renewal in the answer happened before it, on our clock
@@ -268,25 +268,6 @@ async function readCluster(
     if (!isClusterReadError(error)) throw error;
     return { readError: cutShort(error, cluster, reading) };
   }
-}
-
-/** The silences a check may honour, and what their store set aside (none without a store). */
-async function readSilences(
-  cluster: string,
-  store: SilenceStore | undefined,
-  signal: AbortSignal | undefined,
-): Promise<SilencesRead> {
-  if (store === undefined) return { silences: [] };
-  return store.listOrSetAside(cluster, signal);
-}
-
-/** The signal a read runs under: the check's, ended sooner by the time for reading, if any. */
-function readingSignal(
-  signal: AbortSignal | undefined,
-  readSignal: AbortSignal | undefined,
-): AbortSignal | undefined {
-  if (readSignal === undefined) return signal;
-  return signal === undefined ? readSignal : AbortSignal.any([signal, readSignal]);
 }
 
 /**
@@ -396,7 +377,7 @@ export function mustSave(
 }
 
 /** JSON with keys sorted and undefined values left out: equal for equal plain documents. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))

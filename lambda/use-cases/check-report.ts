@@ -45,19 +45,12 @@ export function reportCheck(
     return;
   }
   reportDelivery(to, name, outcome);
-  if (outcome.reset !== undefined) {
-    logger.error('state was unreadable: reset to empty, the unreadable copy kept', {
-      cluster: name,
-      reason: outcome.reset.reason,
-      copy: outcome.reset.copy,
-    });
-  }
-  if (outcome.silencesSetAside !== undefined) {
-    logger.error('silences could not be honoured: set aside, the copy kept', {
-      cluster: name,
-      reason: outcome.silencesSetAside.reason,
-      copy: outcome.silencesSetAside.copy,
-    });
+  const keptAside = [
+    [outcome.reset, 'state was unreadable: reset to empty, the unreadable copy kept'],
+    [outcome.silencesSetAside, 'silences could not be honoured: set aside, the copy kept'],
+  ] as const;
+  for (const [aside, message] of keptAside) {
+    if (aside) logger.error(message, { cluster: name, reason: aside.reason, copy: aside.copy });
   }
   if (outcome.status === 'unreadable' && outcome.deleted) {
     logger.info('cannot read the cluster, which is deleted: not paged', {

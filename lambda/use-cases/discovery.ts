@@ -28,6 +28,7 @@ import type {
 } from '../ports/index.js';
 import { identityOf } from '../ports/index.js';
 import { type DiscoverSettings, discoveredSettings, matchesTags } from '../settings/discovery.js';
+import { canonical } from './check-cycle.js';
 import {
   type AccessDeps,
   accessAdvice,
@@ -304,7 +305,7 @@ async function announce(
   await forgetReplaced(deps, before, next, signal);
   const deletions = next.filter((r) => pendingChange(r) === 'deleted');
   await deps.store.save(
-    next.filter((r) => !deletions.includes(r) && stableJson(before.get(r.name)) !== stableJson(r)),
+    next.filter((r) => !deletions.includes(r) && canonical(before.get(r.name)) !== canonical(r)),
     signal,
   );
   const claimed = await claimDeletions(deps, before, deletions, signal);
@@ -319,9 +320,7 @@ async function announce(
       done = { ...done, announcedState: record.state, announcing: undefined };
       if (change === 'appeared') done = { ...done, announcedSettings: taggedSettings(record) };
       notices++;
-      if (change === 'appeared') report.appeared.push(record.name);
-      else if (change === 'deleted') report.deleted.push(record.name);
-      else report.dropped.push(record.name);
+      report[change].push(record.name);
     } else if (change === undefined && record.state !== record.announcedState) {
       done = { ...done, announcedState: record.state };
     } else if (claimed.has(record)) {
@@ -447,13 +446,4 @@ async function publish(
     });
     return false;
   }
-}
-
-/** JSON with every object's keys sorted: the same record, the same text, however it was built. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }

@@ -110,22 +110,13 @@ export async function dispatchChecks(
     refused: refused.length,
     overdue: overdue.length,
   });
-  if (refused.length > 0 || directoryError !== undefined) {
-    const what =
-      refused.length > 0
-        ? `SQS did not take the checks of ${refused.length} clusters (${refused.slice(0, 10).join(', ')})`
-        : '';
-    throw new DispatchError(
-      [
-        what,
-        directoryError === undefined
-          ? ''
-          : `the discovered clusters are unknown: ${directoryError}`,
-      ]
-        .filter(Boolean)
-        .join('; '),
-    );
-  }
+  const problems = [
+    refused.length > 0
+      ? `SQS did not take the checks of ${refused.length} clusters (${refused.slice(0, 10).join(', ')})`
+      : '',
+    directoryError === undefined ? '' : `the discovered clusters are unknown: ${directoryError}`,
+  ].filter(Boolean);
+  if (problems.length > 0) throw new DispatchError(problems.join('; '));
   return { dispatched: clusters.length, refused, overdue };
 }
 

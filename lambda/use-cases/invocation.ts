@@ -242,30 +242,19 @@ export class InvocationRunner {
   }
 
   /** One cluster: one check; after a scheduled run, the routine looks it asks for (look-requests.ts). */
-  private async watchCluster(watched: Watched, run: RunLimits) {
+  private async watchCluster(watched: Watched, run: RunLimits): Promise<ClusterReport> {
     const { cluster } = watched;
     const started = this.deps.clock();
-    let report: ClusterReport = {
-      cluster: cluster.name,
-      checks: 0,
-      lastStatus: 'not-run',
-      alerting: 0,
-      published: 0,
-      pending: 0,
-    };
-    if (!run.signal?.aborted) {
-      const outcome = await this.checkOnce(watched, run);
-      report = {
-        cluster: cluster.name,
-        checks: 1,
-        lastStatus: outcome.status,
-        alerting: outcome.status === 'checked' ? alertingCount(outcome) : 0,
-        published: outcome.status === 'busy' ? 0 : outcome.published.length,
-        pending: outcome.status === 'busy' ? 0 : outcome.pending.length,
-      };
-    }
+    const outcome = run.signal?.aborted ? undefined : await this.checkOnce(watched, run);
     if (!run.look) await this.lookRequests.afterRun(cluster.name, started);
-    return report;
+    return {
+      cluster: cluster.name,
+      checks: outcome === undefined ? 0 : 1,
+      lastStatus: outcome?.status ?? 'not-run',
+      alerting: outcome?.status === 'checked' ? alertingCount(outcome) : 0,
+      published: outcome && outcome.status !== 'busy' ? outcome.published.length : 0,
+      pending: outcome && outcome.status !== 'busy' ? outcome.pending.length : 0,
+    };
   }
 
   /**

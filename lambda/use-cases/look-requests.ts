@@ -45,16 +45,12 @@ export class LookRequests {
 
   /**
    * The looks a scheduled run that started at `started` asks for: ROUTINE_LOOKS_MS after its
-   * start, in one request when the port can.
+   * start, in one request.
    */
   async afterRun(cluster: string, started: number): Promise<void> {
     const { looks } = this;
     if (looks === undefined) return;
     const at = ROUTINE_LOOKS_MS.map((after) => started + after);
-    if (looks.scheduleLooks === undefined) {
-      for (const when of at) await this.recheck(cluster, [], when);
-      return;
-    }
     try {
       await looks.scheduleLooks(cluster, at, started);
       if (started > (this.#lookingSince.get(cluster) ?? Number.NEGATIVE_INFINITY)) {

@@ -50,11 +50,7 @@ export const GIVE_UP_AFTER_MS = 30 * 60_000;
  */
 function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolean {
   if (signal?.aborted) return false;
-  const retryable =
-    typeof error === 'object' && error !== null
-      ? (error as { retryable?: unknown }).retryable
-      : undefined;
-  return retryable !== true;
+  return (error as { retryable?: unknown } | null | undefined)?.retryable !== true;
 }
 
 /**
