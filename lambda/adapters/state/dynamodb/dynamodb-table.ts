@@ -3,6 +3,8 @@
  * items by sort-key prefix, and BatchWriteItem with retries of what DynamoDB left unprocessed —
  * each counted in one DynamoDbUsage (requests, capacity units, items and bytes).
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchWriteItemCommand,
   type ConsumedCapacity,
@@ -11,7 +13,7 @@ import {
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { type Item, itemBytes, sleep, sortKeyOf } from './dynamodb-items.js';
+import { type Item, itemBytes, sortKeyOf } from './dynamodb-items.js';
 
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_ATTEMPTS = 8;
@@ -118,7 +120,7 @@ export class StateTable {
             `DynamoDB left ${pending.length} writes to ${this.name} unprocessed after ${BATCH_ATTEMPTS} attempts`,
           );
         }
-        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), signal);
+        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), undefined, { signal });
         const output = await this.client.send(
           new BatchWriteItemCommand({
             RequestItems: { [this.name]: pending },
