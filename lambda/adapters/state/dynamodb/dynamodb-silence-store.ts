@@ -11,7 +11,7 @@
  * moved, as it is, to `corrupt#<time>#silence#<id>` by one BatchWriteItem (a put and a delete:
  * the grant the state's keep-aside already uses), expiring after the audit period.
  */
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { keptSilences, SILENCE_AUDIT_SECONDS, type Silence } from '../../../core/silences.js';
 import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
@@ -104,22 +104,14 @@ export class DynamoDbSilenceStore implements SilenceStore {
     change: (silence: Silence) => Silence,
     signal?: AbortSignal,
   ): Promise<Silence> {
-    const output = await this.options.client.send(
-      new GetItemCommand({
-        TableName: this.options.tableName,
-        Key: { pk: { S: partitionKey(cluster) }, sk: { S: `${PREFIX}${id}` } },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    );
-    const stored =
-      output.Item === undefined ? undefined : silenceOf(output.Item, this.#clock()).silence;
+    const item = await this.#table.item(partitionKey(cluster), `${PREFIX}${id}`, signal);
+    const stored = item === undefined ? undefined : silenceOf(item, this.#clock()).silence;
     if (stored === undefined || keptSilences([stored], this.#clock()).length === 0) {
       throw unknownSilence(cluster, id);
     }
     const next = writable(change(stored), this.#clock());
     try {
-      await this.#put(cluster, next, '#silence = :read', output.Item?.silence, signal);
+      await this.#put(cluster, next, '#silence = :read', item?.silence, signal);
     } catch (error) {
       // Someone changed it between the read and the write: the caller may simply try again.
       if (isConditionalCheckFailed(error)) {
