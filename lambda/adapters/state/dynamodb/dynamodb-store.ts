@@ -59,13 +59,6 @@ import { sha256Of, unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';
 
-/** The table the stack creates: on-demand, these keys, TTL on `expiresAt`. */
-export const STATE_TABLE_KEYS = Object.freeze({
-  partitionKey: 'pk',
-  sortKey: 'sk',
-  ttlAttribute: 'expiresAt',
-} as const);
-
 /** DynamoDB's item size limit (400 KB, names and values together). */
 export const MAX_ITEM_BYTES = 400 * 1024;
 const DEFAULT_CHUNK_BYTES = 350_000;
@@ -98,7 +91,6 @@ export type { DynamoDbUsage } from './dynamodb-table.js';
 
 export class DynamoDbStateStore implements StateStore {
   readonly #io: StateTable;
-  readonly #table: string;
   readonly #ttlSeconds: number;
   readonly #clock: () => number;
   readonly #logger: DynamoDbStateStoreOptions['logger'];
@@ -117,7 +109,6 @@ export class DynamoDbStateStore implements StateStore {
     }
     if (options.tableName === '') throw new RangeError('tableName is required');
     this.#io = new StateTable(options.client, options.tableName);
-    this.#table = options.tableName;
     this.#ttlSeconds = ttlSeconds;
     this.#clock = options.clock ?? Date.now;
     this.#logger = options.logger;
@@ -183,7 +174,7 @@ export class DynamoDbStateStore implements StateStore {
     const version = numberOf(head, 'version');
     // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
     // for ttlSeconds, so its state is stale; keep counting versions from where it was.
-    if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
+    if (numberOf(head, 'expiresAt') <= this.#nowSeconds()) {
       return { version, state: emptyClusterState() };
     }
     const read: HeadRead = {
@@ -303,7 +294,7 @@ export class DynamoDbStateStore implements StateStore {
     try {
       const output = await this.#io.client.send(
         new PutItemCommand({
-          TableName: this.#table,
+          TableName: this.#io.name,
           Item: head,
           ...headCondition(expectedVersion),
           ReturnValues: 'ALL_OLD',
@@ -360,7 +351,7 @@ export class DynamoDbStateStore implements StateStore {
       await this.#io.batchWrite(requests, undefined);
     } catch (error) {
       this.#logger?.warn('could not delete state chunks; their TTL will', {
-        table: this.#table,
+        table: this.#io.name,
         pk,
         chunks: sortKeys.length,
         first: sortKeys[0],
@@ -372,7 +363,7 @@ export class DynamoDbStateStore implements StateStore {
 
   #corrupt(cluster: string, reason: string): StateCorruptError {
     return new StateCorruptError(
-      `state of cluster ${cluster} in table ${this.#table} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
+      `state of cluster ${cluster} in table ${this.#io.name} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
     );
   }
 
