@@ -11,7 +11,7 @@
  * moved, as it is, to `corrupt#<time>#silence#<id>` by one BatchWriteItem (a put and a delete:
  * the grant the state's keep-aside already uses), expiring after the audit period.
  */
-import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keptSilences, SILENCE_AUDIT_SECONDS, type Silence } from '../../../core/silences.js';
 import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
@@ -130,9 +130,8 @@ export class DynamoDbSilenceStore implements SilenceStore {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const expiresAt = Math.ceil(silence.endsAt / 1000) + SILENCE_AUDIT_SECONDS;
-    await this.options.client.send(
-      new PutItemCommand({
-        TableName: this.options.tableName,
+    await this.#table.put(
+      {
         Item: {
           pk: { S: partitionKey(cluster) },
           sk: { S: `${PREFIX}${silence.id}` },
@@ -147,8 +146,8 @@ export class DynamoDbSilenceStore implements SilenceStore {
               ExpressionAttributeNames: { '#silence': 'silence' },
               ExpressionAttributeValues: { ':read': read },
             }),
-      }),
-      { abortSignal: signal },
+      },
+      signal,
     );
   }
 }

@@ -32,7 +32,7 @@
  * copy).
  */
 
-import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Observations } from '../../../core/model.js';
 import {
   type ClusterState,
@@ -45,7 +45,6 @@ import {
 import {
   type Item,
   isConditionalCheckFailed,
-  itemBytes,
   numberOf,
   partitionKey,
   stringOf,
@@ -270,7 +269,11 @@ export class DynamoDbStateStore implements StateStore {
     const saved = { version, generation, observations: state.observations, exact: true, snapshot };
     let previous: Item | undefined;
     try {
-      previous = await this.#putHead(head, expectedVersion, signal);
+      const output = await this.#io.put(
+        { Item: head, ...headCondition(expectedVersion), ReturnValues: 'ALL_OLD' },
+        signal,
+      );
+      previous = output.Attributes;
     } catch (error) {
       // Whatever happened, what this process knew of the stored head may be out of date.
       this.#known.forget(cluster);
@@ -283,33 +286,6 @@ export class DynamoDbStateStore implements StateStore {
       await this.#deleteBestEffort(pk, replacedKeys(previous, generation, snapshot), 'replaced');
     }
     return version;
-  }
-
-  /** The head write that commits a save, on the condition of `expectedVersion`: the head it replaced. */
-  async #putHead(
-    head: Item,
-    expectedVersion: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Item | undefined> {
-    try {
-      const output = await this.#io.client.send(
-        new PutItemCommand({
-          TableName: this.#io.name,
-          Item: head,
-          ...headCondition(expectedVersion),
-          ReturnValues: 'ALL_OLD',
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
-      );
-      this.#io.count(output.ConsumedCapacity, 'write');
-      this.#io.usage.bytesWritten += itemBytes(head);
-      this.#io.usage.itemsWritten += 1;
-      return output.Attributes;
-    } catch (error) {
-      this.#io.count(undefined, 'write');
-      throw error;
-    }
   }
 
   /**
