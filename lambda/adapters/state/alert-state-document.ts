@@ -23,9 +23,12 @@ const time: Check = (value, path) => {
 const text: Check = (value, path) => {
   if (typeof value !== 'string') fail(path, 'is not a string');
 };
-const textOrNull: Check = (value, path) => {
-  if (value !== null) text(value, path);
-};
+const nullable =
+  (check: Check): Check =>
+  (value, path) => {
+    if (value !== null) check(value, path);
+  };
+const textOrNull = nullable(text);
 const optional =
   (check: Check): Check =>
   (value, path) => {
@@ -55,12 +58,6 @@ const byNode =
     if (!isRecord(value)) fail(path, 'is not an object');
     for (const [name, item] of Object.entries(value))
       check(item, `${path}[${JSON.stringify(name)}]`);
-  };
-
-const nullable =
-  (check: Check): Check =>
-  (value, path) => {
-    if (value !== null) check(value, path);
   };
 
 /**
