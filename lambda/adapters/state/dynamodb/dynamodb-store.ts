@@ -154,7 +154,7 @@ export class DynamoDbStateStore implements StateStore {
         if (!(error instanceof StateCorruptError) || head === undefined) throw error;
         this.#known.forget(cluster);
         const at = { now: this.#clock(), expiresAt: this.#nowSeconds() + this.#ttlSeconds };
-        return keepAside(this.#io, cluster, head, error, at, signal);
+        return keepAside({ table: this.#io, pk, head, signal }, error, at);
       }
       if (stored !== 'again') return stored;
     }
