@@ -86,8 +86,6 @@ export interface DynamoDbStateStoreOptions {
     | undefined;
 }
 
-export type { DynamoDbUsage } from './dynamodb-table.js';
-
 export class DynamoDbStateStore implements StateStore {
   readonly #io: StateTable;
   readonly #ttlSeconds: number;
