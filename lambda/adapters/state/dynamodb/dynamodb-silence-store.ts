@@ -91,7 +91,7 @@ export class DynamoDbSilenceStore implements SilenceStore {
   async add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void> {
     writable(silence, this.#clock());
     try {
-      await this.#put(cluster, silence, 'attribute_not_exists(sk)', undefined, signal);
+      await this.#put(cluster, silence, undefined, signal);
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw idTaken(silence.id);
       throw error;
@@ -111,7 +111,7 @@ export class DynamoDbSilenceStore implements SilenceStore {
     }
     const next = writable(change(stored), this.#clock());
     try {
-      await this.#put(cluster, next, '#silence = :read', item?.silence, signal);
+      await this.#put(cluster, next, item?.silence, signal);
     } catch (error) {
       // Someone changed it between the read and the write: the caller may simply try again.
       if (isConditionalCheckFailed(error)) {
@@ -122,10 +122,10 @@ export class DynamoDbSilenceStore implements SilenceStore {
     return next;
   }
 
+  /** Puts `silence`: a new one (`read` undefined), or over the `silence` attribute read. */
   async #put(
     cluster: string,
     silence: Silence,
-    condition: string,
     read: Item[string] | undefined,
     signal: AbortSignal | undefined,
   ): Promise<void> {
@@ -139,10 +139,10 @@ export class DynamoDbSilenceStore implements SilenceStore {
           endsAt: { N: String(silence.endsAt) },
           expiresAt: { N: String(expiresAt) },
         },
-        ConditionExpression: condition,
         ...(read === undefined
-          ? {}
+          ? { ConditionExpression: 'attribute_not_exists(sk)' }
           : {
+              ConditionExpression: '#silence = :read',
               ExpressionAttributeNames: { '#silence': 'silence' },
               ExpressionAttributeValues: { ':read': read },
             }),
