@@ -11,10 +11,8 @@
 
 import { performance } from 'node:perf_hooks';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import {
-  DynamoDbStateStore,
-  type DynamoDbUsage,
-} from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
+import type { DynamoDbUsage } from '../lambda/adapters/state/dynamodb/dynamodb-table.js';
 import { serializeClusterState } from '../lambda/adapters/state/state-document.js';
 import type { ClusterState } from '../lambda/ports/index.js';
 import { localClient, startLocalDynamoDb } from '../testkit/dynalite.js';

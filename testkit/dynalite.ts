@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { STATE_TABLE_KEYS } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { generateSimPki } from '../sim/pki.js';
 import { closedPort, listenOnLoopback } from './ports.js';
 
@@ -183,12 +182,12 @@ async function createStateTable(client: DynamoDBClient, tableName: string): Prom
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [
-        { AttributeName: STATE_TABLE_KEYS.partitionKey, AttributeType: 'S' },
-        { AttributeName: STATE_TABLE_KEYS.sortKey, AttributeType: 'S' },
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
       ],
       KeySchema: [
-        { AttributeName: STATE_TABLE_KEYS.partitionKey, KeyType: 'HASH' },
-        { AttributeName: STATE_TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
     }),
   );

@@ -4,34 +4,42 @@
  * without its times, transitions that are not a list, a read failure that is no record) would
  * otherwise make every check throw, or page a WATCHDOG nobody caused: it is refused here, with the
  * path of what is wrong, so that the store resets it like any unreadable state (loadOrReset).
+ * The document's other records (lock, on-call outbox) are checked with the same checks.
  */
 import type { AlertState, NodeSnapshot } from '../../core/alert-state.js';
 
-type Check = (value: unknown, path: string) => void;
+export type Check = (value: unknown, path: string) => void;
 
 function fail(path: string, what: string): never {
   throw new Error(`${path} ${what}`);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const time: Check = (value, path) => {
+export const time: Check = (value, path) => {
   if (typeof value !== 'number' || !Number.isFinite(value)) fail(path, 'is not a time');
 };
-const text: Check = (value, path) => {
+export const text: Check = (value, path) => {
   if (typeof value !== 'string') fail(path, 'is not a string');
 };
-const textOrNull: Check = (value, path) => {
-  if (value !== null) text(value, path);
+/** A safe integer (epoch ms, counts). */
+export const whole: Check = (value, path) => {
+  if (!Number.isSafeInteger(value)) fail(path, 'is not a whole number');
 };
-const optional =
+export const nullable =
+  (check: Check): Check =>
+  (value, path) => {
+    if (value !== null) check(value, path);
+  };
+const textOrNull = nullable(text);
+export const optional =
   (check: Check): Check =>
   (value, path) => {
     if (value !== undefined) check(value, path);
   };
-const list =
+export const list =
   (check: Check): Check =>
   (value, path) => {
     if (!Array.isArray(value)) fail(path, 'is not a list');
@@ -41,26 +49,20 @@ const list =
   };
 
 /** An object whose named fields pass their checks (other fields are left as they are). */
-const fields =
+export const fields =
   (checks: Record<string, Check>): Check =>
   (value, path) => {
     if (!isRecord(value)) fail(path, 'is not an object');
     for (const [key, check] of Object.entries(checks)) check(value[key], `${path}.${key}`);
   };
 
-/** An object keyed by node name, each value passing `check`. */
+/** An object keyed by node name (or any key), each value passing `check`. */
 const byNode =
   (check: Check): Check =>
   (value, path) => {
     if (!isRecord(value)) fail(path, 'is not an object');
     for (const [name, item] of Object.entries(value))
       check(item, `${path}[${JSON.stringify(name)}]`);
-  };
-
-const nullable =
-  (check: Check): Check =>
-  (value, path) => {
-    if (value !== null) check(value, path);
   };
 
 /**

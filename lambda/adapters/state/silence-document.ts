@@ -103,18 +103,13 @@ export function unknownSilence(cluster: string, id: string): SilenceError {
   );
 }
 
-export function alreadyEnded(silence: Silence): SilenceError {
-  return new SilenceError(
-    `silence ${silence.id} has already ended (at ${new Date(silence.endsAt).toISOString()})`,
-  );
-}
-
-/** `expire` as an `update`: the silence ended at `at` by `by`, or alreadyEnded. */
+/** `expire` as an `update`: the silence ended at `at` by `by`; a SilenceError when it already has. */
 export function endedAt(at: number, by: string): (silence: Silence) => Silence {
   return (silence) => {
     const ended = endSilence(silence, at, by);
-    if (ended === undefined) throw alreadyEnded(silence);
-    return ended;
+    if (ended !== undefined) return ended;
+    const when = new Date(silence.endsAt).toISOString();
+    throw new SilenceError(`silence ${silence.id} has already ended (at ${when})`);
   };
 }
 

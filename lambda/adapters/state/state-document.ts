@@ -11,7 +11,18 @@
 import type { Observation } from '../../core/model.js';
 import type { MissedFiring, Notification } from '../../core/notification.js';
 import type { ClusterState, OpenOnCall, OutboxLock, PendingOnCall } from '../../ports/index.js';
-import { readAlertState } from './alert-state-document.js';
+import {
+  type Check,
+  fields,
+  isRecord,
+  list,
+  nullable,
+  optional,
+  readAlertState,
+  text,
+  time,
+  whole,
+} from './alert-state-document.js';
 import { jsonParts } from './json-parts.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
@@ -105,6 +116,45 @@ function outboxRefusals(state: ClusterState): Record<string, number> {
   return since;
 }
 
+const LOCK = nullable(fields({ owner: text, until: time }));
+const GIVEN_UP = nullable(fields({ nodes: list(text), at: whole }));
+/** The on-call outbox: entries with a tool, a count, and an event with its action and key. */
+const ON_CALL = list(
+  fields({
+    tool: text,
+    attempts: whole,
+    event: fields({
+      action: (value, path) => {
+        if (value !== 'trigger' && value !== 'resolve') throw new Error(`${path} is not an action`);
+      },
+      key: text,
+      summary: text,
+      source: text,
+      details: fields({}),
+    }),
+  }),
+);
+/** The paging tools' open incidents: a tool, a key, its key version, a group's member keys. */
+const ON_CALL_OPEN = list(
+  fields({ tool: text, key: text, version: optional(text), members: optional(list(text)) }),
+);
+
+function readRefusals(refusals: unknown): Record<string, number> {
+  if (
+    !isRecord(refusals) ||
+    !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
+  ) {
+    throw new Error('refusedSince must be an object of whole numbers');
+  }
+  return refusals as Record<string, number>;
+}
+
+/** `value` once it passes `check` (an Error naming the first malformed field otherwise). */
+function checked<T>(check: Check, value: unknown, path: string): T {
+  check(value, path);
+  return value as T;
+}
+
 /**
  * Reads a document back. Throws an Error whose message says what is wrong (one line, no
  * location: the caller says where the document came from).
@@ -117,11 +167,11 @@ export function fromStateDocument(value: unknown): ClusterState {
     );
   }
   const observations = readObservations(value.observations);
-  const lock = readLock(value.lock ?? null);
+  const lock = checked<OutboxLock | null>(LOCK, value.lock ?? null, 'lock');
   const refusedSince = readRefusals(value.refusedSince ?? {});
-  const givenUp = readGivenUp(value.givenUp ?? null);
-  const onCall = readOnCall(value.onCall ?? []);
-  const onCallOpen = readOnCallOpen(value.onCallOpen ?? []);
+  const givenUp = checked<MissedFiring | null>(GIVEN_UP, value.givenUp ?? null, 'givenUp');
+  const onCall = checked<PendingOnCall[]>(ON_CALL, value.onCall ?? [], 'onCall');
+  const onCallOpen = checked<OpenOnCall[]>(ON_CALL_OPEN, value.onCallOpen ?? [], 'onCallOpen');
   // Shaped by the alert lifecycle, which wrote them; checked, so that a malformed record resets.
   const alerts = readAlertState(value.alerts);
   if (!Array.isArray(value.outbox)) throw new Error('outbox must be an array');
@@ -135,43 +185,6 @@ export function fromStateDocument(value: unknown): ClusterState {
     ...(onCall.length > 0 ? { onCall } : {}),
     ...(onCallOpen.length > 0 ? { onCallOpen } : {}),
   };
-}
-
-/** The paging tools' open incidents: a tool, a key, its key version, a group's member keys. */
-function readOnCallOpen(value: unknown): OpenOnCall[] {
-  const strings = (x: unknown) => Array.isArray(x) && x.every((m) => typeof m === 'string');
-  const ok =
-    Array.isArray(value) &&
-    value.every(
-      (o) =>
-        isRecord(o) &&
-        typeof o.tool === 'string' &&
-        typeof o.key === 'string' &&
-        (o.version === undefined || typeof o.version === 'string') &&
-        (o.members === undefined || strings(o.members)),
-    );
-  if (!ok) throw new Error('onCallOpen must be a list of { tool, key, version, members }');
-  return value as OpenOnCall[];
-}
-
-/** The on-call outbox: entries with a tool, a count, and an event with its action and key. */
-function readOnCall(value: unknown): PendingOnCall[] {
-  const ok =
-    Array.isArray(value) &&
-    value.every(
-      (p) =>
-        isRecord(p) &&
-        typeof p.tool === 'string' &&
-        Number.isSafeInteger(p.attempts) &&
-        isRecord(p.event) &&
-        (p.event.action === 'trigger' || p.event.action === 'resolve') &&
-        typeof p.event.key === 'string' &&
-        typeof p.event.summary === 'string' &&
-        typeof p.event.source === 'string' &&
-        isRecord(p.event.details),
-    );
-  if (!ok) throw new Error('onCall must be a list of { tool, attempts, event }');
-  return value as PendingOnCall[];
 }
 
 /** The observations, column by column: the three every document has, then the optional ones. */
@@ -222,41 +235,6 @@ function readEstimated(
   }
 }
 
-function readLock(lock: unknown): OutboxLock | null {
-  if (
-    lock !== null &&
-    !(isRecord(lock) && typeof lock.owner === 'string' && typeof lock.until === 'number')
-  ) {
-    throw new Error('lock must be null or { owner, until }');
-  }
-  return lock as OutboxLock | null;
-}
-
-function readRefusals(refusals: unknown): Record<string, number> {
-  if (
-    !isRecord(refusals) ||
-    !Object.values(refusals).every((n) => typeof n === 'number' && Number.isSafeInteger(n))
-  ) {
-    throw new Error('refusedSince must be an object of whole numbers');
-  }
-  return refusals as Record<string, number>;
-}
-
-function readGivenUp(givenUp: unknown): MissedFiring | null {
-  if (
-    givenUp !== null &&
-    !(
-      isRecord(givenUp) &&
-      Number.isSafeInteger(givenUp.at) &&
-      Array.isArray(givenUp.nodes) &&
-      givenUp.nodes.every((n) => typeof n === 'string')
-    )
-  ) {
-    throw new Error('givenUp must be null or { nodes: [names], at }');
-  }
-  return givenUp as MissedFiring | null;
-}
-
 /** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */
 export function serializeClusterState(state: ClusterState): string {
   return JSON.stringify(toStateDocument(state));
@@ -269,10 +247,6 @@ export function serializeClusterStateParts(state: ClusterState): Iterable<string
 
 export function parseClusterState(text: string): ClusterState {
   return fromStateDocument(JSON.parse(text));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The optional columns of what was learned per lease (renewal-clock.ts); older documents lack them. */

@@ -8,7 +8,7 @@
  * longer watched leaves nothing behind. The function's state-table actions suffice (GetItem,
  * Query, PutItem, BatchWriteItem: infra/state-table.ts).
  */
-import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { CheckLedger, LedgerEntry, LedgerView } from '../../../ports/index.js';
 import type { Item } from './dynamodb-items.js';
 import { StateTable } from './dynamodb-table.js';
@@ -20,18 +20,18 @@ const ANNOUNCED = 'overdue';
 const KEEP_SECONDS = 30 * 86_400;
 
 export class DynamoDbCheckLedger implements CheckLedger {
-  readonly table: StateTable;
+  readonly #table: StateTable;
 
   constructor(client: DynamoDBClient, tableName: string) {
-    this.table = new StateTable(client, tableName);
+    this.#table = new StateTable(client, tableName);
   }
 
   async checked(cluster: string, at: number, signal?: AbortSignal): Promise<void> {
-    await this.put(entryItem(cluster, 'checkedAt', at), signal);
+    await this.#table.put({ Item: entryItem(cluster, 'checkedAt', at) }, signal);
   }
 
   async read(signal?: AbortSignal): Promise<LedgerView> {
-    const items = await this.table.query(PARTITION, '', signal);
+    const items = await this.#table.query(PARTITION, '', signal);
     const clusters = new Map<string, LedgerEntry>();
     let announced: string[] = [];
     for (const item of items) {
@@ -49,32 +49,18 @@ export class DynamoDbCheckLedger implements CheckLedger {
     const requests: WriteRequest[] = clusters.map((cluster) => ({
       PutRequest: { Item: entryItem(cluster, 'since', at) },
     }));
-    await this.table.batchWrite(requests, signal);
+    await this.#table.batchWrite(requests, signal);
   }
 
   async announce(overdue: readonly string[], at: number, signal?: AbortSignal): Promise<void> {
-    await this.put(
-      {
-        pk: { S: PARTITION },
-        sk: { S: ANNOUNCED },
-        clusters: { L: overdue.map((name) => ({ S: name })) },
-        at: { N: String(at) },
-        expiresAt: expiresAt(at),
-      },
-      signal,
-    );
-  }
-
-  private async put(item: Item, signal: AbortSignal | undefined): Promise<void> {
-    const output = await this.table.client.send(
-      new PutItemCommand({
-        TableName: this.table.name,
-        Item: item,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: signal },
-    );
-    this.table.count(output.ConsumedCapacity, 'write');
+    const item = {
+      pk: { S: PARTITION },
+      sk: { S: ANNOUNCED },
+      clusters: { L: overdue.map((name) => ({ S: name })) },
+      at: { N: String(at) },
+      expiresAt: expiresAt(at),
+    };
+    await this.#table.put({ Item: item }, signal);
   }
 }
 

@@ -9,7 +9,7 @@
  * watched (deleted, dropped) keeps its item for 30 days (the table's TTL attribute `expiresAt`),
  * so that it is announced once, not at every run.
  */
-import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiscoveredRecord, DiscoveryStore } from '../../../ports/index.js';
 import { type Item, isConditionalCheckFailed, stringOf } from './dynamodb-items.js';
 import { StateTable } from './dynamodb-table.js';
@@ -60,9 +60,8 @@ export class DynamoDbDiscoveryStore implements DiscoveryStore {
     signal?: AbortSignal,
   ): Promise<boolean> {
     try {
-      const output = await this.#table.client.send(
-        new PutItemCommand({
-          TableName: this.#table.name,
+      await this.#table.put(
+        {
           Item: this.#item(record),
           // A loaded record gives back the very text stored (JSON.parse keeps the keys' order).
           ...(over === undefined
@@ -72,11 +71,9 @@ export class DynamoDbDiscoveryStore implements DiscoveryStore {
                 ExpressionAttributeNames: { '#record': 'record' },
                 ExpressionAttributeValues: { ':over': { S: JSON.stringify(over) } },
               }),
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
+        },
+        signal,
       );
-      this.#table.count(output.ConsumedCapacity, 'write');
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;

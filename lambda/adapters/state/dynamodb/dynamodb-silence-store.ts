@@ -11,7 +11,7 @@
  * moved, as it is, to `corrupt#<time>#silence#<id>` by one BatchWriteItem (a put and a delete:
  * the grant the state's keep-aside already uses), expiring after the audit period.
  */
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keptSilences, SILENCE_AUDIT_SECONDS, type Silence } from '../../../core/silences.js';
 import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
@@ -91,7 +91,7 @@ export class DynamoDbSilenceStore implements SilenceStore {
   async add(cluster: string, silence: Silence, signal?: AbortSignal): Promise<void> {
     writable(silence, this.#clock());
     try {
-      await this.#put(cluster, silence, 'attribute_not_exists(sk)', undefined, signal);
+      await this.#put(cluster, silence, undefined, signal);
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw idTaken(silence.id);
       throw error;
@@ -104,22 +104,14 @@ export class DynamoDbSilenceStore implements SilenceStore {
     change: (silence: Silence) => Silence,
     signal?: AbortSignal,
   ): Promise<Silence> {
-    const output = await this.options.client.send(
-      new GetItemCommand({
-        TableName: this.options.tableName,
-        Key: { pk: { S: partitionKey(cluster) }, sk: { S: `${PREFIX}${id}` } },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    );
-    const stored =
-      output.Item === undefined ? undefined : silenceOf(output.Item, this.#clock()).silence;
+    const item = await this.#table.item(partitionKey(cluster), `${PREFIX}${id}`, signal);
+    const stored = item === undefined ? undefined : silenceOf(item, this.#clock()).silence;
     if (stored === undefined || keptSilences([stored], this.#clock()).length === 0) {
       throw unknownSilence(cluster, id);
     }
     const next = writable(change(stored), this.#clock());
     try {
-      await this.#put(cluster, next, '#silence = :read', output.Item?.silence, signal);
+      await this.#put(cluster, next, item?.silence, signal);
     } catch (error) {
       // Someone changed it between the read and the write: the caller may simply try again.
       if (isConditionalCheckFailed(error)) {
@@ -130,17 +122,16 @@ export class DynamoDbSilenceStore implements SilenceStore {
     return next;
   }
 
+  /** Puts `silence`: a new one (`read` undefined), or over the `silence` attribute read. */
   async #put(
     cluster: string,
     silence: Silence,
-    condition: string,
     read: Item[string] | undefined,
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const expiresAt = Math.ceil(silence.endsAt / 1000) + SILENCE_AUDIT_SECONDS;
-    await this.options.client.send(
-      new PutItemCommand({
-        TableName: this.options.tableName,
+    await this.#table.put(
+      {
         Item: {
           pk: { S: partitionKey(cluster) },
           sk: { S: `${PREFIX}${silence.id}` },
@@ -148,15 +139,15 @@ export class DynamoDbSilenceStore implements SilenceStore {
           endsAt: { N: String(silence.endsAt) },
           expiresAt: { N: String(expiresAt) },
         },
-        ConditionExpression: condition,
         ...(read === undefined
-          ? {}
+          ? { ConditionExpression: 'attribute_not_exists(sk)' }
           : {
+              ConditionExpression: '#silence = :read',
               ExpressionAttributeNames: { '#silence': 'silence' },
               ExpressionAttributeValues: { ':read': read },
             }),
-      }),
-      { abortSignal: signal },
+      },
+      signal,
     );
   }
 }

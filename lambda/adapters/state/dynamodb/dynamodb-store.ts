@@ -32,7 +32,7 @@
  * copy).
  */
 
-import { type DynamoDBClient, PutItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Observations } from '../../../core/model.js';
 import {
   type ClusterState,
@@ -45,7 +45,6 @@ import {
 import {
   type Item,
   isConditionalCheckFailed,
-  itemBytes,
   numberOf,
   partitionKey,
   stringOf,
@@ -58,13 +57,6 @@ import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
 import { sha256Of, unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';
-
-/** The table the stack creates: on-demand, these keys, TTL on `expiresAt`. */
-export const STATE_TABLE_KEYS = Object.freeze({
-  partitionKey: 'pk',
-  sortKey: 'sk',
-  ttlAttribute: 'expiresAt',
-} as const);
 
 /** DynamoDB's item size limit (400 KB, names and values together). */
 export const MAX_ITEM_BYTES = 400 * 1024;
@@ -94,11 +86,8 @@ export interface DynamoDbStateStoreOptions {
     | undefined;
 }
 
-export type { DynamoDbUsage } from './dynamodb-table.js';
-
 export class DynamoDbStateStore implements StateStore {
   readonly #io: StateTable;
-  readonly #table: string;
   readonly #ttlSeconds: number;
   readonly #clock: () => number;
   readonly #logger: DynamoDbStateStoreOptions['logger'];
@@ -117,7 +106,6 @@ export class DynamoDbStateStore implements StateStore {
     }
     if (options.tableName === '') throw new RangeError('tableName is required');
     this.#io = new StateTable(options.client, options.tableName);
-    this.#table = options.tableName;
     this.#ttlSeconds = ttlSeconds;
     this.#clock = options.clock ?? Date.now;
     this.#logger = options.logger;
@@ -164,7 +152,7 @@ export class DynamoDbStateStore implements StateStore {
         if (!(error instanceof StateCorruptError) || head === undefined) throw error;
         this.#known.forget(cluster);
         const at = { now: this.#clock(), expiresAt: this.#nowSeconds() + this.#ttlSeconds };
-        return keepAside(this.#io, cluster, head, error, at, signal);
+        return keepAside({ table: this.#io, pk, head, signal }, error, at);
       }
       if (stored !== 'again') return stored;
     }
@@ -183,7 +171,7 @@ export class DynamoDbStateStore implements StateStore {
     const version = numberOf(head, 'version');
     // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
     // for ttlSeconds, so its state is stale; keep counting versions from where it was.
-    if (numberOf(head, STATE_TABLE_KEYS.ttlAttribute) <= this.#nowSeconds()) {
+    if (numberOf(head, 'expiresAt') <= this.#nowSeconds()) {
       return { version, state: emptyClusterState() };
     }
     const read: HeadRead = {
@@ -279,7 +267,11 @@ export class DynamoDbStateStore implements StateStore {
     const saved = { version, generation, observations: state.observations, exact: true, snapshot };
     let previous: Item | undefined;
     try {
-      previous = await this.#putHead(head, expectedVersion, signal);
+      const output = await this.#io.put(
+        { Item: head, ...headCondition(expectedVersion), ReturnValues: 'ALL_OLD' },
+        signal,
+      );
+      previous = output.Attributes;
     } catch (error) {
       // Whatever happened, what this process knew of the stored head may be out of date.
       this.#known.forget(cluster);
@@ -292,33 +284,6 @@ export class DynamoDbStateStore implements StateStore {
       await this.#deleteBestEffort(pk, replacedKeys(previous, generation, snapshot), 'replaced');
     }
     return version;
-  }
-
-  /** The head write that commits a save, on the condition of `expectedVersion`: the head it replaced. */
-  async #putHead(
-    head: Item,
-    expectedVersion: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Item | undefined> {
-    try {
-      const output = await this.#io.client.send(
-        new PutItemCommand({
-          TableName: this.#table,
-          Item: head,
-          ...headCondition(expectedVersion),
-          ReturnValues: 'ALL_OLD',
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
-      );
-      this.#io.count(output.ConsumedCapacity, 'write');
-      this.#io.usage.bytesWritten += itemBytes(head);
-      this.#io.usage.itemsWritten += 1;
-      return output.Attributes;
-    } catch (error) {
-      this.#io.count(undefined, 'write');
-      throw error;
-    }
   }
 
   /**
@@ -360,7 +325,7 @@ export class DynamoDbStateStore implements StateStore {
       await this.#io.batchWrite(requests, undefined);
     } catch (error) {
       this.#logger?.warn('could not delete state chunks; their TTL will', {
-        table: this.#table,
+        table: this.#io.name,
         pk,
         chunks: sortKeys.length,
         first: sortKeys[0],
@@ -372,7 +337,7 @@ export class DynamoDbStateStore implements StateStore {
 
   #corrupt(cluster: string, reason: string): StateCorruptError {
     return new StateCorruptError(
-      `state of cluster ${cluster} in table ${this.#table} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
+      `state of cluster ${cluster} in table ${this.#io.name} is unreadable: ${reason} — delete its items (pk ${partitionKey(cluster)}) to start afresh`,
     );
   }
 

@@ -1,17 +1,22 @@
 /**
  * The state table's I/O for DynamoDbStateStore: the head read, paged Queries of a partition's
- * items by sort-key prefix, and BatchWriteItem with retries of what DynamoDB left unprocessed —
+ * items by sort-key prefix, PutItem, and BatchWriteItem with retries of what DynamoDB left unprocessed —
  * each counted in one DynamoDbUsage (requests, capacity units, items and bytes).
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchWriteItemCommand,
   type ConsumedCapacity,
   type DynamoDBClient,
   GetItemCommand,
+  PutItemCommand,
+  type PutItemCommandInput,
+  type PutItemCommandOutput,
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { type Item, itemBytes, sleep, sortKeyOf } from './dynamodb-items.js';
+import { type Item, itemBytes, sortKeyOf } from './dynamodb-items.js';
 
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_ATTEMPTS = 8;
@@ -61,7 +66,7 @@ export class StateTable {
       }),
       { abortSignal: signal },
     );
-    this.count(output.ConsumedCapacity, 'read');
+    this.#count(output.ConsumedCapacity, 'read');
     if (output.Item !== undefined) this.usage.bytesRead += itemBytes(output.Item);
     return output.Item;
   }
@@ -97,7 +102,7 @@ export class StateTable {
         }),
         { abortSignal: signal },
       );
-      this.count(output.ConsumedCapacity, 'read');
+      this.#count(output.ConsumedCapacity, 'read');
       for (const item of output.Items ?? []) {
         this.usage.bytesRead += itemBytes(item);
         if (!keep(item)) return items;
@@ -106,6 +111,25 @@ export class StateTable {
       startKey = output.LastEvaluatedKey;
     } while (startKey !== undefined);
     return items;
+  }
+
+  /** One PutItem of `input` (counted, a failed one too): what DynamoDB answered. */
+  async put(
+    input: Omit<PutItemCommandInput, 'TableName'> & { Item: Item },
+    signal: AbortSignal | undefined,
+  ): Promise<PutItemCommandOutput> {
+    let output: PutItemCommandOutput | undefined;
+    try {
+      output = await this.client.send(
+        new PutItemCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' }),
+        { abortSignal: signal },
+      );
+    } finally {
+      this.#count(output?.ConsumedCapacity, 'write');
+    }
+    this.usage.bytesWritten += itemBytes(input.Item);
+    this.usage.itemsWritten += 1;
+    return output;
   }
 
   /** BatchWriteItem in groups of 25, retrying unprocessed items with back-off. */
@@ -118,7 +142,7 @@ export class StateTable {
             `DynamoDB left ${pending.length} writes to ${this.name} unprocessed after ${BATCH_ATTEMPTS} attempts`,
           );
         }
-        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), signal);
+        if (attempt > 1) await sleep(Math.min(2000, 50 * 2 ** attempt), undefined, { signal });
         const output = await this.client.send(
           new BatchWriteItemCommand({
             RequestItems: { [this.name]: pending },
@@ -126,7 +150,7 @@ export class StateTable {
           }),
           { abortSignal: signal },
         );
-        this.count(output.ConsumedCapacity, 'write');
+        this.#count(output.ConsumedCapacity, 'write');
         const unprocessed = output.UnprocessedItems?.[this.name] ?? [];
         const left = new Set(unprocessed.map(sortKeyOf));
         for (const request of pending.filter((r) => !left.has(sortKeyOf(r)))) {
@@ -143,18 +167,12 @@ export class StateTable {
   }
 
   /** Counts one request and the capacity DynamoDB says it consumed. */
-  count(
+  #count(
     capacity: ConsumedCapacity | readonly ConsumedCapacity[] | undefined,
     kind: 'read' | 'write',
   ): void {
     this.usage.requests += 1;
-    const all: readonly ConsumedCapacity[] =
-      capacity === undefined
-        ? []
-        : Array.isArray(capacity)
-          ? capacity
-          : [capacity as ConsumedCapacity];
-    const units = all.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+    const units = [capacity ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
     if (kind === 'read') this.usage.readCapacityUnits += units;
     else this.usage.writeCapacityUnits += units;
   }

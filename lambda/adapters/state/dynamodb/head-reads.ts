@@ -50,8 +50,9 @@ export async function headBlob({
 export async function headSnapshot(
   read: HeadRead,
 ): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
-  const { head, corrupt } = read;
-  const got = await readSnapshot(read.table, read.pk, head, corrupt, read.signal);
+  const got = await readSnapshot(read);
   if (got !== 'again' || !read.lastAttempt) return got;
-  throw corrupt(`observation snapshot ${stringOf(head, 'obsGeneration')} has lost chunks`);
+  throw read.corrupt(
+    `observation snapshot ${stringOf(read.head, 'obsGeneration')} has lost chunks`,
+  );
 }

@@ -55,14 +55,13 @@ export interface Known {
 }
 
 /**
- * Whether a save of `observations` over `expectedVersion` must write a new snapshot, or may name
- * the one the stored head names.
+ * Whether a save of `observations` over `expectedVersion` at `now` must write a new snapshot, or
+ * may name the one the stored head names.
  */
 export function snapshotNeeded(
   known: Known | undefined,
-  expectedVersion: number,
   observations: Observations,
-  now: number,
+  { expectedVersion, now }: { readonly expectedVersion: number; readonly now: number },
   maxAgeMs: number,
 ): boolean {
   if (known === undefined || known.version !== expectedVersion) return true;

@@ -64,25 +64,11 @@ export async function saveItems(
   if (separate) {
     if (
       known?.snapshot !== undefined &&
-      !snapshotNeeded(
-        known,
-        save.expectedVersion,
-        state.observations,
-        save.now,
-        limits.snapshotMaxAgeMs,
-      )
+      !snapshotNeeded(known, state.observations, save, limits.snapshotMaxAgeMs)
     ) {
       snapshot = known.snapshot;
     } else {
-      const { pk, version, now, expiresAt } = save;
-      const written = await newSnapshot(
-        pk,
-        state.observations,
-        version,
-        now,
-        expiresAt,
-        limits.chunkBytes,
-      );
+      const written = await newSnapshot(state.observations, save, limits.chunkBytes);
       snapshot = written.snapshot;
       snapshotItems = written.items;
     }

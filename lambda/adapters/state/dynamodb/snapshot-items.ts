@@ -7,18 +7,16 @@ import { randomBytes } from 'node:crypto';
 import type { Observations } from '../../../core/model.js';
 import { emptyClusterState } from '../../../ports/index.js';
 import { type Item, numberOf, snapshotKey, split, stringOf } from './dynamodb-items.js';
-import type { StateTable } from './dynamodb-table.js';
+import type { HeadRead } from './head-reads.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
+import type { SaveOf } from './save-items.js';
 import { SnapshotFingerprints } from './snapshot-fingerprints.js';
 import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
 
 /** The items of a new observation snapshot, written by the save of `version`. */
 export async function newSnapshot(
-  pk: string,
   observations: Observations,
-  version: number,
-  savedAt: number,
-  expiresAt: string,
+  { pk, version, now, expiresAt }: SaveOf,
   chunkBytes: number,
 ): Promise<{ snapshot: ObservationSnapshot; items: Item[] }> {
   const blob = await packState({ ...emptyClusterState(), observations });
@@ -31,7 +29,7 @@ export async function newSnapshot(
     bytes: blob.length,
     sha256: sha256Of(blob),
     version,
-    savedAt,
+    savedAt: now,
     holds: SnapshotFingerprints.of(observations),
   };
   return { snapshot, items };
@@ -41,13 +39,13 @@ export async function newSnapshot(
  * The snapshot a head names and its observations, read (its pieces verified; an error from
  * `corrupt` when they do not match); 'again' when pieces are gone (a save committed meanwhile).
  */
-export async function readSnapshot(
-  table: StateTable,
-  pk: string,
-  head: Item,
-  corrupt: (reason: string) => Error,
-  signal: AbortSignal | undefined,
-): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
+export async function readSnapshot({
+  table,
+  pk,
+  head,
+  corrupt,
+  signal,
+}: HeadRead): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
   const generation = stringOf(head, 'obsGeneration');
   const ref = {
     generation,

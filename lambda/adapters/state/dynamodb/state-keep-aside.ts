@@ -8,19 +8,15 @@ import {
   type StateCorruptError,
   type StoredState,
 } from '../../../ports/index.js';
-import { type Item, partitionKey } from './dynamodb-items.js';
-import type { StateTable } from './dynamodb-table.js';
+import type { Item } from './dynamodb-items.js';
+import type { HeadRead } from './head-reads.js';
 
 /** Copies an unreadable head and its chunks aside; hands out an empty state to save over it. */
 export async function keepAside(
-  table: StateTable,
-  cluster: string,
-  head: Item,
+  { table, pk, head, signal }: Pick<HeadRead, 'table' | 'pk' | 'head' | 'signal'>,
   error: StateCorruptError,
   at: { readonly now: number; readonly expiresAt: number },
-  signal: AbortSignal | undefined,
 ): Promise<StoredState> {
-  const pk = partitionKey(cluster);
   const prefix = `corrupt#${new Date(at.now).toISOString()}#`;
   const expiresAt = { N: String(at.expiresAt) };
   const generation = head.generation?.S;
