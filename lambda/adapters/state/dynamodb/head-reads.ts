@@ -7,23 +7,10 @@
  */
 
 import type { Observations } from '../../../core/model.js';
-import { binaryOf, type Item, numberOf, stringOf } from './dynamodb-items.js';
-import type { StateTable } from './dynamodb-table.js';
+import { binaryOf, numberOf, stringOf } from './dynamodb-items.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
-import { readSnapshot } from './snapshot-items.js';
+import { type HeadRead, readSnapshot } from './snapshot-items.js';
 import { readPieces } from './state-blob.js';
-
-/** One head being read back. */
-export interface HeadRead {
-  readonly table: StateTable;
-  readonly pk: string;
-  readonly head: Item;
-  /** The load's last attempt: chunks missing are no longer taken for a save committed meanwhile. */
-  readonly lastAttempt: boolean;
-  /** The error that says the state is unreadable, and why. */
-  readonly corrupt: (reason: string) => Error;
-  readonly signal: AbortSignal | undefined;
-}
 
 /** The state blob a head names, and the generation it belongs to. */
 export async function headBlob({

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { ClusterState } from '../../../ports/index.js';
 import { chunkKey, type Item, split } from './dynamodb-items.js';
 import { type Known, type ObservationSnapshot, snapshotNeeded } from './observation-snapshot.js';
-import { newSnapshot } from './snapshot-items.js';
+import { newSnapshot, type SaveOf } from './snapshot-items.js';
 import { packState, pieceItems } from './state-blob.js';
 
 /** The store's limits on what one save writes. */
@@ -19,18 +19,6 @@ export interface SaveLimits {
   readonly inlineObservations: number;
   /** The snapshot is rewritten at least this often (ms). */
   readonly snapshotMaxAgeMs: number;
-}
-
-/** The save these items are for. */
-export interface SaveOf {
-  readonly pk: string;
-  readonly expectedVersion: number;
-  /** The version the save commits. */
-  readonly version: number;
-  /** Epoch ms of the save. */
-  readonly now: number;
-  /** The items' TTL attribute (epoch seconds). */
-  readonly expiresAt: string;
 }
 
 export interface SaveItems {

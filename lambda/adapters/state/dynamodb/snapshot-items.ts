@@ -7,11 +7,34 @@ import { randomBytes } from 'node:crypto';
 import type { Observations } from '../../../core/model.js';
 import { emptyClusterState } from '../../../ports/index.js';
 import { type Item, numberOf, snapshotKey, split, stringOf } from './dynamodb-items.js';
-import type { HeadRead } from './head-reads.js';
+import type { StateTable } from './dynamodb-table.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
-import type { SaveOf } from './save-items.js';
 import { SnapshotFingerprints } from './snapshot-fingerprints.js';
 import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
+
+/** One head being read back. */
+export interface HeadRead {
+  readonly table: StateTable;
+  readonly pk: string;
+  readonly head: Item;
+  /** The load's last attempt: chunks missing are no longer taken for a save committed meanwhile. */
+  readonly lastAttempt: boolean;
+  /** The error that says the state is unreadable, and why. */
+  readonly corrupt: (reason: string) => Error;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** The save these items are for. */
+export interface SaveOf {
+  readonly pk: string;
+  readonly expectedVersion: number;
+  /** The version the save commits. */
+  readonly version: number;
+  /** Epoch ms of the save. */
+  readonly now: number;
+  /** The items' TTL attribute (epoch seconds). */
+  readonly expiresAt: string;
+}
 
 /** The items of a new observation snapshot, written by the save of `version`. */
 export async function newSnapshot(
