@@ -125,14 +125,7 @@ function failing(cluster: string, error: unknown) {
 }
 
 export function aborted(cluster: string, cause: unknown): ClusterAuthError {
-  return new ClusterAuthError(
-    'aborted',
-    cluster,
-    `authentication for cluster '${cluster}' was aborted`,
-    {
-      cause,
-    },
-  );
+  return failing(cluster, cause)('aborted', `authentication for cluster '${cluster}' was aborted`);
 }
 
 /** The EKS token's credentials could not be loaded because STS throttled or failed. */
