@@ -40,7 +40,7 @@ import {
   stsUnavailable,
 } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
-import { assumedRoleOf, ClusterAwsCredentials } from './cluster-credentials.js';
+import { assumedRoleOf, type ClusterAwsCredentials } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
 import type { KubeConfig } from './kube-config.js';
 import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
@@ -55,10 +55,8 @@ export interface ClusterAuthDeps {
    * (an assumed role's) instead of the function's own.
    */
   readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
-  /** Signs EKS tokens. */
-  readonly credentials: AwsCredentialIdentityProvider;
-  /** Each cluster's AWS credentials (`auth.roleArn`); default: built from `credentials`. */
-  readonly awsCredentials?: ClusterAwsCredentials;
+  /** Each cluster's AWS credentials (`auth.roleArn`): they sign its EKS tokens. */
+  readonly awsCredentials: ClusterAwsCredentials;
   /** The function's region: the default for `eks` mode. */
   readonly region: string;
   /** Epoch ms. */
@@ -91,17 +89,8 @@ export class ClusterAuthProvider {
   private readonly eksClients = new Map<string, EKSClient>();
   /** Per assumed role ('' for the function's own credentials). */
   private readonly tokenIssuers = new Map<string, EksTokenIssuer>();
-  private readonly awsCredentials: ClusterAwsCredentials;
 
-  constructor(private readonly deps: ClusterAuthDeps) {
-    this.awsCredentials =
-      deps.awsCredentials ??
-      new ClusterAwsCredentials({
-        credentials: deps.credentials,
-        region: deps.region,
-        now: deps.now,
-      });
-  }
+  constructor(private readonly deps: ClusterAuthDeps) {}
 
   /** Rejects with a ClusterAuthError; honours `signal`. */
   async kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig> {
@@ -128,7 +117,7 @@ export class ClusterAuthProvider {
       }
       case 'eks': {
         const region = auth.region ?? this.deps.region;
-        const credentials = this.awsCredentials.forCluster(cluster);
+        const credentials = this.deps.awsCredentials.forCluster(cluster);
         const { roleArn } = auth;
         if (roleArn !== undefined) {
           // Assumed first, so that a refusal names the role (not the calls made with it).
