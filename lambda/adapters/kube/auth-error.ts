@@ -118,10 +118,10 @@ export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
 
 // --- What AWS said, as a ClusterAuthError -------------------------------------------------------
 
-/** The ClusterAuthError of `cluster` for a failed AWS call, with `error` as its cause. */
-function failing(cluster: string, error: unknown) {
+/** The ClusterAuthErrors of `cluster`, with `error` (a failed AWS call's) as their cause. */
+export function failing(cluster: string, error?: unknown) {
   return (reason: ClusterAuthReason, message: string) =>
-    new ClusterAuthError(reason, cluster, message, { cause: error });
+    new ClusterAuthError(reason, cluster, message, error === undefined ? {} : { cause: error });
 }
 
 export function aborted(cluster: string, cause: unknown): ClusterAuthError {
