@@ -33,9 +33,10 @@ import type { ClusterAuth } from '../../settings/index.js';
 import {
   aborted,
   assumeRoleError,
-  ClusterAuthError,
+  type ClusterAuthError,
   type ClusterAuthReason,
   describeClusterError,
+  failing,
   secretError,
   stsUnavailable,
 } from './auth-error.js';
@@ -181,7 +182,7 @@ export class ClusterAuthProvider {
       output.SecretString ??
       (output.SecretBinary ? Buffer.from(output.SecretBinary).toString('utf8') : '');
     if (value.trim() === '') {
-      throw new ClusterAuthError('secret-invalid', cluster, `secret '${secretId}' is empty`);
+      throw failing(cluster)('secret-invalid', `secret '${secretId}' is empty`);
     }
     this.secretCache.set(secretId, { value, expiresAt: now + SECRET_TTL_MS });
     return value;
@@ -216,9 +217,8 @@ export class ClusterAuthProvider {
     if (identity !== undefined && identityOf(found) !== identity) {
       // Deleted and created again since discovery's run: never read the new one with the other's
       // state (the check's WATCHDOG asks EKS, and finds the one watched deleted).
-      throw new ClusterAuthError(
+      throw failing(cluster)(
         'describe-cluster-failed',
-        cluster,
         `EKS cluster '${clusterName}' in ${region} is not the one discovery watches (created again): discovery takes it up at its next run`,
       );
     }
@@ -226,9 +226,8 @@ export class ClusterAuthProvider {
     const caData = description.cluster?.certificateAuthority?.data;
     if (!endpoint || !caData) {
       const status = description.cluster?.status ?? 'unknown';
-      throw new ClusterAuthError(
+      throw failing(cluster)(
         'describe-cluster-failed',
-        cluster,
         `EKS cluster '${clusterName}' in ${region} has no endpoint or certificate authority yet (status ${status})`,
       );
     }
