@@ -41,7 +41,7 @@ import {
   stsUnavailable,
 } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
-import { assumedRoleOf, type ClusterAwsCredentials } from './cluster-credentials.js';
+import type { ClusterAwsCredentials } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
 import type { KubeConfig } from './kube-config.js';
 import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
@@ -132,9 +132,12 @@ export class ClusterAuthProvider {
           credentials,
           signal,
         );
-        const { token } = await this.tokenIssuer(cluster, credentials)
-          .token(auth.clusterName, region)
-          .catch(stsUnavailable);
+        const issuer = kept(
+          this.tokenIssuers,
+          roleArn ?? '',
+          () => new EksTokenIssuer({ credentials, now: this.deps.now }),
+        );
+        const { token } = await issuer.token(auth.clusterName, region).catch(stsUnavailable);
         return singleUserConfig(cluster.name, info.endpoint, info.caData, token);
       }
     }
@@ -203,7 +206,10 @@ export class ClusterAuthProvider {
 
     let description: DescribeClusterCommandOutput;
     try {
-      description = await this.eksClient(region, roleArn, credentials).send(
+      const client = kept(this.eksClients, `${roleArn ?? ''}|${region}`, () =>
+        roleArn === undefined ? this.deps.eks(region) : this.deps.eks(region, credentials),
+      );
+      description = await client.send(
         new DescribeClusterCommand({ name: clusterName }),
         signal ? { abortSignal: signal } : {},
       );
@@ -249,34 +255,13 @@ export class ClusterAuthProvider {
       cached !== undefined && TRANSIENT.has(failure.reason) && now < cached.expiresAt + MAX_STALE_MS
     );
   }
+}
 
-  private eksClient(
-    region: string,
-    roleArn: string | undefined,
-    credentials: AwsCredentialIdentityProvider,
-  ): EKSClient {
-    const key = `${roleArn ?? ''}|${region}`;
-    let client = this.eksClients.get(key);
-    if (!client) {
-      client = roleArn === undefined ? this.deps.eks(region) : this.deps.eks(region, credentials);
-      this.eksClients.set(key, client);
-    }
-    return client;
-  }
-
-  /** The EKS token issuer signing with this cluster's credentials (one per assumed role). */
-  private tokenIssuer(
-    cluster: AuthenticatedCluster,
-    credentials: AwsCredentialIdentityProvider,
-  ): EksTokenIssuer {
-    const key = assumedRoleOf(cluster) ?? '';
-    let issuer = this.tokenIssuers.get(key);
-    if (!issuer) {
-      issuer = new EksTokenIssuer({ credentials, now: this.deps.now });
-      this.tokenIssuers.set(key, issuer);
-    }
-    return issuer;
-  }
+/** What `map` holds at `key`, made and kept the first time. */
+function kept<V>(map: Map<string, V>, key: string, make: () => V): V {
+  const value = map.get(key) ?? make();
+  map.set(key, value);
+  return value;
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (AssumeRole takes no signal). */
