@@ -41,7 +41,7 @@ import {
   stsUnavailable,
 } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
-import type { ClusterAwsCredentials } from './cluster-credentials.js';
+import { type ClusterAwsCredentials, kept } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
 import type { KubeConfig } from './kube-config.js';
 import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
@@ -255,13 +255,6 @@ export class ClusterAuthProvider {
       cached !== undefined && TRANSIENT.has(failure.reason) && now < cached.expiresAt + MAX_STALE_MS
     );
   }
-}
-
-/** What `map` holds at `key`, made and kept the first time. */
-function kept<V>(map: Map<string, V>, key: string, make: () => V): V {
-  const value = map.get(key) ?? make();
-  map.set(key, value);
-  return value;
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (AssumeRole takes no signal). */
