@@ -53,10 +53,6 @@ export class ClusterAuthError extends Error {
   }
 }
 
-export function isClusterAuthError(error: unknown): error is ClusterAuthError {
-  return error instanceof ClusterAuthError;
-}
-
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
