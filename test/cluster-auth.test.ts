@@ -11,6 +11,7 @@ import { inspect } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { ClusterAuthError, type ClusterAuthReason } from '../lambda/adapters/kube/auth-error.js';
 import { type ClusterAuth, ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
+import { ClusterAwsCredentials } from '../lambda/adapters/kube/cluster-credentials.js';
 import type { KubeConfig } from '../lambda/adapters/kube/kube-config.js';
 import type { AuthenticatedCluster } from '../lambda/ports/index.js';
 import { type EksServer, startEksServer } from '../testkit/eks-server.js';
@@ -136,7 +137,11 @@ describe('cluster auth', () => {
         eksRegions.push(region);
         return eks.client;
       },
-      credentials,
+      awsCredentials: new ClusterAwsCredentials({
+        credentials,
+        region: 'eu-west-1',
+        now: () => now,
+      }),
       region: 'eu-west-1',
       now: () => now,
     });

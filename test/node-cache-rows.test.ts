@@ -32,9 +32,14 @@ const LABEL_KEYS = new Set([
   'node.kubernetes.io/instance-type',
 ]);
 
+/** A whole list in the cache, as node-reads.ts puts one: each node made a row, then all kept. */
+function replace(cache: NodeCache, nodes: readonly NodeInfo[]): void {
+  cache.replaceRows(nodes.map((n) => cache.row(n)));
+}
+
 function cached(nodes: NodeInfo[]): ReadonlyMap<string, NodeInfo> {
   const cache = new NodeCache(60_000, () => 0);
-  cache.replace(nodes);
+  replace(cache, nodes);
   return cache.current() as ReadonlyMap<string, NodeInfo>;
 }
 
@@ -62,14 +67,14 @@ describe('node cache rows', () => {
 
   it('a whole list again keeps the rows of the unchanged nodes, and builds one for a changed node', () => {
     const cache = new NodeCache(60_000, () => 0);
-    cache.replace(projected);
+    replace(cache, projected);
     const before = cache.current() as ReadonlyMap<string, NodeInfo>;
     const again = [
       apiNode('a', 'eu-west-1a'),
       apiNode('b', 'eu-west-1a', [taint]),
       apiNode('c', 'eu-west-1c', [taint]),
     ].map((n) => projectNode(n, LABEL_KEYS) as NodeInfo);
-    cache.replace(again);
+    replace(cache, again);
     const after = cache.current() as ReadonlyMap<string, NodeInfo>;
     assert.equal(after.get('a'), before.get('a'));
     assert.equal(after.get('b'), before.get('b'));
@@ -80,7 +85,7 @@ describe('node cache rows', () => {
 
   it('a node read afresh shares the sets already kept', () => {
     const cache = new NodeCache(60_000, () => 0);
-    cache.replace(projected);
+    replace(cache, projected);
     cache.update('d', projectNode(apiNode('d', 'eu-west-1a'), LABEL_KEYS));
     const rows = cache.current() as ReadonlyMap<string, NodeInfo>;
     assert.equal(rows.get('d')?.labels, rows.get('a')?.labels);

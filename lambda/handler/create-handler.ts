@@ -276,7 +276,6 @@ function clusterCredentials(
   const provider = new ClusterAuthProvider({
     secrets: clients.secrets,
     eks: clients.eks,
-    credentials: clients.credentials,
     awsCredentials,
     region: clients.region,
     now: clock,

@@ -53,10 +53,6 @@ export class ClusterAuthError extends Error {
   }
 }
 
-export function isClusterAuthError(error: unknown): error is ClusterAuthError {
-  return error instanceof ClusterAuthError;
-}
-
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
@@ -118,21 +114,14 @@ export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
 
 // --- What AWS said, as a ClusterAuthError -------------------------------------------------------
 
-/** The ClusterAuthError of `cluster` for a failed AWS call, with `error` as its cause. */
-function failing(cluster: string, error: unknown) {
+/** The ClusterAuthErrors of `cluster`, with `error` (a failed AWS call's) as their cause. */
+export function failing(cluster: string, error?: unknown) {
   return (reason: ClusterAuthReason, message: string) =>
-    new ClusterAuthError(reason, cluster, message, { cause: error });
+    new ClusterAuthError(reason, cluster, message, error === undefined ? {} : { cause: error });
 }
 
 export function aborted(cluster: string, cause: unknown): ClusterAuthError {
-  return new ClusterAuthError(
-    'aborted',
-    cluster,
-    `authentication for cluster '${cluster}' was aborted`,
-    {
-      cause,
-    },
-  );
+  return failing(cluster, cause)('aborted', `authentication for cluster '${cluster}' was aborted`);
 }
 
 /** The EKS token's credentials could not be loaded because STS throttled or failed. */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { load } from 'js-yaml';
-import { ClusterAuthError } from './auth-error.js';
+import { failing } from './auth-error.js';
 import type { Cluster, Context, User } from './kube-config.js';
 import { KubeConfig } from './kube-config.js';
 
@@ -21,12 +21,13 @@ export interface KubeconfigSecret {
 /** The context a secret's kubeconfig names, alone, checked for Lambda (module comment). */
 export function kubeConfigFromText(text: string, source: KubeconfigSecret): KubeConfig {
   const where = `kubeconfig in secret '${source.secretId}'`;
-  const raw = parseYaml(text, where, source.cluster);
-  refuseTokenFiles(raw, where, source.cluster);
-  const loaded = loadText(text, where, source.cluster);
+  const fail = failing(source.cluster);
+  const raw = parseYaml(text, where, fail);
+  refuseTokenFiles(raw, where, fail);
+  const loaded = loadText(text, where, fail);
   const { context, cluster, user } = chosenContext(loaded, source, where);
-  checkUser(user, where, source.cluster);
-  checkCluster(cluster, where, source.cluster);
+  checkUser(user, where, fail);
+  checkCluster(cluster, where, fail);
 
   const only = new KubeConfig();
   only.loadFromOptions({
@@ -39,7 +40,7 @@ export function kubeConfigFromText(text: string, source: KubeconfigSecret): Kube
 }
 
 /** client-node's reading of the text; its errors kept only when they cannot quote the text. */
-function loadText(text: string, where: string, cluster: string): KubeConfig {
+function loadText(text: string, where: string, fail: Fail): KubeConfig {
   const loaded = new KubeConfig();
   try {
     loaded.loadFromString(text);
@@ -51,11 +52,7 @@ function loadText(text: string, where: string, cluster: string): KubeConfig {
       /^(clusters|users|contexts)\[\d+\][\w.[\]-]* is missing$/.test(error.message)
         ? `: ${error.message}`
         : '';
-    throw new ClusterAuthError(
-      'kubeconfig-invalid',
-      cluster,
-      `${where} is not a usable kubeconfig${detail}`,
-    );
+    throw fail('kubeconfig-invalid', `${where} is not a usable kubeconfig${detail}`);
   }
   return loaded;
 }
@@ -66,8 +63,7 @@ function chosenContext(
   source: KubeconfigSecret,
   where: string,
 ): { context: Context; cluster: Cluster; user: User } {
-  const fail = (reason: ConstructorParameters<typeof ClusterAuthError>[0], message: string) =>
-    new ClusterAuthError(reason, source.cluster, message);
+  const fail = failing(source.cluster);
   const contextName = source.context ?? loaded.getCurrentContext();
   if (!contextName) {
     throw fail(
@@ -98,7 +94,7 @@ function chosenContext(
   return { context, cluster, user };
 }
 
-function parseYaml(text: string, where: string, cluster: string): unknown {
+function parseYaml(text: string, where: string, fail: Fail): unknown {
   let raw: unknown;
   try {
     // js-yaml, as client-node's loadYaml reads it (without its model classes): empty is invalid.
@@ -111,50 +107,43 @@ function parseYaml(text: string, where: string, cluster: string): unknown {
       typeof mark?.line === 'number' && typeof mark.column === 'number'
         ? ` (line ${mark.line + 1}, column ${mark.column + 1})`
         : '';
-    throw new ClusterAuthError('kubeconfig-invalid', cluster, `${where} is not valid YAML${at}`);
+    throw fail('kubeconfig-invalid', `${where} is not valid YAML${at}`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ClusterAuthError(
-      'kubeconfig-invalid',
-      cluster,
-      `${where} is not a kubeconfig (expected a YAML mapping)`,
-    );
+    throw fail('kubeconfig-invalid', `${where} is not a kubeconfig (expected a YAML mapping)`);
   }
   return raw;
 }
 
 /** client-node reads `token-file` while loading: refuse it before that can happen. */
-function refuseTokenFiles(raw: unknown, where: string, cluster: string): void {
+function refuseTokenFiles(raw: unknown, where: string, fail: Fail): void {
   const users = (raw as { users?: unknown }).users;
   if (!Array.isArray(users)) return;
   for (const entry of users) {
     const user = (entry as { name?: unknown; user?: unknown } | null)?.user;
     if (user && typeof user === 'object' && 'token-file' in user) {
       const name = String((entry as { name?: unknown }).name ?? '?');
-      throw new ClusterAuthError(
+      throw fail(
         'file-reference',
-        cluster,
         `${where}: user '${name}' reads its token from a file (token-file), which does not exist in Lambda; put the token itself in the kubeconfig or use auth mode 'token'`,
       );
     }
   }
 }
 
-function checkUser(user: User, where: string, cluster: string): void {
+function checkUser(user: User, where: string, fail: Fail): void {
   const exec = user.exec as { command?: unknown } | null | undefined;
   if (exec) {
     const command = typeof exec.command === 'string' ? path.basename(exec.command) : '?';
-    throw new ClusterAuthError(
+    throw fail(
       'exec-plugin',
-      cluster,
       `kubeconfig user '${user.name}' needs the exec plugin '${command}' which does not exist in Lambda; use auth mode 'eks' for EKS clusters (or 'token' with a service account token for others)`,
     );
   }
   const provider = user.authProvider as { name?: unknown } | null | undefined;
   if (provider && provider.name !== 'oidc') {
-    throw new ClusterAuthError(
+    throw fail(
       'exec-plugin',
-      cluster,
       `kubeconfig user '${user.name}' needs the auth provider '${String(provider.name)}', which runs a command that does not exist in Lambda; use auth mode 'eks' for EKS clusters (or 'token' with a service account token for others)`,
     );
   }
@@ -163,37 +152,35 @@ function checkUser(user: User, where: string, cluster: string): void {
     user.keyFile ? 'client-key' : undefined,
   ].filter((f) => f !== undefined);
   if (files.length > 0) {
-    throw new ClusterAuthError(
+    throw fail(
       'file-reference',
-      cluster,
       `${where}: user '${user.name}' refers to files (${files.join(', ')}) that do not exist in Lambda; embed them as ${files.map((f) => `${f}-data`).join(', ')}`,
     );
   }
 }
 
-function checkCluster(cluster: Cluster, where: string, name: string): void {
+function checkCluster(cluster: Cluster, where: string, fail: Fail): void {
   if (cluster.skipTLSVerify) {
-    throw new ClusterAuthError(
+    throw fail(
       'insecure-tls',
-      name,
       `${where}: cluster '${cluster.name}' sets insecure-skip-tls-verify, which is refused: TLS verification is always on in Lambda; provide certificate-authority-data instead`,
     );
   }
   if (cluster.caFile) {
-    throw new ClusterAuthError(
+    throw fail(
       'file-reference',
-      name,
       `${where}: cluster '${cluster.name}' refers to a file (certificate-authority) that does not exist in Lambda; embed it as certificate-authority-data`,
     );
   }
   if (!cluster.server.startsWith('https://')) {
-    throw new ClusterAuthError(
+    throw fail(
       'insecure-tls',
-      name,
       `${where}: cluster '${cluster.name}' has a server that is not https://; the watchdog only talks TLS to the API server`,
     );
   }
 }
+
+type Fail = ReturnType<typeof failing>;
 
 function listNames(names: string[]): string {
   const shown = names.slice(0, 5).join(', ');

@@ -14,7 +14,7 @@ import {
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import { isClusterAuthError } from './auth-error.js';
+import { ClusterAuthError } from './auth-error.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from './kube-reader.js';
 
 export interface AuthenticatedReaderOptions {
@@ -38,7 +38,7 @@ export function authenticatedReaders(options: AuthenticatedReaderOptions): Clust
       try {
         kubeConfig = await credentials.kubeConfigFor(cluster, signal);
       } catch (error) {
-        if (isClusterAuthError(error)) {
+        if (error instanceof ClusterAuthError) {
           throw new ClusterReadError(error.failure, error.message, undefined, { cause: error });
         }
         throw error;

@@ -33,14 +33,15 @@ import type { ClusterAuth } from '../../settings/index.js';
 import {
   aborted,
   assumeRoleError,
-  ClusterAuthError,
+  type ClusterAuthError,
   type ClusterAuthReason,
   describeClusterError,
+  failing,
   secretError,
   stsUnavailable,
 } from './auth-error.js';
 import { kubeConfigFromText } from './auth-kubeconfig.js';
-import { assumedRoleOf, ClusterAwsCredentials } from './cluster-credentials.js';
+import { type ClusterAwsCredentials, kept } from './cluster-credentials.js';
 import { EksTokenIssuer } from './eks-token.js';
 import type { KubeConfig } from './kube-config.js';
 import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
@@ -55,10 +56,8 @@ export interface ClusterAuthDeps {
    * (an assumed role's) instead of the function's own.
    */
   readonly eks: (region?: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
-  /** Signs EKS tokens. */
-  readonly credentials: AwsCredentialIdentityProvider;
-  /** Each cluster's AWS credentials (`auth.roleArn`); default: built from `credentials`. */
-  readonly awsCredentials?: ClusterAwsCredentials;
+  /** Each cluster's AWS credentials (`auth.roleArn`): they sign its EKS tokens. */
+  readonly awsCredentials: ClusterAwsCredentials;
   /** The function's region: the default for `eks` mode. */
   readonly region: string;
   /** Epoch ms. */
@@ -91,17 +90,8 @@ export class ClusterAuthProvider {
   private readonly eksClients = new Map<string, EKSClient>();
   /** Per assumed role ('' for the function's own credentials). */
   private readonly tokenIssuers = new Map<string, EksTokenIssuer>();
-  private readonly awsCredentials: ClusterAwsCredentials;
 
-  constructor(private readonly deps: ClusterAuthDeps) {
-    this.awsCredentials =
-      deps.awsCredentials ??
-      new ClusterAwsCredentials({
-        credentials: deps.credentials,
-        region: deps.region,
-        now: deps.now,
-      });
-  }
+  constructor(private readonly deps: ClusterAuthDeps) {}
 
   /** Rejects with a ClusterAuthError; honours `signal`. */
   async kubeConfigFor(cluster: AuthenticatedCluster, signal?: AbortSignal): Promise<KubeConfig> {
@@ -128,7 +118,7 @@ export class ClusterAuthProvider {
       }
       case 'eks': {
         const region = auth.region ?? this.deps.region;
-        const credentials = this.awsCredentials.forCluster(cluster);
+        const credentials = this.deps.awsCredentials.forCluster(cluster);
         const { roleArn } = auth;
         if (roleArn !== undefined) {
           // Assumed first, so that a refusal names the role (not the calls made with it).
@@ -142,9 +132,12 @@ export class ClusterAuthProvider {
           credentials,
           signal,
         );
-        const { token } = await this.tokenIssuer(cluster, credentials)
-          .token(auth.clusterName, region)
-          .catch(stsUnavailable);
+        const issuer = kept(
+          this.tokenIssuers,
+          roleArn ?? '',
+          () => new EksTokenIssuer({ credentials, now: this.deps.now }),
+        );
+        const { token } = await issuer.token(auth.clusterName, region).catch(stsUnavailable);
         return singleUserConfig(cluster.name, info.endpoint, info.caData, token);
       }
     }
@@ -192,7 +185,7 @@ export class ClusterAuthProvider {
       output.SecretString ??
       (output.SecretBinary ? Buffer.from(output.SecretBinary).toString('utf8') : '');
     if (value.trim() === '') {
-      throw new ClusterAuthError('secret-invalid', cluster, `secret '${secretId}' is empty`);
+      throw failing(cluster)('secret-invalid', `secret '${secretId}' is empty`);
     }
     this.secretCache.set(secretId, { value, expiresAt: now + SECRET_TTL_MS });
     return value;
@@ -213,7 +206,10 @@ export class ClusterAuthProvider {
 
     let description: DescribeClusterCommandOutput;
     try {
-      description = await this.eksClient(region, roleArn, credentials).send(
+      const client = kept(this.eksClients, `${roleArn ?? ''}|${region}`, () =>
+        roleArn === undefined ? this.deps.eks(region) : this.deps.eks(region, credentials),
+      );
+      description = await client.send(
         new DescribeClusterCommand({ name: clusterName }),
         signal ? { abortSignal: signal } : {},
       );
@@ -227,9 +223,8 @@ export class ClusterAuthProvider {
     if (identity !== undefined && identityOf(found) !== identity) {
       // Deleted and created again since discovery's run: never read the new one with the other's
       // state (the check's WATCHDOG asks EKS, and finds the one watched deleted).
-      throw new ClusterAuthError(
+      throw failing(cluster)(
         'describe-cluster-failed',
-        cluster,
         `EKS cluster '${clusterName}' in ${region} is not the one discovery watches (created again): discovery takes it up at its next run`,
       );
     }
@@ -237,9 +232,8 @@ export class ClusterAuthProvider {
     const caData = description.cluster?.certificateAuthority?.data;
     if (!endpoint || !caData) {
       const status = description.cluster?.status ?? 'unknown';
-      throw new ClusterAuthError(
+      throw failing(cluster)(
         'describe-cluster-failed',
-        cluster,
         `EKS cluster '${clusterName}' in ${region} has no endpoint or certificate authority yet (status ${status})`,
       );
     }
@@ -260,34 +254,6 @@ export class ClusterAuthProvider {
     return (
       cached !== undefined && TRANSIENT.has(failure.reason) && now < cached.expiresAt + MAX_STALE_MS
     );
-  }
-
-  private eksClient(
-    region: string,
-    roleArn: string | undefined,
-    credentials: AwsCredentialIdentityProvider,
-  ): EKSClient {
-    const key = `${roleArn ?? ''}|${region}`;
-    let client = this.eksClients.get(key);
-    if (!client) {
-      client = roleArn === undefined ? this.deps.eks(region) : this.deps.eks(region, credentials);
-      this.eksClients.set(key, client);
-    }
-    return client;
-  }
-
-  /** The EKS token issuer signing with this cluster's credentials (one per assumed role). */
-  private tokenIssuer(
-    cluster: AuthenticatedCluster,
-    credentials: AwsCredentialIdentityProvider,
-  ): EksTokenIssuer {
-    const key = assumedRoleOf(cluster) ?? '';
-    let issuer = this.tokenIssuers.get(key);
-    if (!issuer) {
-      issuer = new EksTokenIssuer({ credentials, now: this.deps.now });
-      this.tokenIssuers.set(key, issuer);
-    }
-    return issuer;
   }
 }
 

@@ -58,13 +58,9 @@ export class ClusterAwsCredentials {
     const roleArn = assumedRoleOf(cluster);
     if (roleArn === undefined) return this.#deps.credentials;
     const region = (cluster.auth.mode === 'eks' && cluster.auth.region) || this.#deps.region;
-    const key = `${region}|${roleArn}`;
-    let provider = this.#roles.get(key);
-    if (!provider) {
-      provider = this.#cached(this.#assume(roleArn, region));
-      this.#roles.set(key, provider);
-    }
-    return provider;
+    return kept(this.#roles, `${region}|${roleArn}`, () =>
+      this.#cached(this.#assume(roleArn, region)),
+    );
   }
 
   #assume(roleArn: string, region: string): AwsCredentialIdentityProvider {
@@ -99,4 +95,11 @@ export class ClusterAwsCredentials {
       return pending;
     };
   }
+}
+
+/** What `map` holds at `key`, made and kept the first time. */
+export function kept<V>(map: Map<string, V>, key: string, make: () => V): V {
+  const value = map.get(key) ?? make();
+  map.set(key, value);
+  return value;
 }

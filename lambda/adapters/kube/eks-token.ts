@@ -16,7 +16,7 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { ClusterAuthError, describeAwsError } from './auth-error.js';
+import { describeAwsError, failing } from './auth-error.js';
 
 export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
 export const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
@@ -141,11 +141,9 @@ export class EksTokenIssuer {
     try {
       credentials = await this.deps.credentials();
     } catch (error) {
-      throw new ClusterAuthError(
+      throw failing(clusterName, error)(
         'credentials',
-        clusterName,
         `could not load AWS credentials to sign the EKS token for cluster '${clusterName}' (${describeAwsError(error)})`,
-        { cause: error },
       );
     }
     let token: EksToken;
@@ -157,11 +155,9 @@ export class EksTokenIssuer {
         signingDate: new Date(now),
       });
     } catch (error) {
-      throw new ClusterAuthError(
+      throw failing(clusterName, error)(
         'settings-invalid',
-        clusterName,
         `cannot sign an EKS token for cluster '${clusterName}': ${describeAwsError(error)}`,
-        { cause: error },
       );
     }
     const credentialsExpire = credentials.expiration?.getTime() ?? Number.POSITIVE_INFINITY;

@@ -58,10 +58,6 @@ export class NodeCache {
     return this.nodes && this.clock() - this.fetchedAt < this.refreshMs ? this.nodes : undefined;
   }
 
-  replace(nodes: readonly NodeInfo[]): void {
-    this.replaceRows(nodes.map((n) => this.row(n)));
-  }
-
   /**
    * The row the cache keeps for a node (node-rows.ts). A whole list is projected straight to
    * rows, page by page (node-reads.ts), so that its 100,000 projections and their rows are never
@@ -73,7 +69,7 @@ export class NodeCache {
     return kept !== undefined && this.rows.same(kept, node) ? kept : this.rows.row(node);
   }
 
-  /** `replace`, with nodes that are rows of this cache already (`row`). */
+  /** A whole list of nodes, each a row of this cache already (`row`). */
   replaceRows(rows: readonly NodeInfo[]): void {
     // Set one by one: `new Map(rows.map(…))` built a [name, row] pair per node first (~5 MB of
     // garbage at 100,000 nodes, on a relist's peak).

@@ -5,7 +5,7 @@
  * no network, no AWS.
  */
 
-import { ClusterAuthError } from './auth-error.js';
+import { failing } from './auth-error.js';
 import { KubeConfig } from './kube-config.js';
 
 const TOKEN_USER = 'lease-watchdog';
@@ -33,23 +33,17 @@ export function httpsServer(cluster: string, server: string): string {
   try {
     url = new URL(server);
   } catch {
-    throw new ClusterAuthError(
-      'settings-invalid',
-      cluster,
-      `server for cluster '${cluster}' is not a URL`,
-    );
+    throw failing(cluster)('settings-invalid', `server for cluster '${cluster}' is not a URL`);
   }
   if (url.protocol !== 'https:') {
-    throw new ClusterAuthError(
+    throw failing(cluster)(
       'insecure-tls',
-      cluster,
       `server for cluster '${cluster}' must be an https:// URL: TLS is always on in Lambda`,
     );
   }
   if (url.username || url.password) {
-    throw new ClusterAuthError(
+    throw failing(cluster)(
       'settings-invalid',
-      cluster,
       `server for cluster '${cluster}' must not carry credentials`,
     );
   }
@@ -64,9 +58,8 @@ export function base64Pem(cluster: string, caData: string): string {
   }
   const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
   if (!/^[A-Za-z0-9+/=\s]+$/.test(trimmed) || !decoded.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ClusterAuthError(
+    throw failing(cluster)(
       'ca-invalid',
-      cluster,
       `CA data for cluster '${cluster}' is not a base64-encoded PEM certificate`,
     );
   }
@@ -85,18 +78,16 @@ export function bearerToken(cluster: string, secretId: string, value: string): s
     }
     const field = (parsed as { token?: unknown } | undefined)?.token;
     if (typeof field !== 'string') {
-      throw new ClusterAuthError(
+      throw failing(cluster)(
         'secret-invalid',
-        cluster,
         `secret '${secretId}' holds JSON without a string 'token' field; store the bearer token itself or {"token": "..."}`,
       );
     }
     token = field.trim();
   }
   if (!/^[!-~]+$/.test(token)) {
-    throw new ClusterAuthError(
+    throw failing(cluster)(
       'secret-invalid',
-      cluster,
       `secret '${secretId}' does not hold a bearer token (empty, or not printable ASCII without spaces)`,
     );
   }
