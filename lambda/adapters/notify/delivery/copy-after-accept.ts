@@ -7,14 +7,11 @@
  */
 import { PublishCommand, type PublishCommandInput, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
-import type { Notifier } from '../../../ports/index.js';
+import type { Notifier, StructuredLogger } from '../../../ports/index.js';
 import { cleanText, squeeze, truncate } from '../render/text.js';
 
 /** The part of a logger a copy uses (Powertools Logger fits). */
-export interface CopyLogger {
-  info(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-}
+export type CopyLogger = Pick<StructuredLogger, 'info' | 'warn'>;
 
 /** Publishes a copy to an SNS topic once: logs `<what> published`, or `<what> not published`. */
 export async function publishCopy(
