@@ -20,6 +20,7 @@ import { PATTERNS } from '../../../settings/patterns.js';
 import { nodeGroupsOf, renderDocument, zonesOf } from '../render/document.js';
 import { type RenderContext, renderBody, renderSubject } from '../render/render.js';
 import { asciiText, cleanText, squeeze, truncate, utf8Bytes } from '../render/text.js';
+import { oneLine } from './copy-after-accept.js';
 
 /** The part of a logger this notifier uses (Powertools Logger fits). */
 export interface NotifyLogger {
@@ -240,7 +241,8 @@ function toPublishError(error: unknown, n: Notification, signal?: AbortSignal): 
     status === 429 ||
     status >= 500 ||
     (code !== undefined && THROTTLING.has(code));
-  const detail = typeof e.message === 'string' ? firstLine(e.message) : '';
+  // The first line of the SDK's message, cleaned and short: never a dump of the request.
+  const detail = oneLine(e.message);
   const what = aborted
     ? 'aborted (deadline)'
     : `${code ?? 'error'}${status !== undefined ? ` (HTTP ${status})` : ''}`;
@@ -252,9 +254,4 @@ function toPublishError(error: unknown, n: Notification, signal?: AbortSignal): 
     status,
     { cause: error },
   );
-}
-
-/** The first line of an SDK message, cleaned and short: never a dump of the request. */
-function firstLine(text: string): string {
-  return truncate(squeeze(cleanText(text.split('\n', 1)[0] ?? '')), 160);
 }
