@@ -52,10 +52,7 @@ export class PublishError extends Error {
 }
 
 export class SnsNotifier implements Notifier {
-  readonly #client: SNSClient;
-  readonly #topicArn: string;
-  readonly #logger: NotifyLogger | undefined;
-  readonly #contextFor: (cluster: string) => RenderContext;
+  readonly #options: SnsNotifierOptions;
 
   constructor(options: SnsNotifierOptions) {
     if (!PATTERNS.TOPIC_ARN.test(options.topicArn)) {
@@ -63,10 +60,7 @@ export class SnsNotifier implements Notifier {
         `topicArn must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>), got "${truncate(cleanText(options.topicArn), 200)}"`,
       );
     }
-    this.#client = options.client;
-    this.#topicArn = options.topicArn;
-    this.#logger = options.logger;
-    this.#contextFor = options.contextFor ?? (() => ({}));
+    this.#options = options;
   }
 
   subjectOf(notification: Notification): string {
@@ -74,16 +68,16 @@ export class SnsNotifier implements Notifier {
   }
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
-    const context = this.#contextFor(notification.cluster);
-    const input = publishInput(notification, this.#topicArn, context);
+    const { client, topicArn, logger, contextFor } = this.#options;
+    const input = publishInput(notification, topicArn, contextFor?.(notification.cluster));
     let messageId: string | undefined;
     try {
-      const output = await this.#client.send(new PublishCommand(input), { abortSignal: signal });
+      const output = await client.send(new PublishCommand(input), { abortSignal: signal });
       messageId = output.MessageId;
     } catch (error) {
       throw toPublishError(error, notification, signal);
     }
-    this.#logger?.info('notification published', {
+    logger?.info('notification published', {
       cluster: attributeValue(notification.cluster),
       kind: notification.kind,
       notificationId: notification.id,
