@@ -8,7 +8,7 @@
 import { PublishCommand, type PublishCommandInput, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
 import type { Notifier, StructuredLogger } from '../../../ports/index.js';
-import { cleanText, squeeze, truncate } from '../render/text.js';
+import { bodyText } from '../render/format.js';
 
 /** The part of a logger a copy uses (Powertools Logger fits). */
 export type CopyLogger = Pick<StructuredLogger, 'info' | 'warn'>;
@@ -68,7 +68,5 @@ export function failureFields(error: unknown): { error: string; detail: string }
 
 /** The first line of a text an AWS service sent, cleaned and cut to 160 characters ('' if none). */
 export function oneLine(text: unknown): string {
-  return typeof text === 'string'
-    ? truncate(squeeze(cleanText(text.split('\n', 1)[0] ?? '')), 160)
-    : '';
+  return typeof text === 'string' ? bodyText(text.split('\n', 1)[0] ?? '', 160) : '';
 }
