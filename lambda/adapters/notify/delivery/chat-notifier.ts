@@ -14,23 +14,18 @@
  * (`chat notification not published`) and the notification is not sent again, so a chat outage
  * neither delays nor duplicates the emails and the machine subscribers' messages.
  */
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
 import { PATTERNS } from '../../../settings/patterns.js';
 import { type ChatContext, renderChatNotification } from '../render/chat.js';
 import { cleanText, truncate } from '../render/text.js';
-import { CopyAfterAccept, failureFields } from './copy-after-accept.js';
-
-export interface ChatLogger {
-  info(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-}
+import { CopyAfterAccept, type CopyLogger, publishCopy } from './copy-after-accept.js';
 
 export interface ChatNotifierOptions {
   readonly client: SNSClient;
   readonly topicArn: string;
-  readonly logger?: ChatLogger | undefined;
+  readonly logger?: CopyLogger | undefined;
   /** The chat context of a cluster: its lease namespace and the configured link. */
   readonly contextFor?: ((cluster: string) => ChatContext) | undefined;
 }
@@ -52,22 +47,7 @@ export class WithChatCopy extends CopyAfterAccept {
   protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
     const { client, topicArn, logger, contextFor } = this.#options;
     const chat = renderChatNotification(notification, contextFor?.(notification.cluster) ?? {});
-    try {
-      const output = await client.send(
-        new PublishCommand({ TopicArn: topicArn, Message: JSON.stringify(chat) }),
-        { abortSignal: signal },
-      );
-      logger?.info('chat notification published', {
-        notificationId: notification.id,
-        kind: notification.kind,
-        messageId: output.MessageId,
-      });
-    } catch (error) {
-      logger?.warn('chat notification not published', {
-        notificationId: notification.id,
-        kind: notification.kind,
-        ...failureFields(error),
-      });
-    }
+    const input = { TopicArn: topicArn, Message: JSON.stringify(chat) };
+    await publishCopy(input, notification, { client, logger, what: 'chat notification', signal });
   }
 }

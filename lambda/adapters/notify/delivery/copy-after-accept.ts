@@ -5,9 +5,34 @@
  * failed copy is logged (and counted where it says) but never fails, delays for long, or repeats
  * the notification.
  */
+import { PublishCommand, type PublishCommandInput, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
-import type { Notifier } from '../../../ports/index.js';
-import { cleanText, squeeze, truncate } from '../render/text.js';
+import type { Notifier, StructuredLogger } from '../../../ports/index.js';
+import { bodyText } from '../render/format.js';
+
+/** The part of a logger a copy uses (Powertools Logger fits). */
+export type CopyLogger = Pick<StructuredLogger, 'info' | 'warn'>;
+
+/** Publishes a copy to an SNS topic once: logs `<what> published`, or `<what> not published`. */
+export async function publishCopy(
+  input: PublishCommandInput,
+  notification: Notification,
+  to: {
+    client: SNSClient;
+    logger?: CopyLogger | undefined;
+    what: string;
+    signal: AbortSignal | undefined;
+  },
+): Promise<void> {
+  const { client, logger, what, signal } = to;
+  const fields = { notificationId: notification.id, kind: notification.kind };
+  try {
+    const output = await client.send(new PublishCommand(input), { abortSignal: signal });
+    logger?.info(`${what} published`, { ...fields, messageId: output.MessageId });
+  } catch (error) {
+    logger?.warn(`${what} not published`, { ...fields, ...failureFields(error) });
+  }
+}
 
 export abstract class CopyAfterAccept implements Notifier {
   readonly #primary: Notifier;
@@ -43,7 +68,5 @@ export function failureFields(error: unknown): { error: string; detail: string }
 
 /** The first line of a text an AWS service sent, cleaned and cut to 160 characters ('' if none). */
 export function oneLine(text: unknown): string {
-  return typeof text === 'string'
-    ? truncate(squeeze(cleanText(text.split('\n', 1)[0] ?? '')), 160)
-    : '';
+  return typeof text === 'string' ? bodyText(text.split('\n', 1)[0] ?? '', 160) : '';
 }

@@ -26,7 +26,7 @@ import type { Notification } from '../../../core/notification.js';
 import type { MetricsRecorder, Notifier } from '../../../ports/index.js';
 import { renderDocument } from '../render/document.js';
 import { utf8Bytes } from '../render/text.js';
-import { CopyAfterAccept, failureFields, oneLine } from './copy-after-accept.js';
+import { CopyAfterAccept, type CopyLogger, failureFields, oneLine } from './copy-after-accept.js';
 
 export const EVENT_SOURCE = 'lease-watchdog';
 export const EVENT_DETAIL_TYPE = 'Lease Watchdog Notification';
@@ -35,16 +35,11 @@ export const PUT_EVENTS_ENTRY_MAX_BYTES = 256 * 1024;
 /** How long putting one event may take (the SDK's retries included). */
 export const EVENT_TIMEOUT_MS = 5_000;
 
-export interface EventLogger {
-  info(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-}
-
 export interface EventNotifierOptions {
   readonly client: EventBridgeClient;
   /** The event bus: its name or ARN (`eventBus`). */
   readonly eventBus: string;
-  readonly logger?: EventLogger | undefined;
+  readonly logger?: CopyLogger | undefined;
   readonly metrics?: Pick<MetricsRecorder, 'record'> | undefined;
 }
 

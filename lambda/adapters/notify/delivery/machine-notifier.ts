@@ -14,7 +14,7 @@
  * Best effort, like the chat copy: the notification topic stays the record; a failed publish here
  * is logged (`machine notification not published`) and not sent again.
  */
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
 import { PATTERNS } from '../../../settings/patterns.js';
@@ -22,18 +22,13 @@ import { renderDocument } from '../render/document.js';
 import type { RenderContext } from '../render/render.js';
 import { renderSubject } from '../render/subject.js';
 import { cleanText, truncate } from '../render/text.js';
-import { CopyAfterAccept, failureFields } from './copy-after-accept.js';
+import { CopyAfterAccept, type CopyLogger, publishCopy } from './copy-after-accept.js';
 import { messageAttributes, withFifoIds } from './sns-notifier.js';
-
-export interface MachineLogger {
-  info(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-}
 
 export interface MachineNotifierOptions {
   readonly client: SNSClient;
   readonly topicArn: string;
-  readonly logger?: MachineLogger | undefined;
+  readonly logger?: CopyLogger | undefined;
   /** How each cluster is set up (its runbook URL, for the document). */
   readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
 }
@@ -72,12 +67,11 @@ export class WithMachineCopy extends CopyAfterAccept {
   protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
     const { client, topicArn, logger, contextFor } = this.#options;
     const input = machinePublishInput(notification, topicArn, contextFor?.(notification.cluster));
-    const fields = { notificationId: notification.id, kind: notification.kind };
-    try {
-      const output = await client.send(new PublishCommand(input), { abortSignal: signal });
-      logger?.info('machine notification published', { ...fields, messageId: output.MessageId });
-    } catch (error) {
-      logger?.warn('machine notification not published', { ...fields, ...failureFields(error) });
-    }
+    await publishCopy(input, notification, {
+      client,
+      logger,
+      what: 'machine notification',
+      signal,
+    });
   }
 }

@@ -20,6 +20,7 @@ import { PATTERNS } from '../../../settings/patterns.js';
 import { nodeGroupsOf, renderDocument, zonesOf } from '../render/document.js';
 import { type RenderContext, renderBody, renderSubject } from '../render/render.js';
 import { asciiText, cleanText, squeeze, truncate, utf8Bytes } from '../render/text.js';
+import { oneLine } from './copy-after-accept.js';
 
 /** The part of a logger this notifier uses (Powertools Logger fits). */
 export interface NotifyLogger {
@@ -51,10 +52,7 @@ export class PublishError extends Error {
 }
 
 export class SnsNotifier implements Notifier {
-  readonly #client: SNSClient;
-  readonly #topicArn: string;
-  readonly #logger: NotifyLogger | undefined;
-  readonly #contextFor: (cluster: string) => RenderContext;
+  readonly #options: SnsNotifierOptions;
 
   constructor(options: SnsNotifierOptions) {
     if (!PATTERNS.TOPIC_ARN.test(options.topicArn)) {
@@ -62,10 +60,7 @@ export class SnsNotifier implements Notifier {
         `topicArn must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>), got "${truncate(cleanText(options.topicArn), 200)}"`,
       );
     }
-    this.#client = options.client;
-    this.#topicArn = options.topicArn;
-    this.#logger = options.logger;
-    this.#contextFor = options.contextFor ?? (() => ({}));
+    this.#options = options;
   }
 
   subjectOf(notification: Notification): string {
@@ -73,16 +68,16 @@ export class SnsNotifier implements Notifier {
   }
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
-    const context = this.#contextFor(notification.cluster);
-    const input = publishInput(notification, this.#topicArn, context);
+    const { client, topicArn, logger, contextFor } = this.#options;
+    const input = publishInput(notification, topicArn, contextFor?.(notification.cluster));
     let messageId: string | undefined;
     try {
-      const output = await this.#client.send(new PublishCommand(input), { abortSignal: signal });
+      const output = await client.send(new PublishCommand(input), { abortSignal: signal });
       messageId = output.MessageId;
     } catch (error) {
       throw toPublishError(error, notification, signal);
     }
-    this.#logger?.info('notification published', {
+    logger?.info('notification published', {
       cluster: attributeValue(notification.cluster),
       kind: notification.kind,
       notificationId: notification.id,
@@ -240,7 +235,8 @@ function toPublishError(error: unknown, n: Notification, signal?: AbortSignal): 
     status === 429 ||
     status >= 500 ||
     (code !== undefined && THROTTLING.has(code));
-  const detail = typeof e.message === 'string' ? firstLine(e.message) : '';
+  // The first line of the SDK's message, cleaned and short: never a dump of the request.
+  const detail = oneLine(e.message);
   const what = aborted
     ? 'aborted (deadline)'
     : `${code ?? 'error'}${status !== undefined ? ` (HTTP ${status})` : ''}`;
@@ -252,9 +248,4 @@ function toPublishError(error: unknown, n: Notification, signal?: AbortSignal): 
     status,
     { cause: error },
   );
-}
-
-/** The first line of an SDK message, cleaned and short: never a dump of the request. */
-function firstLine(text: string): string {
-  return truncate(squeeze(cleanText(text.split('\n', 1)[0] ?? '')), 160);
 }

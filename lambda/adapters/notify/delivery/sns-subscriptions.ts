@@ -27,23 +27,16 @@ export function isConfirmed(subscriptionArn: string | undefined): boolean {
 }
 
 export class SnsTopicSubscriptions implements TopicSubscriptions {
-  readonly #client: SNSClient;
-  readonly #topicArn: string;
-  readonly #maxPages: number;
-
-  constructor(options: SnsTopicSubscriptionsOptions) {
-    this.#client = options.client;
-    this.#topicArn = options.topicArn;
-    this.#maxPages = options.maxPages ?? MAX_SUBSCRIPTION_PAGES;
-  }
+  constructor(private readonly options: SnsTopicSubscriptionsOptions) {}
 
   async confirmedCount(signal?: AbortSignal): Promise<number> {
+    const { client, topicArn, maxPages = MAX_SUBSCRIPTION_PAGES } = this.options;
     let confirmed = 0;
     let token: string | undefined;
     const tokens = new Set<string>();
-    for (let page = 0; page < this.#maxPages; page++) {
-      const output = await this.#client.send(
-        new ListSubscriptionsByTopicCommand({ TopicArn: this.#topicArn, NextToken: token }),
+    for (let page = 0; page < maxPages; page++) {
+      const output = await client.send(
+        new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: token }),
         { abortSignal: signal },
       );
       for (const subscription of output.Subscriptions ?? []) {

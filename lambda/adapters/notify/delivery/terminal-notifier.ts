@@ -17,17 +17,14 @@ export interface TerminalNotifierOptions {
 }
 
 export class TerminalNotifier implements Notifier {
-  readonly #write: (text: string) => void;
-  readonly #contextFor: (cluster: string) => RenderContext;
-
-  constructor(write: (text: string) => void, options: TerminalNotifierOptions = {}) {
-    this.#write = write;
-    this.#contextFor = options.contextFor ?? (() => ({}));
-  }
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly options: TerminalNotifierOptions = {},
+  ) {}
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    this.#write(renderTerminal(notification, this.#contextFor(notification.cluster)));
+    this.write(renderTerminal(notification, this.options.contextFor?.(notification.cluster)));
   }
 }
 
