@@ -18,13 +18,12 @@
  *   BENCH_NODES=20000 BENCH_MINUTES=3 npm run bench:function
  *   BENCH_FUNCTION_ENV='{"MALLOC_ARENA_MAX":"2"}' npm run bench:function   (more variables)
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import type { ClusterReport } from '../lambda/use-cases/invocation.js';
+import { startBundleProcess } from '../testkit/bundle-process.js';
 import type { Closer } from '../testkit/harness-options.js';
 import { startOutsideWorld } from '../testkit/harness-parts.js';
 import { localAwsEnv } from '../testkit/local-aws-env.js';
@@ -35,7 +34,6 @@ import { median } from './statistics.js';
 const NODES = Number(process.env.BENCH_NODES ?? 100_000);
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 17);
 const CLUSTER = 'bench';
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 const work = mkdtempSync(join(tmpdir(), 'lease-watchdog-function-peak-'));
@@ -78,49 +76,31 @@ try {
     ),
   );
 
-  const runtime = fork(join(ROOT, 'testkit', 'bundle-runtime.ts'), [join(asset, 'index.mjs')], {
-    cwd: work,
-    execArgv: [],
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...variables,
-      TOPIC_ARN,
-      STATE_TABLE: world.tableName,
-      ...localAwsEnv(work, {
-        sns: world.sns.url,
-        dynamodb: world.dynamo.endpoint,
-        secretsManager: world.secrets.url,
-      }),
-      AWS_ENDPOINT_URL_EC2: world.ec2Endpoint,
-      LW_TEST_NOW: String(clock.now()),
-      // More variables for the function, to try one (e.g. '{"MALLOC_ARENA_MAX":"2"}').
-      ...(JSON.parse(process.env.BENCH_FUNCTION_ENV ?? '{}') as Record<string, string>),
+  const runtime = await startBundleProcess<{ clusters: ClusterReport[] }>(
+    join(asset, 'index.mjs'),
+    {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...variables,
+        TOPIC_ARN,
+        STATE_TABLE: world.tableName,
+        ...localAwsEnv(work, {
+          sns: world.sns.url,
+          dynamodb: world.dynamo.endpoint,
+          secretsManager: world.secrets.url,
+        }),
+        AWS_ENDPOINT_URL_EC2: world.ec2Endpoint,
+        LW_TEST_NOW: String(clock.now()),
+        // More variables for the function, to try one (e.g. '{"MALLOC_ARENA_MAX":"2"}').
+        ...(JSON.parse(process.env.BENCH_FUNCTION_ENV ?? '{}') as Record<string, string>),
+      },
+      keepBytes: 2000,
     },
-  });
-  let errors = '';
-  runtime.stderr?.on('data', (chunk: Buffer) => {
-    errors = (errors + chunk.toString('utf8')).slice(-2000);
-  });
+  );
   closers.push(async () => {
     runtime.kill();
   });
-  type Answer =
-    | { ready: true }
-    | { report: { clusters: ClusterReport[] }; maxRssBytes?: number; memory: Memory }
-    | { error: string; maxRssBytes?: number };
-  type Memory = Record<'before' | 'after', NodeJS.MemoryUsage>;
-  const answer = () =>
-    new Promise<Answer>((resolve, reject) => {
-      const exited = (code: number | null) =>
-        reject(new Error(`the function exited (${code}): ${errors}`));
-      runtime.once('exit', exited);
-      runtime.once('message', (message: Answer) => {
-        runtime.off('exit', exited);
-        resolve(message);
-      });
-    });
-  await answer();
 
   console.error(
     `bench:function: memory ${memoryMb} MB, NODE_OPTIONS "${variables.NODE_OPTIONS ?? ''}"; ${MINUTES} scheduled invocations`,
@@ -132,12 +112,9 @@ try {
   for (let minute = 0; minute < MINUTES; minute++) {
     if (minute === 5) target.sim.stopKubelet(target.nodes[0] as string);
     target.server.resetStats();
-    const next = answer();
     const started = performance.now();
-    runtime.send({ now: clock.now(), event: { cluster: CLUSTER }, requestId: `run-${minute}` });
-    const got = await next;
+    const got = await runtime.invoke({ cluster: CLUSTER }, clock.now());
     const wall = (performance.now() - started) / 1000;
-    if ('ready' in got) throw new Error('the function answered twice');
     if ('error' in got) throw new Error(`minute ${minute}: the invocation failed: ${got.error}`);
     const [report] = got.report.clusters;
     const sent = target.server.stats.bytesSent;

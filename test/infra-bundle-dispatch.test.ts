@@ -9,29 +9,25 @@
  * `DispatcherStoppedAlarm` watches, so that alarm stays quiet while the dispatcher runs.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseAppConfig } from '../lambda/settings/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { type BundleProcess, startBundleProcess } from '../testkit/bundle-process.js';
 import { type LocalDynamoDb, MOTO_SKIP, startLocalDynamoDb } from '../testkit/dynalite.js';
 import { localAwsEnv } from '../testkit/local-aws-env.js';
 import { synthesizeFunction } from '../testkit/synthesized-function.js';
 import { FakeClock, SCHEDULE_MS } from '../testkit/watchdog-harness.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'lease-watchdog-dispatch-'));
 const STATE_TABLE = 'LeaseWatchdog-StateTable';
 const CLUSTERS = ['alpha', 'bravo'];
-
-type Answer = { ready: true } | { report: unknown } | { error: string };
 
 /** One CloudWatch embedded-metric-format record the function printed. */
 interface EmfRecord {
@@ -50,26 +46,14 @@ describe('the dispatcher, as deployed, against moto', { skip: MOTO_SKIP }, () =>
   let moto: LocalDynamoDb;
   let sqs: SQSClient;
   let servers: SimServer[] = [];
-  let runtime: ChildProcess;
+  let runtime: BundleProcess<unknown>;
   let output = '';
   let queueUrl: string;
   let alarmMetric: AlarmMetric;
-  let runs = 0;
-
-  const answer = () =>
-    new Promise<Answer>((resolve, reject) => {
-      const exited = (code: number | null) =>
-        reject(new Error(`the runtime process exited (${code}):\n${output}`));
-      runtime.once('exit', exited);
-      runtime.once('message', (message: Answer) => {
-        runtime.off('exit', exited);
-        resolve(message);
-      });
-    });
-  const invoke = async (event: unknown): Promise<Answer> => {
-    const next = answer();
-    runtime.send({ now: clock.now(), event, requestId: `run-${++runs}` });
-    return next;
+  const invoke = async (event: unknown) => {
+    const got = await runtime.invoke(event, clock.now());
+    output = runtime.output();
+    return got;
   };
 
   before(async () => {
@@ -115,10 +99,8 @@ describe('the dispatcher, as deployed, against moto', { skip: MOTO_SKIP }, () =>
     alarmMetric = metricOf(stopped[1].Properties);
 
     const vars = variables as Record<string, string>;
-    runtime = fork(join(root, 'testkit', 'bundle-runtime.ts'), [bundle], {
+    runtime = await startBundleProcess(bundle, {
       cwd: work,
-      execArgv: [],
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: {
         PATH: process.env.PATH ?? '',
         LEASE_WATCHDOG_SETTINGS: vars.LEASE_WATCHDOG_SETTINGS ?? '',
@@ -141,13 +123,6 @@ describe('the dispatcher, as deployed, against moto', { skip: MOTO_SKIP }, () =>
         LW_TEST_NOW: String(clock.now()),
       },
     });
-    runtime.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    runtime.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    assert.deepEqual(await answer(), { ready: true });
   });
 
   after(async () => {

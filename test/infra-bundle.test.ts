@@ -5,7 +5,7 @@
  * failing with one line.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, fork, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative, resolve } from 'node:path';
@@ -16,6 +16,7 @@ import { parseAppConfig } from '../lambda/settings/index.js';
 import type { ClusterReport } from '../lambda/use-cases/invocation.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
+import { type BundleProcess, startBundleProcess } from '../testkit/bundle-process.js';
 import { type ConnectProxy, startConnectProxy } from '../testkit/connect-proxy.js';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../testkit/dynalite.js';
 import { withProxyUrl } from '../testkit/harness-parts.js';
@@ -292,32 +293,13 @@ describe('infra bundle', () => {
     };
   }
 
-  type Answer = { ready: true } | { report: { clusters: ClusterReport[] } } | { error: string };
-
   describe('the bundled handler, invoked as Lambda invokes it', () => {
-    let runtime: ChildProcess;
+    let runtime: BundleProcess<{ clusters: ClusterReport[] }>;
     let output = '';
-    let runs = 0;
-    /** The next answer of the runtime process; rejects, with its output, when it exits first. */
-    const answer = () =>
-      new Promise<Answer>((resolve, reject) => {
-        const exited = (code: number | null) =>
-          reject(new Error(`the runtime process exited (${code}):\n${output}`));
-        runtime.once('exit', exited);
-        runtime.once('message', (message: Answer) => {
-          runtime.off('exit', exited);
-          resolve(message);
-        });
-      });
     /** One scheduled invocation for a simulated cluster, at the fake clock's now. */
     const invoke = async (cluster = SIM): Promise<ClusterReport> => {
-      const next = answer();
-      runtime.send({
-        now: world.clock.now(),
-        event: { cluster },
-        requestId: `run-${++runs}`,
-      });
-      const got = await next;
+      const got = await runtime.invoke({ cluster }, world.clock.now());
+      output = runtime.output();
       assert.ok('report' in got, `the invocation failed: ${JSON.stringify(got)}\n${output}`);
       const [report] = got.report.clusters;
       assert.ok(report, `a report: ${JSON.stringify(got.report)}`);
@@ -328,10 +310,8 @@ describe('infra bundle', () => {
       const { variables } = synthesized;
       // A fresh Node process with the function's environment, AWS endpoints pointed at the local
       // servers (the SDK reads AWS_ENDPOINT_URL_<SERVICE>), and no tsx: Lambda runs plain Node.
-      runtime = fork(join(root, 'testkit', 'bundle-runtime.ts'), [synthesized.bundle], {
+      runtime = await startBundleProcess(synthesized.bundle, {
         cwd: work,
-        execArgv: [],
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         env: {
           PATH: process.env.PATH ?? '',
           LEASE_WATCHDOG_SETTINGS: variables.LEASE_WATCHDOG_SETTINGS as string,
@@ -351,13 +331,6 @@ describe('infra bundle', () => {
           LW_TEST_NOW: String(world.clock.now()),
         },
       });
-      runtime.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      });
-      runtime.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      });
-      assert.deepEqual(await answer(), { ready: true });
     });
     after(() => runtime?.kill());
 
