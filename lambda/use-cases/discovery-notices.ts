@@ -74,25 +74,8 @@ export function sameNameMessage(record: DiscoveredRecord): { message: string; ad
   };
 }
 
-/** Who reads the cluster: the role its account is reached through, else the function's role. */
-function principalOf(record: DiscoveredRecord, functionRoleArn: string | undefined): string {
-  const { auth } = record.settings;
-  return (auth.mode === 'eks' && auth.roleArn) || functionRoleArn || '<FunctionRoleArn>';
-}
-
 /** What binds the access entry's group to the reads the watchdog needs, in the cluster. */
 const RBAC = `kubectl apply -f deploy/rbac.yaml (in that cluster: group ${KUBERNETES_GROUP})`;
-
-/**
- * The one line that lets `principal` read the cluster (run in the cluster's account): its access
- * entry in the Kubernetes group deploy/rbac.yaml binds (Leases, Nodes, node Events; no Secrets).
- */
-export function accessCommand(record: DiscoveredRecord, principal: string): string {
-  const { auth } = record.settings;
-  if (auth.mode !== 'eks') return '';
-  const at = `--cluster-name ${auth.clusterName} --region ${auth.region ?? '<region>'} --principal-arn ${principal}`;
-  return `aws eks create-access-entry ${at} --kubernetes-groups ${KUBERNETES_GROUP} && ${RBAC}`;
-}
 
 /**
  * For a cluster that appeared: when the function let itself in (`grantAccess`), the RBAC to apply
@@ -105,8 +88,12 @@ export async function accessAdvice(
 ): Promise<string | undefined> {
   const { auth } = record.settings;
   if (auth.mode !== 'eks') return undefined;
-  const principal = principalOf(record, deps.functionRoleArn);
-  const command = accessCommand(record, principal);
+  // Who reads the cluster: the role its account is reached through, else the function's role.
+  const principal = auth.roleArn || deps.functionRoleArn || '<FunctionRoleArn>';
+  // The one line that lets it read the cluster (run in the cluster's account): its access entry in
+  // the Kubernetes group deploy/rbac.yaml binds (Leases, Nodes, node Events; no Secrets).
+  const at = `--cluster-name ${auth.clusterName} --region ${auth.region ?? '<region>'} --principal-arn ${principal}`;
+  const command = `aws eks create-access-entry ${at} --kubernetes-groups ${KUBERNETES_GROUP} && ${RBAC}`;
   if (deps.access === undefined || !deps.settings.discover?.grantAccess) {
     return `unless the watchdog already has access: ${command}`;
   }
