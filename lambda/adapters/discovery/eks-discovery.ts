@@ -30,12 +30,9 @@ export interface EksDiscoveryDeps {
 }
 
 export class EksClusterFinder implements ClusterFinder {
-  readonly #deps: EksDiscoveryDeps;
   readonly #clients = new Map<string, EKSClient>();
 
-  constructor(deps: EksDiscoveryDeps) {
-    this.#deps = deps;
-  }
+  constructor(private readonly deps: EksDiscoveryDeps) {}
 
   async find(scope: SearchScope, signal?: AbortSignal): Promise<readonly FoundEksCluster[]> {
     const client = this.#client(scope);
@@ -114,8 +111,8 @@ export class EksClusterFinder implements ClusterFinder {
     if (!client) {
       client =
         scope.roleArn === undefined
-          ? this.#deps.eks(scope.region)
-          : this.#deps.eks(scope.region, this.#deps.roleCredentials(scope.roleArn, scope.region));
+          ? this.deps.eks(scope.region)
+          : this.deps.eks(scope.region, this.deps.roleCredentials(scope.roleArn, scope.region));
       this.#clients.set(key, client);
     }
     return client;
