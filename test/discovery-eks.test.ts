@@ -49,19 +49,22 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
       sts: { endpoint: sts.url, maxAttempts: 1 },
     });
     finder = new EksClusterFinder({
-      eks: (region, credentials) => {
+      eks: (region, roleArn) => {
         const client = new EKSClient({
           endpoint: eks.url,
           region,
-          credentials: credentials ?? localCredentials(),
+          credentials:
+            roleArn === undefined
+              ? localCredentials()
+              : awsCredentials.forCluster({
+                  auth: { mode: 'eks', clusterName: '-', region, roleArn },
+                }),
           // The SDK's bounded retry, quick: throttling is retried by it, not by the finder.
           maxAttempts: 3,
         });
         clients.push(client);
         return client;
       },
-      roleCredentials: (roleArn, region) =>
-        awsCredentials.forCluster({ auth: { mode: 'eks', clusterName: '-', region, roleArn } }),
     });
   });
   after(async () => {

@@ -8,7 +8,6 @@
  * A cluster deleted between the list and its description (ResourceNotFoundException) is gone.
  */
 import { DescribeClusterCommand, type EKSClient, paginateListClusters } from '@aws-sdk/client-eks';
-import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import {
   type ClusterFinder,
   ClusterSearchError,
@@ -23,19 +22,14 @@ export const MAX_CLUSTERS_PER_SCOPE = 2_000;
 const DESCRIBE_CONCURRENCY = 8;
 
 export interface EksDiscoveryDeps {
-  /** An EKS client for a region, signing with `credentials` when given (an assumed role's). */
-  readonly eks: (region: string, credentials?: AwsCredentialIdentityProvider) => EKSClient;
-  /** The credentials of a role (assumed and cached by the caller). */
-  readonly roleCredentials: (roleArn: string, region: string) => AwsCredentialIdentityProvider;
+  /** An EKS client for a region, signing as `roleArn` when given (the caller assumes it). */
+  readonly eks: (region: string, roleArn?: string) => EKSClient;
 }
 
 export class EksClusterFinder implements ClusterFinder {
-  readonly #deps: EksDiscoveryDeps;
   readonly #clients = new Map<string, EKSClient>();
 
-  constructor(deps: EksDiscoveryDeps) {
-    this.#deps = deps;
-  }
+  constructor(private readonly deps: EksDiscoveryDeps) {}
 
   async find(scope: SearchScope, signal?: AbortSignal): Promise<readonly FoundEksCluster[]> {
     const client = this.#client(scope);
@@ -112,10 +106,7 @@ export class EksClusterFinder implements ClusterFinder {
     const key = `${scope.roleArn ?? ''}|${scope.region}`;
     let client = this.#clients.get(key);
     if (!client) {
-      client =
-        scope.roleArn === undefined
-          ? this.#deps.eks(scope.region)
-          : this.#deps.eks(scope.region, this.#deps.roleCredentials(scope.roleArn, scope.region));
+      client = this.deps.eks(scope.region, scope.roleArn);
       this.#clients.set(key, client);
     }
     return client;

@@ -1,7 +1,8 @@
 /**
  * The ClusterDirectory over what discovery stored: the clusters it watches, read at most once a
- * `ttlMs` (one Query of the discovery partition) per container, so that a thousand checks do not
- * read the whole directory each. A cluster discovery found is checked within `ttlMs` of its run.
+ * DIRECTORY_TTL_MS (one Query of the discovery partition) per container, so that a thousand
+ * checks do not read the whole directory each. A cluster discovery found is checked within
+ * DIRECTORY_TTL_MS of its run.
  */
 import type { ClusterDirectory, DiscoveryStore } from '../../ports/index.js';
 import type { ClusterSettings } from '../../settings/index.js';
@@ -19,12 +20,11 @@ export class StoredClusterDirectory implements ClusterDirectory {
   constructor(
     private readonly store: DiscoveryStore,
     private readonly clock: () => number,
-    private readonly ttlMs = DIRECTORY_TTL_MS,
   ) {}
 
   discovered(): Promise<readonly ClusterSettings[]> {
     const now = this.clock();
-    if (this.#read === undefined || now - this.#read.at >= this.ttlMs) {
+    if (this.#read === undefined || now - this.#read.at >= DIRECTORY_TTL_MS) {
       const clusters = this.store.load().then((records) => {
         const watched = records.filter((r) => r.state === 'watched').map((r) => r.settings);
         for (const cluster of watched) this.#known.set(cluster.name, cluster);

@@ -69,8 +69,7 @@ export function childrenNamed(element: XmlValue | undefined, name: string): XmlV
 export function textAt(element: XmlValue | undefined, ...path: string[]): string | undefined {
   let current = element;
   for (const name of path) current = childrenNamed(current, name)[0];
-  const text = typeof current === 'string' ? current.trim() : undefined;
-  return text ? text : undefined;
+  return typeof current === 'string' ? current.trim() || undefined : undefined;
 }
 
 /** Calls `action` in `region` with `params`; resolves with the answer's root element. */
@@ -82,12 +81,8 @@ export async function ec2Query(
   signal: AbortSignal,
 ): Promise<XmlAnswer> {
   const url = new URL((options.endpoint ?? ec2Endpoint)(region));
-  const body = new URLSearchParams({
-    Action: action,
-    Version: EC2_API_VERSION,
-    ...params,
-  }).toString();
-  const request = await signed(url, region, body, options.credentials);
+  const body = new URLSearchParams({ Action: action, Version: EC2_API_VERSION, ...params });
+  const request = await signed(url, region, body.toString(), options.credentials);
   let response: Awaited<ReturnType<NodeHttpHandler['handle']>>['response'];
   try {
     // The handler's type asks for the SDK's request class; it reads only the fields signed here.

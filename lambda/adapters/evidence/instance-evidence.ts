@@ -106,13 +106,7 @@ export class InstanceStateReader implements EvidenceReader {
     // Not in the status answer (a terminated instance may be only in DescribeInstances).
     for (const [instanceId, reason] of why) {
       if (out.has(instanceId) || !ids.includes(instanceId)) continue;
-      out.set(instanceId, {
-        instanceId,
-        region,
-        state: reason.state ?? 'unknown',
-        ...(reason.reason ? { stateReason: reason.reason } : {}),
-        scheduledEvents: [],
-      });
+      out.set(instanceId, instanceOf({}, instanceId, region, reason));
     }
     return out;
   }
