@@ -154,16 +154,6 @@ export type WatchdogHandler = middy.MiddyfiedHandler<HandlerEvent, HandlerResult
 const LAST_RESORT_MS = 500;
 
 /**
- * The watchdog's own deadline: reads and publishes stop RECORD_BUDGET_MS before middy's last
- * resort, so that recording what SNS accepted is awaited inside the invocation (a record made
- * after the invocation returned is frozen or lost, and the notifications would go out again).
- */
-function deadlineSignal(context: Context): AbortSignal {
-  const ms = context.getRemainingTimeInMillis() - LAST_RESORT_MS - RECORD_BUDGET_MS;
-  return AbortSignal.timeout(Math.max(0, ms));
-}
-
-/**
  * What a check needs after its read: the FIRING's evidence (EVIDENCE_BUDGET_MS, 2 s), the claim
  * (one conditional PutItem) and the publish (one SNS call per notification, usually well under a
  * second each). A read that used all the invocation's time would leave its WATCHDOG queued and
@@ -172,15 +162,21 @@ function deadlineSignal(context: Context): AbortSignal {
 export const DELIVERY_BUDGET_MS = 5_000;
 
 /**
- * When reading must stop: DELIVERY_BUDGET_MS before the watchdog's own deadline, so that a read
- * cut short (a `timeout` failure of the cluster) still has its WATCHDOG saved and published within
- * the invocation. It bounds the reader's own budget (READ_BOUNDS, 120 s) to what the function has:
- * with the default 60 s timeout, 52 s. An invocation left less than twice that budget (never a
- * deployed one: its timeout is at least 60 s) reads until its deadline: reading comes first.
+ * The watchdog's own deadline: reads and publishes stop RECORD_BUDGET_MS before middy's last
+ * resort, so that recording what SNS accepted is awaited inside the invocation (a record made
+ * after the invocation returned is frozen or lost, and the notifications would go out again).
+ *
+ * And when reading must stop (`readDeadline`): DELIVERY_BUDGET_MS before the watchdog's own
+ * deadline, so that a read cut short (a `timeout` failure of the cluster) still has its WATCHDOG
+ * saved and published within the invocation. It bounds the reader's own budget (READ_BOUNDS,
+ * 120 s) to what the function has: with the default 60 s timeout, 52 s. An invocation left less
+ * than twice that budget (never a deployed one: its timeout is at least 60 s) reads until its
+ * deadline: reading comes first.
  */
-function readDeadlineSignal(context: Context): AbortSignal {
+function deadlineSignals(context: Context) {
   const left = Math.max(0, context.getRemainingTimeInMillis() - LAST_RESORT_MS - RECORD_BUDGET_MS);
-  return AbortSignal.timeout(left > 2 * DELIVERY_BUDGET_MS ? left - DELIVERY_BUDGET_MS : left);
+  const read = left > 2 * DELIVERY_BUDGET_MS ? left - DELIVERY_BUDGET_MS : left;
+  return { deadline: AbortSignal.timeout(left), readDeadline: AbortSignal.timeout(read) };
 }
 
 function loggerPort(logger: Logger): StructuredLogger {
@@ -359,8 +355,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     .use(injectLambdaContext(logger))
     .handler(async (event, context) => {
       const heapAtStart = heapInUse();
-      const deadline = deadlineSignal(context);
-      const readDeadline = readDeadlineSignal(context);
+      const { deadline, readDeadline } = deadlineSignals(context);
       functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       const run = (look: InvocationEvent | null) =>

@@ -90,26 +90,17 @@ export function onCallSenders(
   parts: OnCallParts,
   clock: () => number,
 ): OnCallSender[] {
+  const { pagerDuty, opsgenie } = config.settings;
+  const keyOf = (secret: string) => new SecretKey(parts.clients.secrets, secret, clock);
+  const urls = parts.onCallBaseUrls;
   const senders: OnCallSender[] = [];
-  const pagerDuty = config.settings.pagerDuty;
   if (pagerDuty !== undefined) {
-    senders.push(
-      new PagerDutySender({
-        routingKey: new SecretKey(parts.clients.secrets, pagerDuty.routingKeySecret, clock),
-        clock,
-        baseUrl: parts.onCallBaseUrls?.pagerDuty,
-      }),
-    );
+    const routingKey = keyOf(pagerDuty.routingKeySecret);
+    senders.push(new PagerDutySender({ routingKey, clock, baseUrl: urls?.pagerDuty }));
   }
-  const opsgenie = config.settings.opsgenie;
   if (opsgenie !== undefined) {
-    senders.push(
-      new OpsgenieSender({
-        apiKey: new SecretKey(parts.clients.secrets, opsgenie.apiKeySecret, clock),
-        region: opsgenie.region,
-        baseUrl: parts.onCallBaseUrls?.opsgenie,
-      }),
-    );
+    const apiKey = keyOf(opsgenie.apiKeySecret);
+    senders.push(new OpsgenieSender({ apiKey, region: opsgenie.region, baseUrl: urls?.opsgenie }));
   }
   return senders;
 }

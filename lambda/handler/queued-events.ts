@@ -40,22 +40,20 @@ export async function runQueuedBatch<Report>(
   // (bundled, this machine), which a scheduled check never pays (infra-bundle.test.ts).
   const { queuedEventOf } = await import('./queued-body.js');
   const outcomes: (readonly Report[] | undefined)[] = records.map(() => undefined);
-  const lanes = new Map<string, { index: number; event: InvocationEvent }[]>();
   let firstError: unknown;
   const failure = (messageId: string, error: unknown) => {
     firstError ??= error;
     failed(messageId, error);
   };
-  records.forEach((record, index) => {
+  const parsed = records.flatMap((record, index) => {
     try {
-      const event = queuedEventOf(record.body);
-      const lane = lanes.get(event.cluster ?? '') ?? [];
-      lane.push({ index, event });
-      lanes.set(event.cluster ?? '', lane);
+      return [{ index, event: queuedEventOf(record.body) }];
     } catch (error) {
       failure(record.messageId, error);
+      return [];
     }
   });
+  const lanes = Map.groupBy(parsed, ({ event }) => event.cluster ?? '');
   await Promise.all(
     [...lanes.values()].map(async (lane) => {
       for (const { index, event } of lane) {

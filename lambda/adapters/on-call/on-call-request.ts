@@ -73,7 +73,7 @@ async function postJson(
   request: KeyedRequest,
   tool: string,
   signal: AbortSignal,
-): Promise<{ status: number; text: string; retryAfterMs?: number } | null> {
+): Promise<{ status: number; text: string; retryAfterMs: number | undefined } | null> {
   let response: Response;
   try {
     response = await fetch(request.url, {
@@ -89,8 +89,7 @@ async function postJson(
   }
   const text = await response.text().catch(() => '');
   if (response.ok) return null;
-  const wait = retryAfterMs(response.headers);
-  return { status: response.status, text, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+  return { status: response.status, text, retryAfterMs: retryAfterMs(response.headers) };
 }
 
 /** `Retry-After` (RFC 9110: delay-seconds, or an HTTP-date against the answer's `Date`), ms. */
