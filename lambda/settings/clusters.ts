@@ -40,12 +40,7 @@ export function secretId() {
 
 /** An https:// URL without credentials in it (they would end up in errors and logs). */
 function serverUrlProblem(server: string): string | undefined {
-  let url: URL | undefined;
-  try {
-    url = new URL(server);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.parse(server);
   if (url?.protocol !== 'https:') {
     return `must be the https:// URL of the Kubernetes API server (got ${shown(server)})`;
   }
@@ -242,12 +237,7 @@ const accessEntry = setting({
 
 /** An https:// URL without credentials: it is shown to everyone who gets the alerts. */
 function runbookUrlProblem(value: string): string | undefined {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.parse(value);
   if (url?.protocol !== 'https:' || value.length > 1000 || /\s/.test(value)) {
     return `must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got ${shown(value)})`;
   }
