@@ -9,7 +9,7 @@ import { commentProblem, MAX_WINDOW_SECONDS } from '../core/silences.js';
 import { CLI_FLAGS } from './cli-flags.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { flag, labelSelector, strictObject, text } from './fields.js';
+import { cliOption, flag, labelSelector, strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -117,22 +117,14 @@ const name = setting({
   }),
 });
 
-setting({
-  key: '--kubeconfig',
-  places: ['cli'],
+cliOption(CLI_FLAGS.kubeconfig, {
   shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
   meaning: 'which kubeconfig',
-  cli: CLI_FLAGS.kubeconfig,
-  schema: text(CLI_FLAGS.kubeconfig.rule.text),
 });
 
-setting({
-  key: '--context',
-  places: ['cli'],
+cliOption(CLI_FLAGS.context, {
   shownDefault: 'its current-context',
   meaning: "which context; its name is the cluster's name in output and emails",
-  cli: CLI_FLAGS.context,
-  schema: text(CLI_FLAGS.context.rule.text),
 });
 
 const auth = setting({
