@@ -7,13 +7,13 @@
  */
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../lambda/core/duration.js';
+import type { OutputFormat } from '../lambda/settings/cli-flags.js';
 import { CLI_FLAGS, type CliFlag, flagProblem } from '../lambda/settings/cli-flags.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
 type Verb = 'check' | 'watch';
 
 export interface CommonOptions {

@@ -7,14 +7,14 @@
  * Declaration order is the order of the README's tables.
  */
 import * as z from 'zod';
-import { CLI_FLAGS, type CliFlag, DAY } from './cli-flags.js';
+import { CLI_FLAGS, DAY } from './cli-flags.js';
 import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { discover } from './discovery.js';
 import { shown } from './errors.js';
 import {
+  cliOption,
   flag,
-  flagSchema,
   fraction,
   strictObject,
   text,
@@ -25,22 +25,6 @@ import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
 // --- Options of the command line only ---------------------------------------------------------
-
-/** A command-line option: its key, schema and default come from its flag (cli-flags.ts). */
-function cliOption(
-  cli: CliFlag,
-  described: { readonly meaning: string; readonly shownDefault?: string },
-) {
-  const schema = flagSchema(cli.rule);
-  return setting({
-    key: `--${cli.flag}`,
-    places: ['cli'],
-    cli,
-    defaultValue: cli.defaultValue,
-    schema,
-    ...described,
-  });
-}
 
 export const selector = cliOption(CLI_FLAGS.selector, {
   shownDefault: 'every node',

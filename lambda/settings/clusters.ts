@@ -9,7 +9,7 @@ import { commentProblem, MAX_WINDOW_SECONDS } from '../core/silences.js';
 import { CLI_FLAGS } from './cli-flags.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { flag, labelSelector, strictObject, text } from './fields.js';
+import { cliOption, flag, labelSelector, strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -40,12 +40,7 @@ export function secretId() {
 
 /** An https:// URL without credentials in it (they would end up in errors and logs). */
 function serverUrlProblem(server: string): string | undefined {
-  let url: URL | undefined;
-  try {
-    url = new URL(server);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.parse(server);
   if (url?.protocol !== 'https:') {
     return `must be the https:// URL of the Kubernetes API server (got ${shown(server)})`;
   }
@@ -122,22 +117,14 @@ const name = setting({
   }),
 });
 
-setting({
-  key: '--kubeconfig',
-  places: ['cli'],
+cliOption(CLI_FLAGS.kubeconfig, {
   shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
   meaning: 'which kubeconfig',
-  cli: CLI_FLAGS.kubeconfig,
-  schema: text(CLI_FLAGS.kubeconfig.rule.text),
 });
 
-setting({
-  key: '--context',
-  places: ['cli'],
+cliOption(CLI_FLAGS.context, {
   shownDefault: 'its current-context',
   meaning: "which context; its name is the cluster's name in output and emails",
-  cli: CLI_FLAGS.context,
-  schema: text(CLI_FLAGS.context.rule.text),
 });
 
 const auth = setting({
@@ -242,12 +229,7 @@ const accessEntry = setting({
 
 /** An https:// URL without credentials: it is shown to everyone who gets the alerts. */
 function runbookUrlProblem(value: string): string | undefined {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.parse(value);
   if (url?.protocol !== 'https:' || value.length > 1000 || /\s/.test(value)) {
     return `must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got ${shown(value)})`;
   }

@@ -122,30 +122,13 @@ export interface FoundCluster {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-/** How a discovered cluster is reached: `eks`, its name and region filled in. */
-export interface EksDiscoveredAuth {
-  readonly mode: 'eks';
-  readonly clusterName: string;
-  readonly region: string;
-  readonly roleArn?: string | undefined;
-  readonly identity?: string | undefined;
-}
-
-/** A discovered cluster's settings, and one line for each of its tags that could not be used. */
-export interface DiscoveredSettings {
-  readonly settings: Omit<z.output<typeof clusterSchema>, 'auth'> & {
-    readonly auth: EksDiscoveredAuth;
-  };
-  /** `tag lease-watchdog/runbook-url must be an https:// URL …`: the tag was ignored. */
-  readonly tagProblems: readonly string[];
-}
-
 /**
  * The settings of a discovered cluster: `eks` auth in its region (through its account's role),
  * named after it, with the settings its tags give, each validated as a listed cluster's field
- * is. A tag whose value a listed cluster could not have is left out, and said.
+ * is. A tag whose value a listed cluster could not have is left out, and said in `tagProblems`
+ * (`tag lease-watchdog/runbook-url must be an https:// URL …`).
  */
-export function discoveredSettings(found: FoundCluster): DiscoveredSettings {
+export function discoveredSettings(found: FoundCluster) {
   const auth = {
     mode: 'eks' as const,
     clusterName: found.clusterName,

@@ -4,7 +4,7 @@
  * `is required: the EKS cluster name`, `is not a known setting; remove it or use one of: …`.
  */
 import * as z from 'zod';
-import { type FlagRule, oneOfMessage } from './cli-flags.js';
+import { type CliFlag, type FlagRule, oneOfMessage } from './cli-flags.js';
 import { shown } from './errors.js';
 import {
   isDeployTimeValue,
@@ -16,6 +16,7 @@ import {
   type WholeNumberRule,
   wholeNumberMessage,
 } from './field-checks.js';
+import { setting } from './registry.js';
 
 type Issue = { readonly code?: string; readonly input?: unknown };
 
@@ -53,7 +54,7 @@ export function flag() {
 }
 
 /** The schema of a flag's rule (cli-flags.ts), with the messages `flagProblem` gives. */
-export function flagSchema(rule: FlagRule): z.ZodType {
+function flagSchema(rule: FlagRule): z.ZodType {
   if ('whole' in rule) return wholeNumberOf(rule.whole);
   if ('positiveSecondsUpTo' in rule) return positiveSeconds(rule.positiveSecondsUpTo);
   if ('oneOf' in rule) {
@@ -130,4 +131,19 @@ export function idList(pattern: RegExp, example: string) {
 /** A Kubernetes label selector (`kubectl -l` syntax); `example` shows a valid one in the error. */
 export function labelSelector(example: string) {
   return text(labelSelectorRules(example));
+}
+
+/** A command-line option: its key, schema and default come from its flag (cli-flags.ts). */
+export function cliOption(
+  cli: CliFlag,
+  described: { readonly meaning: string; readonly shownDefault?: string },
+) {
+  return setting({
+    key: `--${cli.flag}`,
+    places: ['cli'],
+    cli,
+    defaultValue: cli.defaultValue,
+    schema: flagSchema(cli.rule),
+    ...described,
+  });
 }

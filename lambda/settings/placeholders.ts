@@ -17,15 +17,6 @@ export interface Placeholder {
 /** A host name under a domain reserved for documentation. */
 const RESERVED_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)\.?$/i;
 
-/** The host of an URL, or undefined when it is not one. */
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Every placeholder, in the file's order: an email or alarm email at a reserved domain, a token
  * cluster's API server or a runbook on a reserved host (named by its host alone).
@@ -49,7 +40,7 @@ export function placeholdersIn(
       ['runbookUrl', cluster.runbookUrl],
     ];
     for (const [key, url] of urls) {
-      const host = url === undefined ? undefined : hostOf(url);
+      const host = url === undefined ? undefined : URL.parse(url)?.hostname;
       if (host !== undefined && RESERVED_HOST.test(host)) {
         found.push({ field: `clusters[${i}].${key}`, value: host });
       }
