@@ -17,6 +17,7 @@ import {
   SERVICE_NAME,
   type ServiceMetricName,
 } from '../lambda/adapters/metrics/metric-names.js';
+import { RECEIVERS } from '../lambda/adapters/on-call/receivers.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { alarmName } from './alarm-names.js';
 import type { ClusterScopes } from './cluster-stacks.js';
@@ -41,7 +42,6 @@ import {
   onAnyDatapoint,
   parkedLooks,
   parkedMessages,
-  summedForService,
 } from './alarm-props.js';
 
 /**
@@ -65,8 +65,8 @@ export interface WatchdogAlarms {
   readonly abandonedAlarm: cloudwatch.Alarm;
   /** "A notification event was not put on the event bus": one alarm, only with `eventBus`. */
   readonly eventsFailedAlarm?: cloudwatch.Alarm;
-  /** "An on-call event was not delivered": one alarm, only with `pagerDuty` or `opsgenie`. */
-  readonly onCallFailedAlarm?: cloudwatch.Alarm;
+  /** "An on-call event was not delivered": one alarm per paging receiver switched on. */
+  readonly onCallFailedAlarms: readonly cloudwatch.Alarm[];
   /** The fleet-wide dead-man's switch, its dispatcher's own, and parked checks: with a dispatcher. */
   readonly clustersOverdueAlarm?: cloudwatch.Alarm;
   readonly dispatcherStoppedAlarm?: cloudwatch.Alarm;
@@ -86,10 +86,7 @@ export interface WatchdogAlarmsProps {
   readonly topic: NotificationTopic;
   /** The second delivery path: every alarm notifies these too. */
   readonly alarmPaths?: readonly NotificationTopic[];
-  readonly config: Pick<
-    DeploymentConfig,
-    'clusters' | 'scheduleMinutes' | 'eventBus' | 'pagerDuty' | 'opsgenie'
-  >;
+  readonly config: DeploymentConfig;
   /** Where a cluster's dead-man's switch goes (cluster-stacks.ts); default the given scope. */
   readonly clusterScopes?: ClusterScopes;
   /** The fleet's dispatcher (dispatch.ts), when there is one: its switch and queue alarms. */
@@ -119,7 +116,9 @@ export function createAlarms(scope: Construct, props: WatchdogAlarmsProps): Watc
     );
   }
   // In the order they were created (the order of the topic policy's conditions).
-  const listed = Object.values(deploymentWide).filter((a) => a !== undefined);
+  const listed = Object.values(deploymentWide)
+    .flat()
+    .filter((a) => a !== undefined);
   const alarms = nested ? listed : [...listed, ...deadMansSwitches.values()];
   const namedLike = nested ? [`${prefix}-NoSuccessfulCheck-*`] : [];
   topic.allowAlarmsToPublish(alarms, namedLike);
@@ -177,7 +176,7 @@ type DeploymentAlarms = Pick<
   | 'looksStoppedAlarm'
   | 'abandonedAlarm'
   | 'eventsFailedAlarm'
-  | 'onCallFailedAlarm'
+  | 'onCallFailedAlarms'
   | 'clustersOverdueAlarm'
   | 'dispatcherStoppedAlarm'
   | 'dispatchDeadLetterAlarm'
@@ -250,7 +249,7 @@ function deploymentAlarms(
             notificationEventsFailed(period),
           ),
         }),
-    ...onCallAlarm(alarm, config, period),
+    ...onCallAlarms(alarm, config, period),
     ...fleetAlarms(alarm, dispatchDeadLetterQueue, period),
   };
 }
@@ -306,23 +305,37 @@ function fleetAlarms(
   return { clustersOverdueAlarm, dispatcherStoppedAlarm, dispatchDeadLetterAlarm };
 }
 
-/** The metric the function emits when a paging tool did not take an on-call event. */
+/**
+ * The metric the function emits when a paging receiver did not take an on-call event, with the
+ * dimensions {service, receiver}.
+ */
 export const ON_CALL_EVENTS_FAILED_METRIC: MetricName = 'OnCallEventsFailed';
 
 /**
- * Alarms when an on-call event (PagerDuty, Opsgenie) was not delivered in a schedule period: a
- * failed attempt (retried by the next checks for an hour) or one given up. Only with `pagerDuty`
- * or `opsgenie`: one alarm for both (the log line names the tool).
+ * Alarms when an on-call event was not delivered to a receiver in a schedule period: a failed
+ * attempt (retried by the next checks for 30 minutes) or one given up. One alarm per receiver
+ * switched on, `OnCallEventsFailed-<receiver>`, so that the alarm says which tool is not paged.
  */
-function onCallAlarm(
+function onCallAlarms(
   alarm: AlarmFactory,
-  config: Pick<DeploymentConfig, 'pagerDuty' | 'opsgenie'>,
+  config: DeploymentConfig,
   period: Duration,
-): { onCallFailedAlarm?: cloudwatch.Alarm } {
-  if (config.pagerDuty === undefined && config.opsgenie === undefined) return {};
-  const props = onAnyDatapoint(
-    'lease-watchdog: an on-call event was not delivered to PagerDuty or Opsgenie (a 429, a 5xx, the network, an unreadable key secret, or a 4xx that is given up at once). The emails went out; the event is retried by the next checks for an hour, then given up. Find the "on-call event not delivered" lines in the function\'s log group: the tool, the incident key, the attempts and the error.',
-    summedForService(ON_CALL_EVENTS_FAILED_METRIC, period),
+): { onCallFailedAlarms: cloudwatch.Alarm[] } {
+  const on = RECEIVERS.filter((row) => row.settingsOf(config) !== undefined);
+  const onCallFailedAlarms = on.map(({ tool, label }) =>
+    alarm(
+      `OnCallEventsFailed-${tool}`,
+      onAnyDatapoint(
+        `lease-watchdog: an on-call event was not delivered to ${label} (a 429, a 5xx, the network, a refused or unreadable key, or a request given up at once). The emails went out; the event is retried by the next checks for 30 minutes, then given up. Find the "on-call event not delivered" lines of tool ${tool} in the function's log group: the incident key, the attempts and the error.`,
+        new cloudwatch.Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: ON_CALL_EVENTS_FAILED_METRIC,
+          dimensionsMap: { ...SERVICE_DIMENSIONS, receiver: tool },
+          statistic: cloudwatch.Stats.SUM,
+          period,
+        }),
+      ),
+    ),
   );
-  return { onCallFailedAlarm: alarm('OnCallEventsFailedAlarm', props) };
+  return { onCallFailedAlarms };
 }

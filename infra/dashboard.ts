@@ -90,6 +90,7 @@ function alarmRows(alarms: WatchdogAlarms): cloudwatch.IWidget[][] {
     alarms.looksStoppedAlarm,
     alarms.abandonedAlarm,
     ...(alarms.eventsFailedAlarm ? [alarms.eventsFailedAlarm] : []),
+    ...alarms.onCallFailedAlarms,
     ...(alarms.noSubscriberAlarm ? [alarms.noSubscriberAlarm] : []),
   ];
   const rows: cloudwatch.IWidget[][] = [

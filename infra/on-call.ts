@@ -1,23 +1,29 @@
 /**
- * The paging tools' keys (`pagerDuty`, `opsgenie`): `secretsmanager:GetSecretValue` on exactly
- * the secret that holds each tool's key, nothing without it. The keys themselves never reach the
+ * The paging receivers' keys (lambda/adapters/on-call/receivers.ts): `secretsmanager:GetSecretValue`
+ * on exactly the secret that holds each key of each receiver switched on, nothing without it. The keys themselves never reach the
  * template: the function reads them at run time (lambda/adapters/on-call/secret-key.ts).
  */
 import { Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { RECEIVERS } from '../lambda/adapters/on-call/receivers.js';
 import type { DeploymentConfig } from '../lambda/settings/index.js';
 import { secretArns, secretArnsAtDeploy } from './cluster-access.js';
 
-/** Allows the function to read the PagerDuty routing-key and the Opsgenie API-key secrets. */
+/** Allows the function to read each key secret of the receivers switched on (`Read<label><key>`). */
 export function grantOnCallSecrets(
   scope: Construct,
   fn: lambda.Function,
-  config: Pick<DeploymentConfig, 'pagerDuty' | 'opsgenie'>,
+  config: DeploymentConfig,
 ): void {
-  grantSecret(scope, fn, config.pagerDuty?.routingKeySecret, 'PagerDuty', 'RoutingKey');
-  grantSecret(scope, fn, config.opsgenie?.apiKeySecret, 'Opsgenie', 'ApiKey');
+  for (const row of RECEIVERS) {
+    const settings = row.settingsOf(config);
+    if (settings === undefined) continue;
+    for (const [what, secret] of Object.entries(row.secrets(settings))) {
+      grantSecret(scope, fn, secret, row.label, what);
+    }
+  }
 }
 
 /** `Read<tool><what>`: GetSecretValue on `secretId` (a name or an ARN); nothing when absent. */

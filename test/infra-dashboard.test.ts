@@ -232,6 +232,7 @@ test(`350 clusters: the dead-man's switches in alarm widgets of at most ${ALARMS
     recheckDeadLetterAlarm: alarm('RecheckDeadLetter'),
     looksStoppedAlarm: alarm('LooksStopped'),
     abandonedAlarm: alarm('Abandoned'),
+    onCallFailedAlarms: [],
     deadMansSwitches: new Map(names.map((name) => [name, alarm(`NoSuccessfulCheck-${name}`)])),
   };
   const logGroup = new logs.LogGroup(stack, 'LogGroup');

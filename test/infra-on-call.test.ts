@@ -42,7 +42,7 @@ describe('pagerDuty and opsgenie', () => {
     without = synth({});
   });
 
-  test('GetSecretValue on each secret only, and one alarm on OnCallEventsFailed', () => {
+  test('GetSecretValue on each secret only, and one alarm per receiver on OnCallEventsFailed', () => {
     assert.deepEqual(onCallStatements(withIt.template), [
       readSecret('ReadPagerDutyRoutingKey', 'lease-watchdog/pagerduty'),
       readSecret('ReadOpsgenieApiKey', 'lease-watchdog/opsgenie'),
@@ -52,7 +52,21 @@ describe('pagerDuty and opsgenie', () => {
     const alarms = withIt.template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { MetricName: 'OnCallEventsFailed' },
     });
-    assert.equal(Object.keys(alarms).length, 1, 'one alarm for both tools');
+    const watched = Object.values(alarms).map((a) => [
+      a.Properties.AlarmName,
+      a.Properties.Dimensions,
+    ]);
+    assert.deepEqual(
+      watched,
+      ['pagerduty', 'opsgenie'].map((receiver) => [
+        `LeaseWatchdog-OnCallEventsFailed-${receiver}`,
+        [
+          { Name: 'receiver', Value: receiver },
+          { Name: 'service', Value: 'lease-watchdog' },
+        ],
+      ]),
+      'one alarm per receiver, on the dimensions the function writes (emf-metrics.ts)',
+    );
     withIt.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'OnCallEventsFailed',
       Namespace: 'LeaseWatchdog',

@@ -888,7 +888,8 @@ describe('the stack', () => {
         Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((a) =>
           String(a.Properties.AlarmName)
             .replace(`${s.stack.stackName}-`, '<stackName>-')
-            .replace(/NoSuccessfulCheck-.*$/, 'NoSuccessfulCheck-<cluster>'),
+            .replace(/NoSuccessfulCheck-.*$/, 'NoSuccessfulCheck-<cluster>')
+            .replace(/OnCallEventsFailed-.*$/, 'OnCallEventsFailed-<receiver>'),
         );
       // The alarms of optional settings are pinned where their synths are (a second delivery
       // path below, eventBus in infra-event-bus.test.ts, the paging tools in infra-on-call.test.ts,
@@ -899,7 +900,7 @@ describe('the stack', () => {
         '<stackName>-DispatcherStoppedAlarm',
         '<stackName>-NoConfirmedSubscription',
         '<stackName>-NotificationEventsFailedAlarm',
-        '<stackName>-OnCallEventsFailedAlarm',
+        '<stackName>-OnCallEventsFailed-<receiver>',
       ];
       assert.deepEqual(
         [...new Set([...named(main), ...optional])].sort(),

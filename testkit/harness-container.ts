@@ -87,7 +87,8 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(options.collectGrowthBytes === undefined
         ? {}
         : { collectGrowthBytes: options.collectGrowthBytes }),
-      onCallBaseUrls: { pagerDuty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
+      onCallBaseUrls: { pagerduty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
+      ...(options.receivers ? { receivers: options.receivers } : {}),
     });
     shared.closers.push(destroy);
     const invoke = (event: HandlerEvent = null, invocation: Invocation = {}) =>

@@ -6,6 +6,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
+import type { Receiver } from '../lambda/adapters/on-call/receivers.js';
 import type {
   DiscoverEvent,
   HandlerEvent,
@@ -63,6 +64,8 @@ export interface HarnessOptions {
   readonly clusters?: Readonly<Record<string, SimClusterSpec>>;
   /** Extra top-level settings (gracePeriodSeconds, reminderIntervalSeconds, storm...). */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** The paging receivers (default RECEIVERS): a test adds one by its row. */
+  readonly receivers?: readonly Receiver[];
   /** Clusters added to the settings whose API server nothing listens on. */
   readonly unreachableClusters?: readonly string[];
   /** Clusters added to the settings behind a scripted API server (e.g. testkit/tiny-api.ts). */

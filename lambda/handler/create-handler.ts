@@ -46,19 +46,26 @@ import type { RuntimeConfig } from '../settings/index.js';
 import { RUNTIME_ENV } from '../settings/runtime-environment.js';
 import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
-import type { DiscoveryReport } from '../use-cases/discovery.js';
 import { type DispatchDeps, type DispatchReport, dispatchChecks } from '../use-cases/dispatch.js';
 import {
-  type ClusterReport,
   InvocationError,
   type InvocationEvent,
   InvocationRunner,
 } from '../use-cases/invocation.js';
 import { clusterPlaces, type FunctionAccount } from './cluster-places.js';
 import { type DiscoveryClients, discoveryParts } from './discovery-parts.js';
+import {
+  type DispatchEvent,
+  type HandlerEvent,
+  type HandlerResult,
+  type Routes,
+  routed,
+} from './event-routes.js';
 import { collectIfGrown, heapInUse, releasingReads } from './heap-release.js';
 import { cloudNotifier, type OnCallParts, onCallSenders } from './notification-paths.js';
-import { type QueuedMessage, runQueuedBatch } from './queued-events.js';
+import { runQueuedBatch } from './queued-events.js';
+
+export type { DiscoverEvent, HandlerEvent, HandlerResult } from './event-routes.js';
 
 /** The AWS clients the watchdog uses, built once per container by the caller. */
 export interface AwsClients extends DiscoveryClients {
@@ -94,11 +101,13 @@ export interface HandlerParts {
   /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
   readonly looks?: Looks;
   /**
-   * Tests only: where the paging tools' APIs are (testkit/pagerduty-server.ts,
-   * testkit/opsgenie-server.ts). The Lambda's
-   * entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts are fixed.
+   * Tests only: where the paging tools' APIs are, by receiver (testkit/pagerduty-server.ts, …).
+   * The Lambda's entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts
+   * are fixed.
    */
   readonly onCallBaseUrls?: OnCallParts['onCallBaseUrls'];
+  /** The paging receivers; default RECEIVERS (adapters/on-call/receivers.ts). */
+  readonly receivers?: OnCallParts['receivers'];
   /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
   readonly dispatch?: CheckDispatch;
   /**
@@ -112,37 +121,6 @@ export interface HandlerParts {
    * COLLECT_GROWTH_BYTES.
    */
   readonly collectGrowthBytes?: number;
-}
-
-/** Discovery's schedule: `{ "discover": true }`. */
-export interface DiscoverEvent {
-  readonly discover: true;
-}
-
-/** The dispatcher's schedule's input: fan the period's checks out (use-cases/dispatch.ts). */
-export interface DispatchEvent {
-  readonly dispatch: { readonly periodSeconds: number };
-}
-
-/**
- * A scheduled run (the schedule's input), discovery, the dispatcher's run, or a batch from SQS:
- * the watchdog's own looks, or the dispatched checks (`{ "cluster": "<name>" }`).
- */
-export type HandlerEvent =
-  | InvocationEvent
-  | DiscoverEvent
-  | DispatchEvent
-  | { readonly Records: readonly QueuedMessage[] }
-  | null;
-
-export interface HandlerResult {
-  readonly clusters: ClusterReport[];
-  /** For `{ "discover": true }`: what discovery found and announced. */
-  readonly discovery?: DiscoveryReport;
-  /** For the dispatcher's run: what it sent and found overdue. */
-  readonly dispatch?: DispatchReport;
-  /** For an SQS batch: the messages to deliver again (`ReportBatchItemFailures`). */
-  readonly batchItemFailures?: { itemIdentifier: string }[];
 }
 
 export type WatchdogHandler = middy.MiddyfiedHandler<HandlerEvent, HandlerResult, Error, Context>;
@@ -349,6 +327,29 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     logger: watchdogLogger,
     clock: parts.clock ?? Date.now,
   });
+  // What each kind of event runs, by the key that names it; any other event is a scheduled check
+  // (or the look it names).
+  const routes: Routes = {
+    discover: async (_event, { deadline }) => {
+      if (discovery === undefined) {
+        throw new InvocationError('the event asks for discovery, but discover is not set');
+      }
+      return { clusters: [], discovery: await discovery.run(notifier, deadline) };
+    },
+    dispatch: async (event, { deadline }) => ({
+      clusters: [],
+      dispatch: await dispatcher(event, deadline),
+    }),
+    // The watchdog's own looks (or dispatched checks), the clusters side by side; one that fails
+    // is delivered again (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
+    Records: (event, { run }) =>
+      runQueuedBatch(event.Records, run, (messageId, error) => {
+        watchdogLogger.error('a queued look failed; SQS delivers it again', {
+          messageId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }),
+  };
   return middy<HandlerEvent, HandlerResult, Error, Context>({
     timeoutEarlyInMillis: LAST_RESORT_MS,
   })
@@ -363,25 +364,7 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
           readSignal: readDeadline,
         });
       try {
-        if (event !== null && 'discover' in event) {
-          if (discovery === undefined) {
-            throw new InvocationError('the event asks for discovery, but discover is not set');
-          }
-          return { clusters: [], discovery: await discovery.run(notifier, deadline) };
-        }
-        if (event !== null && 'dispatch' in event) {
-          return { clusters: [], dispatch: await dispatcher(event, deadline) };
-        }
-        if (event === null || !('Records' in event)) return await run(event);
-        // The watchdog's own looks (or dispatched checks), the clusters side by side; one that
-        // fails is delivered again (and, past the queue's maxReceiveCount, kept in its
-        // dead-letter queue).
-        return await runQueuedBatch(event.Records, run, (messageId, error) => {
-          watchdogLogger.error('a queued look failed; SQS delivers it again', {
-            messageId,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        });
+        return await routed(event, routes, { deadline, run });
       } finally {
         await counted;
         // What a large check left behind goes before the function is frozen.

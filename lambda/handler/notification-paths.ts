@@ -1,7 +1,7 @@
 /**
  * Where a check's notifications go from the Lambda: the topic, then its copies (the machine topic,
- * chat, EventBridge), and the paging tools (PagerDuty, Opsgenie) with their keys from Secrets
- * Manager. Built by create-handler.ts from the runtime configuration.
+ * chat, EventBridge), and the paging receivers (adapters/on-call/receivers.ts) with their keys
+ * from Secrets Manager. Built by create-handler.ts from the runtime configuration.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -10,8 +10,7 @@ import { WithChatCopy } from '../adapters/notify/delivery/chat-notifier.js';
 import { WithEventCopy } from '../adapters/notify/delivery/event-notifier.js';
 import { WithMachineCopy } from '../adapters/notify/delivery/machine-notifier.js';
 import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
-import { OpsgenieSender } from '../adapters/on-call/opsgenie-sender.js';
-import { PagerDutySender } from '../adapters/on-call/pagerduty-sender.js';
+import { RECEIVERS, type Receiver } from '../adapters/on-call/receivers.js';
 import { SecretKey } from '../adapters/on-call/secret-key.js';
 import type { MetricsRecorder, Notifier, OnCallSender, StructuredLogger } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
@@ -28,9 +27,10 @@ export interface NotifierClients {
 /** What the paging tools use of the handler's parts. */
 export interface OnCallParts {
   readonly clients: { readonly secrets: SecretsManagerClient };
-  readonly onCallBaseUrls?:
-    | { readonly pagerDuty?: string | undefined; readonly opsgenie?: string | undefined }
-    | undefined;
+  /** The receivers; default RECEIVERS (tests add one by its row). */
+  readonly receivers?: readonly Receiver[] | undefined;
+  /** Tests only: where each receiver's API is, by its `tool` (stand-ins of testkit/). */
+  readonly onCallBaseUrls?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /**
@@ -84,23 +84,17 @@ export function cloudNotifier(
   });
 }
 
-/** The paging tools of the settings, each reading its key from Secrets Manager once per TTL. */
+/** The receivers the settings switch on, each reading its keys from Secrets Manager once per TTL. */
 export function onCallSenders(
   config: RuntimeConfig,
   parts: OnCallParts,
   clock: () => number,
 ): OnCallSender[] {
-  const { pagerDuty, opsgenie } = config.settings;
-  const keyOf = (secret: string) => new SecretKey(parts.clients.secrets, secret, clock);
-  const urls = parts.onCallBaseUrls;
-  const senders: OnCallSender[] = [];
-  if (pagerDuty !== undefined) {
-    const routingKey = keyOf(pagerDuty.routingKeySecret);
-    senders.push(new PagerDutySender({ routingKey, clock, baseUrl: urls?.pagerDuty }));
-  }
-  if (opsgenie !== undefined) {
-    const apiKey = keyOf(opsgenie.apiKeySecret);
-    senders.push(new OpsgenieSender({ apiKey, region: opsgenie.region, baseUrl: urls?.opsgenie }));
-  }
-  return senders;
+  const key = (secret: string) => new SecretKey(parts.clients.secrets, secret, clock);
+  return (parts.receivers ?? RECEIVERS).flatMap((row) => {
+    const settings = row.settingsOf(config.settings);
+    if (settings === undefined) return [];
+    const baseUrl = parts.onCallBaseUrls?.[row.tool];
+    return [{ tool: row.tool, send: row.send(settings, { key, clock, baseUrl }) }];
+  });
 }

@@ -1,7 +1,8 @@
-/** Paging tools (PagerDuty, Opsgenie): a sender per tool, one event at a time. */
+/** Paging tools (PagerDuty, Opsgenie, …): a sender per receiver, one event at a time. */
 import type { OnCallEvent } from '../core/on-call-events.js';
 
-export type OnCallTool = 'pagerduty' | 'opsgenie';
+/** A receiver's name (lambda/adapters/on-call/receivers.ts): `pagerduty`, `opsgenie`, … */
+export type OnCallTool = string;
 
 /** One event waiting for one tool, in the on-call outbox (ClusterState `onCall`). */
 export interface PendingOnCall {
@@ -31,13 +32,19 @@ export interface OpenOnCall {
 
 export interface OnCallSender {
   readonly tool: OnCallTool;
-  /**
-   * Resolves once the tool accepted the event, with the version of the key it went under (the
-   * secret's VersionId); throws OnCallSendError otherwise. `version`: send under that version of
-   * the key (its trigger's), or the current one when absent or no longer kept.
-   */
-  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined>;
+  readonly send: SendOnCall;
 }
+
+/**
+ * Resolves once the tool accepted the event, with the version of the key it went under (the
+ * secret's VersionId); throws OnCallSendError otherwise. `version`: send under that version of
+ * the key (its trigger's), or the current one when absent or no longer kept.
+ */
+export type SendOnCall = (
+  event: OnCallEvent,
+  signal: AbortSignal,
+  version?: string,
+) => Promise<string | undefined>;
 
 /**
  * A tool did not take an event, and whether to try again: the one retry rule of every receiver.

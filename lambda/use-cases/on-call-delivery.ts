@@ -232,7 +232,7 @@ function failed(
   deps: OnCallDeps,
   givenUp: boolean,
 ): void {
-  deps.metrics?.record(cluster, 'OnCallEventsFailed', 1, 'Count');
+  deps.metrics?.record(cluster, 'OnCallEventsFailed', 1, 'Count', { receiver: pending.tool });
   deps.logger?.warn('on-call event not delivered', {
     cluster,
     tool: pending.tool,

@@ -13,11 +13,9 @@ export function powertoolsMetrics(metrics: Metrics): MetricsRecorder {
       // Not a metric: the check's log line carries it (a metric-month per cluster saved).
       if (!PER_CLUSTER_METRICS.has(name) && !FOR_SERVICE_METRICS.has(name)) return;
       const single = metrics.singleMetric();
-      if (PER_CLUSTER_METRICS.has(name)) {
-        single.addDimension('cluster', cluster);
-        for (const [key, v] of Object.entries(extra ?? {})) single.addDimension(key, v);
-      }
-      // Otherwise the default dimensions alone: {service}.
+      if (PER_CLUSTER_METRICS.has(name)) single.addDimension('cluster', cluster);
+      // Otherwise the default dimensions, {service}, and its own (OnCallEventsFailed's receiver).
+      for (const [key, v] of Object.entries(extra ?? {})) single.addDimension(key, v);
       single.addMetric(
         name,
         unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count,

@@ -17,7 +17,7 @@
 
 import type { Severity } from '../../core/notification.js';
 import type { OnCallEvent } from '../../core/on-call-events.js';
-import type { OnCallSender } from '../../ports/index.js';
+import type { SendOnCall } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
 import { postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
@@ -76,19 +76,15 @@ export function opsgenieRequest(event: OnCallEvent): {
   };
 }
 
-export class OpsgenieSender implements OnCallSender {
-  readonly tool = 'opsgenie' as const;
-
-  constructor(private readonly options: OpsgenieOptions) {}
-
-  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined> {
+/** Sends each event to Opsgenie's Alert API: create for a trigger, close by alias for a resolve. */
+export function opsgenieSend(options: OpsgenieOptions): SendOnCall {
+  return (event, signal, version) => {
     const { path, body } = opsgenieRequest(event);
-    const base = this.options.baseUrl ?? OPSGENIE_API_URLS[this.options.region];
-    const key = { key: this.options.apiKey, version };
-    return postWithKey(key, 'Opsgenie', signal, (apiKey) => ({
+    const base = options.baseUrl ?? OPSGENIE_API_URLS[options.region];
+    return postWithKey({ key: options.apiKey, version }, 'Opsgenie', signal, (apiKey) => ({
       url: `${base}${path}`,
       body: JSON.stringify(body),
       headers: { Authorization: `GenieKey ${apiKey}` },
     }));
-  }
+  };
 }

@@ -14,7 +14,7 @@
  * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS (on-call-request.ts) and ends on the caller's signal.
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
-import type { OnCallSender } from '../../ports/index.js';
+import type { SendOnCall } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
 import { KeyRate, postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
@@ -56,21 +56,15 @@ export function pagerDutyBody(event: OnCallEvent): Record<string, unknown> {
   };
 }
 
-export class PagerDutySender implements OnCallSender {
-  readonly tool = 'pagerduty' as const;
-
-  readonly #rate: KeyRate;
-
-  constructor(private readonly options: PagerDutyOptions) {
-    this.#rate = new KeyRate(options.clock, PAGERDUTY_EVENTS_PER_MINUTE);
-  }
-
-  send(event: OnCallEvent, signal: AbortSignal, version?: string): Promise<string | undefined> {
-    this.#rate.take('PagerDuty');
-    const key = { key: this.options.routingKey, version };
+/** Sends each event to PagerDuty, at most PAGERDUTY_EVENTS_PER_MINUTE a minute from this container. */
+export function pagerDutySend(options: PagerDutyOptions): SendOnCall {
+  const rate = new KeyRate(options.clock, PAGERDUTY_EVENTS_PER_MINUTE);
+  return (event, signal, version) => {
+    rate.take('PagerDuty');
+    const key = { key: options.routingKey, version };
     return postWithKey(key, 'PagerDuty', signal, (routingKey) => ({
-      url: `${this.options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
+      url: `${options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
       body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),
     }));
-  }
+  };
 }

@@ -1,0 +1,55 @@
+/**
+ * The paging receivers, one row each. The handler builds the senders of those the settings switch
+ * on (handler/notification-paths.ts), the lanes deliver to each on its own
+ * (use-cases/on-call-delivery.ts), and the stack grants reading their secrets and alarms on each
+ * one's failures (infra/on-call.ts). Adding a receiver is its sender's file, a row here, and its
+ * setting in settings/catalogue.ts: nothing else names it.
+ */
+import type { SendOnCall } from '../../ports/index.js';
+import type { WatchdogSettings } from '../../settings/index.js';
+import { opsgenieSend } from './opsgenie-sender.js';
+import { pagerDutySend } from './pagerduty-sender.js';
+import type { SecretKey } from './secret-key.js';
+
+/** What a receiver's sender is built with. */
+export interface ReceiverParts {
+  /** A secret's key, read through the function's Secrets Manager client (secret-key.ts). */
+  readonly key: (secretId: string) => SecretKey;
+  readonly clock: () => number;
+  /** Tests only: where the tool's API is (a stand-in of testkit/); never a setting. */
+  readonly baseUrl?: string | undefined;
+}
+
+export interface Receiver<C = unknown> {
+  /** Its name in the lanes, the state, the logs, and the `receiver` dimension of its metric. */
+  readonly tool: string;
+  /** Its name in the stack: `Read<label>…` statements, the `<label>EventsFailedAlarm`. */
+  readonly label: string;
+  /** Its settings, when they switch it on. */
+  settingsOf(settings: WatchdogSettings): C | undefined;
+  /** The secrets it reads, by the suffix of the statement that grants reading each one. */
+  secrets(config: C): Readonly<Record<string, string>>;
+  send(config: C, parts: ReceiverParts): SendOnCall;
+}
+
+/** A row, its settings' type checked against its functions. */
+const receiver = <C>(row: Receiver<C>): Receiver => row;
+
+export const RECEIVERS: readonly Receiver[] = [
+  receiver({
+    tool: 'pagerduty',
+    label: 'PagerDuty',
+    settingsOf: (settings) => settings.pagerDuty,
+    secrets: (config) => ({ RoutingKey: config.routingKeySecret }),
+    send: (config, { key, clock, baseUrl }) =>
+      pagerDutySend({ routingKey: key(config.routingKeySecret), clock, baseUrl }),
+  }),
+  receiver({
+    tool: 'opsgenie',
+    label: 'Opsgenie',
+    settingsOf: (settings) => settings.opsgenie,
+    secrets: (config) => ({ ApiKey: config.apiKeySecret }),
+    send: (config, { key, baseUrl }) =>
+      opsgenieSend({ apiKey: key(config.apiKeySecret), region: config.region, baseUrl }),
+  }),
+];
