@@ -13,7 +13,9 @@ import { RUNTIME_ENV } from '../lambda/settings/index.js';
 /**
  * The DynamoDB actions the state store (lambda/adapters/state/dynamodb/dynamodb-store.ts) uses, on the table only:
  * GetItem, Query, conditional PutItem, and BatchWriteItem of puts and deletes (a delete inside
- * BatchWriteItem needs only dynamodb:BatchWriteItem). No DeleteItem, no Scan, no streams, no DDL.
+ * BatchWriteItem needs only dynamodb:BatchWriteItem), and the conditional UpdateItem that counts
+ * the events sent under a paging tool's key (dynamodb-send-slots.ts). No DeleteItem, no Scan, no
+ * streams, no DDL.
  * A store that starts using another action must add it here.
  */
 export const STATE_TABLE_ACTIONS = [
@@ -21,6 +23,7 @@ export const STATE_TABLE_ACTIONS = [
   'dynamodb:Query',
   'dynamodb:PutItem',
   'dynamodb:BatchWriteItem',
+  'dynamodb:UpdateItem',
 ];
 
 /** What a platform team may choose about the table (LeaseWatchdogProps says the defaults). */

@@ -1,12 +1,12 @@
 /**
  * The paging tools' one retry rule (lambda/adapters/on-call/on-call-request.ts): which answers are
  * retried and which are poison, a refused key dropped from the cache, and a tool's error text
- * quoted with the key redacted (a gateway echoing the Authorization header); `Retry-After` read,
- * and the pace of one key (KeyRate).
+ * quoted with the key redacted (a gateway echoing the Authorization header); `Retry-After` read
+ * (the pace of one key: send-slots.test.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KeyRate, postWithKey, retryAnswer } from '../lambda/adapters/on-call/on-call-request.js';
+import { postWithKey, retryAnswer } from '../lambda/adapters/on-call/on-call-request.js';
 import { SecretKey } from '../lambda/adapters/on-call/secret-key.js';
 import { OnCallSendError } from '../lambda/ports/index.js';
 import { type LocalEndpoint, serveOnLoopback } from '../testkit/aws-endpoint.js';
@@ -87,21 +87,6 @@ describe('on-call requests: rate limits', () => {
       await tool.close();
       await opened.pop()?.close();
     }
-  });
-
-  it('one key takes 120 events a minute, then says when the next slot frees', () => {
-    let now = 1_000_000;
-    const rate = new KeyRate(() => now, 120);
-    for (let i = 0; i < 120; i++) {
-      rate.take('PagerDuty');
-      now += 100;
-    }
-    assert.throws(
-      () => rate.take('PagerDuty'),
-      (e) => e instanceof OnCallSendError && e.status === 429 && e.retryAfterMs === 48_000,
-    );
-    now += 48_000;
-    rate.take('PagerDuty');
   });
 });
 

@@ -3,6 +3,7 @@
  * chat, EventBridge), and the paging receivers (adapters/on-call/receivers.ts) with their keys
  * from Secrets Manager. Built by create-handler.ts from the runtime configuration.
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
@@ -12,6 +13,7 @@ import { WithMachineCopy } from '../adapters/notify/delivery/machine-notifier.js
 import { SnsNotifier } from '../adapters/notify/delivery/sns-notifier.js';
 import { RECEIVERS, type Receiver } from '../adapters/on-call/receivers.js';
 import { SecretKey } from '../adapters/on-call/secret-key.js';
+import { DynamoDbSendSlots } from '../adapters/state/dynamodb/dynamodb-send-slots.js';
 import type { MetricsRecorder, Notifier, OnCallSender, StructuredLogger } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
 import { PATTERNS } from '../settings/patterns.js';
@@ -26,7 +28,7 @@ export interface NotifierClients {
 
 /** What the paging tools use of the handler's parts. */
 export interface OnCallParts {
-  readonly clients: { readonly secrets: SecretsManagerClient };
+  readonly clients: { readonly secrets: SecretsManagerClient; readonly dynamodb: DynamoDBClient };
   /** The receivers; default RECEIVERS (tests add one by its row). */
   readonly receivers?: readonly Receiver[] | undefined;
   /** Tests only: where each receiver's API is, by its `tool` (stand-ins of testkit/). */
@@ -91,10 +93,11 @@ export function onCallSenders(
   clock: () => number,
 ): OnCallSender[] {
   const key = (secret: string) => new SecretKey(parts.clients.secrets, secret, clock);
+  const slots = new DynamoDbSendSlots(parts.clients.dynamodb, config.stateTable, clock);
   return (parts.receivers ?? RECEIVERS).flatMap((row) => {
     const settings = row.settingsOf(config.settings);
     if (settings === undefined) return [];
     const baseUrl = parts.onCallBaseUrls?.[row.tool];
-    return [{ tool: row.tool, send: row.send(settings, { key, clock, baseUrl }) }];
+    return [{ tool: row.tool, send: row.send(settings, { key, slots, clock, baseUrl }) }];
   });
 }

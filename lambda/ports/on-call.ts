@@ -47,6 +47,15 @@ export type SendOnCall = (
 ) => Promise<string | undefined>;
 
 /**
+ * The deployment's share of a tool's rate limit: every container and every cluster's lane takes
+ * a slot of the key's current window before sending under it.
+ */
+export interface SendSlots {
+  /** Takes one of the `limit` slots of `window` (a key's window, named by the sender); false when none is left. */
+  take(window: string, limit: number, signal: AbortSignal): Promise<boolean>;
+}
+
+/**
  * A tool did not take an event, and whether to try again: the one retry rule of every receiver.
  * `retryable`: a fault that passes (429, 5xx, the network, a timeout, the secret unreadable) or
  * that a person can fix (a key refused: 401, 403, 404, a 400 that blames the key), tried again by

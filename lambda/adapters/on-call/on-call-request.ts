@@ -4,7 +4,7 @@
  * the one retry rule (retryAnswer). The tool's error text is quoted with the key redacted, by the
  * redaction the cluster reader uses (kube/read-errors.ts `withoutSecrets`).
  */
-import { OnCallSendError } from '../../ports/index.js';
+import { OnCallSendError, type SendSlots } from '../../ports/index.js';
 import { withoutSecrets } from '../kube/read-errors.js';
 import { bodyText } from '../notify/render/format.js';
 import type { SecretKey } from './secret-key.js';
@@ -101,26 +101,45 @@ function retryAfterMs(headers: Headers): number | undefined {
 }
 
 /**
- * The events sent under one key in the last minute, so that the container never sends a tool more
- * than `perMinute` under one key (PAGERDUTY_EVENTS_PER_MINUTE), whatever clusters share it.
+ * The windows a key's minute is cut into: each takes at most `perMinute / (windows + 1)` events, so
+ * that no 60 s, which meets at most `windows + 1` of them, holds more than `perMinute`.
  */
-export class KeyRate {
-  readonly #sent: number[] = [];
+const SLOT_WINDOWS_PER_MINUTE = 6;
 
-  constructor(
-    private readonly clock: () => number,
-    private readonly perMinute: number,
-  ) {}
+/** Where a sender counts a key's events: the deployment's count, the key, its limit. */
+export interface KeySlots {
+  readonly slots: SendSlots;
+  readonly clock: () => number;
+  /** The key's name (the receiver and the secret it is read from), never its value. */
+  readonly key: string;
+  readonly perMinute: number;
+}
 
-  /** Takes a slot now, or throws a retryable OnCallSendError (429) saying when one frees. */
-  take(tool: string): void {
-    const now = this.clock();
-    while ((this.#sent[0] ?? now) <= now - 60_000) this.#sent.shift();
-    const oldest = this.#sent[0];
-    if (oldest !== undefined && this.#sent.length >= this.perMinute) {
-      const message = `${tool}: ${this.perMinute} events sent in the last minute, its limit per key`;
-      throw new OnCallSendError(message, true, 429, oldest + 60_000 - now);
-    }
-    this.#sent.push(now);
+/**
+ * Takes a slot for one event under a key from the deployment's count (SendSlots), so that no
+ * 60 s holds more than `perMinute` of its events whatever containers and clusters share it; else
+ * throws a retryable OnCallSendError (429) saying when the next window opens.
+ */
+export async function takeSlot(
+  { slots, clock, key, perMinute }: KeySlots,
+  tool: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const windowMs = 60_000 / SLOT_WINDOWS_PER_MINUTE;
+  const now = clock();
+  const window = Math.floor(now / windowMs);
+  const limit = Math.floor(perMinute / (SLOT_WINDOWS_PER_MINUTE + 1));
+  let taken: boolean;
+  try {
+    taken = await slots.take(`${key}#${window}`, limit, signal);
+  } catch (error) {
+    const name = error instanceof Error ? error.name : 'Error';
+    throw new OnCallSendError(
+      `${tool}: cannot count the events sent under its key (${name})`,
+      true,
+    );
   }
+  if (taken) return;
+  const message = `${tool}: ${limit} events sent under one key in ${windowMs / 1000} s, its share of ${perMinute} a minute`;
+  throw new OnCallSendError(message, true, 429, (window + 1) * windowMs - now);
 }

@@ -14,9 +14,9 @@
  * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS (on-call-request.ts) and ends on the caller's signal.
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
-import type { SendOnCall } from '../../ports/index.js';
+import type { SendOnCall, SendSlots } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { KeyRate, postWithKey } from './on-call-request.js';
+import { postWithKey, takeSlot } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
@@ -29,7 +29,9 @@ export const PAGERDUTY_SUMMARY_MAX_CHARS = 1024;
 
 export interface PagerDutyOptions {
   readonly routingKey: SecretKey;
-  /** The watchdog's clock, epoch ms: the pace of PAGERDUTY_EVENTS_PER_MINUTE. */
+  /** The deployment's count of the events sent under each key (PAGERDUTY_EVENTS_PER_MINUTE). */
+  readonly slots: SendSlots;
+  /** The watchdog's clock, epoch ms: the windows of that count. */
   readonly clock: () => number;
   /** Tests only (testkit/pagerduty-server.ts): the createHandler part, never a setting. */
   readonly baseUrl?: string | undefined;
@@ -56,12 +58,18 @@ export function pagerDutyBody(event: OnCallEvent): Record<string, unknown> {
   };
 }
 
-/** Sends each event to PagerDuty, at most PAGERDUTY_EVENTS_PER_MINUTE a minute from this container. */
+/** Sends each event to PagerDuty, at most PAGERDUTY_EVENTS_PER_MINUTE a minute under one key. */
 export function pagerDutySend(options: PagerDutyOptions): SendOnCall {
-  const rate = new KeyRate(options.clock, PAGERDUTY_EVENTS_PER_MINUTE);
-  return (event, signal, version) => {
-    rate.take('PagerDuty');
-    const key = { key: options.routingKey, version };
+  const { slots, clock, routingKey } = options;
+  const count = {
+    slots,
+    clock,
+    key: `pagerduty ${routingKey.secretId}`,
+    perMinute: PAGERDUTY_EVENTS_PER_MINUTE,
+  };
+  return async (event, signal, version) => {
+    await takeSlot(count, 'PagerDuty', signal);
+    const key = { key: routingKey, version };
     return postWithKey(key, 'PagerDuty', signal, (routingKey) => ({
       url: `${options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
       body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),

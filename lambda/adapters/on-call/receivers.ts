@@ -5,7 +5,7 @@
  * one's failures (infra/on-call.ts). Adding a receiver is its sender's file, a row here, and its
  * setting in settings/catalogue.ts: nothing else names it.
  */
-import type { SendOnCall } from '../../ports/index.js';
+import type { SendOnCall, SendSlots } from '../../ports/index.js';
 import type { WatchdogSettings } from '../../settings/index.js';
 import { opsgenieSend } from './opsgenie-sender.js';
 import { pagerDutySend } from './pagerduty-sender.js';
@@ -16,6 +16,8 @@ export interface ReceiverParts {
   /** A secret's key, read through the function's Secrets Manager client (secret-key.ts). */
   readonly key: (secretId: string) => SecretKey;
   readonly clock: () => number;
+  /** The deployment's count of the events sent under each key, for a tool's rate limit. */
+  readonly slots: SendSlots;
   /** Tests only: where the tool's API is (a stand-in of testkit/); never a setting. */
   readonly baseUrl?: string | undefined;
 }
@@ -41,8 +43,8 @@ export const RECEIVERS: readonly Receiver[] = [
     label: 'PagerDuty',
     settingsOf: (settings) => settings.pagerDuty,
     secrets: (config) => ({ RoutingKey: config.routingKeySecret }),
-    send: (config, { key, clock, baseUrl }) =>
-      pagerDutySend({ routingKey: key(config.routingKeySecret), clock, baseUrl }),
+    send: (config, { key, slots, clock, baseUrl }) =>
+      pagerDutySend({ routingKey: key(config.routingKeySecret), slots, clock, baseUrl }),
   }),
   receiver({
     tool: 'opsgenie',
