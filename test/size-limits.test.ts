@@ -66,7 +66,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/core/silences.ts': { params: 1 },
   'lambda/core/storm-forming.ts': { params: 1 },
   'lambda/core/watchdog-alerts.ts': { params: 3 },
-  'lambda/handler/create-handler.ts': { long: 2, params: 1 },
   'lambda/handler/discovery-parts.ts': { params: 1 },
   'lambda/handler/heap-release.ts': { params: 1 },
   'lambda/handler/notification-paths.ts': { params: 1 },

@@ -165,21 +165,29 @@ function loggerPort(logger: Logger): StructuredLogger {
   };
 }
 
+/** What every part of the handler is built from, once per container. */
+interface Built {
+  readonly config: RuntimeConfig;
+  readonly parts: HandlerParts;
+  readonly logger: StructuredLogger;
+  readonly metrics: MetricsRecorder;
+  readonly clock: () => number;
+  /** The function's own account, learnt from the first invocation's ARN. */
+  readonly functionAccount: FunctionAccount;
+  readonly ledger: CheckLedger;
+}
+
 /** The watchdog an invocation runs: every part built once per container from the settings. */
-function createInvocationRunner(
-  config: RuntimeConfig,
-  parts: HandlerParts,
-  logger: StructuredLogger,
-  metrics: MetricsRecorder,
-  functionAccount: FunctionAccount,
-  ledger: CheckLedger,
-) {
+function createInvocationRunner(built: Built) {
+  const { config, parts, logger, metrics, clock } = built;
   const { clients } = parts;
-  const clock = parts.clock ?? Date.now;
   const { awsCredentials, credentials } = clusterCredentials(clients, clock, parts.credentials);
   const discovery = discoveryParts(config, clients, awsCredentials, logger, clock);
-  const places = clusterPlaces(config.settings.clusters, clients.region, functionAccount, (name) =>
-    discovery?.settingsOf(name),
+  const places = clusterPlaces(
+    config.settings.clusters,
+    clients.region,
+    built.functionAccount,
+    (name) => discovery?.settingsOf(name),
   );
   const requestTimeoutMs = config.settings.requestTimeoutSeconds * 1000;
   const notifier = cloudNotifier(config, clients, logger, metrics, places.renderContext);
@@ -196,17 +204,7 @@ function createInvocationRunner(
         }),
       parts.collectGrowthBytes,
     ),
-    store: new DynamoDbStateStore({
-      client: clients.dynamodb,
-      tableName: config.stateTable,
-      clock,
-      logger,
-    }),
-    silences: new DynamoDbSilenceStore({
-      client: clients.dynamodb,
-      tableName: config.stateTable,
-      clock,
-    }),
+    ...stateStores(built),
     notifier,
     evidence: (cluster): EvidenceReader[] => [
       new InstanceStateReader({
@@ -227,9 +225,18 @@ function createInvocationRunner(
     onCall: onCallSenders(config, parts, clock),
     directory: discovery?.directory,
     deleted: discovery && ((name, signal) => discovery.deleted(name, notifier, signal)),
-    ledger,
+    ledger: built.ledger,
   });
   return { runner, discovery, notifier };
+}
+
+/** The clusters' state and the silences, in the state table. */
+function stateStores({ parts, config, clock, logger }: Built) {
+  const table = { client: parts.clients.dynamodb, tableName: config.stateTable, clock };
+  return {
+    store: new DynamoDbStateStore({ ...table, logger }),
+    silences: new DynamoDbSilenceStore(table),
+  };
 }
 
 /**
@@ -296,40 +303,21 @@ function fleetDispatcher(
   };
 }
 
-/** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
-export function createHandler(config: RuntimeConfig, parts: HandlerParts): WatchdogHandler {
-  const logger = parts.powertoolsLogger ?? new Logger({ serviceName: SERVICE_NAME });
-  const watchdogLogger = parts.logger ?? loggerPort(logger);
-  const metrics =
-    parts.metrics ??
-    powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }));
-  const functionAccount: FunctionAccount = {};
-  const ledger = new DynamoDbCheckLedger(parts.clients.dynamodb, config.stateTable);
-  const {
-    runner: watchdog,
-    discovery,
-    notifier,
-  } = createInvocationRunner(config, parts, watchdogLogger, metrics, functionAccount, ledger);
+/**
+ * What each kind of event runs, by the key that names it (event-routes.ts); any other event is a
+ * scheduled check (or the look it names).
+ */
+function handlerRoutes(built: Built, watchdog: ReturnType<typeof createInvocationRunner>): Routes {
+  const { config, parts, logger, metrics, ledger } = built;
+  const { discovery, notifier } = watchdog;
   const dispatcher = fleetDispatcher(config, parts, {
     ledger,
     directory: discovery?.directory,
-    logger: watchdogLogger,
+    logger,
     metrics,
-    notifier: cloudNotifier(config, parts.clients, watchdogLogger, metrics, () => ({})),
+    notifier: cloudNotifier(config, parts.clients, logger, metrics, () => ({})),
   });
-  // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
-  const subscriptions = new ConfirmedSubscriptionsGauge({
-    subscriptions: new SnsTopicSubscriptions({
-      client: parts.clients.sns,
-      topicArn: config.topicArn,
-    }),
-    metrics,
-    logger: watchdogLogger,
-    clock: parts.clock ?? Date.now,
-  });
-  // What each kind of event runs, by the key that names it; any other event is a scheduled check
-  // (or the look it names).
-  const routes: Routes = {
+  return {
     discover: async (_event, { deadline }) => {
       if (discovery === undefined) {
         throw new InvocationError('the event asks for discovery, but discover is not set');
@@ -344,12 +332,40 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     // is delivered again (and, past the queue's maxReceiveCount, kept in its dead-letter queue).
     Records: (event, { run }) =>
       runQueuedBatch(event.Records, run, (messageId, error) => {
-        watchdogLogger.error('a queued look failed; SQS delivers it again', {
+        logger.error('a queued look failed; SQS delivers it again', {
           messageId,
           error: error instanceof Error ? error.message : String(error),
         });
       }),
   };
+}
+
+/** The middy handler: Powertools context in every log line, the watchdog's own deadline. */
+export function createHandler(config: RuntimeConfig, parts: HandlerParts): WatchdogHandler {
+  const logger = parts.powertoolsLogger ?? new Logger({ serviceName: SERVICE_NAME });
+  const built: Built = {
+    config,
+    parts,
+    logger: parts.logger ?? loggerPort(logger),
+    metrics:
+      parts.metrics ??
+      powertoolsMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })),
+    clock: parts.clock ?? Date.now,
+    functionAccount: {},
+    ledger: new DynamoDbCheckLedger(parts.clients.dynamodb, config.stateTable),
+  };
+  const watchdog = createInvocationRunner(built);
+  const routes = handlerRoutes(built, watchdog);
+  // Beside the checks, never in their way: bounded by the same deadline, and it never rejects.
+  const subscriptions = new ConfirmedSubscriptionsGauge({
+    subscriptions: new SnsTopicSubscriptions({
+      client: parts.clients.sns,
+      topicArn: config.topicArn,
+    }),
+    metrics: built.metrics,
+    logger: built.logger,
+    clock: built.clock,
+  });
   return middy<HandlerEvent, HandlerResult, Error, Context>({
     timeoutEarlyInMillis: LAST_RESORT_MS,
   })
@@ -357,12 +373,18 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
     .handler(async (event, context) => {
       const heapAtStart = heapInUse();
       const { deadline, readDeadline } = deadlineSignals(context);
-      functionAccount.id = accountOfArn(context.invokedFunctionArn);
+      built.functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       const run = (look: InvocationEvent | null) =>
-        watchdog.run(look, context.awsRequestId, context.getRemainingTimeInMillis(), deadline, {
-          readSignal: readDeadline,
-        });
+        watchdog.runner.run(
+          look,
+          context.awsRequestId,
+          context.getRemainingTimeInMillis(),
+          deadline,
+          {
+            readSignal: readDeadline,
+          },
+        );
       try {
         return await routed(event, routes, { deadline, run });
       } finally {
