@@ -5,7 +5,9 @@
  * given up with one line saying so: the page is never held longer than the budget, and a source
  * that fails says what could not be read and why instead of failing the check.
  */
+import type { SuppressionCause } from '../core/model.js';
 import type { Evidence, NodeEvidence, Notification } from '../core/notification.js';
+import { evidencedExit } from '../core/suppression.js';
 import { EvidenceReadError, type EvidenceReader } from '../ports/index.js';
 
 /** Evidence is read for at most this many nodes of a FIRING (the first ones it lists). */
@@ -70,6 +72,27 @@ export async function withEvidence(
     unread,
   };
   return { ...n, evidence };
+}
+
+/** The nodes a FIRING's evidence says are leaving as planned, with the cause (evidencedExit). */
+export function plannedExits(n: Notification | null): Map<string, SuppressionCause> {
+  const exits = new Map<string, SuppressionCause>();
+  for (const x of n?.evidence?.nodes ?? []) {
+    const cause = evidencedExit(x);
+    if (cause !== undefined) exits.set(x.node, cause);
+  }
+  return exits;
+}
+
+/** `n` decided again without the planned exits, with the evidence read for its firing nodes. */
+export function withEvidenceOf(
+  n: Notification | null,
+  read: Notification | null,
+): Notification | null {
+  if (n?.kind !== 'FIRING' || read?.evidence === undefined) return n;
+  const firing = new Set(n.firing.map((x) => x.name));
+  const nodes = read.evidence.nodes.filter((x) => firing.has(x.node));
+  return { ...n, evidence: { ...read.evidence, nodes } };
 }
 
 /** An adapter's one line; anything else is a bug of the adapter, named but not quoted. */
