@@ -161,6 +161,42 @@ describe('lambda e2e: planned exits are not paged', () => {
   });
 });
 
+describe('lambda e2e: a Spot capacity pool reclaimed at once is no STORM', () => {
+  let h: Harness;
+  let ec2: Ec2Server;
+  before(async () => {
+    ec2 = await startEc2Server('happy');
+    h = await startWatchdogHarness({ clusters: { prod: { nodes: 12 } }, ec2Endpoint: ec2.url });
+  });
+  after(async () => {
+    await h.close();
+    await ec2.close();
+  });
+
+  it("3 of a zone's 4 nodes interrupted together: suppressed, nothing paged", async () => {
+    const t = h.target('prod');
+    const reclaimed = t.nodes.filter((_, i) => i % 3 === 0).slice(0, 3);
+    await h.run();
+    await h.tick();
+    for (const node of reclaimed) {
+      const instance = instanceOf(t.sim.nodeObject(node)?.spec.providerID) ?? '';
+      ec2.instances.set(instance, {
+        state: 'terminated',
+        reasonCode: 'Server.SpotInstanceTermination',
+        reasonMessage: 'Server.SpotInstanceTermination: Spot instance termination',
+      });
+    }
+    const mark = h.logger.entries.length;
+    h.clock.at(h.clock.now() + 30_000, () => {
+      for (const node of reclaimed) t.sim.stopKubelet(node);
+    });
+    for (let i = 0; i < 5; i++) await h.tick();
+    assert.equal(h.sns.messages.length, 0, `nothing sent: ${summary(h.messages())}`);
+    const checked = h.logger.entries.slice(mark).findLast((e) => e.message === 'cluster checked');
+    assert.deepEqual(checked?.fields.suppressedBy, { 'spot-interruption': 3 });
+  });
+});
+
 describe('check: each planned exit its own cause, shown and counted', () => {
   const clock = new FakeClock();
   let sim: SimFixture;

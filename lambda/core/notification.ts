@@ -205,7 +205,7 @@ export interface Notification {
   readonly watchdog?: WatchdogInfo | undefined;
   /** Set on NOTICE notifications only. */
   readonly notice?: NoticeInfo | undefined;
-  /** What was read about the first firing nodes when the FIRING was made (FIRING only). */
+  /** What was read about the first firing nodes when the FIRING or STORM was made (those only). */
   readonly evidence?: Evidence | undefined;
   /**
    * Added when it is published, not when it is decided: an earlier FIRING that the notifier

@@ -21,8 +21,9 @@ type Outcome =
   | { readonly late: true };
 
 /**
- * `n` with the evidence of its first firing nodes, when it is a FIRING and the cluster has
- * evidence sources; otherwise `n` itself. Never rejects; settles within `budgetMs`.
+ * `n` with the evidence of its first firing nodes, when it is a FIRING or a STORM (both page, and
+ * a planned exit must not: plannedExits) and the cluster has evidence sources; otherwise `n`
+ * itself. Never rejects; settles within `budgetMs`.
  */
 export async function withEvidence(
   n: Notification,
@@ -30,9 +31,7 @@ export async function withEvidence(
   budgetMs: number = EVIDENCE_BUDGET_MS,
   signal?: AbortSignal,
 ): Promise<Notification> {
-  if (readers.length === 0 || n.kind !== 'FIRING' || n.firing.length === 0 || signal?.aborted) {
-    return n;
-  }
+  if (readers.length === 0 || !pages(n) || n.firing.length === 0 || signal?.aborted) return n;
   const nodes = n.firing.slice(0, EVIDENCE_MAX_NODES);
   const budget = AbortSignal.timeout(budgetMs);
   const stop = signal ? AbortSignal.any([signal, budget]) : budget;
@@ -74,6 +73,10 @@ export async function withEvidence(
   return { ...n, evidence };
 }
 
+function pages(n: Notification): boolean {
+  return n.kind === 'FIRING' || n.kind === 'STORM';
+}
+
 /** The nodes a FIRING's evidence says are leaving as planned, with the cause (evidencedExit). */
 export function plannedExits(n: Notification | null): Map<string, SuppressionCause> {
   const exits = new Map<string, SuppressionCause>();
@@ -89,7 +92,7 @@ export function withEvidenceOf(
   n: Notification | null,
   read: Notification | null,
 ): Notification | null {
-  if (n?.kind !== 'FIRING' || read?.evidence === undefined) return n;
+  if (n === null || !pages(n) || read?.evidence === undefined) return n;
   const firing = new Set(n.firing.map((x) => x.name));
   const nodes = read.evidence.nodes.filter((x) => firing.has(x.node));
   return { ...n, evidence: { ...read.evidence, nodes } };
