@@ -18,7 +18,10 @@ import type { Policy } from './policy.js';
 import { matchesSelector } from './selector.js';
 import { mapUnhealthy } from './verdict-tally.js';
 
-/** The taints that announce a node's exit, and the cause each says (Karpenter < 1.0: `karpenter.sh/disruption`). */
+/**
+ * The taints that announce a node's exit, and the cause each says.
+ * Karpenter < 1.0 used `karpenter.sh/disruption`.
+ */
 const EXIT_TAINTS: Readonly<Record<string, SuppressionCause>> = {
   ToBeDeletedByClusterAutoscaler: 'autoscaler-removal',
   'karpenter.sh/disrupted': 'karpenter-disruption',
@@ -27,7 +30,7 @@ const EXIT_TAINTS: Readonly<Record<string, SuppressionCause>> = {
 };
 
 /** What the kubelet's node shutdown manager adds to the Ready condition's message (Ready=False). */
-export const SHUTDOWN_MESSAGE = 'node is shutting down';
+const SHUTDOWN_MESSAGE = 'node is shutting down';
 
 /**
  * Per cause: how a reason says it, and for an expected removal or planned exit (timed out as stuck
