@@ -52,10 +52,11 @@ export function renderTable(evaluation: Evaluation, options: TableOptions = {}):
   return columns(header, rows, options.noHeaders);
 }
 
-/** One line: "12 nodes: 9 healthy, 2 expired, 1 suppressed". */
+/** One line: "12 nodes: 9 healthy, 2 expired, 1 suppressed (1 out-of-service)". */
 export function renderSummary(evaluation: Evaluation): string {
+  const causes = Object.entries(evaluation.suppressedBy ?? {}).map(([c, n]) => `${n} ${c}`);
   const parts = VERDICTS.filter((v) => evaluation.summary[v] > 0).map(
-    (v) => `${evaluation.summary[v]} ${v}`,
+    (v) => `${evaluation.summary[v]} ${v}${v === 'suppressed' ? ` (${causes.join(', ')})` : ''}`,
   );
   const nodes = evaluation.nodes.filter((n) => n.verdict !== 'orphaned-lease').length;
   return `${sanitize(evaluation.cluster)}: ${nodes} node${nodes === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
@@ -80,8 +81,11 @@ export function toJson(evaluation: Evaluation): object {
       nodeGroup: n.nodeGroup ?? null,
       instanceType: n.instanceType ?? null,
       capacityType: n.capacityType ?? null,
+      ...(n.suppressedBy ? { suppressedBy: n.suppressedBy } : {}),
     })),
     summary: evaluation.summary,
+    // Only when some node is suppressed, as `degraded` only when Nodes could not be read.
+    ...(evaluation.summary.suppressed > 0 ? { suppressedBy: evaluation.suppressedBy } : {}),
   };
 }
 

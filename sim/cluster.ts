@@ -203,6 +203,11 @@ export class SimCluster extends ClusterStore {
     faults.setReady(this, name, status, reason);
   }
 
+  /** The kubelet reports a graceful shutdown (Ready=False, a Shutdown event); the lease renews on. */
+  beginShutdown(name: string): void {
+    faults.beginShutdown(this, name);
+  }
+
   cordon(name: string, on = true): void {
     faults.cordon(this, name, on);
   }

@@ -41,6 +41,8 @@ export function eventMessage(node: string, reason: string): string {
       return 'Starting kubelet.';
     case 'RegisteredNode':
       return `Node ${node} event: Registered Node ${node} in Controller`;
+    case 'Shutdown':
+      return 'Shutdown manager detected shutdown event';
     case 'RemovingNode':
       return `Node ${node} event: Removing Node ${node} from Controller`;
     default:

@@ -89,6 +89,19 @@ export function setReady(
   }
 }
 
+/**
+ * The kubelet's graceful node shutdown begins: its node shutdown manager reports Ready=False with
+ * "node is shutting down" and records a `Shutdown` event; the lease keeps renewing until the
+ * kubelet stops (stopKubelet), as the machine powers off.
+ */
+export function beginShutdown(store: ClusterStore, name: string): void {
+  const n = store.node(name);
+  recordNodeEvent(store, n, 'Shutdown', 'kubelet', store.nowUs());
+  setReady(store, name, 'False');
+  n.ready = { ...n.ready, message: 'node is shutting down' };
+  store.touchNode(n);
+}
+
 export function cordon(store: ClusterStore, name: string, on = true): void {
   const n = store.node(name);
   if (n.unschedulable !== on) {

@@ -101,6 +101,10 @@ export type SuppressionCause =
   | 'deleting'
   | 'autoscaler-removal'
   | 'karpenter-disruption'
+  | 'graceful-shutdown'
+  | 'out-of-service'
+  | 'spot-interruption'
+  | 'instance-terminated'
   | 'excluded'
   | 'silenced'
   | 'maintenance';
@@ -210,6 +214,8 @@ export interface Evaluation {
   /** Sorted by name. */
   readonly nodes: readonly NodeVerdict[];
   readonly summary: Readonly<Record<Verdict, number>>;
+  /** The `suppressed` nodes counted by cause (planned exits, removals, silences...): only those seen. */
+  readonly suppressedBy?: Readonly<Partial<Record<SuppressionCause, number>>> | undefined;
   /** Nodes grouped by zone (nodes with no zone under ''), for storm detection. */
   readonly zones: readonly ZoneSummary[];
   /** Nodes grouped by node group (nodes with none are left out), sorted, for storm detection. */

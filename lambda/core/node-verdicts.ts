@@ -17,14 +17,7 @@ import {
   type ReadLease,
 } from './lease-observations.js';
 import { judgeSilence, missedRenewal, type SilenceLook } from './lease-silence.js';
-import type {
-  NodeInfo,
-  NodeVerdict,
-  Observation,
-  Snapshot,
-  SuppressionCause,
-  Verdict,
-} from './model.js';
+import type { NodeInfo, NodeVerdict, Observation, Snapshot } from './model.js';
 import {
   addNodeFacts,
   capacityTypeOf,
@@ -32,8 +25,7 @@ import {
   nodeFactsOf,
   nodeGroupOf,
 } from './node-facts.js';
-import type { Policy } from './policy.js';
-import { describeSuppression, suppressionOf } from './suppression.js';
+import { suppressedOr, suppressionOf } from './suppression.js';
 import type { HealthyLease, HealthyRows } from './verdict-list.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -309,23 +301,6 @@ export function healthyVerdict(lease: HealthyLease): NodeVerdict {
   verdict.verdict = 'healthy';
   verdict.reason = reason;
   return verdict;
-}
-
-function suppressedOr(
-  judged: Omit<NodeVerdict, 'verdict' | 'reason'>,
-  verdict: Verdict,
-  what: string,
-  cause: SuppressionCause | undefined,
-  policy: Policy,
-): NodeVerdict {
-  if (cause === undefined) return { ...judged, verdict, reason: what };
-  return {
-    ...judged,
-    verdict: 'suppressed',
-    suppressedBy: cause,
-    suppressedVerdict: verdict,
-    reason: `${describeSuppression(cause, policy)}; ${what}`,
-  };
 }
 
 /** The verdict of a listed Node that has no Lease: missing, unless young or on its way out. */

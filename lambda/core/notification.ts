@@ -7,6 +7,7 @@ import type {
   ClusterReadFailure,
   NodeFacts,
   NodeGroupSummary,
+  SuppressionCause,
   Verdict,
   ZoneSummary,
 } from './model.js';
@@ -26,17 +27,12 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** How an incident ended. */
-export type Resolution =
-  | 'recovered' // the node is healthy again
-  | 'cordoned' // removed as expected: spec.unschedulable
-  | 'deleting' // removed as expected: deletionTimestamp
-  | 'autoscaler-removal' // ToBeDeletedByClusterAutoscaler taint
-  | 'karpenter-disruption' // karpenter.sh/disrupted (or disruption) taint
-  | 'excluded' // now excluded by the user's selector
-  | 'silenced' // a user's silence (`lease-watchdog silence add`) covers it
-  | 'maintenance' // a maintenance window of the cluster holds
-  | 'node-deleted'; // the Node is gone (its lease may be orphaned)
+/**
+ * How an incident ended: the node is healthy again (`recovered`), is suppressed for one of its
+ * causes (an expected removal or planned exit, the user's selector, a silence, a maintenance
+ * window: core/suppression.ts), or the Node is gone (`node-deleted`; its lease may be orphaned).
+ */
+export type Resolution = 'recovered' | SuppressionCause | 'node-deleted';
 
 /**
  * A silence or a maintenance window took the incident over: the node may still be down, so it is
@@ -209,7 +205,7 @@ export interface Notification {
   readonly watchdog?: WatchdogInfo | undefined;
   /** Set on NOTICE notifications only. */
   readonly notice?: NoticeInfo | undefined;
-  /** What was read about the first firing nodes when the FIRING was made (FIRING only). */
+  /** What was read about the first firing nodes when the FIRING or STORM was made (those only). */
   readonly evidence?: Evidence | undefined;
   /**
    * Added when it is published, not when it is decided: an earlier FIRING that the notifier

@@ -21,8 +21,7 @@ import { NODE_FACT_LABELS } from './node-facts.js';
 import { hasUnprintable } from './printable.js';
 import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
-import { evaluationOf, verdictListOf } from './verdict-list.js';
-import { tally } from './verdict-tally.js';
+import { mapUnhealthy } from './verdict-tally.js';
 
 export type { MaintenanceWindow } from './maintenance-window.js';
 
@@ -293,23 +292,8 @@ export function applySilences(
     return started === undefined ? [] : [{ window, end: started + durationMs }];
   });
   if (active.length === 0 && open.length === 0) return evaluation;
-  let changed = false;
-  const silence = (node: NodeVerdict) => {
-    const next = silenced(node, active, open, labelsOf);
-    if (next !== node) changed = true;
-    return next;
-  };
-  // A healthy verdict is never silenced: only the others are looked at where they are kept apart.
-  const list = verdictListOf(evaluation);
-  if (list !== undefined) {
-    const others = list.others.map(silence);
-    if (!changed) return evaluation;
-    const { nodes: _, ...fields } = evaluation;
-    const next = list.withOthers(others);
-    return evaluationOf({ ...fields, ...tally(next) }, next);
-  }
-  const nodes = evaluation.nodes.map(silence);
-  return changed ? { ...evaluation, nodes, ...tally(nodes) } : evaluation;
+  // A healthy verdict is never silenced (mapUnhealthy leaves those alone).
+  return mapUnhealthy(evaluation, (node) => silenced(node, active, open, labelsOf));
 }
 
 /** The silence ended at `at` by `by`; undefined when it had already ended. */

@@ -35,7 +35,7 @@ export const selector = cliOption(CLI_FLAGS.selector, {
 export const output = cliOption(CLI_FLAGS.output, {
   shownDefault: '`table`',
   meaning:
-    '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read); `yaml` is the same document as YAML',
+    '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType, suppressedBy? }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read, `suppressedBy: { <cause>: count }` when nodes are suppressed); `yaml` is the same document as YAML',
 });
 
 export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {

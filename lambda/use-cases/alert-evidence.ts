@@ -5,7 +5,9 @@
  * given up with one line saying so: the page is never held longer than the budget, and a source
  * that fails says what could not be read and why instead of failing the check.
  */
+import type { SuppressionCause } from '../core/model.js';
 import type { Evidence, NodeEvidence, Notification } from '../core/notification.js';
+import { evidencedExit } from '../core/suppression.js';
 import { EvidenceReadError, type EvidenceReader } from '../ports/index.js';
 
 /** Evidence is read for at most this many nodes of a FIRING (the first ones it lists). */
@@ -19,8 +21,9 @@ type Outcome =
   | { readonly late: true };
 
 /**
- * `n` with the evidence of its first firing nodes, when it is a FIRING and the cluster has
- * evidence sources; otherwise `n` itself. Never rejects; settles within `budgetMs`.
+ * `n` with the evidence of its first firing nodes, when it is a FIRING or a STORM (both page, and
+ * a planned exit must not: plannedExits) and the cluster has evidence sources; otherwise `n`
+ * itself. Never rejects; settles within `budgetMs`.
  */
 export async function withEvidence(
   n: Notification,
@@ -28,9 +31,7 @@ export async function withEvidence(
   budgetMs: number = EVIDENCE_BUDGET_MS,
   signal?: AbortSignal,
 ): Promise<Notification> {
-  if (readers.length === 0 || n.kind !== 'FIRING' || n.firing.length === 0 || signal?.aborted) {
-    return n;
-  }
+  if (readers.length === 0 || !pages(n) || n.firing.length === 0 || signal?.aborted) return n;
   const nodes = n.firing.slice(0, EVIDENCE_MAX_NODES);
   const budget = AbortSignal.timeout(budgetMs);
   const stop = signal ? AbortSignal.any([signal, budget]) : budget;
@@ -70,6 +71,31 @@ export async function withEvidence(
     unread,
   };
   return { ...n, evidence };
+}
+
+function pages(n: Notification): boolean {
+  return n.kind === 'FIRING' || n.kind === 'STORM';
+}
+
+/** The nodes a FIRING's evidence says are leaving as planned, with the cause (evidencedExit). */
+export function plannedExits(n: Notification | null): Map<string, SuppressionCause> {
+  const exits = new Map<string, SuppressionCause>();
+  for (const x of n?.evidence?.nodes ?? []) {
+    const cause = evidencedExit(x);
+    if (cause !== undefined) exits.set(x.node, cause);
+  }
+  return exits;
+}
+
+/** `n` decided again without the planned exits, with the evidence read for its firing nodes. */
+export function withEvidenceOf(
+  n: Notification | null,
+  read: Notification | null,
+): Notification | null {
+  if (n === null || !pages(n) || read?.evidence === undefined) return n;
+  const firing = new Set(n.firing.map((x) => x.name));
+  const nodes = read.evidence.nodes.filter((x) => firing.has(x.node));
+  return { ...n, evidence: { ...read.evidence, nodes } };
 }
 
 /** An adapter's one line; anything else is a bug of the adapter, named but not quoted. */

@@ -40,6 +40,7 @@ import type { Evaluation, Recheck } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
 import type { Policy } from '../core/policy.js';
 import { applySilences, type Silence } from '../core/silences.js';
+import { withExits } from '../core/suppression.js';
 import { alertsForDegraded, setAsideNotice } from '../core/watchdog-alerts.js';
 import {
   ClusterReadError,
@@ -53,7 +54,7 @@ import {
   type StateStore,
   type StoredState,
 } from '../ports/index.js';
-import { withEvidence } from './alert-evidence.js';
+import { plannedExits, withEvidence, withEvidenceOf } from './alert-evidence.js';
 import { claim, publishAndRecord } from './claim-and-record.js';
 import { type OnCallDeps, withFresh } from './on-call-delivery.js';
 import type { Delivery } from './outbox-publishing.js';
@@ -160,8 +161,9 @@ export async function runCheckCycle(
 
   // Silences it cannot honour are moved aside by their store and said once, never trusted.
   const silences = (await deps.silences?.listOrSetAside(cluster, signal)) ?? { silences: [] };
-  const seen = await readCluster(cluster, deps, stored, silences.silences, signal);
-  const decided = await decideAlerts(cluster, deps, stored, seen, now, signal, silences.setAside);
+  const read = await readCluster(cluster, deps, stored, silences.silences, signal);
+  const decided = await decideAlerts(cluster, deps, stored, read, now, signal, silences.setAside);
+  const seen = decided.judged;
   const { evaluation } = seen;
   const rechecks = [...(evaluation?.rechecks ?? []), ...(decided.wake ? [decided.wake] : [])];
   rechecks.sort((a, b) => a.at - b.at);
@@ -284,11 +286,32 @@ async function decideAlerts(
   now: number,
   signal: AbortSignal | undefined,
   silencesSetAside: StateReset | undefined,
-): Promise<{ alerts: AlertState; fresh: Notification[]; deleted?: true; wake?: Recheck }> {
+): Promise<{
+  /** What was seen, with the planned exits the evidence found suppressed. */
+  judged: Seen;
+  alerts: AlertState;
+  fresh: Notification[];
+  deleted?: true;
+  wake?: Recheck;
+}> {
   const { alerts } = stored.state;
-  const decided = seen.evaluation
+  let judged = seen;
+  let decided = seen.evaluation
     ? alertsForEvaluation(seen.evaluation, alerts, deps.alertPolicy, now)
     : await readFailureAlerts(cluster, seen.readError, alerts, deps, now, signal);
+  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time). Nodes
+  // they say are leaving as planned are suppressed for that cause and the alerts decided again:
+  // not paged, and paged still once stuck (core/suppression.ts, evidencedExit).
+  let decidedNotification =
+    decided.notification && deps.evidence
+      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
+      : decided.notification;
+  const exits = plannedExits(decidedNotification);
+  if (seen.evaluation && exits.size > 0) {
+    judged = { evaluation: withExits(seen.evaluation, exits, deps.policy) };
+    decided = alertsForEvaluation(judged.evaluation, alerts, deps.alertPolicy, now);
+    decidedNotification = withEvidenceOf(decided.notification, decidedNotification);
+  }
   // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
   // their own ahead of the check's notification.
   const degraded = seen.evaluation
@@ -300,11 +323,6 @@ async function decideAlerts(
         now,
       )
     : decided;
-  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time).
-  const decidedNotification =
-    decided.notification && deps.evidence
-      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
-      : decided.notification;
   const fresh = [
     stored.reset ? setAsideNotice(cluster, 'state-reset', stored.reset, now) : null,
     silencesSetAside ? setAsideNotice(cluster, 'silences-set-aside', silencesSetAside, now) : null,
@@ -312,6 +330,7 @@ async function decideAlerts(
     decidedNotification,
   ].filter((n): n is Notification => n !== null);
   return {
+    judged,
     alerts: degraded.state,
     fresh,
     ...('deleted' in decided ? { deleted: true } : {}),

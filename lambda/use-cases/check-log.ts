@@ -23,6 +23,7 @@ export function logChecked(
     // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
     nodes: verdictCount(evaluation),
     ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
+    suppressedBy: evaluation.suppressedBy,
     alerting,
     notificationsSent: outcome.published.length,
     notificationsFailed: outcome.publishError === undefined ? 0 : outcome.pending.length,

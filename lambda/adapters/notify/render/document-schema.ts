@@ -54,7 +54,7 @@ export const documentNode = z
     since: time.nullable().meta({ description: 'when the incident opened (watchdog clock)' }),
     reason: z.string().meta({ description: 'one human sentence: why this verdict' }),
     resolution: nullableText(
-      'for resolved nodes, how the incident ended: recovered, cordoned, deleting, autoscaler-removal, karpenter-disruption, excluded, silenced, maintenance, node-deleted',
+      'for resolved nodes, how the incident ended: recovered, cordoned, deleting, autoscaler-removal, karpenter-disruption, graceful-shutdown, out-of-service, spot-interruption, instance-terminated, excluded, silenced, maintenance, node-deleted',
     ),
     incidentKey: incidentKeyField.optional().meta({
       description:

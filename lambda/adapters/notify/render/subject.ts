@@ -13,6 +13,7 @@ import {
   splitResolved,
 } from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
+import { isRemovalCause } from '../../../core/suppression.js';
 import { fmt, nodeGroupName, plural, zoneName } from './format.js';
 import { asciiText, squeeze, truncate } from './text.js';
 
@@ -122,21 +123,16 @@ function countsPhrase(n: Notification, opts: { firing: boolean }): string {
   return parts.map(([count, word]) => `${fmt(count)} ${word}`).join(', ');
 }
 
-const REMOVALS: ReadonlySet<Resolution> = new Set([
-  'cordoned',
-  'deleting',
-  'autoscaler-removal',
-  'karpenter-disruption',
-  'node-deleted',
-]);
+/** Removed as expected: the Node deleted, or an expected removal or planned exit (suppression.ts). */
+function removed(resolution: Resolution | undefined): boolean {
+  if (resolution === undefined || resolution === 'recovered') return false;
+  return resolution === 'node-deleted' || isRemovalCause(resolution);
+}
 
-/** `recovered`, `removed` (cordoned, deleted, scaled in), or `resolved` when mixed. */
+/** `recovered`, `removed` (cordoned, deleted, scaled in, a planned exit), or `resolved` when mixed. */
 export function resolvedWord(nodes: readonly AlertNode[]): string {
   if (nodes.every((x) => (x.resolution ?? 'recovered') === 'recovered')) return 'recovered';
-  if (nodes.every((x) => x.resolution !== undefined && REMOVALS.has(x.resolution))) {
-    return 'removed';
-  }
-  return 'resolved';
+  return nodes.every((x) => removed(x.resolution)) ? 'removed' : 'resolved';
 }
 
 /** Short names for the subject, from the list the headline is about. */
