@@ -61,7 +61,7 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/core/incidents.ts': { long: 1, params: 1 },
   'lambda/core/lease-observations.ts': { params: 1 },
   'lambda/core/node-step.ts': { params: 2 },
-  'lambda/core/node-verdicts.ts': { params: 2 },
+  'lambda/core/node-verdicts.ts': { params: 1 },
   'lambda/core/renewal-clock.ts': { params: 1 },
   'lambda/core/silences.ts': { params: 1 },
   'lambda/core/storm-forming.ts': { params: 1 },

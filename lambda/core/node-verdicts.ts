@@ -196,13 +196,13 @@ function judgeUncommonLease(
       renew.kind === 'never'
         ? `lease never renewed, ${formatAge(silentForSeconds)} after the node was created (startup grace ${thresholdSeconds}s)`
         : `no lease renewal for ${formatAge(silentForSeconds)} (grace ${thresholdSeconds}s${cappedNote(judged, thresholdSeconds)})${firstSight ? ', judged against the API server clock on first sight' : ''}`;
-    return suppressedOr(judged, 'expired', what, cause, policy);
+    return suppressedOr(judged, { verdict: 'expired', reason: what }, cause, policy);
   }
   if (node !== undefined && !readyHeard(node)) {
     const what = notReadyReason(node, observed);
     const age = nodeAge(ctx.snapshot, node);
     if (age === undefined || age >= policy.startupGraceSeconds) {
-      return suppressedOr(judged, 'not-ready', what, cause, policy);
+      return suppressedOr(judged, { verdict: 'not-ready', reason: what }, cause, policy);
     }
     // Joining: a new node reports Ready=False until its network is up (not paged the first look).
     const grace = `node is ${formatAge(age)} old (startup grace ${policy.startupGraceSeconds}s)`;
@@ -329,5 +329,10 @@ export function judgeNodeWithoutLease(ctx: JudgeContext, node: NodeInfo): NodeVe
   }
   const age = ageSeconds === undefined ? '' : `; node is ${formatAge(ageSeconds)} old`;
   const what = `no Lease in ${snapshot.namespace}${age}`;
-  return suppressedOr(common, 'missing-lease', what, suppressionOf(node, policy), policy);
+  return suppressedOr(
+    common,
+    { verdict: 'missing-lease', reason: what },
+    suppressionOf(node, policy),
+    policy,
+  );
 }

@@ -121,15 +121,14 @@ export function withExits(
 ): Evaluation {
   return mapUnhealthy(evaluation, (n) => {
     const cause = isAlerting(n.verdict) ? exits.get(n.name) : undefined;
-    return cause === undefined ? n : suppressedOr(n, n.verdict, n.reason, cause, policy);
+    return cause === undefined ? n : suppressedOr(n, n, cause, policy);
   });
 }
 
 /** The verdict `verdict` saying `what`, or suppressed by `cause` (saying both) when there is one. */
 export function suppressedOr(
   judged: Omit<NodeVerdict, 'verdict' | 'reason'>,
-  verdict: Verdict,
-  what: string,
+  { verdict, reason: what }: { readonly verdict: Verdict; readonly reason: string },
   cause: SuppressionCause | undefined,
   policy: Policy,
 ): NodeVerdict {
