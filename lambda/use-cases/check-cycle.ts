@@ -28,33 +28,18 @@
  * run killed) sends the notifications of that run once more.
  */
 
-import type { AlertState } from '../core/alert-state.js';
-import { evaluate } from '../core/evaluate.js';
-import {
-  type AlertOutcome,
-  type AlertPolicy,
-  alertsForEvaluation,
-  alertsForReadFailure,
-} from '../core/incidents.js';
 import type { Evaluation, Recheck } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
-import type { Policy } from '../core/policy.js';
-import { applySilences, type Silence } from '../core/silences.js';
-import { withExits } from '../core/suppression.js';
-import { alertsForDegraded, setAsideNotice } from '../core/watchdog-alerts.js';
-import {
+import type {
   ClusterReadError,
-  type ClusterReader,
-  type ClusterState,
-  type EvidenceReader,
-  isClusterReadError,
-  type Notifier,
-  type SilenceStore,
-  type StateReset,
-  type StateStore,
-  type StoredState,
+  ClusterState,
+  Notifier,
+  SilenceStore,
+  StateReset,
+  StateStore,
+  StoredState,
 } from '../ports/index.js';
-import { plannedExits, withEvidence, withEvidenceOf } from './alert-evidence.js';
+import { type DecideDeps, decideAlerts, readCluster } from './check-decide.js';
 import { claim, publishAndRecord } from './claim-and-record.js';
 import { type OnCallDeps, withFresh } from './on-call-delivery.js';
 import type { Delivery } from './outbox-publishing.js';
@@ -63,43 +48,17 @@ import type { Delivery } from './outbox-publishing.js';
 export { RECORD_BUDGET_MS } from './claim-and-record.js';
 export { type Abandoned, GIVE_UP_AFTER_MS } from './outbox-publishing.js';
 
-export interface CycleDeps {
-  readonly reader: ClusterReader;
+export interface CycleDeps extends DecideDeps {
   readonly store: StateStore;
   readonly notifier: Notifier;
-  readonly policy: Policy;
-  readonly alertPolicy: AlertPolicy;
-  /** The watchdog's clock, epoch ms. */
-  readonly clock: () => number;
   /** Identifies this run in the outbox lock (e.g. the Lambda request id). */
   readonly runId: string;
   /** How long this run may hold the outbox lock: at least as long as it can run. */
   readonly lockMs: number;
-  /** Where a FIRING's evidence is read (none: no evidence). */
-  readonly evidence?: readonly EvidenceReader[] | undefined;
-  /** How long reading it may hold a FIRING back (default EVIDENCE_BUDGET_MS). */
-  readonly evidenceBudgetMs?: number | undefined;
   /** The users' silences, read once per check (none when absent). */
   readonly silences?: SilenceStore | undefined;
-  /**
-   * A look between scheduled checks (a routine look, a suspect's re-check): the reader reads what
-   * a look needs (ClusterReader `look`), and a look that changes nothing that must survive does
-   * not save (mustSave).
-   */
-  readonly look?: boolean | undefined;
-  /**
-   * Ends the read before `signal` ends the check (the Lambda's: DELIVERY_BUDGET_MS earlier), so
-   * that what a read cut short decides (its WATCHDOG) is still saved and published in time.
-   */
-  readonly readSignal?: AbortSignal | undefined;
   /** The paging tools that get on-call events (on-call-delivery.ts); none when absent. */
   readonly onCall?: OnCallDeps | undefined;
-  /**
-   * Asked before the WATCHDOG of a cluster that cannot be read is raised (a discovered cluster's):
-   * true when the cluster is deleted, and then nothing is paged and the alerts stay as they were.
-   * Never rejects.
-   */
-  readonly deleted?: ((signal?: AbortSignal) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -161,8 +120,9 @@ export async function runCheckCycle(
 
   // Silences it cannot honour are moved aside by their store and said once, never trusted.
   const silences = (await deps.silences?.listOrSetAside(cluster, signal)) ?? { silences: [] };
-  const read = await readCluster(cluster, deps, stored, silences.silences, signal);
-  const decided = await decideAlerts(cluster, deps, stored, read, now, signal, silences.setAside);
+  const check = { cluster, deps, stored, now, signal };
+  const read = await readCluster(check, silences.silences);
+  const decided = await decideAlerts(check, read, silences.setAside);
   const seen = decided.judged;
   const { evaluation } = seen;
   const rechecks = [...(evaluation?.rechecks ?? []), ...(decided.wake ? [decided.wake] : [])];
@@ -226,143 +186,6 @@ function unpublished(outbox: readonly Notification[], signal: AbortSignal | unde
   };
 }
 
-/** What the check saw of the cluster: its evaluation, or why it could not be read. */
-type Seen =
-  | { readonly evaluation: Evaluation; readonly readError?: undefined }
-  | { readonly evaluation?: undefined; readonly readError: ClusterReadError };
-
-/**
- * Reads the cluster and judges the answer, with the users' silences and maintenance windows
- * applied. A read that fails (the cluster's fault, or the invocation's deadline: cutShort) is seen
- * too: the alerts report it. Any other error ends the check.
- */
-async function readCluster(
-  cluster: string,
-  deps: CycleDeps,
-  stored: StoredState,
-  silences: readonly Silence[],
-  signal: AbortSignal | undefined,
-): Promise<Seen> {
-  // The check's signal, ended sooner by the time for reading, if any.
-  const { readSignal } = deps;
-  const reading =
-    readSignal && signal ? AbortSignal.any([signal, readSignal]) : (readSignal ?? signal);
-  try {
-    const snapshot = await deps.reader.read(reading, deps.look ? 'look' : 'check');
-    // Judged at the end of the read: every renewal in the answer happened before it, on our clock
-    // (the learned clock offsets rest on that: core/renewal-clock.ts).
-    const afterReadFailure = (stored.state.alerts.watchdog ?? null) !== null;
-    const readAt = deps.clock();
-    // Node labels by name, built only when a silence or window has a selector to match.
-    let labels: Map<string, Readonly<Record<string, string>>> | undefined;
-    const evaluation = applySilences(
-      evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
-      silences,
-      deps.policy.maintenance ?? [],
-      (name) => {
-        labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
-        return labels.get(name);
-      },
-      readAt,
-    );
-    return { evaluation };
-  } catch (error) {
-    if (!isClusterReadError(error)) throw error;
-    return { readError: cutShort(error, cluster, reading) };
-  }
-}
-
-/**
- * The alert state that follows from what was seen, and the notifications it adds to the outbox,
- * in the order they go out: a reset state's NOTICE, set-aside silences' NOTICE, a degraded
- * check's notice, then the check's
- * own notification (a FIRING with its evidence), or the WATCHDOG of a cluster that cannot be read.
- */
-async function decideAlerts(
-  cluster: string,
-  deps: CycleDeps,
-  stored: StoredState,
-  seen: Seen,
-  now: number,
-  signal: AbortSignal | undefined,
-  silencesSetAside: StateReset | undefined,
-): Promise<{
-  /** What was seen, with the planned exits the evidence found suppressed. */
-  judged: Seen;
-  alerts: AlertState;
-  fresh: Notification[];
-  deleted?: true;
-  wake?: Recheck;
-}> {
-  const { alerts } = stored.state;
-  let judged = seen;
-  let decided = seen.evaluation
-    ? alertsForEvaluation(seen.evaluation, alerts, deps.alertPolicy, now)
-    : await readFailureAlerts(cluster, seen.readError, alerts, deps, now, signal);
-  // A FIRING carries what EC2 and the node's Events said at alert time (bounded in time). Nodes
-  // they say are leaving as planned are suppressed for that cause and the alerts decided again:
-  // not paged, and paged still once stuck (core/suppression.ts, evidencedExit).
-  let decidedNotification =
-    decided.notification && deps.evidence
-      ? await withEvidence(decided.notification, deps.evidence, deps.evidenceBudgetMs, signal)
-      : decided.notification;
-  const exits = plannedExits(decidedNotification);
-  if (seen.evaluation && exits.size > 0) {
-    judged = { evaluation: withExits(seen.evaluation, exits, deps.policy) };
-    decided = alertsForEvaluation(judged.evaluation, alerts, deps.alertPolicy, now);
-    decidedNotification = withEvidenceOf(decided.notification, decidedNotification);
-  }
-  // Degraded checks (Nodes unreadable) and a reset state are the watchdog's own notices, sent on
-  // their own ahead of the check's notification.
-  const degraded = seen.evaluation
-    ? alertsForDegraded(
-        cluster,
-        seen.evaluation.degraded,
-        alerts.degraded ?? null,
-        decided.state,
-        now,
-      )
-    : decided;
-  const fresh = [
-    stored.reset ? setAsideNotice(cluster, 'state-reset', stored.reset, now) : null,
-    silencesSetAside ? setAsideNotice(cluster, 'silences-set-aside', silencesSetAside, now) : null,
-    seen.evaluation ? degraded.notification : null,
-    decidedNotification,
-  ].filter((n): n is Notification => n !== null);
-  return {
-    judged,
-    alerts: degraded.state,
-    fresh,
-    ...('deleted' in decided ? { deleted: true } : {}),
-    ...(decided.wake === undefined ? {} : { wake: decided.wake }),
-  };
-}
-
-/**
- * After a failed read: the read-failure lifecycle's alerts, unless the WATCHDOG it raises is of a
- * cluster that is deleted (`deps.deleted`): then nothing, and the alerts as they were.
- */
-async function readFailureAlerts(
-  cluster: string,
-  error: ClusterReadError,
-  alerts: AlertState,
-  deps: CycleDeps,
-  now: number,
-  signal: AbortSignal | undefined,
-): Promise<AlertOutcome | (AlertOutcome & { deleted: true })> {
-  const decided = alertsForReadFailure(
-    cluster,
-    error.failure,
-    error.message,
-    alerts,
-    deps.alertPolicy,
-    now,
-  );
-  if (decided.notification === null || deps.deleted === undefined) return decided;
-  if (!(await deps.deleted(signal))) return decided;
-  return { notification: null, state: alerts, deleted: true };
-}
-
 /**
  * Whether a look's new state holds something that must survive it: an alert transition (alerts,
  * flaps, storm, removals, degraded), a notification or a lock in the outbox, a reset state, a lease
@@ -401,28 +224,5 @@ export function canonical(value: unknown): string {
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
-  );
-}
-
-/**
- * A read stopped by the caller's deadline (a TimeoutError reason, as `AbortSignal.timeout` gives)
- * is a `timeout` failure of the cluster, not an error of the watchdog; any other abort (the CLI's
- * Ctrl-C) ends the check.
- */
-function cutShort(
-  error: ClusterReadError,
-  cluster: string,
-  signal: AbortSignal | undefined,
-): ClusterReadError {
-  if (error.failure !== 'aborted') return error;
-  const reason: unknown = signal?.reason;
-  const deadline =
-    typeof reason === 'object' && reason !== null && (reason as Error).name === 'TimeoutError';
-  if (!deadline) throw error;
-  return new ClusterReadError(
-    'timeout',
-    `reading cluster ${cluster} did not finish in the time the invocation leaves for reading`,
-    undefined,
-    { cause: error },
   );
 }
