@@ -13,7 +13,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { readBody, sendJson } from './aws-endpoint.js';
+import { readBody, type ServerTls, sendJson } from './aws-endpoint.js';
 import { startVendorStandIn, type VendorStandIn } from './vendor-stand-in.js';
 
 /** A delivery taken: its `webhook-id` and document. */
@@ -62,9 +62,11 @@ function documentProblems(doc: unknown): string[] {
   return d.type === `incident.${state}` ? [] : ['data.state must match the type'];
 }
 
+/** The stand-in, verifying with `secret` on the clock `now`; HTTPS with `tls`. */
 export async function startWebhookServer(
   secret: string,
   now: () => number,
+  tls?: ServerTls,
 ): Promise<VendorStandIn<WebhookDelivery>> {
   const seen = new Set<string>();
   return startVendorStandIn<WebhookDelivery>(async (req, res, book) => {
@@ -93,5 +95,5 @@ export async function startWebhookServer(
     seen.add(id);
     book.accepted.push({ id, ...(doc as Omit<WebhookDelivery, 'id'>) });
     return reply(200);
-  });
+  }, tls);
 }
