@@ -18,8 +18,6 @@ import { bodyText } from '../notify/render/format.js';
 import { postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
 
-export const INCIDENT_IO_API_URL = 'https://api.incident.io';
-
 export interface IncidentIoOptions {
   readonly token: SecretKey;
   /** The alert source's config id (its HTTP URL's last part). */
@@ -45,7 +43,7 @@ export function incidentIoBody(event: OnCallEvent): Record<string, unknown> {
 
 /** Sends each event to the alert source `alertSourceId`. */
 export function incidentIoSend(options: IncidentIoOptions): SendOnCall {
-  const base = options.baseUrl ?? INCIDENT_IO_API_URL;
+  const base = options.baseUrl ?? 'https://api.incident.io';
   const url = `${base}/v2/alert_events/http/${encodeURIComponent(options.alertSourceId)}`;
   return (event, signal, version) =>
     postWithKey({ key: options.token, version }, 'incident.io', signal, (token) => ({
