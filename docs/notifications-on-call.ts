@@ -1,12 +1,15 @@
 /**
  * The on-call sections of docs/NOTIFICATIONS.md (docs/notifications.ts renders the file): the
- * incident key that ties the notifications of one incident together, PagerDuty and Opsgenie.
+ * incident key that ties the notifications of one incident together, PagerDuty, Opsgenie and Jira
+ * Service Management, incident.io, and the signed webhook.
  */
+import { incidentIoBody } from '../lambda/adapters/on-call/incident-io-sender.js';
 import { opsgenieRequest } from '../lambda/adapters/on-call/opsgenie-sender.js';
 import {
   PAGERDUTY_EVENTS_PER_MINUTE,
   pagerDutyBody,
 } from '../lambda/adapters/on-call/pagerduty-sender.js';
+import { webhookBody } from '../lambda/adapters/on-call/webhook-sender.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { ON_CALL_NODE_EVENTS, onCallEvents } from '../lambda/core/on-call-events.js';
 import {
@@ -206,6 +209,124 @@ export function opsgenieSection(firing: Notification): string[] {
     '',
     `POST ${close?.path ?? ''}`,
     JSON.stringify(close?.body ?? {}, null, 2),
+    '```',
+    '',
+    ...jsmLines(),
+  ];
+}
+
+const EOS = 'https://support.atlassian.com/opsgenie/docs/what-happens-when-opsgenie-is-turned-off/';
+const JSM_EVENTS =
+  'https://developer.atlassian.com/cloud/jira/service-desk-ops/rest/v1/api-group-integration-events/';
+const JSDCLOUD = 'https://jira.atlassian.com/browse/JSDCLOUD-14179';
+
+/** Jira Service Management: Opsgenie's end, the migration, the region, the close by alias. */
+function jsmLines(): string[] {
+  return [
+    '### Jira Service Management (Opsgenie after 5 April 2027)',
+    '',
+    'Opsgenie is no longer sold since 4 June 2025 and its support ends on **5 April 2027**;',
+    `its REST API works until that day, even after a migration ([Atlassian](${EOS})).`,
+    'Atlassian moves its users to Jira Service Management (JSM), whose integration API',
+    '(`https://api.atlassian.com/jsm/ops/integration/v2/alerts`) takes the same create and close',
+    'calls, the same body and the same `Authorization: GenieKey` header',
+    `([Integration events](${JSM_EVENTS})). **Migrating** is one setting: once your Opsgenie`,
+    "site is moved to JSM, create (or keep) an API integration in JSM's Operations, put its API",
+    'key in the secret (or a new one), and set `"region": "jsm"`:',
+    '`"opsgenie": {"apiKeySecret": "lease-watchdog/jsm", "region": "jsm"}`. Nothing else',
+    'changes: the same events, the same alias, the same lane, metric dimension and alarm',
+    '(`OnCallEventsFailed-opsgenie`).',
+    '',
+    'Why a region and not a receiver of its own: the API is a drop-in (same calls, body, header)',
+    'and a team pages through one of the two; alerts open when you switch are in JSM',
+    'after the migration, so their closes must go on the same lane, under the same alias. A',
+    'receiver of its own would be a second secret, grant, alarm and lane for the same alerts.',
+    '',
+    "Closing by alias is the one gap: JSM's page says only that an optional `identifierType` (id,",
+    'tiny or alias) applies to "endpoints that support multiple identifier types", not that Close',
+    `alert is one; [JSDCLOUD-14179](${JSDCLOUD}) reports that \`identifierType=alias\` on close`,
+    'works but "is missing from the documentation". The',
+    'function closes by alias. If JSM answers a close 404 (no alert of that alias, or the alias',
+    'not taken), the close is given up at once, not retried for 30 minutes as a refused key is:',
+    'no retry makes that alert appear, and retrying would only keep the alarm firing. It is',
+    'logged (`on-call event not delivered`, `givenUp: true`, "close that alert by hand") and',
+    'counted once in `OnCallEventsFailed`, so the alarm tells a person to close the alert in JSM.',
+    'Any other refusal follows the one retry rule above.',
+    '',
+  ];
+}
+
+const IIO_EVENTS = 'https://api-docs.incident.io/tag/Alert-Events-V2';
+
+/** incident.io: an HTTP alert source's events, firing then resolved under one key. */
+export function incidentIoSection(firing: Notification): string[] {
+  const [event] = onCallEvents(firing);
+  return [
+    '## incident.io',
+    '',
+    'With `"incidentIo": {"alertSourceId": "<alert source config id>", "tokenSecret": "<secret>"}`,',
+    'the function sends an alert event to an incident.io **HTTP alert source** for every incident',
+    'that opens (`status` `firing`) and ends (`resolved`), the incident key as `deduplication_key`',
+    "(the same events as PagerDuty's). In incident.io, create an alert source, *Connect via",
+    'HTTP*: its URL ends with the alert source config id; keep the token it shows (the',
+    '`Authorization: Bearer` one) in Secrets Manager as a plain string. The stack grants',
+    '`ReadIncidentIoToken` on exactly that secret; the token goes only in the header, never in',
+    "the URL's `token` parameter (URLs reach logs).",
+    '',
+    `What incident.io documents ([Alert Events V2, CreateHTTP](${IIO_EVENTS})):`,
+    '`POST https://api.incident.io/v2/alert_events/http/{alert_source_config_id}`, JSON with `title` and',
+    '`status` (`firing`, `resolved`) required, `deduplication_key` ("If you send an event with',
+    'the same deduplication_key multiple times, only one alert will be created"), `description`,',
+    '`metadata`, `source_url`. The answer follows the one retry rule above: 2xx taken; 429, 5xx,',
+    '401, 403, 404 retried for 30 minutes; a 422 (validation) given up at once. Lane, metric',
+    'dimension and alarm: `incident-io`. A FIRING as incident.io receives it:',
+    '',
+    '```json',
+    JSON.stringify(event ? incidentIoBody(event) : {}, null, 2),
+    '```',
+    '',
+  ];
+}
+
+const STANDARD_WEBHOOKS =
+  'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md';
+
+/** The signed webhook: the document, the signature, what a receiver checks. */
+export function webhookSection(firing: Notification): string[] {
+  const [event] = onCallEvents(firing);
+  return [
+    '## A signed webhook (Splunk On-Call, FireHydrant, Rootly, your own service)',
+    '',
+    'With `"webhook": {"url": "https://...", "signingKeySecret": "<secret>"}`, the function POSTs',
+    'one JSON document to the URL for every incident that opens and ends (the same events as',
+    "PagerDuty's). The URL must be https and carry no user or password. The incident is",
+    '`data.incidentKey`, its state `data.state` (`firing` or `resolved`, also in `type`:',
+    '`incident.firing`, `incident.resolved`); `data.severity`, `data.summary`, `data.source` (the',
+    'node, or the cluster), `data.cluster`, `data.details`, and `data.members` (the node',
+    "incident keys of a group incident). In a tool's generic webhook alert source, map its",
+    'deduplication key to `data.incidentKey` and its resolve condition to `data.state` being',
+    "`resolved`. Splunk On-Call's REST endpoint wants its own fields (`entity_id`,",
+    '`message_type`) at the top of the body: it needs a small relay.',
+    '',
+    `Each request is signed as [Standard Webhooks](${STANDARD_WEBHOOKS}) signs, so its libraries`,
+    '(JavaScript, Python, Go, Java, Ruby, PHP, Rust, C#...) verify it:',
+    '',
+    '| header | value |',
+    '| --- | --- |',
+    "| `webhook-id` | the event's id, the same on every retry of it: the idempotency key |",
+    '| `webhook-timestamp` | when this attempt was signed, Unix seconds: reject one more than 5 minutes from your clock (no replays) |',
+    '| `webhook-signature` | `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, the body exactly as received |',
+    '',
+    "The key: the secret's value, base64 with or without the spec's `whsec_` prefix (make one",
+    'with `echo "whsec_$(openssl rand -base64 32)"`, give the same string to your receiver). The',
+    'stack grants `ReadWebhookSigningKey` on exactly that secret. A resolve is signed with the',
+    "current key, not its trigger's: your receiver checks with the key it has now. The answer",
+    'follows the one retry rule above: 2xx taken; 401, 403, 404, 429, 5xx retried for 30 minutes',
+    '(a 401 reads the key again: a rotated key is picked up at once); another 4xx given up.',
+    'Lane, metric dimension and alarm: `webhook`. A FIRING as the webhook receives it:',
+    '',
+    '```json',
+    JSON.stringify(event ? webhookBody(event) : {}, null, 2),
     '```',
     '',
   ];

@@ -19,7 +19,13 @@ import { composeNotification } from '../lambda/core/grouping.js';
 import { incidentKey } from '../lambda/core/incident-keys.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
 import { chatSection, eventSection } from './chat-and-events.js';
-import { incidentKeySection, opsgenieSection, pagerDutySection } from './notifications-on-call.js';
+import {
+  incidentIoSection,
+  incidentKeySection,
+  opsgenieSection,
+  pagerDutySection,
+  webhookSection,
+} from './notifications-on-call.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 55, 0);
 
@@ -154,6 +160,8 @@ export function notificationsMarkdown(): string {
     ...eventSection(first.notification),
     ...pagerDutySection(first.notification),
     ...opsgenieSection(first.notification),
+    ...incidentIoSection(first.notification),
+    ...webhookSection(first.notification),
   ].join('\n');
 }
 

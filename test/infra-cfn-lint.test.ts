@@ -34,6 +34,8 @@ const DEPLOYMENTS: Readonly<Record<string, object>> = {
     eventBus: 'default',
     pagerDuty: { routingKeySecret: 'lease-watchdog/pagerduty' },
     opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie', region: 'eu' },
+    incidentIo: { alertSourceId: '01GW2G3V0S59R238FAHPDS1R66', tokenSecret: 'lease-watchdog/iio' },
+    webhook: { url: 'https://hooks.example.com/lw', signingKeySecret: 'lease-watchdog/hook' },
   },
 };
 

@@ -250,12 +250,30 @@ describe('parseWatchdogSettings', () => {
     [
       'an Opsgenie region that is not one',
       { clusters: [eks], opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie', region: 'asia' } },
-      'opsgenie.region must be "us" (api.opsgenie.com) or "eu" (api.eu.opsgenie.com), got "asia"',
+      'opsgenie.region must be "us" (api.opsgenie.com), "eu" (api.eu.opsgenie.com) or "jsm" (Jira Service Management), got "asia"',
+    ],
+    [
+      'a webhook URL that is not https',
+      { clusters: [eks], webhook: { url: 'http://hooks.example.com/lw', signingKeySecret: 'k' } },
+      'webhook.url must be the https:// URL of the webhook (got "http://hooks.example.com/lw")',
+    ],
+    [
+      'a webhook URL with a password in it',
+      { clusters: [eks], webhook: { url: 'https://u:p@hooks.example.com', signingKeySecret: 'k' } },
+      'webhook.url must not carry a user or password (https://user:pass@host): keep credentials in the secret',
+    ],
+    [
+      'an incident.io alert source id that is a URL',
+      {
+        clusters: [eks],
+        incidentIo: { alertSourceId: 'https://api.incident.io/x', tokenSecret: 'k' },
+      },
+      'incidentIo.alertSourceId must be letters and digits, like 01GW2G3V0S59R238FAHPDS1R66 (got "https://api.incident.io/x")',
     ],
     [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, incidentIo, webhook',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -736,7 +754,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, incidentIo, webhook, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

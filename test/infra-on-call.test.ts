@@ -1,6 +1,6 @@
 /**
- * `pagerDuty` and `opsgenie` in the synthesized template: `secretsmanager:GetSecretValue` on
- * exactly the routing-key and API-key secrets, the `OnCallEventsFailed` alarm, the secret's name (never a key) in the
+ * `pagerDuty`, `opsgenie`, `incidentIo` and `webhook` in the synthesized template:
+ * `secretsmanager:GetSecretValue` on exactly the routing-key, API-key, token and signing-key secrets, the `OnCallEventsFailed` alarm, the secret's name (never a key) in the
  * function's settings, and cdk-nag.
  */
 import assert from 'node:assert/strict';
@@ -15,7 +15,9 @@ const synth = synthStack;
 function onCallStatements(template: Template): Record<string, unknown>[] {
   return Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
     (policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]).filter((s) =>
-      /^Read(PagerDutyRoutingKey|OpsgenieApiKey)$/.test(String(s.Sid)),
+      /^Read(PagerDutyRoutingKey|OpsgenieApiKey|IncidentIoToken|WebhookSigningKey)$/.test(
+        String(s.Sid),
+      ),
     ),
   );
 }
@@ -38,6 +40,11 @@ describe('pagerDuty and opsgenie', () => {
     withIt = synth({
       pagerDuty: { routingKeySecret: 'lease-watchdog/pagerduty' },
       opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie', region: 'eu' },
+      incidentIo: {
+        alertSourceId: '01GW2G3V0S59R238FAHPDS1R66',
+        tokenSecret: 'lease-watchdog/iio',
+      },
+      webhook: { url: 'https://hooks.example.com/lw', signingKeySecret: 'lease-watchdog/hook' },
     });
     without = synth({});
   });
@@ -46,6 +53,8 @@ describe('pagerDuty and opsgenie', () => {
     assert.deepEqual(onCallStatements(withIt.template), [
       readSecret('ReadPagerDutyRoutingKey', 'lease-watchdog/pagerduty'),
       readSecret('ReadOpsgenieApiKey', 'lease-watchdog/opsgenie'),
+      readSecret('ReadIncidentIoToken', 'lease-watchdog/iio'),
+      readSecret('ReadWebhookSigningKey', 'lease-watchdog/hook'),
     ]);
     const settings = JSON.stringify(withIt.template.findResources('AWS::Lambda::Function'));
     assert.match(settings, /lease-watchdog\/opsgenie/, "the secret's name in the settings");
@@ -58,7 +67,7 @@ describe('pagerDuty and opsgenie', () => {
     ]);
     assert.deepEqual(
       watched,
-      ['pagerduty', 'opsgenie'].map((receiver) => [
+      ['pagerduty', 'opsgenie', 'incident-io', 'webhook'].map((receiver) => [
         `LeaseWatchdog-OnCallEventsFailed-${receiver}`,
         [
           { Name: 'receiver', Value: receiver },

@@ -11,6 +11,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { closeServer, listenOnLoopback } from './ports.js';
 
 /** A local endpoint: `http://127.0.0.1:<port>`, and its server. */
@@ -23,24 +24,32 @@ export interface LocalEndpoint {
 
 type Handle = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
+/** A certificate and its key (PEM) to serve HTTPS with. */
+export interface ServerTls {
+  readonly cert: string;
+  readonly key: string;
+}
+
 /**
- * Serves `handle` on 127.0.0.1 and a free port. A handler that throws answers what `onError`
- * says (by default the connection is cut: a test endpoint never answers by accident).
+ * Serves `handle` on 127.0.0.1 and a free port (HTTPS with `tls`). A handler that throws answers
+ * what `onError` says (by default the connection is cut: a test endpoint never answers by accident).
  */
 export async function serveOnLoopback(
   handle: Handle,
   onError: (res: ServerResponse, error: unknown) => void = (res) => res.destroy(),
+  tls?: ServerTls,
 ): Promise<LocalEndpoint> {
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     Promise.resolve()
       .then(() => handle(req, res))
       .catch((error: unknown) => onError(res, error));
-  });
+  };
+  const server: Server = tls ? createHttpsServer(tls, listener) : createServer(listener);
   // Node's 5 s default closes an idle keep-alive socket while a client busy rendering (a
   // 100,000-node notification on a loaded machine) has not yet seen it close and writes its next
   // request there: ECONNRESET. AWS's endpoints keep connections far longer; close() cuts them all.
   server.keepAliveTimeout = 60_000;
-  const url = await listenOnLoopback(server);
+  const url = (await listenOnLoopback(server)).replace(/^http:/, tls ? 'https:' : 'http:');
   return { url, server, close: () => closeServer(server) };
 }
 

@@ -112,6 +112,8 @@ export interface HarnessOptions {
   readonly pagerDuty?: boolean;
   /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
   readonly opsgenie?: boolean;
+  /** Where each other receiver's API is, by tool (a stand-in the test started); its secret the test puts. */
+  readonly onCallBaseUrls?: Readonly<Record<string, string>>;
   /** The handler's `collectGrowthBytes` (heap-release.ts); default its own. */
   readonly collectGrowthBytes?: number;
   /** The local DynamoDB (testkit/dynalite.ts): `moto` validates as DynamoDB does. Default dynalite. */

@@ -11,6 +11,13 @@
  * for another path. Scripted: `answer(429)` (rate limited,
  * https://docs.opsgenie.com/docs/api-rate-limiting) or `answer(500)`/`answer(503)` for every
  * request until `answer(null)`. Never Opsgenie.
+ *
+ * As Jira Service Management (`prefix: '/jsm/ops/integration'`): the same calls under that path of
+ * api.atlassian.com (https://developer.atlassian.com/cloud/jira/service-desk-ops/rest/v1/api-group-integration-events/:
+ * the same create body, `Authorization: GenieKey`, an optional `identifierType` of id, tiny or
+ * alias "for endpoints that support multiple identifier types", Close alert not named as one;
+ * JSDCLOUD-14179: `identifierType=alias` "is missing from the documentation"):
+ * `refuseCloseByAlias(true)` answers such a close 404, as a JSM that does not take it would.
  */
 import { randomUUID } from 'node:crypto';
 import { readBody, sendJson } from './aws-endpoint.js';
@@ -24,7 +31,10 @@ export interface OpsgenieCall {
 }
 
 /** The Opsgenie stand-in: `accepted` holds the creates and closes answered 202. */
-export type OpsgenieServer = VendorStandIn<OpsgenieCall>;
+export type OpsgenieServer = VendorStandIn<OpsgenieCall> & {
+  /** JSM: answer a close by alias 404 (true) or take it (false, the default). */
+  refuseCloseByAlias(refused: boolean): void;
+};
 
 const PRIORITIES = ['P1', 'P2', 'P3', 'P4', 'P5'];
 const CLOSE_PATH = /^\/v2\/alerts\/([^/?]+)\/close$/;
@@ -105,8 +115,9 @@ function route(
   };
 }
 
-export async function startOpsgenieServer(apiKey: string): Promise<OpsgenieServer> {
-  return startVendorStandIn<OpsgenieCall>(async (req, res, book) => {
+export async function startOpsgenieServer(apiKey: string, prefix = ''): Promise<OpsgenieServer> {
+  let refusing = false;
+  const server = await startVendorStandIn<OpsgenieCall>(async (req, res, book) => {
     const { accepted, answers, rejected, forced } = book;
     const { body } = await readBody(req, 512 * 1024);
     const reply = (status: number, fields: Record<string, unknown>) => {
@@ -139,7 +150,14 @@ export async function startOpsgenieServer(apiKey: string): Promise<OpsgenieServe
       refuse(400, ['the body is not a JSON object']);
       return;
     }
-    const call = route(req.method, new URL(req.url ?? '/', 'http://x'), parsed as never);
+    const url = new URL((req.url ?? '/').replace(prefix, ''), 'http://x');
+    const call = (req.url ?? '').startsWith(prefix)
+      ? route(req.method, url, parsed as never)
+      : { status: 404, problems: [`${req.url} is not under ${prefix}`] };
+    if (refusing && 'action' in call && call.action === 'close') {
+      refuse(404, ['Alert not found: closing by alias is refused']);
+      return;
+    }
     if ('status' in call) {
       refuse(call.status, call.problems);
       return;
@@ -147,4 +165,11 @@ export async function startOpsgenieServer(apiKey: string): Promise<OpsgenieServe
     accepted.push(call);
     reply(202, { result: 'Request will be processed' });
   });
+  return {
+    ...server,
+    url: `${server.url}${prefix}`,
+    refuseCloseByAlias: (refused) => {
+      refusing = refused;
+    },
+  };
 }

@@ -4,7 +4,7 @@
  * (`answer(429)` to every request until `answer(null)`), and the loopback server they run on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveOnLoopback } from './aws-endpoint.js';
+import { type ServerTls, serveOnLoopback } from './aws-endpoint.js';
 
 /** A vendor stand-in as a test reads and scripts it; `Taken` is one request the vendor took. */
 export interface VendorStandIn<Taken> {
@@ -28,13 +28,18 @@ export interface StandInBook<Taken> {
   readonly forced: number | null;
 }
 
-/** Serves `handle` on loopback with the records and the scripted answer it keeps. */
+/** Serves `handle` on loopback (HTTPS with `tls`) with the records and the scripted answer it keeps. */
 export async function startVendorStandIn<Taken>(
   handle: (req: IncomingMessage, res: ServerResponse, book: StandInBook<Taken>) => Promise<void>,
+  tls?: ServerTls,
 ): Promise<VendorStandIn<Taken>> {
   let forced: number | null = null;
   const records = { accepted: [] as Taken[], answers: [] as number[], rejected: [] as string[] };
-  const endpoint = await serveOnLoopback((req, res) => handle(req, res, { ...records, forced }));
+  const endpoint = await serveOnLoopback(
+    (req, res) => handle(req, res, { ...records, forced }),
+    undefined,
+    tls,
+  );
   return {
     url: endpoint.url,
     ...records,

@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import { CLI_FLAGS, DAY } from './cli-flags.js';
-import { clusterList, clusterSchema, secretId } from './clusters.js';
+import { clusterList, clusterSchema, httpsUrlProblem, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { discover } from './discovery.js';
 import { shown } from './errors.js';
@@ -236,19 +236,55 @@ export const opsgenie = setting({
   places: ['file', 'lambda'],
   shownDefault: 'off',
   meaning:
-    '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional, `us` or `eu`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) beside the topic, never held back by it; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com); failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+    '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional: `us`, `eu` or `jsm`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) beside the topic, never held back by it; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com), `jsm` for Jira Service Management (api.atlassian.com, the same alerts: Opsgenie support ends on 5 April 2027); failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
     {
       apiKeySecret: secretId(),
-      // Opsgenie's API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com").
+      // Opsgenie's API hosts (Alert API: "If using the EU instance ... https://api.eu.opsgenie.com"),
+      // and Jira Service Management's integration API, which takes the same calls.
       region: z
-        .enum(['us', 'eu'], {
+        .enum(['us', 'eu', 'jsm'], {
           error: (issue) =>
-            `must be "us" (api.opsgenie.com) or "eu" (api.eu.opsgenie.com), got ${shown(issue.input)}`,
+            `must be "us" (api.opsgenie.com), "eu" (api.eu.opsgenie.com) or "jsm" (Jira Service Management), got ${shown(issue.input)}`,
         })
         .default('us'),
     },
-    'Opsgenie: {"apiKeySecret": "<secret name or ARN>", "region": "us" | "eu"}',
+    'Opsgenie: {"apiKeySecret": "<secret name or ARN>", "region": "us" | "eu" | "jsm"}',
+  ),
+});
+
+export const incidentIo = setting({
+  key: 'incidentIo',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{"alertSourceId":"<alert source config id>","tokenSecret":"<secret name or ARN>"}`: also send incident.io alert events to an HTTP alert source (`status` `firing` when an incident opens, `resolved` when it ends, the incident key as `deduplication_key`) beside the topic, never held back by it; the secret holds the alert source\'s token, the stack grants reading exactly it; retried as `pagerDuty` is, failures count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: strictObject(
+    {
+      alertSourceId: text({
+        hint: 'the alert source config id, the last part of its HTTP URL',
+        pattern: /^[A-Za-z0-9]{1,64}$/,
+        invalid: (value) =>
+          `must be letters and digits, like 01GW2G3V0S59R238FAHPDS1R66 (got ${shown(value)})`,
+      }),
+      tokenSecret: secretId(),
+    },
+    'incident.io: {"alertSourceId": "<alert source config id>", "tokenSecret": "<secret name or ARN>"}',
+  ),
+});
+
+export const webhook = setting({
+  key: 'webhook',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{"url":"https://...","signingKeySecret":"<secret name or ARN>"}`: also POST each incident\'s opening and end as a JSON document (`data.incidentKey`, `data.state` `firing` or `resolved`) to the URL, signed as Standard Webhooks sign (`webhook-id`, `webhook-timestamp`, `webhook-signature` HMAC-SHA256 with the key in the secret), beside the topic, never held back by it; retried as `pagerDuty` is, failures count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: strictObject(
+    {
+      url: text({ hint: 'the https:// URL to POST to', check: httpsUrlProblem('the webhook') }),
+      signingKeySecret: secretId(),
+    },
+    'webhook: {"url": "https://...", "signingKeySecret": "<secret name or ARN>"}',
   ),
 });
 
@@ -270,4 +306,6 @@ export const watchdogSettingsShape = {
   eventBus: eventBus.optional(),
   pagerDuty: pagerDuty.optional(),
   opsgenie: opsgenie.optional(),
+  incidentIo: incidentIo.optional(),
+  webhook: webhook.optional(),
 };

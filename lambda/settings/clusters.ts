@@ -38,17 +38,16 @@ export function secretId() {
   });
 }
 
-/** An https:// URL without credentials in it (they would end up in errors and logs). */
-function serverUrlProblem(server: string): string | undefined {
+/** An https:// URL (of `what`) without credentials in it (they would end up in errors and logs). */
+export const httpsUrlProblem = (what: string) => (server: string) => {
   const url = URL.parse(server);
-  if (url?.protocol !== 'https:') {
-    return `must be the https:// URL of the Kubernetes API server (got ${shown(server)})`;
-  }
+  if (url?.protocol !== 'https:')
+    return `must be the https:// URL of ${what} (got ${shown(server)})`;
   if (url.username !== '' || url.password !== '') {
     return 'must not carry a user or password (https://user:pass@host): keep credentials in the secret';
   }
   return undefined;
-}
+};
 
 const kubeconfigAuth = strictObject(
   {
@@ -64,7 +63,7 @@ const tokenAuth = strictObject(
     mode: z.literal('token'),
     server: text({
       hint: 'the https:// URL of the Kubernetes API server',
-      check: serverUrlProblem,
+      check: httpsUrlProblem('the Kubernetes API server'),
     }),
     caData: text({
       hint: 'the base64 PEM of the cluster CA',

@@ -13,11 +13,15 @@
  * https://docs.opsgenie.com/docs/api-rate-limiting: 429 when over the rate limit (retried); 5xx
  * and the network are retried; other 4xx (422 a body it cannot process) are not.
  * The host is api.opsgenie.com, or api.eu.opsgenie.com for the EU instance.
+ * Jira Service Management, where Atlassian moves Opsgenie's users, takes the same calls under
+ * https://api.atlassian.com/jsm/ops/integration (region `jsm`; https://developer.atlassian.com/cloud/jira/service-desk-ops/rest/v1/api-group-integration-events/),
+ * but documents no close by alias: a close answered 404 (no alert of that alias, or the alias
+ * refused) is given up at once, not retried for 30 minutes: no retry makes that alert appear.
  */
 
 import type { Severity } from '../../core/notification.js';
 import type { OnCallEvent } from '../../core/on-call-events.js';
-import type { SendOnCall } from '../../ports/index.js';
+import { OnCallSendError, type SendOnCall } from '../../ports/index.js';
 import { bodyText } from '../notify/render/format.js';
 import { postWithKey } from './on-call-request.js';
 import type { SecretKey } from './secret-key.js';
@@ -25,6 +29,7 @@ import type { SecretKey } from './secret-key.js';
 export const OPSGENIE_API_URLS = {
   us: 'https://api.opsgenie.com',
   eu: 'https://api.eu.opsgenie.com',
+  jsm: 'https://api.atlassian.com/jsm/ops/integration',
 } as const;
 export const OPSGENIE_MESSAGE_MAX_CHARS = 130;
 const DESCRIPTION_MAX_CHARS = 15_000;
@@ -81,10 +86,17 @@ export function opsgenieSend(options: OpsgenieOptions): SendOnCall {
   return (event, signal, version) => {
     const { path, body } = opsgenieRequest(event);
     const base = options.baseUrl ?? OPSGENIE_API_URLS[options.region];
-    return postWithKey({ key: options.apiKey, version }, 'Opsgenie', signal, (apiKey) => ({
+    const tool = options.region === 'jsm' ? 'Jira Service Management' : 'Opsgenie';
+    const sent = postWithKey({ key: options.apiKey, version }, tool, signal, (apiKey) => ({
       url: `${base}${path}`,
       body: JSON.stringify(body),
       headers: { Authorization: `GenieKey ${apiKey}` },
     }));
+    return sent.catch((error: unknown) => {
+      const closeRefused = error instanceof OnCallSendError && error.status === 404;
+      if (event.action !== 'resolve' || !closeRefused) throw error;
+      const message = `${error.message} (closing alias ${event.key}: close that alert by hand)`;
+      throw new OnCallSendError(message, false, 404);
+    });
   };
 }

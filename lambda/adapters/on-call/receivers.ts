@@ -7,9 +7,11 @@
  */
 import type { SendOnCall, SendSlots } from '../../ports/index.js';
 import type { WatchdogSettings } from '../../settings/index.js';
+import { incidentIoSend } from './incident-io-sender.js';
 import { opsgenieSend } from './opsgenie-sender.js';
 import { pagerDutySend } from './pagerduty-sender.js';
 import type { SecretKey } from './secret-key.js';
+import { webhookSend } from './webhook-sender.js';
 
 /** What a receiver's sender is built with. */
 export interface ReceiverParts {
@@ -53,5 +55,25 @@ export const RECEIVERS: readonly Receiver[] = [
     secrets: (config) => ({ ApiKey: config.apiKeySecret }),
     send: (config, { key, baseUrl }) =>
       opsgenieSend({ apiKey: key(config.apiKeySecret), region: config.region, baseUrl }),
+  }),
+  receiver({
+    tool: 'incident-io',
+    label: 'IncidentIo',
+    settingsOf: (settings) => settings.incidentIo,
+    secrets: (config) => ({ Token: config.tokenSecret }),
+    send: (config, { key, baseUrl }) =>
+      incidentIoSend({
+        token: key(config.tokenSecret),
+        alertSourceId: config.alertSourceId,
+        baseUrl,
+      }),
+  }),
+  receiver({
+    tool: 'webhook',
+    label: 'Webhook',
+    settingsOf: (settings) => settings.webhook,
+    secrets: (config) => ({ SigningKey: config.signingKeySecret }),
+    send: ({ url, signingKeySecret }, { key, clock, baseUrl }) =>
+      webhookSend({ url, signingKey: key(signingKeySecret), clock, baseUrl }),
   }),
 ];
