@@ -19,7 +19,12 @@ import { composeNotification } from '../lambda/core/grouping.js';
 import { incidentKey } from '../lambda/core/incident-keys.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
 import { chatSection, eventSection } from './chat-and-events.js';
-import { incidentKeySection, opsgenieSection, pagerDutySection } from './notifications-on-call.js';
+import {
+  alertmanagerSection,
+  incidentKeySection,
+  opsgenieSection,
+  pagerDutySection,
+} from './notifications-on-call.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 55, 0);
 
@@ -154,6 +159,7 @@ export function notificationsMarkdown(): string {
     ...eventSection(first.notification),
     ...pagerDutySection(first.notification),
     ...opsgenieSection(first.notification),
+    ...alertmanagerSection(first.notification),
   ].join('\n');
 }
 

@@ -29,6 +29,7 @@ export const SHORT_LINES: Readonly<Record<string, string>> = {
   eventBus: 'also put each notification on an EventBridge bus',
   pagerDuty: 'PagerDuty Events API v2, routing key in Secrets Manager',
   opsgenie: 'Opsgenie alerts, API key in Secrets Manager',
+  alertmanager: 'alerts posted to your Alertmanager (API v2), kept alive while they fire',
   emails: 'addresses subscribed to the topic',
   existingTopicArn: 'publish to this topic instead of creating one',
   alarmEmails: "a second delivery path for the watchdog's own alarms",

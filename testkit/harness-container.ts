@@ -87,7 +87,11 @@ export function containerFactory(shared: Shared): (overrides?: ContainerOverride
       ...(options.collectGrowthBytes === undefined
         ? {}
         : { collectGrowthBytes: options.collectGrowthBytes }),
-      onCallBaseUrls: { pagerduty: world.pagerDuty?.url, opsgenie: world.opsgenie?.url },
+      onCallBaseUrls: {
+        pagerduty: world.pagerDuty?.url,
+        opsgenie: world.opsgenie?.url,
+        ...options.onCallBaseUrls,
+      },
       ...(options.receivers ? { receivers: options.receivers } : {}),
     });
     shared.closers.push(destroy);

@@ -7,6 +7,7 @@
  */
 import type { SendOnCall } from '../../ports/index.js';
 import type { WatchdogSettings } from '../../settings/index.js';
+import { alertmanagerSend } from './alertmanager-sender.js';
 import { opsgenieSend } from './opsgenie-sender.js';
 import { pagerDutySend } from './pagerduty-sender.js';
 import type { SecretKey } from './secret-key.js';
@@ -25,6 +26,8 @@ export interface Receiver<C = unknown> {
   readonly tool: string;
   /** Its name in the stack: `Read<label>…` statements, the `<label>EventsFailedAlarm`. */
   readonly label: string;
+  /** Its open incidents' triggers are sent again at each check (use-cases/on-call-delivery.ts). */
+  readonly refresh?: true;
   /** Its settings, when they switch it on. */
   settingsOf(settings: WatchdogSettings): C | undefined;
   /** The secrets it reads, by the suffix of the statement that grants reading each one. */
@@ -51,5 +54,14 @@ export const RECEIVERS: readonly Receiver[] = [
     secrets: (config) => ({ ApiKey: config.apiKeySecret }),
     send: (config, { key, baseUrl }) =>
       opsgenieSend({ apiKey: key(config.apiKeySecret), region: config.region, baseUrl }),
+  }),
+  receiver({
+    tool: 'alertmanager',
+    label: 'Alertmanager',
+    refresh: true,
+    settingsOf: (settings) => settings.alertmanager,
+    secrets: (config) => ({ Auth: config.authSecret }),
+    send: (config, { key, clock, baseUrl }) =>
+      alertmanagerSend({ ...config, auth: key(config.authSecret), clock, baseUrl }),
   }),
 ];
