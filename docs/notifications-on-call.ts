@@ -221,7 +221,7 @@ const AM_HTTPS = 'https://prometheus.io/docs/alerting/latest/https/';
 export function alertmanagerSection(firing: Notification): string[] {
   const [event] = onCallEvents(firing);
   const at = event?.at ?? 0;
-  const alert = event ? alertmanagerAlert(event, { now: at, endsAfterMs: 10 * 60_000 }) : {};
+  const alert = event ? alertmanagerAlert(event, event, at + 10 * 60_000) : {};
   return [
     '## Alertmanager',
     '',

@@ -15,9 +15,10 @@
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import type { SendOnCall } from '../../ports/index.js';
+import type { WatchdogSettings } from '../../settings/index.js';
 import { bodyText } from '../notify/render/format.js';
 import { postWithKey } from './on-call-request.js';
-import type { SecretKey } from './secret-key.js';
+import type { ReceiverParts } from './receivers.js';
 
 /** `alertname` by the kind of incident, the second part of its key (core/incident-keys.ts). */
 const ALERT_NAMES: Readonly<Record<string, string>> = {
@@ -26,28 +27,14 @@ const ALERT_NAMES: Readonly<Record<string, string>> = {
   watchdog: 'LeaseWatchdogCannotReadCluster',
 };
 
-export interface AlertmanagerOptions {
-  /** The Alertmanager's https:// URL (a path prefix kept): the setting's `url`. */
-  readonly url: string;
-  readonly auth: SecretKey;
-  readonly endsAfterMinutes: number;
-  /** The watchdog's clock, epoch ms: a firing alert's `endsAt` counts from it. */
-  readonly clock: () => number;
-  /** Tests only (testkit/alertmanager.ts, on loopback http): the createHandler part, never a setting. */
-  readonly baseUrl?: string | undefined;
-}
-
 /**
  * The `postableAlert` of `event`, labelled by its incident's `trigger` (the same labels for the
- * trigger, its re-sends and its resolve); `now` and `endsAfterMs` place a firing alert's end.
+ * trigger, its re-sends and its resolve); a firing alert ends at `firingEndsAt`.
  */
 export function alertmanagerAlert(
   event: OnCallEvent,
-  {
-    trigger = event,
-    now,
-    endsAfterMs,
-  }: { trigger?: OnCallEvent; now: number; endsAfterMs: number },
+  trigger: OnCallEvent = event,
+  firingEndsAt = event.at,
 ): Record<string, unknown> {
   const kind = trigger.key.split('-')[1] ?? '';
   const labels = {
@@ -59,7 +46,7 @@ export function alertmanagerAlert(
     severity: trigger.severity,
   };
   const annotations = { ...trigger.details, summary: event.summary, incident_key: event.key };
-  const ends = event.action === 'resolve' ? event.at : now + endsAfterMs;
+  const ends = event.action === 'resolve' ? event.at : firingEndsAt;
   const bounded = (values: Record<string, string>, max: number) =>
     Object.fromEntries(
       Object.entries(values).flatMap(([k, v]) => (v ? [[k, bodyText(v, max)]] : [])),
@@ -72,13 +59,20 @@ export function alertmanagerAlert(
   };
 }
 
-/** Posts each event to Alertmanager as one alert, authenticated by the secret. */
-export function alertmanagerSend(options: AlertmanagerOptions): SendOnCall {
-  const base = (options.baseUrl ?? options.url).replace(/\/+$/, '');
+/**
+ * Posts each event to Alertmanager as one alert, authenticated by the secret; a firing alert's
+ * `endsAt` counts from the watchdog's clock. `baseUrl`: tests only (testkit/alertmanager.ts, on
+ * loopback http), never a setting.
+ */
+export function alertmanagerSend(
+  config: NonNullable<WatchdogSettings['alertmanager']>,
+  { key, clock, baseUrl }: ReceiverParts,
+): SendOnCall {
+  const auth = key(config.authSecret);
+  const base = (baseUrl ?? config.url).replace(/\/+$/, '');
   return (event, signal, version, trigger) => {
-    const endsAfterMs = options.endsAfterMinutes * 60_000;
-    const alert = alertmanagerAlert(event, { trigger, now: options.clock(), endsAfterMs });
-    return postWithKey({ key: options.auth, version }, 'Alertmanager', signal, (secret) => ({
+    const alert = alertmanagerAlert(event, trigger, clock() + config.endsAfterMinutes * 60_000);
+    return postWithKey({ key: auth, version }, 'Alertmanager', signal, (secret) => ({
       url: `${base}/api/v2/alerts`,
       body: JSON.stringify([alert]),
       headers: {

@@ -61,7 +61,6 @@ export const RECEIVERS: readonly Receiver[] = [
     refresh: true,
     settingsOf: (settings) => settings.alertmanager,
     secrets: (config) => ({ Auth: config.authSecret }),
-    send: (config, { key, clock, baseUrl }) =>
-      alertmanagerSend({ ...config, auth: key(config.authSecret), clock, baseUrl }),
+    send: alertmanagerSend,
   }),
 ];
