@@ -6,8 +6,8 @@
  * the right one is cached) is a refusal retried until the secret is fixed. Skipped, saying so, where the binary is not installed.
  *
  * Alertmanager judges `endsAt` on the real clock, the watchdog stamps it on its own: the fake
- * clock starts 15 min before the real time, so that the test's few minutes of checks stay behind
- * it (a resolve's `endsAt` is past) and a firing alert's `endsAt` (30 min ahead) is not.
+ * clock starts an hour before the real time, so that the test's minutes of checks stay behind it
+ * (a resolve's `endsAt` is past) and a firing alert's `endsAt` (two hours ahead) is not.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -30,12 +30,12 @@ describe('lambda e2e: Alertmanager', { skip: ALERTMANAGER_MISSING }, () => {
     am = await startAlertmanager();
     h = await startWatchdogHarness({
       clusters: { prod: { nodes: 4 } },
-      clockStart: Math.floor(Date.now() / 1000) * 1000 - 15 * 60_000,
+      clockStart: Math.floor(Date.now() / 1000) * 1000 - 60 * 60_000,
       settings: {
         alertmanager: {
           url: 'https://alertmanager.example.com:9093',
           authSecret: SECRET_ID,
-          endsAfterMinutes: 30,
+          endsAfterMinutes: 120,
         },
       },
       onCallBaseUrls: { alertmanager: am.url },
@@ -91,7 +91,7 @@ describe('lambda e2e: Alertmanager', { skip: ALERTMANAGER_MISSING }, () => {
       new RegExp(`^\\[prod\\] node ${victim} expired`),
     );
     assert.match(fired?.annotations.incident_key ?? '', /^lw-node-[0-9a-f]{24}$/);
-    assert.equal(Date.parse(fired?.endsAt ?? ''), h.clock.now() + 30 * 60_000);
+    assert.equal(Date.parse(fired?.endsAt ?? ''), h.clock.now() + 120 * 60_000);
 
     await h.tick();
     await h.tick();

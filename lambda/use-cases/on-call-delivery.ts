@@ -197,7 +197,8 @@ interface Attempt {
 /**
  * One attempt: null when it is done with (taken, or given up), else the entry to keep. A resolve
  * goes under its trigger's key version; a trigger taken is remembered with the version it went
- * under (and itself, for a receiver that refreshes), until its resolve is done with.
+ * under (and, for a receiver that refreshes, the incident's first trigger: its labels name the
+ * alert), until its resolve is done with.
  */
 async function attempt(
   pending: PendingOnCall,
@@ -212,10 +213,10 @@ async function attempt(
     const resolve = event.action === 'resolve';
     const under = resolve ? opened?.version : undefined;
     const version = await sender.send(event, signal, under, opened?.event);
-    const itself = sender.refresh ? { event } : {};
+    const first = sender.refresh ? { event: opened?.event ?? event } : {};
     if (resolve) open.delete(id);
     else if (version !== undefined || sender.refresh)
-      open.set(id, { ...opened, tool, key: event.key, version, ...itself });
+      open.set(id, { ...opened, tool, key: event.key, version, ...first });
     return null;
   } catch (error) {
     // Only a refusal the sender classed as retryable is retried: anything else is poison.
