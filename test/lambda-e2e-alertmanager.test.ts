@@ -2,7 +2,8 @@
  * Alertmanager through the real handler (testkit/watchdog-harness.ts) against a real Alertmanager
  * (testkit/alertmanager.ts, Debian's 0.25, basic auth on): a dead node is an active alert with
  * its labels; each further check posts it again and moves its `endsAt` ahead, so Alertmanager
- * never resolves a live incident on its own; the recovery ends it. A wrong password (first, before
+ * never resolves a live incident on its own; the recovery ends it, and Alertmanager's own webhook
+ * receiver is told it fired, then that it was resolved. A wrong password (first, before
  * the right one is cached) is a refusal retried until the secret is fixed. Skipped, saying so, where the binary is not installed.
  *
  * Alertmanager judges `endsAt` on the real clock, the watchdog stamps it on its own: the fake
@@ -19,6 +20,7 @@ import {
   startAlertmanager,
 } from '../testkit/alertmanager.js';
 import { tickUntil } from '../testkit/on-call-fixture.js';
+import { waitUntil } from '../testkit/wait-until.js';
 import { type Harness, SCHEDULE_MS, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 
 const SECRET_ID = 'lease-watchdog/alertmanager-auth';
@@ -105,6 +107,10 @@ describe('lambda e2e: Alertmanager', { skip: ALERTMANAGER_MISSING }, () => {
     target.sim.startKubelet(victim);
     await tickUntil(h, 'RESOLVED', resolved + 1);
     assert.deepEqual(await alertOf(victim), [], 'ended: no longer among the alerts that have not');
+    // Its routes took it: the webhook receiver was told it fired, then that it was resolved.
+    const told = () => am.notified.filter((a) => a.labels.node === victim).map((a) => a.status);
+    await waitUntil(() => told().includes('resolved'), 'the resolved notification');
+    assert.deepEqual([...new Set(told())], ['firing', 'resolved']);
     assert.equal(h.metrics.of('OnCallEventsFailed').length, failedBefore);
   });
 });

@@ -1,13 +1,15 @@
 /**
  * A real Alertmanager for the Alertmanager receiver's tests: Debian's `prometheus-alertmanager`
- * (0.25) started on a free loopback port with a minimal configuration (one route to a receiver
- * with no integration: the tests read its alerts through its API v2), basic auth on its web
- * server (`--web.config.file`), its own temporary storage, no clustering. Where the binary is
- * absent, ALERTMANAGER_MISSING says so and the tests skip with it.
+ * (0.25) started on a free loopback port with a minimal configuration (one route, grouping each
+ * node on its own and flushing every second, to a webhook receiver whose notifications are
+ * recorded here, resolved ones included), basic auth on its web server (`--web.config.file`), its
+ * own temporary storage, no clustering. Where the binary is absent, ALERTMANAGER_MISSING says so
+ * and the tests skip with it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -38,24 +40,58 @@ export interface GettableAlert {
   readonly status: { readonly state: string };
 }
 
+/** An alert of a webhook notification: `firing` or `resolved`, and its labels. */
+export interface NotifiedAlert {
+  readonly status: string;
+  readonly labels: Record<string, string>;
+}
+
 export interface Alertmanager {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   /** `GET /api/v2/alerts`: the alerts it holds that have not ended. */
   alerts(): Promise<GettableAlert[]>;
+  /** The alerts of the notifications it sent its webhook receiver, in order. */
+  readonly notified: NotifiedAlert[];
   close(): Promise<void>;
 }
 
-const CONFIG = `route:
-  receiver: none
+const config = (webhook: string) => `route:
+  receiver: recorder
+  group_by: [alertname, cluster, node]
+  group_wait: 0s
+  group_interval: 1s
 receivers:
-  - name: none
+  - name: recorder
+    webhook_configs:
+      - url: ${webhook}
+        send_resolved: true
 `;
+
+/** The webhook receiver: records the alerts of each notification. */
+async function startRecorder(notified: NotifiedAlert[]) {
+  const server = createHttpServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += String(chunk);
+    });
+    request.on('end', () => {
+      notified.push(...((JSON.parse(body) as { alerts: NotifiedAlert[] }).alerts ?? []));
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
+}
 
 export async function startAlertmanager(): Promise<Alertmanager> {
   if (!BINARY) throw new Error(String(ALERTMANAGER_MISSING));
   const dir = await mkdtemp(join(tmpdir(), 'lw-alertmanager-'));
-  await writeFile(join(dir, 'alertmanager.yml'), CONFIG);
+  const notified: NotifiedAlert[] = [];
+  const recorder = await startRecorder(notified);
+  await writeFile(join(dir, 'alertmanager.yml'), config(recorder.url));
   await writeFile(
     join(dir, 'web.yml'),
     `basic_auth_users:\n  ${ALERTMANAGER_USER}: '${PASSWORD_HASH}'\n`,
@@ -82,6 +118,7 @@ export async function startAlertmanager(): Promise<Alertmanager> {
   const get = (path: string) => fetch(`${url}${path}`, { headers: { Authorization: auth } });
   const close = async () => {
     await stop(child);
+    recorder.close();
     await rm(dir, { recursive: true, force: true });
   };
   try {
@@ -101,6 +138,7 @@ export async function startAlertmanager(): Promise<Alertmanager> {
       if (!response.ok) throw new Error(`GET /api/v2/alerts answered ${response.status}`);
       return (await response.json()) as GettableAlert[];
     },
+    notified,
     close,
   };
 }
