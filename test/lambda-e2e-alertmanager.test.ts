@@ -3,7 +3,8 @@
  * (testkit/alertmanager.ts, Debian's 0.25, basic auth on): a dead node is an active alert with
  * its labels; each further check posts it again and moves its `endsAt` ahead, so Alertmanager
  * never resolves a live incident on its own; the recovery ends it, and Alertmanager's own webhook
- * receiver is told it fired, then that it was resolved. A wrong password (first, before
+ * receiver is told it fired, then that it was resolved. An Alertmanager that hangs (SIGSTOP)
+ * never holds PagerDuty's triggers back. A wrong password (first, before
  * the right one is cached) is a refusal retried until the secret is fixed. Skipped, saying so, where the binary is not installed.
  *
  * Alertmanager judges `endsAt` on the real clock, the watchdog stamps it on its own: the fake
@@ -31,7 +32,8 @@ describe('lambda e2e: Alertmanager', { skip: ALERTMANAGER_MISSING }, () => {
   before(async () => {
     am = await startAlertmanager();
     h = await startWatchdogHarness({
-      clusters: { prod: { nodes: 4 } },
+      clusters: { prod: { nodes: 6 } },
+      pagerDuty: true,
       clockStart: Math.floor(Date.now() / 1000) * 1000 - 60 * 60_000,
       settings: {
         alertmanager: {
@@ -112,5 +114,32 @@ describe('lambda e2e: Alertmanager', { skip: ALERTMANAGER_MISSING }, () => {
     await waitUntil(() => told().includes('resolved'), 'the resolved notification');
     assert.deepEqual([...new Set(told())], ['firing', 'resolved']);
     assert.equal(h.metrics.of('OnCallEventsFailed').length, failedBefore);
+  });
+
+  it('Alertmanager hanging never holds PagerDuty back: its posts go last, and stop at its first failure', async () => {
+    const target = h.target('prod');
+    const [a, b] = [target.nodes[2] as string, target.nodes[3] as string];
+    const paged = () =>
+      (h.pagerDuty?.accepted ?? [])
+        .filter((e) => e.event_action === 'trigger')
+        .map((e) => e.payload?.source);
+    const firing = h.messages('FIRING').length;
+    am.pause();
+    try {
+      target.sim.stopKubelet(a);
+      await tickUntil(h, 'FIRING', firing + 1);
+      // Now Alertmanager's lane holds a's trigger, each attempt of it waiting out its timeout.
+      target.sim.stopKubelet(b);
+      await tickUntil(h, 'FIRING', firing + 2);
+      assert.deepEqual(
+        paged().slice(-2),
+        [a, b],
+        "PagerDuty got each trigger at its node's FIRING",
+      );
+    } finally {
+      am.resume();
+    }
+    await h.tick();
+    assert.equal((await alertOf(b))[0]?.status.state, 'active', 'posted once it answers again');
   });
 });

@@ -53,6 +53,9 @@ export interface Alertmanager {
   alerts(): Promise<GettableAlert[]>;
   /** The alerts of the notifications it sent its webhook receiver, in order. */
   readonly notified: NotifiedAlert[];
+  /** Stops the process (SIGSTOP): it takes connections and answers nothing, until `resume`. */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -139,6 +142,8 @@ export async function startAlertmanager(): Promise<Alertmanager> {
       return (await response.json()) as GettableAlert[];
     },
     notified,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     close,
   };
 }
@@ -176,6 +181,7 @@ async function ready(
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGCONT'); // a paused one ends only once it runs again
   child.kill('SIGTERM');
   await exited;
 }

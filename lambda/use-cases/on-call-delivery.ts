@@ -5,7 +5,8 @@
  * - The events of the notifications a check makes join the on-call outbox in the claim that saves
  *   them in the topic's outbox (check-cycle.ts), one entry per tool, oldest first: made once,
  *   whatever the topic does with them. A receiver that refreshes (Alertmanager) also gets the
- *   trigger of each of its open incidents again at every check, until the resolve (refreshed).
+ *   trigger of each of its open incidents again at every check, until the resolve (refreshed),
+ *   after the other receivers' events.
  * - The outbox is sent oldest first within ON_CALL_BUDGET_MS and the run's deadline. An event the
  *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
  *   timeout, the secret unreadable) or that a person can fix (a key refused) stays, its
@@ -167,7 +168,10 @@ export async function sendOnCall(
   const now = deps.clock();
   const paused = new Set(outbox.filter((p) => (p.notBefore ?? 0) > now).map((p) => p.tool));
   const left: PendingOnCall[] = [];
-  for (const pending of outbox) {
+  // A receiver that refreshes goes last, and gets nothing more in a run once it failed: its posts
+  // of every open incident must never spend the budget the other receivers' events need.
+  const last = (p: PendingOnCall) => senders.get(p.tool)?.refresh === true;
+  for (const pending of [...outbox.filter((p) => !last(p)), ...outbox.filter(last)]) {
     const lane = `${pending.tool} ${pending.event.key}`;
     const sender = senders.get(pending.tool);
     if (sender === undefined) continue; // the tool was switched off: nothing to send it to
@@ -179,7 +183,7 @@ export async function sendOnCall(
     if (kept !== null) {
       left.push(kept);
       waiting.add(lane);
-      if (kept.notBefore !== undefined) paused.add(pending.tool);
+      if (kept.notBefore !== undefined || sender.refresh) paused.add(pending.tool);
     }
   }
   const stillOpen = [...open.values()].slice(-ON_CALL_OPEN_MAX);
