@@ -1,8 +1,9 @@
 /**
  * The on-call sections of docs/NOTIFICATIONS.md (docs/notifications.ts renders the file): the
  * incident key that ties the notifications of one incident together, PagerDuty, Opsgenie and Jira
- * Service Management, incident.io, and the signed webhook.
+ * Service Management, incident.io, the signed webhook, and Alertmanager.
  */
+import { alertmanagerAlert } from '../lambda/adapters/on-call/alertmanager-sender.js';
 import { incidentIoBody } from '../lambda/adapters/on-call/incident-io-sender.js';
 import { opsgenieRequest } from '../lambda/adapters/on-call/opsgenie-sender.js';
 import {
@@ -17,6 +18,7 @@ import {
   ON_CALL_BACKOFF_MS,
   ON_CALL_BUDGET_MS,
   ON_CALL_GIVE_UP_MS,
+  ON_CALL_OPEN_MAX,
   ON_CALL_OUTBOX_MAX,
   ON_CALL_STEP_MAX_MS,
 } from '../lambda/use-cases/on-call-delivery.js';
@@ -327,6 +329,60 @@ export function webhookSection(firing: Notification): string[] {
     '',
     '```json',
     JSON.stringify(event ? webhookBody(event) : {}, null, 2),
+    '```',
+    '',
+  ];
+}
+
+const AM_CLIENTS = 'https://prometheus.io/docs/alerting/latest/clients/';
+const AM_OPENAPI = 'https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml';
+const AM_CONFIG = 'https://prometheus.io/docs/alerting/latest/configuration/';
+const AM_HTTPS = 'https://prometheus.io/docs/alerting/latest/https/';
+
+/** Alertmanager: the same incidents as alerts, posted again while they fire. */
+export function alertmanagerSection(firing: Notification): string[] {
+  const [event] = onCallEvents(firing);
+  const at = event?.at ?? 0;
+  const alert = event ? alertmanagerAlert(event, event, at + 10 * 60_000) : {};
+  return [
+    '## Alertmanager',
+    '',
+    'With `"alertmanager": {"url": "https://alertmanager.example.com:9093", "authSecret": "<secret',
+    'name or ARN>"}` in the deployment file, the function posts every incident to the team\'s own',
+    'Alertmanager as an alert (API v2, `POST /api/v2/alerts`): the incidents PagerDuty gets above,',
+    'a firing alert where PagerDuty gets a trigger, an ended one where it gets a resolve. The',
+    "Alertmanager's routes, grouping, inhibitions, silences and receivers then take it as one of",
+    'its own.',
+    '',
+    '- Labels: `alertname` (`LeaseWatchdogNodeDown` for a node, `LeaseWatchdogNodesDown` for a',
+    '  storm or a group of nodes, `LeaseWatchdogCannotReadCluster` for the watchdog), `cluster`,',
+    '  `node`, `zone`, `nodegroup` (where known) and `severity` (`critical`, `warning` for',
+    '  FLAPPING). Labels identify an alert, so an ended alert carries the labels it fired with.',
+    '  Annotations: `summary`, `incident_key`, and the details (verdict, reason, zone, instance, node group).',
+    '- Kept alive: an alert ends when its `endsAt` passes, or `resolve_timeout` (default 5m) after',
+    `  it was last received when it has none ([Configuration](${AM_CONFIG})), and clients "are expected`,
+    '  to continuously re-send alerts as long as they are still active"',
+    `  ([Sending alerts](${AM_CLIENTS})). So the function posts each firing alert again at every`,
+    '  check, `endsAt` `endsAfterMinutes` (default 10) ahead of the check; keep it above twice',
+    "  `scheduleMinutes`. If the watchdog stops, its alerts end that long after (its dead-man's",
+    "  switch alarm says it stopped). The incidents kept alive are in the cluster's state",
+    `  (at most ${ON_CALL_OPEN_MAX}); their posts take only the room the on-call outbox`,
+    `  (${ON_CALL_OUTBOX_MAX} events) leaves, and are sent after the other receivers' events, none`,
+    '  more in a run once one failed: a slow or hanging Alertmanager never holds back PagerDuty.',
+    '- Ended: the same labels, `endsAt` the check that saw the incident end; `startsAt` is the',
+    "  check that opened it. `endsAt` is judged on the Alertmanager's clock: keep both on NTP.",
+    '- No `generatorURL`: the watchdog has no page of its own to link back to.',
+    "- The secret holds `user:password`, sent as basic auth (Alertmanager's own",
+    `  \`basic_auth_users\`, [HTTPS and authentication](${AM_HTTPS}), or a proxy's), or a token`,
+    '  (no colon), sent as `Authorization: Bearer` (a proxy in front). The URL must be https.',
+    '- 200 leaves the outbox; 400 (an alert it cannot take) is poison; 401, 403, 404, 429, 5xx and',
+    "  the network are retried, as for PagerDuty; its lane's alarm is `OnCallEventsFailed-alertmanager`.",
+    '',
+    `The first node of the FIRING above, as Alertmanager receives it ([OpenAPI description](${AM_OPENAPI}),`,
+    '`postableAlert`):',
+    '',
+    '```json',
+    JSON.stringify([alert], null, 2),
     '```',
     '',
   ];

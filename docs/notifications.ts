@@ -20,6 +20,7 @@ import { incidentKey } from '../lambda/core/incident-keys.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';
 import { chatSection, eventSection } from './chat-and-events.js';
 import {
+  alertmanagerSection,
   incidentIoSection,
   incidentKeySection,
   opsgenieSection,
@@ -162,6 +163,7 @@ export function notificationsMarkdown(): string {
     ...opsgenieSection(first.notification),
     ...incidentIoSection(first.notification),
     ...webhookSection(first.notification),
+    ...alertmanagerSection(first.notification),
   ].join('\n');
 }
 

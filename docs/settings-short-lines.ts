@@ -31,6 +31,7 @@ export const SHORT_LINES: Readonly<Record<string, string>> = {
   opsgenie: 'Opsgenie or Jira Service Management alerts, API key in Secrets Manager',
   incidentIo: 'incident.io alert events, token in Secrets Manager',
   webhook: 'a signed (Standard Webhooks) POST to your URL, key in Secrets Manager',
+  alertmanager: 'alerts posted to your Alertmanager (API v2), kept alive while they fire',
   emails: 'addresses subscribed to the topic',
   existingTopicArn: 'publish to this topic instead of creating one',
   alarmEmails: "a second delivery path for the watchdog's own alarms",

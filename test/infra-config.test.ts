@@ -271,9 +271,17 @@ describe('parseWatchdogSettings', () => {
       'incidentIo.alertSourceId must be letters and digits, like 01GW2G3V0S59R238FAHPDS1R66 (got "https://api.incident.io/x")',
     ],
     [
+      'an Alertmanager URL with a password in it',
+      {
+        clusters: [eks],
+        alertmanager: { url: 'https://am:pw@am.example.com', authSecret: 'lease-watchdog/am' },
+      },
+      'alertmanager.url must be the https:// URL of the Alertmanager without a user or password (keep them in authSecret), e.g. https://alertmanager.example.com:9093',
+    ],
+    [
       'typo in a setting',
       { clusters: [eks], gracePeriodSecond: 50 },
-      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, incidentIo, webhook',
+      'gracePeriodSecond is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, incidentIo, webhook, alertmanager',
     ],
   ];
   for (const [name, input, message] of invalid) {
@@ -754,7 +762,7 @@ describe('deployment configuration', () => {
     [
       'unknown field',
       { ...valid, email: ['a@example.com'] },
-      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, incidentIo, webhook, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
+      'email is not a known setting; remove it or use one of: clusters, discover, gracePeriodSeconds, startupGraceSeconds, reminderIntervalSeconds, readFailuresBeforePage, stuckRemovalSeconds, storm, dispatch, nodeRefreshSeconds, requestTimeoutSeconds, chatNotifications, machineTopic, eventBus, pagerDuty, opsgenie, incidentIo, webhook, alertmanager, emails, existingTopicArn, alarmEmails, alarmTopicArn, dashboard, scheduleMinutes, logRetentionDays, reservedConcurrency, memoryMb, largestClusterNodes, vpc',
     ],
   ];
   for (const [name, input, message] of invalid) {

@@ -15,7 +15,7 @@ const synth = synthStack;
 function onCallStatements(template: Template): Record<string, unknown>[] {
   return Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
     (policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]).filter((s) =>
-      /^Read(PagerDutyRoutingKey|OpsgenieApiKey|IncidentIoToken|WebhookSigningKey)$/.test(
+      /^Read(PagerDutyRoutingKey|OpsgenieApiKey|IncidentIoToken|WebhookSigningKey|AlertmanagerAuth)$/.test(
         String(s.Sid),
       ),
     ),
@@ -100,6 +100,22 @@ describe('pagerDuty and opsgenie', () => {
       Properties: { MetricName: 'OnCallEventsFailed' },
     });
     assert.equal(Object.keys(alarms).length, 1);
+  });
+
+  test('alertmanager alone: reading its auth secret, and its alarm', () => {
+    const alone = synth({
+      alertmanager: { url: 'https://am.example.com', authSecret: 'lease-watchdog/alertmanager' },
+    });
+    assert.deepEqual(onCallStatements(alone.template), [
+      readSecret('ReadAlertmanagerAuth', 'lease-watchdog/alertmanager'),
+    ]);
+    const alarms = alone.template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'OnCallEventsFailed' },
+    });
+    assert.deepEqual(
+      Object.values(alarms).map((a) => a.Properties.AlarmName),
+      ['LeaseWatchdog-OnCallEventsFailed-alertmanager'],
+    );
   });
 
   test('without them: neither a grant nor the alarm', () => {

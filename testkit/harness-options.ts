@@ -112,8 +112,10 @@ export interface HarnessOptions {
   readonly pagerDuty?: boolean;
   /** An Opsgenie stand-in (testkit/opsgenie-server.ts, `h.opsgenie`) and the `opsgenie` setting. */
   readonly opsgenie?: boolean;
-  /** Where each other receiver's API is, by tool (a stand-in the test started); its secret the test puts. */
+  /** Where receivers' APIs are, by tool, on loopback (e.g. testkit/alertmanager.ts): tests only. */
   readonly onCallBaseUrls?: Readonly<Record<string, string>>;
+  /** Where the fake clock starts (default T0): near the real time for a part that reads its own. */
+  readonly clockStart?: number;
   /** The handler's `collectGrowthBytes` (heap-release.ts); default its own. */
   readonly collectGrowthBytes?: number;
   /** The local DynamoDB (testkit/dynalite.ts): `moto` validates as DynamoDB does. Default dynalite. */

@@ -53,7 +53,7 @@ export async function startWatchdogHarness(options: HarnessOptions = {}): Promis
     import('./harness-parts.js'),
     import('./harness-container.js'),
   ]);
-  const clock = new FakeClock();
+  const clock = new FakeClock(options.clockStart);
   const closers: Closer[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();

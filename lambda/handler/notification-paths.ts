@@ -98,6 +98,7 @@ export function onCallSenders(
     const settings = row.settingsOf(config.settings);
     if (settings === undefined) return [];
     const baseUrl = parts.onCallBaseUrls?.[row.tool];
-    return [{ tool: row.tool, send: row.send(settings, { key, slots, clock, baseUrl }) }];
+    const send = row.send(settings, { key, slots, clock, baseUrl });
+    return [{ tool: row.tool, send, refresh: row.refresh }];
   });
 }

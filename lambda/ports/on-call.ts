@@ -28,22 +28,28 @@ export interface OpenOnCall {
   readonly key: string;
   readonly version?: string | undefined;
   readonly members?: readonly string[] | undefined;
+  /** A receiver that `refresh`es: the trigger it took, sent again at each check until the resolve. */
+  readonly event?: OnCallEvent | undefined;
 }
 
 export interface OnCallSender {
   readonly tool: OnCallTool;
   readonly send: SendOnCall;
+  /** Its open incidents' triggers are sent again at each check (Alertmanager: on-call-delivery.ts). */
+  readonly refresh?: boolean | undefined;
 }
 
 /**
  * Resolves once the tool accepted the event, with the version of the key it went under (the
  * secret's VersionId); throws OnCallSendError otherwise. `version`: send under that version of
- * the key (its trigger's), or the current one when absent or no longer kept.
+ * the key (its trigger's), or the current one when absent or no longer kept. `trigger`: the
+ * trigger of the event's incident, when the lane keeps it (a receiver that refreshes).
  */
 export type SendOnCall = (
   event: OnCallEvent,
   signal: AbortSignal,
   version?: string,
+  trigger?: OnCallEvent,
 ) => Promise<string | undefined>;
 
 /**

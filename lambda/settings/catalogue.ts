@@ -288,6 +288,28 @@ export const webhook = setting({
   ),
 });
 
+export const alertmanager = setting({
+  key: 'alertmanager',
+  places: ['file', 'lambda'],
+  shownDefault: 'off',
+  meaning:
+    '`{"url":"https://am.example:9093","authSecret":"<secret name or ARN>"}` (`endsAfterMinutes` optional, 2-1440, default 10): also post each incident as an alert to an Alertmanager (API v2, labels `alertname`, `cluster`, `node`, `zone`, `nodegroup`, `severity`) beside the topic, never held back by it, so that its routes, grouping, inhibitions and receivers take it; a firing alert is posted again at every check with `endsAt` `endsAfterMinutes` ahead (keep it above 2 × `scheduleMinutes`: Alertmanager resolves an alert not posted again by then, as when the watchdog stops), a resolved one with `endsAt` the check that saw the end; the secret holds `user:password` (sent as basic auth) or a bearer token, and the stack grants reading exactly it; failures are retried by the next checks for 30 minutes (a malformed alert is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
+  schema: strictObject(
+    {
+      // https, and no user or password in it: they would end up in errors and logs.
+      url: text({
+        hint: 'the https:// URL of the Alertmanager',
+        pattern: /^https:\/\/[^/@\s]+(\/\S*)?$/,
+        invalid: () =>
+          'must be the https:// URL of the Alertmanager without a user or password (keep them in authSecret), e.g. https://alertmanager.example.com:9093',
+      }),
+      authSecret: secretId(),
+      endsAfterMinutes: wholeNumber(2, 1440).default(10),
+    },
+    'Alertmanager: {"url": "https://...", "authSecret": "<secret name or ARN>"}',
+  ),
+});
+
 /** What the function receives: the clusters and how to judge them. */
 export const watchdogSettingsShape = {
   clusters: clusterList(clusterSchema),
@@ -308,4 +330,5 @@ export const watchdogSettingsShape = {
   opsgenie: opsgenie.optional(),
   incidentIo: incidentIo.optional(),
   webhook: webhook.optional(),
+  alertmanager: alertmanager.optional(),
 };

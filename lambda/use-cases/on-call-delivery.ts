@@ -4,7 +4,9 @@
  *
  * - The events of the notifications a check makes join the on-call outbox in the claim that saves
  *   them in the topic's outbox (check-cycle.ts), one entry per tool, oldest first: made once,
- *   whatever the topic does with them.
+ *   whatever the topic does with them. A receiver that refreshes (Alertmanager) also gets the
+ *   trigger of each of its open incidents again at every check, until the resolve (refreshed),
+ *   after the other receivers' events.
  * - The outbox is sent oldest first within ON_CALL_BUDGET_MS and the run's deadline. An event the
  *   tool took leaves it. One it did not take for a reason that may pass (429, 5xx, the network, a
  *   timeout, the secret unreadable) or that a person can fix (a key refused) stays, its
@@ -81,7 +83,8 @@ export function withFresh(
 ): OnCallLanes {
   const kept = { onCall: lanes.onCall, onCallOpen: lanes.onCallOpen };
   const events = notifications.flatMap(onCallEvents);
-  if (deps === undefined || events.length === 0) return kept;
+  const refreshing = deps?.senders.some((s) => s.refresh) ?? false;
+  if (deps === undefined || (events.length === 0 && !refreshing)) return kept;
   let open = lanes.onCallOpen ?? [];
   const all = [...(lanes.onCall ?? [])];
   for (const { tool } of deps.senders) {
@@ -95,8 +98,27 @@ export function withFresh(
   for (const dropped of all.slice(0, Math.max(0, over))) {
     failed(cluster, dropped, 'given up: the on-call outbox is full', deps, true);
   }
-  const onCall = over > 0 ? all.slice(over) : all;
+  const fresh = over > 0 ? all.slice(over) : all;
+  const onCall = [...fresh, ...refreshed(fresh, open, deps.senders)];
   return { ...(onCall.length ? { onCall } : {}), ...(open.length ? { onCallOpen: open } : {}) };
+}
+
+/**
+ * The triggers of the open incidents of the receivers that refresh (Alertmanager resolves an
+ * alert that is not posted again before its `endsAt`): each sent again, unless its lane already
+ * has an event waiting, in the room the outbox has left (the others' events come first).
+ */
+function refreshed(
+  outbox: readonly PendingOnCall[],
+  open: readonly OpenOnCall[],
+  senders: readonly OnCallSender[],
+): PendingOnCall[] {
+  const tools = new Set(senders.filter((s) => s.refresh).map((s) => s.tool));
+  const busy = new Set(outbox.map((p) => `${p.tool} ${p.event.key}`));
+  const again = open.flatMap(({ tool, key, event }) =>
+    event && tools.has(tool) && !busy.has(`${tool} ${key}`) ? [{ tool, event, attempts: 0 }] : [],
+  );
+  return again.slice(0, Math.max(0, ON_CALL_OUTBOX_MAX - outbox.length));
 }
 
 /**
@@ -146,7 +168,10 @@ export async function sendOnCall(
   const now = deps.clock();
   const paused = new Set(outbox.filter((p) => (p.notBefore ?? 0) > now).map((p) => p.tool));
   const left: PendingOnCall[] = [];
-  for (const pending of outbox) {
+  // A receiver that refreshes goes last, and gets nothing more in a run once it failed: its posts
+  // of every open incident must never spend the budget the other receivers' events need.
+  const last = (p: PendingOnCall) => senders.get(p.tool)?.refresh === true;
+  for (const pending of [...outbox.filter((p) => !last(p)), ...outbox.filter(last)]) {
     const lane = `${pending.tool} ${pending.event.key}`;
     const sender = senders.get(pending.tool);
     if (sender === undefined) continue; // the tool was switched off: nothing to send it to
@@ -158,7 +183,7 @@ export async function sendOnCall(
     if (kept !== null) {
       left.push(kept);
       waiting.add(lane);
-      if (kept.notBefore !== undefined) paused.add(pending.tool);
+      if (kept.notBefore !== undefined || sender.refresh) paused.add(pending.tool);
     }
   }
   const stillOpen = [...open.values()].slice(-ON_CALL_OPEN_MAX);
@@ -176,7 +201,8 @@ interface Attempt {
 /**
  * One attempt: null when it is done with (taken, or given up), else the entry to keep. A resolve
  * goes under its trigger's key version; a trigger taken is remembered with the version it went
- * under, until its resolve is done with.
+ * under (and, for a receiver that refreshes, the incident's first trigger: its labels name the
+ * alert), until its resolve is done with.
  */
 async function attempt(
   pending: PendingOnCall,
@@ -189,9 +215,12 @@ async function attempt(
   const opened = open.get(id);
   try {
     const resolve = event.action === 'resolve';
-    const version = await sender.send(event, signal, resolve ? opened?.version : undefined);
+    const under = resolve ? opened?.version : undefined;
+    const version = await sender.send(event, signal, under, opened?.event);
+    const first = sender.refresh ? { event: opened?.event ?? event } : {};
     if (resolve) open.delete(id);
-    else if (version !== undefined) open.set(id, { ...opened, tool, key: event.key, version });
+    else if (version !== undefined || sender.refresh)
+      open.set(id, { ...opened, tool, key: event.key, version, ...first });
     return null;
   } catch (error) {
     // Only a refusal the sender classed as retryable is retried: anything else is poison.

@@ -9,6 +9,17 @@ import { withoutSecrets } from '../kube/read-errors.js';
 import { bodyText } from '../notify/render/format.js';
 import type { SecretKey } from './secret-key.js';
 
+/** What a receiver's sender is built with. */
+export interface ReceiverParts {
+  /** A secret's key, read through the function's Secrets Manager client (secret-key.ts). */
+  readonly key: (secretId: string) => SecretKey;
+  readonly clock: () => number;
+  /** The deployment's count of the events sent under each key, for a tool's rate limit. */
+  readonly slots: SendSlots;
+  /** Tests only: where the tool's API is (a stand-in of testkit/); never a setting. */
+  readonly baseUrl?: string | undefined;
+}
+
 /** How long one request to a paging tool may take. */
 export const ON_CALL_REQUEST_TIMEOUT_MS = 3_000;
 

@@ -5,30 +5,22 @@
  * one's failures (infra/on-call.ts). Adding a receiver is its sender's file, a row here, and its
  * setting in settings/catalogue.ts: nothing else names it.
  */
-import type { SendOnCall, SendSlots } from '../../ports/index.js';
+import type { SendOnCall } from '../../ports/index.js';
 import type { WatchdogSettings } from '../../settings/index.js';
+import { alertmanagerSend } from './alertmanager-sender.js';
 import { incidentIoSend } from './incident-io-sender.js';
+import type { ReceiverParts } from './on-call-request.js';
 import { opsgenieSend } from './opsgenie-sender.js';
 import { pagerDutySend } from './pagerduty-sender.js';
-import type { SecretKey } from './secret-key.js';
 import { webhookSend } from './webhook-sender.js';
-
-/** What a receiver's sender is built with. */
-export interface ReceiverParts {
-  /** A secret's key, read through the function's Secrets Manager client (secret-key.ts). */
-  readonly key: (secretId: string) => SecretKey;
-  readonly clock: () => number;
-  /** The deployment's count of the events sent under each key, for a tool's rate limit. */
-  readonly slots: SendSlots;
-  /** Tests only: where the tool's API is (a stand-in of testkit/); never a setting. */
-  readonly baseUrl?: string | undefined;
-}
 
 export interface Receiver<C = unknown> {
   /** Its name in the lanes, the state, the logs, and the `receiver` dimension of its metric. */
   readonly tool: string;
   /** Its name in the stack: `Read<label>…` statements, the `<label>EventsFailedAlarm`. */
   readonly label: string;
+  /** Its open incidents' triggers are sent again at each check (use-cases/on-call-delivery.ts). */
+  readonly refresh?: true;
   /** Its settings, when they switch it on. */
   settingsOf(settings: WatchdogSettings): C | undefined;
   /** The secrets it reads, by the suffix of the statement that grants reading each one. */
@@ -75,5 +67,13 @@ export const RECEIVERS: readonly Receiver[] = [
     secrets: (config) => ({ SigningKey: config.signingKeySecret }),
     send: ({ url, signingKeySecret }, { key, clock, baseUrl }) =>
       webhookSend({ url, signingKey: key(signingKeySecret), clock, baseUrl }),
+  }),
+  receiver({
+    tool: 'alertmanager',
+    label: 'Alertmanager',
+    refresh: true,
+    settingsOf: (settings) => settings.alertmanager,
+    secrets: (config) => ({ Auth: config.authSecret }),
+    send: alertmanagerSend,
   }),
 ];

@@ -118,25 +118,26 @@ function outboxRefusals(state: ClusterState): Record<string, number> {
 
 const LOCK = nullable(fields({ owner: text, until: time }));
 const GIVEN_UP = nullable(fields({ nodes: list(text), at: whole }));
+const ON_CALL_EVENT = fields({
+  action: (value, path) => {
+    if (value !== 'trigger' && value !== 'resolve') throw new Error(`${path} is not an action`);
+  },
+  key: text,
+  summary: text,
+  source: text,
+  details: fields({}),
+});
 /** The on-call outbox: entries with a tool, a count, and an event with its action and key. */
-const ON_CALL = list(
-  fields({
-    tool: text,
-    attempts: whole,
-    event: fields({
-      action: (value, path) => {
-        if (value !== 'trigger' && value !== 'resolve') throw new Error(`${path} is not an action`);
-      },
-      key: text,
-      summary: text,
-      source: text,
-      details: fields({}),
-    }),
-  }),
-);
+const ON_CALL = list(fields({ tool: text, attempts: whole, event: ON_CALL_EVENT }));
 /** The paging tools' open incidents: a tool, a key, its key version, a group's member keys. */
 const ON_CALL_OPEN = list(
-  fields({ tool: text, key: text, version: optional(text), members: optional(list(text)) }),
+  fields({
+    tool: text,
+    key: text,
+    version: optional(text),
+    members: optional(list(text)),
+    event: optional(ON_CALL_EVENT),
+  }),
 );
 
 function readRefusals(refusals: unknown): Record<string, number> {
