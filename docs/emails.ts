@@ -162,7 +162,7 @@ function withEvidence(n: Notification): Notification {
   };
 }
 
-/** The same FIRING when neither EC2 nor the cluster's Events could be read (one line each). */
+/** One email of docs/EMAILS.md: its heading, the notification, and how its cluster is reached. */
 interface Example {
   title: string;
   notification: Notification;
@@ -205,12 +205,8 @@ function nodeExamples(): Example[] {
   });
   return [
     {
-      title: 'A node stops renewing its lease; another reports Ready=False',
-      notification: pick(failing.sent, 'FIRING'),
-    },
-    {
       title:
-        'The same FIRING for an EKS cluster with a runbook, and the evidence read at alert time',
+        'A node stops renewing its lease; another reports Ready=False (an EKS cluster with a runbook)',
       notification: withEvidence(pick(failing.sent, 'FIRING')),
       context: EKS_CONTEXT,
     },
@@ -316,8 +312,9 @@ export function emailsMarkdown(): string {
     '',
     "Every age said about a silent node is on the watchdog's clock (renewTime as the kubelet wrote it",
     "appears only when the node's clock is off). Every kubectl command names its context: for EKS the",
-    'one `aws eks update-kubeconfig --alias` makes, for a kubeconfig the context the watchdog uses.',
-    '"What happens next in Kubernetes" is said once per incident, in its FIRING.',
+    'one `aws eks update-kubeconfig --alias` makes, for a kubeconfig the context the watchdog uses',
+    '(as in every example after the first). "What happens next in Kubernetes" is said once per',
+    'incident, in its FIRING, with the evidence read at alert time.',
     '',
   ];
   for (const { title, notification, context } of examples()) {
