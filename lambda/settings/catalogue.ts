@@ -149,7 +149,7 @@ export const nodeRefreshSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
-    'list whole Nodes (~13× the bytes of Leases) at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node, a few hundred bytes each) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned), so a steady-state check reads 1.1× the bytes of the lease list on the wire, 1.4× decoded ([measured](docs/BENCHMARKS.md)). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
+    'list whole Nodes at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned): [the bytes each reads](docs/BENCHMARKS.md). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
   cli: CLI_FLAGS.nodeRefresh,
   schema: wholeNumberOf(CLI_FLAGS.nodeRefresh.rule.whole),
 });
