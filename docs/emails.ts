@@ -285,19 +285,6 @@ function watchdogExamples(): Example[] {
         T + 50 * 60_000,
       ),
     },
-    {
-      title: 'A stored silence could not be honoured: set aside, announced once (NOTICE)',
-      notification: setAsideNotice(
-        'prod-eu',
-        'silences-set-aside',
-        {
-          reason:
-            'silence s-3f9a2c ends 2027-11-29 20:40 UTC, past 2026-11-29 18:45 UTC plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it',
-          copy: 'table LeaseWatchdog-StateTable, pk cluster#prod-eu, sk corrupt#2026-11-29T18:45:00.000Z#silence#s-3f9a2c',
-        },
-        T + 55 * 60_000,
-      ),
-    },
   ];
 }
 
@@ -314,7 +301,8 @@ export function emailsMarkdown(): string {
     "appears only when the node's clock is off). Every kubectl command names its context: for EKS the",
     'one `aws eks update-kubeconfig --alias` makes, for a kubeconfig the context the watchdog uses',
     '(as in every example after the first). "What happens next in Kubernetes" is said once per',
-    'incident, in its FIRING, with the evidence read at alert time.',
+    'incident, in its FIRING, with the evidence read at alert time. A stored silence the check cannot',
+    'honour is set aside and announced by a NOTICE of the same form as the last one here.',
     '',
   ];
   for (const { title, notification, context } of examples()) {
