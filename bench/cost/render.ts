@@ -209,11 +209,7 @@ $0.10 each.`;
 function perMonthSection(table: readonly string[]): string {
   return `## Per cluster-month
 
-${table.join('\n')}
-
-**What the goal is judged on**: the variable total, CloudWatch Logs included (it grows with the
-checks). A cluster's \`CheckSucceeded\` metric and the dead-man's switch alarm that reads it are
-one fixed line, whatever the cluster's size, shown apart and added in the row below it.`;
+${table.join('\n')}`;
 }
 
 function goalsSection(big: PerCheck): string {
