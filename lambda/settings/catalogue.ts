@@ -199,7 +199,7 @@ export const dispatch = setting({
   places: ['file', 'lambda'],
   shownDefault: 'off',
   meaning:
-    "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch ($0.40 a month) each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
+    "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
   schema: flag(),
 });
 
