@@ -162,7 +162,7 @@ function withEvidence(n: Notification): Notification {
   };
 }
 
-/** The same FIRING when neither EC2 nor the cluster's Events could be read (one line each). */
+/** One email of docs/EMAILS.md: its heading, the notification, and how its cluster is reached. */
 interface Example {
   title: string;
   notification: Notification;
@@ -205,12 +205,8 @@ function nodeExamples(): Example[] {
   });
   return [
     {
-      title: 'A node stops renewing its lease; another reports Ready=False',
-      notification: pick(failing.sent, 'FIRING'),
-    },
-    {
       title:
-        'The same FIRING for an EKS cluster with a runbook, and the evidence read at alert time',
+        'A node stops renewing its lease; another reports Ready=False (an EKS cluster with a runbook)',
       notification: withEvidence(pick(failing.sent, 'FIRING')),
       context: EKS_CONTEXT,
     },
@@ -289,19 +285,6 @@ function watchdogExamples(): Example[] {
         T + 50 * 60_000,
       ),
     },
-    {
-      title: 'A stored silence could not be honoured: set aside, announced once (NOTICE)',
-      notification: setAsideNotice(
-        'prod-eu',
-        'silences-set-aside',
-        {
-          reason:
-            'silence s-3f9a2c ends 2027-11-29 20:40 UTC, past 2026-11-29 18:45 UTC plus a month (the longest silence): the clock that added it is wrong, or lease-watchdog did not write it',
-          copy: 'table LeaseWatchdog-StateTable, pk cluster#prod-eu, sk corrupt#2026-11-29T18:45:00.000Z#silence#s-3f9a2c',
-        },
-        T + 55 * 60_000,
-      ),
-    },
   ];
 }
 
@@ -309,15 +292,17 @@ export function emailsMarkdown(): string {
   const parts = [
     '# What the emails look like',
     '',
-    'Rendered by the code (`lambda/adapters/notify/render/render.ts`) from a scripted cluster of 12 nodes, checked every minute',
-    'with the default settings (`docs/emails.ts`; `npm run emails` rewrites this file, and a test checks',
-    'that it is current). SNS sends the subject and the body as a plain-text email (to filter by',
-    'cluster, kind or severity: the machine topic, [NOTIFICATIONS.md](NOTIFICATIONS.md)).',
+    'Rendered by the code (`lambda/adapters/notify/render/render.ts`) from a scripted cluster of 12',
+    'nodes checked every minute with the default settings (`docs/emails.ts`; `npm run emails`',
+    'rewrites this file, a test checks it is current). SNS sends each as a plain-text email; the',
+    'other formats: [NOTIFICATIONS.md](NOTIFICATIONS.md).',
     '',
     "Every age said about a silent node is on the watchdog's clock (renewTime as the kubelet wrote it",
     "appears only when the node's clock is off). Every kubectl command names its context: for EKS the",
-    'one `aws eks update-kubeconfig --alias` makes, for a kubeconfig the context the watchdog uses.',
-    '"What happens next in Kubernetes" is said once per incident, in its FIRING.',
+    'one `aws eks update-kubeconfig --alias` makes, for a kubeconfig the context the watchdog uses',
+    '(as in every example after the first). "What happens next in Kubernetes" is said once per',
+    'incident, in its FIRING, with the evidence read at alert time. A stored silence the check cannot',
+    'honour is set aside and announced by a NOTICE of the same form as the last one here.',
     '',
   ];
   for (const { title, notification, context } of examples()) {

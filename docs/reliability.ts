@@ -27,34 +27,42 @@ function runsText(runs: Readonly<Record<string, number>>): string {
  * guarantees (lost, duplicated, false alarms, silent) are the same either way, and are asserted.
  */
 function invocationsText(r: ScenarioResult): string {
-  if (!r.waitsOnRealTime) return `invocations: ${runsText(r.runs)}`;
+  if (!r.waitsOnRealTime) return runsText(r.runs);
   const total = Object.values(r.runs).reduce((sum, n) => sum + n, 0);
-  return `invocations: ${total}`;
+  return String(total);
+}
+
+/** At most this many sent keys in a row's cell; a longer chain ends in "… N more". */
+const SHOWN_KEYS = 4;
+
+function sentText(sent: readonly string[]): string {
+  if (sent.length === 0) return 'nothing';
+  const shown = sent.length > SHOWN_KEYS + 1 ? sent.slice(0, SHOWN_KEYS) : sent;
+  // A NOTICE's key quotes its subject, `[cluster] NOTICE: …`: the kind is said once.
+  const chain = shown
+    .map((key) => `\`${key.replace(/^NOTICE\(\[([^\]]+)\] NOTICE: /, 'NOTICE($1: ')}\``)
+    .join(' → ');
+  return shown.length < sent.length ? `${chain} → … ${sent.length - shown.length} more` : chain;
 }
 
 function matrixRow(r: ScenarioResult): string {
   const did = [invocationsText(r), ...r.notes].join('; ');
-  const sent = r.sent.length > 0 ? r.sent.map((key) => `\`${key}\``).join(' → ') : 'nothing';
+  const sent = sentText(r.sent);
   const duplicated =
     r.lostResponses > 0
       ? `${r.counts.duplicated} (≤ ${r.lostResponses} lost response${r.lostResponses > 1 ? 's' : ''})`
       : String(r.counts.duplicated);
   const resent =
     r.resentAfterReset.length > 0
-      ? `; ${r.counts.resent} re-sent after reset (${r.resentAfterReset.map((key) => `\`${key}\``).join(', ')})`
+      ? ` (${r.counts.resent} re-sent after reset: ${r.resentAfterReset.map((key) => `\`${key}\``).join(', ')})`
       : '';
-  return `| ${[
-    r.name,
-    r.inject,
-    did,
-    sent,
-    String(r.counts.lost),
+  const tally = [
+    r.counts.lost,
     `${duplicated}${resent}`,
-    String(r.counts.falseAlarms),
-    String(r.counts.silent),
-  ]
-    .map(cell)
-    .join(' | ')} |`;
+    r.counts.falseAlarms,
+    r.counts.silent,
+  ].join(', ');
+  return `| ${[r.name, r.inject, did, sent, tally].map(cell).join(' | ')} |`;
 }
 
 function counted(record: Readonly<Record<string, number>>): string {
@@ -83,11 +91,9 @@ function countsSection(): string[] {
     '- **lost**: a notification of the ground truth that never arrived.',
     '- **duplicated**: arrivals beyond the one expected. The bound: at most one duplicate per lost',
     '  response (a call that was applied but whose answer never came back; see docs/STATE.md).',
-    '- **re-sent after reset**: shown apart in the duplicated column. A state that cannot be read is',
-    '  reset to empty (docs/STATE.md), and the stated cost of a reset is that open incidents are',
-    '  forgotten: a node still down is paged again once its silence is confirmed afresh. Such a',
-    '  repeat is expected (the row asserts it arrives, once), not a duplicate and not a broken',
-    '  guarantee.',
+    '- **re-sent after reset**: shown apart in the duplicated count: a node still down, paged again',
+    "  after its state could not be read and was reset (a reset's stated cost, docs/STATE.md). The",
+    '  row asserts it arrives, once: not a duplicate.',
     '- **false FIRING/STORM**: a page the ground truth does not have.',
     '- **silent**: the cluster could not be read long enough to page, and no WATCHDOG was paged.',
     '',
@@ -109,8 +115,8 @@ function matrixSection(matrix: readonly ScenarioResult[]): string[] {
     "WATCHDOG. The paging tools' rows count what the tool took instead: `trigger(a)`, `resolve(a)`",
     "by the node of the incident key, `group N` for an incident that is not one node's.",
     '',
-    '| fault | injected | what the watchdog did | sent (accepted by SNS) | lost | duplicated | false FIRING/STORM | silent |',
-    '|---|---|---|---|---|---|---|---|',
+    '| fault | injected | invocations; what the watchdog did | sent (accepted by SNS) | lost, duplicated, false FIRING/STORM, silent |',
+    '|---|---|---|---|---|',
     ...matrix.map(matrixRow),
     '',
   ];
@@ -123,12 +129,11 @@ function weekSection(soak: SoakResult): string[] {
     '## A simulated week',
     '',
     `${soak.checks.toLocaleString('en-US')} checks, one a minute for ${soak.days} days, of a cluster of ${soak.nodes} nodes in three zones,`,
-    'run at the check-cycle level (`runCheckCycle`, the use case the Lambda and `watch` both run) with',
-    "in-process parts so that a week takes seconds: the simulator's cluster model (its lazy kubelets",
-    'and fault API) read through the reader port without HTTP, the memory state store (each cluster',
-    'kept as the same JSON document the DynamoDB store keeps, gzip-compressed, in its item), and a',
-    'notifier that records what it is handed. Restarts are new readers and notifiers (the state is',
-    'reloaded from its document on every check); overlapping runs are two cycles started at once.',
+    'through `runCheckCycle` (the use case the Lambda and `watch` both run) on in-process parts, so',
+    "that a week takes seconds: the simulator's cluster model read through the reader port without",
+    "HTTP, the memory state store (the DynamoDB store's gzipped JSON document, reloaded on every",
+    'check), and a notifier that records what it is handed. Restarts are new readers and notifiers;',
+    'overlapping runs are two cycles started at once.',
     '',
     '| | |',
     '|---|---|',

@@ -32,20 +32,18 @@ export interface PerRun {
 
 export interface PerCheck {
   nodes: number;
-  /** A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0), BENCHMARKS.md: wall. */
-  relistSeconds: number;
-  /** The same relist's own CPU (all its threads), BENCHMARKS.md: what Lambda bills (monthly.ts). */
+  /**
+   * A check that lists whole Nodes (every check with `nodeRefreshSeconds` 0): its own CPU (all its
+   * threads), BENCHMARKS.md's median; what Lambda bills (monthly.ts).
+   */
   relistCpuSeconds: number;
-  /** A steady check's median (warm node cache, `nodeRefreshSeconds`), docs/BENCHMARKS.md: wall. */
-  steadySeconds: number;
-  /** The same steady check's own CPU, BENCHMARKS.md: what Lambda bills (monthly.ts). */
+  /** A steady check's (warm node cache, `nodeRefreshSeconds`) own CPU, the same way. */
   steadyCpuSeconds: number;
   /**
    * `JSON.parse` of the same relist's pages alone, its CPU, BENCHMARKS.md: the measuring host's
    * speed at the time, which moves every CPU figure here (not billed).
    */
   floorCpuSeconds: number;
-  secondsSource: string;
   /**
    * A look's cost as a fraction of a steady check's: the ratio of a look's to a scheduled check's
    * wall time, both measured through the handler in this run (side by side, under the same load).

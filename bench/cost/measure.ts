@@ -124,12 +124,9 @@ async function perCheck(
   const records = lambda.metrics.records;
   return {
     nodes,
-    relistSeconds: await benchmarkedSeconds(row, RELIST_COLUMN),
     relistCpuSeconds: await benchmarkedSeconds(row, RELIST_COLUMN + 2),
-    steadySeconds: await benchmarkedSeconds(row, STEADY_COLUMN),
     steadyCpuSeconds: await benchmarkedSeconds(row, STEADY_COLUMN + 1),
     floorCpuSeconds: await benchmarkedSeconds(row, RELIST_COLUMN + 3, 1),
-    secondsSource: nodes < 1_000 ? 'the 1,000-node figure, an upper bound' : '',
     lookShare: look.handlerSeconds / check.handlerSeconds,
     supersededShare: superseded.handlerSeconds / check.handlerSeconds,
     check,

@@ -149,7 +149,7 @@ export const nodeRefreshSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
-    'list whole Nodes (~13× the bytes of Leases) at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node, a few hundred bytes each) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned), so a steady-state check reads 1.1× the bytes of the lease list on the wire, 1.4× decoded ([measured](docs/BENCHMARKS.md)). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
+    'list whole Nodes at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned): [the bytes each reads](docs/BENCHMARKS.md). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
   cli: CLI_FLAGS.nodeRefresh,
   schema: wholeNumberOf(CLI_FLAGS.nodeRefresh.rule.whole),
 });
@@ -199,7 +199,7 @@ export const dispatch = setting({
   places: ['file', 'lambda'],
   shownDefault: 'off',
   meaning:
-    "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch ($0.40 a month) each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
+    "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
   schema: flag(),
 });
 
