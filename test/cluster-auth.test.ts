@@ -9,10 +9,16 @@ import type { RequestOptions } from 'node:https';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { ClusterAuthError, type ClusterAuthReason } from '../lambda/adapters/kube/auth-error.js';
-import { type ClusterAuth, ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
-import { ClusterAwsCredentials } from '../lambda/adapters/kube/cluster-credentials.js';
-import type { KubeConfig } from '../lambda/adapters/kube/kube-config.js';
+import {
+  ClusterAuthError,
+  type ClusterAuthReason,
+} from '../lambda/adapters/kube/config/auth-error.js';
+import {
+  type ClusterAuth,
+  ClusterAuthProvider,
+} from '../lambda/adapters/kube/config/cluster-auth.js';
+import { ClusterAwsCredentials } from '../lambda/adapters/kube/config/cluster-credentials.js';
+import type { KubeConfig } from '../lambda/adapters/kube/config/kube-config.js';
 import type { AuthenticatedCluster } from '../lambda/ports/index.js';
 import { type EksServer, startEksServer } from '../testkit/eks-server.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';

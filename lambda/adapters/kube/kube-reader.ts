@@ -17,18 +17,20 @@ import {
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import { hasUserInfo } from './kubeconfig-files.js';
-import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
-import { NodeReads } from './node-reads.js';
-import { Interner, NameTable, projectLease } from './projection.js';
+import { hasUserInfo } from './config/kubeconfig-files.js';
+import { Interner, NameTable, projectLease } from './decode/projection.js';
 import {
   ApiSession,
   type Listed,
   READ_BOUNDS,
   type ReadBounds,
   type ReadStats,
-} from './transport.js';
+} from './http/transport.js';
+import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
+import { NodeReads } from './node-reads.js';
 
+export { Interner, projectLease, projectNode } from './decode/projection.js';
+export type { ReadBounds } from './http/transport.js';
 export {
   MAX_NODE_GETS,
   NodeCache,
@@ -36,8 +38,6 @@ export {
   suspectAgeFor,
   suspectNodes,
 } from './node-cache.js';
-export { Interner, projectLease, projectNode } from './projection.js';
-export type { ReadBounds } from './transport.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfigView;

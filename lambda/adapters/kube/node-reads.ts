@@ -7,9 +7,8 @@
 import type { LeaseInfo, NodeInfo } from '../../core/model.js';
 import { type LabelSelector, matchesSelector } from '../../core/selector.js';
 import { ClusterReadError } from '../../ports/index.js';
-import { LIST_FIELDS } from './answer-shapes.js';
-import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
-import { decodeNode, decodeNodeList, PROTOBUF_FIRST } from './node-protobuf.js';
+import { LIST_FIELDS } from './decode/answer-shapes.js';
+import { decodeNode, decodeNodeList, PROTOBUF_FIRST } from './decode/node-protobuf.js';
 import {
   NODE_TABLE,
   NODE_TABLE_PARAMS,
@@ -17,9 +16,10 @@ import {
   TableRows,
   TableUnusableError,
   tableSuspects,
-} from './node-table.js';
-import { type Interner, projectNode } from './projection.js';
-import type { ApiSession, Listed, ListFormat, NodeFormat } from './transport.js';
+} from './decode/node-table.js';
+import { type Interner, projectNode } from './decode/projection.js';
+import type { ApiSession, Listed, ListFormat, NodeFormat } from './http/transport.js';
+import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
 
 export interface NodeReadOptions {
   /** The Node labels to keep; undefined: all of them. */

@@ -6,9 +6,17 @@
  * projections read (`pruned-json.ts`).
  */
 
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
-import { type BodyReading, errorText, readBody } from './answer-body.js';
-import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
+import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
+import { type BodyReading, errorText, readBody } from '../decode/answer-body.js';
+import {
+  type Answer,
+  LIST_FIELDS,
+  LIST_KINDS,
+  ofKind,
+  wholeBody,
+} from '../decode/answer-shapes.js';
+import { NODE_OBJECT_FIELDS, record, str } from '../decode/projection.js';
+import type { Keep } from '../decode/pruned-json.js';
 import {
   type Connection,
   closeConnection,
@@ -17,8 +25,6 @@ import {
   withInflater,
 } from './http-exchange.js';
 import { nodeHttp } from './node-http.js';
-import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
-import type { Keep } from './pruned-json.js';
 import {
   causedBy,
   describeRead,

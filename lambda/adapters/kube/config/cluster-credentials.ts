@@ -12,7 +12,7 @@
  */
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { ClusterAuth } from '../../settings/index.js';
+import type { ClusterAuth } from '../../../settings/index.js';
 
 /** The session name the assumed role's CloudTrail entries carry. */
 export const ROLE_SESSION_NAME = 'lease-watchdog';

@@ -27,9 +27,9 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { identityOf } from '../../ports/cluster-finder.js';
-import type { AuthenticatedCluster } from '../../ports/index.js';
-import type { ClusterAuth } from '../../settings/index.js';
+import { identityOf } from '../../../ports/cluster-finder.js';
+import type { AuthenticatedCluster } from '../../../ports/index.js';
+import type { ClusterAuth } from '../../../settings/index.js';
 import {
   aborted,
   assumeRoleError,

@@ -5,7 +5,7 @@
  * protobuf Status decoded first. transport.ts fetches the bytes; this module reads them.
  */
 
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError } from '../../../ports/index.js';
 import { decodeOther, isProtobuf } from './node-protobuf.js';
 import { PageValuesError } from './page-values.js';
 import { record } from './projection.js';

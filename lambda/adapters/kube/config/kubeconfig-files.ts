@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError } from '../../../ports/index.js';
 import { KubeConfig } from './kube-config.js';
 
 export interface KubeconfigLocation {

@@ -12,10 +12,10 @@
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { finished } from 'node:stream';
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
+import { record } from '../decode/projection.js';
 import { GzipInflater } from './gzip-inflater.js';
 import { nodeHttp } from './node-http.js';
-import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
 

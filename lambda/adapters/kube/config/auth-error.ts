@@ -3,7 +3,7 @@
  * failed and what to check. Messages never contain secret material (kubeconfig contents, tokens):
  * only secret ids, cluster, context and user names, regions and AWS error names.
  */
-import type { ClusterReadFailure } from '../../core/model.js';
+import type { ClusterReadFailure } from '../../../core/model.js';
 
 export type ClusterAuthReason =
   | 'settings-invalid' // the auth settings themselves are unusable (bad region, cluster name, URL)

@@ -12,8 +12,8 @@ import type { ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
-import { KubeConfig } from './kube-config.js';
+import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
+import { KubeConfig } from '../config/kube-config.js';
 import { nodeHttp } from './node-http.js';
 
 /** An http:// proxy, and what it is told: Proxy-Authorization, when the URL has a user. */

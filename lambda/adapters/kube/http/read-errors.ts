@@ -7,8 +7,8 @@ import {
   ClusterReadError,
   type ClusterReadFailure,
   type KubeConfigView,
-} from '../../ports/index.js';
-import { record, str } from './projection.js';
+} from '../../../ports/index.js';
+import { record, str } from '../decode/projection.js';
 
 export type Resource = 'leases' | 'nodes' | 'events';
 
