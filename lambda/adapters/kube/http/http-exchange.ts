@@ -91,6 +91,21 @@ export function loadTlsEarly(): void {
   process.getBuiltinModule('node:tls');
 }
 
+/** What a connection is opened to, and how. */
+export interface ConnectionOptions {
+  /** The API server URL, without a trailing slash. */
+  readonly server: string;
+  /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
+  readonly timeoutMs: number;
+  /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
+  readonly showPluginStderr?: boolean | undefined;
+  /**
+   * One socket for every request: those in flight wait for it, in turn (one TLS handshake; see
+   * KubeReaderOptions).
+   */
+  readonly oneConnection?: boolean | undefined;
+}
+
 /**
  * Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one, reads
  * certificate and token files, refreshes OIDC tokens: all client-node's `applyToHTTPSOptions`),
@@ -98,14 +113,7 @@ export function loadTlsEarly(): void {
  */
 export async function openConnection(
   kubeConfig: KubeConfigView,
-  options: {
-    readonly server: string;
-    /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
-    readonly timeoutMs: number;
-    readonly showPluginStderr?: boolean | undefined;
-    /** One socket for every request: those in flight wait for it (one TLS handshake). */
-    readonly oneConnection?: boolean | undefined;
-  },
+  options: ConnectionOptions,
 ): Promise<Connection> {
   const proxy = proxyOf(kubeConfig, options.server);
   const applied: RequestOptions = {};

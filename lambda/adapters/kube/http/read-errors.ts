@@ -9,6 +9,7 @@ import {
   type KubeConfigView,
 } from '../../../ports/index.js';
 import { record, str } from '../decode/projection.js';
+import { nodeHttp } from './node-http.js';
 
 export type Resource = 'leases' | 'nodes' | 'events';
 
@@ -122,7 +123,6 @@ export function statusError(
   target: ReadTarget,
   resource: Resource,
   status: number,
-  statusText: string,
   text: string,
 ): ClusterReadError {
   let detail: Status = {};
@@ -160,7 +160,7 @@ export function statusError(
     default:
       return new ClusterReadError(
         'server',
-        `the API server answered ${status} ${statusText || ''}`.trimEnd() +
+        `the API server answered ${status} ${nodeHttp().STATUS_CODES[status] ?? ''}`.trimEnd() +
           ` to ${describeRead(resource, ns)}${serverSays}`,
         status,
       );
