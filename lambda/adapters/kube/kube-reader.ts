@@ -27,7 +27,7 @@ import {
   type ReadStats,
 } from './http/transport.js';
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
-import { NodeReads } from './node-reads.js';
+import { NodeReads, type OneRead } from './node-reads.js';
 
 export { Interner, projectLease, projectNode } from './decode/projection.js';
 export type { ReadBounds } from './http/transport.js';
@@ -182,7 +182,7 @@ export class KubeClusterReader implements ClusterReader {
       oneConnection: this.options.oneConnection,
     });
     try {
-      return await this.readWith(session, new Interner(this.names), mode, signal);
+      return await this.readWith({ session, interner: new Interner(this.names), signal }, mode);
     } finally {
       session.close();
       // After a failed read too: what it saw is bounded, and the next read starts afresh.
@@ -195,12 +195,7 @@ export class KubeClusterReader implements ClusterReader {
    * suspectNodes) are read afresh, so a silent node is judged on fresh taints, cordon and
    * deletion; every other node as the cache holds it (Ready as of the last check's Table).
    */
-  private async readWith(
-    session: ApiSession,
-    interner: Interner,
-    mode: ReadMode | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Snapshot> {
+  private async readWith(read: OneRead, mode: ReadMode | undefined): Promise<Snapshot> {
     const { nodeCache: cache } = this.options;
     const readNodes = this.options.readNodes !== false;
     const cached = readNodes ? cache?.current() : undefined;
@@ -209,25 +204,16 @@ export class KubeClusterReader implements ClusterReader {
     // Whole Nodes (a cold start, a relist) are listed beside the leases, not after them: one
     // round trip less for every `lease-watchdog check`. The leases' error still wins: it is
     // awaited first, and a failure of the Nodes' list meanwhile is read only after it.
-    const whole =
-      readNodes && !byTable && !look
-        ? this.nodes.listNodesOrDegraded(session, interner, signal)
-        : undefined;
+    const whole = readNodes && !byTable && !look ? this.nodes.listNodesOrDegraded(read) : undefined;
     whole?.catch(() => undefined);
+    const { session, interner, signal } = read;
     const [leases, table] = await Promise.all([
       session.list('leases', this.leasePath(), (item) => projectLease(item, interner), signal),
-      byTable ? this.nodes.listTable(session, signal) : undefined,
+      byTable ? this.nodes.listTable(read) : undefined,
     ]);
-    if (cached && cache && (look || table instanceof Map)) {
-      const refreshed = await this.nodes.refreshSuspects(
-        session,
-        interner,
-        leases,
-        cache,
-        cached,
-        table instanceof Map ? table : undefined,
-        signal,
-      );
+    if (cached && (look || table instanceof Map)) {
+      const rows = table instanceof Map ? table : undefined;
+      const refreshed = await this.nodes.refreshSuspects(read, leases, cached, rows);
       return this.snapshot(leases, refreshed, undefined, session.stats);
     }
     if (table instanceof ClusterReadError) {
@@ -241,7 +227,7 @@ export class KubeClusterReader implements ClusterReader {
     }
     const nodes = !readNodes
       ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-      : await (whole ?? this.nodes.listNodesOrDegraded(session, interner, signal));
+      : await (whole ?? this.nodes.listNodesOrDegraded(read));
     return this.snapshot(
       leases,
       nodes instanceof ClusterReadError || nodes === undefined ? null : nodes.items,
