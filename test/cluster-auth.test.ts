@@ -461,6 +461,16 @@ describe('cluster auth', () => {
       assert.deepEqual(eks.requests.slice(before), ['/clusters/prod']);
     });
 
+    it('forget() (a 401) drops the cached endpoint and CA: DescribeCluster is asked again', async () => {
+      const { provider } = setup();
+      const before = eks.calls;
+      const auth: ClusterAuth = { mode: 'eks', clusterName: 'prod' };
+      await provider.kubeConfigFor(cluster(auth));
+      provider.forget(cluster(auth));
+      await provider.kubeConfigFor(cluster(auth));
+      assert.equal(eks.calls - before, 2, 'one DescribeCluster before forget(), one after');
+    });
+
     it('uses the cluster region when given, for DescribeCluster and STS', async () => {
       const { provider, eksRegions } = setup();
       const config = await provider.kubeConfigFor(

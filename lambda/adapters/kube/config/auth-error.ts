@@ -203,12 +203,11 @@ export function assumeRoleError(
 
 export function describeClusterError(
   cluster: string,
-  clusterName: string,
-  region: string,
+  eks: { readonly clusterName: string; readonly region: string; readonly roleArn?: string },
   error: unknown,
   signal?: AbortSignal,
-  roleArn?: string,
 ) {
+  const { clusterName, region, roleArn } = eks;
   const fail = failing(cluster, error);
   if (isAbortError(error, signal)) return aborted(cluster, error);
   if (isAwsUnavailable(error)) {
