@@ -25,6 +25,7 @@ import {
   READ_BOUNDS,
   type ReadBounds,
   type ReadStats,
+  type SessionOptions,
 } from './http/transport.js';
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
 import { NodeReads, type OneRead } from './node-reads.js';
@@ -108,12 +109,10 @@ export interface KubeReaderOptions {
 }
 
 export class KubeClusterReader implements ClusterReader {
-  private readonly pageSize: number;
-  private readonly timeoutMs: number;
-  private readonly server: string;
+  /** What each read's session is opened with. */
+  private readonly session: SessionOptions;
   /** The Nodes' side of each read: whole lists, the Table, GETs of suspects. */
   private readonly nodes: NodeReads;
-  private readonly bounds: ReadBounds;
   /** The names of the last read, kept so that every read holds one string per name (NameTable). */
   private readonly names = new NameTable();
 
@@ -134,10 +133,8 @@ export class KubeClusterReader implements ClusterReader {
         `suspectAfterMs must be a number of milliseconds, 0 or more (got ${String(options.suspectAfterMs)})`,
       );
     }
-    this.pageSize = options.pageSize ?? 500;
-    this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    const timeoutMs = options.requestTimeoutMs ?? 15_000;
     const bounds = { ...READ_BOUNDS, ...options.bounds };
-    this.bounds = { ...bounds, budgetMs: Math.max(bounds.budgetMs, this.timeoutMs) };
     const server = options.kubeConfig.getCurrentCluster()?.server;
     if (!server) {
       throw new ClusterReadError(
@@ -152,7 +149,15 @@ export class KubeClusterReader implements ClusterReader {
         `the server URL of cluster ${options.cluster} has a user name or password in it (https://user:pass@host): remove them and give credentials as a token or certificate`,
       );
     }
-    this.server = server.replace(/\/+$/, '');
+    this.session = {
+      server: server.replace(/\/+$/, ''),
+      namespace: options.namespace,
+      pageSize: options.pageSize ?? 500,
+      timeoutMs,
+      bounds: { ...bounds, budgetMs: Math.max(bounds.budgetMs, timeoutMs) },
+      showPluginStderr: options.showPluginStderr,
+      oneConnection: options.oneConnection,
+    };
     this.nodes = new NodeReads({
       labelKeys,
       suspectAfterMs,
@@ -172,15 +177,7 @@ export class KubeClusterReader implements ClusterReader {
    * (suspectNodes); the other nodes as cached. Without one (a cold container), a whole check.
    */
   async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
-    const session = await ApiSession.open(this.options.kubeConfig, {
-      server: this.server,
-      namespace: this.options.namespace,
-      pageSize: this.pageSize,
-      timeoutMs: this.timeoutMs,
-      bounds: this.bounds,
-      showPluginStderr: this.options.showPluginStderr,
-      oneConnection: this.options.oneConnection,
-    });
+    const session = await ApiSession.open(this.options.kubeConfig, this.session);
     try {
       return await this.readWith({ session, interner: new Interner(this.names), signal }, mode);
     } finally {
