@@ -140,12 +140,10 @@ export function hasUserInfo(server: string): boolean {
 /** The same kubeconfig with its current cluster marked insecure-skip-tls-verify. */
 function skippingTlsVerify(kc: KubeConfig): KubeConfig {
   const current = kc.getCurrentCluster()?.name;
-  const insecure = new KubeConfig();
-  insecure.loadFromOptions({
+  return new KubeConfig().loadFromOptions({
     clusters: kc.clusters.map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c)),
     contexts: kc.contexts,
     users: kc.users,
     currentContext: kc.getCurrentContext(),
   });
-  return insecure;
 }

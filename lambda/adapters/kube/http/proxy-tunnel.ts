@@ -74,8 +74,7 @@ export function proxyOf(kubeConfig: KubeConfigView, server: string): Proxy | und
 export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
   const current = kubeConfig.getCurrentCluster();
   if (!current?.proxyUrl) return kubeConfig;
-  const copy = new KubeConfig();
-  copy.loadFromOptions({
+  return new KubeConfig().loadFromOptions({
     clusters: kubeConfig.clusters.map((c) => {
       if (c.name !== current.name) return c;
       const { proxyUrl: _proxy, ...direct } = c;
@@ -85,7 +84,6 @@ export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
     contexts: kubeConfig.contexts,
     currentContext: kubeConfig.currentContext,
   });
-  return copy;
 }
 
 /**
