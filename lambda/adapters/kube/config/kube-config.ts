@@ -90,10 +90,6 @@ export class KubeConfig {
     return this.currentContext;
   }
 
-  setCurrentContext(name: string): void {
-    this.currentContext = name;
-  }
-
   getContextObject(name: string): Context | null {
     return this.contexts.find((context) => context.name === name) ?? null;
   }

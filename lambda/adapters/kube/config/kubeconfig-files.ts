@@ -82,7 +82,7 @@ function selectContext(kc: KubeConfig, name: string): void {
       `context "${name}" is not in the kubeconfig (contexts: ${known}): check --context`,
     );
   }
-  kc.setCurrentContext(name);
+  kc.currentContext = name;
 }
 
 /** A current context whose cluster has a server URL, with no credentials in it. */
