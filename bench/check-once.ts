@@ -15,9 +15,9 @@
  */
 
 import { parseArgs } from 'node:util';
-import { tapBodies } from '../lambda/adapters/kube/answer-body.js';
+import { loadKubeConfig } from '../lambda/adapters/kube/config/kubeconfig-files.js';
+import { tapBodies } from '../lambda/adapters/kube/decode/answer-body.js';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
-import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig-files.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { verdictCount } from '../lambda/core/verdict-list.js';

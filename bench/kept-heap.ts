@@ -9,8 +9,8 @@
  * `nodeCache` (the reader and its cache), `rest` (neither: what the read left elsewhere).
  */
 import { parseArgs } from 'node:util';
+import { loadKubeConfig } from '../lambda/adapters/kube/config/kubeconfig-files.js';
 import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
-import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig-files.js';
 import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { Observations } from '../lambda/core/model.js';
 import { DEFAULT_POLICY } from '../lambda/settings/index.js';

@@ -5,13 +5,13 @@
  * nothing themselves. Only what `check` needs is imported here: the command's start is its cost.
  */
 
-import { loadTlsEarly } from '../lambda/adapters/kube/http-exchange.js';
+import { loadKubeConfig } from '../lambda/adapters/kube/config/kubeconfig-files.js';
+import { loadTlsEarly } from '../lambda/adapters/kube/http/http-exchange.js';
 import {
   KubeClusterReader,
   type NodeCache,
   suspectAgeFor,
 } from '../lambda/adapters/kube/kube-reader.js';
-import { loadKubeConfig } from '../lambda/adapters/kube/kubeconfig-files.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
 import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import { labelsUsedBy } from '../lambda/core/evaluate.js';

@@ -3,13 +3,13 @@
  * them here): nothing. client-node imports them at the top of its config module for what the
  * watchdog never does in Lambda:
  * - `undici` (740 kB): its fetch-based API clients; the watchdog's GETs use node:https
- *   (lambda/adapters/kube/http-exchange.ts).
+ *   (lambda/adapters/kube/http/http-exchange.ts).
  * - `socks-proxy-agent`, `socks`, `hpagent` (with ip-address, smart-buffer: ~85 kB): a kubeconfig
  *   `proxy-url`: the reader tunnels through an http:// proxy itself (CONNECT, proxy-tunnel.ts),
  *   refuses any other kind, and hands client-node the kubeconfig without it, so that client-node
  *   never builds an agent of its own (test/infra-bundle.test.ts reads a cluster through a proxy).
  * - `jsonpath-plus` (25 kB): the `azure` and `gcp` auth providers, which a kubeconfig in Lambda
- *   may not use (lambda/adapters/kube/auth-kubeconfig.ts).
+ *   may not use (lambda/adapters/kube/config/auth-kubeconfig.ts).
  * Left out, they are neither shipped nor parsed at every cold start. Importing this costs
  * nothing; using any of it throws one clear line, so a code path that comes to need one fails
  * loudly in the tests that run the bundle (test/infra-bundle.test.ts).

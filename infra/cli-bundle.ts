@@ -83,7 +83,7 @@ const loadOf = (path: string): string => `process.getBuiltinModule(${JSON.string
 /**
  * Packages the command runs only when first used, each bundled into a file of its own beside the
  * chunks (`<name>.cjs`) and required from there: js-yaml reads a kubeconfig only when it is not
- * the YAML kubectl writes (lambda/adapters/kube/kubeconfig-yaml.ts reads that one). Inside the
+ * the YAML kubectl writes (lambda/adapters/kube/config/kubeconfig-yaml.ts reads that one). Inside the
  * command's chunk it was 100 kB of its 250 that every command loaded, and with the code compiled
  * whole at load (bin/lease-watchdog.js) compiled too.
  */

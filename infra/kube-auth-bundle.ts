@@ -1,7 +1,7 @@
 /**
  * client-node's `KubeConfig` as a file of its own beside the handler bundle, `kube-auth.mjs`, loaded
  * only when a kubeconfig user needs client-node's authenticators (in Lambda: an OIDC
- * `auth-provider`; exec plugins are refused). lambda/adapters/kube/kube-config.ts imports it with
+ * `auth-provider`; exec plugins are refused). lambda/adapters/kube/config/kube-config.ts imports it with
  * `await import()`, which esbuild would inline into the one output file NodejsFunction asks for
  * (`--outfile`, so no code splitting): ~400 kB, a third of the bundle, compiled by V8 at every cold
  * start and used by almost none. The bundle aliases that import to `./kube-auth.mjs`, left external

@@ -22,7 +22,7 @@ const VERSION = (
 
 /**
  * The oldest Node `engines` allows: undici needs 22.19.0. The reader speaks node:https itself
- * (lambda/adapters/kube/http-exchange.ts), but `@kubernetes/client-node`, whose `KubeConfig` the
+ * (lambda/adapters/kube/http/http-exchange.ts), but `@kubernetes/client-node`, whose `KubeConfig` the
  * CLI loads for authentication, still imports undici at load.
  */
 const OLDEST_NODE = '22.19.0';

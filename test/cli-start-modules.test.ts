@@ -231,7 +231,7 @@ describe('the command loads only what it needs', () => {
     assert.equal((await runInProcess(watch)).code, 0);
     const args = ['silence', 'list', '--state-file', state, '--kubeconfig', sim.kubeconfig];
     assert.deepEqual(await heavyLoadedBy(sim.dir, args), { code: 0, heavy: [] });
-    // Nor node:http: it reads no cluster (lambda/adapters/kube/node-http.ts loads it on use).
+    // Nor node:http: it reads no cluster (lambda/adapters/kube/http/node-http.ts loads it on use).
     const { loaded } = await loadedBy(sim.dir, args);
     assert.ok(!loaded.includes('NativeModule http'), 'node:http loaded');
   });

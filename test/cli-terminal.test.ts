@@ -75,7 +75,7 @@ describe('terminal output is sanitised', () => {
     assert.match(result.stdout, /^ok-1 /m, 'a valid name is shown as is');
     assert.match(result.stdout, /^"evil\\x1b\[2J\\x1b\[Hnode\\u\{202e\}" /m);
     // Longer than Kubernetes allows: cut where it was read (its first 200 characters, … and a
-    // hash of the whole) and reported invalid (lambda/adapters/kube/projection.ts).
+    // hash of the whole) and reported invalid (lambda/adapters/kube/decode/projection.ts).
     assert.match(
       result.stdout,
       new RegExp(`^"n${'x'.repeat(199)}…[0-9a-f]{12}" +invalid `, 'm'),

@@ -79,7 +79,7 @@ describe('TLS and credentials in the CLI', () => {
   it('the reader rejects a certificate from the wrong CA with NODE_TLS_REJECT_UNAUTHORIZED=0 set', async () => {
     const script = [
       "import { KubeClusterReader } from './lambda/adapters/kube/kube-reader.ts';",
-      "import { loadKubeConfig } from './lambda/adapters/kube/kubeconfig-files.ts';",
+      "import { loadKubeConfig } from './lambda/adapters/kube/config/kubeconfig-files.ts';",
       `const kubeConfig = loadKubeConfig({ path: ${JSON.stringify(wrongCa)}, env: {} });`,
       "const reader = new KubeClusterReader({ kubeConfig, cluster: 'c', namespace: 'kube-node-lease' });",
       'try { await reader.read(); console.log("READ OK"); }',

@@ -9,10 +9,16 @@ import type { RequestOptions } from 'node:https';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { ClusterAuthError, type ClusterAuthReason } from '../lambda/adapters/kube/auth-error.js';
-import { type ClusterAuth, ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
-import { ClusterAwsCredentials } from '../lambda/adapters/kube/cluster-credentials.js';
-import type { KubeConfig } from '../lambda/adapters/kube/kube-config.js';
+import {
+  ClusterAuthError,
+  type ClusterAuthReason,
+} from '../lambda/adapters/kube/config/auth-error.js';
+import {
+  type ClusterAuth,
+  ClusterAuthProvider,
+} from '../lambda/adapters/kube/config/cluster-auth.js';
+import { ClusterAwsCredentials } from '../lambda/adapters/kube/config/cluster-credentials.js';
+import type { KubeConfig } from '../lambda/adapters/kube/config/kube-config.js';
 import type { AuthenticatedCluster } from '../lambda/ports/index.js';
 import { type EksServer, startEksServer } from '../testkit/eks-server.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
@@ -453,6 +459,16 @@ describe('cluster auth', () => {
       assert.equal(decodeEksToken(third ?? '').searchParams.get('X-Amz-Date'), '20261129T180214Z');
       assert.equal(eks.calls - before, 1, 'one DescribeCluster within 15 minutes');
       assert.deepEqual(eks.requests.slice(before), ['/clusters/prod']);
+    });
+
+    it('forget() (a 401) drops the cached endpoint and CA: DescribeCluster is asked again', async () => {
+      const { provider } = setup();
+      const before = eks.calls;
+      const auth: ClusterAuth = { mode: 'eks', clusterName: 'prod' };
+      await provider.kubeConfigFor(cluster(auth));
+      provider.forget(cluster(auth));
+      await provider.kubeConfigFor(cluster(auth));
+      assert.equal(eks.calls - before, 2, 'one DescribeCluster before forget(), one after');
     });
 
     it('uses the cluster region when given, for DescribeCluster and STS', async () => {

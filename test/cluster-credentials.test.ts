@@ -9,7 +9,7 @@ import {
   ClusterAwsCredentials,
   REFRESH_BEFORE_EXPIRY_MS,
   ROLE_SESSION_NAME,
-} from '../lambda/adapters/kube/cluster-credentials.js';
+} from '../lambda/adapters/kube/config/cluster-credentials.js';
 import { type StsServer, startStsServer } from '../testkit/sts-server.js';
 
 const ROLE = 'arn:aws:iam::210987654321:role/lease-watchdog-reader';

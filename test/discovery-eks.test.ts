@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { EksClusterAccess } from '../lambda/adapters/discovery/eks-access.js';
 import { EksClusterFinder } from '../lambda/adapters/discovery/eks-discovery.js';
-import { ClusterAwsCredentials } from '../lambda/adapters/kube/cluster-credentials.js';
+import { ClusterAwsCredentials } from '../lambda/adapters/kube/config/cluster-credentials.js';
 import { ClusterSearchError } from '../lambda/ports/index.js';
 import { type EksServer, startEksServer } from '../testkit/eks-server.js';
 import { localCredentials } from '../testkit/harness-options.js';

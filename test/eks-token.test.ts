@@ -8,8 +8,12 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { ClusterAuthError } from '../lambda/adapters/kube/auth-error.js';
-import { createEksToken, EksTokenIssuer, stsHostname } from '../lambda/adapters/kube/eks-token.js';
+import { ClusterAuthError } from '../lambda/adapters/kube/config/auth-error.js';
+import {
+  createEksToken,
+  EksTokenIssuer,
+  stsHostname,
+} from '../lambda/adapters/kube/config/eks-token.js';
 
 const SIGNED_AT = Date.parse('2026-11-29T17:52:14.065Z');
 const AMZ_DATE = '20261129T175214Z';

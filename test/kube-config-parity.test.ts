@@ -1,5 +1,5 @@
 /**
- * Our KubeConfig (lambda/adapters/kube/kube-config.ts) reads a kubeconfig and applies it to a
+ * Our KubeConfig (lambda/adapters/kube/config/kube-config.ts) reads a kubeconfig and applies it to a
  * request as client-node's KubeConfig does, on every kind of entry users write: a token, a
  * token-file, client certificates by file (relative to the kubeconfig's folder) or data, a CA
  * file, user name and password, impersonation, insecure-skip-tls-verify, tls-server-name, a
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
-import { KubeConfig } from '../lambda/adapters/kube/kube-config.js';
+import { KubeConfig } from '../lambda/adapters/kube/config/kube-config.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n';
 const b64 = (text: string) => Buffer.from(text).toString('base64');

@@ -1,5 +1,5 @@
 /**
- * The kubeconfig reader without a YAML library (lambda/adapters/kube/kubeconfig-yaml.ts) returns,
+ * The kubeconfig reader without a YAML library (lambda/adapters/kube/config/kubeconfig-yaml.ts) returns,
  * whenever it returns anything, what js-yaml's `load` returns: over kubeconfigs kubectl wrote,
  * the simulated cluster's, hostile texts, and generated documents with YAML's traps in them.
  * Every kubeconfig kubectl writes in ASCII is read by it (else the command's start pays js-yaml).
@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { load } from 'js-yaml';
-import { KubeConfig } from '../lambda/adapters/kube/kube-config.js';
-import { readPlainKubeconfig } from '../lambda/adapters/kube/kubeconfig-yaml.js';
+import { KubeConfig } from '../lambda/adapters/kube/config/kube-config.js';
+import { readPlainKubeconfig } from '../lambda/adapters/kube/config/kubeconfig-yaml.js';
 import { renderKubeconfig } from '../sim/kubeconfig.js';
 
 /** What kubectl v1.32 wrote for `kubectl config set-cluster/set-credentials/set-context …`. */

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EKS_TOKEN_PREFIX } from '../lambda/adapters/kube/eks-token.js';
+import { EKS_TOKEN_PREFIX } from '../lambda/adapters/kube/config/eks-token.js';
 import { type EksServer, startEksServer } from '../testkit/eks-server.js';
 import { closedPort } from '../testkit/ports.js';
 import { type StsServer, startStsServer } from '../testkit/sts-server.js';
@@ -142,9 +142,9 @@ describe('second opinion: AssumeRole against moto_server', {
 }, () => {
   it('the assumed credentials come back and sign the EKS token', async () => {
     const { ClusterAwsCredentials } = await import(
-      '../lambda/adapters/kube/cluster-credentials.js'
+      '../lambda/adapters/kube/config/cluster-credentials.js'
     );
-    const { createEksToken } = await import('../lambda/adapters/kube/eks-token.js');
+    const { createEksToken } = await import('../lambda/adapters/kube/config/eks-token.js');
     const port = await closedPort();
     const server = spawn('moto_server', ['-p', String(port)], { stdio: 'ignore' });
     try {

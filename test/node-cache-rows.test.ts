@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Interner, NameTable, projectNode } from '../lambda/adapters/kube/decode/projection.js';
 import { NodeCache } from '../lambda/adapters/kube/node-cache.js';
 import { MAX_SHARED_SETS } from '../lambda/adapters/kube/node-rows.js';
-import { Interner, NameTable, projectNode } from '../lambda/adapters/kube/projection.js';
 import type { NodeInfo } from '../lambda/core/model.js';
 
 /** A Node as the API lists it, with the labels a check reads. */

@@ -1,5 +1,5 @@
 /**
- * Whole Nodes read in Kubernetes' protobuf encoding (lambda/adapters/kube/node-protobuf.ts):
+ * Whole Nodes read in Kubernetes' protobuf encoding (lambda/adapters/kube/decode/node-protobuf.ts):
  * protobufjs, an encoder and decoder of its own, writes and reads the same messages, so the
  * wire format is not checked by the hand that wrote it alone; a page decodes to exactly what the
  * pruned JSON reader keeps of the same page in JSON; hostile bytes (every truncation, corruptions,
@@ -13,17 +13,17 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
-import { LIST_FIELDS } from '../lambda/adapters/kube/answer-shapes.js';
-import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { LIST_FIELDS } from '../lambda/adapters/kube/decode/answer-shapes.js';
 import {
   decodeNode,
   decodeNodeList,
   decodeOther,
   PROTOBUF,
-} from '../lambda/adapters/kube/node-protobuf.js';
-import { MAX_PAGE_VALUES, PageValuesError } from '../lambda/adapters/kube/page-values.js';
-import { NODE_OBJECT_FIELDS } from '../lambda/adapters/kube/projection.js';
-import { parsePruned } from '../lambda/adapters/kube/pruned-json.js';
+} from '../lambda/adapters/kube/decode/node-protobuf.js';
+import { MAX_PAGE_VALUES, PageValuesError } from '../lambda/adapters/kube/decode/page-values.js';
+import { NODE_OBJECT_FIELDS } from '../lambda/adapters/kube/decode/projection.js';
+import { parsePruned } from '../lambda/adapters/kube/decode/pruned-json.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import type { KubeNode } from '../sim/objects.js';

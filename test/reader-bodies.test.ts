@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
-import { tapBodies } from '../lambda/adapters/kube/answer-body.js';
+import { tapBodies } from '../lambda/adapters/kube/decode/answer-body.js';
 import { KubeClusterReader, type ReadBounds } from '../lambda/adapters/kube/kube-reader.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';

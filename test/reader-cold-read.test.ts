@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, it } from 'node:test';
-import { type Connection, withInflater } from '../lambda/adapters/kube/http-exchange.js';
+import { type Connection, withInflater } from '../lambda/adapters/kube/http/http-exchange.js';
 import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { LEASES_PATH, sendJson, startTinyApi, type TinyApi } from '../testkit/tiny-api.js';

@@ -1,5 +1,5 @@
 /**
- * The reader's connection to the API server (lambda/adapters/kube/http-exchange.ts: node:https with a pool
+ * The reader's connection to the API server (lambda/adapters/kube/http/http-exchange.ts: node:https with a pool
  * built from the kubeconfig's credentials): a client certificate authenticates over HTTPS; a
  * kubeconfig `proxy-url` of an http:// proxy carries the TLS connection through a CONNECT tunnel,
  * and any other kind is refused with one line rather than ignored.

@@ -1,5 +1,5 @@
 /**
- * The pruned reader of list pages (lambda/adapters/kube/pruned-json.ts) against JSON.parse itself: for
+ * The pruned reader of list pages (lambda/adapters/kube/decode/pruned-json.ts) against JSON.parse itself: for
  * every body, valid or not, it gives what projecting JSON.parse's result gives, or fails where
  * JSON.parse fails. Hostile items (escapes, unicode, invalid UTF-8, duplicate keys, odd numbers,
  * deep nesting inside the parts it skips), every truncation and many one-byte corruptions of a
@@ -10,15 +10,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { tapBodies } from '../lambda/adapters/kube/answer-body.js';
-import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { tapBodies } from '../lambda/adapters/kube/decode/answer-body.js';
 import {
   Interner,
   LEASE_FIELDS,
   NODE_FIELDS,
   projectLease,
   projectNode,
-} from '../lambda/adapters/kube/projection.js';
+} from '../lambda/adapters/kube/decode/projection.js';
 import {
   ALL,
   keepEach,
@@ -26,7 +25,8 @@ import {
   parsePruned,
   pruned,
   WHOLE_PARSE_BYTES,
-} from '../lambda/adapters/kube/pruned-json.js';
+} from '../lambda/adapters/kube/decode/pruned-json.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';

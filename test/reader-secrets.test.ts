@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { authSetupError, transportError } from '../lambda/adapters/kube/http/read-errors.js';
 import { KubeClusterReader } from '../lambda/adapters/kube/kube-reader.js';
-import { authSetupError, transportError } from '../lambda/adapters/kube/read-errors.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 
 const PASSWORD = 'pa55-word-never-shown';

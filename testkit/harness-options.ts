@@ -5,7 +5,7 @@
  * constants only: importing them loads none of the parts.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ClusterAuthProvider } from '../lambda/adapters/kube/cluster-auth.js';
+import type { ClusterAuthProvider } from '../lambda/adapters/kube/config/cluster-auth.js';
 import type { Receiver } from '../lambda/adapters/on-call/receivers.js';
 import type {
   DiscoverEvent,

@@ -4,7 +4,7 @@
  * state store measuring each document it saves as the DynamoDB store would keep it, and a
  * notifier that records what it is handed, and when.
  */
-import { projectLease, projectNode } from '../lambda/adapters/kube/projection.js';
+import { projectLease, projectNode } from '../lambda/adapters/kube/decode/projection.js';
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import { serializeClusterState } from '../lambda/adapters/state/state-document.js';
 import type { LeaseInfo, NodeInfo, Snapshot } from '../lambda/core/model.js';

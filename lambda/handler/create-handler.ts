@@ -19,11 +19,11 @@ import { SqsChecks } from '../adapters/dispatch/sqs-checks.js';
 import { InstanceStateReader } from '../adapters/evidence/instance-evidence.js';
 import { NodeEventsReader } from '../adapters/evidence/node-events.js';
 import { authenticatedReaders } from '../adapters/kube/authenticated-reader.js';
-import { ClusterAuthProvider } from '../adapters/kube/cluster-auth.js';
+import { ClusterAuthProvider } from '../adapters/kube/config/cluster-auth.js';
 import {
   ClusterAwsCredentials,
   type StsClientOptions,
-} from '../adapters/kube/cluster-credentials.js';
+} from '../adapters/kube/config/cluster-credentials.js';
 import { SqsLooks } from '../adapters/looks/sqs-looks.js';
 import { powertoolsMetrics } from '../adapters/metrics/emf-metrics.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../adapters/metrics/metric-names.js';

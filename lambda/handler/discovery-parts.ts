@@ -9,7 +9,7 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { EksClusterAccess } from '../adapters/discovery/eks-access.js';
 import { EksClusterFinder } from '../adapters/discovery/eks-discovery.js';
 import { StoredClusterDirectory } from '../adapters/discovery/stored-directory.js';
-import type { ClusterAwsCredentials } from '../adapters/kube/cluster-credentials.js';
+import type { ClusterAwsCredentials } from '../adapters/kube/config/cluster-credentials.js';
 import { DynamoDbDiscoveryStore } from '../adapters/state/dynamodb/dynamodb-discovery-store.js';
 import { DynamoDbStateStore } from '../adapters/state/dynamodb/dynamodb-store.js';
 import type { ClusterDirectory, Notifier, StructuredLogger } from '../ports/index.js';

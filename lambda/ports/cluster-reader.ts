@@ -52,7 +52,7 @@ export interface AuthenticatedCluster {
 
 /**
  * A kubeconfig, as the cluster reader uses it: its current cluster and user, and what they set on
- * a request. The adapters' own (adapters/kube/kube-config.ts), or client-node's KubeConfig.
+ * a request. The adapters' own (adapters/kube/config/kube-config.ts), or client-node's KubeConfig.
  */
 export interface KubeConfigView {
   readonly clusters: Cluster[];

@@ -8,7 +8,7 @@
 import { CreateAccessEntryCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { AccessTarget, ClusterAccess } from '../../ports/index.js';
 import { KUBERNETES_GROUP } from '../../settings/access-policy.js';
-import { describeAwsError, errorName } from '../kube/auth-error.js';
+import { describeAwsError, errorName } from '../kube/config/auth-error.js';
 
 export class EksClusterAccess implements ClusterAccess {
   constructor(private readonly client: (target: AccessTarget) => EKSClient) {}

@@ -14,7 +14,7 @@ import {
   type FoundEksCluster,
   type SearchScope,
 } from '../../ports/index.js';
-import { describeAwsError, errorName } from '../kube/auth-error.js';
+import { describeAwsError, errorName } from '../kube/config/auth-error.js';
 
 /** The most clusters one scope may hold for discovery (ListClusters pages of 100). */
 export const MAX_CLUSTERS_PER_SCOPE = 2_000;

@@ -12,8 +12,8 @@ import {
   type EvidenceReader,
   type KubeConfigView,
 } from '../../ports/index.js';
-import { record, str } from '../kube/projection.js';
-import { ApiSession } from '../kube/transport.js';
+import { record, str } from '../kube/decode/projection.js';
+import { ApiSession } from '../kube/http/transport.js';
 
 /** Where Kubernetes records node events (kube-apiserver, kubelet, node lifecycle controller). */
 export const NODE_EVENT_NAMESPACE = 'default';

@@ -14,7 +14,7 @@ import {
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import { ClusterAuthError } from './auth-error.js';
+import { ClusterAuthError } from './config/auth-error.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from './kube-reader.js';
 
 export interface AuthenticatedReaderOptions {

@@ -17,18 +17,21 @@ import {
   type ReadMode,
   type StructuredLogger,
 } from '../../ports/index.js';
-import { hasUserInfo } from './kubeconfig-files.js';
-import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
-import { NodeReads } from './node-reads.js';
-import { Interner, NameTable, projectLease } from './projection.js';
+import { hasUserInfo } from './config/kubeconfig-files.js';
+import { Interner, NameTable, projectLease } from './decode/projection.js';
 import {
   ApiSession,
   type Listed,
   READ_BOUNDS,
   type ReadBounds,
   type ReadStats,
-} from './transport.js';
+  type SessionOptions,
+} from './http/transport.js';
+import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
+import { NodeReads, type OneRead } from './node-reads.js';
 
+export { Interner, projectLease, projectNode } from './decode/projection.js';
+export type { ReadBounds } from './http/transport.js';
 export {
   MAX_NODE_GETS,
   NodeCache,
@@ -36,8 +39,6 @@ export {
   suspectAgeFor,
   suspectNodes,
 } from './node-cache.js';
-export { Interner, projectLease, projectNode } from './projection.js';
-export type { ReadBounds } from './transport.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfigView;
@@ -108,12 +109,10 @@ export interface KubeReaderOptions {
 }
 
 export class KubeClusterReader implements ClusterReader {
-  private readonly pageSize: number;
-  private readonly timeoutMs: number;
-  private readonly server: string;
+  /** What each read's session is opened with. */
+  private readonly session: SessionOptions;
   /** The Nodes' side of each read: whole lists, the Table, GETs of suspects. */
   private readonly nodes: NodeReads;
-  private readonly bounds: ReadBounds;
   /** The names of the last read, kept so that every read holds one string per name (NameTable). */
   private readonly names = new NameTable();
 
@@ -134,10 +133,8 @@ export class KubeClusterReader implements ClusterReader {
         `suspectAfterMs must be a number of milliseconds, 0 or more (got ${String(options.suspectAfterMs)})`,
       );
     }
-    this.pageSize = options.pageSize ?? 500;
-    this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    const timeoutMs = options.requestTimeoutMs ?? 15_000;
     const bounds = { ...READ_BOUNDS, ...options.bounds };
-    this.bounds = { ...bounds, budgetMs: Math.max(bounds.budgetMs, this.timeoutMs) };
     const server = options.kubeConfig.getCurrentCluster()?.server;
     if (!server) {
       throw new ClusterReadError(
@@ -152,7 +149,15 @@ export class KubeClusterReader implements ClusterReader {
         `the server URL of cluster ${options.cluster} has a user name or password in it (https://user:pass@host): remove them and give credentials as a token or certificate`,
       );
     }
-    this.server = server.replace(/\/+$/, '');
+    this.session = {
+      server: server.replace(/\/+$/, ''),
+      namespace: options.namespace,
+      pageSize: options.pageSize ?? 500,
+      timeoutMs,
+      bounds: { ...bounds, budgetMs: Math.max(bounds.budgetMs, timeoutMs) },
+      showPluginStderr: options.showPluginStderr,
+      oneConnection: options.oneConnection,
+    };
     this.nodes = new NodeReads({
       labelKeys,
       suspectAfterMs,
@@ -172,17 +177,9 @@ export class KubeClusterReader implements ClusterReader {
    * (suspectNodes); the other nodes as cached. Without one (a cold container), a whole check.
    */
   async read(signal?: AbortSignal, mode?: ReadMode): Promise<Snapshot> {
-    const session = await ApiSession.open(this.options.kubeConfig, {
-      server: this.server,
-      namespace: this.options.namespace,
-      pageSize: this.pageSize,
-      timeoutMs: this.timeoutMs,
-      bounds: this.bounds,
-      showPluginStderr: this.options.showPluginStderr,
-      oneConnection: this.options.oneConnection,
-    });
+    const session = await ApiSession.open(this.options.kubeConfig, this.session);
     try {
-      return await this.readWith(session, new Interner(this.names), mode, signal);
+      return await this.readWith({ session, interner: new Interner(this.names), signal }, mode);
     } finally {
       session.close();
       // After a failed read too: what it saw is bounded, and the next read starts afresh.
@@ -195,12 +192,7 @@ export class KubeClusterReader implements ClusterReader {
    * suspectNodes) are read afresh, so a silent node is judged on fresh taints, cordon and
    * deletion; every other node as the cache holds it (Ready as of the last check's Table).
    */
-  private async readWith(
-    session: ApiSession,
-    interner: Interner,
-    mode: ReadMode | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Snapshot> {
+  private async readWith(read: OneRead, mode: ReadMode | undefined): Promise<Snapshot> {
     const { nodeCache: cache } = this.options;
     const readNodes = this.options.readNodes !== false;
     const cached = readNodes ? cache?.current() : undefined;
@@ -209,25 +201,16 @@ export class KubeClusterReader implements ClusterReader {
     // Whole Nodes (a cold start, a relist) are listed beside the leases, not after them: one
     // round trip less for every `lease-watchdog check`. The leases' error still wins: it is
     // awaited first, and a failure of the Nodes' list meanwhile is read only after it.
-    const whole =
-      readNodes && !byTable && !look
-        ? this.nodes.listNodesOrDegraded(session, interner, signal)
-        : undefined;
+    const whole = readNodes && !byTable && !look ? this.nodes.listNodesOrDegraded(read) : undefined;
     whole?.catch(() => undefined);
+    const { session, interner, signal } = read;
     const [leases, table] = await Promise.all([
       session.list('leases', this.leasePath(), (item) => projectLease(item, interner), signal),
-      byTable ? this.nodes.listTable(session, signal) : undefined,
+      byTable ? this.nodes.listTable(read) : undefined,
     ]);
-    if (cached && cache && (look || table instanceof Map)) {
-      const refreshed = await this.nodes.refreshSuspects(
-        session,
-        interner,
-        leases,
-        cache,
-        cached,
-        table instanceof Map ? table : undefined,
-        signal,
-      );
+    if (cached && (look || table instanceof Map)) {
+      const rows = table instanceof Map ? table : undefined;
+      const refreshed = await this.nodes.refreshSuspects(read, leases, cached, rows);
       return this.snapshot(leases, refreshed, undefined, session.stats);
     }
     if (table instanceof ClusterReadError) {
@@ -241,7 +224,7 @@ export class KubeClusterReader implements ClusterReader {
     }
     const nodes = !readNodes
       ? new ClusterReadError('config', 'Nodes not read (leases-only mode)')
-      : await (whole ?? this.nodes.listNodesOrDegraded(session, interner, signal));
+      : await (whole ?? this.nodes.listNodesOrDegraded(read));
     return this.snapshot(
       leases,
       nodes instanceof ClusterReadError || nodes === undefined ? null : nodes.items,

@@ -7,9 +7,8 @@
 import type { LeaseInfo, NodeInfo } from '../../core/model.js';
 import { type LabelSelector, matchesSelector } from '../../core/selector.js';
 import { ClusterReadError } from '../../ports/index.js';
-import { LIST_FIELDS } from './answer-shapes.js';
-import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
-import { decodeNode, decodeNodeList, PROTOBUF_FIRST } from './node-protobuf.js';
+import { LIST_FIELDS } from './decode/answer-shapes.js';
+import { decodeNode, decodeNodeList, PROTOBUF_FIRST } from './decode/node-protobuf.js';
 import {
   NODE_TABLE,
   NODE_TABLE_PARAMS,
@@ -17,9 +16,10 @@ import {
   TableRows,
   TableUnusableError,
   tableSuspects,
-} from './node-table.js';
-import { type Interner, projectNode } from './projection.js';
-import type { ApiSession, Listed, ListFormat, NodeFormat } from './transport.js';
+} from './decode/node-table.js';
+import { type Interner, projectNode } from './decode/projection.js';
+import type { ApiSession, Listed, ListFormat, NodeFormat } from './http/transport.js';
+import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
 
 export interface NodeReadOptions {
   /** The Node labels to keep; undefined: all of them. */
@@ -30,6 +30,13 @@ export interface NodeReadOptions {
   readonly nodeSelector?: LabelSelector | undefined;
   /** Nodes (the list and GETs) asked for in protobuf first (node-protobuf.ts); JSON when answered so. */
   readonly protobuf?: boolean | undefined;
+}
+
+/** One read, as each way of reading its Nodes takes it: its session, interner and signal. */
+export interface OneRead {
+  readonly session: ApiSession;
+  readonly interner: Interner;
+  readonly signal: AbortSignal | undefined;
 }
 
 /** The Nodes of a read, for one reader: its label keys, suspect age, cache and selector. */
@@ -56,12 +63,8 @@ export class NodeReads {
   }
 
   /** Lists every Node; a 403 (without a node selector) is a degraded read, not a failure. */
-  listNodesOrDegraded(
-    session: ApiSession,
-    interner: Interner,
-    signal: AbortSignal | undefined,
-  ): Promise<Listed<NodeInfo> | ClusterReadError> {
-    return this.listNodes(session, interner, signal).catch((error: unknown) => {
+  listNodesOrDegraded(read: OneRead): Promise<Listed<NodeInfo> | ClusterReadError> {
+    return this.listNodes(read).catch((error: unknown) => {
       // Without Nodes the check still runs on leases alone: degraded, and it says so.
       // Not with a node selector: which leases it selects is known only from the Nodes.
       if (error instanceof ClusterReadError && error.failure === 'forbidden') {
@@ -82,10 +85,10 @@ export class NodeReads {
    * lists whole Nodes): an answer that is no usable Table keeps the cache off Tables for one
    * refresh period, any other failure is met by the whole list (which fails, or degrades, alike).
    */
-  async listTable(
-    session: ApiSession,
-    signal: AbortSignal | undefined,
-  ): Promise<Map<string, RowStatus> | ClusterReadError> {
+  async listTable({
+    session,
+    signal,
+  }: OneRead): Promise<Map<string, RowStatus> | ClusterReadError> {
     const selector = this.options.nodeSelector;
     try {
       const rows = new TableRows();
@@ -114,11 +117,7 @@ export class NodeReads {
   }
 
   /** Lists every Node, and keeps them in the cache when there is one. */
-  private async listNodes(
-    session: ApiSession,
-    interner: Interner,
-    signal: AbortSignal | undefined,
-  ): Promise<Listed<NodeInfo>> {
+  private async listNodes({ session, interner, signal }: OneRead): Promise<Listed<NodeInfo>> {
     const { nodeSelector: selector, nodeCache: cache, labelKeys } = this.options;
     const listed = await session.list(
       'nodes',
@@ -149,13 +148,10 @@ export class NodeReads {
    * or all of them listed again when there are too many suspects.
    */
   async refreshSuspects(
-    session: ApiSession,
-    interner: Interner,
+    read: OneRead,
     leases: Listed<LeaseInfo>,
-    cache: NodeCache,
     cached: ReadonlyMap<string, NodeInfo>,
     rows: ReadonlyMap<string, RowStatus> | undefined,
-    signal: AbortSignal | undefined,
   ): Promise<NodeInfo[]> {
     const serverTime = leases.date ?? Date.now();
     // With a node selector, a lease whose node is not among the selected ones is not a suspect:
@@ -169,16 +165,17 @@ export class NodeReads {
       ...(rows ? tableSuspects(rows, cached) : []),
     ]);
     if (suspects.size > MAX_NODE_GETS) {
-      return (await this.listNodes(session, interner, signal)).items;
+      return (await this.listNodes(read)).items;
     }
+    const cache = this.options.nodeCache;
     await Promise.all(
       [...suspects].map(async (name) => {
-        const body = await session.getNode(name, signal, this.nodeFormat);
-        const node = body ? projectNode(body, this.options.labelKeys, interner) : undefined;
+        const body = await read.session.getNode(name, read.signal, this.nodeFormat);
+        const node = body ? projectNode(body, this.options.labelKeys, read.interner) : undefined;
         // A node relabelled out of the selection leaves it, as a deleted one does.
-        cache.update(name, node && this.selects(node) ? node : undefined);
+        cache?.update(name, node && this.selects(node) ? node : undefined);
       }),
     );
-    return [...(cache.current() ?? cached).values()];
+    return [...(cache?.current() ?? cached).values()];
   }
 }

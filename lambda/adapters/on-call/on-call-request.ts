@@ -2,10 +2,10 @@
  * One request to a paging tool's HTTP API (PagerDuty, Opsgenie): a JSON POST bounded by
  * ON_CALL_REQUEST_TIMEOUT_MS and the caller's signal, its answer turned into OnCallSendError by
  * the one retry rule (retryAnswer). The tool's error text is quoted with the key redacted, by the
- * redaction the cluster reader uses (kube/read-errors.ts `withoutSecrets`).
+ * redaction the cluster reader uses (kube/http/read-errors.ts `withoutSecrets`).
  */
 import { OnCallSendError, type SendSlots } from '../../ports/index.js';
-import { withoutSecrets } from '../kube/read-errors.js';
+import { withoutSecrets } from '../kube/http/read-errors.js';
 import { bodyText } from '../notify/render/format.js';
 import type { SecretKey } from './secret-key.js';
 

@@ -69,11 +69,13 @@ export class KubeConfig {
     this.currentContext = raw['current-context'] as string;
   }
 
-  loadFromOptions(options: KubeConfigOptions): void {
+  /** Holds `options` (returns itself, so that a new KubeConfig is built in one expression). */
+  loadFromOptions(options: KubeConfigOptions): this {
     this.clusters = options.clusters;
     this.users = options.users;
     this.contexts = options.contexts;
     this.currentContext = options.currentContext;
+    return this;
   }
 
   getContexts(): Context[] {
@@ -86,10 +88,6 @@ export class KubeConfig {
 
   getCurrentContext(): string {
     return this.currentContext;
-  }
-
-  setCurrentContext(name: string): void {
-    this.currentContext = name;
   }
 
   getContextObject(name: string): Context | null {

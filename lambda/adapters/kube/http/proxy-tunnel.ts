@@ -12,8 +12,8 @@ import type { ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
-import { KubeConfig } from './kube-config.js';
+import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
+import { KubeConfig } from '../config/kube-config.js';
 import { nodeHttp } from './node-http.js';
 
 /** An http:// proxy, and what it is told: Proxy-Authorization, when the URL has a user. */
@@ -74,8 +74,7 @@ export function proxyOf(kubeConfig: KubeConfigView, server: string): Proxy | und
 export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
   const current = kubeConfig.getCurrentCluster();
   if (!current?.proxyUrl) return kubeConfig;
-  const copy = new KubeConfig();
-  copy.loadFromOptions({
+  return new KubeConfig().loadFromOptions({
     clusters: kubeConfig.clusters.map((c) => {
       if (c.name !== current.name) return c;
       const { proxyUrl: _proxy, ...direct } = c;
@@ -85,7 +84,6 @@ export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
     contexts: kubeConfig.contexts,
     currentContext: kubeConfig.currentContext,
   });
-  return copy;
 }
 
 /**

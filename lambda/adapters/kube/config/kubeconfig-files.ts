@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError } from '../../../ports/index.js';
 import { KubeConfig } from './kube-config.js';
 
 export interface KubeconfigLocation {
@@ -82,7 +82,7 @@ function selectContext(kc: KubeConfig, name: string): void {
       `context "${name}" is not in the kubeconfig (contexts: ${known}): check --context`,
     );
   }
-  kc.setCurrentContext(name);
+  kc.currentContext = name;
 }
 
 /** A current context whose cluster has a server URL, with no credentials in it. */
@@ -140,12 +140,10 @@ export function hasUserInfo(server: string): boolean {
 /** The same kubeconfig with its current cluster marked insecure-skip-tls-verify. */
 function skippingTlsVerify(kc: KubeConfig): KubeConfig {
   const current = kc.getCurrentCluster()?.name;
-  const insecure = new KubeConfig();
-  insecure.loadFromOptions({
+  return new KubeConfig().loadFromOptions({
     clusters: kc.clusters.map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c)),
     contexts: kc.contexts,
     users: kc.users,
     currentContext: kc.getCurrentContext(),
   });
-  return insecure;
 }

@@ -5,7 +5,8 @@
  * protobuf Status decoded first. transport.ts fetches the bytes; this module reads them.
  */
 
-import { ClusterReadError } from '../../ports/index.js';
+import { ClusterReadError } from '../../../ports/index.js';
+import type { ExchangeResponse } from '../http/http-exchange.js';
 import { decodeOther, isProtobuf } from './node-protobuf.js';
 import { PageValuesError } from './page-values.js';
 import { record } from './projection.js';
@@ -31,12 +32,11 @@ export function tapBodies(tap: ((body: Buffer) => void) | undefined): void {
  * words, never its bytes. Unreadable: the one-line invalid-response error.
  */
 export function readBody(
-  raw: Buffer,
-  contentType: string | undefined,
+  answer: Pick<ExchangeResponse, 'body' | 'contentType' | 'status'>,
   reading: BodyReading,
   what: string,
-  status: number,
 ): { body: unknown; described: Buffer } {
+  const { body: raw, contentType, status } = answer;
   // A copy: a gzip body's buffer is reused for the next answer (gzip-inflater.ts).
   bodyTap?.(Buffer.from(raw));
   const decode = isProtobuf(contentType) ? reading.protobuf : undefined;

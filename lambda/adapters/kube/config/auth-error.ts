@@ -3,7 +3,7 @@
  * failed and what to check. Messages never contain secret material (kubeconfig contents, tokens):
  * only secret ids, cluster, context and user names, regions and AWS error names.
  */
-import type { ClusterReadFailure } from '../../core/model.js';
+import type { ClusterReadFailure } from '../../../core/model.js';
 
 export type ClusterAuthReason =
   | 'settings-invalid' // the auth settings themselves are unusable (bad region, cluster name, URL)
@@ -203,12 +203,11 @@ export function assumeRoleError(
 
 export function describeClusterError(
   cluster: string,
-  clusterName: string,
-  region: string,
+  eks: { readonly clusterName: string; readonly region: string; readonly roleArn?: string },
   error: unknown,
   signal?: AbortSignal,
-  roleArn?: string,
 ) {
+  const { clusterName, region, roleArn } = eks;
   const fail = failing(cluster, error);
   if (isAbortError(error, signal)) return aborted(cluster, error);
   if (isAwsUnavailable(error)) {

@@ -13,11 +13,11 @@
  * column names and the cells (pruned-json.ts, no page string), and the rows are kept as one map
  * of name → status code (TableRows), not an object per row.
  */
-import type { NodeInfo } from '../../core/model.js';
-import { ClusterReadError } from '../../ports/index.js';
+import type { NodeInfo } from '../../../core/model.js';
+import { ClusterReadError } from '../../../ports/index.js';
+import type { Listed, ListFormat } from '../http/transport.js';
 import { record } from './projection.js';
 import { ALL, keepEach, keepFields } from './pruned-json.js';
-import type { Listed, ListFormat } from './transport.js';
 
 /**
  * What kubectl asks for first: the meta.k8s.io/v1 Table. Four times the page size (2,000 rows by

@@ -27,9 +27,9 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { identityOf } from '../../ports/cluster-finder.js';
-import type { AuthenticatedCluster } from '../../ports/index.js';
-import type { ClusterAuth } from '../../settings/index.js';
+import { identityOf } from '../../../ports/cluster-finder.js';
+import type { AuthenticatedCluster } from '../../../ports/index.js';
+import type { ClusterAuth } from '../../../settings/index.js';
 import {
   aborted,
   assumeRoleError,
@@ -158,7 +158,7 @@ export class ClusterAuthProvider {
         return;
       case 'eks': {
         const region = auth.region ?? this.deps.region;
-        this.clusterInfoCache.delete(`${auth.roleArn ?? ''}|${region}/${auth.clusterName}`);
+        this.clusterInfoCache.delete(clusterInfoKey(auth, region));
         this.tokenIssuers.get(auth.roleArn ?? '')?.forget(auth.clusterName, region);
         return;
       }
@@ -192,14 +192,14 @@ export class ClusterAuthProvider {
   }
 
   private async clusterInfo(
-    settings: { readonly name: string; readonly auth: Extract<ClusterAuth, { mode: 'eks' }> },
+    settings: { readonly name: string; readonly auth: EksAuth },
     region: string,
     credentials: AwsCredentialIdentityProvider,
     signal?: AbortSignal,
   ): Promise<ClusterInfo> {
     const cluster = settings.name;
     const { clusterName, roleArn, identity } = settings.auth;
-    const key = `${roleArn ?? ''}|${region}/${clusterName}|${identity ?? ''}`;
+    const key = clusterInfoKey(settings.auth, region);
     const now = this.deps.now();
     const cached = this.clusterInfoCache.get(key);
     if (cached && now < cached.expiresAt) return cached.value;
@@ -214,7 +214,12 @@ export class ClusterAuthProvider {
         signal ? { abortSignal: signal } : {},
       );
     } catch (error) {
-      const failure = describeClusterError(cluster, clusterName, region, error, signal, roleArn);
+      const failure = describeClusterError(
+        cluster,
+        { clusterName, region, roleArn },
+        error,
+        signal,
+      );
       if (this.servesStale(cached, failure, now)) return cached.value;
       throw failure;
     }
@@ -255,6 +260,13 @@ export class ClusterAuthProvider {
       cached !== undefined && TRANSIENT.has(failure.reason) && now < cached.expiresAt + MAX_STALE_MS
     );
   }
+}
+
+type EksAuth = Extract<ClusterAuth, { mode: 'eks' }>;
+
+/** Where an EKS cluster's endpoint and CA are cached: per role, region, name and identity. */
+function clusterInfoKey({ roleArn, clusterName, identity }: EksAuth, region: string): string {
+  return `${roleArn ?? ''}|${region}/${clusterName}|${identity ?? ''}`;
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (AssumeRole takes no signal). */

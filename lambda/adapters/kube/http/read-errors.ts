@@ -7,8 +7,9 @@ import {
   ClusterReadError,
   type ClusterReadFailure,
   type KubeConfigView,
-} from '../../ports/index.js';
-import { record, str } from './projection.js';
+} from '../../../ports/index.js';
+import { record, str } from '../decode/projection.js';
+import { nodeHttp } from './node-http.js';
 
 export type Resource = 'leases' | 'nodes' | 'events';
 
@@ -44,12 +45,9 @@ const UNREACHABLE_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Walks an error's `cause` chain for a Node/undici error code. */
+/** Walks an error's `cause` chain for a Node error code. */
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
@@ -122,7 +120,6 @@ export function statusError(
   target: ReadTarget,
   resource: Resource,
   status: number,
-  statusText: string,
   text: string,
 ): ClusterReadError {
   let detail: Status = {};
@@ -160,7 +157,7 @@ export function statusError(
     default:
       return new ClusterReadError(
         'server',
-        `the API server answered ${status} ${statusText || ''}`.trimEnd() +
+        `the API server answered ${status} ${nodeHttp().STATUS_CODES[status] ?? ''}`.trimEnd() +
           ` to ${describeRead(resource, ns)}${serverSays}`,
         status,
       );

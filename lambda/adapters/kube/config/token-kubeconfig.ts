@@ -17,14 +17,12 @@ export function singleUserConfig(
   caData: string | undefined,
   token: string,
 ): KubeConfig {
-  const config = new KubeConfig();
-  config.loadFromOptions({
+  return new KubeConfig().loadFromOptions({
     clusters: [{ name, server, skipTLSVerify: false, ...(caData ? { caData } : {}) }],
     users: [{ name: TOKEN_USER, token }],
     contexts: [{ name, cluster: name, user: TOKEN_USER }],
     currentContext: name,
   });
-  return config;
 }
 
 /** The server URL as given, checked: https, no credentials in it, no trailing slash. */

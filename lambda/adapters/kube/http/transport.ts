@@ -6,19 +6,25 @@
  * projections read (`pruned-json.ts`).
  */
 
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
-import { type BodyReading, errorText, readBody } from './answer-body.js';
-import { type Answer, LIST_FIELDS, LIST_KINDS, ofKind, wholeBody } from './answer-shapes.js';
+import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
+import { type BodyReading, errorText, readBody } from '../decode/answer-body.js';
+import {
+  type Answer,
+  LIST_FIELDS,
+  LIST_KINDS,
+  ofKind,
+  wholeBody,
+} from '../decode/answer-shapes.js';
+import { NODE_OBJECT_FIELDS, record, str } from '../decode/projection.js';
+import type { Keep } from '../decode/pruned-json.js';
 import {
   type Connection,
+  type ConnectionOptions,
   closeConnection,
   exchange,
   openConnection,
   withInflater,
 } from './http-exchange.js';
-import { nodeHttp } from './node-http.js';
-import { NODE_OBJECT_FIELDS, record, str } from './projection.js';
-import type { Keep } from './pruned-json.js';
 import {
   causedBy,
   describeRead,
@@ -32,21 +38,13 @@ import {
   withoutSecrets,
 } from './read-errors.js';
 
-export interface SessionOptions {
-  /** The API server URL, without a trailing slash. */
-  readonly server: string;
+export interface SessionOptions extends ConnectionOptions {
   /** The lease namespace (for messages). */
   readonly namespace: string;
   /** Items per list request. */
   readonly pageSize: number;
-  /** Timeout of each request, ms. */
-  readonly timeoutMs: number;
   /** Bounds of the whole read (see READ_BOUNDS). */
   readonly bounds: ReadBounds;
-  /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
-  readonly showPluginStderr?: boolean | undefined;
-  /** Every request of the read over one connection, in turn (see KubeReaderOptions). */
-  readonly oneConnection?: boolean | undefined;
 }
 
 /** How much one read may take from the API server before it is given up as a read failure. */
@@ -186,39 +184,14 @@ export class ApiSession {
     return release;
   }
 
+  /** `text` without the connection's credentials (withoutSecrets). */
+  private readonly redact = (text: string): string => withoutSecrets(text, this.connection.secrets);
+
   /**
    * Lists every page of `path`, keeping what `project` makes of each item (given the page's
    * body too: a Table's rows need its column definitions). Its errors hold no credential.
    */
-  list<T>(...args: ListArgs<T>): Promise<Listed<T>> {
-    return this.redacting(this.listPages(...args));
-  }
-
-  /**
-   * GETs one Node; undefined when it does not exist (404). `format`: how it is asked for and a
-   * protobuf answer read (node-reads.ts); by default JSON. Its errors hold no credential.
-   */
-  getNode(
-    name: string,
-    signal: AbortSignal | undefined,
-    format?: NodeFormat,
-  ): Promise<Record<string, unknown> | undefined> {
-    return this.redacting(this.nodeNamed(name, signal, format));
-  }
-
-  /** `read`, its error (whatever text it quotes) stripped of the connection's credentials. */
-  private async redacting<T>(read: Promise<T>): Promise<T> {
-    try {
-      return await read;
-    } catch (error) {
-      throw redactedError(error, this.connection.secrets);
-    }
-  }
-
-  /** `text` without the connection's credentials (withoutSecrets). */
-  private readonly redact = (text: string): string => withoutSecrets(text, this.connection.secrets);
-
-  private async listPages<T>(...args: ListArgs<T>): Promise<Listed<T>> {
+  async list<T>(...args: ListArgs<T>): Promise<Listed<T>> {
     const [resource] = args;
     const items: T[] = [];
     const seen = new Set<string>();
@@ -262,10 +235,14 @@ export class ApiSession {
     seen.add(next);
   }
 
-  private async nodeNamed(
+  /**
+   * GETs one Node; undefined when it does not exist (404). `format`: how it is asked for and a
+   * protobuf answer read (node-reads.ts); by default JSON. Its errors hold no credential.
+   */
+  async getNode(
     name: string,
     signal: AbortSignal | undefined,
-    format: NodeFormat | undefined,
+    format?: NodeFormat,
   ): Promise<Record<string, unknown> | undefined> {
     const path = `/api/v1/nodes/${encodeURIComponent(name)}`;
     const answer = await this.request('nodes', path, signal, {
@@ -326,7 +303,11 @@ export class ApiSession {
     };
   }
 
-  /** GET `pathAndQuery`; `body` is undefined when it does not exist (404, with `missingIsNull`). */
+  /**
+   * GET `pathAndQuery`; `body` is undefined when it does not exist (404, with `missingIsNull`).
+   * Its error (whatever text it quotes) is stripped of the connection's credentials: every error
+   * of a read that can quote the server or the transport comes from here.
+   */
   private async request(
     resource: Resource,
     pathAndQuery: string,
@@ -360,20 +341,15 @@ export class ApiSession {
         if (status < 200 || status > 299) {
           // Redacted before it is parsed and cut: a cut must not leave half a token behind.
           const text = this.redact(errorText(raw, response.contentType));
-          throw statusError(
-            this.target,
-            resource,
-            status,
-            nodeHttp().STATUS_CODES[status] ?? '',
-            text,
-          );
+          throw statusError(this.target, resource, status, text);
         }
-        const { body, described } = readBody(raw, response.contentType, options, what, status);
+        const { body, described } = readBody(response, options, what);
         return { body, raw: described, date: response.date, bytes };
       });
     } catch (error) {
-      if (error instanceof ClusterReadError) throw error;
-      throw this.unanswered(what, error, signal, timeout);
+      const failure =
+        error instanceof ClusterReadError ? error : this.unanswered(what, error, signal, timeout);
+      throw redactedError(failure, this.connection.secrets);
     } finally {
       release();
     }

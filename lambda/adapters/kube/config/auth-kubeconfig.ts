@@ -29,14 +29,12 @@ export function kubeConfigFromText(text: string, source: KubeconfigSecret): Kube
   checkUser(user, where, fail);
   checkCluster(cluster, where, fail);
 
-  const only = new KubeConfig();
-  only.loadFromOptions({
+  return new KubeConfig().loadFromOptions({
     clusters: [{ ...cluster, skipTLSVerify: false }],
     users: [user],
     contexts: [context],
     currentContext: context.name,
   });
-  return only;
 }
 
 /** client-node's reading of the text; its errors kept only when they cannot quote the text. */

@@ -4,9 +4,9 @@
  * whole body with every credential redacted first (a gateway may echo the request's headers).
  */
 
+import { invalidAnswerError, type Resource } from '../http/read-errors.js';
 import { LEASE_FIELDS, NODE_FIELDS, record } from './projection.js';
 import { ALL, type Keep, keepEach, keepFields } from './pruned-json.js';
-import { invalidAnswerError, type Resource } from './read-errors.js';
 
 /** What each list answers with, by `kind`. */
 export const LIST_KINDS: Readonly<Record<Resource, string>> = {

@@ -12,10 +12,10 @@
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { finished } from 'node:stream';
-import { ClusterReadError, type KubeConfigView } from '../../ports/index.js';
+import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
+import { record } from '../decode/projection.js';
 import { GzipInflater } from './gzip-inflater.js';
 import { nodeHttp } from './node-http.js';
-import { record } from './projection.js';
 import { proxyOf, tunnelThrough, withoutProxy } from './proxy-tunnel.js';
 import { authSetupError } from './read-errors.js';
 
@@ -91,6 +91,21 @@ export function loadTlsEarly(): void {
   process.getBuiltinModule('node:tls');
 }
 
+/** What a connection is opened to, and how. */
+export interface ConnectionOptions {
+  /** The API server URL, without a trailing slash. */
+  readonly server: string;
+  /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
+  readonly timeoutMs: number;
+  /** Quote a failing exec credential plugin's stderr in the error (it can hold credentials). */
+  readonly showPluginStderr?: boolean | undefined;
+  /**
+   * One socket for every request: those in flight wait for it, in turn (one TLS handshake; see
+   * KubeReaderOptions).
+   */
+  readonly oneConnection?: boolean | undefined;
+}
+
 /**
  * Credentials and TLS settings from the kubeconfig (runs an exec plugin when it has one, reads
  * certificate and token files, refreshes OIDC tokens: all client-node's `applyToHTTPSOptions`),
@@ -98,14 +113,7 @@ export function loadTlsEarly(): void {
  */
 export async function openConnection(
   kubeConfig: KubeConfigView,
-  options: {
-    readonly server: string;
-    /** Timeout of each request, ms: bounds a proxy's CONNECT too. */
-    readonly timeoutMs: number;
-    readonly showPluginStderr?: boolean | undefined;
-    /** One socket for every request: those in flight wait for it (one TLS handshake). */
-    readonly oneConnection?: boolean | undefined;
-  },
+  options: ConnectionOptions,
 ): Promise<Connection> {
   const proxy = proxyOf(kubeConfig, options.server);
   const applied: RequestOptions = {};
@@ -282,8 +290,10 @@ async function boundedBody(
   const { headers } = response;
   try {
     const encoding = headerOf(headers, 'content-encoding')?.trim().toLowerCase() || 'identity';
-    const inflate = INFLATERS.get(encoding);
-    if (!inflate) {
+    // Only gzip is asked for (as kube-apiserver and kubectl do), and a server may not answer in an
+    // encoding it was not offered: anything else ends the read.
+    const gzip = encoding === 'gzip' || encoding === 'x-gzip';
+    if (!gzip && encoding !== 'identity') {
       throw new ClusterReadError(
         'invalid-response',
         `the API server's answer to ${what} is encoded as "${encoding.slice(0, 40)}", not gzip or plain (HTTP ${status}): read given up`,
@@ -296,7 +306,7 @@ async function boundedBody(
     // Aborted between two chunks: the stream may have ended quietly; the body is not whole.
     request.signal.throwIfAborted();
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
-    if (inflate === 'identity') return raw;
+    if (!gzip) return raw;
     try {
       return inflater.inflate(raw, cap, outputChunk(raw, cap));
     } catch (error) {
@@ -347,16 +357,6 @@ function defined<T extends Record<string, unknown>>(options: T): Partial<T> {
     Object.entries(options).filter(([, v]) => v !== undefined),
   ) as Partial<T>;
 }
-
-/**
- * How each Content-Encoding is read. Only gzip is asked for (as kube-apiserver and kubectl do),
- * and a server may not answer in an encoding it was not offered: anything else ends the read.
- */
-const INFLATERS: ReadonlyMap<string, 'gzip' | 'identity'> = new Map([
-  ['identity', 'identity'],
-  ['gzip', 'gzip'],
-  ['x-gzip', 'gzip'],
-] as const);
 
 /** Output buffer of one inflate step: a page is megabytes, zlib's default is 16 KiB. */
 const INFLATE_CHUNK = 1024 * 1024;

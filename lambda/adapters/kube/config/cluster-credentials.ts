@@ -12,7 +12,7 @@
  */
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { ClusterAuth } from '../../settings/index.js';
+import type { ClusterAuth } from '../../../settings/index.js';
 
 /** The session name the assumed role's CloudTrail entries carry. */
 export const ROLE_SESSION_NAME = 'lease-watchdog';
@@ -35,16 +35,6 @@ export interface ClusterAwsCredentialsDeps {
   readonly sts?: StsClientOptions | undefined;
 }
 
-/** What credentials need of a cluster: how it is reached. */
-export interface CredentialedCluster {
-  readonly auth: ClusterAuth;
-}
-
-/** The role a cluster's AWS calls are made as, when it is not the function's own. */
-export function assumedRoleOf(cluster: CredentialedCluster): string | undefined {
-  return cluster.auth.mode === 'eks' ? cluster.auth.roleArn : undefined;
-}
-
 export class ClusterAwsCredentials {
   readonly #deps: ClusterAwsCredentialsDeps;
   readonly #roles = new Map<string, AwsCredentialIdentityProvider>();
@@ -53,11 +43,14 @@ export class ClusterAwsCredentials {
     this.#deps = deps;
   }
 
-  /** The credentials for `cluster`'s AWS calls (the function's own without a role). */
-  forCluster(cluster: CredentialedCluster): AwsCredentialIdentityProvider {
-    const roleArn = assumedRoleOf(cluster);
-    if (roleArn === undefined) return this.#deps.credentials;
-    const region = (cluster.auth.mode === 'eks' && cluster.auth.region) || this.#deps.region;
+  /**
+   * The credentials for a cluster's AWS calls: the function's own, unless it is an `eks` cluster
+   * with a role (`auth.roleArn`).
+   */
+  forCluster({ auth }: { readonly auth: ClusterAuth }): AwsCredentialIdentityProvider {
+    if (auth.mode !== 'eks' || auth.roleArn === undefined) return this.#deps.credentials;
+    const { roleArn } = auth;
+    const region = auth.region || this.#deps.region;
     return kept(this.#roles, `${region}|${roleArn}`, () =>
       this.#cached(this.#assume(roleArn, region)),
     );

@@ -10,9 +10,9 @@
  * table, JSON, YAML, email, document, state, logs — holds the cut name, never a megabyte.
  */
 import { createHash } from 'node:crypto';
-import { MAX_NAME_LENGTH } from '../../core/lease.js';
-import type { LeaseInfo, NodeInfo, Taint } from '../../core/model.js';
-import { shared } from './node-rows.js';
+import { MAX_NAME_LENGTH } from '../../../core/lease.js';
+import type { LeaseInfo, NodeInfo, Taint } from '../../../core/model.js';
+import { shared } from '../node-rows.js';
 import { ALL, type Keep, keepEach, keepFields } from './pruned-json.js';
 
 export function str(value: unknown): string | undefined {
