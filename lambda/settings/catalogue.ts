@@ -43,7 +43,7 @@ export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {
   meaning: '`table` and `wide`: print no header row',
 });
 
-export const interval = cliOption(CLI_FLAGS.interval, {
+export const interval = cliOption(CLI_FLAGS.intervalSeconds, {
   meaning: '`watch`: seconds between checks',
 });
 
@@ -82,8 +82,8 @@ export const gracePeriodSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
-  cli: CLI_FLAGS.gracePeriod,
-  schema: wholeNumberOf(CLI_FLAGS.gracePeriod.rule.whole),
+  cli: CLI_FLAGS.gracePeriodSeconds,
+  schema: wholeNumberOf(CLI_FLAGS.gracePeriodSeconds.rule.whole),
 });
 
 export const startupGraceSeconds = setting({
@@ -91,8 +91,8 @@ export const startupGraceSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
-  cli: CLI_FLAGS.startupGrace,
-  schema: wholeNumberOf(CLI_FLAGS.startupGrace.rule.whole),
+  cli: CLI_FLAGS.startupGraceSeconds,
+  schema: wholeNumberOf(CLI_FLAGS.startupGraceSeconds.rule.whole),
 });
 
 export const reminderIntervalSeconds = setting({
@@ -100,9 +100,9 @@ export const reminderIntervalSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.reminderIntervalSeconds,
   meaning: 'reminders while a node stays down; 0 turns them off',
-  cli: CLI_FLAGS.reminderInterval,
+  cli: CLI_FLAGS.reminderIntervalSeconds,
   // The flag also takes 1-59 (the demo's compressed timings remind every 36 s).
-  schema: wholeNumberOf(CLI_FLAGS.reminderInterval.rule.whole).refine(
+  schema: wholeNumberOf(CLI_FLAGS.reminderIntervalSeconds.rule.whole).refine(
     (seconds) => seconds === 0 || seconds >= 60,
     { error: (issue) => `must be 0 (no reminders) or at least 60 (got ${shown(issue.input)})` },
   ),
@@ -150,8 +150,8 @@ export const nodeRefreshSeconds = setting({
   defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
     'list whole Nodes (~13× the bytes of Leases) at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node, a few hundred bytes each) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned), so a steady-state check reads 1.1× the bytes of the lease list on the wire, 1.4× decoded ([measured](docs/BENCHMARKS.md)). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
-  cli: CLI_FLAGS.nodeRefresh,
-  schema: wholeNumberOf(CLI_FLAGS.nodeRefresh.rule.whole),
+  cli: CLI_FLAGS.nodeRefreshSeconds,
+  schema: wholeNumberOf(CLI_FLAGS.nodeRefreshSeconds.rule.whole),
 });
 
 export const requestTimeoutSeconds = setting({
@@ -159,8 +159,8 @@ export const requestTimeoutSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
-  cli: CLI_FLAGS.timeout,
-  schema: wholeNumberOf(CLI_FLAGS.timeout.rule.whole),
+  cli: CLI_FLAGS.timeoutSeconds,
+  schema: wholeNumberOf(CLI_FLAGS.timeoutSeconds.rule.whole),
 });
 
 /** An https URL for a chat message: no spaces or characters chat markdown would read as markup. */
