@@ -12,15 +12,7 @@ import { clusterList, clusterSchema, secretId } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { discover } from './discovery.js';
 import { shown } from './errors.js';
-import {
-  cliOption,
-  flag,
-  fraction,
-  strictObject,
-  text,
-  wholeNumber,
-  wholeNumberOf,
-} from './fields.js';
+import { cliOption, flag, fraction, strictObject, text, wholeNumber } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -83,7 +75,7 @@ export const gracePeriodSeconds = setting({
   defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
   cli: CLI_FLAGS.gracePeriodSeconds,
-  schema: wholeNumberOf(CLI_FLAGS.gracePeriodSeconds.rule.whole),
+  schema: wholeNumber(CLI_FLAGS.gracePeriodSeconds.rule.whole),
 });
 
 export const startupGraceSeconds = setting({
@@ -92,7 +84,7 @@ export const startupGraceSeconds = setting({
   defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
   cli: CLI_FLAGS.startupGraceSeconds,
-  schema: wholeNumberOf(CLI_FLAGS.startupGraceSeconds.rule.whole),
+  schema: wholeNumber(CLI_FLAGS.startupGraceSeconds.rule.whole),
 });
 
 export const reminderIntervalSeconds = setting({
@@ -102,7 +94,7 @@ export const reminderIntervalSeconds = setting({
   meaning: 'reminders while a node stays down; 0 turns them off',
   cli: CLI_FLAGS.reminderIntervalSeconds,
   // The flag also takes 1-59 (the demo's compressed timings remind every 36 s).
-  schema: wholeNumberOf(CLI_FLAGS.reminderIntervalSeconds.rule.whole).refine(
+  schema: wholeNumber(CLI_FLAGS.reminderIntervalSeconds.rule.whole).refine(
     (seconds) => seconds === 0 || seconds >= 60,
     { error: (issue) => `must be 0 (no reminders) or at least 60 (got ${shown(issue.input)})` },
   ),
@@ -114,7 +106,7 @@ export const readFailuresBeforePage = setting({
   defaultValue: DEFAULTS.readFailuresBeforePage,
   meaning:
     'page the WATCHDOG when reads of a cluster have failed on at least this many checks in a row and for `gracePeriodSeconds` (50 s) or longer since the first of them, however often the watchdog looks (every failure counts in `ClusterReadFailures` from the first); 1 leaves the time alone to decide',
-  schema: wholeNumber(1, 60),
+  schema: wholeNumber({ min: 1, max: 60 }),
 });
 
 export const stuckRemovalSeconds = setting({
@@ -124,7 +116,7 @@ export const stuckRemovalSeconds = setting({
   defaultValue: DEFAULTS.stuckRemovalSeconds,
   meaning:
     "a cordoned, being-deleted or autoscaler/Karpenter-tainted node that is also silent (`expired` or `missing-lease` but for that) this long, on the watchdog's clock, pages: its removal seems stuck. Drains happen while the kubelet still renews; the silence of a normal removal or reboot lasts minutes. The `excludeSelector` is never timed out",
-  schema: wholeNumber(300, 7 * DAY),
+  schema: wholeNumber({ min: 300, max: 7 * DAY }),
 });
 
 export const storm = setting({
@@ -136,9 +128,11 @@ export const storm = setting({
   schema: strictObject(
     {
       zoneFraction: fraction().default(DEFAULTS.storm.zoneFraction),
-      zoneMinNodes: wholeNumber(1, 100_000).default(DEFAULTS.storm.zoneMinNodes),
+      zoneMinNodes: wholeNumber({ min: 1, max: 100_000 }).default(DEFAULTS.storm.zoneMinNodes),
       clusterFraction: fraction().default(DEFAULTS.storm.clusterFraction),
-      clusterMinNodes: wholeNumber(1, 100_000).default(DEFAULTS.storm.clusterMinNodes),
+      clusterMinNodes: wholeNumber({ min: 1, max: 100_000 }).default(
+        DEFAULTS.storm.clusterMinNodes,
+      ),
     },
     'storm thresholds',
   ),
@@ -151,7 +145,7 @@ export const nodeRefreshSeconds = setting({
   meaning:
     'list whole Nodes (~13× the bytes of Leases) at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node, a few hundred bytes each) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned), so a steady-state check reads 1.1× the bytes of the lease list on the wire, 1.4× decoded ([measured](docs/BENCHMARKS.md)). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
   cli: CLI_FLAGS.nodeRefreshSeconds,
-  schema: wholeNumberOf(CLI_FLAGS.nodeRefreshSeconds.rule.whole),
+  schema: wholeNumber(CLI_FLAGS.nodeRefreshSeconds.rule.whole),
 });
 
 export const requestTimeoutSeconds = setting({
@@ -160,7 +154,7 @@ export const requestTimeoutSeconds = setting({
   defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
   cli: CLI_FLAGS.timeoutSeconds,
-  schema: wholeNumberOf(CLI_FLAGS.timeoutSeconds.rule.whole),
+  schema: wholeNumber(CLI_FLAGS.timeoutSeconds.rule.whole),
 });
 
 /** An https URL for a chat message: no spaces or characters chat markdown would read as markup. */

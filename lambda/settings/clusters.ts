@@ -9,7 +9,8 @@ import { commentProblem, MAX_WINDOW_SECONDS } from '../core/silences.js';
 import { CLI_FLAGS } from './cli-flags.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { cliOption, flag, labelSelector, strictObject, text } from './fields.js';
+import { labelSelectorRules } from './field-checks.js';
+import { awsRegion, cliOption, flag, roleArn, strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -88,17 +89,11 @@ const eksAuth = strictObject(
       pattern: PATTERNS.EKS_CLUSTER_NAME,
       invalid: EKS_CLUSTER_NAME_PROBLEM,
     }).optional(),
-    region: text({
-      hint: 'the AWS region of the cluster',
-      pattern: PATTERNS.REGION,
-      invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
-    }).optional(),
-    roleArn: text({
-      hint: "the IAM role in the cluster's account that the function assumes",
-      pattern: PATTERNS.ROLE_ARN,
-      invalid: (value) =>
-        `must be an IAM role ARN like arn:aws:iam::210987654321:role/lease-watchdog-reader (got ${shown(value)})`,
-    }).optional(),
+    region: awsRegion('the AWS region of the cluster').optional(),
+    roleArn: roleArn(
+      "the IAM role in the cluster's account that the function assumes",
+      'lease-watchdog-reader',
+    ).optional(),
   },
   'an EKS cluster',
 );
@@ -195,7 +190,7 @@ const maintenanceWindow = strictObject(
       },
     }),
     duration: text({ hint: 'how long each window lasts, e.g. "2h"', check: windowDurationProblem }),
-    selector: labelSelector('eks.amazonaws.com/nodegroup=batch').optional(),
+    selector: text(labelSelectorRules('eks.amazonaws.com/nodegroup=batch')).optional(),
     comment: text({
       hint: 'why, shown in the reason of each node it suppresses',
       check: (value) => {
