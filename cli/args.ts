@@ -5,7 +5,7 @@
  * the command starts without it. Every mistake is a UsageError with one line naming the option
  * and the fix.
  */
-import { parseArgs } from 'node:util';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { parseDuration } from '../lambda/core/duration.js';
 import type { OutputFormat } from '../lambda/settings/cli-flags.js';
 import { CLI_FLAGS, type CliFlag, flagProblem } from '../lambda/settings/cli-flags.js';
@@ -147,18 +147,29 @@ function joinNegativeValues(argv: readonly string[], valued: ReadonlySet<string>
   return out;
 }
 
-/** Node's parser errors in kubectl's words. */
-function usageErrorOf(error: unknown): UsageError {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-  const option = /'(-[^' ]+)/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
-    return new UsageError(`unknown flag: ${option} (see lease-watchdog --help)`);
+/**
+ * The words of a command line read by node:util's parseArgs, its errors in kubectl's words as a
+ * UsageError that points at `help` (`lease-watchdog silence --help`).
+ */
+export function readArgs<O extends ParseArgsOptionsConfig>(
+  args: readonly string[],
+  options: O,
+  help = 'lease-watchdog --help',
+) {
+  try {
+    return parseArgs({ args: [...args], allowPositionals: true, strict: true, options });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const option = /'(-[^' ]+)/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+      throw new UsageError(`unknown flag: ${option} (see ${help})`);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+      throw new UsageError(`flag needs an argument: ${option} (see ${help})`);
+    }
+    throw new UsageError(`${message} (see ${help})`);
   }
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
-    return new UsageError(`flag needs an argument: ${option} (see lease-watchdog --help)`);
-  }
-  return new UsageError(`${message} (see lease-watchdog --help)`);
 }
 
 function parse(argv: readonly string[]) {
@@ -179,12 +190,7 @@ function parse(argv: readonly string[]) {
       if (type === 'string') valued.add(`--${alias}`);
     }
   }
-  try {
-    const args = joinNegativeValues(argv, valued);
-    return parseArgs({ args, allowPositionals: true, strict: true, options });
-  } catch (error) {
-    throw usageErrorOf(error);
-  }
+  return readArgs(joinNegativeValues(argv, valued), options);
 }
 
 /** `--help` after a command is that command's; alone, or after anything else, the whole help. */
