@@ -39,16 +39,19 @@ export function secretId() {
   });
 }
 
+/** What is wrong with a user or password in an https:// URL: `why` it must not carry one. */
+function credentialsProblem(url: URL, why: string): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  return `must not carry a user or password (https://user:pass@host): ${why}`;
+}
+
 /** An https:// URL without credentials in it (they would end up in errors and logs). */
 function serverUrlProblem(server: string): string | undefined {
   const url = URL.parse(server);
   if (url?.protocol !== 'https:') {
     return `must be the https:// URL of the Kubernetes API server (got ${shown(server)})`;
   }
-  if (url.username !== '' || url.password !== '') {
-    return 'must not carry a user or password (https://user:pass@host): keep credentials in the secret';
-  }
-  return undefined;
+  return credentialsProblem(url, 'keep credentials in the secret');
 }
 
 const kubeconfigAuth = strictObject(
@@ -142,9 +145,6 @@ const auth = setting({
   }),
 });
 
-/** How the watchdog reaches one cluster's API server. */
-export type ClusterAuth = z.output<typeof auth>;
-
 const namespace = setting({
   key: 'clusters[].namespace',
   places: ['file', 'lambda', 'cli'],
@@ -228,10 +228,7 @@ function runbookUrlProblem(value: string): string | undefined {
   if (url?.protocol !== 'https:' || value.length > 1000 || /\s/.test(value)) {
     return `must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got ${shown(value)})`;
   }
-  if (url.username !== '' || url.password !== '') {
-    return 'must not carry a user or password (https://user:pass@host): every recipient of the alerts sees it';
-  }
-  return undefined;
+  return credentialsProblem(url, 'every recipient of the alerts sees it');
 }
 
 const runbookUrl = setting({
