@@ -177,20 +177,15 @@ function parse(argv: readonly string[]) {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
-  const valued = new Set<string>();
   for (const [, s] of OPTIONS) {
     const type = s.value === undefined ? 'boolean' : 'string'; // no value: a switch
     options[s.flag] = { type, ...(s.short ? { short: s.short } : {}) };
-    if (type === 'string') {
-      valued.add(`--${s.flag}`);
-      if (s.short) valued.add(`-${s.short}`);
-    }
-    for (const alias of s.aliases ?? []) {
-      options[alias] = { type };
-      if (type === 'string') valued.add(`--${alias}`);
-    }
+    for (const alias of s.aliases ?? []) options[alias] = { type };
   }
-  return readArgs(joinNegativeValues(argv, valued), options);
+  const valued = Object.entries(options)
+    .filter(([, o]) => o.type === 'string')
+    .flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+  return readArgs(joinNegativeValues(argv, new Set(valued)), options);
 }
 
 /** `--help` after a command is that command's; alone, or after anything else, the whole help. */
