@@ -188,22 +188,12 @@ function words(argv: readonly string[]) {
 
 type Values = ReturnType<typeof words>['values'];
 
-/** The flags of one verb or another (the others say where the silences are). */
-const VERB_FLAGS: readonly (keyof Values)[] = [
-  'node',
-  'selector',
-  'for',
-  'comment',
-  'output',
-  'allow-empty',
-  'all',
-  'ends-at',
-  'starts-at',
-];
+/** The flags that say where the silences are: every verb takes them; the others, one verb or another. */
+const STORE_FLAGS = ['help', 'state-file', 'table', 'cluster', 'region', 'kubeconfig', 'context'];
 
-/** Refuses a flag of another verb (`--for` with `list`, …). */
-function onlyFlags(values: Values, verb: string, allowed: readonly (keyof Values)[]): void {
-  const extra = VERB_FLAGS.find((flag) => values[flag] !== undefined && !allowed.includes(flag));
+/** Refuses a flag of another verb (`--for` with `list`, …): one the verb `takes` not. */
+function onlyFlags(values: Values, verb: string, takes: (flag: string) => boolean): void {
+  const extra = Object.keys(values).find((flag) => !STORE_FLAGS.includes(flag) && !takes(flag));
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
 }
 
@@ -239,7 +229,7 @@ function updateOf(
   values: Values,
   common: SilenceCommonOptions,
 ): SilenceCommand {
-  onlyFlags(values, 'update', ['for', 'comment', 'ends-at']);
+  onlyFlags(values, 'update', (flag) => ['for', 'comment', 'ends-at'].includes(flag));
   const [id] = idsOf('update', rest, false) as [string];
   const forText = values.for;
   const endsText = values['ends-at'];
@@ -265,7 +255,7 @@ function listOf(
   values: Values,
   common: SilenceCommonOptions,
 ): SilenceCommand {
-  onlyFlags(values, verb, ['output']);
+  onlyFlags(values, verb, (flag) => flag === 'output');
   const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'json') {
     throw usage(`${verb} --output must be table or json (got "${sanitize(output)}")`);
@@ -275,8 +265,7 @@ function listOf(
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
   // Every verb's flag but list's --output.
-  const allowed = VERB_FLAGS.filter((flag) => flag !== 'output');
-  onlyFlags(values, 'add', allowed);
+  onlyFlags(values, 'add', (flag) => flag !== 'output');
   const forText = values.for;
   const endsText = values['ends-at'];
   const startsText = values['starts-at'];
@@ -311,7 +300,7 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
     context: values.context,
   };
   if (verb === 'expire') {
-    onlyFlags(values, 'expire', []);
+    onlyFlags(values, 'expire', () => false);
     return Object.freeze({ verb: 'expire', ids: idsOf('expire', rest, true), ...common });
   }
   if (verb === 'update') return updateOf(rest, values, common);
