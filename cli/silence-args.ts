@@ -143,8 +143,7 @@ function commentOf(text: string | undefined): string {
 }
 
 function storeOf(values: Values): SilenceStoreOption {
-  const stateFile = values['state-file'];
-  const table = values.table;
+  const { 'state-file': stateFile, table } = values;
   if (stateFile !== undefined && table !== undefined) {
     throw usage('takes --state-file or --table, not both');
   }
@@ -231,9 +230,7 @@ function updateOf(
 ): SilenceCommand {
   onlyFlags(values, 'update', (flag) => ['for', 'comment', 'ends-at'].includes(flag));
   const [id] = idsOf('update', rest, false) as [string];
-  const forText = values.for;
-  const endsText = values['ends-at'];
-  const comment = values.comment;
+  const { for: forText, 'ends-at': endsText, comment } = values;
   if (forText === undefined && endsText === undefined && comment === undefined) {
     throw usage('update needs what to change: --for DURATION, --ends-at TIME or --comment TEXT');
   }
@@ -266,9 +263,7 @@ function listOf(
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
   // Every verb's flag but list's --output.
   onlyFlags(values, 'add', (flag) => flag !== 'output');
-  const forText = values.for;
-  const endsText = values['ends-at'];
-  const startsText = values['starts-at'];
+  const { for: forText, 'ends-at': endsText, 'starts-at': startsText } = values;
   if (forText !== undefined && endsText !== undefined) {
     throw usage('add takes --for or --ends-at, not both');
   }
