@@ -33,7 +33,7 @@ const clusterSource = { path: clusterFile, read: () => readFileSync(clusterFile,
 
 export const handler = createHandler(
   synthesizedRuntimeConfig(process.env, clusterSource) ??
-    (await import('../settings/parse.js')).loadRuntimeConfig(process.env, clusterSource),
+    (await import('../settings/runtime-config.js')).loadRuntimeConfig(process.env, clusterSource),
   {
     clients: {
       sns: new SNSClient({ region }),

@@ -1,6 +1,6 @@
 /**
  * The watchdog's settings: each declared once (catalogue.ts, clusters.ts), parsed once at the
- * edge (parse.ts; the Lambda's environment by runtime-environment.ts), turned into the core's
+ * edge (parse.ts; the Lambda's environment by runtime-config.ts), turned into the core's
  * policies in one place (policies.ts).
  */
 export { CLUSTER_FILE, functionSettingsOf } from './cluster-file.js';
@@ -14,7 +14,6 @@ export {
   type DeployedCluster,
   type DeploymentConfig,
   type LeaseWatchdogConfig,
-  loadRuntimeConfig,
   parseAppConfig,
   parseDeploymentConfig,
   parseWatchdogSettings,
@@ -25,4 +24,4 @@ export { PATTERNS } from './patterns.js';
 export { placeholderProblem, placeholdersIn } from './placeholders.js';
 export { DEFAULT_ALERT_POLICY, DEFAULT_POLICY, policiesOf } from './policies.js';
 export { allSettings } from './registry.js';
-export { RUNTIME_ENV, type RuntimeConfig } from './runtime-environment.js';
+export { loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig } from './runtime-config.js';

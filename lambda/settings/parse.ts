@@ -1,7 +1,7 @@
 /**
  * Parsing settings once, at the edge, into typed and frozen objects: the deployment file at
  * `cdk synth`, and the watchdog settings that the Lambda's environment carries to its cold start
- * (loadRuntimeConfig, below, reads them with the same parser). A setting the stack accepted is a setting
+ * (runtime-config.ts reads them with the same parser). A setting the stack accepted is a setting
  * the function accepts. Pure: no AWS, no clock, no environment (it is passed in). Every problem
  * is a ConfigError of one line naming the field and the fix.
  */
@@ -14,13 +14,6 @@ import { ConfigError, deepFreeze, firstProblem, shown, within } from './errors.j
 import { strictObject } from './fields.js';
 import { memoryMbFor } from './function-memory.js';
 import { PATTERNS } from './patterns.js';
-import {
-  type ClusterFileSource,
-  type RuntimeConfig,
-  refuseInsecureTls,
-  runtimeConfigOf,
-  settingsJson,
-} from './runtime-environment.js';
 import { appShape, deploymentShape, environmentFallbacks } from './stack-settings.js';
 
 const watchdogSettingsSchema = strictObject(watchdogSettingsShape, 'the watchdog settings');
@@ -318,23 +311,4 @@ export function watchdogSettingsOf(config: DeploymentConfig): WatchdogSettings {
   }
   settings.clusters = config.clusters.map(({ accessEntry: _stackOnly, ...cluster }) => cluster);
   return deepFreeze(settings as WatchdogSettings);
-}
-
-/**
- * Reads the Lambda's configuration from its environment (set by the CDK stack) at cold start, when
- * the cluster file does not vouch for it (runtime-environment.ts):
- * LEASE_WATCHDOG_SETTINGS (JSON of the watchdog settings but the clusters), TOPIC_ARN,
- * STATE_TABLE, and CHAT_TOPIC_ARN with chatNotifications; and the clusters from the cluster file
- * in the function's code (cluster-file.ts), validated together with the rest by the deployment
- * file's own schemas (settings that list `clusters` themselves need no file). Refuses an
- * environment that turns TLS verification off for the whole process
- * (NODE_TLS_REJECT_UNAUTHORIZED=0): the function sends bearer tokens to API servers.
- */
-export function loadRuntimeConfig(
-  env: Readonly<Record<string, string | undefined>>,
-  clusterFile?: ClusterFileSource,
-): RuntimeConfig {
-  refuseInsecureTls(env);
-  const { json, where } = settingsJson(env, clusterFile);
-  return runtimeConfigOf(env, parseWatchdogSettings(json, where));
 }

@@ -1,12 +1,12 @@
 /**
  * The Lambda's environment as the function reads it at cold start, without the schema library:
  * where notifications and state go, and the watchdog settings' JSON (LEASE_WATCHDOG_SETTINGS)
- * with the clusters of the cluster file in the function's code. loadRuntimeConfig (parse.ts)
- * validates the settings with the deployment file's own schemas; `synthesizedRuntimeConfig` takes
- * them as they are when the cluster file vouches that they are what `cdk synth` validated
- * (cluster-file.ts), so that the cold start builds no schema (docs/BENCHMARKS.md, cold start).
- * Pure: the environment and the cluster file are passed in. Every problem is a ConfigError of one
- * line naming the variable and the fix.
+ * with the clusters of the cluster file in the function's code. runtime-config.ts validates the
+ * settings with the deployment file's own schemas; `synthesizedRuntimeConfig` takes them as they
+ * are when the cluster file vouches that they are what `cdk synth` validated (cluster-file.ts),
+ * so that the cold start builds no schema (docs/BENCHMARKS.md, cold start). Pure: the environment
+ * and the cluster file are passed in. Every problem is a ConfigError of one line naming the
+ * variable and the fix.
  */
 import { CLUSTER_FILE, vouchesFor } from './cluster-file.js';
 import { ConfigError, deepFreeze, shown } from './errors.js';
