@@ -5,7 +5,7 @@
  * the command starts without it. Every mistake is a UsageError with one line naming the option
  * and the fix.
  */
-import { parseArgs } from 'node:util';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { parseDuration } from '../lambda/core/duration.js';
 import type { OutputFormat } from '../lambda/settings/cli-flags.js';
 import { CLI_FLAGS, type CliFlag, flagProblem } from '../lambda/settings/cli-flags.js';
@@ -13,8 +13,6 @@ import { CLI_FLAGS, type CliFlag, flagProblem } from '../lambda/settings/cli-fla
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
-
-type Verb = 'check' | 'watch';
 
 export interface CommonOptions {
   readonly kubeconfig?: string | undefined;
@@ -53,14 +51,18 @@ export type Command =
   | { readonly kind: 'check'; readonly options: CommonOptions }
   | { readonly kind: 'watch'; readonly options: WatchOptions };
 
-/** The options of the command line, common ones first, in the order they are declared. */
-function cliOptions(): readonly CliFlag[] {
-  const flags: readonly CliFlag[] = Object.values(CLI_FLAGS);
-  const common = (s: CliFlag) => (s.commands ?? ['check', 'watch']).includes('check');
-  return [...flags.filter(common), ...flags.filter((s) => !common(s))];
-}
+type Option = readonly [key: string, flag: CliFlag];
+// Each option is the key of its flag in CLI_FLAGS, and each flag's key an option: else no build.
+type FlagKey = keyof typeof CLI_FLAGS;
+true satisfies [FlagKey, keyof WatchOptions] extends [keyof WatchOptions, FlagKey] ? true : never;
 
-function usageLine(s: CliFlag): string {
+/** Taken by both commands; the others by `watch` only. */
+const common = ([, s]: Option) => s.commands === undefined;
+const DECLARED = Object.entries(CLI_FLAGS) as Option[];
+/** The options of the command line, common ones first, in the order they are declared. */
+const OPTIONS = [...DECLARED.filter(common), ...DECLARED.filter((o) => !common(o))];
+
+function usageLine([, s]: Option): string {
   const short = s.short ? `-${s.short}, ` : '';
   const name = `${short}--${s.flag}${s.value ? ` ${s.value}` : ''}`;
   const fallback =
@@ -76,8 +78,8 @@ const COMMAND_LINES = {
   watch:
     '  lease-watchdog watch [options]     check repeatedly, print each change and notification',
 } as const;
-const COMMON_OPTIONS = () => cliOptions().filter((s) => s.commands === undefined);
-const WATCH_OPTIONS = () => cliOptions().filter((s) => s.commands !== undefined);
+const COMMON_OPTIONS = OPTIONS.filter(common).map(usageLine);
+const WATCH_OPTIONS = OPTIONS.filter((o) => !common(o)).map(usageLine);
 const LAST_LINES = [
   '  -h, --help               show this help',
   '  --version                print the version',
@@ -91,9 +93,9 @@ export const USAGE = [
   '  lease-watchdog config init|validate FILE write a deployment file; check one before deploying it',
   '',
   'Options:',
-  ...COMMON_OPTIONS().map(usageLine),
+  ...COMMON_OPTIONS,
   'watch only:',
-  ...WATCH_OPTIONS().map(usageLine),
+  ...WATCH_OPTIONS,
   ...LAST_LINES,
 ].join('\n');
 
@@ -104,8 +106,8 @@ export function commandUsage(verb: 'check' | 'watch'): string {
     COMMAND_LINES[verb],
     '',
     'Options:',
-    ...COMMON_OPTIONS().map(usageLine),
-    ...(verb === 'watch' ? WATCH_OPTIONS().map(usageLine) : []),
+    ...COMMON_OPTIONS,
+    ...(verb === 'watch' ? WATCH_OPTIONS : []),
     ...LAST_LINES,
   ].join('\n');
 }
@@ -145,18 +147,29 @@ function joinNegativeValues(argv: readonly string[], valued: ReadonlySet<string>
   return out;
 }
 
-/** Node's parser errors in kubectl's words. */
-function usageErrorOf(error: unknown): UsageError {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-  const option = /'(-[^' ]+)/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
-    return new UsageError(`unknown flag: ${option} (see lease-watchdog --help)`);
+/**
+ * The words of a command line read by node:util's parseArgs, its errors in kubectl's words as a
+ * UsageError that points at `help` (`lease-watchdog silence --help`).
+ */
+export function readArgs<O extends ParseArgsOptionsConfig>(
+  args: readonly string[],
+  options: O,
+  help = 'lease-watchdog --help',
+) {
+  try {
+    return parseArgs({ args: [...args], allowPositionals: true, strict: true, options });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    const option = /'(-[^' ]+)/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+      throw new UsageError(`unknown flag: ${option} (see ${help})`);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+      throw new UsageError(`flag needs an argument: ${option} (see ${help})`);
+    }
+    throw new UsageError(`${message} (see ${help})`);
   }
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
-    return new UsageError(`flag needs an argument: ${option} (see lease-watchdog --help)`);
-  }
-  return new UsageError(`${message} (see lease-watchdog --help)`);
 }
 
 function parse(argv: readonly string[]) {
@@ -164,25 +177,15 @@ function parse(argv: readonly string[]) {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
-  const valued = new Set<string>();
-  for (const s of cliOptions()) {
+  for (const [, s] of OPTIONS) {
     const type = s.value === undefined ? 'boolean' : 'string'; // no value: a switch
     options[s.flag] = { type, ...(s.short ? { short: s.short } : {}) };
-    if (type === 'string') {
-      valued.add(`--${s.flag}`);
-      if (s.short) valued.add(`-${s.short}`);
-    }
-    for (const alias of s.aliases ?? []) {
-      options[alias] = { type };
-      if (type === 'string') valued.add(`--${alias}`);
-    }
+    for (const alias of s.aliases ?? []) options[alias] = { type };
   }
-  try {
-    const args = joinNegativeValues(argv, valued);
-    return parseArgs({ args, allowPositionals: true, strict: true, options });
-  } catch (error) {
-    throw usageErrorOf(error);
-  }
+  const valued = Object.entries(options)
+    .filter(([, o]) => o.type === 'string')
+    .flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+  return readArgs(joinNegativeValues(argv, new Set(valued)), options);
 }
 
 /** `--help` after a command is that command's; alone, or after anything else, the whole help. */
@@ -205,45 +208,20 @@ export function parseCli(argv: readonly string[]): Command {
   if (extra.length > 0)
     throw new UsageError(`unexpected argument "${extra[0]}" (see lease-watchdog --help)`);
 
-  const given = new Map<string, unknown>();
-  for (const s of cliOptions()) {
+  // Each option under its flag's name in CLI_FLAGS: given, else its default (watch's for watch only).
+  const options: Record<string, unknown> = {};
+  for (const [key, s] of OPTIONS) {
     const raw = [s.flag, ...(s.aliases ?? [])]
       .map((name) => values[name])
       .find((value) => value !== undefined);
-    if (typeof raw !== 'string' && raw !== true) continue;
-    if (!(s.commands ?? ['check', 'watch']).includes(verb as Verb)) {
+    const applies = (s.commands ?? ['check', 'watch']).includes(verb);
+    if (typeof raw !== 'string' && raw !== true) {
+      if (applies) options[key] = s.defaultValue;
+    } else if (!applies) {
       throw new UsageError(`--${s.flag} goes with "watch", not "${verb}"`);
+    } else {
+      options[key] = raw === true ? true : checked(s, raw);
     }
-    given.set(s.flag, raw === true ? true : checked(s, raw));
   }
-  const option = <T>(flag: string): T | undefined => given.get(flag) as T | undefined;
-  const withDefault = <T>(flag: string): T => {
-    const s = cliOptions().find((o) => o.flag === flag);
-    return (given.get(flag) ?? s?.defaultValue) as T;
-  };
-  const common: CommonOptions = {
-    kubeconfig: option('kubeconfig'),
-    context: option('context'),
-    namespace: withDefault('namespace'),
-    gracePeriodSeconds: withDefault('grace-period'),
-    startupGraceSeconds: withDefault('startup-grace'),
-    exclude: option('exclude'),
-    selector: option('selector'),
-    output: withDefault('output'),
-    noHeaders: withDefault('no-headers'),
-    timeoutSeconds: withDefault('timeout'),
-    insecureSkipTlsVerify: withDefault('insecure-skip-tls-verify'),
-    verbose: withDefault('verbose'),
-  };
-  if (verb === 'check') return { kind: 'check', options: Object.freeze(common) };
-  const watch: WatchOptions = {
-    ...common,
-    intervalSeconds: withDefault('interval'),
-    checks: option('checks'),
-    stateFile: option('state-file'),
-    snsTopicArn: option('sns-topic-arn'),
-    reminderIntervalSeconds: withDefault('reminder-interval'),
-    nodeRefreshSeconds: withDefault('node-refresh'),
-  };
-  return { kind: 'watch', options: Object.freeze(watch) };
+  return { kind: verb, options: Object.freeze(options as unknown as WatchOptions) };
 }

@@ -28,18 +28,8 @@ import { sanitize } from './sanitize.js';
 import type { SilenceCommonOptions } from './silence-args.js';
 
 export function policiesFor(options: CommonOptions | WatchOptions): ClusterPolicies {
-  return policiesOf(
-    {
-      gracePeriodSeconds: options.gracePeriodSeconds,
-      startupGraceSeconds: options.startupGraceSeconds,
-      reminderIntervalSeconds:
-        'reminderIntervalSeconds' in options
-          ? options.reminderIntervalSeconds
-          : DEFAULTS.reminderIntervalSeconds,
-      storm: DEFAULTS.storm,
-    },
-    { excludeSelector: options.exclude },
-  );
+  // What the command line does not set (the storm thresholds; check's reminders) by default.
+  return policiesOf({ ...DEFAULTS, ...options }, { excludeSelector: options.exclude });
 }
 
 export function readerFor(

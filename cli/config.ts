@@ -16,13 +16,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../lambda/adapters/config/deployment-file.js';
 import {
   type AppDeploymentConfig,
   ConfigError,
   placeholderProblem,
 } from '../lambda/settings/index.js';
+import { readArgs } from './args.js';
 import { EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
 
@@ -55,16 +55,11 @@ type Parsed =
   | { readonly verb: 'init' | 'validate'; readonly file: string; readonly json: boolean };
 
 function parse(argv: readonly string[]): Parsed | string {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    return `${(error as Error).message.split('\n')[0]} (see lease-watchdog config --help)`;
-  }
+  const parsed = readArgs(
+    argv,
+    { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    'lease-watchdog config --help',
+  );
   if (parsed.values.help) return { help: true };
   const [verb, file, ...extra] = parsed.positionals;
   if (verb !== 'validate' && verb !== 'init') {
@@ -76,7 +71,7 @@ function parse(argv: readonly string[]): Parsed | string {
   if (extra.length > 0) return `config ${verb} takes one file (got also "${extra.join(' ')}")`;
   const output = parsed.values.output;
   if (output !== undefined && output !== 'json') {
-    return `--output must be json (got "${String(output)}")`;
+    return `--output must be json (got "${output}")`;
   }
   return { verb, file, json: output === 'json' };
 }

@@ -2,7 +2,6 @@
  * `lease-watchdog silence add|list|query|update|expire`: its command line, parsed once into a frozen object.
  * Every mistake is a UsageError with one line naming the option and the fix.
  */
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../lambda/core/duration.js';
 import { parseSelector, SelectorSyntaxError } from '../lambda/core/selector.js';
 import {
@@ -12,7 +11,7 @@ import {
   SILENCE_SELECTOR_KEYS,
   type SilenceTarget,
 } from '../lambda/core/silences.js';
-import { UsageError } from './args.js';
+import { readArgs, UsageError } from './args.js';
 import { isNodeName, sanitize } from './sanitize.js';
 
 /** Where the silences are: the state file `watch` uses, or the deployed watchdog's table. */
@@ -143,9 +142,8 @@ function commentOf(text: string | undefined): string {
   return text.trim();
 }
 
-function storeOf(values: Record<string, unknown>): SilenceStoreOption {
-  const stateFile = values['state-file'] as string | undefined;
-  const table = values.table as string | undefined;
+function storeOf(values: Values): SilenceStoreOption {
+  const { 'state-file': stateFile, table } = values;
   if (stateFile !== undefined && table !== undefined) {
     throw usage('takes --state-file or --table, not both');
   }
@@ -153,7 +151,7 @@ function storeOf(values: Record<string, unknown>): SilenceStoreOption {
     if (values.cluster === undefined) {
       throw usage("--table needs --cluster NAME: the cluster's name in the deployment config");
     }
-    return { kind: 'table', table, region: values.region as string | undefined };
+    return { kind: 'table', table, region: values.region };
   }
   if (stateFile !== undefined) return { kind: 'file', stateFile };
   throw usage(
@@ -161,56 +159,40 @@ function storeOf(values: Record<string, unknown>): SilenceStoreOption {
   );
 }
 
-type Values = ReturnType<typeof parseArgs>['values'];
-
-/** The words after `silence`, read by node:util's parseArgs; its refusals as one usage line. */
-function words(argv: readonly string[]): { values: Values; positionals: string[] } {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        node: { type: 'string', multiple: true },
-        selector: { type: 'string', short: 'l' },
-        for: { type: 'string' },
-        comment: { type: 'string' },
-        'state-file': { type: 'string' },
-        table: { type: 'string' },
-        cluster: { type: 'string' },
-        region: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        'allow-empty': { type: 'boolean' },
-        all: { type: 'boolean' },
-        'ends-at': { type: 'string' },
-        'starts-at': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    throw usage(message.replace(/\. To specify a positional.*$/, ''));
-  }
+/** The words after `silence`. */
+function words(argv: readonly string[]) {
+  return readArgs(
+    argv,
+    {
+      help: { type: 'boolean', short: 'h' },
+      node: { type: 'string', multiple: true },
+      selector: { type: 'string', short: 'l' },
+      for: { type: 'string' },
+      comment: { type: 'string' },
+      'state-file': { type: 'string' },
+      table: { type: 'string' },
+      cluster: { type: 'string' },
+      region: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      'allow-empty': { type: 'boolean' },
+      all: { type: 'boolean' },
+      'ends-at': { type: 'string' },
+      'starts-at': { type: 'string' },
+    },
+    'lease-watchdog silence --help',
+  );
 }
 
-/** The flags of one verb or another (the others say where the silences are). */
-const VERB_FLAGS = [
-  'node',
-  'selector',
-  'for',
-  'comment',
-  'output',
-  'allow-empty',
-  'all',
-  'ends-at',
-  'starts-at',
-];
+type Values = ReturnType<typeof words>['values'];
 
-/** Refuses a flag of another verb (`--for` with `list`, …). */
-function onlyFlags(values: Values, verb: string, allowed: readonly string[]): void {
-  const extra = VERB_FLAGS.find((flag) => values[flag] !== undefined && !allowed.includes(flag));
+/** The flags that say where the silences are: every verb takes them; the others, one verb or another. */
+const STORE_FLAGS = ['help', 'state-file', 'table', 'cluster', 'region', 'kubeconfig', 'context'];
+
+/** Refuses a flag of another verb (`--for` with `list`, …): one the verb `takes` not. */
+function onlyFlags(values: Values, verb: string, takes: (flag: string) => boolean): void {
+  const extra = Object.keys(values).find((flag) => !STORE_FLAGS.includes(flag) && !takes(flag));
   if (extra !== undefined) throw usage(`${verb} does not take --${extra}`);
 }
 
@@ -246,11 +228,9 @@ function updateOf(
   values: Values,
   common: SilenceCommonOptions,
 ): SilenceCommand {
-  onlyFlags(values, 'update', ['for', 'comment', 'ends-at']);
+  onlyFlags(values, 'update', (flag) => ['for', 'comment', 'ends-at'].includes(flag));
   const [id] = idsOf('update', rest, false) as [string];
-  const forText = values.for as string | undefined;
-  const endsText = values['ends-at'] as string | undefined;
-  const comment = values.comment as string | undefined;
+  const { for: forText, 'ends-at': endsText, comment } = values;
   if (forText === undefined && endsText === undefined && comment === undefined) {
     throw usage('update needs what to change: --for DURATION, --ends-at TIME or --comment TEXT');
   }
@@ -272,8 +252,8 @@ function listOf(
   values: Values,
   common: SilenceCommonOptions,
 ): SilenceCommand {
-  onlyFlags(values, verb, ['output']);
-  const output = (values.output as string | undefined) ?? 'table';
+  onlyFlags(values, verb, (flag) => flag === 'output');
+  const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'json') {
     throw usage(`${verb} --output must be table or json (got "${sanitize(output)}")`);
   }
@@ -282,24 +262,18 @@ function listOf(
 
 function addOf(values: Values, common: SilenceCommonOptions): SilenceCommand {
   // Every verb's flag but list's --output.
-  const allowed = VERB_FLAGS.filter((flag) => flag !== 'output');
-  onlyFlags(values, 'add', allowed);
-  const forText = values.for as string | undefined;
-  const endsText = values['ends-at'] as string | undefined;
-  const startsText = values['starts-at'] as string | undefined;
+  onlyFlags(values, 'add', (flag) => flag !== 'output');
+  const { for: forText, 'ends-at': endsText, 'starts-at': startsText } = values;
   if (forText !== undefined && endsText !== undefined) {
     throw usage('add takes --for or --ends-at, not both');
   }
   return Object.freeze({
     verb: 'add',
-    target: targetOf(
-      (values.node as string[] | undefined) ?? [],
-      values.selector as string | undefined,
-    ),
+    target: targetOf(values.node ?? [], values.selector),
     forSeconds: endsText === undefined ? forSecondsOf(forText) : undefined,
     endsAt: endsText === undefined ? undefined : timeOf('--ends-at', endsText),
     startsAt: startsText === undefined ? undefined : timeOf('--starts-at', startsText),
-    comment: commentOf(values.comment as string | undefined),
+    comment: commentOf(values.comment),
     allowEmpty: values['allow-empty'] === true,
     all: values.all === true,
     ...common,
@@ -316,12 +290,12 @@ export function parseSilence(argv: readonly string[]): SilenceCommand | 'help' {
   }
   const common: SilenceCommonOptions = {
     store: storeOf(values),
-    cluster: values.cluster as string | undefined,
-    kubeconfig: values.kubeconfig as string | undefined,
-    context: values.context as string | undefined,
+    cluster: values.cluster,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
   };
   if (verb === 'expire') {
-    onlyFlags(values, 'expire', []);
+    onlyFlags(values, 'expire', () => false);
     return Object.freeze({ verb: 'expire', ids: idsOf('expire', rest, true), ...common });
   }
   if (verb === 'update') return updateOf(rest, values, common);

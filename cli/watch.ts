@@ -97,7 +97,7 @@ export async function watch(options: WatchOptions, parts: WatchParts, io: Io): P
     rechecks = nextRechecks(rechecks, outcome, io.now());
     const last =
       options.checks !== undefined && i === options.checks && (closing || rechecks.length === 0);
-    status = report(outcome, options, io, previous, last);
+    status = report(outcome, io, { options, previous, last });
     if (outcome.status !== 'busy') unsent = outcome.pending.length;
     // Each line of a notification sanitised; the block keeps its line breaks.
     for (const text of held.splice(0)) io.stdout(text.split('\n').map(sanitize).join('\n'));
@@ -138,14 +138,14 @@ function leftUnsent(count: number, options: WatchOptions, io: Io, status: number
   return EXIT_ERROR;
 }
 
+/** What a check found, said; `previous`: the verdicts of the check before; `last`: no check follows. */
 function report(
   outcome: CycleOutcome,
-  options: WatchOptions,
   io: Io,
-  previous: Map<string, Verdict> | undefined,
-  last: boolean,
+  at: { options: WatchOptions; previous: Map<string, Verdict> | undefined; last: boolean },
 ) {
-  const at = io.now();
+  const { options, previous, last } = at;
+  const now = io.now();
   if (outcome.status === 'busy') {
     io.stderr(`lease-watchdog: ${sanitize(outcome.reason)}; skipped this check`);
     return EXIT_OK;
@@ -163,9 +163,9 @@ function report(
   }
   if (outcome.status === 'unreadable') {
     io.stderr(
-      `lease-watchdog: ${timeOfDay(at)} cannot read the cluster: ${sanitize(outcome.error.message)}`,
+      `lease-watchdog: ${timeOfDay(now)} cannot read the cluster: ${sanitize(outcome.error.message)}`,
     );
-    const failed = { checkedAt: new Date(at).toISOString(), error: outcome.error.message };
+    const failed = { checkedAt: new Date(now).toISOString(), error: outcome.error.message };
     if (options.output === 'json') io.stdout(printableJson(JSON.stringify(failed)));
     if (options.output === 'yaml') io.stdout(`---\n${toYaml(failed)}`);
     return EXIT_ERROR;

@@ -34,7 +34,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'bench/cost/measure.ts': { params: 1 },
   'bench/fleet.ts': { params: 1 },
   'bench/run.ts': { params: 1 },
-  'cli/watch.ts': { params: 1 },
   'docs/notifications-on-call.ts': { long: 1 },
   'infra/alarms.ts': { long: 1 },
   'infra/cluster-access.ts': { params: 1 },

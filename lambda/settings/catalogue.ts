@@ -12,15 +12,7 @@ import { clusterList, clusterSchema, httpsUrlProblem, secretId } from './cluster
 import { DEFAULTS } from './defaults.js';
 import { discover } from './discovery.js';
 import { shown } from './errors.js';
-import {
-  cliOption,
-  flag,
-  fraction,
-  strictObject,
-  text,
-  wholeNumber,
-  wholeNumberOf,
-} from './fields.js';
+import { cliOption, flag, fraction, strictObject, text, wholeNumber } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -43,7 +35,7 @@ export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {
   meaning: '`table` and `wide`: print no header row',
 });
 
-export const interval = cliOption(CLI_FLAGS.interval, {
+export const interval = cliOption(CLI_FLAGS.intervalSeconds, {
   meaning: '`watch`: seconds between checks',
 });
 
@@ -82,8 +74,8 @@ export const gracePeriodSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
-  cli: CLI_FLAGS.gracePeriod,
-  schema: wholeNumberOf(CLI_FLAGS.gracePeriod.rule.whole),
+  cli: CLI_FLAGS.gracePeriodSeconds,
+  schema: wholeNumber(CLI_FLAGS.gracePeriodSeconds.rule.whole),
 });
 
 export const startupGraceSeconds = setting({
@@ -91,8 +83,8 @@ export const startupGraceSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
-  cli: CLI_FLAGS.startupGrace,
-  schema: wholeNumberOf(CLI_FLAGS.startupGrace.rule.whole),
+  cli: CLI_FLAGS.startupGraceSeconds,
+  schema: wholeNumber(CLI_FLAGS.startupGraceSeconds.rule.whole),
 });
 
 export const reminderIntervalSeconds = setting({
@@ -100,9 +92,9 @@ export const reminderIntervalSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.reminderIntervalSeconds,
   meaning: 'reminders while a node stays down; 0 turns them off',
-  cli: CLI_FLAGS.reminderInterval,
+  cli: CLI_FLAGS.reminderIntervalSeconds,
   // The flag also takes 1-59 (the demo's compressed timings remind every 36 s).
-  schema: wholeNumberOf(CLI_FLAGS.reminderInterval.rule.whole).refine(
+  schema: wholeNumber(CLI_FLAGS.reminderIntervalSeconds.rule.whole).refine(
     (seconds) => seconds === 0 || seconds >= 60,
     { error: (issue) => `must be 0 (no reminders) or at least 60 (got ${shown(issue.input)})` },
   ),
@@ -114,7 +106,7 @@ export const readFailuresBeforePage = setting({
   defaultValue: DEFAULTS.readFailuresBeforePage,
   meaning:
     'page the WATCHDOG when reads of a cluster have failed on at least this many checks in a row and for `gracePeriodSeconds` (50 s) or longer since the first of them, however often the watchdog looks (every failure counts in `ClusterReadFailures` from the first); 1 leaves the time alone to decide',
-  schema: wholeNumber(1, 60),
+  schema: wholeNumber({ min: 1, max: 60 }),
 });
 
 export const stuckRemovalSeconds = setting({
@@ -124,7 +116,7 @@ export const stuckRemovalSeconds = setting({
   defaultValue: DEFAULTS.stuckRemovalSeconds,
   meaning:
     "a cordoned, being-deleted or autoscaler/Karpenter-tainted node that is also silent (`expired` or `missing-lease` but for that) this long, on the watchdog's clock, pages: its removal seems stuck. Drains happen while the kubelet still renews; the silence of a normal removal or reboot lasts minutes. The `excludeSelector` is never timed out",
-  schema: wholeNumber(300, 7 * DAY),
+  schema: wholeNumber({ min: 300, max: 7 * DAY }),
 });
 
 export const storm = setting({
@@ -136,9 +128,11 @@ export const storm = setting({
   schema: strictObject(
     {
       zoneFraction: fraction().default(DEFAULTS.storm.zoneFraction),
-      zoneMinNodes: wholeNumber(1, 100_000).default(DEFAULTS.storm.zoneMinNodes),
+      zoneMinNodes: wholeNumber({ min: 1, max: 100_000 }).default(DEFAULTS.storm.zoneMinNodes),
       clusterFraction: fraction().default(DEFAULTS.storm.clusterFraction),
-      clusterMinNodes: wholeNumber(1, 100_000).default(DEFAULTS.storm.clusterMinNodes),
+      clusterMinNodes: wholeNumber({ min: 1, max: 100_000 }).default(
+        DEFAULTS.storm.clusterMinNodes,
+      ),
     },
     'storm thresholds',
   ),
@@ -150,8 +144,8 @@ export const nodeRefreshSeconds = setting({
   defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
     'list whole Nodes at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned): [the bytes each reads](docs/BENCHMARKS.md). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
-  cli: CLI_FLAGS.nodeRefresh,
-  schema: wholeNumberOf(CLI_FLAGS.nodeRefresh.rule.whole),
+  cli: CLI_FLAGS.nodeRefreshSeconds,
+  schema: wholeNumber(CLI_FLAGS.nodeRefreshSeconds.rule.whole),
 });
 
 export const requestTimeoutSeconds = setting({
@@ -159,8 +153,8 @@ export const requestTimeoutSeconds = setting({
   places: ['file', 'lambda', 'cli'],
   defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
-  cli: CLI_FLAGS.timeout,
-  schema: wholeNumberOf(CLI_FLAGS.timeout.rule.whole),
+  cli: CLI_FLAGS.timeoutSeconds,
+  schema: wholeNumber(CLI_FLAGS.timeoutSeconds.rule.whole),
 });
 
 /** An https URL for a chat message: no spaces or characters chat markdown would read as markup. */
@@ -304,7 +298,7 @@ export const alertmanager = setting({
           'must be the https:// URL of the Alertmanager without a user or password (keep them in authSecret), e.g. https://alertmanager.example.com:9093',
       }),
       authSecret: secretId(),
-      endsAfterMinutes: wholeNumber(2, 1440).default(10),
+      endsAfterMinutes: wholeNumber({ min: 2, max: 1440 }).default(10),
     },
     'Alertmanager: {"url": "https://...", "authSecret": "<secret name or ARN>"}',
   ),

@@ -75,7 +75,10 @@ export function flagProblem(rule: FlagRule, value: unknown): string | undefined 
 
 const aSwitch = { switch: true } as const;
 
-/** Every flag, in the order of `--help`'s lines (common ones first). */
+/**
+ * Every flag, under the name of the option it sets in the parsed command line (cli/args.ts), in
+ * the order of `--help`'s lines (common ones first).
+ */
 export const CLI_FLAGS = {
   kubeconfig: {
     flag: 'kubeconfig',
@@ -132,7 +135,7 @@ export const CLI_FLAGS = {
     defaultValue: false,
     rule: aSwitch,
   },
-  interval: {
+  intervalSeconds: {
     flag: 'interval',
     value: 'S',
     commands: ['watch'],
@@ -174,14 +177,14 @@ export const CLI_FLAGS = {
     defaultValue: false,
     rule: aSwitch,
   },
-  gracePeriod: {
+  gracePeriodSeconds: {
     flag: 'grace-period',
     value: 'S',
     help: 'silence that makes a lease expired, seconds',
     defaultValue: DEFAULTS.gracePeriodSeconds,
     rule: { whole: { min: 1, max: DAY } },
   },
-  startupGrace: {
+  startupGraceSeconds: {
     flag: 'startup-grace',
     value: 'S',
     help: 'age before a node without a renewed lease, or not ready, alerts',
@@ -190,7 +193,7 @@ export const CLI_FLAGS = {
     defaultValue: DEFAULTS.startupGraceSeconds,
     rule: { whole: { min: 0, max: DAY } },
   },
-  reminderInterval: {
+  reminderIntervalSeconds: {
     flag: 'reminder-interval',
     value: 'S',
     commands: ['watch'],
@@ -200,7 +203,7 @@ export const CLI_FLAGS = {
     // The deployment file also refuses 1-59; the demo's compressed timings remind every 36 s.
     rule: { whole: { min: 0, max: 7 * DAY, hint: '0 turns reminders off' } },
   },
-  nodeRefresh: {
+  nodeRefreshSeconds: {
     flag: 'node-refresh',
     value: 'S',
     commands: ['watch'],
@@ -210,7 +213,7 @@ export const CLI_FLAGS = {
     defaultValue: DEFAULTS.nodeRefreshSeconds,
     rule: { whole: { min: 0, max: 3_600, hint: '0 lists whole Nodes on every check' } },
   },
-  timeout: {
+  timeoutSeconds: {
     flag: 'timeout',
     aliases: ['request-timeout'],
     value: 'S',

@@ -9,7 +9,8 @@ import { commentProblem, MAX_WINDOW_SECONDS } from '../core/silences.js';
 import { CLI_FLAGS } from './cli-flags.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { cliOption, flag, labelSelector, strictObject, text } from './fields.js';
+import { labelSelectorRules } from './field-checks.js';
+import { awsRegion, cliOption, flag, roleArn, strictObject, text } from './fields.js';
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -38,15 +39,18 @@ export function secretId() {
   });
 }
 
+/** What is wrong with a user or password in an https:// URL: `why` it must not carry one. */
+function credentialsProblem(url: URL, why: string): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  return `must not carry a user or password (https://user:pass@host): ${why}`;
+}
+
 /** An https:// URL (of `what`) without credentials in it (they would end up in errors and logs). */
 export const httpsUrlProblem = (what: string) => (server: string) => {
   const url = URL.parse(server);
   if (url?.protocol !== 'https:')
     return `must be the https:// URL of ${what} (got ${shown(server)})`;
-  if (url.username !== '' || url.password !== '') {
-    return 'must not carry a user or password (https://user:pass@host): keep credentials in the secret';
-  }
-  return undefined;
+  return credentialsProblem(url, 'keep credentials in the secret');
 };
 
 const kubeconfigAuth = strictObject(
@@ -87,17 +91,11 @@ const eksAuth = strictObject(
       pattern: PATTERNS.EKS_CLUSTER_NAME,
       invalid: EKS_CLUSTER_NAME_PROBLEM,
     }).optional(),
-    region: text({
-      hint: 'the AWS region of the cluster',
-      pattern: PATTERNS.REGION,
-      invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
-    }).optional(),
-    roleArn: text({
-      hint: "the IAM role in the cluster's account that the function assumes",
-      pattern: PATTERNS.ROLE_ARN,
-      invalid: (value) =>
-        `must be an IAM role ARN like arn:aws:iam::210987654321:role/lease-watchdog-reader (got ${shown(value)})`,
-    }).optional(),
+    region: awsRegion('the AWS region of the cluster').optional(),
+    roleArn: roleArn(
+      "the IAM role in the cluster's account that the function assumes",
+      'lease-watchdog-reader',
+    ).optional(),
   },
   'an EKS cluster',
 );
@@ -146,9 +144,6 @@ const auth = setting({
   }),
 });
 
-/** How the watchdog reaches one cluster's API server. */
-export type ClusterAuth = z.output<typeof auth>;
-
 const namespace = setting({
   key: 'clusters[].namespace',
   places: ['file', 'lambda', 'cli'],
@@ -194,7 +189,7 @@ const maintenanceWindow = strictObject(
       },
     }),
     duration: text({ hint: 'how long each window lasts, e.g. "2h"', check: windowDurationProblem }),
-    selector: labelSelector('eks.amazonaws.com/nodegroup=batch').optional(),
+    selector: text(labelSelectorRules('eks.amazonaws.com/nodegroup=batch')).optional(),
     comment: text({
       hint: 'why, shown in the reason of each node it suppresses',
       check: (value) => {
@@ -232,10 +227,7 @@ function runbookUrlProblem(value: string): string | undefined {
   if (url?.protocol !== 'https:' || value.length > 1000 || /\s/.test(value)) {
     return `must be an https:// URL of at most 1000 characters, e.g. https://wiki.example.com/runbooks/node-down (got ${shown(value)})`;
   }
-  if (url.username !== '' || url.password !== '') {
-    return 'must not carry a user or password (https://user:pass@host): every recipient of the alerts sees it';
-  }
-  return undefined;
+  return credentialsProblem(url, 'every recipient of the alerts sees it');
 }
 
 const runbookUrl = setting({

@@ -10,8 +10,7 @@ import * as z from 'zod';
 import { clusterSchema } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
-import { flag, strictObject, text, wholeNumber } from './fields.js';
-import { PATTERNS } from './patterns.js';
+import { awsRegion, flag, roleArn, strictObject, wholeNumber } from './fields.js';
 import { setting } from './registry.js';
 
 export { KUBERNETES_GROUP } from './access-policy.js';
@@ -44,18 +43,10 @@ function tagFilter(example: string) {
     });
 }
 
-const roleArn = text({
-  hint: "the IAM role in the account's that the function assumes to search it",
-  pattern: PATTERNS.ROLE_ARN,
-  invalid: (value) =>
-    `must be an IAM role ARN like arn:aws:iam::210987654321:role/lease-watchdog-discovery (got ${shown(value)})`,
-});
-
-const region = text({
-  hint: 'an AWS region',
-  pattern: PATTERNS.REGION,
-  invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
-});
+const accountRole = roleArn(
+  "the IAM role in the account's that the function assumes to search it",
+  'lease-watchdog-discovery',
+);
 
 /** The most regions and accounts one discovery searches (each pair is one ListClusters walk). */
 export const MAX_DISCOVERY_REGIONS = 30;
@@ -75,16 +66,19 @@ export const discover = setting({
     '`{"regions":["eu-west-1"],"accounts"?:[{"roleArn":"arn:aws:iam::210987654321:role/lease-watchdog-discovery"}],"tags"?:{"lease-watchdog":"on"},"excludeTags"?:{"lease-watchdog":"off"},"grantAccess"?:false,"everyMinutes"?:5}`: also watch the `ACTIVE` EKS clusters of these regions, in the stack\'s account and in each `accounts` role\'s (assumed as `clusters[].auth.roleArn` is), that carry every tag of `tags` and none of `excludeTags`, from `everyMinutes` (1-60) plus one check period after their creation; with `grantAccess` the function creates its own EKS access entry on each, otherwise a NOTICE says the command to run. Names, tags, access and announcements: [docs/DEPLOY.md](docs/DEPLOY.md#discovered-clusters)',
   schema: strictObject(
     {
-      regions: listOf(region, MAX_DISCOVERY_REGIONS, '["eu-west-1"]'),
+      regions: listOf(awsRegion(), MAX_DISCOVERY_REGIONS, '["eu-west-1"]'),
       accounts: listOf(
-        strictObject({ roleArn }, 'an account: {"roleArn": "arn:aws:iam::...:role/..."}'),
+        strictObject(
+          { roleArn: accountRole },
+          'an account: {"roleArn": "arn:aws:iam::...:role/..."}',
+        ),
         MAX_DISCOVERY_ACCOUNTS,
         '[{"roleArn": "arn:aws:iam::210987654321:role/lease-watchdog-discovery"}]',
       ).optional(),
       tags: tagFilter('{"lease-watchdog": "on"}').optional(),
       excludeTags: tagFilter('{"lease-watchdog": "off"}').optional(),
       grantAccess: flag().default(false),
-      everyMinutes: wholeNumber(1, 60, 'how often discovery runs').default(
+      everyMinutes: wholeNumber({ min: 1, max: 60, hint: 'how often discovery runs' }).default(
         DEFAULTS.discoveryMinutes,
       ),
     },

@@ -103,12 +103,15 @@ const ANY_NODE: readonly Readonly<Record<string, string>>[] = [
   { 'kubernetes.io/hostname': '\0', 'kubernetes.io/os': '\0', 'kubernetes.io/arch': '\0' },
 ];
 
-/** An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too). */
-export function topicArnRules(hint: string): TextRules {
+/**
+ * An SNS topic ARN, standard or FIFO (the CLI's --sns-topic-arn and the Lambda's TOPIC_ARN too);
+ * `example` is the topic's name in the error's example.
+ */
+export function topicArnRules(hint: string, example = 'alerts'): TextRules {
   return {
     hint,
     pattern: PATTERNS.TOPIC_ARN,
     invalid: (value) =>
-      `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:alerts (got ${shown(value)})`,
+      `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:${example} (got ${shown(value)})`,
   };
 }

@@ -8,7 +8,6 @@ import { type CliFlag, type FlagRule, oneOfMessage } from './cli-flags.js';
 import { shown } from './errors.js';
 import {
   isDeployTimeValue,
-  labelSelectorRules,
   notTextMessage,
   positiveSecondsProblem,
   type TextRules,
@@ -16,6 +15,7 @@ import {
   type WholeNumberRule,
   wholeNumberMessage,
 } from './field-checks.js';
+import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
 type Issue = { readonly code?: string; readonly input?: unknown };
@@ -26,14 +26,9 @@ export const knownAtSynth = {
 };
 
 /** A whole number in [min, max]; `hint` follows the value in the message. */
-export function wholeNumber(min: number, max: number, hint?: string) {
-  const error = (issue: Issue) => wholeNumberMessage({ min, max, hint }, issue.input);
-  return z.int({ error }).min(min, { error }).max(max, { error });
-}
-
-/** `wholeNumber` of a flag's rule (cli-flags.ts). */
-export function wholeNumberOf({ min, max, hint }: WholeNumberRule) {
-  return wholeNumber(min, max, hint);
+export function wholeNumber(rule: WholeNumberRule) {
+  const error = (issue: Issue) => wholeNumberMessage(rule, issue.input);
+  return z.int({ error }).min(rule.min, { error }).max(rule.max, { error });
 }
 
 /** A number of seconds greater than 0 and at most `max`, fractions allowed. */
@@ -55,7 +50,7 @@ export function flag() {
 
 /** The schema of a flag's rule (cli-flags.ts), with the messages `flagProblem` gives. */
 function flagSchema(rule: FlagRule): z.ZodType {
-  if ('whole' in rule) return wholeNumberOf(rule.whole);
+  if ('whole' in rule) return wholeNumber(rule.whole);
   if ('positiveSecondsUpTo' in rule) return positiveSeconds(rule.positiveSecondsUpTo);
   if ('oneOf' in rule) {
     return z.enum(rule.oneOf, { error: (issue) => oneOfMessage(rule.oneOf, issue.input) });
@@ -128,9 +123,23 @@ export function idList(pattern: RegExp, example: string) {
     .min(1, { error: listError });
 }
 
-/** A Kubernetes label selector (`kubectl -l` syntax); `example` shows a valid one in the error. */
-export function labelSelector(example: string) {
-  return text(labelSelectorRules(example));
+/** An AWS region; `hint` says whose. */
+export function awsRegion(hint = 'an AWS region') {
+  return text({
+    hint,
+    pattern: PATTERNS.REGION,
+    invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
+  });
+}
+
+/** An IAM role ARN; `hint` says which role, `role` is the example's role name in the error. */
+export function roleArn(hint: string, role: string) {
+  return text({
+    hint,
+    pattern: PATTERNS.ROLE_ARN,
+    invalid: (value) =>
+      `must be an IAM role ARN like arn:aws:iam::210987654321:role/${role} (got ${shown(value)})`,
+  });
 }
 
 /** A command-line option: its key, schema and default come from its flag (cli-flags.ts). */

@@ -151,14 +151,8 @@ function checkSettings<
         `clusters[${i}].auth.clusterName ${EKS_CLUSTER_NAME_PROBLEM(cluster.name)}`,
       );
     }
-    const { mode, region, roleArn } = cluster.auth;
-    const auth = {
-      mode,
-      clusterName: cluster.name,
-      ...(region === undefined ? {} : { region }),
-      ...(roleArn === undefined ? {} : { roleArn }),
-    };
-    return { ...cluster, auth };
+    const { mode, clusterName: _unset, ...where } = cluster.auth;
+    return { ...cluster, auth: { mode, clusterName: cluster.name, ...where } };
   });
   return { ...settings, clusters };
 }

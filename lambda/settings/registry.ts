@@ -6,8 +6,6 @@
 import type { z } from 'zod';
 import type { CliFlag } from './cli-flags.js';
 
-export type { CliFlag };
-
 /** Where a setting can be given. */
 export type Place = 'file' | 'lambda' | 'cli';
 

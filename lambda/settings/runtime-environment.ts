@@ -151,37 +151,54 @@ export function settingsJson(env: Environment, clusterFile?: ClusterFileSource):
  * the side topics and the queue as the settings ask for them. Frozen.
  */
 export function runtimeConfigOf(env: Environment, settings: WatchdogSettings): RuntimeConfig {
-  const topicArn = requiredText(
-    env,
-    RUNTIME_ENV.topicArn,
-    topicArnRules('the SNS topic that receives the notifications'),
-  );
-  const stateTable = requiredText(env, RUNTIME_ENV.stateTable, {
-    hint: 'the DynamoDB table that keeps the watchdog state',
-    pattern: PATTERNS.TABLE_NAME,
-    invalid: (value) => `must be a DynamoDB table name (got ${shown(value)})`,
-  });
-  const chatTopicArn =
-    settings.chatNotifications === undefined
-      ? undefined
-      : sideTopicArnOf(env, RUNTIME_ENV.chatTopicArn, 'chat notifications', 'chatNotifications');
-  const machineTopicArn =
-    settings.machineTopic !== true
-      ? undefined
-      : sideTopicArnOf(env, RUNTIME_ENV.machineTopicArn, 'the machine topic', 'machineTopic');
-  const recheckQueueUrl = queueUrlOf(env, RUNTIME_ENV.recheckQueueUrl, 'rechecks');
-  const dispatchQueueUrl = queueUrlOf(env, RUNTIME_ENV.dispatchQueueUrl, 'checks');
-  const functionRoleArn = functionRoleArnOf(env);
-  return deepFreeze({
+  const sideTopic = (name: string, setting: string, what: string, example: string) =>
+    requiredText(
+      env,
+      name,
+      topicArnRules(
+        `the SNS topic of ${what}, as ${setting} is set; the CDK stack sets it`,
+        example,
+      ),
+    );
+  const queueUrl = (name: string, example: string) =>
+    optionalText(env, name, {
+      hint: 'an SQS queue URL',
+      pattern: /^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/,
+      invalid: (url) =>
+        `must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/${example} (got ${shown(url)})`,
+    });
+  const config = {
     settings,
-    topicArn,
-    stateTable,
-    ...(chatTopicArn === undefined ? {} : { chatTopicArn }),
-    ...(machineTopicArn === undefined ? {} : { machineTopicArn }),
-    ...(recheckQueueUrl === undefined ? {} : { recheckQueueUrl }),
-    ...(functionRoleArn === undefined ? {} : { functionRoleArn }),
-    ...(dispatchQueueUrl === undefined ? {} : { dispatchQueueUrl }),
-  });
+    topicArn: requiredText(
+      env,
+      RUNTIME_ENV.topicArn,
+      topicArnRules('the SNS topic that receives the notifications'),
+    ),
+    stateTable: requiredText(env, RUNTIME_ENV.stateTable, {
+      hint: 'the DynamoDB table that keeps the watchdog state',
+      pattern: PATTERNS.TABLE_NAME,
+      invalid: (value) => `must be a DynamoDB table name (got ${shown(value)})`,
+    }),
+    chatTopicArn:
+      settings.chatNotifications === undefined
+        ? undefined
+        : sideTopic(RUNTIME_ENV.chatTopicArn, 'chatNotifications', 'chat notifications', 'chat'),
+    machineTopicArn:
+      settings.machineTopic !== true
+        ? undefined
+        : sideTopic(RUNTIME_ENV.machineTopicArn, 'machineTopic', 'the machine topic', 'machine'),
+    recheckQueueUrl: queueUrl(RUNTIME_ENV.recheckQueueUrl, 'rechecks'),
+    dispatchQueueUrl: queueUrl(RUNTIME_ENV.dispatchQueueUrl, 'checks'),
+    functionRoleArn: optionalText(env, RUNTIME_ENV.functionRoleArn, {
+      hint: "the function's own role",
+      pattern: PATTERNS.ROLE_ARN,
+      invalid: (value) =>
+        `must be an IAM role ARN like arn:aws:iam::123456789012:role/lease-watchdog (got ${shown(value)})`,
+    }),
+  };
+  // A variable the stack did not set is left out, not kept as undefined.
+  const set = Object.entries(config).filter(([, value]) => value !== undefined);
+  return deepFreeze(Object.fromEntries(set) as unknown as RuntimeConfig);
 }
 
 /** A variable the stack sets: required (`rules.hint` says what it is), and checked by `rules`. */
@@ -192,37 +209,10 @@ function requiredText(env: Environment, name: string, rules: TextRules): string 
   return value;
 }
 
-/** The ARN in `name` (CHAT_TOPIC_ARN, MACHINE_TOPIC_ARN), required as `setting` is set. */
-function sideTopicArnOf(env: Environment, name: string, what: string, setting: string): string {
-  const example = name === RUNTIME_ENV.chatTopicArn ? 'chat' : 'machine';
-  return requiredText(env, name, {
-    hint: `the SNS topic of ${what}, as ${setting} is set; the CDK stack sets it`,
-    pattern: PATTERNS.TOPIC_ARN,
-    invalid: (value) =>
-      `must be an SNS topic ARN like arn:aws:sns:eu-west-1:123456789012:${example} (got ${shown(value)})`,
-  });
-}
-
-/** A queue's URL (RECHECK_QUEUE_URL, DISPATCH_QUEUE_URL), when the stack set it. */
-function queueUrlOf(env: Environment, name: string, example: string): string | undefined {
-  const url = env[name]?.trim() || undefined;
-  if (url !== undefined && !/^https:\/\/[^\s/]+\/\d{12}\/[\w-]{1,80}$/.test(url)) {
-    throw new ConfigError(
-      `${name} must be an SQS queue URL like https://sqs.eu-west-1.amazonaws.com/123456789012/${example} (got ${shown(url)})`,
-    );
-  }
-  return url;
-}
-
-/** FUNCTION_ROLE_ARN, when the stack set it: an IAM role ARN. */
-function functionRoleArnOf(env: Environment): string | undefined {
-  const roleArn = env[RUNTIME_ENV.functionRoleArn]?.trim() || undefined;
-  if (roleArn !== undefined && !PATTERNS.ROLE_ARN.test(roleArn)) {
-    throw new ConfigError(
-      `${RUNTIME_ENV.functionRoleArn} must be an IAM role ARN like arn:aws:iam::123456789012:role/lease-watchdog (got ${shown(roleArn)})`,
-    );
-  }
-  return roleArn;
+/** A variable the stack sets only with what needs it: checked by `rules` when set. */
+function optionalText(env: Environment, name: string, rules: TextRules): string | undefined {
+  const value = env[name]?.trim() || undefined;
+  return value === undefined ? undefined : requiredText(env, name, rules);
 }
 
 /**

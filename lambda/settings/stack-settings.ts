@@ -9,7 +9,15 @@ import { deployedClusters } from './clusters.js';
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
 import { topicArnRules } from './field-checks.js';
-import { flag, idList, knownAtSynth, strictObject, text, wholeNumber } from './fields.js';
+import {
+  awsRegion,
+  flag,
+  idList,
+  knownAtSynth,
+  strictObject,
+  text,
+  wholeNumber,
+} from './fields.js';
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
@@ -110,11 +118,11 @@ const reservedConcurrency = setting({
   shownDefault: `clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}; ${DEFAULTS.reservedConcurrencyCap} with \`dispatch\` or \`discover\``,
   meaning:
     "a cap, so a runaway cannot eat the account's concurrency (1,000 by default, of which Lambda keeps 100 unreserved: at most 900)",
-  schema: wholeNumber(
-    1,
-    900,
-    `an account has 1,000 concurrent executions by default and Lambda keeps 100 unreserved; the default is clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}`,
-  ),
+  schema: wholeNumber({
+    min: 1,
+    max: 900,
+    hint: `an account has 1,000 concurrent executions by default and Lambda keeps 100 unreserved; the default is clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}`,
+  }),
 });
 
 const memoryMb = setting({
@@ -123,11 +131,11 @@ const memoryMb = setting({
   shownDefault: `${DEFAULTS.memoryMb}, or sized from \`largestClusterNodes\``,
   meaning:
     "the function's memory: 512 MB has room for ~100,000 nodes ([measured](docs/BENCHMARKS.md)); give a larger cluster more, or set `largestClusterNodes` instead",
-  schema: wholeNumber(
-    256,
-    10_240,
-    'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 100,000 nodes',
-  ),
+  schema: wholeNumber({
+    min: 256,
+    max: 10_240,
+    hint: 'Lambda allows 128-10240 MB; the watchdog needs ~512 MB for 100,000 nodes',
+  }),
 });
 
 const largestClusterNodes = setting({
@@ -136,11 +144,11 @@ const largestClusterNodes = setting({
   shownDefault: 'none',
   meaning:
     "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice the function's measured peak (~130 MB + 1.25 MB per 1,000 nodes, `npm run bench:function`) in 128 MB steps, at least 512 MB: 512 MB for 100,000, 640 MB for 150,000",
-  schema: wholeNumber(
-    1,
-    1_000_000,
-    "the node count of the largest cluster, e.g. 100000; the function's memory is sized from it",
-  ),
+  schema: wholeNumber({
+    min: 1,
+    max: 1_000_000,
+    hint: "the node count of the largest cluster, e.g. 100000; the function's memory is sized from it",
+  }),
 });
 
 const vpcIdError = (issue: { input?: unknown }) =>
@@ -196,11 +204,7 @@ const region = setting({
   places: ['file'],
   shownDefault: '`CDK_DEPLOY_REGION`',
   meaning: 'the AWS region to deploy to',
-  schema: text({
-    hint: 'an AWS region',
-    pattern: PATTERNS.REGION,
-    invalid: (value) => `must be an AWS region like eu-west-1 (got ${shown(value)})`,
-  }),
+  schema: awsRegion(),
 });
 
 const stackName = setting({
