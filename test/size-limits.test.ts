@@ -72,7 +72,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/handler/notification-paths.ts': { params: 1 },
   'lambda/use-cases/check-cycle.ts': { file: 1, long: 1, params: 3 },
   'lambda/use-cases/claim-and-record.ts': { params: 2 },
-  'lambda/use-cases/dispatch.ts': { params: 1 },
   'lambda/use-cases/invocation.ts': { params: 1 },
   'lambda/use-cases/on-call-delivery.ts': { params: 1 },
   'lambda/use-cases/outbox-publishing.ts': { params: 1 },
