@@ -246,27 +246,22 @@ function silenced(
   const silence = silences
     .filter((s) => targetHolds(s.target, node.name, labelsOf))
     .sort((a, b) => b.endsAt - a.endsAt)[0];
-  if (silence !== undefined) {
-    return {
-      ...node,
-      verdict: 'suppressed',
-      suppressedBy: 'silenced',
-      suppressedVerdict: hidden,
-      reason: `silenced by ${silence.id} until ${utcMinute(silence.endsAt)}: ${quoted(silence.comment)}; ${node.reason}`,
-    };
-  }
   const open = windows
     .filter((w) => windowHolds(w.window, node.name, labelsOf))
     .sort((a, b) => b.end - a.end)[0];
-  if (open === undefined) return node;
-  const { window, end } = open;
-  const why = window.comment === undefined ? '' : `: ${quoted(window.comment)}`;
+  const why =
+    silence !== undefined
+      ? `silenced by ${silence.id} until ${utcMinute(silence.endsAt)}: ${quoted(silence.comment)}`
+      : open !== undefined
+        ? `in maintenance window "${open.window.schedule.source}" until ${utcMinute(open.end)}${open.window.comment === undefined ? '' : `: ${quoted(open.window.comment)}`}`
+        : undefined;
+  if (why === undefined) return node;
   return {
     ...node,
     verdict: 'suppressed',
-    suppressedBy: 'maintenance',
+    suppressedBy: silence !== undefined ? 'silenced' : 'maintenance',
     suppressedVerdict: hidden,
-    reason: `in maintenance window "${window.schedule.source}" until ${utcMinute(end)}${why}; ${node.reason}`,
+    reason: `${why}; ${node.reason}`,
   };
 }
 

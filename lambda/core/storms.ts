@@ -22,7 +22,7 @@
  *   cluster).
  */
 import type { StormIncident } from './alert-state.js';
-import type { NodeGroupSummary, ZoneSummary } from './model.js';
+import type { Evaluation, NodeGroupSummary, ZoneSummary } from './model.js';
 import type { StormInfo } from './notification.js';
 import { compareNames } from './verdict-list.js';
 
@@ -117,10 +117,7 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** What the storm sees now, beside the counts: zones and node groups of this check. */
-export interface StormCounts {
-  readonly zones: readonly ZoneSummary[];
-  readonly nodeGroups: readonly NodeGroupSummary[];
-}
+type StormCounts = Pick<Evaluation, 'zones' | 'nodeGroups'>;
 
 /** Compares this check's detection with the storm remembered from earlier checks. */
 export function stormChange(
