@@ -138,7 +138,12 @@ describe('the custom notification', () => {
       { change: 'appeared', message: 'payments (eu-west-1) appeared', advice: 'aws eks x' },
       AT,
     );
-    const overdue = checksOverdueNotice('started', ['bravo', 'alpha'], 2, 180_000, AT);
+    const overdue = checksOverdueNotice(
+      'started',
+      ['bravo', 'alpha'],
+      { overdue: 2, afterMs: 180_000 },
+      AT,
+    );
     const cases: [Notification, RegExp, RegExp][] = [
       [discovery, /^🟢 \[payments\] NOTICE: discovered/, /appeared\nTo run: `aws eks x`/],
       [

@@ -144,8 +144,7 @@ export function discoveryNotice(
 export function checksOverdueNotice(
   state: 'started' | 'ended',
   clusters: readonly string[],
-  overdue: number,
-  afterMs: number,
+  { overdue, afterMs }: { readonly overdue: number; readonly afterMs: number },
   now: number,
 ): Notification {
   const sorted = [...clusters].sort();

@@ -150,7 +150,7 @@ async function fleetSwitch(
   for (const state of ['started', 'ended'] as const) {
     const changed = changes[state];
     if (changed.length === 0) continue;
-    const notice = checksOverdueNotice(state, changed, overdue.length, afterMs, at);
+    const notice = checksOverdueNotice(state, changed, { overdue: overdue.length, afterMs }, at);
     if (!(await published(deps, notice, signal))) continue;
     for (const name of changed) state === 'started' ? next.add(name) : next.delete(name);
   }
