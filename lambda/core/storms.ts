@@ -132,34 +132,26 @@ export function stormChange(
   }
   const crossedZones = detection.crossed.map((z) => z.zone);
   const crossedGroups = detection.crossedNodeGroups.map((g) => g.nodeGroup);
-  if (previous === null) {
-    return {
-      notice: 'active',
-      next: {
-        scope: detection.scope,
-        zones: crossedZones,
-        ...(crossedGroups.length === 0 ? {} : { nodeGroups: crossedGroups }),
-        since: now,
-      },
-      info: activeInfo(detection, counts),
-    };
-  }
-  const knownZones = new Set(previous.zones);
-  const knownGroups = new Set(previous.nodeGroups ?? []);
+  // A new storm spreads from nothing.
+  const was = previous ?? { scope: detection.scope, zones: [], since: now };
+  const knownZones = new Set(was.zones);
+  const knownGroups = new Set(was.nodeGroups ?? []);
   const spread =
-    previous.scope !== 'cluster' &&
-    (detection.scope === 'cluster' ||
-      crossedZones.some((zone) => !knownZones.has(zone)) ||
-      crossedGroups.some((group) => !knownGroups.has(group)));
-  const zones = [...new Set([...previous.zones, ...crossedZones])].sort();
-  const nodeGroups = [...new Set([...(previous.nodeGroups ?? []), ...crossedGroups])].sort();
+    previous === null ||
+    (previous.scope !== 'cluster' &&
+      (detection.scope === 'cluster' ||
+        crossedZones.some((zone) => !knownZones.has(zone)) ||
+        crossedGroups.some((group) => !knownGroups.has(group))));
+  const zones = [...new Set([...was.zones, ...crossedZones])].sort();
+  const nodeGroups = [...new Set([...(was.nodeGroups ?? []), ...crossedGroups])].sort();
   const scope: StormScope =
-    previous.scope === 'cluster' || detection.scope === 'cluster'
+    was.scope === 'cluster' || detection.scope === 'cluster'
       ? 'cluster'
       : zones.length > 0
         ? 'zone'
         : 'node-group';
   const next =
+    previous !== null &&
     scope === previous.scope &&
     sameNames(zones, previous.zones) &&
     sameNames(nodeGroups, previous.nodeGroups ?? [])
@@ -168,7 +160,7 @@ export function stormChange(
           scope,
           zones,
           ...(nodeGroups.length === 0 ? {} : { nodeGroups }),
-          since: previous.since,
+          since: was.since,
         };
   if (!spread) return { notice: null, next };
   return { notice: 'active', next, info: activeInfo(detection, counts) };
