@@ -183,14 +183,7 @@ function activeInfo(detection: StormDetection, counts: StormCounts): StormInfo {
 
 /** The zones and node groups of the storm that ended, with their counts now. */
 function endedInfo(previous: StormIncident, counts: StormCounts): StormInfo {
-  let clusterTotal = 0;
-  let clusterSilent = 0;
-  const zones = new Map<string, ZoneSummary>();
-  for (const zone of counts.zones) {
-    clusterTotal += zone.total;
-    clusterSilent += zone.silent;
-    zones.set(zone.zone, zone);
-  }
+  const zones = new Map(counts.zones.map((z) => [z.zone, z]));
   const groups = new Map(counts.nodeGroups.map((g) => [g.nodeGroup, g]));
   const cluster = previous.scope === 'cluster';
   const listedZones = cluster
@@ -206,8 +199,8 @@ function endedInfo(previous: StormIncident, counts: StormCounts): StormInfo {
     scope: previous.scope,
     zones: listedZones,
     ...(listedGroups.length === 0 ? {} : { nodeGroups: listedGroups }),
-    clusterTotal,
-    clusterSilent,
+    clusterTotal: counts.zones.reduce((sum, z) => sum + z.total, 0),
+    clusterSilent: counts.zones.reduce((sum, z) => sum + z.silent, 0),
   };
 }
 
