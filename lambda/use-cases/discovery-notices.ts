@@ -171,8 +171,13 @@ export async function announce(
   for (const record of next) {
     if (deletions.includes(record) && !claimed.has(record)) continue; // another run announces it
     const change = pendingChange(record);
+    const advice = change === 'appeared' ? await accessAdvice(deps, record, signal) : undefined;
+    const said = change && { change, message: changeMessage(record, change) };
     let done = record;
-    if (change !== undefined && (await publishChange(deps, record, change, signal))) {
+    if (
+      said &&
+      (await publish(deps, record.name, { ...said, ...(advice && { advice }) }, signal))
+    ) {
       done = { ...done, announcedState: record.state, announcing: undefined };
       if (change === 'appeared') done = { ...done, announcedSettings: taggedSettings(record) };
       notices++;
@@ -239,17 +244,6 @@ async function forgetReplaced(
       cluster: name,
     });
   }
-}
-
-async function publishChange(
-  deps: NoticeDeps,
-  record: DiscoveredRecord,
-  change: Change,
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const advice = change === 'appeared' ? await accessAdvice(deps, record, signal) : undefined;
-  const message = changeMessage(record, change);
-  return publish(deps, record.name, { change, message, ...(advice ? { advice } : {}) }, signal);
 }
 
 /**
