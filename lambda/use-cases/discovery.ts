@@ -24,6 +24,7 @@ import type {
 import { identityOf } from '../ports/index.js';
 import { type DiscoverSettings, discoveredSettings, matchesTags } from '../settings/discovery.js';
 import { announce, identityIn, type NoticeDeps, taggedSettings } from './discovery-notices.js';
+import { InvocationError } from './invocation.js';
 
 export interface DiscoveryDeps extends NoticeDeps {
   readonly finder: ClusterFinder;
@@ -36,10 +37,6 @@ export interface DiscoveryReport {
   readonly dropped: readonly string[];
   readonly notices: number;
   readonly failedScopes: number;
-}
-
-export class DiscoveryError extends Error {
-  override readonly name = 'WatchdogError';
 }
 
 /** Every place `discover` names: each region, of the function's account and of each role's. */
@@ -61,7 +58,7 @@ export async function runDiscovery(
   signal?: AbortSignal,
 ): Promise<DiscoveryReport> {
   const { discover } = deps.settings;
-  if (discover === undefined) throw new DiscoveryError('discover is not set: nothing to discover');
+  if (discover === undefined) throw new InvocationError('discover is not set: nothing to discover');
   const scopes = scopesOf(discover);
   const [searched, remembered] = await Promise.all([
     Promise.allSettled(scopes.map((scope) => deps.finder.find(scope, signal))),
@@ -85,7 +82,7 @@ export async function runDiscovery(
   const next = judge(found, remembered, failed, { discover, listed, logger: deps.logger });
   const report = await announce(deps, remembered, next, signal);
   if (failed.size > 0) {
-    throw new DiscoveryError(
+    throw new InvocationError(
       `discovery could not search ${failed.size} of ${scopes.length} scopes (see the log); their clusters stay as they were`,
     );
   }
