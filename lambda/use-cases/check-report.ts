@@ -84,11 +84,9 @@ function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): v
     });
   }
   metrics.record(name, 'NotificationsSent', delivery.published.length, 'Count');
-  if (delivery.publishError !== undefined && delivery.pending.length > 0) {
-    const message =
-      delivery.publishError instanceof Error
-        ? delivery.publishError.message
-        : String(delivery.publishError);
+  const { publishError } = delivery;
+  if (publishError !== undefined && delivery.pending.length > 0) {
+    const message = publishError instanceof Error ? publishError.message : String(publishError);
     logger.error('notification not published; kept for the next check', {
       cluster: name,
       pending: delivery.pending.length,

@@ -64,19 +64,17 @@ export async function runDiscovery(
     Promise.allSettled(scopes.map((scope) => deps.finder.find(scope, signal))),
     deps.store.load(signal),
   ]);
-  const found: FoundEksCluster[] = [];
+  const found = searched.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
   const failed = new Set<string>();
   searched.forEach((result, i) => {
     const scope = scopes[i] as SearchScope;
-    if (result.status === 'fulfilled') found.push(...result.value);
-    else {
-      failed.add(scopeKey(scope));
-      deps.logger.error('discovery could not search', {
-        region: scope.region,
-        roleArn: scope.roleArn,
-        error: result.reason instanceof Error ? result.reason.message : String(result.reason),
-      });
-    }
+    if (result.status === 'fulfilled') return;
+    failed.add(scopeKey(scope));
+    deps.logger.error('discovery could not search', {
+      region: scope.region,
+      roleArn: scope.roleArn,
+      error: result.reason instanceof Error ? result.reason.message : String(result.reason),
+    });
   });
   const listed = new Set(deps.settings.clusters.map((c) => c.name));
   const next = judge(found, remembered, failed, { discover, listed, logger: deps.logger });
