@@ -5,7 +5,8 @@
  * change is written, announced once and recorded (announce).
  */
 import { EMPTY_ALERT_STATE } from '../core/alert-state.js';
-import { discoveryNotice } from '../core/watchdog-alerts.js';
+import type { NoticeInfo } from '../core/notification.js';
+import { composeNotice } from '../core/watchdog-alerts.js';
 import type {
   ClusterAccess,
   DiscoveredRecord,
@@ -37,6 +38,8 @@ export interface NoticeDeps extends AccessDeps {
 }
 
 type Change = 'appeared' | 'deleted' | 'dropped';
+/** What one of discovery's NOTICEs says about a cluster. */
+type News = Omit<Extract<NoticeInfo, { topic: 'discovery' }>, 'topic'>;
 
 /** Where a discovered cluster is, for people: `'prod' in eu-west-1 (through role …)`. */
 function where(record: DiscoveredRecord): string {
@@ -256,8 +259,7 @@ async function announceAside(
   signal?: AbortSignal,
 ): Promise<Partial<DiscoveredRecord>[]> {
   const said: Partial<DiscoveredRecord>[] = [];
-  const say = (info: Parameters<typeof discoveryNotice>[1]) =>
-    publish(deps, record.name, info, signal);
+  const say = (info: News) => publish(deps, record.name, info, signal);
   const newTags = record.tagProblems.filter((p) => !record.announcedTags.includes(p));
   if (newTags.length > 0 && (await say({ change: 'tag-invalid', message: newTags.join('; ') }))) {
     said.push({ announcedTags: record.tagProblems });
@@ -282,11 +284,12 @@ function sameNameUnsaid(record: DiscoveredRecord): boolean {
 async function publish(
   deps: NoticeDeps,
   cluster: string,
-  info: Parameters<typeof discoveryNotice>[1],
+  info: News,
   signal?: AbortSignal,
 ): Promise<boolean> {
   try {
-    await deps.notifier.publish(discoveryNotice(cluster, info, deps.clock()), signal);
+    const notice = composeNotice(cluster, deps.clock(), { topic: 'discovery', ...info });
+    await deps.notifier.publish(notice, signal);
     deps.logger.info('discovery announced', { cluster, change: info.change });
     return true;
   } catch (error) {
