@@ -67,17 +67,11 @@ export function detectStorm(
   policy: StormPolicy,
   nodeGroups: readonly NodeGroupSummary[] = [],
 ): StormDetection | null {
-  let clusterTotal = 0;
-  let clusterSilent = 0;
-  const crossed: ZoneSummary[] = [];
-  for (const zone of zones) {
-    clusterTotal += zone.total;
-    clusterSilent += zone.silent;
-    if (crosses(zone.silent, zone.total, policy.zoneFraction, policy.zoneMinNodes)) {
-      crossed.push(zone);
-    }
-  }
-  crossed.sort(byZone);
+  const clusterTotal = zones.reduce((sum, z) => sum + z.total, 0);
+  const clusterSilent = zones.reduce((sum, z) => sum + z.silent, 0);
+  const crossed = zones
+    .filter((z) => crosses(z.silent, z.total, policy.zoneFraction, policy.zoneMinNodes))
+    .sort(byZone);
   const crossedNodeGroups = nodeGroups
     .filter((g) => crosses(g.silent, g.total, policy.zoneFraction, policy.zoneMinNodes))
     .sort(byNodeGroup);
