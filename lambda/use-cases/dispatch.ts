@@ -99,12 +99,8 @@ export async function dispatchChecks(
     delaySeconds: spreadDelaySeconds(cluster, periodSeconds),
   }));
   const refused = checks.length > 0 ? await deps.checks.send(checks, signal) : [];
-  const overdue = await fleetSwitch(
-    deps,
-    clusters,
-    periodSeconds * 1000 * DEAD_MAN_PERIODS,
-    signal,
-  );
+  const afterMs = periodSeconds * 1000 * DEAD_MAN_PERIODS;
+  const overdue = await fleetSwitch(deps, clusters, afterMs, signal);
   logger.info('fleet dispatched', {
     clusters: clusters.length,
     refused: refused.length,
