@@ -156,16 +156,10 @@ export type LeaseDuration =
   | { readonly kind: 'invalid'; readonly problem: string };
 
 /** The kubelet default, absent or written out: one object for every lease, not one per lease. */
-const DEFAULTED: LeaseDuration = Object.freeze({
-  kind: 'seconds',
-  seconds: DEFAULT_LEASE_DURATION_SECONDS,
-  defaulted: true,
-});
-const WRITTEN_DEFAULT: LeaseDuration = Object.freeze({
-  kind: 'seconds',
-  seconds: DEFAULT_LEASE_DURATION_SECONDS,
-  defaulted: false,
-});
+const defaultDuration = (defaulted: boolean): LeaseDuration =>
+  Object.freeze({ kind: 'seconds', seconds: DEFAULT_LEASE_DURATION_SECONDS, defaulted });
+const DEFAULTED = defaultDuration(true);
+const WRITTEN_DEFAULT = defaultDuration(false);
 
 /** Reads `spec.leaseDurationSeconds`; absent means the kubelet default (40). */
 export function readLeaseDuration(value: unknown): LeaseDuration {
