@@ -18,18 +18,14 @@ import type {
 import { KUBERNETES_GROUP, type WatchdogSettings } from '../settings/index.js';
 import { canonical } from './check-cycle.js';
 
-/** What granting access, or advising it, needs. */
-export interface AccessDeps {
+/** What announcing discovery's changes (and granting access, or advising it) needs. */
+export interface NoticeDeps {
   readonly settings: WatchdogSettings;
   /** Lets the function into each cluster that appears (`discover.grantAccess`); none: advice. */
   readonly access?: ClusterAccess | undefined;
   /** The function's role, the principal of the access entry in its own account. */
   readonly functionRoleArn?: string | undefined;
   readonly logger: StructuredLogger;
-}
-
-/** What announcing discovery's changes needs. */
-export interface NoticeDeps extends AccessDeps {
   readonly store: DiscoveryStore;
   readonly notifier: Notifier;
   /** The checks' state, started afresh for a new cluster behind a remembered name. */
@@ -104,7 +100,7 @@ const RBAC = `kubectl apply -f deploy/rbac.yaml (in that cluster: group ${KUBERN
  * unless the cluster has it; else the command to run (with why the grant failed, when it was tried).
  */
 async function accessAdvice(
-  deps: AccessDeps,
+  deps: NoticeDeps,
   record: DiscoveredRecord,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
