@@ -200,11 +200,9 @@ export class InvocationRunner {
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
-    const look = event?.look !== undefined;
+    const limits = { runId, lockMs, look: event?.look !== undefined, signal, readSignal };
     const results = await Promise.allSettled(
-      clusters.map((c) =>
-        this.watchCluster(this.watchedOf(c), { runId, lockMs, look, signal, readSignal }),
-      ),
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), limits)),
     );
     const failures = results.flatMap((result, i) => {
       if (result.status === 'fulfilled') return [];
