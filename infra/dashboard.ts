@@ -39,7 +39,7 @@ export const ALARMS_PER_WIDGET = 100;
 const READ_FAILURES: MetricName = 'ClusterReadFailures';
 const NOTIFICATIONS_FAILED: MetricName = 'NotificationsFailed';
 
-/** The log line after each check of a cluster (lambda/use-cases/check-log.ts) and its fields. */
+/** The log line after each check of a cluster (lambda/use-cases/check-report.ts) and its fields. */
 const CHECKED = 'filter message = "cluster checked"';
 /**
  * The time bin of the Logs Insights graphs. A query returns at most 10,000 rows (one per cluster

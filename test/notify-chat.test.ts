@@ -14,7 +14,7 @@ import {
   renderChatNotification,
 } from '../lambda/adapters/notify/render/chat.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { checksOverdueNotice, discoveryNotice } from '../lambda/core/watchdog-alerts.js';
+import { checksOverdueNotice, composeNotice } from '../lambda/core/watchdog-alerts.js';
 import { ConfigError, loadRuntimeConfig, parseWatchdogSettings } from '../lambda/settings/index.js';
 import { chatFormatProblems } from '../testkit/chat-notification-format.js';
 import { AT, alertNode, eksName, manyNodes, notification } from '../testkit/notifications.js';
@@ -133,12 +133,18 @@ describe('the custom notification', () => {
   });
 
   it("discovery's NOTICE and the fleet's checks-overdue NOTICE each say what happened", () => {
-    const discovery = discoveryNotice(
-      'payments',
-      { change: 'appeared', message: 'payments (eu-west-1) appeared', advice: 'aws eks x' },
+    const discovery = composeNotice('payments', AT, {
+      topic: 'discovery',
+      change: 'appeared',
+      message: 'payments (eu-west-1) appeared',
+      advice: 'aws eks x',
+    });
+    const overdue = checksOverdueNotice(
+      'started',
+      ['bravo', 'alpha'],
+      { overdue: 2, afterMs: 180_000 },
       AT,
     );
-    const overdue = checksOverdueNotice('started', ['bravo', 'alpha'], 2, 180_000, AT);
     const cases: [Notification, RegExp, RegExp][] = [
       [discovery, /^🟢 \[payments\] NOTICE: discovered/, /appeared\nTo run: `aws eks x`/],
       [

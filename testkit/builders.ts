@@ -17,7 +17,6 @@ export function lease(
 ): LeaseInfo {
   return {
     name,
-    holderIdentity: name,
     renewTime: 'renewTime' in spec ? spec.renewTime : microTime(T0),
     leaseDurationSeconds: 'leaseDurationSeconds' in spec ? spec.leaseDurationSeconds : 40,
     createdAt: spec.createdAt,

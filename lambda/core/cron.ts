@@ -43,59 +43,35 @@ const FIELDS: readonly Field[] = [
   { what: 'day of week', min: 0, max: 7, names: WEEKDAYS, firstName: 0 },
 ];
 
-function fieldValue(text: string, field: Field, expression: string): number {
+function fieldValue(text: string, field: Field, bad: (what: string) => CronSyntaxError): number {
   const named = field.names?.indexOf(text.toLowerCase()) ?? -1;
   if (named >= 0) return named + (field.firstName ?? 0);
-  if (!/^\d{1,2}$/.test(text)) {
-    throw new CronSyntaxError(`"${text}" is not a ${field.what} in cron "${expression}"`);
-  }
+  if (!/^\d{1,2}$/.test(text)) throw bad(`"${text}" is not a ${field.what}`);
   const value = Number(text);
   if (value < field.min || value > field.max) {
-    throw new CronSyntaxError(
-      `${field.what} ${value} is out of range ${field.min}-${field.max} in cron "${expression}"`,
-    );
+    throw bad(`${field.what} ${value} is out of range ${field.min}-${field.max}`);
   }
   return value;
 }
 
 function parseField(text: string, field: Field, expression: string): Set<number> {
   const values = new Set<number>();
+  const bad = (what: string) => new CronSyntaxError(`${what} in cron "${expression}"`);
   for (const part of text.split(',')) {
     const [range = '', stepText, ...extra] = part.split('/');
-    if (extra.length > 0 || range === '') {
-      throw new CronSyntaxError(`"${part}" is not a ${field.what} in cron "${expression}"`);
+    if (extra.length > 0 || range === '') throw bad(`"${part}" is not a ${field.what}`);
+    if (stepText !== undefined && (!/^\d{1,2}$/.test(stepText) || Number(stepText) === 0)) {
+      throw bad(`step "${stepText}" must be 1 to 99`);
     }
-    let step = 1;
-    if (stepText !== undefined) {
-      if (!/^\d{1,2}$/.test(stepText) || Number(stepText) === 0) {
-        throw new CronSyntaxError(`step "${stepText}" must be 1 to 99 in cron "${expression}"`);
-      }
-      step = Number(stepText);
-    }
-    let from: number;
-    let to: number;
-    if (range === '*') {
-      from = field.min;
-      to = field.max;
-    } else {
-      const [low = '', high, ...more] = range.split('-');
-      if (more.length > 0) {
-        throw new CronSyntaxError(
-          `"${range}" is not a ${field.what} range in cron "${expression}"`,
-        );
-      }
-      from = fieldValue(low, field, expression);
-      to =
-        high === undefined
-          ? stepText === undefined
-            ? from
-            : field.max
-          : fieldValue(high, field, expression);
-      if (to < from) {
-        throw new CronSyntaxError(`range "${range}" runs backwards in cron "${expression}"`);
-      }
-    }
-    for (let v = from; v <= to; v += step) values.add(v);
+    const all = range === '*';
+    const [low = '', high, ...more] = all ? [] : range.split('-');
+    if (more.length > 0) throw bad(`"${range}" is not a ${field.what} range`);
+    const from = all ? field.min : fieldValue(low, field, bad);
+    // `a/n` runs from a to the end of the field; `a` alone is a.
+    const open = all || (high === undefined && stepText !== undefined);
+    const to = open ? field.max : high === undefined ? from : fieldValue(high, field, bad);
+    if (to < from) throw bad(`range "${range}" runs backwards`);
+    for (let v = from; v <= to; v += Number(stepText ?? 1)) values.add(v);
   }
   return values;
 }

@@ -58,19 +58,15 @@ const byName = (a: AlertNode, b: AlertNode) => compareNames(a.name, b.name);
 export function composeNotification(changes: CheckChanges): Notification | null {
   const head = headline(changes);
   if (head === null) return null;
-  const firing = changes.firing.sort(byName);
-  const resolved = changes.resolved.sort(byName);
-  const reminders = changes.reminders.sort(byName);
-  const flapping = changes.flapping.sort(byName);
   const body = {
     cluster: changes.cluster,
     kind: head.kind,
     severity: head.severity,
     at: changes.at,
-    firing,
-    resolved,
-    reminders,
-    flapping,
+    firing: changes.firing.sort(byName),
+    resolved: changes.resolved.sort(byName),
+    reminders: changes.reminders.sort(byName),
+    flapping: changes.flapping.sort(byName),
     ...(changes.storm === undefined ? {} : { storm: changes.storm }),
     ...(changes.watchdog === undefined ? {} : { watchdog: changes.watchdog }),
   };

@@ -73,7 +73,7 @@ function silenceConfirmed(
         confirmed: pastThreshold(observed),
         recheckAt: observation.suspectSince && ctx.now + limitMs,
       }
-    : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx.frozen, ctx.now);
+    : confirmSilence(observation, thresholdSeconds * 1000, limitMs, ctx);
   const due = check.recheckAt;
   // A first sight already past the threshold is held until a look of ours confirms it: that look
   // is asked for as soon as it can confirm (a renew interval on), not left to the next run.

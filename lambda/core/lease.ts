@@ -5,6 +5,10 @@
  * Nothing here throws: a field that cannot be read becomes a reason for the `invalid` verdict.
  */
 import { DEFAULT_LEASE_DURATION_SECONDS } from './policy.js';
+import { quoted } from './printable.js';
+
+/** A field's text in a reason line: at most 64 characters. */
+const quote = (text: string) => quoted(text, 64);
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
@@ -152,16 +156,10 @@ export type LeaseDuration =
   | { readonly kind: 'invalid'; readonly problem: string };
 
 /** The kubelet default, absent or written out: one object for every lease, not one per lease. */
-const DEFAULTED: LeaseDuration = Object.freeze({
-  kind: 'seconds',
-  seconds: DEFAULT_LEASE_DURATION_SECONDS,
-  defaulted: true,
-});
-const WRITTEN_DEFAULT: LeaseDuration = Object.freeze({
-  kind: 'seconds',
-  seconds: DEFAULT_LEASE_DURATION_SECONDS,
-  defaulted: false,
-});
+const defaultDuration = (defaulted: boolean): LeaseDuration =>
+  Object.freeze({ kind: 'seconds', seconds: DEFAULT_LEASE_DURATION_SECONDS, defaulted });
+const DEFAULTED = defaultDuration(true);
+const WRITTEN_DEFAULT = defaultDuration(false);
 
 /** Reads `spec.leaseDurationSeconds`; absent means the kubelet default (40). */
 export function readLeaseDuration(value: unknown): LeaseDuration {
@@ -177,10 +175,4 @@ export function readLeaseDuration(value: unknown): LeaseDuration {
     return { kind: 'invalid', problem: `leaseDurationSeconds ${value} is not positive` };
   }
   return { kind: 'seconds', seconds: value, defaulted: false };
-}
-
-/** Quotes untrusted text for a reason line: control characters escaped, at most 64 characters. */
-function quote(text: string): string {
-  const clipped = text.length > 64 ? `${text.slice(0, 61)}...` : text;
-  return JSON.stringify(clipped);
 }

@@ -5,14 +5,12 @@
  */
 
 /** What the reader keeps of one Lease in `kube-node-lease`. Fields are raw: the core validates them. */
-
 export interface LeaseInfo {
   readonly name: string;
   /** `spec.renewTime` exactly as the API sent it (a MicroTime string, null, or anything else). */
   readonly renewTime: unknown;
   /** `spec.leaseDurationSeconds` exactly as the API sent it (absent means the kubelet default, 40). */
   readonly leaseDurationSeconds: unknown;
-  readonly holderIdentity?: string | null | undefined;
   /**
    * `metadata.creationTimestamp` (RFC 3339, API server clock), when known; the reader keeps it only
    * for a lease whose `renewTime` is not a string (never renewed: its silence counts from creation).

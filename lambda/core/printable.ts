@@ -40,6 +40,11 @@ export const UNPRINTABLE_CLASS =
 /** Built on first use: V8 parses the set's Unicode property classes when a RegExp is built. */
 let anyUnprintable: RegExp | undefined;
 
+/** Untrusted text in a reason: quoted (controls escaped as JSON does), clipped to `max` characters. */
+export function quoted(text: string, max: number): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max - 3)}...` : text);
+}
+
 /** True when any character of `text` is in the set. */
 export function hasUnprintable(text: string): boolean {
   anyUnprintable ??= new RegExp(`[${UNPRINTABLE_CLASS}]`, 'u');

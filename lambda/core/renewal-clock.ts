@@ -136,14 +136,13 @@ export interface Confirmation {
 
 /**
  * Whether the silence of a lease, at least `thresholdMs` long on the estimate, is confirmed at
- * this look (see the module comment). `frozen`: most leases became suspects at this look.
+ * the look at `now` (see the module comment). `frozen`: most leases became suspects at it.
  */
 export function confirmSilence(
   observation: Observation,
   thresholdMs: number,
   limitMs: number,
-  frozen: boolean,
-  now: number,
+  { frozen, now }: { readonly frozen: boolean; readonly now: number },
 ): Confirmation {
   const since = observation.suspectSince;
   const start = silenceStart(observation);

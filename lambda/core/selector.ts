@@ -21,24 +21,8 @@ const KEY =
   /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?$/;
 const VALUE = /^([a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)?$/;
 
-/** Splits on commas that are not inside parentheses. */
-function splitTerms(source: string): string[] {
-  const terms: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of source) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) {
-      terms.push(current);
-      current = '';
-    } else {
-      current += ch;
-    }
-  }
-  terms.push(current);
-  return terms.map((t) => t.trim());
-}
+/** A comma between terms: not inside parentheses (no `)` follows it before a `(`). */
+const TERM_COMMA = /,(?![^(]*\))/;
 
 function checkKey(key: string, term: string): string {
   if (!KEY.test(key)) {
@@ -78,7 +62,8 @@ function parseTerm(term: string): Requirement {
 export function parseSelector(source: string): LabelSelector {
   const trimmed = source.trim();
   if (trimmed === '') return { source, requirements: [] };
-  const requirements = splitTerms(trimmed).map((term) => {
+  const requirements = trimmed.split(TERM_COMMA).map((part) => {
+    const term = part.trim();
     if (term === '') throw new SelectorSyntaxError(`empty term in selector "${source}"`);
     return parseTerm(term);
   });

@@ -18,7 +18,7 @@ import { MAX_NAME_LENGTH } from './lease.js';
 import type { MaintenanceWindow } from './maintenance-window.js';
 import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
-import { hasUnprintable } from './printable.js';
+import { hasUnprintable, quoted } from './printable.js';
 import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
 import { mapUnhealthy } from './verdict-tally.js';
@@ -181,13 +181,6 @@ export function utcMinute(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** Untrusted text in a reason: control characters escaped, clipped at MAX_COMMENT_LENGTH. */
-function quoted(text: string): string {
-  return JSON.stringify(
-    text.length > MAX_COMMENT_LENGTH ? `${text.slice(0, MAX_COMMENT_LENGTH - 3)}...` : text,
-  );
-}
-
 /** `node a, b` or `selector "pool=gpu"`. */
 export function describeTarget(target: SilenceTarget): string {
   if ('selector' in target) return `selector ${JSON.stringify(target.selector)}`;
@@ -245,27 +238,22 @@ function silenced(
   const silence = silences
     .filter((s) => targetHolds(s.target, node.name, labelsOf))
     .sort((a, b) => b.endsAt - a.endsAt)[0];
-  if (silence !== undefined) {
-    return {
-      ...node,
-      verdict: 'suppressed',
-      suppressedBy: 'silenced',
-      suppressedVerdict: hidden,
-      reason: `silenced by ${silence.id} until ${utcMinute(silence.endsAt)}: ${quoted(silence.comment)}; ${node.reason}`,
-    };
-  }
   const open = windows
     .filter((w) => windowHolds(w.window, node.name, labelsOf))
     .sort((a, b) => b.end - a.end)[0];
-  if (open === undefined) return node;
-  const { window, end } = open;
-  const why = window.comment === undefined ? '' : `: ${quoted(window.comment)}`;
+  const why =
+    silence !== undefined
+      ? `silenced by ${silence.id} until ${utcMinute(silence.endsAt)}: ${quoted(silence.comment, MAX_COMMENT_LENGTH)}`
+      : open !== undefined
+        ? `in maintenance window "${open.window.schedule.source}" until ${utcMinute(open.end)}${open.window.comment === undefined ? '' : `: ${quoted(open.window.comment, MAX_COMMENT_LENGTH)}`}`
+        : undefined;
+  if (why === undefined) return node;
   return {
     ...node,
     verdict: 'suppressed',
-    suppressedBy: 'maintenance',
+    suppressedBy: silence !== undefined ? 'silenced' : 'maintenance',
     suppressedVerdict: hidden,
-    reason: `in maintenance window "${window.schedule.source}" until ${utcMinute(end)}${why}; ${node.reason}`,
+    reason: `${why}; ${node.reason}`,
   };
 }
 

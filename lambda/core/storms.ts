@@ -22,7 +22,7 @@
  *   cluster).
  */
 import type { StormIncident } from './alert-state.js';
-import type { NodeGroupSummary, ZoneSummary } from './model.js';
+import type { Evaluation, NodeGroupSummary, ZoneSummary } from './model.js';
 import type { StormInfo } from './notification.js';
 import { compareNames } from './verdict-list.js';
 
@@ -67,17 +67,11 @@ export function detectStorm(
   policy: StormPolicy,
   nodeGroups: readonly NodeGroupSummary[] = [],
 ): StormDetection | null {
-  let clusterTotal = 0;
-  let clusterSilent = 0;
-  const crossed: ZoneSummary[] = [];
-  for (const zone of zones) {
-    clusterTotal += zone.total;
-    clusterSilent += zone.silent;
-    if (crosses(zone.silent, zone.total, policy.zoneFraction, policy.zoneMinNodes)) {
-      crossed.push(zone);
-    }
-  }
-  crossed.sort(byZone);
+  const clusterTotal = zones.reduce((sum, z) => sum + z.total, 0);
+  const clusterSilent = zones.reduce((sum, z) => sum + z.silent, 0);
+  const crossed = zones
+    .filter((z) => crosses(z.silent, z.total, policy.zoneFraction, policy.zoneMinNodes))
+    .sort(byZone);
   const crossedNodeGroups = nodeGroups
     .filter((g) => crosses(g.silent, g.total, policy.zoneFraction, policy.zoneMinNodes))
     .sort(byNodeGroup);
@@ -117,10 +111,7 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** What the storm sees now, beside the counts: zones and node groups of this check. */
-export interface StormCounts {
-  readonly zones: readonly ZoneSummary[];
-  readonly nodeGroups: readonly NodeGroupSummary[];
-}
+type StormCounts = Pick<Evaluation, 'zones' | 'nodeGroups'>;
 
 /** Compares this check's detection with the storm remembered from earlier checks. */
 export function stormChange(
@@ -135,34 +126,26 @@ export function stormChange(
   }
   const crossedZones = detection.crossed.map((z) => z.zone);
   const crossedGroups = detection.crossedNodeGroups.map((g) => g.nodeGroup);
-  if (previous === null) {
-    return {
-      notice: 'active',
-      next: {
-        scope: detection.scope,
-        zones: crossedZones,
-        ...(crossedGroups.length === 0 ? {} : { nodeGroups: crossedGroups }),
-        since: now,
-      },
-      info: activeInfo(detection, counts),
-    };
-  }
-  const knownZones = new Set(previous.zones);
-  const knownGroups = new Set(previous.nodeGroups ?? []);
+  // A new storm spreads from nothing.
+  const was = previous ?? { scope: detection.scope, zones: [], since: now };
+  const knownZones = new Set(was.zones);
+  const knownGroups = new Set(was.nodeGroups ?? []);
   const spread =
-    previous.scope !== 'cluster' &&
-    (detection.scope === 'cluster' ||
-      crossedZones.some((zone) => !knownZones.has(zone)) ||
-      crossedGroups.some((group) => !knownGroups.has(group)));
-  const zones = [...new Set([...previous.zones, ...crossedZones])].sort();
-  const nodeGroups = [...new Set([...(previous.nodeGroups ?? []), ...crossedGroups])].sort();
+    previous === null ||
+    (previous.scope !== 'cluster' &&
+      (detection.scope === 'cluster' ||
+        crossedZones.some((zone) => !knownZones.has(zone)) ||
+        crossedGroups.some((group) => !knownGroups.has(group))));
+  const zones = [...new Set([...was.zones, ...crossedZones])].sort();
+  const nodeGroups = [...new Set([...(was.nodeGroups ?? []), ...crossedGroups])].sort();
   const scope: StormScope =
-    previous.scope === 'cluster' || detection.scope === 'cluster'
+    was.scope === 'cluster' || detection.scope === 'cluster'
       ? 'cluster'
       : zones.length > 0
         ? 'zone'
         : 'node-group';
   const next =
+    previous !== null &&
     scope === previous.scope &&
     sameNames(zones, previous.zones) &&
     sameNames(nodeGroups, previous.nodeGroups ?? [])
@@ -171,7 +154,7 @@ export function stormChange(
           scope,
           zones,
           ...(nodeGroups.length === 0 ? {} : { nodeGroups }),
-          since: previous.since,
+          since: was.since,
         };
   if (!spread) return { notice: null, next };
   return { notice: 'active', next, info: activeInfo(detection, counts) };
@@ -194,14 +177,7 @@ function activeInfo(detection: StormDetection, counts: StormCounts): StormInfo {
 
 /** The zones and node groups of the storm that ended, with their counts now. */
 function endedInfo(previous: StormIncident, counts: StormCounts): StormInfo {
-  let clusterTotal = 0;
-  let clusterSilent = 0;
-  const zones = new Map<string, ZoneSummary>();
-  for (const zone of counts.zones) {
-    clusterTotal += zone.total;
-    clusterSilent += zone.silent;
-    zones.set(zone.zone, zone);
-  }
+  const zones = new Map(counts.zones.map((z) => [z.zone, z]));
   const groups = new Map(counts.nodeGroups.map((g) => [g.nodeGroup, g]));
   const cluster = previous.scope === 'cluster';
   const listedZones = cluster
@@ -217,8 +193,8 @@ function endedInfo(previous: StormIncident, counts: StormCounts): StormInfo {
     scope: previous.scope,
     zones: listedZones,
     ...(listedGroups.length === 0 ? {} : { nodeGroups: listedGroups }),
-    clusterTotal,
-    clusterSilent,
+    clusterTotal: counts.zones.reduce((sum, z) => sum + z.total, 0),
+    clusterSilent: counts.zones.reduce((sum, z) => sum + z.silent, 0),
   };
 }
 

@@ -127,15 +127,6 @@ export function setAsideNotice(
   return composeNotice(cluster, now, { topic, message: aside.reason, copy: aside.copy });
 }
 
-/** Discovery's NOTICE about one cluster (info, but a tag ignored: warning). */
-export function discoveryNotice(
-  cluster: string,
-  discovery: Omit<Extract<NoticeInfo, { topic: 'discovery' }>, 'topic'>,
-  now: number,
-): Notification {
-  return composeNotice(cluster, now, { topic: 'discovery', ...discovery });
-}
-
 /**
  * The fleet's NOTICE that clusters' checks stopped (`started`), or succeed again (`ended`):
  * `clusters` are the ones that changed, `overdue` how many are overdue now, `afterMs` how long
@@ -144,8 +135,7 @@ export function discoveryNotice(
 export function checksOverdueNotice(
   state: 'started' | 'ended',
   clusters: readonly string[],
-  overdue: number,
-  afterMs: number,
+  { overdue, afterMs }: { readonly overdue: number; readonly afterMs: number },
   now: number,
 ): Notification {
   const sorted = [...clusters].sort();
@@ -167,7 +157,7 @@ export function checksOverdueNotice(
  * A NOTICE on its own: no node lists; warning, or info when a degraded (or overdue) stretch ends
  * and for discovery's news but a tag ignored, a name taken twice or settings changed by tags.
  */
-function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
+export function composeNotice(cluster: string, at: number, notice: NoticeInfo): Notification {
   const info =
     ((notice.topic === 'degraded' || notice.topic === 'checks-overdue') &&
       notice.state === 'ended') ||

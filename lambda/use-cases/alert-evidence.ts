@@ -15,10 +15,7 @@ export const EVIDENCE_MAX_NODES = 5;
 /** How long reading the evidence may hold a FIRING back, all sources together. */
 export const EVIDENCE_BUDGET_MS = 2_000;
 
-type Outcome =
-  | { readonly found: readonly NodeEvidence[] }
-  | { readonly failed: string }
-  | { readonly late: true };
+type Outcome = { readonly found: readonly NodeEvidence[] } | { readonly failed: string };
 
 /**
  * `n` with the evidence of its first firing nodes, when it is a FIRING or a STORM (both page, and
@@ -35,8 +32,12 @@ export async function withEvidence(
   const nodes = n.firing.slice(0, EVIDENCE_MAX_NODES);
   const budget = AbortSignal.timeout(budgetMs);
   const stop = signal ? AbortSignal.any([signal, budget]) : budget;
+  const late = () =>
+    budget.aborted
+      ? `no answer within ${budgetMs / 1000}s`
+      : "the invocation's deadline came first";
   const spent = new Promise<Outcome>((resolve) => {
-    stop.addEventListener('abort', () => resolve({ late: true }), { once: true });
+    stop.addEventListener('abort', () => resolve({ failed: late() }), { once: true });
   });
   const outcomes = await Promise.all(
     readers.map((reader) =>
@@ -53,11 +54,7 @@ export async function withEvidence(
   const unread: string[] = [];
   outcomes.forEach((outcome, i) => {
     const what = readers[i]?.what ?? 'evidence';
-    if ('late' in outcome) {
-      unread.push(
-        `${what} not read: ${budget.aborted ? `no answer within ${budgetMs / 1000}s` : "the invocation's deadline came first"}`,
-      );
-    } else if ('failed' in outcome) {
+    if ('failed' in outcome) {
       unread.push(`${what} not read: ${outcome.failed}`);
     } else {
       for (const found of outcome.found) {

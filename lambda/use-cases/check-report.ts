@@ -2,12 +2,13 @@
  * What one check's outcome tells the operators (invocation.ts runs the check, then reports it):
  * its metrics — CheckDuration, NotificationsSent, NotificationsFailed, NotificationsAbandoned,
  * ClusterReadFailures, NodesChecked, DegradedChecks, NodesAlerting — and its log lines, among them
- * the dashboard's `cluster checked` (check-log.ts). CheckSucceeded, the dead-man's switch, is left to
+ * the dashboard's `cluster checked` and one per node to look at (logChecked). CheckSucceeded, the dead-man's switch, is left to
  * the caller: a check counts as successful only once what follows it is done too.
  */
 
+import { type NodeVerdict, VERDICTS } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
-import { verdictCount } from '../core/verdict-list.js';
+import { verdictCount, verdictsOf } from '../core/verdict-list.js';
 import {
   type MetricsRecorder,
   NODES_ALERTING_VERDICTS,
@@ -15,7 +16,6 @@ import {
   type StructuredLogger,
 } from '../ports/index.js';
 import type { CycleOutcome } from './check-cycle.js';
-import { logChecked } from './check-log.js';
 import type { Abandoned, Delivery } from './outbox-publishing.js';
 
 /** Where a check is reported. */
@@ -84,11 +84,9 @@ function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): v
     });
   }
   metrics.record(name, 'NotificationsSent', delivery.published.length, 'Count');
-  if (delivery.publishError !== undefined && delivery.pending.length > 0) {
-    const message =
-      delivery.publishError instanceof Error
-        ? delivery.publishError.message
-        : String(delivery.publishError);
+  const { publishError } = delivery;
+  if (publishError !== undefined && delivery.pending.length > 0) {
+    const message = publishError instanceof Error ? publishError.message : String(publishError);
     logger.error('notification not published; kept for the next check', {
       cluster: name,
       pending: delivery.pending.length,
@@ -155,7 +153,7 @@ function reportEvaluation(
       durationMs: clock() - started,
     });
   } else {
-    logChecked(logger, name, outcome, evaluation, alerting, clock() - started);
+    logChecked(logger, name, outcome, clock() - started);
   }
 }
 
@@ -164,4 +162,51 @@ export function alertingCount(outcome: CycleOutcome): number {
   if (outcome.status !== 'checked') return 0;
   const s = outcome.evaluation.summary;
   return s.expired + s['not-ready'] + s['missing-lease'];
+}
+
+/** Node lines per check at most: a zone outage must not flood the log. */
+const MAX_NODE_LOG_LINES = 100;
+
+/** The `cluster checked` line (the dashboard's figures) and one line per node not healthy. */
+function logChecked(
+  logger: StructuredLogger,
+  name: string,
+  outcome: CycleOutcome & { status: 'checked' },
+  durationMs: number,
+): void {
+  const { evaluation } = outcome;
+  logger.info('cluster checked', {
+    cluster: name,
+    // The per-cluster figures the dashboard queries (no metric-month per cluster for them).
+    nodes: verdictCount(evaluation),
+    ...Object.fromEntries(VERDICTS.map((v) => [v, evaluation.summary[v]])),
+    suppressedBy: evaluation.suppressedBy,
+    alerting: alertingCount(outcome),
+    notificationsSent: outcome.published.length,
+    notificationsFailed: outcome.publishError === undefined ? 0 : outcome.pending.length,
+    degraded: evaluation.degraded,
+    suspect: evaluation.suspect,
+    durationMs,
+  });
+  // One line per node that is not healthy, capped: a zone outage must not flood the log.
+  const notable: NodeVerdict[] = [];
+  for (const n of verdictsOf(evaluation)) {
+    if (n.verdict !== 'healthy' && n.verdict !== 'orphaned-lease') notable.push(n);
+  }
+  if (notable.length > MAX_NODE_LOG_LINES) {
+    logger.info('more nodes are not healthy than are logged one by one', {
+      cluster: name,
+      notHealthy: notable.length,
+      logged: MAX_NODE_LOG_LINES,
+    });
+  }
+  for (const node of notable.slice(0, MAX_NODE_LOG_LINES)) {
+    logger.info('node verdict', {
+      cluster: name,
+      node: node.name,
+      verdict: node.verdict,
+      silentForSeconds: node.silentForSeconds,
+      reason: node.reason,
+    });
+  }
 }

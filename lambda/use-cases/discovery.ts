@@ -13,38 +13,21 @@
  * clusters as they were (never taken for deleted), and the invocation fails after the others are
  * done, so that the function's error alarm says discovery is broken.
  */
-import { EMPTY_ALERT_STATE } from '../core/alert-state.js';
-import { discoveryNotice } from '../core/watchdog-alerts.js';
 import type {
   ClusterFinder,
   DiscoveredRecord,
   DiscoveredState,
-  DiscoveryStore,
   FoundEksCluster,
-  Notifier,
   SearchScope,
-  StateStore,
   StructuredLogger,
 } from '../ports/index.js';
 import { identityOf } from '../ports/index.js';
 import { type DiscoverSettings, discoveredSettings, matchesTags } from '../settings/discovery.js';
-import { canonical } from './check-cycle.js';
-import {
-  type AccessDeps,
-  accessAdvice,
-  changeMessage,
-  sameNameMessage,
-  settingsChange,
-  taggedSettings,
-} from './discovery-notices.js';
+import { announce, identityIn, type NoticeDeps, taggedSettings } from './discovery-notices.js';
+import { InvocationError } from './invocation.js';
 
-export interface DiscoveryDeps extends AccessDeps {
+export interface DiscoveryDeps extends NoticeDeps {
   readonly finder: ClusterFinder;
-  readonly store: DiscoveryStore;
-  readonly notifier: Notifier;
-  /** The checks' state, started afresh for a new cluster behind a remembered name. */
-  readonly states?: Pick<StateStore, 'load' | 'save'> | undefined;
-  readonly clock: () => number;
 }
 
 export interface DiscoveryReport {
@@ -56,12 +39,8 @@ export interface DiscoveryReport {
   readonly failedScopes: number;
 }
 
-export class DiscoveryError extends Error {
-  override readonly name = 'WatchdogError';
-}
-
 /** Every place `discover` names: each region, of the function's account and of each role's. */
-export function scopesOf(discover: DiscoverSettings): SearchScope[] {
+function scopesOf(discover: DiscoverSettings): SearchScope[] {
   const roles = [undefined, ...(discover.accounts ?? []).map((a) => a.roleArn)];
   return discover.regions.flatMap((region) => roles.map((roleArn) => ({ region, roleArn })));
 }
@@ -79,31 +58,29 @@ export async function runDiscovery(
   signal?: AbortSignal,
 ): Promise<DiscoveryReport> {
   const { discover } = deps.settings;
-  if (discover === undefined) throw new DiscoveryError('discover is not set: nothing to discover');
+  if (discover === undefined) throw new InvocationError('discover is not set: nothing to discover');
   const scopes = scopesOf(discover);
   const [searched, remembered] = await Promise.all([
     Promise.allSettled(scopes.map((scope) => deps.finder.find(scope, signal))),
     deps.store.load(signal),
   ]);
-  const found: FoundEksCluster[] = [];
+  const found = searched.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
   const failed = new Set<string>();
   searched.forEach((result, i) => {
     const scope = scopes[i] as SearchScope;
-    if (result.status === 'fulfilled') found.push(...result.value);
-    else {
-      failed.add(scopeKey(scope));
-      deps.logger.error('discovery could not search', {
-        region: scope.region,
-        roleArn: scope.roleArn,
-        error: result.reason instanceof Error ? result.reason.message : String(result.reason),
-      });
-    }
+    if (result.status === 'fulfilled') return;
+    failed.add(scopeKey(scope));
+    deps.logger.error('discovery could not search', {
+      region: scope.region,
+      roleArn: scope.roleArn,
+      error: result.reason instanceof Error ? result.reason.message : String(result.reason),
+    });
   });
   const listed = new Set(deps.settings.clusters.map((c) => c.name));
-  const next = judge(found, remembered, discover, listed, failed, deps.logger);
+  const next = judge(found, remembered, failed, { discover, listed, logger: deps.logger });
   const report = await announce(deps, remembered, next, signal);
   if (failed.size > 0) {
-    throw new DiscoveryError(
+    throw new InvocationError(
       `discovery could not search ${failed.size} of ${scopes.length} scopes (see the log); their clusters stay as they were`,
     );
   }
@@ -114,7 +91,7 @@ export async function runDiscovery(
  * How long asking EKS whether an unreadable cluster is deleted may hold its WATCHDOG back: the time
  * a FIRING's evidence may take (a WATCHDOG reads none), within what a check keeps for delivering.
  */
-export const DELETED_ASK_BUDGET_MS = 2_000;
+const DELETED_ASK_BUDGET_MS = 2_000;
 
 /**
  * Asked before a discovered cluster that cannot be read is paged (its WATCHDOG): whether it is
@@ -176,15 +153,21 @@ function stateOf(
   return previous?.state === 'watched' ? 'watched' : undefined;
 }
 
+/** What a run's clusters are judged by: the tag filter, and the names listed (they win). */
+interface Judging {
+  readonly discover: DiscoverSettings;
+  readonly listed: ReadonlySet<string>;
+  readonly logger: StructuredLogger;
+}
+
 /** Every cluster's record as of this run (pure): found ones judged, vanished ones gone. */
-export function judge(
+function judge(
   found: readonly FoundEksCluster[],
   remembered: readonly DiscoveredRecord[],
-  discover: DiscoverSettings,
-  listed: ReadonlySet<string>,
   failedScopes: ReadonlySet<string>,
-  logger: StructuredLogger,
+  by: Judging,
 ): DiscoveredRecord[] {
+  const { listed } = by;
   const before = new Map(remembered.map((r) => [r.name, r]));
   const byName = new Map<string, FoundEksCluster[]>();
   for (const cluster of found) {
@@ -196,7 +179,7 @@ export function judge(
     const previous = before.get(name);
     // Its own scope could not be searched: it stays as it was, whatever else claims its name.
     if (previous && failedScopes.has(scopeOfRecord(previous))) continue;
-    const record = judgeName(clusters, previous, discover, logger);
+    const record = judgeName(clusters, previous, by);
     if (record !== undefined) next.set(name, record);
   }
   for (const record of remembered) {
@@ -216,8 +199,7 @@ export function judge(
 function judgeName(
   clusters: readonly FoundEksCluster[],
   previous: DiscoveredRecord | undefined,
-  discover: DiscoverSettings,
-  logger: StructuredLogger,
+  { discover, logger }: Judging,
 ): DiscoveredRecord | undefined {
   const kept = previous && clusters.find((c) => isRemembered(previous, c));
   const [cluster, ...others] = kept ? [kept, ...clusters.filter((c) => c !== kept)] : clusters;
@@ -256,11 +238,6 @@ function judgeName(
   };
 }
 
-/** Which cluster a record is of (undefined: a record of an older version). */
-function identityIn({ settings: { auth } }: DiscoveredRecord): string | undefined {
-  return auth.mode === 'eks' ? auth.identity : undefined;
-}
-
 /** Whether `cluster` is the one `record` remembers (a record without identity: the same place). */
 function isRemembered(record: DiscoveredRecord, cluster: FoundEksCluster): boolean {
   const identity = identityIn(record);
@@ -277,173 +254,4 @@ function isRemembered(record: DiscoveredRecord, cluster: FoundEksCluster): boole
 /** A found cluster's ARN, as EKS said it (else as EKS would write it, its account unknown). */
 function arnOf(cluster: FoundEksCluster): string {
   return cluster.arn ?? `arn:aws:eks:${cluster.region}:?:cluster/${cluster.clusterName}`;
-}
-
-/** The NOTICE a record's change calls for (none when nothing is to be said). */
-function pendingChange(record: DiscoveredRecord) {
-  if (record.state === record.announcedState) return undefined;
-  if (record.state === 'watched') return 'appeared' as const;
-  // Gone or dropped before its arrival was ever announced: nothing to take back.
-  if (record.announcedState !== 'watched') return undefined;
-  return record.state === 'gone' ? ('deleted' as const) : ('dropped' as const);
-}
-
-/** How long a run holds the right to announce a deletion: past the longest invocation (15 min). */
-export const ANNOUNCE_CLAIM_MS = 15 * 60_000;
-
-/**
- * Writes what changed (a deletion only by its claim: one check and one discovery run finding it
- * deleted at once announce it once), publishes each NOTICE, records what was announced.
- */
-async function announce(
-  deps: DiscoveryDeps,
-  remembered: readonly DiscoveredRecord[],
-  next: readonly DiscoveredRecord[],
-  signal?: AbortSignal,
-): Promise<Omit<DiscoveryReport, 'failedScopes'>> {
-  const before = new Map(remembered.map((r) => [r.name, r]));
-  await forgetReplaced(deps, before, next, signal);
-  const deletions = next.filter((r) => pendingChange(r) === 'deleted');
-  await deps.store.save(
-    next.filter((r) => !deletions.includes(r) && canonical(before.get(r.name)) !== canonical(r)),
-    signal,
-  );
-  const claimed = await claimDeletions(deps, before, deletions, signal);
-  const report = { appeared: [] as string[], deleted: [] as string[], dropped: [] as string[] };
-  const announced: DiscoveredRecord[] = [];
-  let notices = 0;
-  for (const record of next) {
-    if (deletions.includes(record) && !claimed.has(record)) continue; // another run announces it
-    const change = pendingChange(record);
-    let done = record;
-    if (change !== undefined && (await publishChange(deps, record, change, signal))) {
-      done = { ...done, announcedState: record.state, announcing: undefined };
-      if (change === 'appeared') done = { ...done, announcedSettings: taggedSettings(record) };
-      notices++;
-      report[change].push(record.name);
-    } else if (change === undefined && record.state !== record.announcedState) {
-      done = { ...done, announcedState: record.state };
-    } else if (claimed.has(record)) {
-      done = { ...done, announcing: undefined }; // not accepted: the next run claims it again
-    }
-    const aside = await announceAside(deps, record, signal);
-    if (aside.length > 0) done = Object.assign({ ...done }, ...aside);
-    notices += aside.length;
-    if (done !== record) announced.push(done);
-  }
-  await deps.store.save(announced, signal);
-  const watched = next.filter((r) => r.state === 'watched').length;
-  return { watched, ...report, notices };
-}
-
-/**
- * The deletions this run announces: each claimed by a conditional write over the record as loaded
- * (another run's claim, or its record of the announcement, wins). A claim whose NOTICE was not
- * accepted is given back; one whose run died is taken again once ANNOUNCE_CLAIM_MS has passed.
- */
-async function claimDeletions(
-  deps: DiscoveryDeps,
-  before: ReadonlyMap<string, DiscoveredRecord>,
-  deletions: readonly DiscoveredRecord[],
-  signal?: AbortSignal,
-): Promise<Set<DiscoveredRecord>> {
-  const now = deps.clock();
-  const claimed = new Set<DiscoveredRecord>();
-  for (const record of deletions) {
-    if ((record.announcing ?? 0) > now) continue; // another run is announcing it
-    const claim = { ...record, announcing: now + ANNOUNCE_CLAIM_MS };
-    if (await deps.store.claim(claim, before.get(record.name), signal)) claimed.add(record);
-  }
-  return claimed;
-}
-
-/**
- * A new cluster behind a remembered name (another ARN, id or creation time): its checks start from
- * nothing, never judging the other cluster's nodes (its silent ones "deleted"). What the state
- * still has to send (its outbox, on-call events) is kept. Done before its record is written, so
- * that no check reads it with the other's state; a failure fails the run, which tries again.
- */
-async function forgetReplaced(
-  deps: DiscoveryDeps,
-  before: ReadonlyMap<string, DiscoveredRecord>,
-  next: readonly DiscoveredRecord[],
-  signal?: AbortSignal,
-): Promise<void> {
-  for (const record of next) {
-    const { name } = record;
-    const previous = before.get(name);
-    const replaced =
-      previous && identityIn(previous) && identityIn(previous) !== identityIn(record);
-    if (deps.states === undefined || !replaced) continue;
-    const stored = await deps.states.load(name, signal);
-    if (stored.version === 0) continue;
-    const state = { ...stored.state, observations: new Map(), alerts: EMPTY_ALERT_STATE };
-    await deps.states.save(name, { ...state, givenUp: null }, stored.version, signal);
-    deps.logger.info('another cluster behind a watched name: its checks start afresh', {
-      cluster: name,
-    });
-  }
-}
-
-async function publishChange(
-  deps: DiscoveryDeps,
-  record: DiscoveredRecord,
-  change: 'appeared' | 'deleted' | 'dropped',
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const advice = change === 'appeared' ? await accessAdvice(deps, record, signal) : undefined;
-  const message = changeMessage(record, change);
-  return publish(deps, record.name, { change, message, ...(advice ? { advice } : {}) }, signal);
-}
-
-/**
- * The NOTICEs beside a change of state, each once: tags ignored, settings changed by tags, a name
- * taken twice. What each accepted one records as said.
- */
-async function announceAside(
-  deps: DiscoveryDeps,
-  record: DiscoveredRecord,
-  signal?: AbortSignal,
-): Promise<Partial<DiscoveredRecord>[]> {
-  const said: Partial<DiscoveredRecord>[] = [];
-  const say = (info: Parameters<typeof discoveryNotice>[1]) =>
-    publish(deps, record.name, info, signal);
-  const newTags = record.tagProblems.filter((p) => !record.announcedTags.includes(p));
-  if (newTags.length > 0 && (await say({ change: 'tag-invalid', message: newTags.join('; ') }))) {
-    said.push({ announcedTags: record.tagProblems });
-  }
-  const changed = settingsChange(record);
-  if (changed && (await say({ change: 'settings-changed', message: changed }))) {
-    said.push({ announcedSettings: taggedSettings(record) });
-  }
-  if (sameNameUnsaid(record) && (await say({ change: 'same-name', ...sameNameMessage(record) }))) {
-    said.push({ announcedSameName: record.sameName });
-  }
-  return said;
-}
-
-/** Whether the record's clusters of one name are yet to be announced (a watched one's). */
-function sameNameUnsaid(record: DiscoveredRecord): boolean {
-  const said = record.announcedSameName ?? [];
-  return record.state === 'watched' && (record.sameName ?? []).some((arn) => !said.includes(arn));
-}
-
-/** Whether the notifier accepted it; a refusal is logged and tried again at the next run. */
-async function publish(
-  deps: DiscoveryDeps,
-  cluster: string,
-  info: Parameters<typeof discoveryNotice>[1],
-  signal?: AbortSignal,
-): Promise<boolean> {
-  try {
-    await deps.notifier.publish(discoveryNotice(cluster, info, deps.clock()), signal);
-    deps.logger.info('discovery announced', { cluster, change: info.change });
-    return true;
-  } catch (error) {
-    deps.logger.error('discovery could not announce; tried again at its next run', {
-      cluster,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return false;
-  }
 }

@@ -99,12 +99,8 @@ export async function dispatchChecks(
     delaySeconds: spreadDelaySeconds(cluster, periodSeconds),
   }));
   const refused = checks.length > 0 ? await deps.checks.send(checks, signal) : [];
-  const overdue = await fleetSwitch(
-    deps,
-    clusters,
-    periodSeconds * 1000 * DEAD_MAN_PERIODS,
-    signal,
-  );
+  const afterMs = periodSeconds * 1000 * DEAD_MAN_PERIODS;
+  const overdue = await fleetSwitch(deps, clusters, afterMs, signal);
   logger.info('fleet dispatched', {
     clusters: clusters.length,
     refused: refused.length,
@@ -122,7 +118,10 @@ export async function dispatchChecks(
 
 /**
  * The fleet-wide dead-man's switch: reads the ledger, starts the grace of clusters it does not
- * know, publishes `ClustersOverdue`, and the NOTICEs of what changed. Returns the overdue.
+ * know, publishes `ClustersOverdue`, and the NOTICEs of what changed: one for the clusters newly
+ * overdue, one for those checked again (a cluster no longer dispatched is dropped silently); then
+ * what was announced is recorded. A NOTICE not published is not recorded: the next run tries
+ * again. Returns the overdue.
  */
 async function fleetSwitch(
   deps: DispatchDeps,
@@ -136,7 +135,23 @@ async function fleetSwitch(
   if (unknown.length > 0) await deps.ledger.begin(unknown, now, signal);
   const overdue = clusters.filter((name) => isOverdue(view, name, now, afterMs)).sort();
   deps.metrics.recordForService('ClustersOverdue', overdue.length, 'Count');
-  await announce(deps, view.announced, overdue, new Set(clusters), afterMs, signal);
+  const { announced } = view;
+  const at = deps.clock();
+  const before = new Set(announced.filter((name) => clusters.includes(name)));
+  const changes = {
+    started: overdue.filter((name) => !before.has(name)),
+    ended: [...before].filter((name) => !overdue.includes(name)),
+  };
+  const next = new Set(before);
+  for (const state of ['started', 'ended'] as const) {
+    const changed = changes[state];
+    if (changed.length === 0) continue;
+    const notice = checksOverdueNotice(state, changed, { overdue: overdue.length, afterMs }, at);
+    if (!(await published(deps, notice, signal))) continue;
+    for (const name of changed) state === 'started' ? next.add(name) : next.delete(name);
+  }
+  const same = next.size === announced.length && announced.every((name) => next.has(name));
+  if (!same) await deps.ledger.announce([...next].sort(), at, signal);
   return overdue;
 }
 
@@ -144,37 +159,6 @@ function isOverdue(view: LedgerView, cluster: string, now: number, afterMs: numb
   const entry = view.clusters.get(cluster);
   if (entry === undefined) return false;
   return now - Math.max(entry.checkedAt ?? entry.since, entry.since) > afterMs;
-}
-
-/**
- * One NOTICE for the clusters newly overdue, one for those checked again (a cluster no longer
- * dispatched is dropped silently); then what was announced is recorded. A NOTICE not published
- * is not recorded: the next run tries again.
- */
-async function announce(
-  deps: DispatchDeps,
-  announced: readonly string[],
-  overdue: readonly string[],
-  fleet: ReadonlySet<string>,
-  afterMs: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const now = deps.clock();
-  const before = new Set(announced.filter((name) => fleet.has(name)));
-  const overdueNow = new Set(overdue);
-  const started = overdue.filter((name) => !before.has(name));
-  const ended = [...before].filter((name) => !overdueNow.has(name));
-  const next = new Set(before);
-  if (started.length > 0) {
-    const notice = checksOverdueNotice('started', started, overdue.length, afterMs, now);
-    if (await published(deps, notice, signal)) for (const name of started) next.add(name);
-  }
-  if (ended.length > 0) {
-    const notice = checksOverdueNotice('ended', ended, overdue.length, afterMs, now);
-    if (await published(deps, notice, signal)) for (const name of ended) next.delete(name);
-  }
-  const same = next.size === announced.length && announced.every((name) => next.has(name));
-  if (!same) await deps.ledger.announce([...next].sort(), now, signal);
 }
 
 async function published(

@@ -200,34 +200,26 @@ export class InvocationRunner {
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
-    const look = event?.look !== undefined;
+    const limits = { runId, lockMs, look: event?.look !== undefined, signal, readSignal };
     const results = await Promise.allSettled(
-      clusters.map((c) =>
-        this.watchCluster(this.watchedOf(c), { runId, lockMs, look, signal, readSignal }),
-      ),
+      clusters.map((c) => this.watchCluster(this.watchedOf(c), limits)),
     );
-    const reports: ClusterReport[] = [];
-    const failures: string[] = [];
-    results.forEach((result, i) => {
+    const failures = results.flatMap((result, i) => {
+      if (result.status === 'fulfilled') return [];
       const name = clusters[i]?.name ?? '?';
-      if (result.status === 'fulfilled') {
-        reports.push(result.value);
-      } else {
-        const message =
-          result.reason instanceof Error ? result.reason.message : String(result.reason);
-        this.deps.logger.error('check failed: the watchdog itself is broken', {
-          cluster: name,
-          error: message,
-        });
-        failures.push(`${name}: ${message}`);
-      }
+      const error = result.reason instanceof Error ? result.reason.message : String(result.reason);
+      this.deps.logger.error('check failed: the watchdog itself is broken', {
+        cluster: name,
+        error,
+      });
+      return [`${name}: ${error}`];
     });
     if (failures.length > 0) {
       throw new InvocationError(
         `${failures.length} of ${clusters.length} cluster checks failed: ${failures.join('; ')}`,
       );
     }
-    return { clusters: reports };
+    return { clusters: results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])) };
   }
 
   private watchedOf(cluster: ClusterSettings): Watched {

@@ -7,7 +7,7 @@
  * switch alarm reads. `FOR_SERVICE_METRICS` are written with {service} alone (deployment-wide
  * alarms and dashboard totals: one metric-month per deployment, not per cluster), as are the
  * metrics of the whole deployment (`recordForService`). The others are not written as metrics:
- * the check's log line carries them per cluster (lambda/use-cases/check-log.ts, `cluster checked`), which the
+ * the check's log line carries them per cluster (lambda/use-cases/check-report.ts, `cluster checked`), which the
  * dashboard queries with Logs Insights (infra/dashboard.ts).
  */
 import type { MetricName } from '../../ports/index.js';
