@@ -50,11 +50,10 @@ import {
   stringOf,
 } from './dynamodb-items.js';
 import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
-import { headBlob, headSnapshot } from './head-reads.js';
+import { type HeadRead, headBlob, headSnapshot } from './head-reads.js';
 import { KnownHeads } from './known-heads.js';
 import { INLINE_OBSERVATIONS, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
 import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
-import type { HeadRead } from './snapshot-items.js';
 import { sha256Of, unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';

@@ -9,7 +9,7 @@ import {
   type StoredState,
 } from '../../../ports/index.js';
 import type { Item } from './dynamodb-items.js';
-import type { HeadRead } from './snapshot-items.js';
+import type { HeadRead } from './head-reads.js';
 
 /** Copies an unreadable head and its chunks aside; hands out an empty state to save over it. */
 export async function keepAside(
