@@ -58,8 +58,6 @@ import { sha256Of, unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';
 
-/** DynamoDB's item size limit (400 KB, names and values together). */
-export const MAX_ITEM_BYTES = 400 * 1024;
 const DEFAULT_CHUNK_BYTES = 350_000;
 const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
@@ -127,7 +125,7 @@ export class DynamoDbStateStore implements StateStore {
   async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
-      const head = await this.#io.head(pk, signal);
+      const head = await this.#io.item(pk, 'head', signal);
       const stored = await this.#fromHead(cluster, head, attempt, signal);
       if (stored !== 'again') return stored;
     }
@@ -144,7 +142,7 @@ export class DynamoDbStateStore implements StateStore {
   async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
-      const head = await this.#io.head(pk, signal);
+      const head = await this.#io.item(pk, 'head', signal);
       let stored: StoredState | 'again';
       try {
         stored = await this.#fromHead(cluster, head, attempt, signal);
@@ -307,7 +305,7 @@ export class DynamoDbStateStore implements StateStore {
     const pk = partitionKey(cluster);
     let current: Item | undefined;
     try {
-      current = await this.#io.head(pk, undefined);
+      current = await this.#io.item(pk, 'head', undefined);
     } catch {
       throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
     }
