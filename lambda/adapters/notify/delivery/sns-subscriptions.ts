@@ -11,8 +11,6 @@ import type { TopicSubscriptions } from '../../../ports/index.js';
 export interface SnsTopicSubscriptionsOptions {
   readonly client: SNSClient;
   readonly topicArn: string;
-  /** Pages read at most (default MAX_SUBSCRIPTION_PAGES); past them the count is a lower bound. */
-  readonly maxPages?: number;
 }
 
 /**
@@ -30,11 +28,11 @@ export class SnsTopicSubscriptions implements TopicSubscriptions {
   constructor(private readonly options: SnsTopicSubscriptionsOptions) {}
 
   async confirmedCount(signal?: AbortSignal): Promise<number> {
-    const { client, topicArn, maxPages = MAX_SUBSCRIPTION_PAGES } = this.options;
+    const { client, topicArn } = this.options;
     let confirmed = 0;
     let token: string | undefined;
     const tokens = new Set<string>();
-    for (let page = 0; page < maxPages; page++) {
+    for (let page = 0; page < MAX_SUBSCRIPTION_PAGES; page++) {
       const output = await client.send(
         new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: token }),
         { abortSignal: signal },
