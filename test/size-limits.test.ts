@@ -54,7 +54,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/adapters/kube/read-errors.ts': { params: 1 },
   'lambda/adapters/kube/transport.ts': { file: 1 },
   'lambda/adapters/metrics/emf-metrics.ts': { params: 1 },
-  'lambda/adapters/notify/delivery/sns-notifier.ts': { params: 1 },
   'lambda/core/evaluate.ts': { params: 1 },
   'lambda/core/flapping.ts': { params: 1 },
   'lambda/core/incidents.ts': { long: 1, params: 1 },
