@@ -33,23 +33,6 @@ export interface MachineNotifierOptions {
   readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
 }
 
-/** The machine topic's `Publish`: String structure, the document, the attributes (pure). */
-export function machinePublishInput(
-  n: Notification,
-  topicArn: string,
-  context: RenderContext = {},
-) {
-  return withFifoIds(
-    {
-      TopicArn: topicArn,
-      Subject: renderSubject(n),
-      Message: JSON.stringify(renderDocument(n, { runbookUrl: context.runbookUrl })),
-      MessageAttributes: messageAttributes(n),
-    },
-    n,
-  );
-}
-
 /** Publishes to `primary`, then the document with its attributes to the machine topic. */
 export class WithMachineCopy extends CopyAfterAccept {
   readonly #options: MachineNotifierOptions;
@@ -66,7 +49,17 @@ export class WithMachineCopy extends CopyAfterAccept {
 
   protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
     const { client, topicArn, logger, contextFor } = this.#options;
-    const input = machinePublishInput(notification, topicArn, contextFor?.(notification.cluster));
+    const runbookUrl = contextFor?.(notification.cluster).runbookUrl;
+    // String structure (no MessageStructure): the document, with the attributes.
+    const input = withFifoIds(
+      {
+        TopicArn: topicArn,
+        Subject: renderSubject(notification),
+        Message: JSON.stringify(renderDocument(notification, { runbookUrl })),
+        MessageAttributes: messageAttributes(notification),
+      },
+      notification,
+    );
     await publishCopy(input, notification, {
       client,
       logger,

@@ -19,11 +19,6 @@ export interface SnsTopicSubscriptionsOptions {
  */
 export const MAX_SUBSCRIPTION_PAGES = 20;
 
-/** Whether SNS lists the subscription as confirmed (an ARN, not `PendingConfirmation`/`Deleted`). */
-export function isConfirmed(subscriptionArn: string | undefined): boolean {
-  return subscriptionArn?.startsWith('arn:') === true;
-}
-
 export class SnsTopicSubscriptions implements TopicSubscriptions {
   constructor(private readonly options: SnsTopicSubscriptionsOptions) {}
 
@@ -38,7 +33,8 @@ export class SnsTopicSubscriptions implements TopicSubscriptions {
         { abortSignal: signal },
       );
       for (const subscription of output.Subscriptions ?? []) {
-        if (isConfirmed(subscription.SubscriptionArn)) confirmed += 1;
+        // Confirmed: an ARN, not `PendingConfirmation` or `Deleted`.
+        if (subscription.SubscriptionArn?.startsWith('arn:')) confirmed += 1;
       }
       token = output.NextToken || undefined;
       // The last page, or a token seen before (a cycle would list the same pages again).
