@@ -26,11 +26,6 @@ const FILE_FORMAT = 1;
 const LOCK_ATTEMPTS = 40;
 const ADVICE = 'delete it (its silences are lost) or point --state-file elsewhere';
 
-/** Where the silences of a state file live. */
-export function silencesFileOf(stateFile: string): string {
-  return `${resolve(stateFile)}.silences`;
-}
-
 /** Each cluster's entries as stored (JSON values, not yet read as silences). */
 type Entries = Record<string, unknown[]>;
 
@@ -56,7 +51,7 @@ export class FileSilenceStore implements SilenceStore {
     stateFile: string,
     private readonly clock: () => number = Date.now,
   ) {
-    this.path = silencesFileOf(stateFile);
+    this.path = `${resolve(stateFile)}.silences`;
   }
 
   async list(cluster: string, signal?: AbortSignal): Promise<readonly Silence[]> {

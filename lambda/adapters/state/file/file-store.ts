@@ -42,7 +42,7 @@ export class FileStateStore implements StateStore {
     try {
       await access(this.path);
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     }
     return Object.keys((await this.#read()).clusters);
   }
@@ -130,7 +130,9 @@ export class FileStateStore implements StateStore {
     try {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) return { format: FILE_FORMAT, clusters: {} };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return { format: FILE_FORMAT, clusters: {} };
+      }
       const reason = error instanceof Error ? error.message : String(error);
       throw new StateCorruptError(`state file ${this.path} cannot be read: ${reason} — ${ADVICE}`, {
         cause: error,
@@ -142,7 +144,7 @@ export class FileStateStore implements StateStore {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new UnreadableStateError(
-        `state file ${this.path} is not valid JSON: ${oneLine(reason)} — ${ADVICE}`,
+        `state file ${this.path} is not valid JSON: ${reason.replace(/\s+/g, ' ').trim()} — ${ADVICE}`,
         { cause: error },
       );
     }
@@ -184,15 +186,7 @@ export class FileStateStore implements StateStore {
   }
 }
 
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
 /** An error's reason, without the advice to delete the file (the reset did what it says). */
 function reasonOf(error: Error): string {
   return error.message.replace(` — ${ADVICE}`, '');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
