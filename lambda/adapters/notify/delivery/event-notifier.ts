@@ -52,35 +52,36 @@ export function notificationEvent(notification: Notification, eventBus: string) 
 
 /** Publishes to `primary`, then the notification as an EventBridge event (best effort, counted). */
 export class WithEventCopy extends CopyAfterAccept {
-  readonly #options: EventNotifierOptions;
-
   constructor(primary: Notifier, options: EventNotifierOptions) {
-    super(primary);
-    this.#options = options;
+    super(primary, (notification, signal) => putEvent(notification, options, signal));
   }
+}
 
-  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
-    const { client, eventBus, logger, metrics } = this.#options;
-    const entry = notificationEvent(notification, eventBus);
-    const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
-    const failed = (error: string, detail: string) => {
-      metrics?.record(notification.cluster, 'NotificationEventsFailed', 1, 'Count');
-      logger?.warn('notification event not put', { ...fields, error, detail });
-    };
-    const timeout = AbortSignal.timeout(EVENT_TIMEOUT_MS);
-    try {
-      const output = await client.send(new PutEventsCommand({ Entries: [entry] }), {
-        abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-      const result = output.Entries?.[0];
-      if ((output.FailedEntryCount ?? 0) > 0 || result?.EventId === undefined) {
-        failed(oneLine(result?.ErrorCode) || 'FailedEntry', oneLine(result?.ErrorMessage));
-        return;
-      }
-      logger?.info('notification event put', { ...fields, eventId: result.EventId });
-    } catch (error) {
-      const { error: name, detail } = failureFields(error);
-      failed(name, detail);
+/** Puts the event once: logs `notification event put`, or logs and counts the failure. */
+async function putEvent(
+  notification: Notification,
+  { client, eventBus, logger, metrics }: EventNotifierOptions,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const entry = notificationEvent(notification, eventBus);
+  const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
+  const failed = (error: string, detail: string) => {
+    metrics?.record(notification.cluster, 'NotificationEventsFailed', 1, 'Count');
+    logger?.warn('notification event not put', { ...fields, error, detail });
+  };
+  const timeout = AbortSignal.timeout(EVENT_TIMEOUT_MS);
+  try {
+    const output = await client.send(new PutEventsCommand({ Entries: [entry] }), {
+      abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const result = output.Entries?.[0];
+    if ((output.FailedEntryCount ?? 0) > 0 || result?.EventId === undefined) {
+      failed(oneLine(result?.ErrorCode) || 'FailedEntry', oneLine(result?.ErrorMessage));
+      return;
     }
+    logger?.info('notification event put', { ...fields, eventId: result.EventId });
+  } catch (error) {
+    const { error: name, detail } = failureFields(error);
+    failed(name, detail);
   }
 }

@@ -15,7 +15,6 @@
  * is logged (`machine notification not published`) and not sent again.
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
-import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
 import { PATTERNS } from '../../../settings/patterns.js';
 import { renderDocument } from '../render/document.js';
@@ -35,36 +34,26 @@ export interface MachineNotifierOptions {
 
 /** Publishes to `primary`, then the document with its attributes to the machine topic. */
 export class WithMachineCopy extends CopyAfterAccept {
-  readonly #options: MachineNotifierOptions;
-
-  constructor(primary: Notifier, options: MachineNotifierOptions) {
-    if (!PATTERNS.TOPIC_ARN.test(options.topicArn)) {
+  constructor(primary: Notifier, { client, topicArn, logger, contextFor }: MachineNotifierOptions) {
+    if (!PATTERNS.TOPIC_ARN.test(topicArn)) {
       throw new Error(
-        `the machine topic must be an SNS topic ARN, got "${truncate(cleanText(options.topicArn), 200)}"`,
+        `the machine topic must be an SNS topic ARN, got "${truncate(cleanText(topicArn), 200)}"`,
       );
     }
-    super(primary);
-    this.#options = options;
-  }
-
-  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
-    const { client, topicArn, logger, contextFor } = this.#options;
-    const runbookUrl = contextFor?.(notification.cluster).runbookUrl;
-    // String structure (no MessageStructure): the document, with the attributes.
-    const input = withFifoIds(
-      {
-        TopicArn: topicArn,
-        Subject: renderSubject(notification),
-        Message: JSON.stringify(renderDocument(notification, { runbookUrl })),
-        MessageAttributes: messageAttributes(notification),
-      },
-      notification,
-    );
-    await publishCopy(input, notification, {
-      client,
-      logger,
-      what: 'machine notification',
-      signal,
+    super(primary, async (notification, signal) => {
+      const runbookUrl = contextFor?.(notification.cluster).runbookUrl;
+      // String structure (no MessageStructure): the document, with the attributes.
+      const input = withFifoIds(
+        {
+          TopicArn: topicArn,
+          Subject: renderSubject(notification),
+          Message: JSON.stringify(renderDocument(notification, { runbookUrl })),
+          MessageAttributes: messageAttributes(notification),
+        },
+        notification,
+      );
+      const what = 'machine notification';
+      await publishCopy(input, notification, { client, logger, what, signal });
     });
   }
 }
