@@ -28,8 +28,8 @@
  * Its parts: state-head.ts (the head item, its condition, what a save replaces), state-blob.ts
  * (the blob: gzip, checksum, pieces), snapshot-items.ts (the observation snapshot's items),
  * save-items.ts (what a save writes before its head), head-reads.ts (what a load reads of what a
- * head names), known-heads.ts (what is remembered per cluster), state-keep-aside.ts (loadOrReset's
- * copy).
+ * head names), observation-snapshot.ts (when a snapshot is written; what is remembered per
+ * cluster), state-keep-aside.ts (loadOrReset's copy).
  */
 
 import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
@@ -51,8 +51,7 @@ import {
 } from './dynamodb-items.js';
 import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
 import { type HeadRead, headBlob, headSnapshot } from './head-reads.js';
-import { KnownHeads } from './known-heads.js';
-import { INLINE_OBSERVATIONS, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
+import { INLINE_OBSERVATIONS, KnownHeads, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
 import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
 import { sha256Of, unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
@@ -148,7 +147,7 @@ export class DynamoDbStateStore implements StateStore {
         stored = await this.#fromHead(cluster, head, attempt, signal);
       } catch (error) {
         if (!(error instanceof StateCorruptError) || head === undefined) throw error;
-        this.#known.forget(cluster);
+        this.#known.delete(cluster);
         const at = { now: this.#clock(), expiresAt: this.#nowSeconds() + this.#ttlSeconds };
         return keepAside({ table: this.#io, pk, head, signal }, error, at);
       }
@@ -164,7 +163,7 @@ export class DynamoDbStateStore implements StateStore {
     signal: AbortSignal | undefined,
   ): Promise<StoredState | 'again'> {
     const known = this.#known.get(cluster);
-    this.#known.forget(cluster);
+    this.#known.delete(cluster);
     if (head === undefined) return { version: 0, state: emptyClusterState() };
     const version = numberOf(head, 'version');
     // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
@@ -272,7 +271,7 @@ export class DynamoDbStateStore implements StateStore {
       previous = output.Attributes;
     } catch (error) {
       // Whatever happened, what this process knew of the stored head may be out of date.
-      this.#known.forget(cluster);
+      this.#known.delete(cluster);
       await this.#ownHeadOrThrow(cluster, error, next, expectedVersion);
       this.#known.remember(cluster, saved);
       return version;
