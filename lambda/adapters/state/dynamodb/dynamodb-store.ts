@@ -53,7 +53,7 @@ import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
 import { type HeadRead, headBlob, headSnapshot } from './head-reads.js';
 import { INLINE_OBSERVATIONS, KnownHeads, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
 import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
-import { sha256Of, unpackState } from './state-blob.js';
+import { unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';
 
@@ -242,24 +242,14 @@ export class DynamoDbStateStore implements StateStore {
     const version = expectedVersion + 1;
     const save = { pk, expectedVersion, version, now, expiresAt };
     const next = await saveItems(state, this.#known.get(cluster), save, this.#limits);
-    const { generation, blob, snapshot } = next;
+    const { generation, snapshot } = next;
     if (next.items.length > 0) {
       await this.#io.batchWrite(
         next.items.map((item) => ({ PutRequest: { Item: item } })),
         signal,
       );
     }
-    const head = headItem({
-      pk,
-      version,
-      generation,
-      blob,
-      sha256: sha256Of(blob),
-      chunks: next.chunks,
-      updatedAt: now,
-      expiresAt,
-      snapshot,
-    });
+    const head = headItem(save, next);
     // Remembered as saved: the map itself, which the caller no longer changes (StateStore).
     const saved = { version, generation, observations: state.observations, exact: true, snapshot };
     let previous: Item | undefined;
