@@ -27,7 +27,11 @@ import { jsonParts } from './json-parts.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
 
-export interface StateDocument {
+/**
+ * The stored document: the state's own records as they are (lock, refusals, given-up FIRINGs, the
+ * on-call outbox and open incidents; absent when empty), the observations column by column.
+ */
+export type StateDocument = Omit<ClusterState, 'observations' | 'alerts' | 'outbox'> & {
   readonly format: typeof STATE_DOCUMENT_FORMAT;
   readonly observations: {
     readonly names: readonly string[];
@@ -45,19 +49,7 @@ export interface StateDocument {
   };
   readonly alerts: unknown;
   readonly outbox: unknown;
-  readonly lock?: OutboxLock | null;
-  /**
-   * Outbox notification id → when it was first refused for good (epoch ms); absent in older
-   * documents, which held `refusals` (counts of checks) instead: those are not read.
-   */
-  readonly refusedSince?: Readonly<Record<string, number>>;
-  /** FIRINGs given up unsent, not yet named by a published notification; absent: none. */
-  readonly givenUp?: MissedFiring | null;
-  /** The on-call outbox (PagerDuty, Opsgenie events not taken yet); absent: empty. */
-  readonly onCall?: readonly PendingOnCall[];
-  /** The incidents the paging tools were sent, not resolved yet; absent: none. */
-  readonly onCallOpen?: readonly OpenOnCall[];
-}
+};
 
 export function toStateDocument(state: ClusterState): StateDocument {
   const names: string[] = [];
