@@ -13,6 +13,14 @@ import { bodyText } from '../render/format.js';
 /** The part of a logger a copy uses (Powertools Logger fits). */
 export type CopyLogger = Pick<StructuredLogger, 'info' | 'warn'>;
 
+/** A copy to another SNS topic: where, and `contextFor`, how each cluster is set up. */
+export interface TopicCopyOptions<Context> {
+  readonly client: SNSClient;
+  readonly topicArn: string;
+  readonly logger?: CopyLogger | undefined;
+  readonly contextFor?: ((cluster: string) => Context) | undefined;
+}
+
 /** Publishes a copy to an SNS topic once: logs `<what> published`, or `<what> not published`. */
 export async function publishCopy(
   input: PublishCommandInput,

@@ -14,27 +14,20 @@
  * Best effort, like the chat copy: the notification topic stays the record; a failed publish here
  * is logged (`machine notification not published`) and not sent again.
  */
-import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Notifier } from '../../../ports/index.js';
 import { PATTERNS } from '../../../settings/patterns.js';
 import { renderDocument } from '../render/document.js';
 import type { RenderContext } from '../render/render.js';
 import { renderSubject } from '../render/subject.js';
 import { cleanText, truncate } from '../render/text.js';
-import { CopyAfterAccept, type CopyLogger, publishCopy } from './copy-after-accept.js';
+import { CopyAfterAccept, publishCopy, type TopicCopyOptions } from './copy-after-accept.js';
 import { messageAttributes, withFifoIds } from './sns-notifier.js';
-
-export interface MachineNotifierOptions {
-  readonly client: SNSClient;
-  readonly topicArn: string;
-  readonly logger?: CopyLogger | undefined;
-  /** How each cluster is set up (its runbook URL, for the document). */
-  readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
-}
 
 /** Publishes to `primary`, then the document with its attributes to the machine topic. */
 export class WithMachineCopy extends CopyAfterAccept {
-  constructor(primary: Notifier, { client, topicArn, logger, contextFor }: MachineNotifierOptions) {
+  /** `contextFor`: each cluster's runbook URL, for the document. */
+  constructor(primary: Notifier, options: TopicCopyOptions<RenderContext>) {
+    const { client, topicArn, logger, contextFor } = options;
     if (!PATTERNS.TOPIC_ARN.test(topicArn)) {
       throw new Error(
         `the machine topic must be an SNS topic ARN, got "${truncate(cleanText(topicArn), 200)}"`,

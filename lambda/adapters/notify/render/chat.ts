@@ -14,7 +14,8 @@ import {
   type Severity,
   splitResolved,
 } from '../../../core/notification.js';
-import { type KubeAccess, kubectlFor, lookFurther } from './advice.js';
+import { kubectlFor, lookFurther } from './advice.js';
+import type { RenderContext } from './body.js';
 import { bodyText, fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
 import { asciiText, squeeze, truncate } from './text.js';
@@ -25,14 +26,11 @@ export const CHAT_DESCRIPTION_MAX_CHARS = 3_000;
 export const CHAT_MAX_NODES = 10;
 const NEXT_STEP_MAX_CHARS = 400;
 
-export interface ChatContext {
-  /** The namespace of the cluster's leases, for the kubectl next steps. */
-  readonly namespace?: string | undefined;
-  /** How to reach the cluster with kubectl (its context, or the EKS cluster), when known. */
-  readonly kube?: KubeAccess | undefined;
+/** The cluster's lease namespace and kubectl access, for the next steps, and the link to show. */
+export type ChatContext = Pick<RenderContext, 'namespace' | 'kube'> & {
   /** An https URL to show (a runbook, a dashboard): `chatNotifications.link`. */
   readonly link?: string | undefined;
-}
+};
 
 const MARK: Readonly<Record<Severity, string>> = {
   critical: '🔴',
