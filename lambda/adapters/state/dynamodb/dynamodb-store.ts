@@ -32,7 +32,7 @@
  * cluster), state-keep-aside.ts (loadOrReset's copy).
  */
 
-import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Observations } from '../../../core/model.js';
 import {
   type ClusterState,
@@ -49,7 +49,7 @@ import {
   partitionKey,
   stringOf,
 } from './dynamodb-items.js';
-import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
+import { type DynamoDbUsage, StateTable, type TableOptions } from './dynamodb-table.js';
 import { type HeadRead, headBlob, headSnapshot } from './head-reads.js';
 import { INLINE_OBSERVATIONS, KnownHeads, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
 import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
@@ -62,10 +62,7 @@ const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
 const LOAD_ATTEMPTS = 3;
 
-export interface DynamoDbStateStoreOptions {
-  /** Built by the composition root (region, credentials, endpoint); never by the store. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
+export interface DynamoDbStateStoreOptions extends TableOptions {
   /** Items expire this long after their last write (default 30 days). */
   readonly ttlSeconds?: number | undefined;
   /** Largest blob piece per item, in bytes (default 350,000; tests use small ones). */
@@ -75,8 +72,6 @@ export interface DynamoDbStateStoreOptions {
    * when it matters (default INLINE_OBSERVATIONS, 32; tests use 0).
    */
   readonly inlineObservations?: number | undefined;
-  /** Epoch ms, for `expiresAt` (default Date.now). */
-  readonly clock?: (() => number) | undefined;
   /** Told about best-effort clean-ups that failed (the TTL removes those items later). */
   readonly logger?:
     | { warn(message: string, fields: Readonly<Record<string, unknown>>): void }

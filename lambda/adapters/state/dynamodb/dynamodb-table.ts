@@ -21,6 +21,15 @@ import { type Item, itemBytes, sortKeyOf } from './dynamodb-items.js';
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_ATTEMPTS = 8;
 
+/** A store of the state table: its client and name, and its clock. */
+export interface TableOptions {
+  /** Built by the composition root (region, credentials, endpoint); never by the store. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** Epoch ms (default Date.now): what TTLs, and what has ended, are judged by. */
+  readonly clock?: (() => number) | undefined;
+}
+
 export class StateTable {
   /** What the store has asked of DynamoDB so far (as DynamoDB reported it; for metrics, benchmarks). */
   readonly usage = {
