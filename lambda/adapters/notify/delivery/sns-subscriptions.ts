@@ -8,11 +8,6 @@
 import { ListSubscriptionsByTopicCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { TopicSubscriptions } from '../../../ports/index.js';
 
-export interface SnsTopicSubscriptionsOptions {
-  readonly client: SNSClient;
-  readonly topicArn: string;
-}
-
 /**
  * 20 pages: 2,000 subscriptions. A topic with more is counted up to there (a lower bound, which is
  * all the alarm needs: fewer than one confirmed).
@@ -20,7 +15,7 @@ export interface SnsTopicSubscriptionsOptions {
 export const MAX_SUBSCRIPTION_PAGES = 20;
 
 export class SnsTopicSubscriptions implements TopicSubscriptions {
-  constructor(private readonly options: SnsTopicSubscriptionsOptions) {}
+  constructor(private readonly options: { client: SNSClient; topicArn: string }) {}
 
   async confirmedCount(signal?: AbortSignal): Promise<number> {
     const { client, topicArn } = this.options;
