@@ -41,6 +41,7 @@ import {
   StateCorruptError,
   type StateStore,
   type StoredState,
+  type StructuredLogger,
 } from '../../../ports/index.js';
 import {
   type Item,
@@ -73,9 +74,7 @@ export interface DynamoDbStateStoreOptions extends TableOptions {
    */
   readonly inlineObservations?: number | undefined;
   /** Told about best-effort clean-ups that failed (the TTL removes those items later). */
-  readonly logger?:
-    | { warn(message: string, fields: Readonly<Record<string, unknown>>): void }
-    | undefined;
+  readonly logger?: Pick<StructuredLogger, 'warn'> | undefined;
 }
 
 export class DynamoDbStateStore implements StateStore {
