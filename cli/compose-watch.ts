@@ -12,7 +12,6 @@ import { TerminalNotifier } from '../lambda/adapters/notify/delivery/terminal-no
 import { renderSubject } from '../lambda/adapters/notify/render/render.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
 import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
-import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
 import type { Notifier } from '../lambda/ports/index.js';
 import type { CycleDeps } from '../lambda/use-cases/check-cycle.js';
@@ -119,7 +118,8 @@ export async function composeWatch(options: WatchOptions, io: Io): Promise<Watch
             new FileSilenceStore(options.stateFile, io.now),
             clusterKeyOf(kubeConfig),
           )
-        : new MemorySilenceStore(io.now),
+        : // Without a state file there are no silences: `silence add` needs one.
+          undefined,
     },
   };
 }

@@ -86,7 +86,7 @@ export function eventSection(notification: Notification): string[] {
     '',
     'Bounded: the document is at most 32,000 bytes (nodes listed while they fit, `nodesOmitted`',
     'counting the rest), far below the 256 KB PutEvents takes for one entry; an entry over that',
-    'is not sent and counts as a failure. Best effort, like the chat copy: a put that fails (an',
+    'is refused and counts as a failure. Best effort, like the chat copy: a put that fails (an',
     'error, a 5xx, or PutEvents answering with `FailedEntryCount` 1) is logged as',
     '`notification event not put` with the error code and counted in the metric',
     '`NotificationEventsFailed` (one for the deployment, with its alarm',

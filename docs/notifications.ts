@@ -11,10 +11,8 @@ import {
   messageAttributes,
 } from '../lambda/adapters/notify/delivery/sns-notifier.js';
 import { renderDocument } from '../lambda/adapters/notify/render/document.js';
-import {
-  DOCUMENT_SCHEMA,
-  documentJsonSchema,
-} from '../lambda/adapters/notify/render/document-schema.js';
+import { documentJsonSchema } from '../lambda/adapters/notify/render/document-schema.js';
+import { DOCUMENT_SCHEMA } from '../lambda/adapters/notify/render/document-version.js';
 import { composeNotification } from '../lambda/core/grouping.js';
 import { incidentKey } from '../lambda/core/incident-keys.js';
 import type { AlertNode, Notification } from '../lambda/core/notification.js';

@@ -13,7 +13,7 @@ import {
   structuredMessage,
 } from '../lambda/adapters/notify/delivery/sns-notifier.js';
 import { DOCUMENT_MAX_BYTES, renderDocument } from '../lambda/adapters/notify/render/document.js';
-import { DOCUMENT_SCHEMA } from '../lambda/adapters/notify/render/document-schema.js';
+import { DOCUMENT_SCHEMA } from '../lambda/adapters/notify/render/document-version.js';
 import { renderBody, renderSubject } from '../lambda/adapters/notify/render/render.js';
 import { utf8Bytes } from '../lambda/adapters/notify/render/text.js';
 import { NOTIFICATION_KINDS, type Notification } from '../lambda/core/notification.js';

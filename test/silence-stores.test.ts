@@ -13,7 +13,6 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbSilenceStore } from '../lambda/adapters/state/dynamodb/dynamodb-silence-store.js';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { FileSilenceStore } from '../lambda/adapters/state/file/file-silence-store.js';
-import { MemorySilenceStore } from '../lambda/adapters/state/memory/memory-silence-store.js';
 import { endedAt } from '../lambda/adapters/state/silence-document.js';
 import { SILENCE_AUDIT_SECONDS, type Silence } from '../lambda/core/silences.js';
 import { emptyClusterState, SilenceError, type SilenceStore } from '../lambda/ports/index.js';
@@ -61,7 +60,6 @@ describe('silence stores', () => {
   };
 
   const kinds: [string, (clock: () => number) => Promise<SilenceStore>][] = [
-    ['memory', async (clock) => new MemorySilenceStore(clock)],
     ['file', async (clock) => new FileSilenceStore(join(dir, `state-${++tables}.json`), clock)],
     ['dynamodb (dynalite)', (clock) => dynamoDbStore(local, clock)],
     ['dynamodb (moto)', (clock) => dynamoDbStore(moto as LocalDynamoDb, clock)],

@@ -45,8 +45,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/adapters/kube/http/proxy-tunnel.ts': { long: 1 },
   'lambda/adapters/kube/node-cache.ts': { params: 1 },
   'lambda/adapters/metrics/emf-metrics.ts': { params: 1 },
-  'lambda/adapters/notify/delivery/sns-notifier.ts': { params: 1 },
-  'lambda/adapters/state/state-document.ts': { params: 1 },
   'lambda/core/evaluate.ts': { params: 1 },
   'lambda/core/flapping.ts': { params: 1 },
   'lambda/core/incidents.ts': { long: 1, params: 1 },

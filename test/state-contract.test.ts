@@ -20,7 +20,6 @@ import { itemBytes, partitionKey } from '../lambda/adapters/state/dynamodb/dynam
 import {
   DynamoDbStateStore,
   type DynamoDbStateStoreOptions,
-  MAX_ITEM_BYTES,
 } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import { FileStateStore } from '../lambda/adapters/state/file/file-store.js';
 import { MemoryStateStore } from '../lambda/adapters/state/memory/memory-store.js';
@@ -45,6 +44,9 @@ import {
   sampleAlerts,
   sampleNotification,
 } from '../testkit/state-fixtures.js';
+
+/** DynamoDB's item size limit (400 KB, names and values together). */
+const MAX_ITEM_BYTES = 400 * 1024;
 
 const T0 = Date.UTC(2026, 10, 29, 17, 52, 14);
 

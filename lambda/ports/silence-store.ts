@@ -23,7 +23,6 @@ export interface SilenceStore {
   /**
    * `list` for a check: what cannot be honoured on the store's clock is moved aside (a DynamoDB
    * key, a file copy) instead of being skipped on every check, and said once in `setAside`.
-   * A store that cannot hold such silences (in memory) answers `list` with nothing set aside.
    */
   listOrSetAside(cluster: string, signal?: AbortSignal): Promise<SilencesRead>;
   /**

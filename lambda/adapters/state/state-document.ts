@@ -27,7 +27,11 @@ import { jsonParts } from './json-parts.js';
 
 export const STATE_DOCUMENT_FORMAT = 1;
 
-export interface StateDocument {
+/**
+ * The stored document: the state's own records as they are (lock, refusals, given-up FIRINGs, the
+ * on-call outbox and open incidents; absent when empty), the observations column by column.
+ */
+export type StateDocument = Omit<ClusterState, 'observations' | 'alerts' | 'outbox'> & {
   readonly format: typeof STATE_DOCUMENT_FORMAT;
   readonly observations: {
     readonly names: readonly string[];
@@ -45,19 +49,7 @@ export interface StateDocument {
   };
   readonly alerts: unknown;
   readonly outbox: unknown;
-  readonly lock?: OutboxLock | null;
-  /**
-   * Outbox notification id → when it was first refused for good (epoch ms); absent in older
-   * documents, which held `refusals` (counts of checks) instead: those are not read.
-   */
-  readonly refusedSince?: Readonly<Record<string, number>>;
-  /** FIRINGs given up unsent, not yet named by a published notification; absent: none. */
-  readonly givenUp?: MissedFiring | null;
-  /** The on-call outbox (PagerDuty, Opsgenie events not taken yet); absent: empty. */
-  readonly onCall?: readonly PendingOnCall[];
-  /** The incidents the paging tools were sent, not resolved yet; absent: none. */
-  readonly onCallOpen?: readonly OpenOnCall[];
-}
+};
 
 export function toStateDocument(state: ClusterState): StateDocument {
   const names: string[] = [];
@@ -212,28 +204,8 @@ function readObservations(columns: unknown): Map<string, Observation> {
     }
     observations.set(name, { renewTime, changedAt: at });
   }
-  readEstimated(columns, names as string[], observations);
-  readLearned(columns, names as string[], observations);
+  readColumns(columns, names as string[], observations);
   return observations;
-}
-
-/** The indexes of the observations whose changedAt is a first-sight estimate (optional column). */
-function readEstimated(
-  columns: Record<string, unknown>,
-  names: readonly string[],
-  observations: Map<string, Observation>,
-): void {
-  const estimated: unknown = columns.estimated ?? [];
-  if (!Array.isArray(estimated)) throw new Error('observations.estimated must be an array');
-  for (const index of estimated) {
-    const name = typeof index === 'number' ? names[index] : undefined;
-    const observation = typeof name === 'string' ? observations.get(name) : undefined;
-    if (!observation)
-      throw new Error(
-        `observations.estimated holds ${JSON.stringify(index)}, not an observation index`,
-      );
-    observations.set(name as string, { ...observation, estimated: true });
-  }
 }
 
 /** The state as one JSON text (what the memory and file stores keep, and DynamoDB compresses). */
@@ -250,47 +222,60 @@ export function parseClusterState(text: string): ClusterState {
   return fromStateDocument(JSON.parse(text));
 }
 
-/** The optional columns of what was learned per lease (renewal-clock.ts); older documents lack them. */
-function readLearned(
+/**
+ * The optional columns, each setting fields of the observations it names (older documents lack
+ * them): the first-sight estimates, what was learned per lease (renewal-clock.ts), the suspects
+ * and the expired silences.
+ */
+function readColumns(
   columns: Record<string, unknown>,
   names: readonly string[],
   observations: Map<string, Observation>,
 ): void {
+  const set = (name: string, fields: Partial<Observation>) => {
+    observations.set(name, { ...(observations.get(name) as Observation), ...fields });
+  };
+  for (const index of column(columns, 'estimated')) {
+    const name = typeof index === 'number' ? names[index] : undefined;
+    if (name === undefined) {
+      throw new Error(
+        `observations.estimated holds ${JSON.stringify(index)}, not an observation index`,
+      );
+    }
+    set(name, { estimated: true });
+  }
   for (const key of ['renewedAt', 'offsetMs'] as const) {
-    const column: unknown = columns[key] ?? [];
-    if (!Array.isArray(column)) throw new Error(`observations.${key} must be an array`);
-    if (column.length !== 0 && column.length !== names.length) {
+    const values = column(columns, key);
+    if (values.length !== 0 && values.length !== names.length) {
       throw new Error(`observations.${key} and names differ in length`);
     }
-    column.forEach((value: unknown, i) => {
+    values.forEach((value: unknown, i) => {
       if (value === null) return;
       if (typeof value !== 'number' || !Number.isFinite(value)) {
         throw new Error(`observations.${key}[${i}] is neither a number nor null`);
       }
-      const name = names[i] as string;
-      observations.set(name, { ...(observations.get(name) as Observation), [key]: value });
+      set(names[i] as string, { [key]: value });
     });
   }
-  readMarks(columns, 'suspects', 'suspectSince', names, observations);
-  readMarks(columns, 'expired', 'expiredSince', names, observations);
+  const marks = [
+    ['suspects', 'suspectSince'],
+    ['expired', 'expiredSince'],
+  ] as const;
+  for (const [key, field] of marks) {
+    for (const entry of column(columns, key)) {
+      const [index, since] = Array.isArray(entry) ? (entry as unknown[]) : [];
+      const name = typeof index === 'number' ? names[index] : undefined;
+      if (name === undefined || typeof since !== 'number' || !Number.isFinite(since)) {
+        throw new Error(`observations.${key} holds ${JSON.stringify(entry)}, not [index, time]`);
+      }
+      set(name, { [field]: since });
+    }
+  }
 }
 
-/** An optional column of [index, time] pairs, each setting `key` of the observation at index. */
-function readMarks(
-  columns: Record<string, unknown>,
-  column: 'suspects' | 'expired',
-  key: 'suspectSince' | 'expiredSince',
-  names: readonly string[],
-  observations: Map<string, Observation>,
-): void {
-  const marks: unknown = columns[column] ?? [];
-  if (!Array.isArray(marks)) throw new Error(`observations.${column} must be an array`);
-  for (const entry of marks) {
-    const [index, since] = Array.isArray(entry) ? (entry as unknown[]) : [];
-    const name = typeof index === 'number' ? names[index] : undefined;
-    if (name === undefined || typeof since !== 'number' || !Number.isFinite(since)) {
-      throw new Error(`observations.${column} holds ${JSON.stringify(entry)}, not [index, time]`);
-    }
-    observations.set(name, { ...(observations.get(name) as Observation), [key]: since });
-  }
+/** An optional column of the observations (absent: empty). */
+function column(columns: Record<string, unknown>, key: string): unknown[] {
+  const values: unknown = columns[key] ?? [];
+  if (!Array.isArray(values)) throw new Error(`observations.${key} must be an array`);
+  return values;
 }

@@ -14,40 +14,25 @@
  * (`chat notification not published`) and the notification is not sent again, so a chat outage
  * neither delays nor duplicates the emails and the machine subscribers' messages.
  */
-import type { SNSClient } from '@aws-sdk/client-sns';
-import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
 import { PATTERNS } from '../../../settings/patterns.js';
 import { type ChatContext, renderChatNotification } from '../render/chat.js';
 import { cleanText, truncate } from '../render/text.js';
-import { CopyAfterAccept, type CopyLogger, publishCopy } from './copy-after-accept.js';
-
-export interface ChatNotifierOptions {
-  readonly client: SNSClient;
-  readonly topicArn: string;
-  readonly logger?: CopyLogger | undefined;
-  /** The chat context of a cluster: its lease namespace and the configured link. */
-  readonly contextFor?: ((cluster: string) => ChatContext) | undefined;
-}
+import { CopyAfterAccept, publishCopy, type TopicCopyOptions } from './copy-after-accept.js';
 
 /** Publishes to `primary`, then a chat copy to the chat topic (best effort, logged). */
 export class WithChatCopy extends CopyAfterAccept {
-  readonly #options: ChatNotifierOptions;
-
-  constructor(primary: Notifier, options: ChatNotifierOptions) {
-    if (!PATTERNS.TOPIC_ARN.test(options.topicArn) || options.topicArn.endsWith('.fifo')) {
+  constructor(primary: Notifier, options: TopicCopyOptions<ChatContext>) {
+    const { client, topicArn, logger, contextFor } = options;
+    if (!PATTERNS.TOPIC_ARN.test(topicArn) || topicArn.endsWith('.fifo')) {
       throw new Error(
-        `the chat topic must be a standard SNS topic ARN, got "${truncate(cleanText(options.topicArn), 200)}"`,
+        `the chat topic must be a standard SNS topic ARN, got "${truncate(cleanText(topicArn), 200)}"`,
       );
     }
-    super(primary);
-    this.#options = options;
-  }
-
-  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
-    const { client, topicArn, logger, contextFor } = this.#options;
-    const chat = renderChatNotification(notification, contextFor?.(notification.cluster) ?? {});
-    const input = { TopicArn: topicArn, Message: JSON.stringify(chat) };
-    await publishCopy(input, notification, { client, logger, what: 'chat notification', signal });
+    super(primary, async (notification, signal) => {
+      const chat = renderChatNotification(notification, contextFor?.(notification.cluster) ?? {});
+      const input = { TopicArn: topicArn, Message: JSON.stringify(chat) };
+      await publishCopy(input, notification, { client, logger, what: 'chat notification', signal });
+    });
   }
 }

@@ -13,6 +13,14 @@ import { bodyText } from '../render/format.js';
 /** The part of a logger a copy uses (Powertools Logger fits). */
 export type CopyLogger = Pick<StructuredLogger, 'info' | 'warn'>;
 
+/** A copy to another SNS topic: where, and `contextFor`, how each cluster is set up. */
+export interface TopicCopyOptions<Context> {
+  readonly client: SNSClient;
+  readonly topicArn: string;
+  readonly logger?: CopyLogger | undefined;
+  readonly contextFor?: ((cluster: string) => Context) | undefined;
+}
+
 /** Publishes a copy to an SNS topic once: logs `<what> published`, or `<what> not published`. */
 export async function publishCopy(
   input: PublishCommandInput,
@@ -34,27 +42,24 @@ export async function publishCopy(
   }
 }
 
-export abstract class CopyAfterAccept implements Notifier {
-  readonly #primary: Notifier;
+/** Passes on a notification the topic accepted; resolves whether or not that worked. */
+export type Copy = (notification: Notification, signal: AbortSignal | undefined) => Promise<void>;
 
-  constructor(primary: Notifier) {
-    this.#primary = primary;
-  }
+/** Publishes to `primary`, then makes the copy. */
+export class CopyAfterAccept implements Notifier {
+  constructor(
+    private readonly primary: Notifier,
+    private readonly copy: Copy,
+  ) {}
 
   subjectOf(notification: Notification): string {
-    return this.#primary.subjectOf?.(notification) ?? notification.kind;
+    return this.primary.subjectOf?.(notification) ?? notification.kind;
   }
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {
-    await this.#primary.publish(notification, signal);
+    await this.primary.publish(notification, signal);
     await this.copy(notification, signal);
   }
-
-  /** Passes on a notification the topic accepted; resolves whether or not that worked. */
-  protected abstract copy(
-    notification: Notification,
-    signal: AbortSignal | undefined,
-  ): Promise<void>;
 }
 
 /** What a failed copy's log line says of the error: its name and first line, cleaned and cut. */

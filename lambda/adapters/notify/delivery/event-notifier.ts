@@ -11,9 +11,8 @@
  * every cluster's ARN).
  *
  * Bounded: the document is at most DOCUMENT_MAX_BYTES (32,000) bytes, the nodes listed while they
- * fit and `nodesOmitted` counting the rest, so an entry stays far below PutEvents' 256 KB; an
- * entry that would not (it cannot happen with that bound) is not sent, and counted as a failure.
- * One attempt lasts at most EVENT_TIMEOUT_MS.
+ * fit and `nodesOmitted` counting the rest, so an entry stays far below PutEvents' 256 KB (one
+ * EventBridge refused is a failure like any other). One attempt lasts at most EVENT_TIMEOUT_MS.
  *
  * The notification topic stays the record: `publish` resolves once it accepted the notification,
  * as before. The event is then put once; when that fails (an error, or PutEvents answering 200
@@ -25,13 +24,10 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import type { Notification } from '../../../core/notification.js';
 import type { MetricsRecorder, Notifier } from '../../../ports/index.js';
 import { renderDocument } from '../render/document.js';
-import { utf8Bytes } from '../render/text.js';
 import { CopyAfterAccept, type CopyLogger, failureFields, oneLine } from './copy-after-accept.js';
 
 export const EVENT_SOURCE = 'lease-watchdog';
 export const EVENT_DETAIL_TYPE = 'Lease Watchdog Notification';
-/** PutEvents' limit for one entry (Source, DetailType, Detail, Resources, 14 bytes for Time). */
-export const PUT_EVENTS_ENTRY_MAX_BYTES = 256 * 1024;
 /** How long putting one event may take (the SDK's retries included). */
 export const EVENT_TIMEOUT_MS = 5_000;
 
@@ -54,50 +50,38 @@ export function notificationEvent(notification: Notification, eventBus: string) 
   };
 }
 
-/** PutEvents' size of an entry (Resources are never set). */
-export function entryBytes(entry: ReturnType<typeof notificationEvent>): number {
-  return 14 + utf8Bytes(entry.Source) + utf8Bytes(entry.DetailType) + utf8Bytes(entry.Detail);
-}
-
 /** Publishes to `primary`, then the notification as an EventBridge event (best effort, counted). */
 export class WithEventCopy extends CopyAfterAccept {
-  readonly #options: EventNotifierOptions;
-
   constructor(primary: Notifier, options: EventNotifierOptions) {
-    super(primary);
-    this.#options = options;
+    super(primary, (notification, signal) => putEvent(notification, options, signal));
   }
+}
 
-  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
-    const { client, eventBus, logger, metrics } = this.#options;
-    const entry = notificationEvent(notification, eventBus);
-    const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
-    const failed = (error: string, detail: string) => {
-      metrics?.record(notification.cluster, 'NotificationEventsFailed', 1, 'Count');
-      logger?.warn('notification event not put', { ...fields, error, detail });
-    };
-    const bytes = entryBytes(entry);
-    if (bytes > PUT_EVENTS_ENTRY_MAX_BYTES) {
-      failed(
-        'EntryTooLarge',
-        `${bytes} bytes, PutEvents takes at most ${PUT_EVENTS_ENTRY_MAX_BYTES}`,
-      );
+/** Puts the event once: logs `notification event put`, or logs and counts the failure. */
+async function putEvent(
+  notification: Notification,
+  { client, eventBus, logger, metrics }: EventNotifierOptions,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const entry = notificationEvent(notification, eventBus);
+  const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
+  const failed = (error: string, detail: string) => {
+    metrics?.record(notification.cluster, 'NotificationEventsFailed', 1, 'Count');
+    logger?.warn('notification event not put', { ...fields, error, detail });
+  };
+  const timeout = AbortSignal.timeout(EVENT_TIMEOUT_MS);
+  try {
+    const output = await client.send(new PutEventsCommand({ Entries: [entry] }), {
+      abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const result = output.Entries?.[0];
+    if ((output.FailedEntryCount ?? 0) > 0 || result?.EventId === undefined) {
+      failed(oneLine(result?.ErrorCode) || 'FailedEntry', oneLine(result?.ErrorMessage));
       return;
     }
-    const timeout = AbortSignal.timeout(EVENT_TIMEOUT_MS);
-    try {
-      const output = await client.send(new PutEventsCommand({ Entries: [entry] }), {
-        abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-      const result = output.Entries?.[0];
-      if ((output.FailedEntryCount ?? 0) > 0 || result?.EventId === undefined) {
-        failed(oneLine(result?.ErrorCode) || 'FailedEntry', oneLine(result?.ErrorMessage));
-        return;
-      }
-      logger?.info('notification event put', { ...fields, eventId: result.EventId });
-    } catch (error) {
-      const { error: name, detail } = failureFields(error);
-      failed(name, detail);
-    }
+    logger?.info('notification event put', { ...fields, eventId: result.EventId });
+  } catch (error) {
+    const { error: name, detail } = failureFields(error);
+    failed(name, detail);
   }
 }

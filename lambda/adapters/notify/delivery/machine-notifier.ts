@@ -14,64 +14,39 @@
  * Best effort, like the chat copy: the notification topic stays the record; a failed publish here
  * is logged (`machine notification not published`) and not sent again.
  */
-import type { SNSClient } from '@aws-sdk/client-sns';
-import type { Notification } from '../../../core/notification.js';
 import type { Notifier } from '../../../ports/index.js';
 import { PATTERNS } from '../../../settings/patterns.js';
 import { renderDocument } from '../render/document.js';
 import type { RenderContext } from '../render/render.js';
 import { renderSubject } from '../render/subject.js';
 import { cleanText, truncate } from '../render/text.js';
-import { CopyAfterAccept, type CopyLogger, publishCopy } from './copy-after-accept.js';
+import { CopyAfterAccept, publishCopy, type TopicCopyOptions } from './copy-after-accept.js';
 import { messageAttributes, withFifoIds } from './sns-notifier.js';
-
-export interface MachineNotifierOptions {
-  readonly client: SNSClient;
-  readonly topicArn: string;
-  readonly logger?: CopyLogger | undefined;
-  /** How each cluster is set up (its runbook URL, for the document). */
-  readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
-}
-
-/** The machine topic's `Publish`: String structure, the document, the attributes (pure). */
-export function machinePublishInput(
-  n: Notification,
-  topicArn: string,
-  context: RenderContext = {},
-) {
-  return withFifoIds(
-    {
-      TopicArn: topicArn,
-      Subject: renderSubject(n),
-      Message: JSON.stringify(renderDocument(n, { runbookUrl: context.runbookUrl })),
-      MessageAttributes: messageAttributes(n),
-    },
-    n,
-  );
-}
 
 /** Publishes to `primary`, then the document with its attributes to the machine topic. */
 export class WithMachineCopy extends CopyAfterAccept {
-  readonly #options: MachineNotifierOptions;
-
-  constructor(primary: Notifier, options: MachineNotifierOptions) {
-    if (!PATTERNS.TOPIC_ARN.test(options.topicArn)) {
+  /** `contextFor`: each cluster's runbook URL, for the document. */
+  constructor(primary: Notifier, options: TopicCopyOptions<RenderContext>) {
+    const { client, topicArn, logger, contextFor } = options;
+    if (!PATTERNS.TOPIC_ARN.test(topicArn)) {
       throw new Error(
-        `the machine topic must be an SNS topic ARN, got "${truncate(cleanText(options.topicArn), 200)}"`,
+        `the machine topic must be an SNS topic ARN, got "${truncate(cleanText(topicArn), 200)}"`,
       );
     }
-    super(primary);
-    this.#options = options;
-  }
-
-  protected async copy(notification: Notification, signal: AbortSignal | undefined): Promise<void> {
-    const { client, topicArn, logger, contextFor } = this.#options;
-    const input = machinePublishInput(notification, topicArn, contextFor?.(notification.cluster));
-    await publishCopy(input, notification, {
-      client,
-      logger,
-      what: 'machine notification',
-      signal,
+    super(primary, async (notification, signal) => {
+      const runbookUrl = contextFor?.(notification.cluster).runbookUrl;
+      // String structure (no MessageStructure): the document, with the attributes.
+      const input = withFifoIds(
+        {
+          TopicArn: topicArn,
+          Subject: renderSubject(notification),
+          Message: JSON.stringify(renderDocument(notification, { runbookUrl })),
+          MessageAttributes: messageAttributes(notification),
+        },
+        notification,
+      );
+      const what = 'machine notification';
+      await publishCopy(input, notification, { client, logger, what, signal });
     });
   }
 }

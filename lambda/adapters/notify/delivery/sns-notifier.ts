@@ -22,15 +22,11 @@ import { type RenderContext, renderBody, renderSubject } from '../render/render.
 import { asciiText, cleanText, squeeze, truncate, utf8Bytes } from '../render/text.js';
 import { oneLine } from './copy-after-accept.js';
 
-/** The part of a logger this notifier uses (Powertools Logger fits). */
-export interface NotifyLogger {
-  info(message: string, fields: Record<string, unknown>): void;
-}
-
 export interface SnsNotifierOptions {
   readonly client: SNSClient;
   readonly topicArn: string;
-  readonly logger?: NotifyLogger | undefined;
+  /** The part of a logger this notifier uses (Powertools Logger fits). */
+  readonly logger?: { info(message: string, fields: Record<string, unknown>): void } | undefined;
   /** How each cluster is set up, for the email body (default: leases in kube-node-lease). */
   readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
 }
@@ -38,16 +34,20 @@ export interface SnsNotifierOptions {
 /** SNS did not accept a notification. `retryable`: whether trying again later may succeed. */
 export class PublishError extends Error {
   override readonly name = 'PublishError';
+  readonly retryable: boolean;
+  /** The SDK's error name (e.g. `InternalErrorException`, `AbortError`), when there is one. */
+  readonly code: string | undefined;
+  /** HTTP status SNS answered with, when it answered. */
+  readonly statusCode: number | undefined;
+
   constructor(
     message: string,
-    readonly retryable: boolean,
-    /** The SDK's error name (e.g. `InternalErrorException`, `AbortError`), when there is one. */
-    readonly code: string | undefined,
-    /** HTTP status SNS answered with, when it answered. */
-    readonly statusCode: number | undefined,
-    options: { cause: unknown },
+    fields: Pick<PublishError, 'retryable' | 'code' | 'statusCode' | 'cause'>,
   ) {
-    super(message, options);
+    super(message, { cause: fields.cause });
+    this.retryable = fields.retryable;
+    this.code = fields.code;
+    this.statusCode = fields.statusCode;
   }
 }
 
@@ -243,9 +243,11 @@ function toPublishError(error: unknown, n: Notification, signal?: AbortSignal): 
   const cluster = truncate(squeeze(cleanText(n.cluster)), 100) || 'unknown';
   return new PublishError(
     `SNS did not accept the ${n.kind} notification for cluster ${cluster}: ${what}${detail ? `: ${detail}` : ''}`,
-    retryable && code !== 'CredentialsProviderError',
-    code,
-    status,
-    { cause: error },
+    {
+      retryable: retryable && code !== 'CredentialsProviderError',
+      code,
+      statusCode: status,
+      cause: error,
+    },
   );
 }

@@ -8,39 +8,28 @@
 import { ListSubscriptionsByTopicCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { TopicSubscriptions } from '../../../ports/index.js';
 
-export interface SnsTopicSubscriptionsOptions {
-  readonly client: SNSClient;
-  readonly topicArn: string;
-  /** Pages read at most (default MAX_SUBSCRIPTION_PAGES); past them the count is a lower bound. */
-  readonly maxPages?: number;
-}
-
 /**
  * 20 pages: 2,000 subscriptions. A topic with more is counted up to there (a lower bound, which is
  * all the alarm needs: fewer than one confirmed).
  */
 export const MAX_SUBSCRIPTION_PAGES = 20;
 
-/** Whether SNS lists the subscription as confirmed (an ARN, not `PendingConfirmation`/`Deleted`). */
-export function isConfirmed(subscriptionArn: string | undefined): boolean {
-  return subscriptionArn?.startsWith('arn:') === true;
-}
-
 export class SnsTopicSubscriptions implements TopicSubscriptions {
-  constructor(private readonly options: SnsTopicSubscriptionsOptions) {}
+  constructor(private readonly options: { client: SNSClient; topicArn: string }) {}
 
   async confirmedCount(signal?: AbortSignal): Promise<number> {
-    const { client, topicArn, maxPages = MAX_SUBSCRIPTION_PAGES } = this.options;
+    const { client, topicArn } = this.options;
     let confirmed = 0;
     let token: string | undefined;
     const tokens = new Set<string>();
-    for (let page = 0; page < maxPages; page++) {
+    for (let page = 0; page < MAX_SUBSCRIPTION_PAGES; page++) {
       const output = await client.send(
         new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: token }),
         { abortSignal: signal },
       );
       for (const subscription of output.Subscriptions ?? []) {
-        if (isConfirmed(subscription.SubscriptionArn)) confirmed += 1;
+        // Confirmed: an ARN, not `PendingConfirmation` or `Deleted`.
+        if (subscription.SubscriptionArn?.startsWith('arn:')) confirmed += 1;
       }
       token = output.NextToken || undefined;
       // The last page, or a token seen before (a cycle would list the same pages again).

@@ -11,15 +11,11 @@ import { type RenderContext, renderBody, renderSubject } from '../render/render.
 
 export const SEPARATOR = '='.repeat(78);
 
-export interface TerminalNotifierOptions {
-  /** How each cluster is set up, for the email body (default: leases in kube-node-lease). */
-  readonly contextFor?: ((cluster: string) => RenderContext) | undefined;
-}
-
 export class TerminalNotifier implements Notifier {
   constructor(
     private readonly write: (text: string) => void,
-    private readonly options: TerminalNotifierOptions = {},
+    /** How each cluster is set up, for the email body (default: leases in kube-node-lease). */
+    private readonly options: { contextFor?: (cluster: string) => RenderContext } = {},
   ) {}
 
   async publish(notification: Notification, signal?: AbortSignal): Promise<void> {

@@ -14,7 +14,8 @@ import {
   type Severity,
   splitResolved,
 } from '../../../core/notification.js';
-import { type KubeAccess, kubectlFor, lookFurther } from './advice.js';
+import { kubectlFor, lookFurther } from './advice.js';
+import type { RenderContext } from './body.js';
 import { bodyText, fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
 import { asciiText, squeeze, truncate } from './text.js';
@@ -25,33 +26,11 @@ export const CHAT_DESCRIPTION_MAX_CHARS = 3_000;
 export const CHAT_MAX_NODES = 10;
 const NEXT_STEP_MAX_CHARS = 400;
 
-export interface ChatNotification {
-  readonly version: '1.0';
-  readonly source: 'custom';
-  readonly id: string;
-  readonly content: {
-    readonly textType: 'client-markdown';
-    readonly title: string;
-    readonly description: string;
-    readonly nextSteps: readonly string[];
-    readonly keywords: readonly string[];
-  };
-  readonly metadata: {
-    readonly summary: string;
-    readonly eventType: string;
-    readonly relatedResources: readonly string[];
-    readonly additionalContext: Readonly<Record<string, string>>;
-  };
-}
-
-export interface ChatContext {
-  /** The namespace of the cluster's leases, for the kubectl next steps. */
-  readonly namespace?: string | undefined;
-  /** How to reach the cluster with kubectl (its context, or the EKS cluster), when known. */
-  readonly kube?: KubeAccess | undefined;
+/** The cluster's lease namespace and kubectl access, for the next steps, and the link to show. */
+export type ChatContext = Pick<RenderContext, 'namespace' | 'kube'> & {
   /** An https URL to show (a runbook, a dashboard): `chatNotifications.link`. */
   readonly link?: string | undefined;
-}
+};
 
 const MARK: Readonly<Record<Severity, string>> = {
   critical: '🔴',
@@ -187,10 +166,7 @@ function incidentContext(n: Notification): { incidentKeys?: string } {
 }
 
 /** The custom notification of `n`. */
-export function renderChatNotification(
-  n: Notification,
-  context: ChatContext = {},
-): ChatNotification {
+export function renderChatNotification(n: Notification, context: ChatContext = {}) {
   const cluster = chatText(n.cluster, 100) || '(unnamed)';
   const head = chatText(headline(n), 200);
   const description = fitLines(
@@ -206,11 +182,11 @@ export function renderChatNotification(
     .map((i) => chatText(i, 40))
     .filter(Boolean);
   return {
-    version: '1.0',
-    source: 'custom',
+    version: '1.0' as const,
+    source: 'custom' as const,
     id: bodyText(n.id, 200),
     content: {
-      textType: 'client-markdown',
+      textType: 'client-markdown' as const,
       title: truncate(`${MARK[n.severity] ?? ''} [${cluster}] ${head}`, CHAT_TITLE_MAX_CHARS),
       description,
       nextSteps: nextSteps(n, context),
@@ -234,3 +210,6 @@ export function renderChatNotification(
     },
   };
 }
+
+/** The custom notification's event, as a channel reads it from the chat topic. */
+export type ChatNotification = ReturnType<typeof renderChatNotification>;

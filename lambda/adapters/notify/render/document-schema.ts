@@ -14,8 +14,6 @@ import { VERDICTS } from '../../../core/model.js';
 import { DISCOVERY_CHANGES, NOTIFICATION_KINDS, SEVERITIES } from '../../../core/notification.js';
 import { DOCUMENT_SCHEMA } from './document-version.js';
 
-export { DOCUMENT_SCHEMA };
-
 /** What happened to a node in this check: the list of the notification it comes from. */
 export const NODE_CHANGES = ['firing', 'flapping', 'reminder', 'resolved', 'silenced'] as const;
 

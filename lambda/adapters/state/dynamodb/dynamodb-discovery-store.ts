@@ -9,28 +9,20 @@
  * watched (deleted, dropped) keeps its item for 30 days (the table's TTL attribute `expiresAt`),
  * so that it is announced once, not at every run.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DiscoveredRecord, DiscoveryStore } from '../../../ports/index.js';
 import { type Item, isConditionalCheckFailed, stringOf } from './dynamodb-items.js';
-import { StateTable } from './dynamodb-table.js';
+import { StateTable, type TableOptions } from './dynamodb-table.js';
 
 const PARTITION = 'discovery';
 const PREFIX = 'cluster#';
 /** How long a cluster no longer watched is remembered (it is not announced again meanwhile). */
 export const FORGET_AFTER_SECONDS = 30 * 86_400;
 
-export interface DynamoDbDiscoveryStoreOptions {
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-  /** Epoch ms, for the TTL of records no longer watched. */
-  readonly clock: () => number;
-}
-
 export class DynamoDbDiscoveryStore implements DiscoveryStore {
   readonly #table: StateTable;
   readonly #clock: () => number;
 
-  constructor(options: DynamoDbDiscoveryStoreOptions) {
+  constructor(options: TableOptions & { readonly clock: () => number }) {
     this.#table = new StateTable(options.client, options.tableName);
     this.#clock = options.clock;
   }

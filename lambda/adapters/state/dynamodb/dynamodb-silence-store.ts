@@ -11,7 +11,6 @@
  * moved, as it is, to `corrupt#<time>#silence#<id>` by one BatchWriteItem (a put and a delete:
  * the grant the state's keep-aside already uses), expiring after the audit period.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keptSilences, SILENCE_AUDIT_SECONDS, type Silence } from '../../../core/silences.js';
 import { SilenceError, type SilenceStore, type SilencesRead } from '../../../ports/index.js';
 import {
@@ -25,22 +24,15 @@ import {
   writable,
 } from '../silence-document.js';
 import { type Item, isConditionalCheckFailed, partitionKey } from './dynamodb-items.js';
-import { StateTable } from './dynamodb-table.js';
+import { StateTable, type TableOptions } from './dynamodb-table.js';
 
 const PREFIX = 'silence#';
-
-export interface DynamoDbSilenceStoreOptions {
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-  /** Epoch ms: what "ended more than the audit period ago" is judged by (default Date.now). */
-  readonly clock?: (() => number) | undefined;
-}
 
 export class DynamoDbSilenceStore implements SilenceStore {
   readonly #table: StateTable;
   readonly #clock: () => number;
 
-  constructor(private readonly options: DynamoDbSilenceStoreOptions) {
+  constructor(options: TableOptions) {
     this.#table = new StateTable(options.client, options.tableName);
     this.#clock = options.clock ?? Date.now;
   }
@@ -66,7 +58,7 @@ export class DynamoDbSilenceStore implements SilenceStore {
       silences,
       setAside: {
         reason: listedBriefly(bad.map((b) => b.problem)),
-        copy: `table ${this.options.tableName}, pk ${pk}, sk ${listedBriefly(
+        copy: `table ${this.#table.name}, pk ${pk}, sk ${listedBriefly(
           bad.map(({ item }) => `${prefix}${item.sk?.S}`),
         )}`,
       },

@@ -28,11 +28,11 @@
  * Its parts: state-head.ts (the head item, its condition, what a save replaces), state-blob.ts
  * (the blob: gzip, checksum, pieces), snapshot-items.ts (the observation snapshot's items),
  * save-items.ts (what a save writes before its head), head-reads.ts (what a load reads of what a
- * head names), known-heads.ts (what is remembered per cluster), state-keep-aside.ts (loadOrReset's
- * copy).
+ * head names), observation-snapshot.ts (when a snapshot is written; what is remembered per
+ * cluster), state-keep-aside.ts (loadOrReset's copy).
  */
 
-import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Observations } from '../../../core/model.js';
 import {
   type ClusterState,
@@ -41,6 +41,7 @@ import {
   StateCorruptError,
   type StateStore,
   type StoredState,
+  type StructuredLogger,
 } from '../../../ports/index.js';
 import {
   type Item,
@@ -49,27 +50,20 @@ import {
   partitionKey,
   stringOf,
 } from './dynamodb-items.js';
-import { type DynamoDbUsage, StateTable } from './dynamodb-table.js';
-import { headBlob, headSnapshot } from './head-reads.js';
-import { KnownHeads } from './known-heads.js';
-import { INLINE_OBSERVATIONS, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
+import { type DynamoDbUsage, StateTable, type TableOptions } from './dynamodb-table.js';
+import { type HeadRead, headBlob, headSnapshot } from './head-reads.js';
+import { INLINE_OBSERVATIONS, KnownHeads, SNAPSHOT_MAX_AGE_MS } from './observation-snapshot.js';
 import { type SaveItems, type SaveLimits, saveItems } from './save-items.js';
-import type { HeadRead } from './snapshot-items.js';
-import { sha256Of, unpackState } from './state-blob.js';
+import { unpackState } from './state-blob.js';
 import { headCondition, headItem, replacedKeys } from './state-head.js';
 import { keepAside } from './state-keep-aside.js';
 
-/** DynamoDB's item size limit (400 KB, names and values together). */
-export const MAX_ITEM_BYTES = 400 * 1024;
 const DEFAULT_CHUNK_BYTES = 350_000;
 const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_CHUNK_BYTES = 380_000;
 const LOAD_ATTEMPTS = 3;
 
-export interface DynamoDbStateStoreOptions {
-  /** Built by the composition root (region, credentials, endpoint); never by the store. */
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
+export interface DynamoDbStateStoreOptions extends TableOptions {
   /** Items expire this long after their last write (default 30 days). */
   readonly ttlSeconds?: number | undefined;
   /** Largest blob piece per item, in bytes (default 350,000; tests use small ones). */
@@ -79,12 +73,8 @@ export interface DynamoDbStateStoreOptions {
    * when it matters (default INLINE_OBSERVATIONS, 32; tests use 0).
    */
   readonly inlineObservations?: number | undefined;
-  /** Epoch ms, for `expiresAt` (default Date.now). */
-  readonly clock?: (() => number) | undefined;
   /** Told about best-effort clean-ups that failed (the TTL removes those items later). */
-  readonly logger?:
-    | { warn(message: string, fields: Readonly<Record<string, unknown>>): void }
-    | undefined;
+  readonly logger?: Pick<StructuredLogger, 'warn'> | undefined;
 }
 
 export class DynamoDbStateStore implements StateStore {
@@ -128,7 +118,7 @@ export class DynamoDbStateStore implements StateStore {
   async load(cluster: string, signal?: AbortSignal): Promise<StoredState> {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
-      const head = await this.#io.head(pk, signal);
+      const head = await this.#io.item(pk, 'head', signal);
       const stored = await this.#fromHead(cluster, head, attempt, signal);
       if (stored !== 'again') return stored;
     }
@@ -145,13 +135,13 @@ export class DynamoDbStateStore implements StateStore {
   async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
     const pk = partitionKey(cluster);
     for (let attempt = 1; ; attempt++) {
-      const head = await this.#io.head(pk, signal);
+      const head = await this.#io.item(pk, 'head', signal);
       let stored: StoredState | 'again';
       try {
         stored = await this.#fromHead(cluster, head, attempt, signal);
       } catch (error) {
         if (!(error instanceof StateCorruptError) || head === undefined) throw error;
-        this.#known.forget(cluster);
+        this.#known.delete(cluster);
         const at = { now: this.#clock(), expiresAt: this.#nowSeconds() + this.#ttlSeconds };
         return keepAside({ table: this.#io, pk, head, signal }, error, at);
       }
@@ -167,7 +157,7 @@ export class DynamoDbStateStore implements StateStore {
     signal: AbortSignal | undefined,
   ): Promise<StoredState | 'again'> {
     const known = this.#known.get(cluster);
-    this.#known.forget(cluster);
+    this.#known.delete(cluster);
     if (head === undefined) return { version: 0, state: emptyClusterState() };
     const version = numberOf(head, 'version');
     // Expired but not yet removed by DynamoDB (TTL deletion lags): the cluster was not checked
@@ -246,24 +236,14 @@ export class DynamoDbStateStore implements StateStore {
     const version = expectedVersion + 1;
     const save = { pk, expectedVersion, version, now, expiresAt };
     const next = await saveItems(state, this.#known.get(cluster), save, this.#limits);
-    const { generation, blob, snapshot } = next;
+    const { generation, snapshot } = next;
     if (next.items.length > 0) {
       await this.#io.batchWrite(
         next.items.map((item) => ({ PutRequest: { Item: item } })),
         signal,
       );
     }
-    const head = headItem({
-      pk,
-      version,
-      generation,
-      blob,
-      sha256: sha256Of(blob),
-      chunks: next.chunks,
-      updatedAt: now,
-      expiresAt,
-      snapshot,
-    });
+    const head = headItem(save, next);
     // Remembered as saved: the map itself, which the caller no longer changes (StateStore).
     const saved = { version, generation, observations: state.observations, exact: true, snapshot };
     let previous: Item | undefined;
@@ -275,7 +255,7 @@ export class DynamoDbStateStore implements StateStore {
       previous = output.Attributes;
     } catch (error) {
       // Whatever happened, what this process knew of the stored head may be out of date.
-      this.#known.forget(cluster);
+      this.#known.delete(cluster);
       await this.#ownHeadOrThrow(cluster, error, next, expectedVersion);
       this.#known.remember(cluster, saved);
       return version;
@@ -308,7 +288,7 @@ export class DynamoDbStateStore implements StateStore {
     const pk = partitionKey(cluster);
     let current: Item | undefined;
     try {
-      current = await this.#io.head(pk, undefined);
+      current = await this.#io.item(pk, 'head', undefined);
     } catch {
       throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
     }

@@ -21,25 +21,24 @@ import { type Item, itemBytes, sortKeyOf } from './dynamodb-items.js';
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_ATTEMPTS = 8;
 
-/** What the store has asked of DynamoDB so far (as DynamoDB reported it; for metrics, benchmarks). */
-export interface DynamoDbUsage {
-  requests: number;
-  readCapacityUnits: number;
-  writeCapacityUnits: number;
-  /** Sum of the sizes of items put (DynamoDB's item size rules), bytes. */
-  bytesWritten: number;
-  /** Sum of the sizes of items read, bytes. */
-  bytesRead: number;
-  itemsWritten: number;
-  itemsDeleted: number;
+/** A store of the state table: its client and name, and its clock. */
+export interface TableOptions {
+  /** Built by the composition root (region, credentials, endpoint); never by the store. */
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** Epoch ms (default Date.now): what TTLs, and what has ended, are judged by. */
+  readonly clock?: (() => number) | undefined;
 }
 
 export class StateTable {
-  readonly usage: DynamoDbUsage = {
+  /** What the store has asked of DynamoDB so far (as DynamoDB reported it; for metrics, benchmarks). */
+  readonly usage = {
     requests: 0,
     readCapacityUnits: 0,
     writeCapacityUnits: 0,
+    /** Sum of the sizes of items put (DynamoDB's item size rules), bytes. */
     bytesWritten: 0,
+    /** Sum of the sizes of items read, bytes. */
     bytesRead: 0,
     itemsWritten: 0,
     itemsDeleted: 0,
@@ -49,11 +48,6 @@ export class StateTable {
     readonly client: DynamoDBClient,
     readonly name: string,
   ) {}
-
-  /** The head item of a partition (strongly consistent), or undefined. */
-  head(pk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
-    return this.item(pk, 'head', signal);
-  }
 
   /** One item (strongly consistent), or undefined. */
   async item(pk: string, sk: string, signal: AbortSignal | undefined): Promise<Item | undefined> {
@@ -177,3 +171,5 @@ export class StateTable {
     else this.usage.writeCapacityUnits += units;
   }
 }
+
+export type DynamoDbUsage = StateTable['usage'];

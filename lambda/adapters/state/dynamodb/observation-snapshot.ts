@@ -54,6 +54,34 @@ export interface Known {
   readonly snapshot?: ObservationSnapshot | undefined;
 }
 
+/** Observations remembered across clusters, at most: a few hundred MB. */
+const MAX_REMEMBERED_OBSERVATIONS = 400_000;
+
+/**
+ * What the store remembers per cluster of the head it last loaded or saved (and its observations,
+ * so that a warm container reads the head alone), bounded: past MAX_REMEMBERED_OBSERVATIONS, other
+ * clusters are forgotten first.
+ */
+export class KnownHeads extends Map<string, Known> {
+  /** Remembers a cluster's head, forgetting other clusters' first when too much is remembered. */
+  remember(cluster: string, known: Known): void {
+    this.delete(cluster);
+    this.set(cluster, known);
+    let total = 0;
+    for (const entry of this.values()) total += remembered(entry);
+    for (const [name, entry] of this) {
+      if (total <= MAX_REMEMBERED_OBSERVATIONS || name === cluster) break;
+      this.delete(name);
+      total -= remembered(entry);
+    }
+  }
+}
+
+/** A snapshot's fingerprint (8 bytes) counts as a tenth of an observation (~170 bytes). */
+function remembered(known: Known): number {
+  return known.observations.size + Math.ceil((known.snapshot?.holds?.size ?? 0) / 10);
+}
+
 /**
  * Whether a save of `observations` over `expectedVersion` at `now` must write a new snapshot, or
  * may name the one the stored head names.

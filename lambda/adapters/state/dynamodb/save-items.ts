@@ -21,29 +21,17 @@ export interface SaveLimits {
   readonly snapshotMaxAgeMs: number;
 }
 
-export interface SaveItems {
-  /** The id of the new generation: its chunks are `chunk#<generation>#<00000>`. */
-  readonly generation: string;
-  /** The gzip-compressed state document (without the observations, when they have a snapshot). */
-  readonly blob: Buffer;
-  /** How many chunk items hold the blob (0: it fits in the head). */
-  readonly chunks: number;
-  /** The snapshot the head names (none: the observations are in the blob). */
-  readonly snapshot: ObservationSnapshot | undefined;
-  /** The chunk items, then the new snapshot's items: written before the head. */
-  readonly items: Item[];
-}
-
 /**
- * The items a save of `state` writes before its head; `known`, what the store knew of the stored
- * head.
+ * The items a save of `state` writes before its head (`known`: what the store knew of the stored
+ * head), with the new generation (its chunks are `chunk#<generation>#<00000>`), its blob (without
+ * the observations, when they have a snapshot) and the snapshot the head names.
  */
 export async function saveItems(
   state: ClusterState,
   known: Known | undefined,
   save: SaveOf,
   limits: SaveLimits,
-): Promise<SaveItems> {
+) {
   // Observations of more than a few leases go to a snapshot of their own, rewritten only when
   // it matters (observation-snapshot.ts); otherwise the head's blob is the whole state.
   const separate = state.observations.size > limits.inlineObservations;
@@ -74,8 +62,12 @@ export async function saveItems(
   return {
     generation,
     blob,
+    // How many chunk items hold the blob (0: it fits in the head).
     chunks: pieces.length,
     snapshot,
+    // The chunk items, then the new snapshot's: written before the head.
     items: [...chunkItems, ...snapshotItems],
   };
 }
+
+export type SaveItems = Awaited<ReturnType<typeof saveItems>>;

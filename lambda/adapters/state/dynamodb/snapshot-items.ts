@@ -6,23 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Observations } from '../../../core/model.js';
 import { emptyClusterState } from '../../../ports/index.js';
-import { type Item, numberOf, snapshotKey, split, stringOf } from './dynamodb-items.js';
-import type { StateTable } from './dynamodb-table.js';
+import { type Item, snapshotKey, split } from './dynamodb-items.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
 import { SnapshotFingerprints } from './snapshot-fingerprints.js';
-import { packState, pieceItems, readPieces, sha256Of, unpackState } from './state-blob.js';
-
-/** One head being read back. */
-export interface HeadRead {
-  readonly table: StateTable;
-  readonly pk: string;
-  readonly head: Item;
-  /** The load's last attempt: chunks missing are no longer taken for a save committed meanwhile. */
-  readonly lastAttempt: boolean;
-  /** The error that says the state is unreadable, and why. */
-  readonly corrupt: (reason: string) => Error;
-  readonly signal: AbortSignal | undefined;
-}
+import { packState, pieceItems, sha256Of } from './state-blob.js';
 
 /** The save these items are for. */
 export interface SaveOf {
@@ -56,42 +43,6 @@ export async function newSnapshot(
     holds: SnapshotFingerprints.of(observations),
   };
   return { snapshot, items };
-}
-
-/**
- * The snapshot a head names and its observations, read (its pieces verified; an error from
- * `corrupt` when they do not match); 'again' when pieces are gone (a save committed meanwhile).
- */
-export async function readSnapshot({
-  table,
-  pk,
-  head,
-  corrupt,
-  signal,
-}: HeadRead): Promise<{ snapshot: ObservationSnapshot; observations: Observations } | 'again'> {
-  const generation = stringOf(head, 'obsGeneration');
-  const ref = {
-    generation,
-    chunks: numberOf(head, 'obsChunks'),
-    bytes: numberOf(head, 'obsBytes'),
-    sha256: stringOf(head, 'obsSha256'),
-    version: numberOf(head, 'obsVersion'),
-    savedAt: numberOf(head, 'obsSavedAt'),
-  };
-  const pieces = await readPieces(table, pk, `obs#${generation}#`, signal);
-  if (pieces.length !== ref.chunks) return 'again';
-  const state = await unpackState(
-    Buffer.concat(pieces),
-    { bytes: ref.bytes, sha256: ref.sha256, what: 'observation snapshot' },
-    corrupt,
-  );
-  const { observations } = state;
-  // Fingerprints only of a snapshot its head's own save wrote: an older one is never compared (a
-  // save over it writes a new one: snapshotNeeded), and most loads that read one are cold starts
-  // over an older snapshot (~50-100 ms per 100,000 leases saved).
-  const exact = ref.version === numberOf(head, 'version');
-  const holds = exact ? SnapshotFingerprints.of(observations) : undefined;
-  return { snapshot: { ...ref, holds }, observations };
 }
 
 /** The head's attributes that name `snapshot` (none without one). */

@@ -7,35 +7,25 @@
 import type { PutItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { chunkKey, type Item, snapshotKey } from './dynamodb-items.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
-import { snapshotAttributes } from './snapshot-items.js';
+import type { SaveItems } from './save-items.js';
+import { type SaveOf, snapshotAttributes } from './snapshot-items.js';
+import { sha256Of } from './state-blob.js';
 
-export interface HeadFields {
-  readonly pk: string;
-  readonly version: number;
-  readonly generation: string;
-  /** The blob: in the head when it is in no chunk (`chunks` 0). */
-  readonly blob: Buffer;
-  readonly sha256: string;
-  readonly chunks: number;
-  /** Epoch ms of the save. */
-  readonly updatedAt: number;
-  readonly expiresAt: string;
-  readonly snapshot: ObservationSnapshot | undefined;
-}
-
-export function headItem(head: HeadFields): Item {
+/** The head that commits `save`: what `items` hold (the blob itself when it is in no chunk). */
+export function headItem(save: SaveOf, items: SaveItems): Item {
+  const { blob, chunks } = items;
   return {
-    pk: { S: head.pk },
+    pk: { S: save.pk },
     sk: { S: 'head' },
-    version: { N: String(head.version) },
-    generation: { S: head.generation },
-    chunks: { N: String(head.chunks) },
-    bytes: { N: String(head.blob.length) },
-    sha256: { S: head.sha256 },
-    updatedAt: { N: String(head.updatedAt) },
-    expiresAt: { N: head.expiresAt },
-    ...(head.chunks === 0 ? { state: { B: head.blob } } : {}),
-    ...snapshotAttributes(head.snapshot),
+    version: { N: String(save.version) },
+    generation: { S: items.generation },
+    chunks: { N: String(chunks) },
+    bytes: { N: String(blob.length) },
+    sha256: { S: sha256Of(blob) },
+    updatedAt: { N: String(save.now) },
+    expiresAt: { N: save.expiresAt },
+    ...(chunks === 0 ? { state: { B: blob } } : {}),
+    ...snapshotAttributes(items.snapshot),
   };
 }
 

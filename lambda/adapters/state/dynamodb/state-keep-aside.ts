@@ -9,7 +9,7 @@ import {
   type StoredState,
 } from '../../../ports/index.js';
 import type { Item } from './dynamodb-items.js';
-import type { HeadRead } from './snapshot-items.js';
+import type { HeadRead } from './head-reads.js';
 
 /** Copies an unreadable head and its chunks aside; hands out an empty state to save over it. */
 export async function keepAside(
@@ -42,11 +42,7 @@ export async function keepAside(
   return {
     version: head.version?.N === undefined || !Number.isFinite(version) ? 0 : version,
     state: emptyClusterState(),
-    reset: { reason: reasonOf(error), copy },
+    // The reason, without the advice to delete (the reset did what it says).
+    reset: { reason: error.message.replace(/ \u2014 delete its items .*$/, ''), copy },
   };
-}
-
-/** A StateCorruptError's reason, without the advice to delete (the reset did what it says). */
-function reasonOf(error: StateCorruptError): string {
-  return error.message.replace(/ \u2014 delete its items .*$/, '');
 }

@@ -26,27 +26,25 @@ const FILE_FORMAT = 1;
 const LOCK_ATTEMPTS = 40;
 const ADVICE = 'delete it (its silences are lost) or point --state-file elsewhere';
 
-/** Where the silences of a state file live. */
-export function silencesFileOf(stateFile: string): string {
-  return `${resolve(stateFile)}.silences`;
-}
-
 /** Each cluster's entries as stored (JSON values, not yet read as silences). */
 type Entries = Record<string, unknown[]>;
 
 /** A file that holds something, but not silences the store can read. */
 class UnreadableSilencesError extends StateCorruptError {}
 
-/** A cluster's entries read at `now`: the silences, and the entries that are not ones it may honour. */
-function sorted(entries: readonly unknown[], now: number, cluster: string) {
+/**
+ * A cluster's entries read at `now`: its silences, those still kept (by end), and the entries that
+ * are not ones it may honour.
+ */
+function sorted(entries: Entries, cluster: string, now: number) {
   const silences: Silence[] = [];
   const bad: { entry: unknown; problem: string }[] = [];
-  entries.forEach((entry, i) => {
+  (entries[cluster] ?? []).forEach((entry, i) => {
     const read = readSilence(entry, now, `entry ${i} of cluster ${JSON.stringify(cluster)}`);
     if (read.silence) silences.push(read.silence);
     else bad.push({ entry, problem: read.problem });
   });
-  return { silences, bad };
+  return { silences, kept: keptSilences(silences, now).sort(byEnd), bad };
 }
 
 export class FileSilenceStore implements SilenceStore {
@@ -56,24 +54,20 @@ export class FileSilenceStore implements SilenceStore {
     stateFile: string,
     private readonly clock: () => number = Date.now,
   ) {
-    this.path = silencesFileOf(stateFile);
+    this.path = `${resolve(stateFile)}.silences`;
   }
 
   async list(cluster: string, signal?: AbortSignal): Promise<readonly Silence[]> {
     signal?.throwIfAborted();
-    const entries = await this.#read();
-    const now = this.clock();
-    return keptSilences(sorted(entries[cluster] ?? [], now, cluster).silences, now).sort(byEnd);
+    return sorted(await this.#read(), cluster, this.clock()).kept;
   }
 
   /** Reads without the lock (`silence add` may run beside `watch`); takes it to set aside. */
   async listOrSetAside(cluster: string, signal?: AbortSignal): Promise<SilencesRead> {
     signal?.throwIfAborted();
     try {
-      const entries = await this.#read();
-      const now = this.clock();
-      const { silences, bad } = sorted(entries[cluster] ?? [], now, cluster);
-      if (bad.length === 0) return { silences: keptSilences(silences, now).sort(byEnd) };
+      const { kept, bad } = sorted(await this.#read(), cluster, this.clock());
+      if (bad.length === 0) return { silences: kept };
     } catch (error) {
       if (!(error instanceof UnreadableSilencesError)) throw error;
     }
@@ -94,9 +88,7 @@ export class FileSilenceStore implements SilenceStore {
         const reason = error.message.replace(`: ${ADVICE}`, '');
         return { silences: [], setAside: { reason, copy } };
       }
-      const now = this.clock();
-      const { silences, bad } = sorted(entries[cluster] ?? [], now, cluster);
-      const kept = keptSilences(silences, now).sort(byEnd);
+      const { silences, kept, bad } = sorted(entries, cluster, this.clock());
       if (bad.length === 0) return { silences: kept };
       const copy = corruptPathOf(this.path, this.clock());
       await copyFile(this.path, copy);
@@ -144,7 +136,7 @@ export class FileSilenceStore implements SilenceStore {
       const pruned: Entries = {};
       let result: T | undefined;
       for (const name of new Set([...Object.keys(entries), cluster])) {
-        const { silences, bad } = sorted(entries[name] ?? [], now, name);
+        const { silences, bad } = sorted(entries, name, now);
         let kept = keptSilences(silences, now);
         if (name === cluster) [kept, result] = change(kept);
         // What cannot be honoured stays as it is: the check sets it aside and says so.

@@ -22,8 +22,13 @@ interface StateFile {
 /** Saves queued per absolute path, so that stores of one process never interleave on a file. */
 const queues = new Map<string, Promise<unknown>>();
 
-/** A file that holds something, but not a state the store can read. */
-class UnreadableStateError extends StateCorruptError {}
+/**
+ * A file that holds something, but not a state the store can read; `version`, when the state of
+ * one cluster alone is unreadable: its version.
+ */
+class UnreadableStateError extends StateCorruptError {
+  version: number | undefined;
+}
 
 export class FileStateStore implements StateStore {
   readonly path: string;
@@ -42,7 +47,7 @@ export class FileStateStore implements StateStore {
     try {
       await access(this.path);
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     }
     return Object.keys((await this.#read()).clusters);
   }
@@ -52,7 +57,7 @@ export class FileStateStore implements StateStore {
     const file = await this.#read();
     const entry = file.clusters[cluster];
     if (entry === undefined) return { version: 0, state: emptyClusterState() };
-    return { version: entry.version, state: this.#decode(cluster, entry.state) };
+    return { version: entry.version, state: this.#decode(cluster, entry) };
   }
 
   /**
@@ -63,29 +68,16 @@ export class FileStateStore implements StateStore {
    * throws.
    */
   async loadOrReset(cluster: string, signal?: AbortSignal): Promise<StoredState> {
-    signal?.throwIfAborted();
-    let file: StateFile;
     try {
-      file = await this.#read();
+      return await this.load(cluster, signal);
     } catch (error) {
       if (!(error instanceof UnreadableStateError)) throw error;
       const copy = corruptPathOf(this.path, this.#clock());
-      await rename(this.path, copy);
-      return { version: 0, state: emptyClusterState(), reset: { reason: reasonOf(error), copy } };
-    }
-    const entry = file.clusters[cluster];
-    if (entry === undefined) return { version: 0, state: emptyClusterState() };
-    try {
-      return { version: entry.version, state: this.#decode(cluster, entry.state) };
-    } catch (error) {
-      if (!(error instanceof UnreadableStateError)) throw error;
-      const copy = corruptPathOf(this.path, this.#clock());
-      await copyFile(this.path, copy);
-      return {
-        version: entry.version,
-        state: emptyClusterState(),
-        reset: { reason: reasonOf(error), copy },
-      };
+      if (error.version === undefined) await rename(this.path, copy);
+      else await copyFile(this.path, copy);
+      // Without the advice to delete the file: the reset did what it says.
+      const reason = error.message.replace(` — ${ADVICE}`, '');
+      return { version: error.version ?? 0, state: emptyClusterState(), reset: { reason, copy } };
     }
   }
 
@@ -130,7 +122,9 @@ export class FileStateStore implements StateStore {
     try {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) return { format: FILE_FORMAT, clusters: {} };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return { format: FILE_FORMAT, clusters: {} };
+      }
       const reason = error instanceof Error ? error.message : String(error);
       throw new StateCorruptError(`state file ${this.path} cannot be read: ${reason} — ${ADVICE}`, {
         cause: error,
@@ -142,7 +136,7 @@ export class FileStateStore implements StateStore {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new UnreadableStateError(
-        `state file ${this.path} is not valid JSON: ${oneLine(reason)} — ${ADVICE}`,
+        `state file ${this.path} is not valid JSON: ${reason.replace(/\s+/g, ' ').trim()} — ${ADVICE}`,
         { cause: error },
       );
     }
@@ -171,28 +165,17 @@ export class FileStateStore implements StateStore {
     return value as StateFile;
   }
 
-  #decode(cluster: string, document: unknown): ClusterState {
+  #decode(cluster: string, { version, state }: StateFile['clusters'][string]): ClusterState {
     try {
-      return fromStateDocument(document);
+      return fromStateDocument(state);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new UnreadableStateError(
+      const unreadable = new UnreadableStateError(
         `state file ${this.path} holds an unreadable state for cluster ${cluster}: ${reason} — ${ADVICE}`,
         { cause: error },
       );
+      unreadable.version = version;
+      throw unreadable;
     }
   }
-}
-
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
-/** An error's reason, without the advice to delete the file (the reset did what it says). */
-function reasonOf(error: Error): string {
-  return error.message.replace(` — ${ADVICE}`, '');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -16,13 +16,9 @@ export class StateFileLockedError extends Error {
   override readonly name = 'StateFileLockedError';
 }
 
-export interface StateFileLock {
-  readonly path: string;
-  /** Removes the lock file (if it is still ours). */
-  release(): void;
-}
-
-export function lockStateFile(stateFile: string, pid = process.pid): StateFileLock {
+/** Takes the state file's lock: its `path`, and `release`, which removes it (if it is still ours). */
+export function lockStateFile(stateFile: string) {
+  const pid = process.pid;
   const path = `${resolve(stateFile)}.lock`;
   mkdirSync(dirname(path), { recursive: true });
   for (let attempt = 0; attempt < 2; attempt++) {
