@@ -57,8 +57,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/adapters/notify/delivery/sns-notifier.ts': { params: 1 },
   'lambda/adapters/state/state-document.ts': { params: 1 },
   'lambda/core/evaluate.ts': { params: 1 },
-  'lambda/core/lease-observations.ts': { params: 1 },
-  'lambda/core/node-verdicts.ts': { params: 1 },
   'lambda/core/renewal-clock.ts': { params: 1 },
   'lambda/core/silences.ts': { params: 1 },
   'lambda/core/storm-forming.ts': { params: 1 },

@@ -110,35 +110,29 @@ export function nodeStep(
   check: CheckContext,
 ): NodeStep {
   if (node.verdict === 'orphaned-lease') return goneStep(check.cluster, node.name, node, memory);
-  const removal = removalSince(node, memory.removal, check.now);
-  const step = verdictStep(stuckRemoval(node, removal, check), stormNode, memory, check);
+  const { judged, removal } = stuckRemoval(node, memory.removal, check);
+  const step = verdictStep(judged, stormNode, memory, check);
   return removal === undefined ? step : { ...step, removal };
 }
 
-/** Since when `node` has been suppressed by an expected removal and silent; undefined if it is not. */
-function removalSince(node: NodeVerdict, since: number | undefined, now: number) {
-  const cause = node.suppressedBy;
-  const silent = node.suppressedVerdict !== undefined && isSilent(node.suppressedVerdict);
-  if (node.verdict !== 'suppressed' || !silent || cause === undefined || !isRemovalCause(cause)) {
-    return undefined;
-  }
-  return since ?? now;
-}
-
-/** The node as judged once its removal has been stuck too long: by the verdict it hides. */
+/**
+ * Since when `node` has been suppressed by an expected removal and silent (undefined if it is
+ * not), and the node as judged: by the verdict it hides once its removal has been stuck too long.
+ */
 function stuckRemoval(node: NodeVerdict, since: number | undefined, check: CheckContext) {
-  const limitMs = check.policy.stuckRemovalSeconds * 1000;
+  const { now, policy } = check;
   const cause = node.suppressedBy;
   const verdict = node.suppressedVerdict;
-  if (since === undefined || check.now - since < limitMs) return node;
-  if (cause === undefined || !isRemovalCause(cause) || verdict === undefined) return node;
-  const stuckFor = formatAge((check.now - since) / 1000);
-  const limit = formatAge(check.policy.stuckRemovalSeconds);
-  return {
-    ...node,
-    verdict,
-    reason: `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (limit ${limit}): ${node.reason}`,
-  };
+  const silent = node.verdict === 'suppressed' && verdict !== undefined && isSilent(verdict);
+  if (!silent || cause === undefined || !isRemovalCause(cause)) {
+    return { judged: node, removal: undefined };
+  }
+  const removal = since ?? now;
+  if (now - removal < policy.stuckRemovalSeconds * 1000) return { judged: node, removal };
+  const stuckFor = formatAge((now - removal) / 1000);
+  const limit = formatAge(policy.stuckRemovalSeconds);
+  const reason = `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (limit ${limit}): ${node.reason}`;
+  return { judged: { ...node, verdict, reason }, removal };
 }
 
 function verdictStep(
