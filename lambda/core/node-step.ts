@@ -209,15 +209,10 @@ function flapTransition(c: NodeCase): NodeStep {
   if (was !== undefined) {
     // Already flapping: silent; only the latest transition is kept. An incident that opens takes
     // the episode's key.
-    const { since, key } = was;
-    const resolution = c.resolution ?? was.resolution;
-    const flapping: Flapping = {
-      since,
-      lastTransitionAt: check.now,
-      node,
-      ...(key ? { key } : {}),
-      ...(resolution === undefined ? {} : { resolution }),
-    };
+    const { key } = was;
+    const { resolution } = c;
+    const now = check.now;
+    const flapping = { ...was, lastTransitionAt: now, node, ...(resolution ? { resolution } : {}) };
     const opened = c.transition === 'open' && c.incident !== undefined && key !== undefined;
     const incident = opened ? { ...(c.incident as Incident), key } : c.incident;
     return { incident, flap: { transitions: flap?.transitions ?? [], flapping }, entry: null };
