@@ -115,10 +115,8 @@ class CheckRecords {
   }
 
   memoryOf(name: string): NodeMemory {
-    const incident = this.incidents.get(name);
-    const flap = this.flaps.get(name);
     const removal = this.removals.get(name);
-    return removal === undefined ? { incident, flap } : { incident, flap, removal };
+    return { incident: this.incidents.get(name), flap: this.flaps.get(name), removal };
   }
 
   /** Keeps a step's outcome: records that changed are replaced (or dropped), entries collected. */
