@@ -377,10 +377,5 @@ function readOf(
 
 /** Whether the names come strictly ascending: then none repeats. */
 function ascending(objects: readonly { readonly name: string }[]): boolean {
-  for (let i = 1; i < objects.length; i++) {
-    if (!((objects[i - 1] as { name: string }).name < (objects[i] as { name: string }).name)) {
-      return false;
-    }
-  }
-  return true;
+  return objects.every((o, i) => i === 0 || (objects[i - 1] as { name: string }).name < o.name);
 }

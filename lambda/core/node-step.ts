@@ -149,6 +149,10 @@ function verdictStep(
     // A not-ready node is not held: its Node says Ready=False, there is no silence to confirm.
     return { incident: undefined, flap, entry: null };
   }
+  // Nearly every node of nearly every check: nothing open, nothing to open, no flap record.
+  if (memory.incident === undefined && flap === undefined && !isAlerting(node.verdict)) {
+    return { incident: undefined, flap, entry: null };
+  }
   const c = nodeCase(node, stormNode, { incident: memory.incident, flap }, check);
   // A silence taking an incident over is not a recovery: not a flap (its end does not page FLAPPING).
   const counts = c.transition !== null && !isSilencing(c.resolution);
@@ -170,9 +174,9 @@ interface NodeCase {
   /** How the incident resolved, for 'resolve'. */
   readonly resolution?: Resolution | undefined;
   /** When the incident (open, or just resolved) opened. */
-  readonly since: number | undefined;
+  readonly since?: number | undefined;
   /** The key of the incident (open, or just resolved). */
-  readonly key: string | undefined;
+  readonly key?: string | undefined;
 }
 
 function nodeCase(
@@ -184,8 +188,7 @@ function nodeCase(
   const { cluster, now } = check;
   const base = { node, stormNode, check, flap };
   if (incident === undefined) {
-    if (!isAlerting(node.verdict))
-      return { ...base, incident, transition: null, since: undefined, key: undefined };
+    if (!isAlerting(node.verdict)) return { ...base, incident, transition: null };
     const opened = { ...snapshotOf(node), openedAt: now, lastNotifiedAt: now };
     const key = incidentKey('node', cluster, node.name, now);
     return { ...base, incident: opened, transition: 'open', since: now, key };
