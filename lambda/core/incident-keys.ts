@@ -30,12 +30,3 @@ export function incidentKey(
     .digest('hex');
   return `lw-${kind}-${digest.slice(0, 24)}`;
 }
-
-/** The key of a node's incident (a key it inherited while flapping wins: node-step.ts). */
-export function nodeIncidentKey(
-  cluster: string,
-  name: string,
-  incident: { readonly openedAt: number; readonly key?: string | undefined },
-): string {
-  return incident.key ?? incidentKey('node', cluster, name, incident.openedAt);
-}

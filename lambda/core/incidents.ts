@@ -115,32 +115,53 @@ class CheckRecords {
   }
 
   memoryOf(name: string): NodeMemory {
-    const incident = this.incidents.get(name);
-    const flap = this.flaps.get(name);
     const removal = this.removals.get(name);
-    return removal === undefined ? { incident, flap } : { incident, flap, removal };
+    return { incident: this.incidents.get(name), flap: this.flaps.get(name), removal };
   }
 
   /** Keeps a step's outcome: records that changed are replaced (or dropped), entries collected. */
   apply(name: string, before: NodeMemory, step: NodeStep): void {
-    if (step.incident !== before.incident) {
-      if (step.incident === undefined) this.incidents.delete(name);
-      else this.incidents.set(name, step.incident);
-    }
-    if (step.flap !== before.flap) {
-      if (step.flap === undefined) this.flaps.delete(name);
-      else this.flaps.set(name, step.flap);
-    }
-    if (step.removal !== before.removal) {
-      if (step.removal === undefined) this.removals.delete(name);
-      else this.removals.set(name, step.removal);
-    }
+    put(this.incidents, name, before.incident, step.incident);
+    put(this.flaps, name, before.flap, step.flap);
+    put(this.removals, name, before.removal, step.removal);
     if (step.entry !== null) this.entries.push(step.entry);
   }
 
   list(list: NodeEntry['list']): AlertNode[] {
     return this.entries.filter((entry) => entry.list === list).map((entry) => entry.node);
   }
+
+  /** The next state: `state` itself when nothing in it changed (callers may skip a write). */
+  next(state: AlertState, storm: StormIncident | null, gathering: number | undefined): AlertState {
+    const unchanged =
+      storm === state.storm &&
+      gathering === state.gathering &&
+      state.watchdog === null &&
+      sameRecords(state.incidents, this.incidents) &&
+      sameRecords(state.flaps, this.flaps) &&
+      sameRecords(state.removals ?? {}, this.removals);
+    if (unchanged) return state;
+    return {
+      incidents: Object.fromEntries(this.incidents),
+      flaps: Object.fromEntries(this.flaps),
+      watchdog: null,
+      storm,
+      ...(this.removals.size === 0 ? {} : { removals: Object.fromEntries(this.removals) }),
+      ...(gathering === undefined ? {} : { gathering }),
+    };
+  }
+}
+
+/** Replaces (or drops) the record of `name` when the step changed it. */
+function put<T>(
+  records: Map<string, T>,
+  name: string,
+  before: T | undefined,
+  after: T | undefined,
+) {
+  if (after === before) return;
+  if (after === undefined) records.delete(name);
+  else records.set(name, after);
 }
 
 /** Remembered nodes absent from the evaluation: gone, unless the evaluation is degraded or suspect. */
@@ -148,32 +169,22 @@ function absentNodes(
   evaluation: Evaluation,
   seen: ReadonlySet<string>,
   records: CheckRecords,
-  policy: AlertPolicy,
-  now: number,
+  check: { readonly policy: AlertPolicy; readonly now: number },
 ): void {
   if (evaluation.degraded !== undefined || evaluation.suspect !== undefined) {
     for (const [name, flap] of records.flaps) {
-      if (seen.has(name)) continue;
-      const pruned = pruneFlapRecord(flap, policy.flapping, now);
-      records.apply(
-        name,
-        { incident: undefined, flap },
-        { incident: undefined, flap: pruned, entry: null },
-      );
+      if (!seen.has(name))
+        put(records.flaps, name, flap, pruneFlapRecord(flap, check.policy.flapping, check.now));
     }
     return;
   }
-  const absent: string[] = [];
-  for (const name of records.incidents.keys()) if (!seen.has(name)) absent.push(name);
-  for (const name of records.flaps.keys()) {
-    if (!seen.has(name) && !records.incidents.has(name)) absent.push(name);
-  }
-  for (const name of absent) {
-    const memory = records.memoryOf(name);
-    records.apply(name, memory, goneStep(evaluation.cluster, name, undefined, memory));
-  }
-  for (const name of [...records.removals.keys()]) {
-    if (!seen.has(name)) records.removals.delete(name);
+  // A gone node's step only drops records: each map is walked once, a name in the first it is in.
+  for (const remembered of [records.incidents, records.flaps, records.removals]) {
+    for (const name of remembered.keys()) {
+      if (seen.has(name)) continue;
+      const memory = records.memoryOf(name);
+      records.apply(name, memory, goneStep(evaluation.cluster, name, undefined, memory));
+    }
   }
 }
 
@@ -208,6 +219,14 @@ function sameRecords<T>(
   for (const [name, value] of after)
     if (!Object.hasOwn(before, name) || before[name] !== value) return false;
   return true;
+}
+
+/** A watchdog incident resolves; one that never paged (a streak shorter than readFailuresBeforePage) ends silently. */
+function watchdogResolved({ watchdog }: AlertState, cluster: string): WatchdogInfo | undefined {
+  if (watchdog === null || watchdog.lastNotifiedAt === null) return undefined;
+  const { failure, message, since } = watchdog;
+  const key = incidentKey('watchdog', cluster, '', since);
+  return { state: 'resolved', failure, message, since, key };
 }
 
 /** After a successful check of a cluster. */
@@ -249,19 +268,8 @@ export function alertsForEvaluation(
     if (gathering.holds(node)) held.push(node.name);
     step(node, gathering.holds(node));
   }
-  absentNodes(evaluation, seen, records, policy, now);
+  absentNodes(evaluation, seen, records, check);
 
-  // A watchdog incident that never paged (a streak shorter than readFailuresBeforePage) ends silently.
-  const watchdog: WatchdogInfo | undefined =
-    state.watchdog === null || state.watchdog.lastNotifiedAt === null
-      ? undefined
-      : {
-          state: 'resolved',
-          failure: state.watchdog.failure,
-          message: state.watchdog.message,
-          since: state.watchdog.since,
-          key: incidentKey('watchdog', evaluation.cluster, '', state.watchdog.since),
-        };
   const grouped = groupResolves(records, storm.info);
   const notification = composeNotification({
     cluster: evaluation.cluster,
@@ -271,25 +279,9 @@ export function alertsForEvaluation(
     reminders: records.list('reminders'),
     flapping: records.list('flapping'),
     storm: grouped.storm,
-    watchdog,
+    watchdog: watchdogResolved(state, evaluation.cluster),
   });
-  const unchanged =
-    storm.next === state.storm &&
-    gathering.since === state.gathering &&
-    state.watchdog === null &&
-    sameRecords(state.incidents, records.incidents) &&
-    sameRecords(state.flaps, records.flaps) &&
-    sameRecords(state.removals ?? {}, records.removals);
-  const next: AlertState = unchanged
-    ? state
-    : {
-        incidents: Object.fromEntries(records.incidents),
-        flaps: Object.fromEntries(records.flaps),
-        watchdog: null,
-        storm: storm.next,
-        ...(records.removals.size === 0 ? {} : { removals: Object.fromEntries(records.removals) }),
-        ...(gathering.since === undefined ? {} : { gathering: gathering.since }),
-      };
+  const next = records.next(state, storm.next, gathering.since);
   const { wakeAt } = gathering;
   return { notification, state: next, ...(wakeAt ? { wake: { at: wakeAt, leases: held } } : {}) };
 }

@@ -43,9 +43,8 @@ export interface Silence {
 function observe(
   key: string | null,
   renewAt: number | undefined,
-  previous: Observation | undefined,
   firstSightAgeMs: number | undefined,
-  now: number,
+  { previous, now }: { readonly previous: Observation | undefined; readonly now: number },
 ): Silence {
   let observation: Observation;
   if (previous && previous.renewTime === key) {
@@ -130,11 +129,11 @@ export function observeLease(
     // Never renewed: silence counts from the node's (or lease's) creation, against the startup grace.
     const created = createdAtMs(node, lease);
     const age = created === undefined ? undefined : snapshot.serverTime - created;
-    const silence = observe(null, undefined, previous, age, now);
+    const silence = observe(null, undefined, age, { previous, now });
     return { silence, thresholdSeconds: policy.startupGraceSeconds };
   }
   const age = snapshot.serverTime - renew.at;
-  const seen = observe(renew.raw, renew.at, previous, age, now);
+  const seen = observe(renew.raw, renew.at, age, { previous, now });
   const claimed = claimedSeconds(duration.seconds, policy);
   const limitMs = suspectMs(claimed);
   const observation = markSuspect(seen.observation, seen.silentMs, limitMs, now);
@@ -378,10 +377,5 @@ function readOf(
 
 /** Whether the names come strictly ascending: then none repeats. */
 function ascending(objects: readonly { readonly name: string }[]): boolean {
-  for (let i = 1; i < objects.length; i++) {
-    if (!((objects[i - 1] as { name: string }).name < (objects[i] as { name: string }).name)) {
-      return false;
-    }
-  }
-  return true;
+  return objects.every((o, i) => i === 0 || (objects[i - 1] as { name: string }).name < o.name);
 }

@@ -24,7 +24,13 @@
  *   node, the FLAPPING notice and the "stopped flapping" notice. 0 turns reminders off (for the
  *   watchdog too). Flapping nodes get no reminders.
  *
- * Flapping (see flapping.ts for the counting)
+ * Flapping (the record's window: flapping.ts)
+ * - A transition is an incident opening or resolving. They are counted inside a sliding window
+ *   (`now - t <= windowSeconds`, inclusive); the transition that brings the count to
+ *   `transitions` (default 3: open, resolve, open) puts the node in FLAPPING. `transitions <= 0`
+ *   turns flap detection off.
+ * - While flapping, transitions are not counted, only the time of the latest one is kept: the node
+ *   is released once `now - lastTransitionAt >= stableSeconds`.
  * - The transition that makes a node flap puts it in `flapping` (its current verdict; `since` when
  *   its incident is open, `resolution` when this transition resolved it) instead of FIRING or
  *   RESOLVED. Later transitions are silent, but the incident is still opened and resolved.
@@ -56,13 +62,12 @@
  *   in `firing` when it opens then, else in `reminders` (paged already), and counts as notified.
  */
 
-import { alertNode, goneNode, sameSnapshot, snapshotOf } from './alert-nodes.js';
 import { type AlertPolicy, reminderDue } from './alert-policy.js';
-import type { Flapping, FlapRecord, Incident } from './alert-state.js';
+import type { Flapping, FlapRecord, Incident, NodeSnapshot } from './alert-state.js';
 import { formatAge } from './duration.js';
-import { flapDetectionOn, pruneFlapRecord, recordTransition, stableAgain } from './flapping.js';
-import { incidentKey, nodeIncidentKey } from './incident-keys.js';
-import { isAlerting, isSilent, type NodeVerdict } from './model.js';
+import { pruneFlapRecord } from './flapping.js';
+import { incidentKey } from './incident-keys.js';
+import { isAlerting, isSilent, type NodeFacts, type NodeVerdict } from './model.js';
 import { type AlertNode, isSilencing, type Resolution } from './notification.js';
 import { isRemovalCause, removalPhrase } from './suppression.js';
 
@@ -86,7 +91,7 @@ export interface NodeStep extends NodeMemory {
 }
 
 /** What one check knows that is the same for every node. */
-export interface CheckContext {
+interface CheckContext {
   /** The cluster's name: part of every incident key (incident-keys.ts). */
   readonly cluster: string;
   readonly policy: AlertPolicy;
@@ -97,16 +102,199 @@ export interface CheckContext {
   readonly stormKey?: string | undefined;
 }
 
-/** The incident after this check's verdict, before flapping and storms have their say. */
-interface IncidentChange {
+/** A node in the evaluation (one with an `orphaned-lease` is gone: see `goneStep`). */
+export function nodeStep(
+  node: NodeVerdict,
+  stormNode: boolean,
+  memory: NodeMemory,
+  check: CheckContext,
+): NodeStep {
+  if (node.verdict === 'orphaned-lease') return goneStep(check.cluster, node.name, node, memory);
+  const { judged, removal } = stuckRemoval(node, memory.removal, check);
+  const step = verdictStep(judged, stormNode, memory, check);
+  return removal === undefined ? step : { ...step, removal };
+}
+
+/**
+ * Since when `node` has been suppressed by an expected removal and silent (undefined if it is
+ * not), and the node as judged: by the verdict it hides once its removal has been stuck too long.
+ */
+function stuckRemoval(node: NodeVerdict, since: number | undefined, check: CheckContext) {
+  const { now, policy } = check;
+  const cause = node.suppressedBy;
+  const verdict = node.suppressedVerdict;
+  const silent = node.verdict === 'suppressed' && verdict !== undefined && isSilent(verdict);
+  if (!silent || cause === undefined || !isRemovalCause(cause)) {
+    return { judged: node, removal: undefined };
+  }
+  const removal = since ?? now;
+  if (now - removal < policy.stuckRemovalSeconds * 1000) return { judged: node, removal };
+  const stuckFor = formatAge((now - removal) / 1000);
+  const limit = formatAge(policy.stuckRemovalSeconds);
+  const reason = `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (limit ${limit}): ${node.reason}`;
+  return { judged: { ...node, verdict, reason }, removal };
+}
+
+function verdictStep(
+  node: NodeVerdict,
+  stormNode: boolean,
+  memory: NodeMemory,
+  check: CheckContext,
+): NodeStep {
+  const { policy, now } = check;
+  const flap = memory.flap && pruneFlapRecord(memory.flap, policy.flapping, now);
+  if (node.verdict === 'expired' && memory.incident === undefined && node.newlySeen && !stormNode) {
+    // Seen for the first time and already silent: that rests on the kubelet's clock alone (a
+    // clock minutes behind looks like a dead node). The next check, on our own clock, decides.
+    // A not-ready node is not held: its Node says Ready=False, there is no silence to confirm.
+    return { incident: undefined, flap, entry: null };
+  }
+  // Nearly every node of nearly every check: nothing open, nothing to open, no flap record.
+  if (memory.incident === undefined && flap === undefined && !isAlerting(node.verdict)) {
+    return { incident: undefined, flap, entry: null };
+  }
+  const c = nodeCase(node, stormNode, { incident: memory.incident, flap }, check);
+  // A silence taking an incident over is not a recovery: not a flap (its end does not page FLAPPING).
+  const counts = c.transition !== null && !isSilencing(c.resolution);
+  // Flapping takes over the transitions of a node that flaps.
+  if (counts && policy.flapping.transitions > 0) return flapTransition(c);
+  if (c.transition === null && flap?.flapping !== undefined) return flappingStep(c, flap.flapping);
+  return plainStep(c);
+}
+
+/** One node in this check: its incident after the verdict, before flapping and storms have their say. */
+interface NodeCase {
+  readonly node: NodeVerdict;
+  readonly stormNode: boolean;
+  readonly check: CheckContext;
+  /** Its flap record, without the transitions that left the window. */
+  readonly flap: FlapRecord | undefined;
   readonly incident: Incident | undefined;
   readonly transition: 'open' | 'resolve' | null;
   /** How the incident resolved, for 'resolve'. */
-  readonly resolution: Resolution | undefined;
+  readonly resolution?: Resolution | undefined;
   /** When the incident (open, or just resolved) opened. */
-  readonly since: number | undefined;
+  readonly since?: number | undefined;
   /** The key of the incident (open, or just resolved). */
-  readonly key: string | undefined;
+  readonly key?: string | undefined;
+}
+
+function nodeCase(
+  node: NodeVerdict,
+  stormNode: boolean,
+  { incident, flap }: NodeMemory,
+  check: CheckContext,
+): NodeCase {
+  const { cluster, now } = check;
+  const base = { node, stormNode, check, flap };
+  if (incident === undefined) {
+    if (!isAlerting(node.verdict)) return { ...base, incident, transition: null };
+    const opened = { ...snapshotOf(node), openedAt: now, lastNotifiedAt: now };
+    const key = incidentKey('node', cluster, node.name, now);
+    return { ...base, incident: opened, transition: 'open', since: now, key };
+  }
+  const known = { ...base, since: incident.openedAt, key: keyOf(cluster, node.name, incident) };
+  if (isAlerting(node.verdict)) {
+    const updated = sameSnapshot(incident, node) ? incident : { ...incident, ...snapshotOf(node) };
+    return { ...known, incident: updated, transition: null };
+  }
+  if (node.verdict === 'invalid' || node.verdict === 'suspect') {
+    return { ...known, incident, transition: null };
+  }
+  return { ...known, incident: undefined, transition: 'resolve', resolution: resolutionOf(node) };
+}
+
+/** A transition, with flap detection on: counted, and taken over once the node flaps. */
+function flapTransition(c: NodeCase): NodeStep {
+  const { flap, check } = c;
+  const node = snapshotOf(c.node);
+  const was = flap?.flapping;
+  if (was !== undefined) {
+    // Already flapping: silent; only the latest transition is kept. An incident that opens takes
+    // the episode's key.
+    const { key } = was;
+    const { resolution } = c;
+    const now = check.now;
+    const flapping = { ...was, lastTransitionAt: now, node, ...(resolution ? { resolution } : {}) };
+    const opened = c.transition === 'open' && c.incident !== undefined && key !== undefined;
+    const incident = opened ? { ...(c.incident as Incident), key } : c.incident;
+    return { incident, flap: { transitions: flap?.transitions ?? [], flapping }, entry: null };
+  }
+  const transitions = [...(flap?.transitions ?? []), check.now];
+  if (transitions.length < check.policy.flapping.transitions) {
+    return plainStep({ ...c, flap: { transitions } });
+  }
+  // This transition makes the node flap: one FLAPPING notice instead of its FIRING or RESOLVED.
+  const flapping: Flapping = {
+    since: check.now,
+    lastTransitionAt: check.now,
+    node,
+    ...(c.resolution === undefined ? {} : { resolution: c.resolution }),
+    ...(c.key === undefined ? {} : { key: c.key }),
+  };
+  const entry = shown(c, 'flapping', c.resolution, c.key);
+  return { incident: c.incident, flap: { transitions, flapping }, entry };
+}
+
+/** A flapping node without a transition: released once stable, silent until then. */
+function flappingStep(c: NodeCase, flapping: Flapping): NodeStep {
+  const { node, incident, flap, check } = c;
+  const stable =
+    check.now - flapping.lastTransitionAt >= check.policy.flapping.stableSeconds * 1000;
+  // An unconfirmed silence is not stable: released neither as firing nor as recovered.
+  if (node.verdict === 'suspect' || !stable) return { incident, flap, entry: null };
+  if (incident !== undefined) {
+    const entry = shown(c, 'firing', undefined, c.key);
+    return { incident: notified(incident, check.now), flap: undefined, entry };
+  }
+  const ended = resolutionOf(node) ?? flapping.resolution ?? 'recovered';
+  const released = alertNode(node, undefined, ended, flapping.key);
+  return { incident, flap: undefined, entry: { list: 'resolved', node: released } };
+}
+
+/** Plain transitions, storms and reminders. */
+function plainStep(c: NodeCase): NodeStep {
+  const { incident, flap, transition, stormNode, check } = c;
+  const quiet = { incident, flap, entry: null };
+  if (transition === 'resolve')
+    return { ...quiet, entry: shown(c, 'resolved', c.resolution, c.key) };
+  if (incident === undefined) return quiet;
+  if (transition === 'open' && stormNode && check.stormKey !== undefined) {
+    // Part of the outage: the storm's incident (one in the on-call tool), under its key.
+    const grouped = { ...incident, key: check.stormKey };
+    const named = shown(c, 'firing', undefined, check.stormKey);
+    return { incident: grouped, flap, entry: check.stormNotifies ? named : null };
+  }
+  if (transition === 'open') return { ...quiet, entry: shown(c, 'firing', undefined, c.key) };
+  // A STORM names a node paged already (its FIRING, or an earlier STORM) still down, not paged again.
+  const named = stormNode && check.stormNotifies;
+  if (named || reminderDue(incident.lastNotifiedAt, check.policy, check.now)) {
+    const entry = shown(c, 'reminders', undefined, c.key);
+    return { incident: notified(incident, check.now), flap, entry };
+  }
+  return quiet;
+}
+
+const GONE_REASON = 'no longer in the cluster: neither its Node nor its Lease was found';
+
+/**
+ * A node that is gone (`orphaned-lease`, given as `node`; or absent from the evaluation, no
+ * `node`, shown as last remembered): its incident resolves and it is released from flapping, at
+ * once; nothing is kept.
+ */
+export function goneStep(
+  cluster: string,
+  name: string,
+  node: NodeVerdict | undefined,
+  { incident, flap }: NodeMemory,
+): NodeStep {
+  const forgotten = { incident: undefined, flap: undefined, entry: null };
+  const last = incident ?? flap?.flapping?.node;
+  if (last === undefined) return forgotten;
+  const key = incident === undefined ? flap?.flapping?.key : keyOf(cluster, name, incident);
+  const gone = node ?? { ...last, name, reason: GONE_REASON, silentForSeconds: null };
+  const entry = alertNode(gone, incident?.openedAt, 'node-deleted', key);
+  return { ...forgotten, entry: { list: 'resolved', node: entry } };
 }
 
 /** How the incident of a node with this (non-alerting, non-invalid) verdict ends. */
@@ -123,230 +311,75 @@ function resolutionOf(node: NodeVerdict): Resolution | undefined {
   }
 }
 
+/** The key of a node's incident (a key it inherited while flapping, or from a storm, wins). */
+function keyOf(cluster: string, name: string, incident: Incident): string {
+  return incident.key ?? incidentKey('node', cluster, name, incident.openedAt);
+}
+
 function notified(incident: Incident, now: number): Incident {
   return incident.lastNotifiedAt === now ? incident : { ...incident, lastNotifiedAt: now };
 }
 
-function entry(list: NodeEntry['list'], node: AlertNode): NodeEntry {
-  return { list, node };
-}
-
-/**
- * A node that is gone (`orphaned-lease`, given as `node`; or absent from the evaluation, no
- * `node`): its incident resolves and it is released from flapping, at once; nothing is kept.
- */
-export function goneStep(
-  cluster: string,
-  name: string,
-  node: NodeVerdict | undefined,
-  memory: NodeMemory,
-): NodeStep {
-  const { incident, flap } = memory;
-  const forgotten = { incident: undefined, flap: undefined };
-  if (incident === undefined && flap?.flapping === undefined) return { ...forgotten, entry: null };
-  const since = incident?.openedAt;
-  const key =
-    incident === undefined ? flap?.flapping?.key : nodeIncidentKey(cluster, name, incident);
-  if (node !== undefined) {
-    return { ...forgotten, entry: entry('resolved', alertNode(node, since, 'node-deleted', key)) };
-  }
-  const last = incident ?? flap?.flapping?.node;
-  if (last === undefined) return { ...forgotten, entry: null };
-  return { ...forgotten, entry: entry('resolved', goneNode(name, last, since, key)) };
-}
-
-function incidentChange(
-  node: NodeVerdict,
-  incident: Incident | undefined,
-  check: CheckContext,
-): IncidentChange {
-  const { cluster, now } = check;
-  const key = incident === undefined ? undefined : nodeIncidentKey(cluster, node.name, incident);
-  if (isAlerting(node.verdict)) {
-    if (incident === undefined) {
-      const opened = { ...snapshotOf(node), openedAt: now, lastNotifiedAt: now };
-      const newKey = incidentKey('node', cluster, node.name, now);
-      return {
-        incident: opened,
-        transition: 'open',
-        resolution: undefined,
-        since: now,
-        key: newKey,
-      };
-    }
-    const updated = sameSnapshot(incident, node) ? incident : { ...incident, ...snapshotOf(node) };
-    const since = incident.openedAt;
-    return { incident: updated, transition: null, resolution: undefined, since, key };
-  }
-  if (node.verdict !== 'invalid' && node.verdict !== 'suspect' && incident !== undefined) {
-    const resolution = resolutionOf(node);
-    const since = incident.openedAt;
-    return { incident: undefined, transition: 'resolve', resolution, since, key };
-  }
-  return { incident, transition: null, resolution: undefined, since: incident?.openedAt, key };
-}
-
-/** Since when `node` has been suppressed by an expected removal and silent; undefined if it is not. */
-function removalSince(node: NodeVerdict, since: number | undefined, now: number) {
-  const cause = node.suppressedBy;
-  const silent = node.suppressedVerdict !== undefined && isSilent(node.suppressedVerdict);
-  if (node.verdict !== 'suppressed' || !silent || cause === undefined || !isRemovalCause(cause)) {
-    return undefined;
-  }
-  return since ?? now;
-}
-
-/** The node as judged once its removal has been stuck too long: by the verdict it hides. */
-function stuckRemoval(node: NodeVerdict, since: number | undefined, check: CheckContext) {
-  const limitMs = check.policy.stuckRemovalSeconds * 1000;
-  const cause = node.suppressedBy;
-  const verdict = node.suppressedVerdict;
-  if (since === undefined || check.now - since < limitMs) return node;
-  if (cause === undefined || !isRemovalCause(cause) || verdict === undefined) return node;
-  const stuckFor = formatAge((check.now - since) / 1000);
-  const limit = formatAge(check.policy.stuckRemovalSeconds);
+/** The node facts that are present (stored state and notifications carry no undefined keys). */
+function factsOf(node: NodeFacts): NodeFacts {
   return {
-    ...node,
-    verdict,
-    reason: `removal seems stuck: ${removalPhrase(cause)} and silent for ${stuckFor} (limit ${limit}): ${node.reason}`,
+    ...(node.nodeGroup === undefined ? {} : { nodeGroup: node.nodeGroup }),
+    ...(node.instanceType === undefined ? {} : { instanceType: node.instanceType }),
+    ...(node.capacityType === undefined ? {} : { capacityType: node.capacityType }),
   };
 }
 
-/** A node in the evaluation (one with an `orphaned-lease` is gone: see `goneStep`). */
-export function nodeStep(
-  node: NodeVerdict,
-  stormNode: boolean,
-  memory: NodeMemory,
-  check: CheckContext,
-): NodeStep {
-  if (node.verdict === 'orphaned-lease') return goneStep(check.cluster, node.name, node, memory);
-  const removal = removalSince(node, memory.removal, check.now);
-  const step = verdictStep(stuckRemoval(node, removal, check), stormNode, memory, check);
-  return removal === undefined ? step : { ...step, removal };
+/** What an incident (and a flap record) remembers of a node. */
+function snapshotOf(node: NodeVerdict): NodeSnapshot {
+  return {
+    verdict: node.verdict,
+    zone: node.zone,
+    instance: node.instance,
+    renewTime: node.renewTime,
+    ...factsOf(node),
+  };
 }
 
-function verdictStep(
-  node: NodeVerdict,
-  stormNode: boolean,
-  memory: NodeMemory,
-  check: CheckContext,
-): NodeStep {
-  const { policy, now } = check;
-  const flap =
-    memory.flap === undefined ? undefined : pruneFlapRecord(memory.flap, policy.flapping, now);
-  if (node.verdict === 'expired' && memory.incident === undefined && node.newlySeen && !stormNode) {
-    // Seen for the first time and already silent: that rests on the kubelet's clock alone (a
-    // clock minutes behind looks like a dead node). The next check, on our own clock, decides.
-    // A not-ready node is not held: its Node says Ready=False, there is no silence to confirm.
-    return { incident: undefined, flap, entry: null };
-  }
-  const change = incidentChange(node, memory.incident, check);
-  // A silence taking an incident over is not a recovery: not a flap (its end does not page FLAPPING).
-  const counts = change.transition !== null && !isSilencing(change.resolution);
-  if (counts && flapDetectionOn(policy.flapping)) {
-    // Flapping takes over the transitions of a node that flaps.
-    const counted = recordTransition(
-      flap,
-      snapshotOf(node),
-      change.resolution,
-      policy.flapping,
-      now,
-    );
-    if (counted.outcome === 'started') {
-      const flapping = alertNode(node, change.since, change.resolution, change.key);
-      return {
-        incident: change.incident,
-        flap: episodeKeyed(counted.record, change.key),
-        entry: entry('flapping', flapping),
-      };
-    }
-    if (counted.outcome === 'held') {
-      const episode = counted.record.flapping?.key;
-      return { incident: inheritKey(change, episode), flap: counted.record, entry: null };
-    }
-    return plainStep(node, stormNode, change, counted.record, check);
-  }
-  if (change.transition === null && flap?.flapping !== undefined) {
-    return flappingStep(node, change, flap, flap.flapping, check);
-  }
-  return plainStep(node, stormNode, change, flap, check);
+function sameSnapshot(incident: Incident, node: NodeVerdict): boolean {
+  return (
+    incident.verdict === node.verdict &&
+    incident.zone === node.zone &&
+    incident.instance === node.instance &&
+    incident.renewTime === node.renewTime
+  );
 }
 
-/** The flap record of an episode that starts now, holding the key of its incident. */
-function episodeKeyed(record: FlapRecord, key: string | undefined): FlapRecord {
-  const flapping = record.flapping;
-  if (flapping === undefined || key === undefined) return record;
-  return { ...record, flapping: { ...flapping, key } };
+/** What the node's entry says of it: the node's verdict, or as last remembered. */
+type Shown = NodeSnapshot & Pick<NodeVerdict, 'name' | 'reason' | 'silentForSeconds'>;
+
+/** The node as a notification lists it (no undefined keys). */
+function alertNode(
+  node: Shown,
+  since: number | undefined,
+  resolution: Resolution | undefined,
+  key: string | undefined,
+): AlertNode {
+  return {
+    name: node.name,
+    zone: node.zone,
+    instance: node.instance,
+    ...factsOf(node),
+    verdict: node.verdict,
+    reason: node.reason,
+    renewTime: node.renewTime,
+    silentForSeconds: node.silentForSeconds,
+    ...(since === undefined ? {} : { since }),
+    ...(resolution === undefined ? {} : { resolution }),
+    ...(key === undefined ? {} : { key }),
+  };
 }
 
-/** An incident that opens while its node flaps takes the episode's key. */
-function inheritKey(change: IncidentChange, episode: string | undefined): Incident | undefined {
-  const incident = change.incident;
-  if (change.transition !== 'open' || incident === undefined || episode === undefined) {
-    return incident;
-  }
-  return { ...incident, key: episode };
-}
-
-/** A flapping node without a transition: released once stable, silent until then. */
-function flappingStep(
-  node: NodeVerdict,
-  change: IncidentChange,
-  flap: FlapRecord,
-  flapping: Flapping,
-  check: CheckContext,
-): NodeStep {
-  const { incident, since } = change;
-  // An unconfirmed silence is not stable: released neither as firing nor as recovered.
-  if (node.verdict === 'suspect' || !stableAgain(flapping, check.policy.flapping, check.now)) {
-    return { incident, flap, entry: null };
-  }
-  if (incident !== undefined) {
-    const firing = alertNode(node, since, undefined, change.key);
-    return {
-      incident: notified(incident, check.now),
-      flap: undefined,
-      entry: entry('firing', firing),
-    };
-  }
-  const ended = resolutionOf(node) ?? flapping.resolution ?? 'recovered';
-  const released = alertNode(node, undefined, ended, flapping.key);
-  return { incident, flap: undefined, entry: entry('resolved', released) };
-}
-
-/** Plain transitions, storms and reminders. */
-function plainStep(
-  node: NodeVerdict,
-  stormNode: boolean,
-  change: IncidentChange,
-  flap: FlapRecord | undefined,
-  check: CheckContext,
-): NodeStep {
-  const { incident, transition, resolution, since, key } = change;
-  const quiet = { incident, flap, entry: null };
-  if (transition === 'resolve') {
-    return { ...quiet, entry: entry('resolved', alertNode(node, since, resolution, key)) };
-  }
-  if (incident === undefined) return quiet;
-  if (transition === 'open' && stormNode && check.stormKey !== undefined) {
-    // Part of the outage: the storm's incident (one in the on-call tool), under its key.
-    const grouped = { ...incident, key: check.stormKey };
-    const named = entry('firing', alertNode(node, since, undefined, check.stormKey));
-    return { incident: grouped, flap, entry: check.stormNotifies ? named : null };
-  }
-  const firing = entry('firing', alertNode(node, since, undefined, key));
-  if (transition === 'open') return { ...quiet, entry: firing };
-  if (stormNode && check.stormNotifies) {
-    // Paged already (its FIRING, or an earlier STORM): named still down, not paged again.
-    return {
-      incident: notified(incident, check.now),
-      flap,
-      entry: entry('reminders', firing.node),
-    };
-  }
-  if (reminderDue(incident.lastNotifiedAt, check.policy, check.now)) {
-    const reminder = entry('reminders', alertNode(node, since, undefined, key));
-    return { incident: notified(incident, check.now), flap, entry: reminder };
-  }
-  return quiet;
+/** The case's node in `list`, since its incident opened. */
+function shown(
+  c: NodeCase,
+  list: NodeEntry['list'],
+  resolution: Resolution | undefined,
+  key: string | undefined,
+): NodeEntry {
+  return { list, node: alertNode(c.node, c.since, resolution, key) };
 }

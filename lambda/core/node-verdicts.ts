@@ -9,7 +9,7 @@
  * Whether a silence counts at this look is lease-silence.ts's to say.
  */
 import { formatAge } from './duration.js';
-import { nameProblem, type RenewTime } from './lease.js';
+import { nameProblem } from './lease.js';
 import {
   createdAtMs,
   type ObserveContext,
@@ -123,7 +123,7 @@ export function judgeLease(
     firstSight,
     newlySeen,
   };
-  return judgeUncommonLease(ctx, judged, renew, observed, silent, node);
+  return judgeUncommonLease(ctx, judged, read, { observed, silent });
 }
 
 /**
@@ -174,10 +174,8 @@ type JudgedLease = Omit<NodeVerdict, 'verdict' | 'reason' | 'silentForSeconds'> 
 function judgeUncommonLease(
   ctx: JudgeContext,
   judged: JudgedLease,
-  renew: RenewTime,
-  observed: Observed,
-  silent: boolean,
-  node: NodeInfo | undefined,
+  { renew, node }: ReadLease,
+  { observed, silent }: { readonly observed: Observed; readonly silent: boolean },
 ): NodeVerdict {
   const { policy } = ctx;
   const { silentForSeconds, firstSight } = judged;

@@ -43,14 +43,9 @@ export function isSilencing(resolution: Resolution | undefined): boolean {
 }
 
 /** A notification's `resolved` list split: incidents that ended, and those silenced. */
-export function splitResolved(nodes: readonly AlertNode[]): {
-  readonly ended: AlertNode[];
-  readonly silenced: AlertNode[];
-} {
-  const ended: AlertNode[] = [];
-  const silenced: AlertNode[] = [];
-  for (const x of nodes) (isSilencing(x.resolution) ? silenced : ended).push(x);
-  return { ended, silenced };
+export function splitResolved(nodes: readonly AlertNode[]) {
+  const ended = nodes.filter((x) => !isSilencing(x.resolution));
+  return { ended, silenced: nodes.filter((x) => isSilencing(x.resolution)) };
 }
 
 /** One node as a notification shows it. */

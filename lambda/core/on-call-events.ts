@@ -62,37 +62,34 @@ function nodeEvent(
   };
 }
 
-/** The watchdog's and the storm's events of `n`. */
+/** The watchdog's and the storm's events of `n`: each triggers critical and resolves info. */
 function clusterEvents(n: Notification): OnCallEvent[] {
   const events: OnCallEvent[] = [];
-  const base = { cluster: n.cluster, source: n.cluster, at: n.at };
-  const w = n.watchdog;
+  const event = (opens: boolean, key: string, what: string, details: Record<string, string>) =>
+    events.push({
+      cluster: n.cluster,
+      source: n.cluster,
+      at: n.at,
+      action: opens ? 'trigger' : 'resolve',
+      key,
+      severity: opens ? 'critical' : 'info',
+      summary: `[${n.cluster}] ${what}`,
+      details,
+    });
+  const { watchdog: w, storm: s } = n;
   if (w?.key) {
     const failing = w.state === 'failing';
-    events.push({
-      ...base,
-      action: failing ? 'trigger' : 'resolve',
-      key: w.key,
-      severity: failing ? 'critical' : 'info',
-      summary: failing
-        ? `[${n.cluster}] the watchdog cannot read the cluster (${w.failure}): ${w.message}`
-        : `[${n.cluster}] the watchdog can read the cluster again`,
-      details: { failure: w.failure, message: w.message },
-    });
+    const what = failing
+      ? `the watchdog cannot read the cluster (${w.failure}): ${w.message}`
+      : 'the watchdog can read the cluster again';
+    event(failing, w.key, what, { failure: w.failure, message: w.message });
   }
-  const s = n.storm;
   if (s?.key) {
     const active = (s.state ?? 'active') === 'active';
-    events.push({
-      ...base,
-      action: active ? 'trigger' : 'resolve',
-      key: s.key,
-      severity: active ? 'critical' : 'info',
-      summary: active
-        ? `[${n.cluster}] storm: ${s.clusterSilent} of ${s.clusterTotal} nodes silent (${s.scope})`
-        : `[${n.cluster}] the storm is over`,
-      details: { scope: s.scope, zones: s.zones.map((z) => z.zone).join(' ') },
-    });
+    const what = active
+      ? `storm: ${s.clusterSilent} of ${s.clusterTotal} nodes silent (${s.scope})`
+      : 'the storm is over';
+    event(active, s.key, what, { scope: s.scope, zones: s.zones.map((z) => z.zone).join(' ') });
   }
   return events;
 }

@@ -138,14 +138,13 @@ export function suppressedOr(
     verdict: 'suppressed',
     suppressedBy: cause,
     suppressedVerdict: verdict,
-    reason: `${describeSuppression(cause, policy)}; ${what}`,
+    reason: `${describe(cause, policy)}; ${what}`,
   };
 }
 
-export function describeSuppression(cause: SuppressionCause, policy: Policy): string {
-  if (cause === 'excluded' && policy.exclude) {
-    return `node is excluded by the selector "${policy.exclude.source}"`;
-  }
+function describe(cause: SuppressionCause, { exclude }: Policy): string {
+  if (cause === 'excluded' && exclude)
+    return `node is excluded by the selector "${exclude.source}"`;
   return CAUSES[cause][0];
 }
 

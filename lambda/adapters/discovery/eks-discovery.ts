@@ -32,29 +32,19 @@ export class EksClusterFinder implements ClusterFinder {
   constructor(private readonly deps: EksDiscoveryDeps) {}
 
   async find(scope: SearchScope, signal?: AbortSignal): Promise<readonly FoundEksCluster[]> {
-    const client = this.#client(scope);
-    const names = await this.#names(client, scope, signal);
+    const names = await this.#names(scope, signal);
     const found: FoundEksCluster[] = [];
     for (let i = 0; i < names.length; i += DESCRIBE_CONCURRENCY) {
       const batch = names.slice(i, i + DESCRIBE_CONCURRENCY);
-      const described = await Promise.all(
-        batch.map((n) => this.#describe(client, scope, n, signal)),
-      );
+      const described = await Promise.all(batch.map((n) => this.describe(scope, n, signal)));
       for (const cluster of described) if (cluster !== undefined) found.push(cluster);
     }
     return found;
   }
 
-  describe(
-    scope: SearchScope,
-    clusterName: string,
-    signal?: AbortSignal,
-  ): Promise<FoundEksCluster | undefined> {
-    return this.#describe(this.#client(scope), scope, clusterName, signal);
-  }
-
-  async #names(client: EKSClient, scope: SearchScope, signal?: AbortSignal): Promise<string[]> {
+  async #names(scope: SearchScope, signal?: AbortSignal): Promise<string[]> {
     const names: string[] = [];
+    const client = this.#client(scope);
     try {
       for await (const page of paginateListClusters(
         { client, pageSize: 100, ...(signal ? { abortSignal: signal } : {}) },
@@ -74,14 +64,13 @@ export class EksClusterFinder implements ClusterFinder {
     return names;
   }
 
-  async #describe(
-    client: EKSClient,
+  async describe(
     scope: SearchScope,
     name: string,
     signal?: AbortSignal,
   ): Promise<FoundEksCluster | undefined> {
     try {
-      const { cluster } = await client.send(
+      const { cluster } = await this.#client(scope).send(
         new DescribeClusterCommand({ name }),
         signal ? { abortSignal: signal } : {},
       );

@@ -25,19 +25,13 @@ export interface InstanceEvidenceOptions extends Ec2QueryOptions {
   readonly regionOf: (node: AlertNode) => string | undefined;
 }
 
-interface Asked {
-  readonly node: string;
-  readonly instanceId: string;
-  readonly region: string;
-}
-
 export class InstanceStateReader implements EvidenceReader {
   readonly what = 'EC2 state';
 
   constructor(private readonly options: InstanceEvidenceOptions) {}
 
   async read(nodes: readonly AlertNode[], signal: AbortSignal): Promise<readonly NodeEvidence[]> {
-    const asked: Asked[] = [];
+    const asked: { node: string; instanceId: string; region: string }[] = [];
     for (const x of nodes) {
       const instanceId = awsInstanceId(x.instance);
       const region = this.options.regionOf(x);
