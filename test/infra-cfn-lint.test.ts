@@ -36,6 +36,7 @@ const DEPLOYMENTS: Readonly<Record<string, object>> = {
     opsgenie: { apiKeySecret: 'lease-watchdog/opsgenie', region: 'eu' },
     incidentIo: { alertSourceId: '01GW2G3V0S59R238FAHPDS1R66', tokenSecret: 'lease-watchdog/iio' },
     webhook: { url: 'https://hooks.example.com/lw', signingKeySecret: 'lease-watchdog/hook' },
+    alertmanager: { url: 'https://am.example.com:9093', authSecret: 'lease-watchdog/am' },
   },
 };
 
