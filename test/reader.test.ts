@@ -6,13 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  KubeClusterReader,
-  NodeCache,
-  SUSPECT_AGE_MS,
-  suspectAgeFor,
-  suspectNodes,
-} from '../lambda/adapters/kube/kube-reader.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { SUSPECT_AGE_MS, suspectAgeFor, suspectNodes } from '../lambda/adapters/kube/node-cache.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';

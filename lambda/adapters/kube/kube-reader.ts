@@ -30,15 +30,8 @@ import {
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
 import { NodeReads, type OneRead } from './node-reads.js';
 
-export { Interner, projectLease, projectNode } from './decode/projection.js';
 export type { ReadBounds } from './http/transport.js';
-export {
-  MAX_NODE_GETS,
-  NodeCache,
-  SUSPECT_AGE_MS,
-  suspectAgeFor,
-  suspectNodes,
-} from './node-cache.js';
+export { NodeCache, suspectAgeFor } from './node-cache.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfigView;
