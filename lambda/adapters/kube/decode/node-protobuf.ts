@@ -149,17 +149,17 @@ const STATUS_STRINGS = ['status', 'message', 'reason'];
 function listMeta(r: Reader, end: number): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((2 << 3) | LENGTH)) setString(meta, 'resourceVersion', r.string(end));
-    else if (tag === ((3 << 3) | LENGTH)) setString(meta, 'continue', r.string(end));
+    if (tag === ((2 << 3) | LENGTH)) setField(meta, 'resourceVersion', r.string(end));
+    else if (tag === ((3 << 3) | LENGTH)) setField(meta, 'continue', r.string(end));
     else if (tag === ((4 << 3) | VARINT)) meta.remainingItemCount = r.varint(end);
     else r.skip(tag, end);
   }
   return meta;
 }
 
-/** A string JSON writes with `omitempty`: left out when empty. */
-function setString(object: Record<string, unknown>, name: string, value: string): void {
-  if (value !== '') object[name] = value;
+/** A field JSON writes with `omitempty`: left out when empty ('', false, a zero time's null). */
+function setField(object: Record<string, unknown>, name: string, value: unknown): void {
+  if (value !== '' && value !== false && value !== null) object[name] = value;
   else delete object[name];
 }
 
@@ -180,13 +180,10 @@ function objectMeta(r: Reader, end: number, keys: LabelKeys): Record<string, unk
   const meta: Record<string, unknown> = {};
   let labels: Record<string, string> | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((1 << 3) | LENGTH)) setString(meta, 'name', r.string(end));
+    if (tag === ((1 << 3) | LENGTH)) setField(meta, 'name', r.string(end));
     else if (tag === ((8 << 3) | LENGTH)) meta.creationTimestamp = r.time(end);
-    else if (tag === ((9 << 3) | LENGTH)) {
-      const time = r.time(end);
-      if (time === null) delete meta.deletionTimestamp;
-      else meta.deletionTimestamp = time;
-    } else if (tag === ((11 << 3) | LENGTH)) {
+    else if (tag === ((9 << 3) | LENGTH)) setField(meta, 'deletionTimestamp', r.time(end));
+    else if (tag === ((11 << 3) | LENGTH)) {
       labels ??= {};
       label(r, r.field(end), keys, labels);
     } else r.skip(tag, end);
@@ -234,11 +231,9 @@ function nodeSpec(r: Reader, end: number): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
   let taints: Record<string, unknown>[] | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((3 << 3) | LENGTH)) setString(spec, 'providerID', r.string(end));
-    else if (tag === ((4 << 3) | VARINT)) {
-      if (r.varint(end) !== 0) spec.unschedulable = true;
-      else delete spec.unschedulable;
-    } else if (tag === ((5 << 3) | LENGTH)) {
+    if (tag === ((3 << 3) | LENGTH)) setField(spec, 'providerID', r.string(end));
+    else if (tag === ((4 << 3) | VARINT)) setField(spec, 'unschedulable', r.varint(end) !== 0);
+    else if (tag === ((5 << 3) | LENGTH)) {
       taints ??= [];
       r.built.add(1);
       taints.push(taint(r, r.field(end)));
@@ -253,13 +248,10 @@ function taint(r: Reader, end: number): Record<string, unknown> {
   const object: Record<string, unknown> = { key: '', effect: '' };
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
     if (tag === ((1 << 3) | LENGTH)) object.key = r.sharedString(end);
-    else if (tag === ((2 << 3) | LENGTH)) setString(object, 'value', r.sharedString(end));
+    else if (tag === ((2 << 3) | LENGTH)) setField(object, 'value', r.sharedString(end));
     else if (tag === ((3 << 3) | LENGTH)) object.effect = r.sharedString(end);
-    else if (tag === ((4 << 3) | LENGTH)) {
-      const time = r.time(end);
-      if (time === null) delete object.timeAdded;
-      else object.timeAdded = time;
-    } else r.skip(tag, end);
+    else if (tag === ((4 << 3) | LENGTH)) setField(object, 'timeAdded', r.time(end));
+    else r.skip(tag, end);
   }
   return object;
 }
@@ -285,8 +277,8 @@ function condition(r: Reader, end: number): Record<string, unknown> {
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
     if (tag === ((1 << 3) | LENGTH)) object.type = r.sharedString(end);
     else if (tag === ((2 << 3) | LENGTH)) object.status = r.sharedString(end);
-    else if (tag === ((5 << 3) | LENGTH)) setString(object, 'reason', r.sharedString(end));
-    else if (tag === ((6 << 3) | LENGTH)) setString(object, 'message', r.sharedString(end));
+    else if (tag === ((5 << 3) | LENGTH)) setField(object, 'reason', r.sharedString(end));
+    else if (tag === ((6 << 3) | LENGTH)) setField(object, 'message', r.sharedString(end));
     else r.skip(tag, end);
   }
   return object;
