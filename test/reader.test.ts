@@ -290,7 +290,7 @@ describe('KubeClusterReader against the simulated cluster', () => {
         { name: 'a', renewTime: new Date(at - 2_999).toISOString(), leaseDurationSeconds: 40 },
         { name: 'b', renewTime: new Date(at - 3_000).toISOString(), leaseDurationSeconds: 40 },
       ];
-      assert.deepEqual(suspectNodes(leases, nodes, at, 3_000), ['b']);
+      assert.deepEqual(suspectNodes(leases, nodes, at, { suspectAfterMs: 3_000 }), ['b']);
       assert.deepEqual(suspectNodes(leases, nodes, at), [], 'default: 20 s');
       assert.equal(suspectAgeFor(50), SUSPECT_AGE_MS);
       assert.equal(suspectAgeFor(40), SUSPECT_AGE_MS);

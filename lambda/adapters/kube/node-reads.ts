@@ -161,7 +161,10 @@ export class NodeReads {
       : leases.items;
     const suspects = new Set([
       // On a look (no Table), a lease with no cached Node stays the orphan the last check saw.
-      ...suspectNodes(considered, cached, serverTime, this.options.suspectAfterMs, rows ?? cached),
+      ...suspectNodes(considered, cached, serverTime, {
+        suspectAfterMs: this.options.suspectAfterMs,
+        named: rows ?? cached,
+      }),
       ...(rows ? tableSuspects(rows, cached) : []),
     ]);
     if (suspects.size > MAX_NODE_GETS) {
