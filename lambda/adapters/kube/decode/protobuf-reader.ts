@@ -96,19 +96,15 @@ export class Reader {
         this.pos = this.field(end);
         return;
       case FIXED64:
-        this.advance(8, end);
+      case FIXED32: {
+        const bytes = (tag & 7) === FIXED64 ? 8 : 4;
+        if (bytes > end - this.pos) throw malformed('a field runs past its message');
+        this.pos += bytes;
         return;
-      case FIXED32:
-        this.advance(4, end);
-        return;
+      }
       default:
         throw malformed(`wire type ${tag & 7}`);
     }
-  }
-
-  private advance(bytes: number, end: number): void {
-    if (bytes > end - this.pos) throw malformed('a field runs past its message');
-    this.pos += bytes;
   }
 
   /** A string that repeats from node to node (a zone, a condition's reason): see `sharedText`. */
