@@ -207,12 +207,10 @@ export class KubeClusterReader implements ClusterReader {
       return this.snapshot(leases, refreshed, undefined, session.stats);
     }
     if (table instanceof ClusterReadError) {
+      const fields = { cluster: this.options.cluster, error: table.message };
       this.options.logger?.warn(
         'the Table of Nodes could not be used: whole Nodes listed instead',
-        {
-          cluster: this.options.cluster,
-          error: table.message,
-        },
+        fields,
       );
     }
     const nodes = !readNodes
