@@ -88,7 +88,7 @@ type LabelKeys = readonly Buffer[] | undefined;
  * Node keeps only those labels (the projection keeps no others).
  */
 export function decodeNodeList(body: Buffer, labelKeys?: ReadonlySet<string>): unknown {
-  const r = new Reader(body, 0);
+  const r = new Reader(body);
   const env = envelope(r);
   if (env.kind !== 'NodeList') return other(r, env);
   const keys = labelKeys && [...labelKeys].map((key) => Buffer.from(key));
@@ -108,7 +108,7 @@ export function decodeNodeList(body: Buffer, labelKeys?: ReadonlySet<string>): u
 
 /** One Node (a GET), as the pruned JSON reader keeps it with NODE_OBJECT_FIELDS. */
 export function decodeNode(body: Buffer, labelKeys?: ReadonlySet<string>): unknown {
-  const r = new Reader(body, 0);
+  const r = new Reader(body);
   const env = envelope(r);
   if (env.kind !== 'Node') return other(r, env);
   const keys = labelKeys && [...labelKeys].map((key) => Buffer.from(key));
@@ -121,7 +121,7 @@ export function decodeNode(body: Buffer, labelKeys?: ReadonlySet<string>): unkno
  * Status's status, message, reason and code (an error's answer; `statusError` quotes them).
  */
 export function decodeOther(body: Buffer): Record<string, unknown> {
-  const r = new Reader(body, 0);
+  const r = new Reader(body);
   return other(r, envelope(r));
 }
 
@@ -161,6 +161,14 @@ function listMeta(r: Reader, end: number): Record<string, unknown> {
 function setField(object: Record<string, unknown>, name: string, value: unknown): void {
   if (value !== '' && value !== false && value !== null) object[name] = value;
   else delete object[name];
+}
+
+/** One more element of a repeated field, counted: its array is made at the first. */
+function append(r: Reader, object: Record<string, unknown>, name: string, value: unknown): void {
+  r.built.add(1);
+  const list = object[name] as unknown[] | undefined;
+  if (list === undefined) object[name] = [value];
+  else list.push(value);
 }
 
 /** Node { metadata 1, spec 2, status 3 }. */
@@ -229,17 +237,12 @@ function keyIsOneOf(b: Buffer, start: number, end: number, keys: readonly Buffer
 /** NodeSpec: providerID 3, unschedulable 4, taints 5. */
 function nodeSpec(r: Reader, end: number): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
-  let taints: Record<string, unknown>[] | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
     if (tag === ((3 << 3) | LENGTH)) setField(spec, 'providerID', r.string(end));
     else if (tag === ((4 << 3) | VARINT)) setField(spec, 'unschedulable', r.varint(end) !== 0);
-    else if (tag === ((5 << 3) | LENGTH)) {
-      taints ??= [];
-      r.built.add(1);
-      taints.push(taint(r, r.field(end)));
-    } else r.skip(tag, end);
+    else if (tag === ((5 << 3) | LENGTH)) append(r, spec, 'taints', taint(r, r.field(end)));
+    else r.skip(tag, end);
   }
-  if (taints !== undefined) spec.taints = taints;
   return spec;
 }
 
@@ -259,15 +262,10 @@ function taint(r: Reader, end: number): Record<string, unknown> {
 /** NodeStatus: conditions 4; the rest (images 8, nodeInfo 7, capacity 1…) passed over whole. */
 function nodeStatus(r: Reader, end: number): Record<string, unknown> {
   const status: Record<string, unknown> = {};
-  let conditions: Record<string, unknown>[] | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((4 << 3) | LENGTH)) {
-      conditions ??= [];
-      r.built.add(1);
-      conditions.push(condition(r, r.field(end)));
-    } else r.skip(tag, end);
+    if (tag === ((4 << 3) | LENGTH)) append(r, status, 'conditions', condition(r, r.field(end)));
+    else r.skip(tag, end);
   }
-  if (conditions !== undefined) status.conditions = conditions;
   return status;
 }
 

@@ -23,16 +23,11 @@ export function malformed(what: string): SyntaxError {
 
 /** A walk over one body: `pos` in `buf`, within the message that ends at `end`. */
 export class Reader {
-  pos: number;
+  pos = 0;
   /** What the walk built (an item, a label, a taint…), bounded (page-values.ts). */
   readonly built = new ValueCount();
 
-  constructor(
-    readonly buf: Buffer,
-    pos: number,
-  ) {
-    this.pos = pos;
-  }
+  constructor(readonly buf: Buffer) {}
 
   /** A varint, as a signed 64-bit integer (exact up to 2^53); `end` bounds it. */
   varint(end: number): number {
