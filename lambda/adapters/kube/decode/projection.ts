@@ -88,11 +88,7 @@ export class Interner {
   constructor(private readonly names?: NameTable) {}
 
   intern(value: string | undefined): string | undefined {
-    if (value === undefined) return undefined;
-    const known = this.values.get(value);
-    if (known !== undefined) return known;
-    if (this.values.size < 10_000) this.values.set(value, value);
-    return value;
+    return value === undefined ? undefined : shared(this.values, value, () => value);
   }
 
   /** The name as the read keeps it: one string for a Lease, its Node and the last read's copy. */
