@@ -21,7 +21,7 @@ import { type Interner, projectNode } from './decode/projection.js';
 import type { ApiSession, Listed, ListFormat, NodeFormat } from './http/transport.js';
 import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
 
-export interface NodeReadOptions {
+interface NodeReadOptions {
   /** The Node labels to keep; undefined: all of them. */
   readonly labelKeys: ReadonlySet<string> | undefined;
   /** A lease older than this on the server's clock has its Node read afresh (suspectNodes). */
