@@ -6,13 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  KubeClusterReader,
-  NodeCache,
-  SUSPECT_AGE_MS,
-  suspectAgeFor,
-  suspectNodes,
-} from '../lambda/adapters/kube/kube-reader.js';
+import { KubeClusterReader, NodeCache } from '../lambda/adapters/kube/kube-reader.js';
+import { SUSPECT_AGE_MS, suspectAgeFor, suspectNodes } from '../lambda/adapters/kube/node-cache.js';
 import { ClusterReadError } from '../lambda/ports/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { type SimServer, startSimServer } from '../sim/server.js';
@@ -295,7 +290,7 @@ describe('KubeClusterReader against the simulated cluster', () => {
         { name: 'a', renewTime: new Date(at - 2_999).toISOString(), leaseDurationSeconds: 40 },
         { name: 'b', renewTime: new Date(at - 3_000).toISOString(), leaseDurationSeconds: 40 },
       ];
-      assert.deepEqual(suspectNodes(leases, nodes, at, 3_000), ['b']);
+      assert.deepEqual(suspectNodes(leases, nodes, at, { suspectAfterMs: 3_000 }), ['b']);
       assert.deepEqual(suspectNodes(leases, nodes, at), [], 'default: 20 s');
       assert.equal(suspectAgeFor(50), SUSPECT_AGE_MS);
       assert.equal(suspectAgeFor(40), SUSPECT_AGE_MS);

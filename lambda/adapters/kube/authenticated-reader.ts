@@ -17,7 +17,7 @@ import {
 import { ClusterAuthError } from './config/auth-error.js';
 import { KubeClusterReader, NodeCache, suspectAgeFor } from './kube-reader.js';
 
-export interface AuthenticatedReaderOptions {
+interface AuthenticatedReaderOptions {
   readonly credentials: ClusterCredentials;
   readonly requestTimeoutMs: number;
   /** List whole Nodes at most this often; 0: on every check. */

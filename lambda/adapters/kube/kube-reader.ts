@@ -30,15 +30,8 @@ import {
 import { type NodeCache, SUSPECT_AGE_MS } from './node-cache.js';
 import { NodeReads, type OneRead } from './node-reads.js';
 
-export { Interner, projectLease, projectNode } from './decode/projection.js';
 export type { ReadBounds } from './http/transport.js';
-export {
-  MAX_NODE_GETS,
-  NodeCache,
-  SUSPECT_AGE_MS,
-  suspectAgeFor,
-  suspectNodes,
-} from './node-cache.js';
+export { NodeCache, suspectAgeFor } from './node-cache.js';
 
 export interface KubeReaderOptions {
   readonly kubeConfig: KubeConfigView;
@@ -115,6 +108,8 @@ export class KubeClusterReader implements ClusterReader {
   private readonly nodes: NodeReads;
   /** The names of the last read, kept so that every read holds one string per name (NameTable). */
   private readonly names = new NameTable();
+  /** Where the node Leases are listed. */
+  private readonly leasePath: string;
 
   constructor(private readonly options: KubeReaderOptions) {
     const selectorKeys = options.nodeSelector?.requirements.map((r) => r.key) ?? [];
@@ -158,6 +153,7 @@ export class KubeClusterReader implements ClusterReader {
       showPluginStderr: options.showPluginStderr,
       oneConnection: options.oneConnection,
     };
+    this.leasePath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
     this.nodes = new NodeReads({
       labelKeys,
       suspectAfterMs,
@@ -205,7 +201,7 @@ export class KubeClusterReader implements ClusterReader {
     whole?.catch(() => undefined);
     const { session, interner, signal } = read;
     const [leases, table] = await Promise.all([
-      session.list('leases', this.leasePath(), (item) => projectLease(item, interner), signal),
+      session.list('leases', this.leasePath, (item) => projectLease(item, interner), signal),
       byTable ? this.nodes.listTable(read) : undefined,
     ]);
     if (cached && (look || table instanceof Map)) {
@@ -214,12 +210,10 @@ export class KubeClusterReader implements ClusterReader {
       return this.snapshot(leases, refreshed, undefined, session.stats);
     }
     if (table instanceof ClusterReadError) {
+      const fields = { cluster: this.options.cluster, error: table.message };
       this.options.logger?.warn(
         'the Table of Nodes could not be used: whole Nodes listed instead',
-        {
-          cluster: this.options.cluster,
-          error: table.message,
-        },
+        fields,
       );
     }
     const nodes = !readNodes
@@ -231,11 +225,6 @@ export class KubeClusterReader implements ClusterReader {
       nodes instanceof ClusterReadError ? `${nodes.message}; checked leases alone` : undefined,
       session.stats,
     );
-  }
-
-  /** Where the node Leases are listed. */
-  private leasePath(): string {
-    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.options.namespace)}/leases`;
   }
 
   private snapshot(

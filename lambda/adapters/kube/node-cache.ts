@@ -100,6 +100,11 @@ export class NodeCache {
   }
 }
 
+interface SuspectOptions {
+  readonly suspectAfterMs?: number | undefined;
+  readonly named?: ReadonlySet<string> | ReadonlyMap<string, unknown> | undefined;
+}
+
 /**
  * Nodes worth reading afresh: their lease is at least `suspectAfterMs` old on the API server's
  * clock, or unreadable, or lease and Node disagree (a lease without a Node, a Node without one).
@@ -110,8 +115,7 @@ export function suspectNodes(
   leases: readonly LeaseInfo[],
   nodes: ReadonlyMap<string, NodeInfo>,
   serverTime: number,
-  suspectAfterMs: number = SUSPECT_AGE_MS,
-  named?: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  { suspectAfterMs = SUSPECT_AGE_MS, named }: SuspectOptions = {},
 ): string[] {
   const suspects = new Set<string>();
   // Leases whose node is cached, and whether the names came strictly ascending (as the API lists

@@ -21,7 +21,7 @@ import { type Interner, projectNode } from './decode/projection.js';
 import type { ApiSession, Listed, ListFormat, NodeFormat } from './http/transport.js';
 import { MAX_NODE_GETS, type NodeCache, suspectNodes } from './node-cache.js';
 
-export interface NodeReadOptions {
+interface NodeReadOptions {
   /** The Node labels to keep; undefined: all of them. */
   readonly labelKeys: ReadonlySet<string> | undefined;
   /** A lease older than this on the server's clock has its Node read afresh (suspectNodes). */
@@ -161,7 +161,10 @@ export class NodeReads {
       : leases.items;
     const suspects = new Set([
       // On a look (no Table), a lease with no cached Node stays the orphan the last check saw.
-      ...suspectNodes(considered, cached, serverTime, this.options.suspectAfterMs, rows ?? cached),
+      ...suspectNodes(considered, cached, serverTime, {
+        suspectAfterMs: this.options.suspectAfterMs,
+        named: rows ?? cached,
+      }),
       ...(rows ? tableSuspects(rows, cached) : []),
     ]);
     if (suspects.size > MAX_NODE_GETS) {

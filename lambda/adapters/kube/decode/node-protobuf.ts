@@ -88,7 +88,7 @@ type LabelKeys = readonly Buffer[] | undefined;
  * Node keeps only those labels (the projection keeps no others).
  */
 export function decodeNodeList(body: Buffer, labelKeys?: ReadonlySet<string>): unknown {
-  const r = new Reader(body, 0);
+  const r = new Reader(body);
   const env = envelope(r);
   if (env.kind !== 'NodeList') return other(r, env);
   const keys = labelKeys && [...labelKeys].map((key) => Buffer.from(key));
@@ -108,7 +108,7 @@ export function decodeNodeList(body: Buffer, labelKeys?: ReadonlySet<string>): u
 
 /** One Node (a GET), as the pruned JSON reader keeps it with NODE_OBJECT_FIELDS. */
 export function decodeNode(body: Buffer, labelKeys?: ReadonlySet<string>): unknown {
-  const r = new Reader(body, 0);
+  const r = new Reader(body);
   const env = envelope(r);
   if (env.kind !== 'Node') return other(r, env);
   const keys = labelKeys && [...labelKeys].map((key) => Buffer.from(key));
@@ -121,7 +121,7 @@ export function decodeNode(body: Buffer, labelKeys?: ReadonlySet<string>): unkno
  * Status's status, message, reason and code (an error's answer; `statusError` quotes them).
  */
 export function decodeOther(body: Buffer): Record<string, unknown> {
-  const r = new Reader(body, 0);
+  const r = new Reader(body);
   return other(r, envelope(r));
 }
 
@@ -149,18 +149,26 @@ const STATUS_STRINGS = ['status', 'message', 'reason'];
 function listMeta(r: Reader, end: number): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((2 << 3) | LENGTH)) setString(meta, 'resourceVersion', r.string(end));
-    else if (tag === ((3 << 3) | LENGTH)) setString(meta, 'continue', r.string(end));
+    if (tag === ((2 << 3) | LENGTH)) setField(meta, 'resourceVersion', r.string(end));
+    else if (tag === ((3 << 3) | LENGTH)) setField(meta, 'continue', r.string(end));
     else if (tag === ((4 << 3) | VARINT)) meta.remainingItemCount = r.varint(end);
     else r.skip(tag, end);
   }
   return meta;
 }
 
-/** A string JSON writes with `omitempty`: left out when empty. */
-function setString(object: Record<string, unknown>, name: string, value: string): void {
-  if (value !== '') object[name] = value;
+/** A field JSON writes with `omitempty`: left out when empty ('', false, a zero time's null). */
+function setField(object: Record<string, unknown>, name: string, value: unknown): void {
+  if (value !== '' && value !== false && value !== null) object[name] = value;
   else delete object[name];
+}
+
+/** One more element of a repeated field, counted: its array is made at the first. */
+function append(r: Reader, object: Record<string, unknown>, name: string, value: unknown): void {
+  r.built.add(1);
+  const list = object[name] as unknown[] | undefined;
+  if (list === undefined) object[name] = [value];
+  else list.push(value);
 }
 
 /** Node { metadata 1, spec 2, status 3 }. */
@@ -180,13 +188,10 @@ function objectMeta(r: Reader, end: number, keys: LabelKeys): Record<string, unk
   const meta: Record<string, unknown> = {};
   let labels: Record<string, string> | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((1 << 3) | LENGTH)) setString(meta, 'name', r.string(end));
+    if (tag === ((1 << 3) | LENGTH)) setField(meta, 'name', r.string(end));
     else if (tag === ((8 << 3) | LENGTH)) meta.creationTimestamp = r.time(end);
-    else if (tag === ((9 << 3) | LENGTH)) {
-      const time = r.time(end);
-      if (time === null) delete meta.deletionTimestamp;
-      else meta.deletionTimestamp = time;
-    } else if (tag === ((11 << 3) | LENGTH)) {
+    else if (tag === ((9 << 3) | LENGTH)) setField(meta, 'deletionTimestamp', r.time(end));
+    else if (tag === ((11 << 3) | LENGTH)) {
       labels ??= {};
       label(r, r.field(end), keys, labels);
     } else r.skip(tag, end);
@@ -232,19 +237,12 @@ function keyIsOneOf(b: Buffer, start: number, end: number, keys: readonly Buffer
 /** NodeSpec: providerID 3, unschedulable 4, taints 5. */
 function nodeSpec(r: Reader, end: number): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
-  let taints: Record<string, unknown>[] | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((3 << 3) | LENGTH)) setString(spec, 'providerID', r.string(end));
-    else if (tag === ((4 << 3) | VARINT)) {
-      if (r.varint(end) !== 0) spec.unschedulable = true;
-      else delete spec.unschedulable;
-    } else if (tag === ((5 << 3) | LENGTH)) {
-      taints ??= [];
-      r.built.add(1);
-      taints.push(taint(r, r.field(end)));
-    } else r.skip(tag, end);
+    if (tag === ((3 << 3) | LENGTH)) setField(spec, 'providerID', r.string(end));
+    else if (tag === ((4 << 3) | VARINT)) setField(spec, 'unschedulable', r.varint(end) !== 0);
+    else if (tag === ((5 << 3) | LENGTH)) append(r, spec, 'taints', taint(r, r.field(end)));
+    else r.skip(tag, end);
   }
-  if (taints !== undefined) spec.taints = taints;
   return spec;
 }
 
@@ -253,13 +251,10 @@ function taint(r: Reader, end: number): Record<string, unknown> {
   const object: Record<string, unknown> = { key: '', effect: '' };
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
     if (tag === ((1 << 3) | LENGTH)) object.key = r.sharedString(end);
-    else if (tag === ((2 << 3) | LENGTH)) setString(object, 'value', r.sharedString(end));
+    else if (tag === ((2 << 3) | LENGTH)) setField(object, 'value', r.sharedString(end));
     else if (tag === ((3 << 3) | LENGTH)) object.effect = r.sharedString(end);
-    else if (tag === ((4 << 3) | LENGTH)) {
-      const time = r.time(end);
-      if (time === null) delete object.timeAdded;
-      else object.timeAdded = time;
-    } else r.skip(tag, end);
+    else if (tag === ((4 << 3) | LENGTH)) setField(object, 'timeAdded', r.time(end));
+    else r.skip(tag, end);
   }
   return object;
 }
@@ -267,15 +262,10 @@ function taint(r: Reader, end: number): Record<string, unknown> {
 /** NodeStatus: conditions 4; the rest (images 8, nodeInfo 7, capacity 1…) passed over whole. */
 function nodeStatus(r: Reader, end: number): Record<string, unknown> {
   const status: Record<string, unknown> = {};
-  let conditions: Record<string, unknown>[] | undefined;
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
-    if (tag === ((4 << 3) | LENGTH)) {
-      conditions ??= [];
-      r.built.add(1);
-      conditions.push(condition(r, r.field(end)));
-    } else r.skip(tag, end);
+    if (tag === ((4 << 3) | LENGTH)) append(r, status, 'conditions', condition(r, r.field(end)));
+    else r.skip(tag, end);
   }
-  if (conditions !== undefined) status.conditions = conditions;
   return status;
 }
 
@@ -285,8 +275,8 @@ function condition(r: Reader, end: number): Record<string, unknown> {
   for (let tag = r.tag(end); tag !== -1; tag = r.tag(end)) {
     if (tag === ((1 << 3) | LENGTH)) object.type = r.sharedString(end);
     else if (tag === ((2 << 3) | LENGTH)) object.status = r.sharedString(end);
-    else if (tag === ((5 << 3) | LENGTH)) setString(object, 'reason', r.sharedString(end));
-    else if (tag === ((6 << 3) | LENGTH)) setString(object, 'message', r.sharedString(end));
+    else if (tag === ((5 << 3) | LENGTH)) setField(object, 'reason', r.sharedString(end));
+    else if (tag === ((6 << 3) | LENGTH)) setField(object, 'message', r.sharedString(end));
     else r.skip(tag, end);
   }
   return object;

@@ -23,14 +23,12 @@ export class PageValuesError extends RangeError {
   }
 }
 
-/** A count of the values a body built, that throws once past `max`. */
+/** A count of the values a body built, that throws once past MAX_PAGE_VALUES. */
 export class ValueCount {
   private count = 0;
 
-  constructor(private readonly max = MAX_PAGE_VALUES) {}
-
   add(values: number): void {
     this.count += values;
-    if (this.count > this.max) throw new PageValuesError(this.max);
+    if (this.count > MAX_PAGE_VALUES) throw new PageValuesError(MAX_PAGE_VALUES);
   }
 }

@@ -40,7 +40,7 @@ const CUT_PREFIX = 200;
  * first characters and a hash of the whole, so that a Node and its Lease still pair and two long
  * names stay apart; `nameLength` is set only for a cut name.
  */
-export function cutName(name: string): { name: string; nameLength?: number | undefined } {
+function cutName(name: string): { name: string; nameLength?: number | undefined } {
   if (name.length <= MAX_NAME_LENGTH) return { name };
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 12);
   // Cut on a code point: never half of a surrogate pair (an emoji), which no output can write.
@@ -88,11 +88,7 @@ export class Interner {
   constructor(private readonly names?: NameTable) {}
 
   intern(value: string | undefined): string | undefined {
-    if (value === undefined) return undefined;
-    const known = this.values.get(value);
-    if (known !== undefined) return known;
-    if (this.values.size < 10_000) this.values.set(value, value);
-    return value;
+    return value === undefined ? undefined : shared(this.values, value, () => value);
   }
 
   /** The name as the read keeps it: one string for a Lease, its Node and the last read's copy. */
