@@ -14,17 +14,9 @@
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import type { SendOnCall } from '../../ports/index.js';
+import type { WatchdogSettings } from '../../settings/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { postWithKey } from './on-call-request.js';
-import type { SecretKey } from './secret-key.js';
-
-export interface IncidentIoOptions {
-  readonly token: SecretKey;
-  /** The alert source's config id (its HTTP URL's last part). */
-  readonly alertSourceId: string;
-  /** Tests only (testkit/incident-io-server.ts): the createHandler part, never a setting. */
-  readonly baseUrl?: string | undefined;
-}
+import { postWithKey, type ReceiverParts } from './on-call-request.js';
 
 /** The alert event of `event`. */
 export function incidentIoBody(event: OnCallEvent): Record<string, unknown> {
@@ -42,11 +34,15 @@ export function incidentIoBody(event: OnCallEvent): Record<string, unknown> {
 }
 
 /** Sends each event to the alert source `alertSourceId`. */
-export function incidentIoSend(options: IncidentIoOptions): SendOnCall {
-  const base = options.baseUrl ?? 'https://api.incident.io';
-  const url = `${base}/v2/alert_events/http/${encodeURIComponent(options.alertSourceId)}`;
+export function incidentIoSend(
+  { alertSourceId, tokenSecret }: NonNullable<WatchdogSettings['incidentIo']>,
+  { key, baseUrl }: ReceiverParts,
+): SendOnCall {
+  const token = key(tokenSecret);
+  const base = baseUrl ?? 'https://api.incident.io';
+  const url = `${base}/v2/alert_events/http/${encodeURIComponent(alertSourceId)}`;
   return (event, signal, version) =>
-    postWithKey({ key: options.token, version }, 'incident.io', signal, (token) => ({
+    postWithKey({ key: token, version }, 'incident.io', signal, (token) => ({
       url,
       body: JSON.stringify(incidentIoBody(event)),
       headers: { Authorization: `Bearer ${token}` },

@@ -22,9 +22,9 @@
 import type { Severity } from '../../core/notification.js';
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import { OnCallSendError, type SendOnCall } from '../../ports/index.js';
+import type { WatchdogSettings } from '../../settings/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { postWithKey } from './on-call-request.js';
-import type { SecretKey } from './secret-key.js';
+import { postWithKey, type ReceiverParts } from './on-call-request.js';
 
 export const OPSGENIE_API_URLS = {
   us: 'https://api.opsgenie.com',
@@ -44,13 +44,6 @@ const PRIORITIES: Readonly<Record<Severity, string>> = {
   warning: 'P3',
   info: 'P5',
 };
-
-export interface OpsgenieOptions {
-  readonly apiKey: SecretKey;
-  readonly region: keyof typeof OPSGENIE_API_URLS;
-  /** Tests only (testkit/opsgenie-server.ts): the createHandler part, never a setting. */
-  readonly baseUrl?: string | undefined;
-}
 
 /** The path (with query) and JSON body of `event`'s request: create for a trigger, close for a resolve. */
 export function opsgenieRequest(event: OnCallEvent): {
@@ -82,12 +75,16 @@ export function opsgenieRequest(event: OnCallEvent): {
 }
 
 /** Sends each event to Opsgenie's Alert API: create for a trigger, close by alias for a resolve. */
-export function opsgenieSend(options: OpsgenieOptions): SendOnCall {
+export function opsgenieSend(
+  { apiKeySecret, region }: NonNullable<WatchdogSettings['opsgenie']>,
+  { key, baseUrl }: ReceiverParts,
+): SendOnCall {
+  const apiKey = key(apiKeySecret);
+  const base = baseUrl ?? OPSGENIE_API_URLS[region];
+  const tool = region === 'jsm' ? 'Jira Service Management' : 'Opsgenie';
   return (event, signal, version) => {
     const { path, body } = opsgenieRequest(event);
-    const base = options.baseUrl ?? OPSGENIE_API_URLS[options.region];
-    const tool = options.region === 'jsm' ? 'Jira Service Management' : 'Opsgenie';
-    const sent = postWithKey({ key: options.apiKey, version }, tool, signal, (apiKey) => ({
+    const sent = postWithKey({ key: apiKey, version }, tool, signal, (apiKey) => ({
       url: `${base}${path}`,
       body: JSON.stringify(body),
       headers: { Authorization: `GenieKey ${apiKey}` },

@@ -14,10 +14,10 @@
  * One request lasts at most ON_CALL_REQUEST_TIMEOUT_MS (on-call-request.ts) and ends on the caller's signal.
  */
 import type { OnCallEvent } from '../../core/on-call-events.js';
-import type { SendOnCall, SendSlots } from '../../ports/index.js';
+import type { SendOnCall } from '../../ports/index.js';
+import type { WatchdogSettings } from '../../settings/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { postWithKey, takeSlot } from './on-call-request.js';
-import type { SecretKey } from './secret-key.js';
+import { postWithKey, type ReceiverParts, takeSlot } from './on-call-request.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
 /**
@@ -26,16 +26,6 @@ export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
  */
 export const PAGERDUTY_EVENTS_PER_MINUTE = 120;
 export const PAGERDUTY_SUMMARY_MAX_CHARS = 1024;
-
-export interface PagerDutyOptions {
-  readonly routingKey: SecretKey;
-  /** The deployment's count of the events sent under each key (PAGERDUTY_EVENTS_PER_MINUTE). */
-  readonly slots: SendSlots;
-  /** The watchdog's clock, epoch ms: the windows of that count. */
-  readonly clock: () => number;
-  /** Tests only (testkit/pagerduty-server.ts): the createHandler part, never a setting. */
-  readonly baseUrl?: string | undefined;
-}
 
 /** The Events API v2 body of `event` (the routing key added by the sender). */
 export function pagerDutyBody(event: OnCallEvent): Record<string, unknown> {
@@ -59,8 +49,11 @@ export function pagerDutyBody(event: OnCallEvent): Record<string, unknown> {
 }
 
 /** Sends each event to PagerDuty, at most PAGERDUTY_EVENTS_PER_MINUTE a minute under one key. */
-export function pagerDutySend(options: PagerDutyOptions): SendOnCall {
-  const { slots, clock, routingKey } = options;
+export function pagerDutySend(
+  config: NonNullable<WatchdogSettings['pagerDuty']>,
+  { key: keyOf, slots, clock, baseUrl }: ReceiverParts,
+): SendOnCall {
+  const routingKey = keyOf(config.routingKeySecret);
   const count = {
     slots,
     clock,
@@ -71,7 +64,7 @@ export function pagerDutySend(options: PagerDutyOptions): SendOnCall {
     await takeSlot(count, 'PagerDuty', signal);
     const key = { key: routingKey, version };
     return postWithKey(key, 'PagerDuty', signal, (routingKey) => ({
-      url: `${options.baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
+      url: `${baseUrl ?? PAGERDUTY_EVENTS_URL}/v2/enqueue`,
       body: JSON.stringify({ routing_key: routingKey, ...pagerDutyBody(event) }),
     }));
   };

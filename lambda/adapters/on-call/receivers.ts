@@ -37,36 +37,28 @@ export const RECEIVERS: readonly Receiver[] = [
     label: 'PagerDuty',
     settingsOf: (settings) => settings.pagerDuty,
     secrets: (config) => ({ RoutingKey: config.routingKeySecret }),
-    send: (config, { key, slots, clock, baseUrl }) =>
-      pagerDutySend({ routingKey: key(config.routingKeySecret), slots, clock, baseUrl }),
+    send: pagerDutySend,
   }),
   receiver({
     tool: 'opsgenie',
     label: 'Opsgenie',
     settingsOf: (settings) => settings.opsgenie,
     secrets: (config) => ({ ApiKey: config.apiKeySecret }),
-    send: (config, { key, baseUrl }) =>
-      opsgenieSend({ apiKey: key(config.apiKeySecret), region: config.region, baseUrl }),
+    send: opsgenieSend,
   }),
   receiver({
     tool: 'incident-io',
     label: 'IncidentIo',
     settingsOf: (settings) => settings.incidentIo,
     secrets: (config) => ({ Token: config.tokenSecret }),
-    send: (config, { key, baseUrl }) =>
-      incidentIoSend({
-        token: key(config.tokenSecret),
-        alertSourceId: config.alertSourceId,
-        baseUrl,
-      }),
+    send: incidentIoSend,
   }),
   receiver({
     tool: 'webhook',
     label: 'Webhook',
     settingsOf: (settings) => settings.webhook,
     secrets: (config) => ({ SigningKey: config.signingKeySecret }),
-    send: ({ url, signingKeySecret }, { key, clock, baseUrl }) =>
-      webhookSend({ url, signingKey: key(signingKeySecret), clock, baseUrl }),
+    send: webhookSend,
   }),
   receiver({
     tool: 'alertmanager',

@@ -17,18 +17,9 @@
 import { createHmac } from 'node:crypto';
 import type { OnCallEvent } from '../../core/on-call-events.js';
 import type { SendOnCall } from '../../ports/index.js';
+import type { WatchdogSettings } from '../../settings/index.js';
 import { bodyText } from '../notify/render/format.js';
-import { postWithKey } from './on-call-request.js';
-import type { SecretKey } from './secret-key.js';
-
-export interface WebhookOptions {
-  readonly url: string;
-  readonly signingKey: SecretKey;
-  /** The watchdog's clock, epoch ms: `webhook-timestamp`. */
-  readonly clock: () => number;
-  /** Tests only (testkit/webhook-server.ts): instead of `url`, never a setting. */
-  readonly baseUrl?: string | undefined;
-}
+import { postWithKey, type ReceiverParts } from './on-call-request.js';
 
 /** The document POSTed for `event`. */
 export function webhookBody(event: OnCallEvent): Record<string, unknown> {
@@ -62,15 +53,19 @@ export function webhookHeaders(id: string, seconds: number, body: string, secret
 }
 
 /** Sends each event to the webhook, signed at the moment of each attempt. */
-export function webhookSend(options: WebhookOptions): SendOnCall {
+export function webhookSend(
+  { url, signingKeySecret }: NonNullable<WatchdogSettings['webhook']>,
+  { key, clock, baseUrl }: ReceiverParts,
+): SendOnCall {
+  const signingKey = key(signingKeySecret);
   // Always the current key, even for a resolve: the receiver verifies with the key it has now
   // (a tool pairing events under one key is the vendors' rule, not a webhook's).
   return (event, signal) => {
     const body = JSON.stringify(webhookBody(event));
     const id = `${event.key}-${event.action}-${event.at}`;
-    const seconds = Math.floor(options.clock() / 1000);
-    return postWithKey({ key: options.signingKey }, 'webhook', signal, (secret) => ({
-      url: options.baseUrl ?? options.url,
+    const seconds = Math.floor(clock() / 1000);
+    return postWithKey({ key: signingKey }, 'webhook', signal, (secret) => ({
+      url: baseUrl ?? url,
       body,
       headers: webhookHeaders(id, seconds, body, secret),
     }));
