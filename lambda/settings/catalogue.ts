@@ -31,7 +31,6 @@ export const output = cliOption(CLI_FLAGS.output, {
 });
 
 export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {
-  shownDefault: 'off',
   meaning: '`table` and `wide`: print no header row',
 });
 
@@ -56,13 +55,11 @@ export const snsTopicArn = cliOption(CLI_FLAGS.snsTopicArn, {
 });
 
 export const insecureSkipTlsVerify = cliOption(CLI_FLAGS.insecureSkipTlsVerify, {
-  shownDefault: 'off',
   meaning:
     "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
 });
 
 export const verbose = cliOption(CLI_FLAGS.verbose, {
-  shownDefault: 'off',
   meaning:
     "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
 });
@@ -71,7 +68,6 @@ export const verbose = cliOption(CLI_FLAGS.verbose, {
 
 export const gracePeriodSeconds = setting({
   key: 'gracePeriodSeconds',
-  defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
   cli: CLI_FLAGS.gracePeriodSeconds,
   schema: wholeNumber(CLI_FLAGS.gracePeriodSeconds.rule.whole),
@@ -79,7 +75,6 @@ export const gracePeriodSeconds = setting({
 
 export const startupGraceSeconds = setting({
   key: 'startupGraceSeconds',
-  defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
   cli: CLI_FLAGS.startupGraceSeconds,
   schema: wholeNumber(CLI_FLAGS.startupGraceSeconds.rule.whole),
@@ -87,7 +82,6 @@ export const startupGraceSeconds = setting({
 
 export const reminderIntervalSeconds = setting({
   key: 'reminderIntervalSeconds',
-  defaultValue: DEFAULTS.reminderIntervalSeconds,
   meaning: 'reminders while a node stays down; 0 turns them off',
   cli: CLI_FLAGS.reminderIntervalSeconds,
   // The flag also takes 1-59 (the demo's compressed timings remind every 36 s).
@@ -134,7 +128,6 @@ export const storm = setting({
 
 export const nodeRefreshSeconds = setting({
   key: 'nodeRefreshSeconds',
-  defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
     'list whole Nodes at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned): [the bytes each reads](docs/BENCHMARKS.md). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
   cli: CLI_FLAGS.nodeRefreshSeconds,
@@ -143,7 +136,6 @@ export const nodeRefreshSeconds = setting({
 
 export const requestTimeoutSeconds = setting({
   key: 'requestTimeoutSeconds',
-  defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
   cli: CLI_FLAGS.timeoutSeconds,
   schema: wholeNumber(CLI_FLAGS.timeoutSeconds.rule.whole),
@@ -154,7 +146,6 @@ const CHAT_LINK = /^https:\/\/[^\s<>"'`|\\]{1,500}$/;
 
 export const chatNotifications = setting({
   key: 'chatNotifications',
-  shownDefault: 'off',
   meaning:
     '`{}` or `{"link":"https://..."}`: also publish each notification as an Amazon Q Developer in chat applications (AWS Chatbot) custom notification to a topic of its own (output `ChatTopicArn`) for a Slack or Microsoft Teams channel, with the kubectl next steps and the link; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -172,7 +163,6 @@ export const chatNotifications = setting({
 
 export const machineTopic = setting({
   key: 'machineTopic',
-  shownDefault: 'off',
   meaning:
     '`true`: also publish each notification to a topic of its own (output `MachineTopicArn`) as the JSON document, String structure, with the message attributes `cluster`, `kind`, `severity`, `zones` and `nodeGroups`, for subscription filter policies (SNS delivers attributes only with a String-structure publish); see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: flag(),
@@ -180,7 +170,6 @@ export const machineTopic = setting({
 
 export const dispatch = setting({
   key: 'dispatch',
-  shownDefault: 'off',
   meaning:
     "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
   schema: flag(),
@@ -188,7 +177,6 @@ export const dispatch = setting({
 
 export const eventBus = setting({
   key: 'eventBus',
-  shownDefault: 'off',
   meaning:
     'an EventBridge event bus name (`default`) or ARN: also put each notification, once the topic accepted it, as one event (source `lease-watchdog`, detail-type `Lease Watchdog Notification`, detail the JSON document) for rules that route to PagerDuty, Opsgenie or an API destination; failures count in `NotificationEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: text({
@@ -203,7 +191,6 @@ export const eventBus = setting({
 /** A paging tool's key stays in Secrets Manager: the setting names the secret, never the key. */
 export const pagerDuty = setting({
   key: 'pagerDuty',
-  shownDefault: 'off',
   meaning:
     '`{"routingKeySecret":"<secret name or ARN>"}`: also send PagerDuty Events API v2 events (trigger when an incident opens, resolve when it ends, the incident key as `dedup_key`) beside the topic, never held back by it; the secret holds the routing key of an Events API v2 integration and the stack grants reading exactly it; failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -214,7 +201,6 @@ export const pagerDuty = setting({
 
 export const opsgenie = setting({
   key: 'opsgenie',
-  shownDefault: 'off',
   meaning:
     '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional: `us`, `eu` or `jsm`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) beside the topic, never held back by it; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com), `jsm` for Jira Service Management (api.atlassian.com, the same alerts: Opsgenie support ends on 5 April 2027); failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -235,7 +221,6 @@ export const opsgenie = setting({
 
 export const incidentIo = setting({
   key: 'incidentIo',
-  shownDefault: 'off',
   meaning:
     '`{"alertSourceId":"<alert source config id>","tokenSecret":"<secret name or ARN>"}`: also send incident.io alert events to an HTTP alert source (`status` `firing` when an incident opens, `resolved` when it ends, the incident key as `deduplication_key`) beside the topic, never held back by it; the secret holds the alert source\'s token, the stack grants reading exactly it; retried as `pagerDuty` is, failures count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -254,7 +239,6 @@ export const incidentIo = setting({
 
 export const webhook = setting({
   key: 'webhook',
-  shownDefault: 'off',
   meaning:
     '`{"url":"https://...","signingKeySecret":"<secret name or ARN>"}`: also POST each incident\'s opening and end as a JSON document (`data.incidentKey`, `data.state` `firing` or `resolved`) to the URL, signed as Standard Webhooks sign (`webhook-id`, `webhook-timestamp`, `webhook-signature` HMAC-SHA256 with the key in the secret), beside the topic, never held back by it; retried as `pagerDuty` is, failures count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -268,7 +252,6 @@ export const webhook = setting({
 
 export const alertmanager = setting({
   key: 'alertmanager',
-  shownDefault: 'off',
   meaning:
     '`{"url":"https://am.example:9093","authSecret":"<secret name or ARN>"}` (`endsAfterMinutes` optional, 2-1440, default 10): also post each incident as an alert to an Alertmanager (API v2, labels `alertname`, `cluster`, `node`, `zone`, `nodegroup`, `severity`) beside the topic, never held back by it, so that its routes, grouping, inhibitions and receivers take it; a firing alert is posted again at every check with `endsAt` `endsAfterMinutes` ahead (keep it above 2 × `scheduleMinutes`: Alertmanager resolves an alert not posted again by then, as when the watchdog stops), a resolved one with `endsAt` the check that saw the end; the secret holds `user:password` (sent as basic auth) or a bearer token, and the stack grants reading exactly it; failures are retried by the next checks for 30 minutes (a malformed alert is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(

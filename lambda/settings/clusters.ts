@@ -144,7 +144,6 @@ const auth = setting({
 const namespace = setting({
   key: 'clusters[].namespace',
   shownDefault: '`kube-node-lease`',
-  defaultValue: DEFAULTS.namespace,
   meaning: 'where the node leases live',
   cli: CLI_FLAGS.namespace,
   schema: text(CLI_FLAGS.namespace.rule.text),

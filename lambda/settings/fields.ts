@@ -151,7 +151,6 @@ export function cliOption(
     key: `--${cli.flag}`,
     places: ['cli'],
     cli,
-    defaultValue: cli.defaultValue,
     schema: flagSchema(cli.rule),
     ...described,
   });

@@ -61,7 +61,6 @@ const alarmEmails = setting({
 const dashboard = setting({
   key: 'dashboard',
   places: ['file'],
-  shownDefault: 'off',
   meaning:
     "`true`: also make the CloudWatch dashboard (every cluster's checks, nodes, notifications and dead-man's switch, and the alarms), $3.00 a month beyond an account's first three ([docs/COST.md](docs/COST.md)); the alarms and metrics are there either way",
   schema: flag(),
