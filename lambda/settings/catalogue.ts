@@ -16,53 +16,17 @@ import { cliOption, flag, fraction, strictObject, text, wholeNumber } from './fi
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
-// --- Options of the command line only ---------------------------------------------------------
+// --- Options of the command line only (cli-flags.ts says what they mean) ---------------------
 
-export const selector = cliOption(CLI_FLAGS.selector, {
-  shownDefault: 'every node',
-  meaning:
-    "label selector of the nodes to check, as `kubectl get nodes -l` takes it (`'pool=gpu'`, `'pool in (gpu,batch)'`, `'!spot'`): other nodes are not shown, counted or paged, and their leases are not orphans (see [below](#choosing-nodes))",
-});
-
-export const output = cliOption(CLI_FLAGS.output, {
-  shownDefault: '`table`',
-  meaning:
-    '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType, suppressedBy? }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read, `suppressedBy: { <cause>: count }` when nodes are suppressed); `yaml` is the same document as YAML',
-});
-
-export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {
-  meaning: '`table` and `wide`: print no header row',
-});
-
-export const interval = cliOption(CLI_FLAGS.intervalSeconds, {
-  meaning: '`watch`: seconds between checks',
-});
-
-export const checks = cliOption(CLI_FLAGS.checks, {
-  shownDefault: 'forever',
-  meaning: '`watch`: stop after N checks',
-});
-
-export const stateFile = cliOption(CLI_FLAGS.stateFile, {
-  shownDefault: 'in memory',
-  meaning: '`watch`: keep observations and incidents in a JSON file across runs',
-});
-
-export const snsTopicArn = cliOption(CLI_FLAGS.snsTopicArn, {
-  shownDefault: 'print to the terminal',
-  meaning:
-    '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected); the topic is checked (GetTopicAttributes) before the first check: exit 2 when it is not there or the credentials do not reach it',
-});
-
-export const insecureSkipTlsVerify = cliOption(CLI_FLAGS.insecureSkipTlsVerify, {
-  meaning:
-    "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
-});
-
-export const verbose = cliOption(CLI_FLAGS.verbose, {
-  meaning:
-    "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
-});
+cliOption(CLI_FLAGS.selector);
+cliOption(CLI_FLAGS.output);
+cliOption(CLI_FLAGS.noHeaders);
+cliOption(CLI_FLAGS.intervalSeconds);
+cliOption(CLI_FLAGS.checks);
+cliOption(CLI_FLAGS.stateFile);
+cliOption(CLI_FLAGS.snsTopicArn);
+cliOption(CLI_FLAGS.insecureSkipTlsVerify);
+cliOption(CLI_FLAGS.verbose);
 
 // --- What the function runs with (the deployment file, the Lambda, and some CLI flags) --------
 

@@ -112,16 +112,8 @@ const name = setting({
   }),
 });
 
-cliOption(CLI_FLAGS.kubeconfig, {
-  shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
-  meaning: 'which kubeconfig',
-});
-
-cliOption(CLI_FLAGS.context, {
-  shownDefault: 'its current-context',
-  meaning: "which context; its name is the cluster's name in output and emails",
-});
-
+cliOption(CLI_FLAGS.kubeconfig);
+cliOption(CLI_FLAGS.context);
 const auth = setting({
   key: 'clusters[].auth',
   shownDefault: 'required',
