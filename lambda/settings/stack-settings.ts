@@ -21,9 +21,9 @@ import {
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
 import { type SettingDeclaration, setting } from './registry.js';
 
-/** A setting of the deployment file only: the stack's, not the function's. */
+/** A setting of the deployment file only: the stack's, not the function's; `none` when not set. */
 function stackSetting<S extends z.ZodType>(declaration: SettingDeclaration<S>): S {
-  return setting({ ...declaration, places: ['file'] });
+  return setting({ shownDefault: 'none', ...declaration, places: ['file'] });
 }
 
 const emailError = (issue: { input?: unknown }) =>
@@ -47,14 +47,12 @@ const emails = stackSetting({
 
 const existingTopicArn = stackSetting({
   key: 'existingTopicArn',
-  shownDefault: 'none',
   meaning: 'publish to this topic (standard or FIFO) instead of creating one',
   schema: text(topicArnRules('an SNS topic ARN')),
 });
 
 const alarmEmails = stackSetting({
   key: 'alarmEmails',
-  shownDefault: 'none',
   meaning:
     "a second delivery path for the watchdog's own alarms: addresses subscribed to a separate alarm topic (its own KMS key), so that one unsubscribe link cannot end all alerting",
   schema: emails,
@@ -62,6 +60,7 @@ const alarmEmails = stackSetting({
 
 const dashboard = stackSetting({
   key: 'dashboard',
+  shownDefault: 'off',
   meaning:
     "`true`: also make the CloudWatch dashboard (every cluster's checks, nodes, notifications and dead-man's switch, and the alarms), $3.00 a month beyond an account's first three ([docs/COST.md](docs/COST.md)); the alarms and metrics are there either way",
   schema: flag(),
@@ -69,7 +68,6 @@ const dashboard = stackSetting({
 
 const alarmTopicArn = stackSetting({
   key: 'alarmTopicArn',
-  shownDefault: 'none',
   meaning:
     "a second delivery path for the watchdog's own alarms: an existing standard ops topic (its policy must let CloudWatch alarms of this account publish)",
   schema: text(topicArnRules('an SNS topic ARN')).refine((arn) => !arn.endsWith('.fifo'), {
@@ -135,7 +133,6 @@ const memoryMb = stackSetting({
 
 const largestClusterNodes = stackSetting({
   key: 'largestClusterNodes',
-  shownDefault: 'none',
   meaning:
     "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice the function's measured peak (~130 MB + 1.25 MB per 1,000 nodes, `npm run bench:function`) in 128 MB steps, at least 512 MB: 512 MB for 100,000, 640 MB for 150,000",
   schema: wholeNumber({
@@ -150,7 +147,6 @@ const vpcIdError = (issue: { input?: unknown }) =>
 
 const vpc = stackSetting({
   key: 'vpc',
-  shownDefault: 'none',
   meaning:
     '`{"vpcId","subnetIds":[],"securityGroupIds"?:[]}` for private API endpoints (the subnets need a path to SNS, DynamoDB, Secrets Manager, EKS and STS)',
   schema: strictObject(
