@@ -1,8 +1,9 @@
 /**
- * The command line's flags, each declared once: its name, value, help line, default and the rule
- * its value must meet. The settings they set (catalogue.ts, clusters.ts) take their `cli` from
- * here and build their schemas from the same rules; the command reads its flags from here alone,
- * without the schema library, so that `lease-watchdog check` starts in a fraction of a second.
+ * The command line's flags, each declared once: its name, value, help line, default, the rule its
+ * value must meet, and what docs/CLI.md says of an option the command line alone has. The settings
+ * they set (catalogue.ts, clusters.ts) take their `cli` from here and build their schemas from the
+ * same rules; the command reads its flags from here alone, without the schema library, so that
+ * `lease-watchdog check` starts in a fraction of a second.
  */
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
