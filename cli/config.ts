@@ -41,6 +41,12 @@ export const CONFIG_USAGE = [
   '  -h, --help               show this help',
 ].join('\n');
 
+/** Says what is wrong on one line of stderr: exit 2. */
+function fail(io: Io, message: string): number {
+  io.stderr(`lease-watchdog: ${sanitize(message)}`);
+  return EXIT_ERROR;
+}
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** One line on what the file sets up: its clusters (and their auth modes) and its recipients. */
@@ -88,10 +94,10 @@ function packagedInfra(): string {
 /** Writes the example to `file`, its $schema relative to where the file is. */
 function init(file: string, io: Io): number {
   if (existsSync(file)) {
-    io.stderr(
-      `lease-watchdog: ${sanitize(file)} exists: config init writes a new file only (choose another name, or edit that one)`,
+    return fail(
+      io,
+      `${file} exists: config init writes a new file only (choose another name, or edit that one)`,
     );
-    return EXIT_ERROR;
   }
   const infra = packagedInfra();
   const example = JSON.parse(readFileSync(resolve(infra, 'config.example.json'), 'utf8')) as object;
@@ -106,10 +112,8 @@ function init(file: string, io: Io): number {
   try {
     writeFileSync(file, `${text}\n`, { flag: 'wx' });
   } catch (error) {
-    io.stderr(
-      `lease-watchdog: ${sanitize(file)} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-    return EXIT_ERROR;
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return fail(io, `${file} cannot be written (${why})`);
   }
   io.stderr(
     `${sanitize(file)} written: replace its placeholder clusters and email, then lease-watchdog config validate ${sanitize(file)}`,
@@ -120,35 +124,29 @@ function init(file: string, io: Io): number {
 /** Runs `config ...`; resolves to the exit status. */
 export async function config(argv: readonly string[], io: Io): Promise<number> {
   const parsed = parse(argv);
-  if (typeof parsed === 'string') {
-    io.stderr(`lease-watchdog: ${sanitize(parsed)}`);
-    return EXIT_ERROR;
-  }
+  if (typeof parsed === 'string') return fail(io, parsed);
   if ('help' in parsed) {
     io.stdout(CONFIG_USAGE);
     return EXIT_OK;
   }
   if (parsed.verb === 'init') return init(parsed.file, io);
   if (!existsSync(parsed.file)) {
-    const file = sanitize(parsed.file);
-    io.stderr(`lease-watchdog: ${file} not found: lease-watchdog config init ${file} writes one`);
-    return EXIT_ERROR;
+    return fail(
+      io,
+      `${parsed.file} not found: lease-watchdog config init ${parsed.file} writes one`,
+    );
   }
   let loaded: AppDeploymentConfig;
   try {
     loaded = loadConfigFile(parsed.file, io.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    io.stderr(`lease-watchdog: ${sanitize(error.message)}`);
-    return EXIT_ERROR;
+    return fail(io, error.message);
   }
   if (parsed.json) io.stdout(printableJson(JSON.stringify(loaded, null, 2)));
   const problem = placeholderProblem(loaded);
   if (problem !== undefined) {
-    io.stderr(
-      `lease-watchdog: ${sanitize(parsed.file)}: valid, but cannot be deployed: ${sanitize(problem)}`,
-    );
-    return EXIT_ERROR;
+    return fail(io, `${parsed.file}: valid, but cannot be deployed: ${problem}`);
   }
   io.stderr(`${sanitize(parsed.file)}: valid, and can be deployed: ${sanitize(summary(loaded))}`);
   return EXIT_OK;

@@ -9,7 +9,8 @@
  * backslash or a character of the unprintable set (lambda/core/printable.ts: line breaks and other
  * controls, bidi and zero-width characters, separators, BOM, noncharacters, ...) is double-quoted
  * with escapes, so that nothing raw reaches a terminal and the text reads back exactly under YAML
- * 1.1 and 1.2 alike.
+ * 1.1 and 1.2 alike. The `yaml` package's stringify (2.9) and js-yaml's dump (5.5) do not: both
+ * print a bidi override (U+202E) and a zero-width space raw, and `yaml` 1.2 leaves `yes` plain.
  */
 import { UNPRINTABLE_CLASS } from '../lambda/core/printable.js';
 

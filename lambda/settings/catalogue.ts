@@ -16,63 +16,22 @@ import { cliOption, flag, fraction, strictObject, text, wholeNumber } from './fi
 import { PATTERNS } from './patterns.js';
 import { setting } from './registry.js';
 
-// --- Options of the command line only ---------------------------------------------------------
+// --- Options of the command line only (cli-flags.ts says what they mean) ---------------------
 
-export const selector = cliOption(CLI_FLAGS.selector, {
-  shownDefault: 'every node',
-  meaning:
-    "label selector of the nodes to check, as `kubectl get nodes -l` takes it (`'pool=gpu'`, `'pool in (gpu,batch)'`, `'!spot'`): other nodes are not shown, counted or paged, and their leases are not orphans (see [below](#choosing-nodes))",
-});
-
-export const output = cliOption(CLI_FLAGS.output, {
-  shownDefault: '`table`',
-  meaning:
-    '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType, suppressedBy? }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read, `suppressedBy: { <cause>: count }` when nodes are suppressed); `yaml` is the same document as YAML',
-});
-
-export const noHeaders = cliOption(CLI_FLAGS.noHeaders, {
-  shownDefault: 'off',
-  meaning: '`table` and `wide`: print no header row',
-});
-
-export const interval = cliOption(CLI_FLAGS.intervalSeconds, {
-  meaning: '`watch`: seconds between checks',
-});
-
-export const checks = cliOption(CLI_FLAGS.checks, {
-  shownDefault: 'forever',
-  meaning: '`watch`: stop after N checks',
-});
-
-export const stateFile = cliOption(CLI_FLAGS.stateFile, {
-  shownDefault: 'in memory',
-  meaning: '`watch`: keep observations and incidents in a JSON file across runs',
-});
-
-export const snsTopicArn = cliOption(CLI_FLAGS.snsTopicArn, {
-  shownDefault: 'print to the terminal',
-  meaning:
-    '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected); the topic is checked (GetTopicAttributes) before the first check: exit 2 when it is not there or the credentials do not reach it',
-});
-
-export const insecureSkipTlsVerify = cliOption(CLI_FLAGS.insecureSkipTlsVerify, {
-  shownDefault: 'off',
-  meaning:
-    "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
-});
-
-export const verbose = cliOption(CLI_FLAGS.verbose, {
-  shownDefault: 'off',
-  meaning:
-    "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
-});
+cliOption(CLI_FLAGS.selector);
+cliOption(CLI_FLAGS.output);
+cliOption(CLI_FLAGS.noHeaders);
+cliOption(CLI_FLAGS.intervalSeconds);
+cliOption(CLI_FLAGS.checks);
+cliOption(CLI_FLAGS.stateFile);
+cliOption(CLI_FLAGS.snsTopicArn);
+cliOption(CLI_FLAGS.insecureSkipTlsVerify);
+cliOption(CLI_FLAGS.verbose);
 
 // --- What the function runs with (the deployment file, the Lambda, and some CLI flags) --------
 
 export const gracePeriodSeconds = setting({
   key: 'gracePeriodSeconds',
-  places: ['file', 'lambda', 'cli'],
-  defaultValue: DEFAULTS.gracePeriodSeconds,
   meaning: 'silence that makes a lease `expired`',
   cli: CLI_FLAGS.gracePeriodSeconds,
   schema: wholeNumber(CLI_FLAGS.gracePeriodSeconds.rule.whole),
@@ -80,8 +39,6 @@ export const gracePeriodSeconds = setting({
 
 export const startupGraceSeconds = setting({
   key: 'startupGraceSeconds',
-  places: ['file', 'lambda', 'cli'],
-  defaultValue: DEFAULTS.startupGraceSeconds,
   meaning: 'age before a node without a renewed lease alerts',
   cli: CLI_FLAGS.startupGraceSeconds,
   schema: wholeNumber(CLI_FLAGS.startupGraceSeconds.rule.whole),
@@ -89,8 +46,6 @@ export const startupGraceSeconds = setting({
 
 export const reminderIntervalSeconds = setting({
   key: 'reminderIntervalSeconds',
-  places: ['file', 'lambda', 'cli'],
-  defaultValue: DEFAULTS.reminderIntervalSeconds,
   meaning: 'reminders while a node stays down; 0 turns them off',
   cli: CLI_FLAGS.reminderIntervalSeconds,
   // The flag also takes 1-59 (the demo's compressed timings remind every 36 s).
@@ -102,7 +57,6 @@ export const reminderIntervalSeconds = setting({
 
 export const readFailuresBeforePage = setting({
   key: 'readFailuresBeforePage',
-  places: ['file', 'lambda'],
   defaultValue: DEFAULTS.readFailuresBeforePage,
   meaning:
     'page the WATCHDOG when reads of a cluster have failed on at least this many checks in a row and for `gracePeriodSeconds` (50 s) or longer since the first of them, however often the watchdog looks (every failure counts in `ClusterReadFailures` from the first); 1 leaves the time alone to decide',
@@ -111,7 +65,6 @@ export const readFailuresBeforePage = setting({
 
 export const stuckRemovalSeconds = setting({
   key: 'stuckRemovalSeconds',
-  places: ['file', 'lambda'],
   shownDefault: `${DEFAULTS.stuckRemovalSeconds} (30 min)`,
   defaultValue: DEFAULTS.stuckRemovalSeconds,
   meaning:
@@ -121,7 +74,6 @@ export const stuckRemovalSeconds = setting({
 
 export const storm = setting({
   key: 'storm',
-  places: ['file', 'lambda'],
   shownDefault: '`0.55, 3, 0.55, 3`',
   meaning:
     '`zoneFraction`, `zoneMinNodes`, `clusterFraction`, `clusterMinNodes`: when one STORM email replaces per-node ones',
@@ -140,8 +92,6 @@ export const storm = setting({
 
 export const nodeRefreshSeconds = setting({
   key: 'nodeRefreshSeconds',
-  places: ['file', 'lambda', 'cli'],
-  defaultValue: DEFAULTS.nodeRefreshSeconds,
   meaning:
     'list whole Nodes at most this often (and after a cold start); in between, each check lists the server-side Table of Nodes (Ready and cordon per node) and reads afresh, one GET each, only the nodes that may page or changed (silent, not Ready, new, gone, cordoned): [the bytes each reads](docs/BENCHMARKS.md). `not-ready` is noticed at the next check and a node that may page is judged on fresh Node facts; only labels and taints of healthy nodes can be up to one period old. 0 lists whole Nodes on every check',
   cli: CLI_FLAGS.nodeRefreshSeconds,
@@ -150,8 +100,6 @@ export const nodeRefreshSeconds = setting({
 
 export const requestTimeoutSeconds = setting({
   key: 'requestTimeoutSeconds',
-  places: ['file', 'lambda', 'cli'],
-  defaultValue: DEFAULTS.requestTimeoutSeconds,
   meaning: 'timeout of each request to the Kubernetes API server',
   cli: CLI_FLAGS.timeoutSeconds,
   schema: wholeNumber(CLI_FLAGS.timeoutSeconds.rule.whole),
@@ -162,8 +110,6 @@ const CHAT_LINK = /^https:\/\/[^\s<>"'`|\\]{1,500}$/;
 
 export const chatNotifications = setting({
   key: 'chatNotifications',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{}` or `{"link":"https://..."}`: also publish each notification as an Amazon Q Developer in chat applications (AWS Chatbot) custom notification to a topic of its own (output `ChatTopicArn`) for a Slack or Microsoft Teams channel, with the kubectl next steps and the link; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -181,8 +127,6 @@ export const chatNotifications = setting({
 
 export const machineTopic = setting({
   key: 'machineTopic',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`true`: also publish each notification to a topic of its own (output `MachineTopicArn`) as the JSON document, String structure, with the message attributes `cluster`, `kind`, `severity`, `zones` and `nodeGroups`, for subscription filter policies (SNS delivers attributes only with a String-structure publish); see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: flag(),
@@ -190,8 +134,6 @@ export const machineTopic = setting({
 
 export const dispatch = setting({
   key: 'dispatch',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     "`true`: check the listed clusters through the fleet's dispatcher (one schedule for all, one queue, one fleet-wide dead-man's switch) instead of one schedule and one dead-man's switch each; clusters found by discovery always are; for hundreds of clusters, see [docs/FLEET.md](docs/FLEET.md)",
   schema: flag(),
@@ -199,8 +141,6 @@ export const dispatch = setting({
 
 export const eventBus = setting({
   key: 'eventBus',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     'an EventBridge event bus name (`default`) or ARN: also put each notification, once the topic accepted it, as one event (source `lease-watchdog`, detail-type `Lease Watchdog Notification`, detail the JSON document) for rules that route to PagerDuty, Opsgenie or an API destination; failures count in `NotificationEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: text({
@@ -215,8 +155,6 @@ export const eventBus = setting({
 /** A paging tool's key stays in Secrets Manager: the setting names the secret, never the key. */
 export const pagerDuty = setting({
   key: 'pagerDuty',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{"routingKeySecret":"<secret name or ARN>"}`: also send PagerDuty Events API v2 events (trigger when an incident opens, resolve when it ends, the incident key as `dedup_key`) beside the topic, never held back by it; the secret holds the routing key of an Events API v2 integration and the stack grants reading exactly it; failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -227,8 +165,6 @@ export const pagerDuty = setting({
 
 export const opsgenie = setting({
   key: 'opsgenie',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{"apiKeySecret":"<secret name or ARN>","region":"eu"}` (`region` optional: `us`, `eu` or `jsm`): also create an Opsgenie alert when an incident opens and close it when it ends (Alert API, the incident key as `alias`) beside the topic, never held back by it; the secret holds the API key of an Opsgenie API integration, the stack grants reading exactly it; `eu` for accounts on api.eu.opsgenie.com (default `us`, api.opsgenie.com), `jsm` for Jira Service Management (api.atlassian.com, the same alerts: Opsgenie support ends on 5 April 2027); failures are retried by the next checks for 30 minutes (a malformed event is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -249,8 +185,6 @@ export const opsgenie = setting({
 
 export const incidentIo = setting({
   key: 'incidentIo',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{"alertSourceId":"<alert source config id>","tokenSecret":"<secret name or ARN>"}`: also send incident.io alert events to an HTTP alert source (`status` `firing` when an incident opens, `resolved` when it ends, the incident key as `deduplication_key`) beside the topic, never held back by it; the secret holds the alert source\'s token, the stack grants reading exactly it; retried as `pagerDuty` is, failures count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -269,8 +203,6 @@ export const incidentIo = setting({
 
 export const webhook = setting({
   key: 'webhook',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{"url":"https://...","signingKeySecret":"<secret name or ARN>"}`: also POST each incident\'s opening and end as a JSON document (`data.incidentKey`, `data.state` `firing` or `resolved`) to the URL, signed as Standard Webhooks sign (`webhook-id`, `webhook-timestamp`, `webhook-signature` HMAC-SHA256 with the key in the secret), beside the topic, never held back by it; retried as `pagerDuty` is, failures count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(
@@ -284,8 +216,6 @@ export const webhook = setting({
 
 export const alertmanager = setting({
   key: 'alertmanager',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{"url":"https://am.example:9093","authSecret":"<secret name or ARN>"}` (`endsAfterMinutes` optional, 2-1440, default 10): also post each incident as an alert to an Alertmanager (API v2, labels `alertname`, `cluster`, `node`, `zone`, `nodegroup`, `severity`) beside the topic, never held back by it, so that its routes, grouping, inhibitions and receivers take it; a firing alert is posted again at every check with `endsAt` `endsAfterMinutes` ahead (keep it above 2 × `scheduleMinutes`: Alertmanager resolves an alert not posted again by then, as when the watchdog stops), a resolved one with `endsAt` the check that saw the end; the secret holds `user:password` (sent as basic auth) or a bearer token, and the stack grants reading exactly it; failures are retried by the next checks for 30 minutes (a malformed alert is given up at once) and count in `OnCallEventsFailed`; see [docs/NOTIFICATIONS.md](docs/NOTIFICATIONS.md)',
   schema: strictObject(

@@ -1,8 +1,9 @@
 /**
- * The command line's flags, each declared once: its name, value, help line, default and the rule
- * its value must meet. The settings they set (catalogue.ts, clusters.ts) take their `cli` from
- * here and build their schemas from the same rules; the command reads its flags from here alone,
- * without the schema library, so that `lease-watchdog check` starts in a fraction of a second.
+ * The command line's flags, each declared once: its name, value, help line, default, the rule its
+ * value must meet, and what docs/CLI.md says of an option the command line alone has. The settings
+ * they set (catalogue.ts, clusters.ts) take their `cli` from here and build their schemas from the
+ * same rules; the command reads its flags from here alone, without the schema library, so that
+ * `lease-watchdog check` starts in a fraction of a second.
  */
 import { DEFAULTS } from './defaults.js';
 import { shown } from './errors.js';
@@ -43,9 +44,9 @@ export interface CliFlag {
   readonly commands?: readonly ('check' | 'watch')[];
   /** One line of `--help`. */
   readonly help: string;
-  /** docs/CLI.md's "meaning" column for the option, when it differs from the setting's. */
+  /** docs/CLI.md's "meaning" column: a command-line-only option's, or where the setting's differs. */
   readonly meaning?: string;
-  /** How the default reads in the option table, when it differs from the setting's. */
+  /** How the default reads in the option table, when it differs from the value as written. */
   readonly shownDefault?: string;
   /** The value it takes when not given. */
   readonly defaultValue?: unknown;
@@ -84,12 +85,16 @@ export const CLI_FLAGS = {
     flag: 'kubeconfig',
     value: 'PATH',
     help: 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)',
+    shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
+    meaning: 'which kubeconfig',
     rule: { text: { hint: 'a kubeconfig file' } },
   },
   context: {
     flag: 'context',
     value: 'NAME',
     help: 'kubeconfig context (default: current-context)',
+    shownDefault: 'its current-context',
+    meaning: "which context; its name is the cluster's name in output and emails",
     rule: { text: { hint: 'a kubeconfig context' } },
   },
   namespace: {
@@ -119,6 +124,9 @@ export const CLI_FLAGS = {
     short: 'l',
     value: 'SELECTOR',
     help: "check only the nodes this label selector matches, e.g. 'pool=gpu'",
+    shownDefault: 'every node',
+    meaning:
+      "label selector of the nodes to check, as `kubectl get nodes -l` takes it (`'pool=gpu'`, `'pool in (gpu,batch)'`, `'!spot'`): other nodes are not shown, counted or paged, and their leases are not orphans (see [below](#choosing-nodes))",
     rule: { text: labelSelectorRules('pool=gpu,!spot') },
   },
   output: {
@@ -127,12 +135,16 @@ export const CLI_FLAGS = {
     value: 'table|wide|json|yaml',
     help: 'output format',
     defaultValue: 'table',
+    shownDefault: '`table`',
+    meaning:
+      '`wide` adds INSTANCE, NODE-GROUP, INSTANCE-TYPE and CAPACITY-TYPE columns; `json` is one object: `{ cluster, checkedAt, serverTime, nodes: [{ name, verdict, renewTime, leaseDurationSeconds, silentForSeconds, reason, zone, instance, nodeGroup, instanceType, capacityType, suppressedBy? }], summary: { <verdict>: count } }` (and `degraded` when Nodes could not be read, `suppressedBy: { <cause>: count }` when nodes are suppressed); `yaml` is the same document as YAML',
     rule: { oneOf: OUTPUT_FORMATS },
   },
   noHeaders: {
     flag: 'no-headers',
     help: 'table and wide: print no header row',
     defaultValue: false,
+    meaning: '`table` and `wide`: print no header row',
     rule: aSwitch,
   },
   intervalSeconds: {
@@ -141,6 +153,7 @@ export const CLI_FLAGS = {
     commands: ['watch'],
     help: 'seconds between checks',
     defaultValue: DEFAULTS.intervalSeconds,
+    meaning: '`watch`: seconds between checks',
     rule: { positiveSecondsUpTo: DAY },
   },
   checks: {
@@ -148,6 +161,8 @@ export const CLI_FLAGS = {
     value: 'N',
     commands: ['watch'],
     help: 'stop after N checks (default: run until interrupted)',
+    shownDefault: 'forever',
+    meaning: '`watch`: stop after N checks',
     rule: { whole: { min: 1, max: 1_000_000_000 } },
   },
   stateFile: {
@@ -155,6 +170,8 @@ export const CLI_FLAGS = {
     value: 'PATH',
     commands: ['watch'],
     help: 'keep observations and incidents in this JSON file across runs',
+    shownDefault: 'in memory',
+    meaning: '`watch`: keep observations and incidents in a JSON file across runs',
     rule: { text: { hint: 'a file path' } },
   },
   snsTopicArn: {
@@ -162,12 +179,17 @@ export const CLI_FLAGS = {
     value: 'ARN',
     commands: ['watch'],
     help: 'publish notifications to this SNS topic (default AWS credentials)',
+    shownDefault: 'print to the terminal',
+    meaning:
+      '`watch`: publish notifications to SNS (credentials from the default AWS chain; `AWS_ENDPOINT_URL_SNS` is respected); the topic is checked (GetTopicAttributes) before the first check: exit 2 when it is not there or the credentials do not reach it',
     rule: { text: topicArnRules('an SNS topic ARN') },
   },
   insecureSkipTlsVerify: {
     flag: 'insecure-skip-tls-verify',
     help: "do not verify the API server's certificate (insecure; warns)",
     defaultValue: false,
+    meaning:
+      "do not verify the API server's certificate (warns on stderr); without it the command refuses to run while `NODE_TLS_REJECT_UNAUTHORIZED=0` is set",
     rule: aSwitch,
   },
   verbose: {
@@ -175,6 +197,8 @@ export const CLI_FLAGS = {
     short: 'v',
     help: "show the exec credential plugin's stderr",
     defaultValue: false,
+    meaning:
+      "show what a kubeconfig's exec credential plugin writes to stderr (it can echo credentials)",
     rule: aSwitch,
   },
   gracePeriodSeconds: {

@@ -22,7 +22,6 @@ const AUTH_WHAT = `{"mode": "${AUTH_MODES.join('" | "')}", ...}`;
 /** `clusters` in the deployment file (declared first: it heads the table). */
 export const deployedClusters = setting({
   key: 'clusters[]',
-  places: ['file', 'lambda'],
   shownDefault: 'required unless `discover`',
   meaning: 'at least one (or `discover`); each with a `name` and an `auth`',
   schema: z.lazy(() => clusterList(deployedClusterSchema)),
@@ -102,7 +101,6 @@ const eksAuth = strictObject(
 
 const name = setting({
   key: 'clusters[].name',
-  places: ['file', 'lambda'],
   shownDefault: 'required',
   meaning:
     'unique (letters, digits, `.`, `_`, `-`): it names the cluster in emails, metrics and the schedule',
@@ -114,19 +112,10 @@ const name = setting({
   }),
 });
 
-cliOption(CLI_FLAGS.kubeconfig, {
-  shownDefault: '`$KUBECONFIG`, then `~/.kube/config`',
-  meaning: 'which kubeconfig',
-});
-
-cliOption(CLI_FLAGS.context, {
-  shownDefault: 'its current-context',
-  meaning: "which context; its name is the cluster's name in output and emails",
-});
-
+cliOption(CLI_FLAGS.kubeconfig);
+cliOption(CLI_FLAGS.context);
 const auth = setting({
   key: 'clusters[].auth',
-  places: ['file', 'lambda'],
   shownDefault: 'required',
   meaning:
     '`{"mode":"eks","clusterName","region"?,"roleArn"?}`: endpoint and CA from `eks:DescribeCluster`, an IAM token made in the function (no aws CLI, no exec plugin); with `roleArn`, both as that role (STS AssumeRole), for a cluster in another account ([set-up there](docs/DEPLOY.md#clusters-in-other-accounts)); `{"mode":"token","server","caData"?,"tokenSecretId"}`: a bearer token kept in Secrets Manager; `{"mode":"kubeconfig","secretId","context"?}`: a whole kubeconfig kept in Secrets Manager (exec plugins do not exist in Lambda: use `eks` mode for EKS; a `proxy-url` may name an http:// proxy, reached by CONNECT with TLS to the API server inside). TLS verification is always on',
@@ -146,9 +135,7 @@ const auth = setting({
 
 const namespace = setting({
   key: 'clusters[].namespace',
-  places: ['file', 'lambda', 'cli'],
   shownDefault: '`kube-node-lease`',
-  defaultValue: DEFAULTS.namespace,
   meaning: 'where the node leases live',
   cli: CLI_FLAGS.namespace,
   schema: text(CLI_FLAGS.namespace.rule.text),
@@ -156,7 +143,6 @@ const namespace = setting({
 
 const excludeSelector = setting({
   key: 'clusters[].excludeSelector',
-  places: ['file', 'lambda', 'cli'],
   shownDefault: 'none',
   meaning: 'label selector of nodes never to page about, e.g. `lease-watchdog.io/ignore`',
   cli: CLI_FLAGS.exclude,
@@ -203,7 +189,6 @@ const maintenanceWindow = strictObject(
 
 const maintenanceWindows = setting({
   key: 'clusters[].maintenanceWindows',
-  places: ['file', 'lambda'],
   shownDefault: 'none',
   meaning:
     'recurring windows in which nodes that would page are `suppressed` (cause `maintenance`): `[{"schedule": "0 2 * * sun", "duration": "2h", "selector"?: "…", "comment"?: "…"}]`. `schedule` is 5-field cron (minute hour day-of-month month day-of-week) in UTC; a window opens at each time it names and lasts `duration` (1m to 7 days); without `selector` it covers every node of the cluster. Keys named by a `selector` are kept of every Node',
@@ -232,7 +217,6 @@ function runbookUrlProblem(value: string): string | undefined {
 
 const runbookUrl = setting({
   key: 'clusters[].runbookUrl',
-  places: ['file', 'lambda'],
   shownDefault: 'none',
   meaning:
     "the team's runbook for a dead node of this cluster: shown in the emails, chat messages and the JSON document (`runbookUrl`)",

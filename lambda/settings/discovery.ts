@@ -60,8 +60,6 @@ const listOf = <S extends z.ZodType>(item: S, max: number, example: string) => {
 
 export const discover = setting({
   key: 'discover',
-  places: ['file', 'lambda'],
-  shownDefault: 'off',
   meaning:
     '`{"regions":["eu-west-1"],"accounts"?:[{"roleArn":"arn:aws:iam::210987654321:role/lease-watchdog-discovery"}],"tags"?:{"lease-watchdog":"on"},"excludeTags"?:{"lease-watchdog":"off"},"grantAccess"?:false,"everyMinutes"?:5}`: also watch the `ACTIVE` EKS clusters of these regions, in the stack\'s account and in each `accounts` role\'s (assumed as `clusters[].auth.roleArn` is), that carry every tag of `tags` and none of `excludeTags`, from `everyMinutes` (1-60) plus one check period after their creation; with `grantAccess` the function creates its own EKS access entry on each, otherwise a NOTICE says the command to run. Names, tags, access and announcements: [docs/DEPLOY.md](docs/DEPLOY.md#discovered-clusters)',
   schema: strictObject(

@@ -53,14 +53,11 @@ export function firstProblem(error: z.ZodError): ConfigError {
 
 /** Runs `parse`, putting `where` (a file or variable name) in front of a ConfigError's message. */
 export function within<T>(where: string | undefined, parse: () => T): T {
-  if (where === undefined || where === '') return parse();
   try {
     return parse();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      throw new ConfigError(`${where}: ${error.message}`, { cause: error });
-    }
-    throw error;
+    if (!(error instanceof ConfigError) || !where) throw error;
+    throw new ConfigError(`${where}: ${error.message}`, { cause: error });
   }
 }
 

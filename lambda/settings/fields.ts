@@ -142,17 +142,14 @@ export function roleArn(hint: string, role: string) {
   });
 }
 
-/** A command-line option: its key, schema and default come from its flag (cli-flags.ts). */
-export function cliOption(
-  cli: CliFlag,
-  described: { readonly meaning: string; readonly shownDefault?: string },
-) {
+/** A command-line option: its key, schema, default and meaning come from its flag (cli-flags.ts). */
+export function cliOption(cli: CliFlag) {
+  const meaning = cli.meaning ?? cli.help;
   return setting({
     key: `--${cli.flag}`,
     places: ['cli'],
     cli,
-    defaultValue: cli.defaultValue,
     schema: flagSchema(cli.rule),
-    ...described,
+    meaning,
   });
 }

@@ -41,16 +41,23 @@ export function plain(markdown: string): string {
 }
 
 export interface SettingDeclaration<S extends z.ZodType>
-  extends Omit<SettingInfo, 'schema' | 'shownDefault'> {
+  extends Omit<SettingInfo, 'schema' | 'shownDefault' | 'places'> {
   readonly schema: S;
-  /** Default: the default value as written. */
+  /** Default: the default value as written; `off` without one (or for a switch). */
   readonly shownDefault?: string;
+  /** Default: the deployment file and the Lambda, and the command line when it has a `cli` flag. */
+  readonly places?: readonly Place[];
 }
 
 /** Records a setting and returns its schema described for the JSON Schema. */
 export function setting<S extends z.ZodType>(declaration: SettingDeclaration<S>): S {
   const schema = declaration.schema.meta({ description: plain(declaration.meaning) }) as S;
-  const shownDefault = declaration.shownDefault ?? String(declaration.defaultValue ?? 'none');
-  registry.push({ ...declaration, shownDefault, schema });
+  // A flag's default is its setting's.
+  const defaultValue = declaration.defaultValue ?? declaration.cli?.defaultValue;
+  const off = defaultValue === undefined || defaultValue === false;
+  const shownDefault = declaration.shownDefault ?? (off ? 'off' : String(defaultValue));
+  const everywhere: Place[] = declaration.cli ? ['file', 'lambda', 'cli'] : ['file', 'lambda'];
+  const places = declaration.places ?? everywhere;
+  registry.push({ ...declaration, defaultValue, places, shownDefault, schema });
   return schema;
 }

@@ -91,11 +91,8 @@ export function refuseInsecureTls(env: Environment): void {
   }
 }
 
-/** The cluster file's JSON, `{"clusters": [...]}` (and the digest that vouches for it). */
-function readClusterFile(clusterFile: ClusterFileSource): {
-  clusters: unknown[];
-  validatedSha256?: unknown;
-} {
+/** The cluster file's JSON, to be `{"clusters": [...]}` (and the digest that vouches for it). */
+function readClusterFile(clusterFile: ClusterFileSource) {
   let raw: string;
   try {
     raw = clusterFile.read();
@@ -105,10 +102,7 @@ function readClusterFile(clusterFile: ClusterFileSource): {
     );
   }
   const file = parseJson(raw, clusterFile.path, '{"clusters": [...]}');
-  if (typeof file !== 'object' || file === null || !('clusters' in file)) {
-    throw new ConfigError(`${clusterFile.path} must be {"clusters": [...]}; deploy again`);
-  }
-  return file as { clusters: unknown[]; validatedSha256?: unknown };
+  return file as { clusters?: unknown; validatedSha256?: unknown } | null;
 }
 
 /**
@@ -136,13 +130,13 @@ export function settingsJson(env: Environment, clusterFile?: ClusterFileSource):
     );
   }
   const file = readClusterFile(clusterFile);
-  if (!Array.isArray(file.clusters) || (own !== undefined && !Array.isArray(own))) {
+  if (!Array.isArray(file?.clusters) || (own !== undefined && !Array.isArray(own))) {
     throw new ConfigError(`${clusterFile.path} must be {"clusters": [...]}; deploy again`);
   }
   return {
     json: { ...json, clusters: [...file.clusters, ...((own as unknown[] | undefined) ?? [])] },
     where,
-    validatedAtSynth: own === undefined && vouchesFor(file, raw),
+    validatedAtSynth: own === undefined && vouchesFor({ ...file, clusters: file.clusters }, raw),
   };
 }
 

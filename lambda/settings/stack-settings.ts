@@ -19,14 +19,18 @@ import {
   wholeNumber,
 } from './fields.js';
 import { LOG_RETENTION_DAYS, PATTERNS } from './patterns.js';
-import { setting } from './registry.js';
+import { type SettingDeclaration, setting } from './registry.js';
+
+/** A setting of the deployment file only: the stack's, not the function's; `none` when not set. */
+function stackSetting<S extends z.ZodType>(declaration: SettingDeclaration<S>): S {
+  return setting({ shownDefault: 'none', ...declaration, places: ['file'] });
+}
 
 const emailError = (issue: { input?: unknown }) =>
   `must be an email address like oncall@example.com (got ${shown(issue.input)})`;
 
-const emails = setting({
+const emails = stackSetting({
   key: 'emails',
-  places: ['file'],
   shownDefault: 'required unless `existingTopicArn`',
   meaning: 'addresses subscribed to the topic',
   schema: z.array(
@@ -41,36 +45,29 @@ const emails = setting({
   ),
 });
 
-const existingTopicArn = setting({
+const existingTopicArn = stackSetting({
   key: 'existingTopicArn',
-  places: ['file'],
-  shownDefault: 'none',
   meaning: 'publish to this topic (standard or FIFO) instead of creating one',
   schema: text(topicArnRules('an SNS topic ARN')),
 });
 
-const alarmEmails = setting({
+const alarmEmails = stackSetting({
   key: 'alarmEmails',
-  places: ['file'],
-  shownDefault: 'none',
   meaning:
     "a second delivery path for the watchdog's own alarms: addresses subscribed to a separate alarm topic (its own KMS key), so that one unsubscribe link cannot end all alerting",
   schema: emails,
 });
 
-const dashboard = setting({
+const dashboard = stackSetting({
   key: 'dashboard',
-  places: ['file'],
   shownDefault: 'off',
   meaning:
     "`true`: also make the CloudWatch dashboard (every cluster's checks, nodes, notifications and dead-man's switch, and the alarms), $3.00 a month beyond an account's first three ([docs/COST.md](docs/COST.md)); the alarms and metrics are there either way",
   schema: flag(),
 });
 
-const alarmTopicArn = setting({
+const alarmTopicArn = stackSetting({
   key: 'alarmTopicArn',
-  places: ['file'],
-  shownDefault: 'none',
   meaning:
     "a second delivery path for the watchdog's own alarms: an existing standard ops topic (its policy must let CloudWatch alarms of this account publish)",
   schema: text(topicArnRules('an SNS topic ARN')).refine((arn) => !arn.endsWith('.fifo'), {
@@ -84,9 +81,8 @@ const scheduleError = (issue: { input?: unknown }) =>
     ? `must be at most 60 (got ${issue.input}): check each cluster at least hourly`
     : `must be a whole number ≥ 1 (got ${shown(issue.input)}); the looks queue checks between scheduled runs`;
 
-const scheduleMinutes = setting({
+const scheduleMinutes = stackSetting({
   key: 'scheduleMinutes',
-  places: ['file'],
   shownDefault: String(DEFAULTS.scheduleMinutes),
   meaning: 'check every N minutes (whole minutes, 1-60; the looks queue checks in between)',
   schema: z
@@ -96,9 +92,8 @@ const scheduleMinutes = setting({
     .default(DEFAULTS.scheduleMinutes),
 });
 
-const logRetentionDays = setting({
+const logRetentionDays = stackSetting({
   key: 'logRetentionDays',
-  places: ['file'],
   shownDefault: String(DEFAULTS.logRetentionDays),
   meaning: "the function's log group",
   schema: z
@@ -112,9 +107,8 @@ const logRetentionDays = setting({
     .default(DEFAULTS.logRetentionDays),
 });
 
-const reservedConcurrency = setting({
+const reservedConcurrency = stackSetting({
   key: 'reservedConcurrency',
-  places: ['file'],
   shownDefault: `clusters × 2 + 1, at most ${DEFAULTS.reservedConcurrencyCap}; ${DEFAULTS.reservedConcurrencyCap} with \`dispatch\` or \`discover\``,
   meaning:
     "a cap, so a runaway cannot eat the account's concurrency (1,000 by default, of which Lambda keeps 100 unreserved: at most 900)",
@@ -125,9 +119,8 @@ const reservedConcurrency = setting({
   }),
 });
 
-const memoryMb = setting({
+const memoryMb = stackSetting({
   key: 'memoryMb',
-  places: ['file'],
   shownDefault: `${DEFAULTS.memoryMb}, or sized from \`largestClusterNodes\``,
   meaning:
     "the function's memory: 512 MB has room for ~100,000 nodes ([measured](docs/BENCHMARKS.md)); give a larger cluster more, or set `largestClusterNodes` instead",
@@ -138,10 +131,8 @@ const memoryMb = setting({
   }),
 });
 
-const largestClusterNodes = setting({
+const largestClusterNodes = stackSetting({
   key: 'largestClusterNodes',
-  places: ['file'],
-  shownDefault: 'none',
   meaning:
     "the node count of the largest cluster (give room to grow): unless `memoryMb` is set, the function's memory is sized from it, twice the function's measured peak (~130 MB + 1.25 MB per 1,000 nodes, `npm run bench:function`) in 128 MB steps, at least 512 MB: 512 MB for 100,000, 640 MB for 150,000",
   schema: wholeNumber({
@@ -154,10 +145,8 @@ const largestClusterNodes = setting({
 const vpcIdError = (issue: { input?: unknown }) =>
   `must be a VPC id like vpc-0123456789abcdef0 (got ${shown(issue.input)})`;
 
-const vpc = setting({
+const vpc = stackSetting({
   key: 'vpc',
-  places: ['file'],
-  shownDefault: 'none',
   meaning:
     '`{"vpcId","subnetIds":[],"securityGroupIds"?:[]}` for private API endpoints (the subnets need a path to SNS, DynamoDB, Secrets Manager, EKS and STS)',
   schema: strictObject(
@@ -187,9 +176,8 @@ export const deploymentShape = {
   vpc: vpc.optional(),
 };
 
-const account = setting({
+const account = stackSetting({
   key: 'account',
-  places: ['file'],
   shownDefault: '`CDK_DEPLOY_ACCOUNT`',
   meaning: 'the 12-digit AWS account; without account and region the stack is environment-agnostic',
   schema: text({
@@ -199,17 +187,15 @@ const account = setting({
   }),
 });
 
-const region = setting({
+const region = stackSetting({
   key: 'region',
-  places: ['file'],
   shownDefault: '`CDK_DEPLOY_REGION`',
   meaning: 'the AWS region to deploy to',
   schema: awsRegion(),
 });
 
-const stackName = setting({
+const stackName = stackSetting({
   key: 'stackName',
-  places: ['file'],
   shownDefault: `\`${DEFAULTS.stackName}\``,
   meaning: 'the CloudFormation stack',
   schema: text({
