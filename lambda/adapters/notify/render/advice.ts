@@ -8,6 +8,7 @@ import type { ClusterReadFailure } from '../../../core/model.js';
 import type { AlertNode, Notification, StormInfo } from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
 import {
+  block,
   bodyText,
   bullets,
   fmt,
@@ -162,29 +163,21 @@ export function watchdogLines(n: Notification, namespace: string, kubectl: strin
   if (!w) return [];
   const failed = `${w.failure}: ${bodyText(w.message, 1000) || '(no message)'}`;
   if (w.state === 'resolved') {
-    return [
-      ...titled('WATCHDOG RESOLVED: the watchdog can read this cluster again'),
-      ...labelled('It had failed', failed),
-      ...labelled('From', period(w.since, n.at)),
-      '',
-      ...wrap(
+    return block({
+      title: 'WATCHDOG RESOLVED: the watchdog can read this cluster again',
+      facts: { 'It had failed': failed, From: period(w.since, n.at) },
+      prose:
         'Node failures during that time could not be seen; the nodes listed below (if any) are ' +
-          'what the watchdog finds now.',
-      ),
-    ];
+        'what the watchdog finds now.',
+    });
   }
-  return [
-    ...titled('WATCHDOG: the watchdog cannot read this cluster'),
-    ...labelled('What failed', failed),
-    ...labelled('Since', moment(w.since, n.at)),
-    '',
-    ...wrap(
+  return block({
+    title: 'WATCHDOG: the watchdog cannot read this cluster',
+    facts: { 'What failed': failed, Since: moment(w.since, n.at) },
+    prose:
       'Until reads work again, node failures in this cluster go unnoticed. A cluster the ' +
-        'watchdog cannot read is not a healthy cluster.',
-    ),
-    '',
-    'What to check',
-    ...bullets([
+      'watchdog cannot read is not a healthy cluster.',
+    checks: [
       failureHint(w.failure, namespace),
       'Network path: from the watchdog (its VPC, subnets, security groups, NAT) to the API ' +
         'server endpoint.',
@@ -192,8 +185,8 @@ export function watchdogLines(n: Notification, namespace: string, kubectl: strin
         'into the cluster.',
       `RBAC: deploy/rbac.yaml is applied (${kubectl} auth can-i list leases -n ${shellWord(namespace)} ` +
         '--as <the watchdog identity>).',
-    ]),
-  ];
+    ],
+  });
 }
 
 export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): string[] {

@@ -78,6 +78,22 @@ export function titled(title: string): string[] {
   return [title, '-'.repeat(Math.min(title.length, WIDTH))];
 }
 
+/**
+ * A titled block of prose: its labelled facts (in order), a blank line, the prose, and the
+ * points to check (when any) under 'What to check'.
+ */
+export function block(b: {
+  readonly title: string;
+  readonly facts: Readonly<Record<string, string>>;
+  readonly prose: string;
+  readonly checks?: readonly string[];
+}): string[] {
+  const facts = Object.entries(b.facts).flatMap(([label, value]) => labelled(label, value));
+  const lines = [...titled(b.title), ...facts, '', ...wrap(b.prose)];
+  if (b.checks) lines.push('', 'What to check', ...bullets(b.checks));
+  return lines;
+}
+
 export function bullets(points: readonly string[]): string[] {
   return points.flatMap((p) => wrap(p, WIDTH, '  - ', '    '));
 }
