@@ -75,8 +75,7 @@ export class InstanceStateReader implements EvidenceReader {
     const [status, reasons] = await Promise.all([
       ec2Query(
         region,
-        'DescribeInstanceStatus',
-        { IncludeAllInstances: 'true', ...params('InstanceId') },
+        { Action: 'DescribeInstanceStatus', IncludeAllInstances: 'true', ...params('InstanceId') },
         this.options,
         signal,
       ).catch((error: unknown) => {
@@ -87,9 +86,12 @@ export class InstanceStateReader implements EvidenceReader {
         throw error;
       }),
       // Reasons are a bonus: without them (ec2:DescribeInstances denied) the state still shows.
-      ec2Query(region, 'DescribeInstances', params('InstanceId'), this.options, signal).catch(
-        () => null,
-      ),
+      ec2Query(
+        region,
+        { Action: 'DescribeInstances', ...params('InstanceId') },
+        this.options,
+        signal,
+      ).catch(() => null),
     ]);
     if (status === undefined) {
       const each = await Promise.all(ids.map((id) => this.describe(region, [id], signal)));
