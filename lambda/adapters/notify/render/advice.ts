@@ -84,27 +84,24 @@ function stormTable(storm: StormInfo): string[] {
     (g) => [nodeGroupName(g.nodeGroup), silentIn(g), g.total] as const,
   );
   const width = Math.max(10, ...[...zones, ...groups].map(([name]) => name.length));
-  const row = (name: string, silent: number, total: number, pct: boolean) =>
-    `  ${name.padEnd(width)}  ${fmt(silent).padStart(8)}  ${fmt(total).padStart(8)}` +
-    (pct && total > 0 ? ` (${Math.round((silent / total) * 100)} %)` : '');
-  const head = (what: string) =>
-    `  ${what.padEnd(width)}  ${'silent'.padStart(8)}  ${'total'.padStart(8)}`;
-  const lines: string[] = [];
-  if (zones.length > 0 || groups.length === 0) {
-    lines.push(
-      head('zone'),
-      ...zones.map(([name, silent, total]) => row(name, silent, total, true)),
-    );
-  }
-  if (groups.length > 0) {
-    if (lines.length > 0) lines.push('');
-    lines.push(
-      head('node group'),
-      ...groups.map(([name, silent, total]) => row(name, silent, total, true)),
-    );
-  }
-  lines.push(row('cluster', clusterSilentIn(storm), storm.clusterTotal, false));
-  return lines;
+  const row = (name: string, silent: string, total: string) =>
+    `  ${name.padEnd(width)}  ${silent.padStart(8)}  ${total.padStart(8)}`;
+  const table = (what: string, rows: typeof zones) => [
+    row(what, 'silent', 'total'),
+    ...rows.map(
+      ([name, silent, total]) =>
+        row(name, fmt(silent), fmt(total)) +
+        (total > 0 ? ` (${Math.round((silent / total) * 100)} %)` : ''),
+    ),
+  ];
+  const tables = [
+    ...(zones.length > 0 || groups.length === 0 ? [table('zone', zones)] : []),
+    ...(groups.length > 0 ? [table('node group', groups)] : []),
+  ];
+  return [
+    ...tables.flatMap((lines, i) => (i > 0 ? ['', ...lines] : lines)),
+    row('cluster', fmt(clusterSilentIn(storm)), fmt(storm.clusterTotal)),
+  ];
 }
 
 type Failure = ClusterReadFailure | 'unknown';
