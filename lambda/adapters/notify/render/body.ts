@@ -92,11 +92,10 @@ function whatHappensNext(n: Notification, down: readonly AlertNode[]): string[] 
   if (n.firing.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     return [...nextInKubernetes(n, down), ''];
   }
-  return down.length > 0 ? [NEXT_POINTER, ''] : [];
+  return down.length > 0
+    ? ["What happens next in Kubernetes: see this incident's FIRING.", '']
+    : [];
 }
-
-/** The one line REMINDER and FLAPPING emails say about Kubernetes' next steps. */
-const NEXT_POINTER = "What happens next in Kubernetes: see this incident's FIRING.";
 
 /** The most nodes a never-sent FIRING's line names (then "and N more"). */
 const MISSED_LISTED = 20;

@@ -91,17 +91,13 @@ function distinct(values: Iterable<string | null | undefined>): string[] {
 
 /** The distinct zones of the nodes and of the storm, sorted, at most MAX_LISTED_VALUES. */
 export function zonesOf(n: Notification): string[] {
-  const zones: (string | null)[] = [];
-  for (const [, nodes] of lists(n)) for (const x of nodes) zones.push(x.zone);
-  for (const z of n.storm?.zones ?? []) zones.push(z.zone);
-  return distinct(zones);
+  const zones = lists(n).flatMap(([, nodes]) => nodes.map((x) => x.zone));
+  return distinct([...zones, ...(n.storm?.zones ?? []).map((z) => z.zone)]);
 }
 
 /** The distinct node groups of the nodes, sorted, at most MAX_LISTED_VALUES. */
 export function nodeGroupsOf(n: Notification): string[] {
-  const groups: (string | undefined)[] = [];
-  for (const [, nodes] of lists(n)) for (const x of nodes) groups.push(x.nodeGroup);
-  return distinct(groups);
+  return distinct(lists(n).flatMap(([, nodes]) => nodes.map((x) => x.nodeGroup)));
 }
 
 /** The document of a notification; `runbookUrl`: the cluster's, when its settings give one. */
