@@ -24,31 +24,27 @@ import {
 import { stormPhrase } from './subject.js';
 import { shellWord } from './text.js';
 
-const SCOPE_WORDS: Readonly<Record<StormInfo['scope'], string>> = {
-  zone: 'zone',
-  'node-group': 'node group',
-  cluster: 'cluster-wide',
+/** A storm's scope in words: its disruption, and whose nodes went silent. */
+const SCOPE_WORDS: Readonly<Record<StormInfo['scope'], readonly [string, string]>> = {
+  zone: ['zone', 'nodes of a zone'],
+  'node-group': ['node group', 'nodes of a node group'],
+  cluster: ['cluster-wide', 'of the cluster'],
 };
 
 /** `kubectl`: kubectl with the cluster's context (kubectlFor). */
 export function stormLines(storm: StormInfo, kubectl: string): string[] {
+  const [scope, most] = SCOPE_WORDS[storm.scope] ?? SCOPE_WORDS.zone;
   if (storm.state === 'ended') {
     return [
       ...titled('STORM OVER'),
       ...wrap(
-        `The ${SCOPE_WORDS[storm.scope] ?? 'zone'} disruption reported earlier is over: ` +
+        `The ${scope} disruption reported earlier is over: ` +
           `${fmt(clusterSilentIn(storm))} of ${fmt(storm.clusterTotal)} nodes are silent now, below the storm threshold. ` +
           'Nodes still down stay open as incidents and are listed on their own.',
       ),
     ];
   }
   const groups = (storm.nodeGroups ?? []).length > 0;
-  const most =
-    storm.scope === 'cluster'
-      ? 'of the cluster'
-      : storm.scope === 'node-group'
-        ? 'nodes of a node group'
-        : 'nodes of a zone';
   return [
     ...titled(`STORM: ${stormPhrase(storm)}`),
     ...wrap(
