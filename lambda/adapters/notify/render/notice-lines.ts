@@ -106,30 +106,35 @@ const COPY_KEPT = {
   },
 } as const;
 
-/** What each discovery change means for the cluster, after the title. */
-const DISCOVERY_PROSE: Readonly<Record<DiscoveryChange, readonly [string, string]>> = {
+/** Each discovery change: its headline (subject and summary), its title, what it means. */
+export const DISCOVERY_NOTICES = {
   appeared: [
+    'NOTICE: discovered, watched from now on',
     'NOTICE: a cluster was discovered; it is watched from now on',
     'Discovery found this EKS cluster, ACTIVE and matching the tag filter. It is checked like a ' +
       'listed eks cluster from the next scheduled run on; when it cannot be read, a WATCHDOG ' +
       'says why.',
   ],
   deleted: [
+    'NOTICE: deleted, no longer watched',
     'NOTICE: a discovered cluster was deleted; it is no longer watched',
     'The cluster is gone (or being deleted): its checks stopped, and nothing pages for it. ' +
       'This is said once.',
   ],
   dropped: [
+    'NOTICE: no longer matches discovery, no longer watched',
     'NOTICE: a discovered cluster no longer matches; it is no longer watched',
     'The cluster still exists but no longer carries the tags discovery looks for (or it ' +
       'failed): its checks stopped. Tag it again to have it watched.',
   ],
   'tag-invalid': [
+    'NOTICE: a tag was ignored',
     'NOTICE: a tag of a discovered cluster was ignored',
     'The cluster is watched, without the setting of this tag: its default holds until the ' +
       'tag is fixed.',
   ],
   'same-name': [
+    'NOTICE: another discovered cluster has this name, not watched',
     'NOTICE: two discovered clusters have one name; only the first named is watched',
     'Discovery found more than one EKS cluster to watch under this name (in two regions or ' +
       'two accounts, or by a lease-watchdog/name tag). The first named is watched (the one ' +
@@ -137,14 +142,15 @@ const DISCOVERY_PROSE: Readonly<Record<DiscoveryChange, readonly [string, string
       'for it, until it has a name of its own. This is said once.',
   ],
   'settings-changed': [
+    'NOTICE: its tags changed what is watched',
     'NOTICE: the tags of a discovered cluster changed what is watched',
     'Its lease-watchdog/ tags now set what is above: the checks follow them from the next ' +
       'run on. If this was not meant, tag the cluster back. This is said once.',
   ],
-};
+} as const satisfies Record<DiscoveryChange, readonly [string, string, string]>;
 
 function discoveryLines(notice: Extract<NoticeInfo, { topic: 'discovery' }>): string[] {
-  const [title, prose] = DISCOVERY_PROSE[notice.change];
+  const [, title, prose] = DISCOVERY_NOTICES[notice.change];
   const lines = block({ title, facts: { What: said(notice.message) }, prose });
   if (notice.advice) lines.push('', 'What to run', `  ${bodyText(notice.advice, 1000)}`);
   return lines;
