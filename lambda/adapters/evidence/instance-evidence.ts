@@ -25,24 +25,17 @@ export interface InstanceEvidenceOptions extends Ec2QueryOptions {
   readonly regionOf: (node: AlertNode) => string | undefined;
 }
 
-interface Asked {
-  readonly node: string;
-  readonly instanceId: string;
-  readonly region: string;
-}
-
 export class InstanceStateReader implements EvidenceReader {
   readonly what = 'EC2 state';
 
   constructor(private readonly options: InstanceEvidenceOptions) {}
 
   async read(nodes: readonly AlertNode[], signal: AbortSignal): Promise<readonly NodeEvidence[]> {
-    const asked: Asked[] = [];
-    for (const x of nodes) {
+    const asked = nodes.flatMap((x) => {
       const instanceId = awsInstanceId(x.instance);
       const region = this.options.regionOf(x);
-      if (instanceId && region) asked.push({ node: x.name, instanceId, region });
-    }
+      return instanceId && region ? [{ node: x.name, instanceId, region }] : [];
+    });
     const regions = [...new Set(asked.map((a) => a.region))];
     try {
       const found = await Promise.all(
