@@ -77,16 +77,12 @@ export function changeLists(n: Notification): [Change, readonly AlertNode[]][] {
   ];
 }
 
-function distinct(values: Iterable<string | null | undefined>): string[] {
+function distinct(values: readonly (string | null | undefined)[]): string[] {
   // Raw values first (a 100,000-node list has a handful of zones), each sanitised once.
-  const raw = new Set<string>();
-  for (const value of values) if (value !== null && value !== undefined) raw.add(value);
-  const seen = new Set<string>();
-  for (const value of raw) {
-    const clean = bodyText(value, VALUE_MAX_CHARS);
-    if (clean) seen.add(clean);
-  }
-  return [...seen].sort().slice(0, MAX_LISTED_VALUES);
+  const clean = [...new Set(values)].map((value) =>
+    value ? bodyText(value, VALUE_MAX_CHARS) : '',
+  );
+  return [...new Set(clean.filter(Boolean))].sort().slice(0, MAX_LISTED_VALUES);
 }
 
 /** The distinct zones of the nodes and of the storm, sorted, at most MAX_LISTED_VALUES. */
