@@ -89,7 +89,7 @@ function contextLines(n: Notification): string[] {
     lines.push(chatText(notice.message, 500));
   }
   if (notice?.topic === 'discovery' && notice.advice) {
-    lines.push(`To run: \`${chatText(notice.advice, 900).replace(/`/g, "'")}\``);
+    lines.push(`To run: \`${chatText(notice.advice, 900)}\``);
   }
   const storm = n.storm;
   if (storm) {

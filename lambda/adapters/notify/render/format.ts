@@ -95,16 +95,16 @@ export function block(b: {
 }
 
 export function bullets(points: readonly string[]): string[] {
-  return points.flatMap((p) => wrap(p, WIDTH, '  - ', '    '));
+  return points.flatMap((p) => wrap(p, '  - ', '    '));
 }
 
-/** Wraps prose at word boundaries to `width` columns. */
-export function wrap(text: string, width = WIDTH, first = '', rest = first): string[] {
+/** Wraps prose at word boundaries to WIDTH columns; `first` and `rest` lead the lines. */
+export function wrap(text: string, first = '', rest = first): string[] {
   const lines: string[] = [];
   let line = first;
   let empty = true;
   for (const word of text.split(' ')) {
-    if (!empty && line.length + 1 + word.length > width) {
+    if (!empty && line.length + 1 + word.length > WIDTH) {
       lines.push(line);
       line = rest + word;
     } else {
