@@ -143,10 +143,6 @@ const FAILURE_HINTS: Readonly<Record<Failure, string>> = {
   unknown: 'The read failed for a reason the watchdog did not recognise; see the message above.',
 };
 
-function failureHint(failure: Failure, namespace: string): string {
-  return (FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown).replace('NAMESPACE', () => namespace);
-}
-
 /**
  * The watchdog's own trouble (or its end), with what to check; `namespace`: the lease namespace,
  * `kubectl`: kubectl with the cluster's context (kubectlFor).
@@ -171,7 +167,7 @@ export function watchdogLines(n: Notification, namespace: string, kubectl: strin
       'Until reads work again, node failures in this cluster go unnoticed. A cluster the ' +
       'watchdog cannot read is not a healthy cluster.',
     checks: [
-      failureHint(w.failure, namespace),
+      (FAILURE_HINTS[w.failure] ?? FAILURE_HINTS.unknown).replace('NAMESPACE', () => namespace),
       'Network path: from the watchdog (its VPC, subnets, security groups, NAT) to the API ' +
         'server endpoint.',
       'Credentials: the secret or IAM role the watchdog uses is still valid and still mapped ' +
