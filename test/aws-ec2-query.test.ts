@@ -33,8 +33,11 @@ describe('ec2Query against a scripted endpoint', () => {
   it('signs with SigV4 for the region and reads the answer', async () => {
     const root = await ec2Query(
       'eu-west-1',
-      'DescribeInstanceStatus',
-      { IncludeAllInstances: 'true', 'InstanceId.1': 'i-0123456789abcdef0' },
+      {
+        Action: 'DescribeInstanceStatus',
+        IncludeAllInstances: 'true',
+        'InstanceId.1': 'i-0123456789abcdef0',
+      },
       options(),
       AbortSignal.timeout(5_000),
     );
@@ -88,13 +91,18 @@ describe('ec2Query against a scripted endpoint', () => {
   it('turns an EC2 error answer into its code', async () => {
     ec2.mode = 'denied';
     await assert.rejects(
-      ec2Query('eu-west-1', 'DescribeInstances', {}, options(), AbortSignal.timeout(5_000)),
+      ec2Query('eu-west-1', { Action: 'DescribeInstances' }, options(), AbortSignal.timeout(5_000)),
       (error: unknown) => error instanceof Ec2QueryError && error.code === 'UnauthorizedOperation',
     );
     for (const mode of ['malformed', 'doctype'] as const) {
       ec2.mode = mode;
       await assert.rejects(
-        ec2Query('eu-west-1', 'DescribeInstances', {}, options(), AbortSignal.timeout(5_000)),
+        ec2Query(
+          'eu-west-1',
+          { Action: 'DescribeInstances' },
+          options(),
+          AbortSignal.timeout(5_000),
+        ),
         (error: unknown) => error instanceof Ec2QueryError && error.code === 'BadAnswer',
         mode,
       );
@@ -105,7 +113,7 @@ describe('ec2Query against a scripted endpoint', () => {
   it('stops waiting for an endpoint that hangs when the signal aborts', async () => {
     ec2.mode = 'hang';
     const stop = new AbortController();
-    const call = ec2Query('eu-west-1', 'DescribeInstances', {}, options(), stop.signal);
+    const call = ec2Query('eu-west-1', { Action: 'DescribeInstances' }, options(), stop.signal);
     await waitUntil(() => ec2.pending() > 0, 'the request reached the hanging EC2 endpoint', {
       intervalMs: 10,
     });
@@ -188,8 +196,13 @@ describe('ec2Query against moto (a second opinion)', {
     const signal = () => AbortSignal.timeout(90_000);
     const run = await ec2Query(
       'eu-west-1',
-      'RunInstances',
-      { ImageId: 'ami-12c6146b', MinCount: '2', MaxCount: '2', InstanceType: 't3.micro' },
+      {
+        Action: 'RunInstances',
+        ImageId: 'ami-12c6146b',
+        MinCount: '2',
+        MaxCount: '2',
+        InstanceType: 't3.micro',
+      },
       options,
       signal(),
     );
@@ -198,8 +211,7 @@ describe('ec2Query against moto (a second opinion)', {
     assert.equal(ids.length, 2);
     await ec2Query(
       'eu-west-1',
-      'StopInstances',
-      { 'InstanceId.1': ids[1] as string },
+      { Action: 'StopInstances', 'InstanceId.1': ids[1] as string },
       options,
       signal(),
     );

@@ -72,16 +72,16 @@ export function textAt(element: XmlValue | undefined, ...path: string[]): string
   return typeof current === 'string' ? current.trim() || undefined : undefined;
 }
 
-/** Calls `action` in `region` with `params`; resolves with the answer's root element. */
+/** Calls `params.Action` in `region` with `params`; resolves with the answer's root element. */
 export async function ec2Query(
   region: string,
-  action: string,
-  params: Readonly<Record<string, string>>,
+  params: Readonly<{ Action: string } & Record<string, string>>,
   options: Ec2QueryOptions,
   signal: AbortSignal,
 ): Promise<XmlAnswer> {
   const url = new URL((options.endpoint ?? ec2Endpoint)(region));
-  const body = new URLSearchParams({ Action: action, Version: EC2_API_VERSION, ...params });
+  const { Action, ...rest } = params;
+  const body = new URLSearchParams({ Action, Version: EC2_API_VERSION, ...rest });
   const request = await signed(url, region, body.toString(), options.credentials);
   let response: Awaited<ReturnType<NodeHttpHandler['handle']>>['response'];
   try {

@@ -31,12 +31,11 @@ export class InstanceStateReader implements EvidenceReader {
   constructor(private readonly options: InstanceEvidenceOptions) {}
 
   async read(nodes: readonly AlertNode[], signal: AbortSignal): Promise<readonly NodeEvidence[]> {
-    const asked: { node: string; instanceId: string; region: string }[] = [];
-    for (const x of nodes) {
+    const asked = nodes.flatMap((x) => {
       const instanceId = awsInstanceId(x.instance);
       const region = this.options.regionOf(x);
-      if (instanceId && region) asked.push({ node: x.name, instanceId, region });
-    }
+      return instanceId && region ? [{ node: x.name, instanceId, region }] : [];
+    });
     const regions = [...new Set(asked.map((a) => a.region))];
     try {
       const found = await Promise.all(
@@ -69,8 +68,7 @@ export class InstanceStateReader implements EvidenceReader {
     const [status, reasons] = await Promise.all([
       ec2Query(
         region,
-        'DescribeInstanceStatus',
-        { IncludeAllInstances: 'true', ...params('InstanceId') },
+        { Action: 'DescribeInstanceStatus', IncludeAllInstances: 'true', ...params('InstanceId') },
         this.options,
         signal,
       ).catch((error: unknown) => {
@@ -81,9 +79,12 @@ export class InstanceStateReader implements EvidenceReader {
         throw error;
       }),
       // Reasons are a bonus: without them (ec2:DescribeInstances denied) the state still shows.
-      ec2Query(region, 'DescribeInstances', params('InstanceId'), this.options, signal).catch(
-        () => null,
-      ),
+      ec2Query(
+        region,
+        { Action: 'DescribeInstances', ...params('InstanceId') },
+        this.options,
+        signal,
+      ).catch(() => null),
     ]);
     if (status === undefined) {
       const each = await Promise.all(ids.map((id) => this.describe(region, [id], signal)));

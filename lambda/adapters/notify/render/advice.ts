@@ -8,6 +8,7 @@ import type { ClusterReadFailure } from '../../../core/model.js';
 import type { AlertNode, Notification, StormInfo } from '../../../core/notification.js';
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
 import {
+  block,
   bodyText,
   bullets,
   fmt,
@@ -23,31 +24,27 @@ import {
 import { stormPhrase } from './subject.js';
 import { shellWord } from './text.js';
 
-const SCOPE_WORDS: Readonly<Record<StormInfo['scope'], string>> = {
-  zone: 'zone',
-  'node-group': 'node group',
-  cluster: 'cluster-wide',
+/** A storm's scope in words: its disruption, and whose nodes went silent. */
+const SCOPE_WORDS: Readonly<Record<StormInfo['scope'], readonly [string, string]>> = {
+  zone: ['zone', 'nodes of a zone'],
+  'node-group': ['node group', 'nodes of a node group'],
+  cluster: ['cluster-wide', 'of the cluster'],
 };
 
 /** `kubectl`: kubectl with the cluster's context (kubectlFor). */
 export function stormLines(storm: StormInfo, kubectl: string): string[] {
+  const [scope, most] = SCOPE_WORDS[storm.scope] ?? SCOPE_WORDS.zone;
   if (storm.state === 'ended') {
     return [
       ...titled('STORM OVER'),
       ...wrap(
-        `The ${SCOPE_WORDS[storm.scope] ?? 'zone'} disruption reported earlier is over: ` +
+        `The ${scope} disruption reported earlier is over: ` +
           `${fmt(clusterSilentIn(storm))} of ${fmt(storm.clusterTotal)} nodes are silent now, below the storm threshold. ` +
           'Nodes still down stay open as incidents and are listed on their own.',
       ),
     ];
   }
   const groups = (storm.nodeGroups ?? []).length > 0;
-  const most =
-    storm.scope === 'cluster'
-      ? 'of the cluster'
-      : storm.scope === 'node-group'
-        ? 'nodes of a node group'
-        : 'nodes of a zone';
   return [
     ...titled(`STORM: ${stormPhrase(storm)}`),
     ...wrap(
@@ -83,27 +80,24 @@ function stormTable(storm: StormInfo): string[] {
     (g) => [nodeGroupName(g.nodeGroup), silentIn(g), g.total] as const,
   );
   const width = Math.max(10, ...[...zones, ...groups].map(([name]) => name.length));
-  const row = (name: string, silent: number, total: number, pct: boolean) =>
-    `  ${name.padEnd(width)}  ${fmt(silent).padStart(8)}  ${fmt(total).padStart(8)}` +
-    (pct && total > 0 ? ` (${Math.round((silent / total) * 100)} %)` : '');
-  const head = (what: string) =>
-    `  ${what.padEnd(width)}  ${'silent'.padStart(8)}  ${'total'.padStart(8)}`;
-  const lines: string[] = [];
-  if (zones.length > 0 || groups.length === 0) {
-    lines.push(
-      head('zone'),
-      ...zones.map(([name, silent, total]) => row(name, silent, total, true)),
-    );
-  }
-  if (groups.length > 0) {
-    if (lines.length > 0) lines.push('');
-    lines.push(
-      head('node group'),
-      ...groups.map(([name, silent, total]) => row(name, silent, total, true)),
-    );
-  }
-  lines.push(row('cluster', clusterSilentIn(storm), storm.clusterTotal, false));
-  return lines;
+  const row = (name: string, silent: string, total: string) =>
+    `  ${name.padEnd(width)}  ${silent.padStart(8)}  ${total.padStart(8)}`;
+  const table = (what: string, rows: typeof zones) => [
+    row(what, 'silent', 'total'),
+    ...rows.map(
+      ([name, silent, total]) =>
+        row(name, fmt(silent), fmt(total)) +
+        (total > 0 ? ` (${Math.round((silent / total) * 100)} %)` : ''),
+    ),
+  ];
+  const tables = [
+    ...(zones.length > 0 || groups.length === 0 ? [table('zone', zones)] : []),
+    ...(groups.length > 0 ? [table('node group', groups)] : []),
+  ];
+  return [
+    ...tables.flatMap((lines, i) => (i > 0 ? ['', ...lines] : lines)),
+    row('cluster', fmt(clusterSilentIn(storm)), fmt(storm.clusterTotal)),
+  ];
 }
 
 type Failure = ClusterReadFailure | 'unknown';
@@ -149,10 +143,6 @@ const FAILURE_HINTS: Readonly<Record<Failure, string>> = {
   unknown: 'The read failed for a reason the watchdog did not recognise; see the message above.',
 };
 
-function failureHint(failure: Failure, namespace: string): string {
-  return (FAILURE_HINTS[failure] ?? FAILURE_HINTS.unknown).replace('NAMESPACE', () => namespace);
-}
-
 /**
  * The watchdog's own trouble (or its end), with what to check; `namespace`: the lease namespace,
  * `kubectl`: kubectl with the cluster's context (kubectlFor).
@@ -162,38 +152,30 @@ export function watchdogLines(n: Notification, namespace: string, kubectl: strin
   if (!w) return [];
   const failed = `${w.failure}: ${bodyText(w.message, 1000) || '(no message)'}`;
   if (w.state === 'resolved') {
-    return [
-      ...titled('WATCHDOG RESOLVED: the watchdog can read this cluster again'),
-      ...labelled('It had failed', failed),
-      ...labelled('From', period(w.since, n.at)),
-      '',
-      ...wrap(
+    return block({
+      title: 'WATCHDOG RESOLVED: the watchdog can read this cluster again',
+      facts: { 'It had failed': failed, From: period(w.since, n.at) },
+      prose:
         'Node failures during that time could not be seen; the nodes listed below (if any) are ' +
-          'what the watchdog finds now.',
-      ),
-    ];
+        'what the watchdog finds now.',
+    });
   }
-  return [
-    ...titled('WATCHDOG: the watchdog cannot read this cluster'),
-    ...labelled('What failed', failed),
-    ...labelled('Since', moment(w.since, n.at)),
-    '',
-    ...wrap(
+  return block({
+    title: 'WATCHDOG: the watchdog cannot read this cluster',
+    facts: { 'What failed': failed, Since: moment(w.since, n.at) },
+    prose:
       'Until reads work again, node failures in this cluster go unnoticed. A cluster the ' +
-        'watchdog cannot read is not a healthy cluster.',
-    ),
-    '',
-    'What to check',
-    ...bullets([
-      failureHint(w.failure, namespace),
+      'watchdog cannot read is not a healthy cluster.',
+    checks: [
+      (FAILURE_HINTS[w.failure] ?? FAILURE_HINTS.unknown).replace('NAMESPACE', () => namespace),
       'Network path: from the watchdog (its VPC, subnets, security groups, NAT) to the API ' +
         'server endpoint.',
       'Credentials: the secret or IAM role the watchdog uses is still valid and still mapped ' +
         'into the cluster.',
       `RBAC: deploy/rbac.yaml is applied (${kubectl} auth can-i list leases -n ${shellWord(namespace)} ` +
         '--as <the watchdog identity>).',
-    ]),
-  ];
+    ],
+  });
 }
 
 export function nextInKubernetes(n: Notification, down: readonly AlertNode[]): string[] {

@@ -19,7 +19,6 @@ import {
 } from './advice.js';
 import { evidenceLines } from './evidence-lines.js';
 import { bodyText, fmt, labelled, plural, utc, WIDTH } from './format.js';
-import { incidentLines } from './incident-lines.js';
 import { nodeSections, type Section } from './node-sections.js';
 import { noticeLines } from './notice-lines.js';
 import { headline } from './subject.js';
@@ -92,11 +91,10 @@ function whatHappensNext(n: Notification, down: readonly AlertNode[]): string[] 
   if (n.firing.length > 0 || (stormActive && n.watchdog?.state !== 'resolved')) {
     return [...nextInKubernetes(n, down), ''];
   }
-  return down.length > 0 ? [NEXT_POINTER, ''] : [];
+  return down.length > 0
+    ? ["What happens next in Kubernetes: see this incident's FIRING.", '']
+    : [];
 }
-
-/** The one line REMINDER and FLAPPING emails say about Kubernetes' next steps. */
-const NEXT_POINTER = "What happens next in Kubernetes: see this incident's FIRING.";
 
 /** The most nodes a never-sent FIRING's line names (then "and N more"). */
 const MISSED_LISTED = 20;
@@ -113,6 +111,32 @@ function missedLines(missed: MissedFiring): string[] {
     `the FIRING of ${utc(missed.at)}: SNS refused it until it was given up. Still down:`,
     `${names.join(', ')}${more > 0 ? ` and ${fmt(more)} more` : ''}`,
   );
+}
+
+/** The most incident lines an email's footer lists. */
+const FOOTER_KEYS_LISTED = 20;
+
+/**
+ * The footer's incident keys (core/incident-keys.ts): one short line per node the notification
+ * names, and one for the watchdog's or the storm's incident, so that a person can find the same
+ * incident in PagerDuty, Opsgenie or a ticket. Bounded: at most FOOTER_KEYS_LISTED lines, then a
+ * count (every key is in the JSON document). Watchdog and storm first; empty when none has a key.
+ */
+function incidentLines(n: Notification): string[] {
+  const lines: string[] = [];
+  if (n.watchdog?.key) lines.push(`incident ${bodyText(n.watchdog.key, 64)}  (watchdog)`);
+  if (n.storm?.key) lines.push(`incident ${bodyText(n.storm.key, 64)}  (storm)`);
+  let more = 0;
+  for (const list of [n.firing, n.flapping, n.reminders, n.resolved]) {
+    for (const x of list) {
+      // A storm's nodes share its incident: its own line says it.
+      if (!x.key || x.key === n.storm?.key) continue;
+      if (lines.length >= FOOTER_KEYS_LISTED) more++;
+      else lines.push(`incident ${bodyText(x.key, 64)}  ${bodyText(x.name, 253) || '(unnamed)'}`);
+    }
+  }
+  if (more > 0) lines.push(`… and ${fmt(more)} more ${plural(more, 'incident')}`);
+  return lines;
 }
 
 /**

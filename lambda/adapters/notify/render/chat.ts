@@ -8,14 +8,10 @@
  * untrusted text (reasons, messages from the API server) loses those characters; every field is
  * bounded well within what the chat applications show.
  */
-import {
-  type AlertNode,
-  type Notification,
-  type Severity,
-  splitResolved,
-} from '../../../core/notification.js';
+import type { AlertNode, Notification, Severity } from '../../../core/notification.js';
 import { kubectlFor, lookFurther } from './advice.js';
 import type { RenderContext } from './body.js';
+import { type Change, changeLists } from './document.js';
 import { bodyText, fmt, plural, zoneName } from './format.js';
 import { headline, stormPhrase } from './subject.js';
 import { asciiText, squeeze, truncate } from './text.js';
@@ -55,20 +51,20 @@ function nodeLine(x: AlertNode): string {
   return `• *${chatText(x.name, 253) || '(unnamed)'}* — ${what} (${where.join(', ')}): ${chatText(x.reason, 300)}`;
 }
 
+const LABELS: Readonly<Record<Change, string>> = {
+  firing: 'Down',
+  flapping: 'Flapping',
+  reminder: 'Still down',
+  resolved: 'Resolved',
+  silenced: 'Silenced (not recovered)',
+};
+
 function nodeLines(n: Notification): string[] {
-  const { ended, silenced } = splitResolved(n.resolved);
-  const lists: [string, readonly AlertNode[]][] = [
-    ['Down', n.firing],
-    ['Flapping', n.flapping],
-    ['Still down', n.reminders],
-    ['Resolved', ended],
-    ['Silenced (not recovered)', silenced],
-  ];
   const lines: string[] = [];
   let shown = 0;
-  for (const [label, nodes] of lists) {
+  for (const [change, nodes] of changeLists(n)) {
     if (nodes.length === 0) continue;
-    lines.push(`*${label} (${fmt(nodes.length)}):*`);
+    lines.push(`*${LABELS[change]} (${fmt(nodes.length)}):*`);
     const room = Math.max(0, CHAT_MAX_NODES - shown);
     for (const x of nodes.slice(0, room)) lines.push(nodeLine(x));
     shown += Math.min(room, nodes.length);
@@ -93,7 +89,7 @@ function contextLines(n: Notification): string[] {
     lines.push(chatText(notice.message, 500));
   }
   if (notice?.topic === 'discovery' && notice.advice) {
-    lines.push(`To run: \`${chatText(notice.advice, 900).replace(/`/g, "'")}\``);
+    lines.push(`To run: \`${chatText(notice.advice, 900)}\``);
   }
   const storm = n.storm;
   if (storm) {

@@ -41,7 +41,7 @@ function isoTime(ms: number | undefined): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-type Change = (typeof NODE_CHANGES)[number];
+export type Change = (typeof NODE_CHANGES)[number];
 
 function documentNode(x: AlertNode, change: Change): DocumentNode {
   return {
@@ -65,8 +65,8 @@ function documentNode(x: AlertNode, change: Change): DocumentNode {
   };
 }
 
-/** The node lists in the order the document lists them, with their change. */
-function lists(n: Notification): [Change, readonly AlertNode[]][] {
+/** The node lists in the order the document (and the chat) lists them, with their change. */
+export function changeLists(n: Notification): [Change, readonly AlertNode[]][] {
   const { ended, silenced } = splitResolved(n.resolved);
   return [
     ['firing', n.firing],
@@ -77,31 +77,23 @@ function lists(n: Notification): [Change, readonly AlertNode[]][] {
   ];
 }
 
-function distinct(values: Iterable<string | null | undefined>): string[] {
+function distinct(values: readonly (string | null | undefined)[]): string[] {
   // Raw values first (a 100,000-node list has a handful of zones), each sanitised once.
-  const raw = new Set<string>();
-  for (const value of values) if (value !== null && value !== undefined) raw.add(value);
-  const seen = new Set<string>();
-  for (const value of raw) {
-    const clean = bodyText(value, VALUE_MAX_CHARS);
-    if (clean) seen.add(clean);
-  }
-  return [...seen].sort().slice(0, MAX_LISTED_VALUES);
+  const clean = [...new Set(values)].map((value) =>
+    value ? bodyText(value, VALUE_MAX_CHARS) : '',
+  );
+  return [...new Set(clean.filter(Boolean))].sort().slice(0, MAX_LISTED_VALUES);
 }
 
 /** The distinct zones of the nodes and of the storm, sorted, at most MAX_LISTED_VALUES. */
 export function zonesOf(n: Notification): string[] {
-  const zones: (string | null)[] = [];
-  for (const [, nodes] of lists(n)) for (const x of nodes) zones.push(x.zone);
-  for (const z of n.storm?.zones ?? []) zones.push(z.zone);
-  return distinct(zones);
+  const zones = changeLists(n).flatMap(([, nodes]) => nodes.map((x) => x.zone));
+  return distinct([...zones, ...(n.storm?.zones ?? []).map((z) => z.zone)]);
 }
 
 /** The distinct node groups of the nodes, sorted, at most MAX_LISTED_VALUES. */
 export function nodeGroupsOf(n: Notification): string[] {
-  const groups: (string | undefined)[] = [];
-  for (const [, nodes] of lists(n)) for (const x of nodes) groups.push(x.nodeGroup);
-  return distinct(groups);
+  return distinct(changeLists(n).flatMap(([, nodes]) => nodes.map((x) => x.nodeGroup)));
 }
 
 /** The document of a notification; `runbookUrl`: the cluster's, when its settings give one. */
@@ -214,7 +206,7 @@ function watchdogPart(watchdog: WatchdogInfo): NonNullable<NotificationDocument[
 function fittingNodes(n: Notification, budget: number): DocumentNode[] {
   let left = budget;
   const nodes: DocumentNode[] = [];
-  for (const [change, list] of lists(n)) {
+  for (const [change, list] of changeLists(n)) {
     for (const x of list) {
       const node = documentNode(x, change);
       const cost = utf8Bytes(JSON.stringify(node)) + 1;

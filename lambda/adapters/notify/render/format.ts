@@ -78,17 +78,33 @@ export function titled(title: string): string[] {
   return [title, '-'.repeat(Math.min(title.length, WIDTH))];
 }
 
-export function bullets(points: readonly string[]): string[] {
-  return points.flatMap((p) => wrap(p, WIDTH, '  - ', '    '));
+/**
+ * A titled block of prose: its labelled facts (in order), a blank line, the prose, and the
+ * points to check (when any) under 'What to check'.
+ */
+export function block(b: {
+  readonly title: string;
+  readonly facts: Readonly<Record<string, string>>;
+  readonly prose: string;
+  readonly checks?: readonly string[];
+}): string[] {
+  const facts = Object.entries(b.facts).flatMap(([label, value]) => labelled(label, value));
+  const lines = [...titled(b.title), ...facts, '', ...wrap(b.prose)];
+  if (b.checks) lines.push('', 'What to check', ...bullets(b.checks));
+  return lines;
 }
 
-/** Wraps prose at word boundaries to `width` columns. */
-export function wrap(text: string, width = WIDTH, first = '', rest = first): string[] {
+export function bullets(points: readonly string[]): string[] {
+  return points.flatMap((p) => wrap(p, '  - ', '    '));
+}
+
+/** Wraps prose at word boundaries to WIDTH columns; `first` and `rest` lead the lines. */
+export function wrap(text: string, first = '', rest = first): string[] {
   const lines: string[] = [];
   let line = first;
   let empty = true;
   for (const word of text.split(' ')) {
-    if (!empty && line.length + 1 + word.length > width) {
+    if (!empty && line.length + 1 + word.length > WIDTH) {
       lines.push(line);
       line = rest + word;
     } else {

@@ -5,7 +5,6 @@
  */
 import {
   type AlertNode,
-  type DiscoveryChange,
   type NoticeInfo,
   type Notification,
   type Resolution,
@@ -15,6 +14,7 @@ import {
 import { clusterSilentIn, silentIn } from '../../../core/storms.js';
 import { isRemovalCause } from '../../../core/suppression.js';
 import { fmt, nodeGroupName, plural, zoneName } from './format.js';
+import { DISCOVERY_NOTICES } from './notice-lines.js';
 import { asciiText, squeeze, truncate } from './text.js';
 
 /** SNS: "Subjects must be … less than 100 characters long". */
@@ -55,15 +55,6 @@ export function headline(n: Notification): string {
   return `${label}: ${parts.join('; ') || 'no node changes'}`;
 }
 
-const DISCOVERY_HEADLINES: Readonly<Record<DiscoveryChange, string>> = {
-  appeared: 'NOTICE: discovered, watched from now on',
-  deleted: 'NOTICE: deleted, no longer watched',
-  dropped: 'NOTICE: no longer matches discovery, no longer watched',
-  'tag-invalid': 'NOTICE: a tag was ignored',
-  'same-name': 'NOTICE: another discovered cluster has this name, not watched',
-  'settings-changed': 'NOTICE: its tags changed what is watched',
-};
-
 /** `NOTICE: degraded checks: Nodes cannot be read`, ... */
 function noticeHeadline(notice: NoticeInfo): string {
   if (notice.topic === 'state-reset') return 'NOTICE: state was unreadable and was reset';
@@ -76,7 +67,7 @@ function noticeHeadline(notice: NoticeInfo): string {
   if (notice.topic === 'silences-set-aside') {
     return 'NOTICE: a silence was unreadable and was set aside';
   }
-  if (notice.topic === 'discovery') return DISCOVERY_HEADLINES[notice.change];
+  if (notice.topic === 'discovery') return DISCOVERY_NOTICES[notice.change][0];
   return notice.state === 'started'
     ? 'NOTICE: degraded checks: Nodes cannot be read'
     : 'NOTICE: checks complete again: Nodes readable';
