@@ -107,11 +107,6 @@ export function isAwsUnavailable(error: unknown): boolean {
   return $fault === 'server' || status === 429 || (status !== undefined && status >= 500);
 }
 
-export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
-  if (signal?.aborted) return true;
-  return error instanceof Error && error.name === 'AbortError';
-}
-
 // --- What AWS said, as a ClusterAuthError -------------------------------------------------------
 
 /** The ClusterAuthErrors of `cluster`, with `error` (a failed AWS call's) as their cause. */
@@ -136,42 +131,52 @@ export function stsUnavailable(error: unknown): never {
   throw error;
 }
 
+/**
+ * A failed AWS call as a ClusterAuthError: aborted; AWS's own trouble (`busy`: the call's words,
+ * then its error and "retried next check"); what its error's name says (`byName`); or `other`.
+ */
+function awsCallError(
+  cluster: string,
+  error: unknown,
+  signal: AbortSignal | undefined,
+  messages: {
+    busy: string;
+    byName?: Record<string, readonly [ClusterAuthReason, string]>;
+    other: readonly [ClusterAuthReason, string];
+  },
+): ClusterAuthError {
+  if (signal?.aborted || errorName(error) === 'AbortError') return aborted(cluster, error);
+  const { busy, byName = {}, other } = messages;
+  const fail = failing(cluster, error);
+  if (isAwsUnavailable(error)) {
+    return fail('aws-unavailable', `${busy} (${describeAwsError(error)}); retried next check`);
+  }
+  const [reason, message] = byName[errorName(error)] ?? other;
+  return fail(reason, message);
+}
+
 export function secretError(
   cluster: string,
   secretId: string,
   error: unknown,
   signal?: AbortSignal,
 ) {
-  const fail = failing(cluster, error);
-  if (isAbortError(error, signal)) return aborted(cluster, error);
-  if (isAwsUnavailable(error)) {
-    return fail(
-      'aws-unavailable',
-      `Secrets Manager throttled or failed reading secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)}); retried next check`,
-    );
-  }
-  switch (errorName(error)) {
-    case 'ResourceNotFoundException':
-      return fail(
-        'secret-not-found',
-        `secret '${secretId}' for cluster '${cluster}' was not found in Secrets Manager`,
-      );
-    case 'AccessDeniedException':
-      return fail(
+  const secret = `secret '${secretId}' for cluster '${cluster}'`;
+  return awsCallError(cluster, error, signal, {
+    busy: `Secrets Manager throttled or failed reading ${secret}`,
+    byName: {
+      ResourceNotFoundException: ['secret-not-found', `${secret} was not found in Secrets Manager`],
+      AccessDeniedException: [
         'secret-access-denied',
-        `access denied reading secret '${secretId}' for cluster '${cluster}': the function's role needs secretsmanager:GetSecretValue on it`,
-      );
-    case 'DecryptionFailure':
-      return fail(
+        `access denied reading ${secret}: the function's role needs secretsmanager:GetSecretValue on it`,
+      ],
+      DecryptionFailure: [
         'secret-access-denied',
-        `secret '${secretId}' for cluster '${cluster}' could not be decrypted: the function's role needs kms:Decrypt on the secret's KMS key`,
-      );
-    default:
-      return fail(
-        'secret-unavailable',
-        `could not read secret '${secretId}' for cluster '${cluster}' (${describeAwsError(error)})`,
-      );
-  }
+        `${secret} could not be decrypted: the function's role needs kms:Decrypt on the secret's KMS key`,
+      ],
+    },
+    other: ['secret-unavailable', `could not read ${secret} (${describeAwsError(error)})`],
+  });
 }
 
 /** STS AssumeRole of a cluster's `auth.roleArn` failed. */
@@ -181,24 +186,19 @@ export function assumeRoleError(
   error: unknown,
   signal?: AbortSignal,
 ): ClusterAuthError {
-  const fail = failing(cluster, error);
-  if (isAbortError(error, signal)) return aborted(cluster, error);
-  if (isAwsUnavailable(error)) {
-    return fail(
-      'aws-unavailable',
-      `STS AssumeRole of '${roleArn}' for cluster '${cluster}' was throttled or failed (${describeAwsError(error)}); retried next check`,
-    );
-  }
-  if (/AccessDenied/.test(errorName(error))) {
-    return fail(
-      'assume-role-denied',
-      `access denied assuming role '${roleArn}' for cluster '${cluster}': that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see docs/DEPLOY.md, "Clusters in other accounts"`,
-    );
-  }
-  return fail(
-    'assume-role-failed',
-    `could not assume role '${roleArn}' for cluster '${cluster}' (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (docs/DEPLOY.md, "Clusters in other accounts")`,
-  );
+  const role = `role '${roleArn}' for cluster '${cluster}'`;
+  return awsCallError(cluster, error, signal, {
+    busy: `STS AssumeRole of '${roleArn}' for cluster '${cluster}' was throttled or failed`,
+    other: /AccessDenied/.test(errorName(error))
+      ? [
+          'assume-role-denied',
+          `access denied assuming ${role}: that role's trust policy must allow sts:AssumeRole to the watchdog function's role (stack output FunctionRoleArn); see docs/DEPLOY.md, "Clusters in other accounts"`,
+        ]
+      : [
+          'assume-role-failed',
+          `could not assume ${role} (${describeAwsError(error)}); check clusters[].auth.roleArn and that role's trust policy (docs/DEPLOY.md, "Clusters in other accounts")`,
+        ],
+  });
 }
 
 export function describeClusterError(
@@ -208,29 +208,20 @@ export function describeClusterError(
   signal?: AbortSignal,
 ) {
   const { clusterName, region, roleArn } = eks;
-  const fail = failing(cluster, error);
-  if (isAbortError(error, signal)) return aborted(cluster, error);
-  if (isAwsUnavailable(error)) {
-    return fail(
-      'aws-unavailable',
-      `eks:DescribeCluster on '${clusterName}' in ${region} was throttled or failed (${describeAwsError(error)}); retried next check`,
-    );
-  }
-  switch (errorName(error)) {
-    case 'ResourceNotFoundException':
-      return fail(
+  const call = `eks:DescribeCluster on '${clusterName}' in ${region}`;
+  const who = roleArn === undefined ? "the function's role" : `the role '${roleArn}'`;
+  return awsCallError(cluster, error, signal, {
+    busy: `${call} was throttled or failed`,
+    byName: {
+      ResourceNotFoundException: [
         'cluster-not-found',
         `EKS cluster '${clusterName}' was not found in ${region} (eks:DescribeCluster)`,
-      );
-    case 'AccessDeniedException':
-      return fail(
+      ],
+      AccessDeniedException: [
         'describe-cluster-denied',
-        `access denied calling eks:DescribeCluster on '${clusterName}' in ${region}: ${roleArn === undefined ? "the function's role" : `the role '${roleArn}'`} needs the eks:DescribeCluster permission on that cluster`,
-      );
-    default:
-      return fail(
-        'describe-cluster-failed',
-        `eks:DescribeCluster on '${clusterName}' in ${region} failed (${describeAwsError(error)})`,
-      );
-  }
+        `access denied calling ${call}: ${who} needs the eks:DescribeCluster permission on that cluster`,
+      ],
+    },
+    other: ['describe-cluster-failed', `${call} failed (${describeAwsError(error)})`],
+  });
 }
