@@ -28,14 +28,6 @@ import { readPlainKubeconfig } from './kubeconfig-yaml.js';
 
 export type { Cluster, Context, User };
 
-/** What a kubeconfig holds, as `loadFromOptions` takes it. */
-export interface KubeConfigOptions {
-  readonly clusters: Cluster[];
-  readonly users: User[];
-  readonly contexts: Context[];
-  readonly currentContext: string;
-}
-
 export class KubeConfig {
   clusters: Cluster[] = [];
   users: User[] = [];
@@ -70,7 +62,9 @@ export class KubeConfig {
   }
 
   /** Holds `options` (returns itself, so that a new KubeConfig is built in one expression). */
-  loadFromOptions(options: KubeConfigOptions): this {
+  loadFromOptions(
+    options: Pick<KubeConfig, 'clusters' | 'users' | 'contexts' | 'currentContext'>,
+  ): this {
     this.clusters = options.clusters;
     this.users = options.users;
     this.contexts = options.contexts;
