@@ -5,27 +5,24 @@
  */
 import path from 'node:path';
 import { load } from 'js-yaml';
+import type { ClusterAuth } from '../../../settings/index.js';
 import { failing } from './auth-error.js';
 import type { Cluster, Context, User } from './kube-config.js';
 import { KubeConfig } from './kube-config.js';
 
-export interface KubeconfigSecret {
-  /** The watchdog's name for the cluster (for errors). */
-  readonly cluster: string;
-  /** Where the text came from (for errors): the secret id. */
-  readonly secretId: string;
-  /** Context to use; default the kubeconfig's current-context. */
-  readonly context?: string | undefined;
-}
+type KubeconfigAuth = Extract<ClusterAuth, { mode: 'kubeconfig' }>;
 
-/** The context a secret's kubeconfig names, alone, checked for Lambda (module comment). */
-export function kubeConfigFromText(text: string, source: KubeconfigSecret): KubeConfig {
-  const where = `kubeconfig in secret '${source.secretId}'`;
-  const fail = failing(source.cluster);
+/**
+ * The context a secret's kubeconfig names (`auth.context`, else its current one), alone, checked
+ * for Lambda (module comment). `name`: the watchdog's name for the cluster, for errors.
+ */
+export function kubeConfigFromText(text: string, name: string, auth: KubeconfigAuth): KubeConfig {
+  const where = `kubeconfig in secret '${auth.secretId}'`;
+  const fail = failing(name);
   const raw = parseYaml(text, where, fail);
   refuseTokenFiles(raw, where, fail);
   const loaded = loadText(text, where, fail);
-  const { context, cluster, user } = chosenContext(loaded, source, where);
+  const { context, cluster, user } = chosenContext(loaded, auth.context, where, fail);
   checkUser(user, where, fail);
   checkCluster(cluster, where, fail);
 
@@ -58,11 +55,11 @@ function loadText(text: string, where: string, fail: Fail): KubeConfig {
 /** The context to use (the one asked for, else the current one), with its cluster and user. */
 function chosenContext(
   loaded: KubeConfig,
-  source: KubeconfigSecret,
+  asked: string | undefined,
   where: string,
+  fail: Fail,
 ): { context: Context; cluster: Cluster; user: User } {
-  const fail = failing(source.cluster);
-  const contextName = source.context ?? loaded.getCurrentContext();
+  const contextName = asked ?? loaded.getCurrentContext();
   if (!contextName) {
     throw fail(
       'kubeconfig-invalid',

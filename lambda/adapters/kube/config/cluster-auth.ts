@@ -100,11 +100,7 @@ export class ClusterAuthProvider {
     switch (auth.mode) {
       case 'kubeconfig': {
         const text = await this.secret(cluster.name, auth.secretId, signal);
-        return kubeConfigFromText(text, {
-          cluster: cluster.name,
-          secretId: auth.secretId,
-          context: auth.context,
-        });
+        return kubeConfigFromText(text, cluster.name, auth);
       }
       case 'token': {
         const server = httpsServer(cluster.name, auth.server);
