@@ -133,6 +133,23 @@ export class KubeConfig {
   }
 }
 
+/**
+ * `kc` (ours or client-node's) with its current cluster as `change` makes it; the users stay the
+ * same objects (a refreshed OIDC token is kept).
+ */
+export function withCurrentCluster(
+  kc: Pick<KubeConfig, 'clusters' | 'users' | 'contexts' | 'currentContext' | 'getCurrentCluster'>,
+  change: (cluster: Cluster) => Cluster,
+): KubeConfig {
+  const current = kc.getCurrentCluster()?.name;
+  return new KubeConfig().loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === current ? change(c) : c)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+}
+
 /** client-node's applyHTTPSOptions: the CA, client certificate and key, from file or data. */
 function applyTls(opts: RequestOptions, cluster: Cluster | null, user: User): void {
   if (cluster?.skipTLSVerify) opts.rejectUnauthorized = false;

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ClusterReadError } from '../../../ports/index.js';
-import { KubeConfig } from './kube-config.js';
+import { KubeConfig, withCurrentCluster } from './kube-config.js';
 
 export interface KubeconfigLocation {
   /** --kubeconfig PATH */
@@ -25,7 +25,8 @@ export function loadKubeConfig(source: KubeconfigLocation): KubeConfig {
   const kc = mergedKubeConfig(kubeconfigFiles(source));
   if (source.context) selectContext(kc, source.context);
   checkCurrentServer(kc);
-  return source.insecureSkipTlsVerify ? skippingTlsVerify(kc) : kc;
+  if (!source.insecureSkipTlsVerify) return kc;
+  return withCurrentCluster(kc, (cluster) => ({ ...cluster, skipTLSVerify: true }));
 }
 
 /** The files to read, as kubectl finds them; those that exist, at least one. */
@@ -135,15 +136,4 @@ export function hasUserInfo(server: string): boolean {
   } catch {
     return /\/\/[^/\s]*@/.test(server);
   }
-}
-
-/** The same kubeconfig with its current cluster marked insecure-skip-tls-verify. */
-function skippingTlsVerify(kc: KubeConfig): KubeConfig {
-  const current = kc.getCurrentCluster()?.name;
-  return new KubeConfig().loadFromOptions({
-    clusters: kc.clusters.map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c)),
-    contexts: kc.contexts,
-    users: kc.users,
-    currentContext: kc.getCurrentContext(),
-  });
 }

@@ -13,7 +13,7 @@ import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'nod
 import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { ClusterReadError, type KubeConfigView } from '../../../ports/index.js';
-import { KubeConfig } from '../config/kube-config.js';
+import { withCurrentCluster } from '../config/kube-config.js';
 import { nodeHttp } from './node-http.js';
 
 /** An http:// proxy, and what it is told: Proxy-Authorization, when the URL has a user. */
@@ -72,18 +72,8 @@ export function proxyOf(kubeConfig: KubeConfigView, server: string): Proxy | und
  * the stub there throws). The users are the same objects (a refreshed OIDC token is kept).
  */
 export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
-  const current = kubeConfig.getCurrentCluster();
-  if (!current?.proxyUrl) return kubeConfig;
-  return new KubeConfig().loadFromOptions({
-    clusters: kubeConfig.clusters.map((c) => {
-      if (c.name !== current.name) return c;
-      const { proxyUrl: _proxy, ...direct } = c;
-      return direct;
-    }),
-    users: kubeConfig.users,
-    contexts: kubeConfig.contexts,
-    currentContext: kubeConfig.currentContext,
-  });
+  if (!kubeConfig.getCurrentCluster()?.proxyUrl) return kubeConfig;
+  return withCurrentCluster(kubeConfig, ({ proxyUrl: _proxy, ...direct }) => direct);
 }
 
 /**
