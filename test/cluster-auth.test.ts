@@ -13,13 +13,11 @@ import {
   ClusterAuthError,
   type ClusterAuthReason,
 } from '../lambda/adapters/kube/config/auth-error.js';
-import {
-  type ClusterAuth,
-  ClusterAuthProvider,
-} from '../lambda/adapters/kube/config/cluster-auth.js';
+import { ClusterAuthProvider } from '../lambda/adapters/kube/config/cluster-auth.js';
 import { ClusterAwsCredentials } from '../lambda/adapters/kube/config/cluster-credentials.js';
 import type { KubeConfig } from '../lambda/adapters/kube/config/kube-config.js';
 import type { AuthenticatedCluster } from '../lambda/ports/index.js';
+import type { ClusterAuth } from '../lambda/settings/index.js';
 import { type EksServer, startEksServer } from '../testkit/eks-server.js';
 import { type SecretsServer, startSecretsServer } from '../testkit/secrets-server.js';
 

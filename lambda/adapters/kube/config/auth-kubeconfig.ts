@@ -4,10 +4,10 @@
  * no file system (files a kubeconfig names are refused before client-node could read them).
  */
 import path from 'node:path';
+import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 import { load } from 'js-yaml';
 import type { ClusterAuth } from '../../../settings/index.js';
 import { failing } from './auth-error.js';
-import type { Cluster, Context, User } from './kube-config.js';
 import { KubeConfig } from './kube-config.js';
 
 type KubeconfigAuth = Extract<ClusterAuth, { mode: 'kubeconfig' }>;

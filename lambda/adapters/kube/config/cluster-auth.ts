@@ -46,9 +46,6 @@ import { EksTokenIssuer } from './eks-token.js';
 import type { KubeConfig } from './kube-config.js';
 import { base64Pem, bearerToken, httpsServer, singleUserConfig } from './token-kubeconfig.js';
 
-/** How the watchdog reaches one cluster: defined with the settings, in `lambda/settings/`. */
-export type { ClusterAuth };
-
 export interface ClusterAuthDeps {
   readonly secrets: SecretsManagerClient;
   /**

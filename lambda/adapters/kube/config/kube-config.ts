@@ -26,8 +26,6 @@ import {
 import { load } from 'js-yaml';
 import { readPlainKubeconfig } from './kubeconfig-yaml.js';
 
-export type { Cluster, Context, User };
-
 export class KubeConfig {
   clusters: Cluster[] = [];
   users: User[] = [];
