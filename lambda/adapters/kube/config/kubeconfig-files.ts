@@ -121,19 +121,12 @@ function checkCurrentServer(kc: KubeConfig): void {
 
 /** true when `server` parses as an http(s) URL (the user info was checked before: never shown). */
 function isServerUrl(server: string): boolean {
-  try {
-    return ['https:', 'http:'].includes(new URL(server).protocol);
-  } catch {
-    return false;
-  }
+  return ['https:', 'http:'].includes(URL.parse(server)?.protocol ?? '');
 }
 
 /** true when `server` is a URL with a user name or password (`https://user:pass@host`). */
 export function hasUserInfo(server: string): boolean {
-  try {
-    const url = new URL(server);
-    return url.username !== '' || url.password !== '';
-  } catch {
-    return /\/\/[^/\s]*@/.test(server);
-  }
+  const url = URL.parse(server);
+  if (!url) return /\/\/[^/\s]*@/.test(server);
+  return url.username !== '' || url.password !== '';
 }

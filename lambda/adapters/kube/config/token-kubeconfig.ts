@@ -27,10 +27,8 @@ export function singleUserConfig(
 
 /** The server URL as given, checked: https, no credentials in it, no trailing slash. */
 export function httpsServer(cluster: string, server: string): string {
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
+  const url = URL.parse(server);
+  if (!url) {
     throw failing(cluster)('settings-invalid', `server for cluster '${cluster}' is not a URL`);
   }
   if (url.protocol !== 'https:') {

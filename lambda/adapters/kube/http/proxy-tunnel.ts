@@ -32,7 +32,7 @@ export interface Proxy {
 export function proxyOf(kubeConfig: KubeConfigView, server: string): Proxy | undefined {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster?.proxyUrl) return undefined;
-  const url = parsed(cluster.proxyUrl);
+  const url = URL.parse(cluster.proxyUrl);
   const named = `the kubeconfig's cluster "${cluster.name}" sets proxy-url`;
   if (url?.protocol !== 'http:' || !url.hostname) {
     throw new ClusterReadError(
@@ -40,7 +40,7 @@ export function proxyOf(kubeConfig: KubeConfigView, server: string): Proxy | und
       `${named} to ${url ? `a ${url.protocol.replace(':', '')} proxy` : 'something that is not a URL'}; the watchdog goes through http:// proxies only (CONNECT): set an http:// proxy-url, or remove it to reach the API server directly`,
     );
   }
-  if (parsed(server)?.protocol === 'http:') {
+  if (URL.parse(server)?.protocol === 'http:') {
     // Refused as client-node refuses a plain-http server alone (authSetupError words that one).
     throw new ClusterReadError(
       'config',
@@ -146,12 +146,4 @@ export function tunnelThrough(
       super.destroy();
     }
   };
-}
-
-function parsed(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -66,11 +66,7 @@ export function causedBy(error: unknown) {
 
 /** The host the messages name; 'the API server' when the URL does not parse. */
 export function hostOf(server: string): string {
-  try {
-    return new URL(server).host;
-  } catch {
-    return 'the API server';
-  }
+  return URL.parse(server)?.host ?? 'the API server';
 }
 
 /** What a request was doing, for messages: "listing leases in namespace kube-node-lease". */
