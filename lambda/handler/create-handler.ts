@@ -44,7 +44,7 @@ import type {
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
 import { RUNTIME_ENV } from '../settings/runtime-environment.js';
-import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
+import { RECORD_BUDGET_MS } from '../use-cases/claim-and-record.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
 import { type DispatchDeps, type DispatchReport, dispatchChecks } from '../use-cases/dispatch.js';
 import {
