@@ -376,15 +376,12 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
       built.functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       const run = (look: InvocationEvent | null) =>
-        watchdog.runner.run(
-          look,
-          context.awsRequestId,
-          context.getRemainingTimeInMillis(),
-          deadline,
-          {
-            readSignal: readDeadline,
-          },
-        );
+        watchdog.runner.run(look, {
+          runId: context.awsRequestId,
+          lockMs: context.getRemainingTimeInMillis(),
+          signal: deadline,
+          readSignal: readDeadline,
+        });
       try {
         return await routed(event, routes, { deadline, run });
       } finally {
