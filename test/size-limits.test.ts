@@ -51,8 +51,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/handler/heap-release.ts': { params: 1 },
   'lambda/handler/notification-paths.ts': { params: 1 },
   'lambda/use-cases/check-cycle.ts': { long: 1 },
-  'lambda/use-cases/on-call-delivery.ts': { params: 1 },
-  'lambda/use-cases/outbox-publishing.ts': { params: 1 },
   'sim/catalogue.ts': { params: 1 },
   'sim/events.ts': { params: 1 },
   'sim/leases.ts': { params: 1 },

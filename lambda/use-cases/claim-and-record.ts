@@ -57,7 +57,7 @@ export async function publishAndRecord(
   const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
   // The topic and the paging tools side by side: each its own lane, none the gate of another.
   const [delivery, lanes] = await Promise.all([
-    publishOutbox(claimed.outbox, claimed, deps.notifier, signal, { clock: deps.clock, isOpen }),
+    publishOutbox(claimed, deps.notifier, signal, { clock: deps.clock, isOpen }),
     deps.onCall
       ? sendOnCall(cluster, claimed, deps.onCall, signal)
       : { onCall: undefined, onCallOpen: undefined },
