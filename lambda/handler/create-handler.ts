@@ -182,7 +182,7 @@ function createInvocationRunner(built: Built) {
   const { config, parts, logger, metrics, clock } = built;
   const { clients } = parts;
   const { awsCredentials, credentials } = clusterCredentials(clients, clock, parts.credentials);
-  const discovery = discoveryParts(config, clients, awsCredentials, logger, clock);
+  const discovery = discoveryParts(config, clients, awsCredentials, built);
   const places = clusterPlaces(
     config.settings.clusters,
     clients.region,
@@ -190,7 +190,7 @@ function createInvocationRunner(built: Built) {
     (name) => discovery?.settingsOf(name),
   );
   const requestTimeoutMs = config.settings.requestTimeoutSeconds * 1000;
-  const notifier = cloudNotifier(config, clients, logger, metrics, places.renderContext);
+  const notifier = cloudNotifier(config, clients, built, places.renderContext);
   const runner = new InvocationRunner({
     settings: config.settings,
     readers: releasingReads(
@@ -315,7 +315,7 @@ function handlerRoutes(built: Built, watchdog: ReturnType<typeof createInvocatio
     directory: discovery?.directory,
     logger,
     metrics,
-    notifier: cloudNotifier(config, parts.clients, logger, metrics, () => ({})),
+    notifier: cloudNotifier(config, parts.clients, built, () => ({})),
   });
   return {
     discover: async (_event, { deadline }) => {
