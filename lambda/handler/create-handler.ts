@@ -85,7 +85,8 @@ export interface AwsClients extends DiscoveryClients {
   readonly sqs?: SQSClient | undefined;
 }
 
-export interface HandlerParts {
+/** What the handler is built from; the paging tools' `receivers` and `onCallBaseUrls` too. */
+export interface HandlerParts extends Pick<OnCallParts, 'onCallBaseUrls' | 'receivers'> {
   readonly clients: AwsClients;
   /** Epoch ms. Default Date.now. */
   readonly clock?: () => number;
@@ -100,14 +101,6 @@ export interface HandlerParts {
   readonly evidenceBudgetMs?: number;
   /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
   readonly looks?: Looks;
-  /**
-   * Tests only: where the paging tools' APIs are, by receiver (testkit/pagerduty-server.ts, …).
-   * The Lambda's entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts
-   * are fixed.
-   */
-  readonly onCallBaseUrls?: OnCallParts['onCallBaseUrls'];
-  /** The paging receivers; default RECEIVERS (adapters/on-call/receivers.ts). */
-  readonly receivers?: OnCallParts['receivers'];
   /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
   readonly dispatch?: CheckDispatch;
   /**

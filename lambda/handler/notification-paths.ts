@@ -29,9 +29,13 @@ export interface NotifierClients {
 /** What the paging tools use of the handler's parts. */
 export interface OnCallParts {
   readonly clients: { readonly secrets: SecretsManagerClient; readonly dynamodb: DynamoDBClient };
-  /** The receivers; default RECEIVERS (tests add one by its row). */
+  /** The receivers; default RECEIVERS (adapters/on-call/receivers.ts; tests add one by its row). */
   readonly receivers?: readonly Receiver[] | undefined;
-  /** Tests only: where each receiver's API is, by its `tool` (stand-ins of testkit/). */
+  /**
+   * Tests only: where each receiver's API is, by its `tool` (stand-ins of testkit/, e.g.
+   * pagerduty-server.ts). The Lambda's entry (handler.ts) never sets it, and no setting reaches
+   * it: the vendors' hosts are fixed.
+   */
   readonly onCallBaseUrls?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
