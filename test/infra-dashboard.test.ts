@@ -15,7 +15,7 @@ import type { WatchdogAlarms } from '../infra/alarms.js';
 import { ALARMS_PER_WIDGET, createDashboard } from '../infra/dashboard.js';
 import { buildStack, type LeaseWatchdogStack } from '../infra/stack.js';
 import { parseAppConfig } from '../lambda/settings/index.js';
-import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/outbox-publishing.js';
 import { captureEmf, type EmfCapture } from '../testkit/emf-capture.js';
 import { type Harness, SCHEDULE_MS, startWatchdogHarness } from '../testkit/watchdog-harness.js';
 

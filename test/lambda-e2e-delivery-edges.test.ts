@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/outbox-publishing.js';
 import { deliveredAs, type ReceivedMessage } from '../testkit/sns-server.js';
 import {
   type Harness,

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
-import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/outbox-publishing.js';
 import { type LossyProxy, startLossyProxy } from '../testkit/lossy-proxy.js';
 import {
   type Harness,

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lambda/adapters/metrics/metric-names.js';
-import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
 import { COUNT_BUDGET_MS, COUNT_TTL_MS } from '../lambda/use-cases/confirmed-subscriptions.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/outbox-publishing.js';
 import { captureEmf, type EmfCapture, type EmfLine } from '../testkit/emf-capture.js';
 import {
   type Container,

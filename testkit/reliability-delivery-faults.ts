@@ -8,7 +8,7 @@ import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { partitionKey } from '../lambda/adapters/state/dynamodb/dynamodb-items.js';
 import { DynamoDbStateStore } from '../lambda/adapters/state/dynamodb/dynamodb-store.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/check-cycle.js';
+import { GIVE_UP_AFTER_MS } from '../lambda/use-cases/outbox-publishing.js';
 import { plantHostileSilence } from './hostile-silence.js';
 import { type Scenario, ticks } from './reliability-scenario.js';
 import type { InjectedFailure } from './sns-server.js';

@@ -44,7 +44,7 @@ import type {
 } from '../ports/index.js';
 import type { RuntimeConfig } from '../settings/index.js';
 import { RUNTIME_ENV } from '../settings/runtime-environment.js';
-import { RECORD_BUDGET_MS } from '../use-cases/check-cycle.js';
+import { RECORD_BUDGET_MS } from '../use-cases/claim-and-record.js';
 import { ConfirmedSubscriptionsGauge } from '../use-cases/confirmed-subscriptions.js';
 import { type DispatchDeps, type DispatchReport, dispatchChecks } from '../use-cases/dispatch.js';
 import {
@@ -85,7 +85,8 @@ export interface AwsClients extends DiscoveryClients {
   readonly sqs?: SQSClient | undefined;
 }
 
-export interface HandlerParts {
+/** What the handler is built from; the paging tools' `receivers` and `onCallBaseUrls` too. */
+export interface HandlerParts extends Pick<OnCallParts, 'onCallBaseUrls' | 'receivers'> {
   readonly clients: AwsClients;
   /** Epoch ms. Default Date.now. */
   readonly clock?: () => number;
@@ -100,14 +101,6 @@ export interface HandlerParts {
   readonly evidenceBudgetMs?: number;
   /** Where the watchdog asks for its own looks; default SQS when the config names a queue. */
   readonly looks?: Looks;
-  /**
-   * Tests only: where the paging tools' APIs are, by receiver (testkit/pagerduty-server.ts, …).
-   * The Lambda's entry (handler.ts) never sets it, and no setting reaches it: the vendors' hosts
-   * are fixed.
-   */
-  readonly onCallBaseUrls?: OnCallParts['onCallBaseUrls'];
-  /** The paging receivers; default RECEIVERS (adapters/on-call/receivers.ts). */
-  readonly receivers?: OnCallParts['receivers'];
   /** Where the dispatcher sends each cluster's check; default SQS when the config names a queue. */
   readonly dispatch?: CheckDispatch;
   /**
@@ -182,7 +175,7 @@ function createInvocationRunner(built: Built) {
   const { config, parts, logger, metrics, clock } = built;
   const { clients } = parts;
   const { awsCredentials, credentials } = clusterCredentials(clients, clock, parts.credentials);
-  const discovery = discoveryParts(config, clients, awsCredentials, logger, clock);
+  const discovery = discoveryParts(config, clients, awsCredentials, built);
   const places = clusterPlaces(
     config.settings.clusters,
     clients.region,
@@ -190,7 +183,7 @@ function createInvocationRunner(built: Built) {
     (name) => discovery?.settingsOf(name),
   );
   const requestTimeoutMs = config.settings.requestTimeoutSeconds * 1000;
-  const notifier = cloudNotifier(config, clients, logger, metrics, places.renderContext);
+  const notifier = cloudNotifier(config, clients, built, places.renderContext);
   const runner = new InvocationRunner({
     settings: config.settings,
     readers: releasingReads(
@@ -315,7 +308,7 @@ function handlerRoutes(built: Built, watchdog: ReturnType<typeof createInvocatio
     directory: discovery?.directory,
     logger,
     metrics,
-    notifier: cloudNotifier(config, parts.clients, logger, metrics, () => ({})),
+    notifier: cloudNotifier(config, parts.clients, built, () => ({})),
   });
   return {
     discover: async (_event, { deadline }) => {
@@ -376,15 +369,12 @@ export function createHandler(config: RuntimeConfig, parts: HandlerParts): Watch
       built.functionAccount.id = accountOfArn(context.invokedFunctionArn);
       const counted = subscriptions.report(deadline);
       const run = (look: InvocationEvent | null) =>
-        watchdog.runner.run(
-          look,
-          context.awsRequestId,
-          context.getRemainingTimeInMillis(),
-          deadline,
-          {
-            readSignal: readDeadline,
-          },
-        );
+        watchdog.runner.run(look, {
+          runId: context.awsRequestId,
+          lockMs: context.getRemainingTimeInMillis(),
+          signal: deadline,
+          readSignal: readDeadline,
+        });
       try {
         return await routed(event, routes, { deadline, run });
       } finally {

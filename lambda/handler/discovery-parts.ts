@@ -43,8 +43,7 @@ export function discoveryParts(
   config: RuntimeConfig,
   clients: DiscoveryClients,
   awsCredentials: ClusterAwsCredentials,
-  logger: StructuredLogger,
-  clock: () => number,
+  { logger, clock }: { readonly logger: StructuredLogger; readonly clock: () => number },
 ): DiscoveryParts | undefined {
   if (config.settings.discover === undefined) return undefined;
   const table = { client: clients.dynamodb, tableName: config.stateTable, clock };

@@ -47,11 +47,7 @@ export function heapInUse(): number {
 type Collector = (options?: CollectOptions) => void;
 
 /** The options of V8's `gc` extension that Node 24's V8 reads. */
-export interface CollectOptions {
-  readonly type: 'major';
-  readonly execution: 'sync';
-  readonly flavor: 'last-resort';
-}
+export type CollectOptions = typeof LAST_RESORT;
 
 /**
  * The first Node major whose V8 runs LAST_RESORT as such: 24 (V8 13.6), the function's runtime,
@@ -64,11 +60,11 @@ function lastResortKnown(): boolean {
 }
 
 /** A synchronous full collection that also gives the freed pages back (above). */
-export const LAST_RESORT: CollectOptions = {
+export const LAST_RESORT = {
   type: 'major',
   execution: 'sync',
   flavor: 'last-resort',
-};
+} as const;
 
 /** The collector, once found (null: none can be had). */
 let collector: Collector | null | undefined;

@@ -29,9 +29,13 @@ export interface NotifierClients {
 /** What the paging tools use of the handler's parts. */
 export interface OnCallParts {
   readonly clients: { readonly secrets: SecretsManagerClient; readonly dynamodb: DynamoDBClient };
-  /** The receivers; default RECEIVERS (tests add one by its row). */
+  /** The receivers; default RECEIVERS (adapters/on-call/receivers.ts; tests add one by its row). */
   readonly receivers?: readonly Receiver[] | undefined;
-  /** Tests only: where each receiver's API is, by its `tool` (stand-ins of testkit/). */
+  /**
+   * Tests only: where each receiver's API is, by its `tool` (stand-ins of testkit/, e.g.
+   * pagerduty-server.ts). The Lambda's entry (handler.ts) never sets it, and no setting reaches
+   * it: the vendors' hosts are fixed.
+   */
   readonly onCallBaseUrls?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
@@ -43,35 +47,25 @@ export interface OnCallParts {
 export function cloudNotifier(
   config: RuntimeConfig,
   clients: NotifierClients,
-  logger: StructuredLogger,
-  metrics: MetricsRecorder,
+  { logger, metrics }: { readonly logger: StructuredLogger; readonly metrics: MetricsRecorder },
   renderContext: ClusterPlaces['renderContext'],
 ): Notifier {
-  const sns = new SnsNotifier({
+  const topic = (topicArn: string, contextFor = renderContext) => ({
     client: clients.sns,
-    topicArn: config.topicArn,
+    topicArn,
     logger,
-    contextFor: renderContext,
+    contextFor,
   });
+  const sns = new SnsNotifier(topic(config.topicArn));
+  const { machineTopicArn, chatTopicArn } = config;
   const withMachine =
-    config.machineTopicArn === undefined
-      ? sns
-      : new WithMachineCopy(sns, {
-          client: clients.sns,
-          topicArn: config.machineTopicArn,
-          logger,
-          contextFor: renderContext,
-        });
+    machineTopicArn === undefined ? sns : new WithMachineCopy(sns, topic(machineTopicArn));
   const chatLink = config.settings.chatNotifications?.link;
+  const chatContext = (name: string) => ({ ...renderContext(name), link: chatLink });
   const withChat =
-    config.chatTopicArn === undefined
+    chatTopicArn === undefined
       ? withMachine
-      : new WithChatCopy(withMachine, {
-          client: clients.sns,
-          topicArn: config.chatTopicArn,
-          logger,
-          contextFor: (name) => ({ ...renderContext(name), link: chatLink }),
-        });
+      : new WithChatCopy(withMachine, topic(chatTopicArn, chatContext));
   const eventBus = config.settings.eventBus;
   if (eventBus === undefined) return withChat;
   if (clients.eventBridge === undefined) {

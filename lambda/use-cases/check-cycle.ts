@@ -44,10 +44,6 @@ import { claim, publishAndRecord } from './claim-and-record.js';
 import { type OnCallDeps, withFresh } from './on-call-delivery.js';
 import type { Delivery } from './outbox-publishing.js';
 
-// Named here too, where the check cycle's callers (the CLI's watch, the tests) import them.
-export { RECORD_BUDGET_MS } from './claim-and-record.js';
-export { type Abandoned, GIVE_UP_AFTER_MS } from './outbox-publishing.js';
-
 export interface CycleDeps extends DecideDeps {
   readonly store: StateStore;
   readonly notifier: Notifier;
@@ -157,14 +153,14 @@ export async function runCheckCycle(
     };
   }
   // Step 1: the claim, conditional on the version loaded.
-  const version = await claim(cluster, claimed, stored.version, deps.store, signal);
+  const version = await claim(check, claimed);
   if (version === undefined) {
     const reason = `another run saved the state of ${cluster} first`;
     return { status: 'busy', reason, ...(evaluation ? { rechecks } : {}) };
   }
   // Steps 2 and 3: publish the outbox, record what was accepted.
   const delivery: Delivery = publishing
-    ? await publishAndRecord(cluster, claimed, version, deps, signal)
+    ? await publishAndRecord(check, claimed, version)
     : unpublished(outbox, signal);
   const done = {
     ...delivery,

@@ -5,6 +5,7 @@
  */
 import type { ClusterState, Notifier, StateStore } from '../ports/index.js';
 import { StateConflictError } from '../ports/index.js';
+import type { CheckAt } from './check-decide.js';
 import { type OnCallDeps, sendOnCall } from './on-call-delivery.js';
 import { type Delivery, publishOutbox } from './outbox-publishing.js';
 
@@ -17,20 +18,20 @@ export interface RecordDeps {
   readonly onCall?: OnCallDeps | undefined;
 }
 
+/** The check whose writes these are: its cluster, the state it loaded, its deadline. */
+type Check = Pick<CheckAt, 'cluster' | 'stored' | 'signal'> & { readonly deps: RecordDeps };
+
 /**
  * Saves the new state and the outbox (the claim). Undefined when another run saved first. Once
  * the deadline has passed (a read cut short) the save gets the record budget instead.
  */
 export async function claim(
-  cluster: string,
+  { cluster, stored, deps, signal }: Check,
   state: ClusterState,
-  expectedVersion: number,
-  store: StateStore,
-  signal: AbortSignal | undefined,
 ): Promise<number | undefined> {
   const budget = signal?.aborted ? AbortSignal.timeout(RECORD_BUDGET_MS) : signal;
   try {
-    return await store.save(cluster, state, expectedVersion, budget);
+    return await deps.store.save(cluster, state, stored.version, budget);
   } catch (error) {
     if (error instanceof StateConflictError) return undefined;
     throw error;
@@ -48,17 +49,15 @@ export const RECORD_BUDGET_MS = 2_500;
  * records what the notifier and the paging tools accepted (and when each refused one was first refused) with the lock released.
  */
 export async function publishAndRecord(
-  cluster: string,
+  { cluster, deps, signal }: Check,
   claimed: ClusterState,
   version: number,
-  deps: RecordDeps,
-  signal: AbortSignal | undefined,
 ): Promise<Delivery> {
   // A given-up FIRING is named while its node's incident is still open.
   const isOpen = (node: string) => Object.hasOwn(claimed.alerts.incidents, node);
   // The topic and the paging tools side by side: each its own lane, none the gate of another.
   const [delivery, lanes] = await Promise.all([
-    publishOutbox(claimed.outbox, claimed, deps.notifier, signal, { clock: deps.clock, isOpen }),
+    publishOutbox(claimed, deps.notifier, signal, { clock: deps.clock, isOpen }),
     deps.onCall
       ? sendOnCall(cluster, claimed, deps.onCall, signal)
       : { onCall: undefined, onCallOpen: undefined },

@@ -30,14 +30,8 @@ export interface DiscoveryDeps extends NoticeDeps {
   readonly finder: ClusterFinder;
 }
 
-export interface DiscoveryReport {
-  readonly watched: number;
-  readonly appeared: readonly string[];
-  readonly deleted: readonly string[];
-  readonly dropped: readonly string[];
-  readonly notices: number;
-  readonly failedScopes: number;
-}
+/** What a run announced (discovery-notices.ts), and the scopes it could not search. */
+export type DiscoveryReport = Awaited<ReturnType<typeof announce>> & { failedScopes: number };
 
 /** Every place `discover` names: each region, of the function's account and of each role's. */
 function scopesOf(discover: DiscoverSettings): SearchScope[] {

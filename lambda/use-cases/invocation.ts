@@ -172,13 +172,7 @@ export class InvocationRunner {
    * ends reading (leaving time to save and publish what a read cut short decided). Throws
    * WatchdogError when the watchdog itself is broken.
    */
-  async run(
-    event: InvocationEvent | null | undefined,
-    runId: string,
-    lockMs: number,
-    signal?: AbortSignal,
-    { readSignal }: { readonly readSignal?: AbortSignal | undefined } = {},
-  ) {
+  async run(event: InvocationEvent | null | undefined, given: Omit<RunLimits, 'look'>) {
     const { settings } = this.deps;
     const wanted = event?.cluster;
     if (wanted !== undefined && this.lookRequests.superseded(wanted, event?.look?.run)) {
@@ -200,7 +194,7 @@ export class InvocationRunner {
         `the event names cluster "${String(wanted)}", which is not configured (clusters: ${known})`,
       );
     }
-    const limits = { runId, lockMs, look: event?.look !== undefined, signal, readSignal };
+    const limits = { ...given, look: event?.look !== undefined };
     const results = await Promise.allSettled(
       clusters.map((c) => this.watchCluster(this.watchedOf(c), limits)),
     );

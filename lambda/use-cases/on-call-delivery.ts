@@ -96,7 +96,7 @@ export function withFresh(
   }
   const over = all.length - ON_CALL_OUTBOX_MAX;
   for (const dropped of all.slice(0, Math.max(0, over))) {
-    failed(cluster, dropped, 'given up: the on-call outbox is full', deps, true);
+    failed({ cluster, deps }, dropped, 'given up: the on-call outbox is full', true);
   }
   const fresh = over > 0 ? all.slice(over) : all;
   const onCall = [...fresh, ...refreshed(fresh, open, deps.senders)];
@@ -234,7 +234,7 @@ async function attempt(
       notBefore: throttled(error, pending.attempts, now),
     };
     const givenUp = !retryable || triedForMs >= ON_CALL_GIVE_UP_MS;
-    failed(cluster, kept, message, deps, givenUp);
+    failed({ cluster, deps }, kept, message, givenUp);
     if (givenUp && event.action === 'resolve') open.delete(id);
     return givenUp ? null : kept;
   }
@@ -255,10 +255,9 @@ function throttled(error: unknown, attempts: number, now: number): number | unde
 }
 
 function failed(
-  cluster: string,
+  { cluster, deps }: Pick<Attempt, 'cluster' | 'deps'>,
   pending: PendingOnCall,
   error: string,
-  deps: OnCallDeps,
   givenUp: boolean,
 ): void {
   deps.metrics?.record(cluster, 'OnCallEventsFailed', 1, 'Count', { receiver: pending.tool });

@@ -6,7 +6,7 @@
  */
 
 import type { MissedFiring, Notification } from '../core/notification.js';
-import type { Notifier } from '../ports/index.js';
+import type { ClusterState, Notifier } from '../ports/index.js';
 
 /** What a check did with the outbox. */
 export interface Delivery {
@@ -61,8 +61,7 @@ function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolea
  * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
  */
 export async function publishOutbox(
-  outbox: readonly Notification[],
-  carried: Carried,
+  carried: Carried & Pick<ClusterState, 'outbox'>,
   notifier: Notifier,
   signal: AbortSignal | undefined,
   { clock, isOpen }: { clock: () => number; isOpen: (node: string) => boolean },
@@ -75,7 +74,7 @@ export async function publishOutbox(
   let givenUp = carried.givenUp ?? null;
   let publishError: unknown;
   let stopped = false;
-  for (const notification of outbox) {
+  for (const notification of carried.outbox) {
     const since = refused[notification.id];
     if (stopped || signal?.aborted) {
       if (!stopped && signal?.aborted) publishError = signal.reason;
@@ -118,13 +117,8 @@ export async function publishOutbox(
   };
 }
 
-/** What publishing carries from one check to the next, beside the outbox (ClusterState). */
-export interface Carried {
-  /** When each refused notification was first refused (watchdog clock). */
-  readonly refusedSince?: Readonly<Record<string, number>> | undefined;
-  /** FIRINGs given up unsent, not yet named by a notification that went out. */
-  readonly givenUp?: MissedFiring | null | undefined;
-}
+/** What publishing carries from one check to the next, beside the outbox. */
+type Carried = Pick<ClusterState, 'refusedSince' | 'givenUp'>;
 
 /** A given-up FIRING as a notification names it: its nodes still open; null when none is. */
 function stillOpen(
