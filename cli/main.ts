@@ -8,7 +8,7 @@ import {
   StateFileLockedError,
 } from '../lambda/adapters/state/file/state-file-lock.js';
 import { evaluate } from '../lambda/core/evaluate.js';
-import { isClusterReadError, SilenceError, StateCorruptError } from '../lambda/ports/index.js';
+import { ClusterReadError, SilenceError, StateCorruptError } from '../lambda/ports/index.js';
 // What `check` runs is imported here; `silence`, `watch` and `config` (whose schemas are large)
 // are imported when run, so a check neither loads nor compiles them. Each dynamic import is a
 // chunk of its own beside the command's (infra/cli-bundle.ts): one more file to resolve and link
@@ -88,7 +88,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   } catch (error) {
     if (
       error instanceof UsageError ||
-      isClusterReadError(error) ||
+      error instanceof ClusterReadError ||
       error instanceof StateCorruptError ||
       error instanceof StateFileLockedError ||
       error instanceof SilenceError

@@ -21,7 +21,7 @@ import {
   type Silence,
   utcMinute,
 } from '../lambda/core/silences.js';
-import { isClusterReadError } from '../lambda/ports/index.js';
+import { ClusterReadError } from '../lambda/ports/index.js';
 import { columns } from './columns.js';
 import { readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_OK, type Io } from './io.js';
@@ -102,7 +102,7 @@ async function nodesNow(command: SilenceCommand, io: Io): Promise<readonly NodeI
   try {
     return await readNodesForSilence(command, io);
   } catch (error) {
-    if (!isClusterReadError(error)) throw error;
+    if (!(error instanceof ClusterReadError)) throw error;
     io.stderr(
       `lease-watchdog: warning: cannot read the cluster, so what each silence matches is not known: ${sanitize(error.message)}`,
     );

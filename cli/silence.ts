@@ -17,7 +17,7 @@ import {
   silenceId,
   utcMinute,
 } from '../lambda/core/silences.js';
-import { isClusterReadError, SilenceError } from '../lambda/ports/index.js';
+import { ClusterReadError, SilenceError } from '../lambda/ports/index.js';
 import { composeSilences, readNodesForSilence, type SilenceParts } from './compose.js';
 import { EXIT_ERROR, EXIT_OK, type Io } from './io.js';
 import { printableJson, sanitize } from './sanitize.js';
@@ -67,7 +67,7 @@ async function matchesNow(
   try {
     nodes = await readNodesForSilence(command, io);
   } catch (error) {
-    if (!isClusterReadError(error)) throw error;
+    if (!(error instanceof ClusterReadError)) throw error;
     if (command.allowEmpty) return 'matches: not known (the cluster cannot be read)';
     throw refuse(
       `cannot read the cluster to see what the silence matches (${error.message}): fix the kubeconfig or --context, or pass --allow-empty to add it unseen`,

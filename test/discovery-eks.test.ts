@@ -48,23 +48,21 @@ describe('EKS discovery: ListClusters and DescribeCluster', () => {
       now: Date.now,
       sts: { endpoint: sts.url, maxAttempts: 1 },
     });
-    finder = new EksClusterFinder({
-      eks: (region, roleArn) => {
-        const client = new EKSClient({
-          endpoint: eks.url,
-          region,
-          credentials:
-            roleArn === undefined
-              ? localCredentials()
-              : awsCredentials.forCluster({
-                  auth: { mode: 'eks', clusterName: '-', region, roleArn },
-                }),
-          // The SDK's bounded retry, quick: throttling is retried by it, not by the finder.
-          maxAttempts: 3,
-        });
-        clients.push(client);
-        return client;
-      },
+    finder = new EksClusterFinder((region, roleArn) => {
+      const client = new EKSClient({
+        endpoint: eks.url,
+        region,
+        credentials:
+          roleArn === undefined
+            ? localCredentials()
+            : awsCredentials.forCluster({
+                auth: { mode: 'eks', clusterName: '-', region, roleArn },
+              }),
+        // The SDK's bounded retry, quick: throttling is retried by it, not by the finder.
+        maxAttempts: 3,
+      });
+      clients.push(client);
+      return client;
     });
   });
   after(async () => {

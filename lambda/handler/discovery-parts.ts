@@ -55,7 +55,7 @@ export function discoveryParts(
     roleArn === undefined
       ? clients.eks(region)
       : clients.eks(region, roleCredentials(roleArn, region));
-  const finder = new EksClusterFinder({ eks });
+  const finder = new EksClusterFinder(eks);
   const access = new EksClusterAccess((target) => eks(target.region, target.roleArn));
   const states = new DynamoDbStateStore({ ...table, logger });
   const deps = (notifier: Notifier) => ({

@@ -1,12 +1,8 @@
 /** Letting the watchdog into a discovered cluster: an EKS access entry for its principal. */
+import type { FoundEksCluster } from './cluster-finder.js';
 
-/** The cluster, where it is and how it is reached. */
-export interface AccessTarget {
-  readonly clusterName: string;
-  readonly region: string;
-  /** The role the cluster's account is reached through (none: the function's own account). */
-  readonly roleArn?: string | undefined;
-}
+/** The cluster, where it is and how it is reached (its scope's region and role). */
+export type AccessTarget = Pick<FoundEksCluster, 'clusterName' | 'region' | 'roleArn'>;
 
 export interface ClusterAccess {
   /**

@@ -7,11 +7,9 @@ export interface SearchScope {
   readonly roleArn?: string | undefined;
 }
 
-/** An EKS cluster as discovery found it (eks:ListClusters, then eks:DescribeCluster). */
-export interface FoundEksCluster {
+/** An EKS cluster as discovery found it (eks:ListClusters, then eks:DescribeCluster), in its scope. */
+export interface FoundEksCluster extends SearchScope {
   readonly clusterName: string;
-  readonly region: string;
-  readonly roleArn?: string | undefined;
   /** `CREATING`, `ACTIVE`, `UPDATING`, `DELETING`, `FAILED`, `PENDING`. */
   readonly status: string;
   readonly tags: Readonly<Record<string, string>>;

@@ -37,10 +37,6 @@ export class ClusterReadError extends Error {
   }
 }
 
-export function isClusterReadError(error: unknown): error is ClusterReadError {
-  return error instanceof ClusterReadError;
-}
-
 /** Builds the reader of one cluster, judged by `policy` (its labels, its grace period). */
 export type ClusterReaderFactory = (cluster: ClusterSettings, policy: Policy) => ClusterReader;
 

@@ -21,7 +21,6 @@ import {
   ClusterReadError,
   type ClusterReader,
   type EvidenceReader,
-  isClusterReadError,
   type StateReset,
   type StoredState,
 } from '../ports/index.js';
@@ -104,7 +103,7 @@ export async function readCluster(
     );
     return { evaluation };
   } catch (error) {
-    if (!isClusterReadError(error)) throw error;
+    if (!(error instanceof ClusterReadError)) throw error;
     return { readError: cutShort(error, cluster, reading) };
   }
 }

@@ -21,15 +21,11 @@ export const MAX_CLUSTERS_PER_SCOPE = 2_000;
 /** DescribeCluster calls in flight at once, per scope. */
 const DESCRIBE_CONCURRENCY = 8;
 
-export interface EksDiscoveryDeps {
-  /** An EKS client for a region, signing as `roleArn` when given (the caller assumes it). */
-  readonly eks: (region: string, roleArn?: string) => EKSClient;
-}
-
 export class EksClusterFinder implements ClusterFinder {
   readonly #clients = new Map<string, EKSClient>();
 
-  constructor(private readonly deps: EksDiscoveryDeps) {}
+  /** `eks`: an EKS client for a region, signing as `roleArn` when given (the caller assumes it). */
+  constructor(private readonly eks: (region: string, roleArn?: string) => EKSClient) {}
 
   async find(scope: SearchScope, signal?: AbortSignal): Promise<readonly FoundEksCluster[]> {
     const names = await this.#names(scope, signal);
@@ -95,7 +91,7 @@ export class EksClusterFinder implements ClusterFinder {
     const key = `${scope.roleArn ?? ''}|${scope.region}`;
     let client = this.#clients.get(key);
     if (!client) {
-      client = this.deps.eks(scope.region, scope.roleArn);
+      client = this.eks(scope.region, scope.roleArn);
       this.#clients.set(key, client);
     }
     return client;

@@ -7,20 +7,15 @@
  *
  * The client is built by the composition root and passed in (tests point it at a local endpoint).
  */
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { CheckDispatch, DispatchedCheck } from '../../ports/index.js';
-import { MAX_BATCH, MAX_DELAY_SECONDS } from '../looks/sqs-looks.js';
+import { MAX_BATCH, MAX_DELAY_SECONDS, type SqsLooksOptions } from '../looks/sqs-looks.js';
 
 /** SendMessageBatch requests in flight at once. */
 export const IN_FLIGHT = 10;
 
-export interface SqsChecksOptions {
-  readonly client: SQSClient;
-  readonly queueUrl: string;
-}
-
 export class SqsChecks implements CheckDispatch {
-  constructor(private readonly options: SqsChecksOptions) {}
+  constructor(private readonly options: Omit<SqsLooksOptions, 'clock'>) {}
 
   async send(checks: readonly DispatchedCheck[], signal?: AbortSignal): Promise<readonly string[]> {
     const batches: DispatchedCheck[][] = [];

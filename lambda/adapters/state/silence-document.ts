@@ -13,19 +13,6 @@ import {
 } from '../../core/silences.js';
 import { SilenceError } from '../../ports/index.js';
 
-export function toSilenceDocument(silence: Silence): Record<string, unknown> {
-  return {
-    id: silence.id,
-    target: silence.target,
-    comment: silence.comment,
-    author: silence.author,
-    createdAt: silence.createdAt,
-    ...(silence.startsAt === undefined ? {} : { startsAt: silence.startsAt }),
-    endsAt: silence.endsAt,
-    ...(silence.expiredBy === undefined ? {} : { expiredBy: silence.expiredBy }),
-  };
-}
-
 function targetOf(value: unknown): SilenceTarget | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { nodes, selector } = value as { nodes?: unknown; selector?: unknown };

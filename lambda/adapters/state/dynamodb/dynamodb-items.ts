@@ -11,13 +11,12 @@ export function partitionKey(cluster: string): string {
   return `cluster#${cluster}`;
 }
 
-export function chunkKey(generation: string, index: number): string {
-  return `chunk#${generation}#${String(index).padStart(5, '0')}`;
-}
-
-/** A piece of an observation snapshot (docs/STATE.md): `obs#<generation>#<00000>`. */
-export function snapshotKey(generation: string, index: number): string {
-  return `obs#${generation}#${String(index).padStart(5, '0')}`;
+/**
+ * The key of a blob's piece `index` under `prefix`: `chunk#<generation>#<00000>` (the state's),
+ * `obs#<generation>#<00000>` (an observation snapshot's, docs/STATE.md).
+ */
+export function pieceKey(prefix: string, index: number): string {
+  return `${prefix}${String(index).padStart(5, '0')}`;
 }
 
 /**

@@ -19,7 +19,6 @@ import {
   listedBriefly,
   type ReadSilence,
   readSilence,
-  toSilenceDocument,
   unknownSilence,
   writable,
 } from '../silence-document.js';
@@ -127,7 +126,7 @@ export class DynamoDbSilenceStore implements SilenceStore {
         Item: {
           pk: { S: partitionKey(cluster) },
           sk: { S: `${PREFIX}${silence.id}` },
-          silence: { S: JSON.stringify(toSilenceDocument(silence)) },
+          silence: { S: JSON.stringify(silence) },
           endsAt: { N: String(silence.endsAt) },
           expiresAt: { N: String(expiresAt) },
         },

@@ -293,7 +293,8 @@ export class DynamoDbStateStore implements StateStore {
       throw new StateConflictError(cluster, expectedVersion); // keep the chunks: cannot tell
     }
     if (current?.generation?.S === next.generation) return;
-    await this.#deleteBestEffort(pk, next.items.map(keyOf), 'lost a race');
+    const written = next.items.map((item) => stringOf(item, 'sk'));
+    await this.#deleteBestEffort(pk, written, 'lost a race');
     throw new StateConflictError(cluster, expectedVersion);
   }
 
@@ -325,8 +326,4 @@ export class DynamoDbStateStore implements StateStore {
   #nowSeconds(): number {
     return Math.floor(this.#clock() / 1000);
   }
-}
-
-function keyOf(item: Item): string {
-  return stringOf(item, 'sk');
 }

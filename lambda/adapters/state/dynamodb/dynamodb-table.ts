@@ -1,7 +1,7 @@
 /**
  * The state table's I/O for DynamoDbStateStore: the head read, paged Queries of a partition's
  * items by sort-key prefix, PutItem, and BatchWriteItem with retries of what DynamoDB left unprocessed —
- * each counted in one DynamoDbUsage (requests, capacity units, items and bytes).
+ * each counted in one DynamoDbUsage (requests, capacity units, items and bytes written).
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,8 +38,6 @@ export class StateTable {
     writeCapacityUnits: 0,
     /** Sum of the sizes of items put (DynamoDB's item size rules), bytes. */
     bytesWritten: 0,
-    /** Sum of the sizes of items read, bytes. */
-    bytesRead: 0,
     itemsWritten: 0,
     itemsDeleted: 0,
   };
@@ -61,7 +59,6 @@ export class StateTable {
       { abortSignal: signal },
     );
     this.#count(output.ConsumedCapacity, 'read');
-    if (output.Item !== undefined) this.usage.bytesRead += itemBytes(output.Item);
     return output.Item;
   }
 
@@ -98,7 +95,6 @@ export class StateTable {
       );
       this.#count(output.ConsumedCapacity, 'read');
       for (const item of output.Items ?? []) {
-        this.usage.bytesRead += itemBytes(item);
         if (!keep(item)) return items;
         items.push(item);
       }

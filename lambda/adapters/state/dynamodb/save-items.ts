@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClusterState } from '../../../ports/index.js';
-import { chunkKey, type Item, split } from './dynamodb-items.js';
+import { type Item, split } from './dynamodb-items.js';
 import { type Known, type ObservationSnapshot, snapshotNeeded } from './observation-snapshot.js';
 import { newSnapshot, type SaveOf } from './snapshot-items.js';
 import { packState, pieceItems } from './state-blob.js';
@@ -53,12 +53,7 @@ export async function saveItems(
   const blob = await packState(document);
   const generation = randomBytes(6).toString('hex');
   const pieces = blob.length <= limits.chunkBytes ? [] : split(blob, limits.chunkBytes);
-  const chunkItems = pieceItems(
-    save.pk,
-    pieces,
-    (index) => chunkKey(generation, index),
-    save.expiresAt,
-  );
+  const chunkItems = pieceItems(save.pk, pieces, `chunk#${generation}#`, save.expiresAt);
   return {
     generation,
     blob,

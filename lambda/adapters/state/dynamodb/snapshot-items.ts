@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Observations } from '../../../core/model.js';
 import { emptyClusterState } from '../../../ports/index.js';
-import { type Item, snapshotKey, split } from './dynamodb-items.js';
+import { type Item, split } from './dynamodb-items.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
 import { SnapshotFingerprints } from './snapshot-fingerprints.js';
 import { packState, pieceItems, sha256Of } from './state-blob.js';
@@ -32,7 +32,7 @@ export async function newSnapshot(
   const blob = await packState({ ...emptyClusterState(), observations });
   const generation = randomBytes(6).toString('hex');
   const pieces = split(blob, chunkBytes);
-  const items = pieceItems(pk, pieces, (index) => snapshotKey(generation, index), expiresAt);
+  const items = pieceItems(pk, pieces, `obs#${generation}#`, expiresAt);
   const snapshot: ObservationSnapshot = {
     generation,
     chunks: pieces.length,

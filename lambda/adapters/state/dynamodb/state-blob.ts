@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { createGzip, gunzip } from 'node:zlib';
 import type { ClusterState } from '../../../ports/index.js';
 import { parseClusterState, serializeClusterStateParts } from '../state-document.js';
-import { binaryOf, type Item, stringOf } from './dynamodb-items.js';
+import { binaryOf, type Item, pieceKey, stringOf } from './dynamodb-items.js';
 import type { StateTable } from './dynamodb-table.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -66,17 +66,17 @@ export async function unpackState(
   }
 }
 
-/** The items holding a blob's pieces in partition `pk`, the piece at `index` under `key(index)`. */
+/** The items holding a blob's pieces in partition `pk`, under `prefix` (pieceKey). */
 export function pieceItems(
   pk: string,
   pieces: readonly Buffer[],
-  key: (index: number) => string,
+  prefix: string,
   expiresAt: string,
 ): Item[] {
   return pieces.map(
     (piece, index): Item => ({
       pk: { S: pk },
-      sk: { S: key(index) },
+      sk: { S: pieceKey(prefix, index) },
       data: { B: piece },
       expiresAt: { N: expiresAt },
     }),

@@ -5,7 +5,7 @@
  * save leaves behind.
  */
 import type { PutItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { chunkKey, type Item, snapshotKey } from './dynamodb-items.js';
+import { type Item, pieceKey } from './dynamodb-items.js';
 import type { ObservationSnapshot } from './observation-snapshot.js';
 import type { SaveItems } from './save-items.js';
 import { type SaveOf, snapshotAttributes } from './snapshot-items.js';
@@ -61,18 +61,18 @@ export function replacedKeys(
   const oldChunks = Number(previous.chunks?.N ?? 0);
   const oldGeneration = previous.generation?.S;
   if (oldGeneration !== undefined && oldChunks > 0 && oldGeneration !== generation) {
-    stale.push(...keys(oldChunks, (index) => chunkKey(oldGeneration, index)));
+    stale.push(...keys(oldChunks, `chunk#${oldGeneration}#`));
   }
   const oldSnapshot = previous.obsGeneration?.S;
   if (oldSnapshot !== undefined && oldSnapshot !== snapshot?.generation) {
     const count = Number(previous.obsChunks?.N ?? 0);
-    stale.push(...keys(count, (index) => snapshotKey(oldSnapshot, index)));
+    stale.push(...keys(count, `obs#${oldSnapshot}#`));
   }
   return stale;
 }
 
-function keys(count: number, key: (index: number) => string): string[] {
+function keys(count: number, prefix: string): string[] {
   return Number.isSafeInteger(count) && count > 0
-    ? Array.from({ length: count }, (_, i) => key(i))
+    ? Array.from({ length: count }, (_, i) => pieceKey(prefix, i))
     : [];
 }

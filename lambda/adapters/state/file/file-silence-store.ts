@@ -15,7 +15,6 @@ import {
   idTaken,
   listedBriefly,
   readSilence,
-  toSilenceDocument,
   unknownSilence,
   writable,
 } from '../silence-document.js';
@@ -92,7 +91,7 @@ export class FileSilenceStore implements SilenceStore {
       if (bad.length === 0) return { silences: kept };
       const copy = corruptPathOf(this.path, this.clock());
       await copyFile(this.path, copy);
-      await this.#write({ ...entries, [cluster]: silences.map(toSilenceDocument) });
+      await this.#write({ ...entries, [cluster]: silences });
       return {
         silences: kept,
         setAside: { reason: listedBriefly(bad.map((b) => b.problem)), copy },
@@ -140,7 +139,7 @@ export class FileSilenceStore implements SilenceStore {
         let kept = keptSilences(silences, now);
         if (name === cluster) [kept, result] = change(kept);
         // What cannot be honoured stays as it is: the check sets it aside and says so.
-        const next = [...kept.map(toSilenceDocument), ...bad.map((b) => b.entry)];
+        const next = [...kept, ...bad.map((b) => b.entry)];
         if (next.length > 0) pruned[name] = next;
       }
       await this.#write(pruned);
