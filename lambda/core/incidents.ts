@@ -65,9 +65,6 @@ import { gather } from './storm-forming.js';
 import { detectStorm, inStorm, stormChange } from './storms.js';
 import { verdictsOf } from './verdict-list.js';
 
-export type { AlertOutcome, AlertPolicy } from './alert-policy.js';
-export { alertsForReadFailure } from './watchdog-alerts.js';
-
 /** The storm in this check. */
 interface StormStep {
   readonly next: StormIncident | null;
