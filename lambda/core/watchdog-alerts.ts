@@ -1,7 +1,6 @@
 /**
  * The read-failure lifecycle: what a failed read of a cluster does to the alert state. Pure: no
- * I/O, no clock (`now` is an argument, epoch ms on the watchdog's clock). Re-exported from
- * `incidents.ts`.
+ * I/O, no clock (`now` is an argument, epoch ms on the watchdog's clock).
  *
  * - The first failed read opens a watchdog incident, silently: the failing streak is remembered
  *   (`failures`, `since` the first failure) but nothing is paged yet.
