@@ -6,17 +6,14 @@
  * Records are keyed by node name. They are kept compact, because a whole-cluster storm at 100,000
  * nodes means 100,000 open incidents: the key is the name, so no record repeats it.
  */
-import type { ClusterReadFailure, NodeFacts, Verdict } from './model.js';
+import type { ClusterReadFailure, NodeFacts, NodeVerdict } from './model.js';
 import type { Resolution } from './notification.js';
 
 /** What a notification needs to show a node that is no longer in the evaluation. */
-export interface NodeSnapshot extends NodeFacts {
-  readonly verdict: Verdict;
-  readonly zone: string | null;
-  readonly instance: string | null;
-  /** Raw renewTime string as last read, or null. */
-  readonly renewTime: string | null;
-}
+export type NodeSnapshot = Pick<
+  NodeVerdict,
+  'verdict' | 'zone' | 'instance' | 'renewTime' | keyof NodeFacts
+>;
 
 /** An open incident of one node (the node is `expired`, `not-ready` or `missing-lease`). */
 export interface Incident extends NodeSnapshot {
