@@ -23,8 +23,6 @@ import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
 import { mapUnhealthy } from './verdict-tally.js';
 
-export type { MaintenanceWindow } from './maintenance-window.js';
-
 /** What a silence silences: named nodes, or the nodes a label selector matches. */
 export type SilenceTarget = { readonly nodes: readonly string[] } | { readonly selector: string };
 

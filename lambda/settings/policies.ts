@@ -7,9 +7,9 @@ import type { AlertPolicy } from '../core/alert-policy.js';
 import { parseCron } from '../core/cron.js';
 import { parseDuration } from '../core/duration.js';
 import { DEFAULT_FLAP_POLICY } from '../core/flapping.js';
+import type { MaintenanceWindow } from '../core/maintenance-window.js';
 import type { Policy } from '../core/policy.js';
 import { parseSelector } from '../core/selector.js';
-import type { MaintenanceWindow } from '../core/silences.js';
 import { DEFAULTS } from './defaults.js';
 import type { ClusterSettings, WatchdogSettings } from './parse.js';
 
