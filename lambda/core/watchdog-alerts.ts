@@ -56,6 +56,7 @@ export function alertsForReadFailure(
   const lastNotifiedAt = notify ? now : (previous?.lastNotifiedAt ?? null);
   const record: WatchdogIncident = { failure, message, since, failures, lastNotifiedAt };
   const next: AlertState = sameRecord(previous, record) ? state : { ...state, watchdog: record };
+  const key = incidentKey('watchdog', cluster, '', since);
   const notification = notify
     ? composeNotification({
         cluster,
@@ -64,14 +65,10 @@ export function alertsForReadFailure(
         resolved: [],
         reminders: [],
         flapping: [],
-        watchdog: { state: 'failing', failure, message, since, key: watchdogKey(cluster, since) },
+        watchdog: { state: 'failing', failure, message, since, key },
       })
     : null;
   return { notification, state: next };
-}
-
-function watchdogKey(cluster: string, since: number): string {
-  return incidentKey('watchdog', cluster, '', since);
 }
 
 function sameRecord(previous: WatchdogIncident | null, next: WatchdogIncident): boolean {
