@@ -9,16 +9,17 @@ import {
   renderBody,
   renderSubject,
 } from '../lambda/adapters/notify/render/render.js';
+import type { AlertOutcome } from '../lambda/core/alert-policy.js';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import { evaluate } from '../lambda/core/evaluate.js';
-import {
-  type AlertOutcome,
-  alertsForEvaluation,
-  alertsForReadFailure,
-} from '../lambda/core/incidents.js';
+import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import type { LeaseInfo, NodeInfo, Observations, Snapshot } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
-import { alertsForDegraded, setAsideNotice } from '../lambda/core/watchdog-alerts.js';
+import {
+  alertsForDegraded,
+  alertsForReadFailure,
+  setAsideNotice,
+} from '../lambda/core/watchdog-alerts.js';
 import { DEFAULT_ALERT_POLICY, DEFAULT_POLICY } from '../lambda/settings/index.js';
 
 const T = Date.UTC(2026, 10, 29, 17, 50, 0);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evaluate, instanceOf, labelsUsedBy } from '../lambda/core/evaluate.js';
+import { evaluate, labelsUsedBy } from '../lambda/core/evaluate.js';
 import type { NodeFacts, NodeVerdict, Observations, Snapshot } from '../lambda/core/model.js';
 import { NODE_FACT_LABELS, nodeFactsOf } from '../lambda/core/node-facts.js';
+import { instanceOf } from '../lambda/core/node-verdicts.js';
 import type { Policy } from '../lambda/core/policy.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import { applySilences } from '../lambda/core/silences.js';

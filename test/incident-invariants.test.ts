@@ -11,14 +11,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import type { AlertOutcome, AlertPolicy } from '../lambda/core/alert-policy.js';
 import { type AlertState, EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
-import {
-  type AlertOutcome,
-  type AlertPolicy,
-  alertsForEvaluation,
-  alertsForReadFailure,
-} from '../lambda/core/incidents.js';
+import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import { isAlerting, isSilent, type NodeVerdict, type Verdict } from '../lambda/core/model.js';
+import { alertsForReadFailure } from '../lambda/core/watchdog-alerts.js';
 import { CLUSTER, evaluation, MINUTE, nv, policy, SECOND, T0 } from '../testkit/alert-builders.js';
 
 const NAMES = ['n1', 'n2', 'n3', 'n4', 'n5'];

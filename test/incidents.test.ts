@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
 import { incidentKey } from '../lambda/core/incident-keys.js';
-import { alertsForEvaluation, alertsForReadFailure } from '../lambda/core/incidents.js';
+import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import type { SuppressionCause } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
+import { alertsForReadFailure } from '../lambda/core/watchdog-alerts.js';
 import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 import {
   evaluation,

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { instanceOf } from '../lambda/core/evaluate.js';
+import { instanceOf } from '../lambda/core/node-verdicts.js';
 import { type Ec2Server, startEc2Server } from '../testkit/ec2-server.js';
 import type { ReceivedMessage } from '../testkit/sns-server.js';
 import { type Harness, type SimTarget, startWatchdogHarness } from '../testkit/watchdog-harness.js';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NotificationDocument } from '../lambda/adapters/notify/render/document-schema.js';
-import { instanceOf } from '../lambda/core/evaluate.js';
+import { instanceOf } from '../lambda/core/node-verdicts.js';
 import { assertValidDocument } from '../testkit/notification-schema.js';
 import { deliveredAs } from '../testkit/sns-server.js';
 import {

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { instanceOf } from '../lambda/core/evaluate.js';
+import { instanceOf } from '../lambda/core/node-verdicts.js';
 import { DEFAULTS } from '../lambda/settings/index.js';
 import { SimCluster } from '../sim/cluster.js';
 import { runInProcess } from '../testkit/cli-in-process.js';

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import { type CronSchedule, CronSyntaxError, lastFiring, parseCron } from '../lambda/core/cron.js';
+import type { MaintenanceWindow } from '../lambda/core/maintenance-window.js';
 import type { Verdict } from '../lambda/core/model.js';
 import { parseSelector } from '../lambda/core/selector.js';
 import {
   applySilences,
   endSilence,
   keptSilences,
-  type MaintenanceWindow,
   SILENCE_AUDIT_SECONDS,
   type Silence,
 } from '../lambda/core/silences.js';

@@ -5,13 +5,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { AlertPolicy } from '../lambda/core/alert-policy.js';
 import type { AlertState } from '../lambda/core/alert-state.js';
 import { EMPTY_ALERT_STATE } from '../lambda/core/alert-state.js';
-import {
-  type AlertPolicy,
-  alertsForEvaluation,
-  alertsForReadFailure,
-} from '../lambda/core/incidents.js';
+import { alertsForEvaluation } from '../lambda/core/incidents.js';
 import type {
   ClusterReadFailure,
   Evaluation,
@@ -21,6 +18,7 @@ import type {
 } from '../lambda/core/model.js';
 import type { Notification } from '../lambda/core/notification.js';
 import { tally } from '../lambda/core/verdict-tally.js';
+import { alertsForReadFailure } from '../lambda/core/watchdog-alerts.js';
 import { DEFAULT_ALERT_POLICY } from '../lambda/settings/index.js';
 
 /** The pinned time of the first check: 2026-11-29T18:00:00Z. */

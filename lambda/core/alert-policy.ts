@@ -1,7 +1,7 @@
 /**
  * The alert lifecycle's policy and result types, shared by the node lifecycle (`incidents.ts`)
- * and the read-failure lifecycle (`watchdog-alerts.ts`). Both are re-exported from
- * `incidents.ts`, where callers import them. Their values come from the settings (lambda/settings/policies.ts).
+ * and the read-failure lifecycle (`watchdog-alerts.ts`); callers import them from here. Their
+ * values come from the settings (lambda/settings/policies.ts).
  */
 import type { AlertState } from './alert-state.js';
 import type { FlapPolicy } from './flapping.js';

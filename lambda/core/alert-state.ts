@@ -6,17 +6,14 @@
  * Records are keyed by node name. They are kept compact, because a whole-cluster storm at 100,000
  * nodes means 100,000 open incidents: the key is the name, so no record repeats it.
  */
-import type { ClusterReadFailure, NodeFacts, Verdict } from './model.js';
-import type { Resolution } from './notification.js';
+import type { NodeFacts, NodeVerdict } from './model.js';
+import type { NoticeInfo, Resolution, WatchdogInfo } from './notification.js';
 
 /** What a notification needs to show a node that is no longer in the evaluation. */
-export interface NodeSnapshot extends NodeFacts {
-  readonly verdict: Verdict;
-  readonly zone: string | null;
-  readonly instance: string | null;
-  /** Raw renewTime string as last read, or null. */
-  readonly renewTime: string | null;
-}
+export type NodeSnapshot = Pick<
+  NodeVerdict,
+  'verdict' | 'zone' | 'instance' | 'renewTime' | keyof NodeFacts
+>;
 
 /** An open incident of one node (the node is `expired`, `not-ready` or `missing-lease`). */
 export interface Incident extends NodeSnapshot {
@@ -59,10 +56,7 @@ export interface FlapRecord {
   readonly flapping?: Flapping;
 }
 
-export interface WatchdogIncident {
-  readonly failure: ClusterReadFailure | 'unknown';
-  /** The reader's latest one-line message. */
-  readonly message: string;
+export interface WatchdogIncident extends Pick<WatchdogInfo, 'failure' | 'message'> {
   /** When reads started failing (kept when the failure class changes). */
   readonly since: number;
   /**
@@ -89,12 +83,7 @@ export interface StormIncident {
 }
 
 /** Checks of the cluster run degraded (Nodes unreadable, leases read): since when, and why. */
-export interface DegradedChecks {
-  /** The first degraded check of this stretch. */
-  readonly since: number;
-  /** The reader's line at that check. */
-  readonly message: string;
-}
+export type DegradedChecks = Pick<Extract<NoticeInfo, { topic: 'degraded' }>, 'since' | 'message'>;
 
 export interface AlertState {
   readonly incidents: Readonly<Record<string, Incident>>;

@@ -29,9 +29,6 @@ import type { Policy } from './policy.js';
 import { evaluationOf, HealthyRows, VerdictList } from './verdict-list.js';
 import { tally } from './verdict-tally.js';
 
-// Defined beside the verdicts that show them; named here too, for silences.ts and the tests.
-export { instanceOf, LEGACY_ZONE_LABEL, ZONE_LABEL } from './node-verdicts.js';
-
 /** The Node labels a check reads: the zone, the node facts, and whatever the exclusion selector names. */
 export function labelsUsedBy(policy: Policy): string[] {
   return [

@@ -16,11 +16,9 @@
  */
 import { createHash } from 'node:crypto';
 
-export type IncidentKeyKind = 'node' | 'watchdog' | 'storm';
-
 /** The key of the incident of `kind` in `cluster` (of node `name`) that opened at `openedAt`. */
 export function incidentKey(
-  kind: IncidentKeyKind,
+  kind: 'node' | 'watchdog' | 'storm',
   cluster: string,
   name: string,
   openedAt: number,

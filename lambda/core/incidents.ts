@@ -57,16 +57,12 @@ import type { AlertState, FlapRecord, Incident, StormIncident } from './alert-st
 import { pruneFlapRecord } from './flapping.js';
 import { composeNotification } from './grouping.js';
 import { incidentKey } from './incident-keys.js';
-import type { Evaluation, NodeVerdict } from './model.js';
-import { isSilent } from './model.js';
+import { type Evaluation, isSilent, type NodeVerdict } from './model.js';
 import { goneStep, type NodeEntry, type NodeMemory, type NodeStep, nodeStep } from './node-step.js';
 import type { AlertNode, StormInfo, WatchdogInfo } from './notification.js';
 import { gather } from './storm-forming.js';
 import { detectStorm, inStorm, stormChange } from './storms.js';
 import { verdictsOf } from './verdict-list.js';
-
-export type { AlertOutcome, AlertPolicy } from './alert-policy.js';
-export { alertsForReadFailure } from './watchdog-alerts.js';
 
 /** The storm in this check. */
 interface StormStep {

@@ -152,19 +152,16 @@ export function readRenewTime(value: unknown): RenewTime {
 }
 
 export type LeaseDuration =
-  | { readonly kind: 'seconds'; readonly seconds: number; readonly defaulted: boolean }
+  | { readonly kind: 'seconds'; readonly seconds: number }
   | { readonly kind: 'invalid'; readonly problem: string };
 
 /** The kubelet default, absent or written out: one object for every lease, not one per lease. */
-const defaultDuration = (defaulted: boolean): LeaseDuration =>
-  Object.freeze({ kind: 'seconds', seconds: DEFAULT_LEASE_DURATION_SECONDS, defaulted });
-const DEFAULTED = defaultDuration(true);
-const WRITTEN_DEFAULT = defaultDuration(false);
+const DEFAULTED = Object.freeze({ kind: 'seconds', seconds: DEFAULT_LEASE_DURATION_SECONDS });
 
 /** Reads `spec.leaseDurationSeconds`; absent means the kubelet default (40). */
 export function readLeaseDuration(value: unknown): LeaseDuration {
   if (value === null || value === undefined) return DEFAULTED;
-  if (value === DEFAULT_LEASE_DURATION_SECONDS) return WRITTEN_DEFAULT;
+  if (value === DEFAULT_LEASE_DURATION_SECONDS) return DEFAULTED;
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     return {
       kind: 'invalid',
@@ -174,5 +171,5 @@ export function readLeaseDuration(value: unknown): LeaseDuration {
   if (value <= 0) {
     return { kind: 'invalid', problem: `leaseDurationSeconds ${value} is not positive` };
   }
-  return { kind: 'seconds', seconds: value, defaulted: false };
+  return { kind: 'seconds', seconds: value };
 }

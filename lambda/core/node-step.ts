@@ -349,12 +349,9 @@ function sameSnapshot(incident: Incident, node: NodeVerdict): boolean {
   );
 }
 
-/** What the node's entry says of it: the node's verdict, or as last remembered. */
-type Shown = NodeSnapshot & Pick<NodeVerdict, 'name' | 'reason' | 'silentForSeconds'>;
-
-/** The node as a notification lists it (no undefined keys). */
+/** The node as a notification lists it (no undefined keys): its verdict, or as last remembered. */
 function alertNode(
-  node: Shown,
+  node: Omit<AlertNode, 'since' | 'resolution' | 'key'>,
   since: number | undefined,
   resolution: Resolution | undefined,
   key: string | undefined,

@@ -7,8 +7,8 @@ import type {
   ClusterReadFailure,
   NodeFacts,
   NodeGroupSummary,
+  NodeVerdict,
   SuppressionCause,
-  Verdict,
   ZoneSummary,
 } from './model.js';
 
@@ -49,14 +49,9 @@ export function splitResolved(nodes: readonly AlertNode[]) {
 }
 
 /** One node as a notification shows it. */
-export interface AlertNode extends NodeFacts {
-  readonly name: string;
-  readonly zone: string | null;
-  readonly instance: string | null;
-  readonly verdict: Verdict;
-  readonly reason: string;
-  /** Raw renewTime string as last read, or null. */
-  readonly renewTime: string | null;
+export interface AlertNode
+  extends NodeFacts,
+    Pick<NodeVerdict, 'name' | 'zone' | 'instance' | 'verdict' | 'reason' | 'renewTime'> {
   readonly silentForSeconds: number | null;
   /** Watchdog clock (epoch ms) at which the incident opened, when there is one. */
   readonly since?: number | undefined;

@@ -126,14 +126,13 @@ function groupEvent(n: Notification, opened: readonly OnCallEvent[]): OnCallEven
 
 /** The resolve of a group incident of `cluster`, once the last of its nodes resolved (at `at`). */
 export function groupResolved(cluster: string, key: string, at: number): OnCallEvent {
-  const summary = `[${cluster}] every node of the group is back`;
   return {
     action: 'resolve',
     key,
     cluster,
     source: cluster,
     severity: 'info',
-    summary,
+    summary: `[${cluster}] every node of the group is back`,
     at,
     details: {},
   };

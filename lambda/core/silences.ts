@@ -13,17 +13,15 @@
  * Pure: silences, windows, the check's verdicts and `now` in; the adjusted verdicts out.
  */
 import { lastFiring } from './cron.js';
-import { LEGACY_ZONE_LABEL, ZONE_LABEL } from './evaluate.js';
 import { MAX_NAME_LENGTH } from './lease.js';
 import type { MaintenanceWindow } from './maintenance-window.js';
 import { type Evaluation, isAlerting, type NodeVerdict } from './model.js';
 import { NODE_FACT_LABELS } from './node-facts.js';
+import { LEGACY_ZONE_LABEL, ZONE_LABEL } from './node-verdicts.js';
 import { hasUnprintable, quoted } from './printable.js';
 import { matchesSelector, parseSelector } from './selector.js';
 import { isRemovalCause } from './suppression.js';
 import { mapUnhealthy } from './verdict-tally.js';
-
-export type { MaintenanceWindow } from './maintenance-window.js';
 
 /** What a silence silences: named nodes, or the nodes a label selector matches. */
 export type SilenceTarget = { readonly nodes: readonly string[] } | { readonly selector: string };

@@ -37,11 +37,9 @@ export interface StormPolicy {
   readonly clusterMinNodes: number;
 }
 
-export type StormScope = 'zone' | 'node-group' | 'cluster';
-
 /** What one check sees. */
-export interface StormDetection {
-  readonly scope: StormScope;
+export interface StormDetection extends Pick<StormInfo, 'clusterTotal' | 'clusterSilent'> {
+  readonly scope: StormIncident['scope'];
   /** Zones that crossed the zone threshold, sorted by name (possibly none). */
   readonly crossed: readonly ZoneSummary[];
   /** Node groups that crossed the threshold, sorted by name (possibly none). */
@@ -50,8 +48,6 @@ export interface StormDetection {
   readonly stormZones: ReadonlySet<string> | null;
   /** Names of the node groups whose silent nodes are storm nodes (empty for scope 'cluster'). */
   readonly stormNodeGroups: ReadonlySet<string>;
-  readonly clusterTotal: number;
-  readonly clusterSilent: number;
 }
 
 function crosses(silent: number, total: number, fraction: number, minNodes: number): boolean {
@@ -138,7 +134,7 @@ export function stormChange(
         crossedGroups.some((group) => !knownGroups.has(group))));
   const zones = [...new Set([...was.zones, ...crossedZones])].sort();
   const nodeGroups = [...new Set([...(was.nodeGroups ?? []), ...crossedGroups])].sort();
-  const scope: StormScope =
+  const scope: StormIncident['scope'] =
     was.scope === 'cluster' || detection.scope === 'cluster'
       ? 'cluster'
       : zones.length > 0

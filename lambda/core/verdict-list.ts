@@ -10,17 +10,14 @@
 import type { Evaluation, NodeInfo, NodeVerdict } from './model.js';
 
 /** What a healthy verdict is made of (node-verdicts.ts builds it). */
-export interface HealthyLease {
-  readonly name: string;
+export interface HealthyLease
+  extends Pick<NodeVerdict, 'name' | 'renewTime' | 'leaseDurationSeconds' | 'reason'> {
   readonly node: NodeInfo | undefined;
-  readonly renewTime: string | null;
-  readonly leaseDurationSeconds: number | null;
   readonly silentForSeconds: number;
   /** The silence was estimated from the API server's clock (no earlier observation). */
   readonly firstSight: boolean;
   /** This check is the first to see the lease. */
   readonly newlySeen: boolean;
-  readonly reason: string;
 }
 
 const FIRST_SIGHT = 1;

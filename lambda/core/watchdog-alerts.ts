@@ -1,7 +1,6 @@
 /**
  * The read-failure lifecycle: what a failed read of a cluster does to the alert state. Pure: no
- * I/O, no clock (`now` is an argument, epoch ms on the watchdog's clock). Re-exported from
- * `incidents.ts`.
+ * I/O, no clock (`now` is an argument, epoch ms on the watchdog's clock).
  *
  * - The first failed read opens a watchdog incident, silently: the failing streak is remembered
  *   (`failures`, `since` the first failure) but nothing is paged yet.
@@ -57,6 +56,7 @@ export function alertsForReadFailure(
   const lastNotifiedAt = notify ? now : (previous?.lastNotifiedAt ?? null);
   const record: WatchdogIncident = { failure, message, since, failures, lastNotifiedAt };
   const next: AlertState = sameRecord(previous, record) ? state : { ...state, watchdog: record };
+  const key = incidentKey('watchdog', cluster, '', since);
   const notification = notify
     ? composeNotification({
         cluster,
@@ -65,14 +65,10 @@ export function alertsForReadFailure(
         resolved: [],
         reminders: [],
         flapping: [],
-        watchdog: { state: 'failing', failure, message, since, key: watchdogKey(cluster, since) },
+        watchdog: { state: 'failing', failure, message, since, key },
       })
     : null;
   return { notification, state: next };
-}
-
-function watchdogKey(cluster: string, since: number): string {
-  return incidentKey('watchdog', cluster, '', since);
 }
 
 function sameRecord(previous: WatchdogIncident | null, next: WatchdogIncident): boolean {

@@ -3,13 +3,13 @@
  * (`Policy`) and how its alerts are raised (`AlertPolicy`). Selectors are parsed here, once.
  */
 
+import type { AlertPolicy } from '../core/alert-policy.js';
 import { parseCron } from '../core/cron.js';
 import { parseDuration } from '../core/duration.js';
 import { DEFAULT_FLAP_POLICY } from '../core/flapping.js';
-import type { AlertPolicy } from '../core/incidents.js';
+import type { MaintenanceWindow } from '../core/maintenance-window.js';
 import type { Policy } from '../core/policy.js';
 import { parseSelector } from '../core/selector.js';
-import type { MaintenanceWindow } from '../core/silences.js';
 import { DEFAULTS } from './defaults.js';
 import type { ClusterSettings, WatchdogSettings } from './parse.js';
 

@@ -3,20 +3,20 @@
  * decide the alerts that follow and the notifications they add to the outbox, with a FIRING's
  * evidence read before it goes (planned exits it finds are suppressed, not paged).
  */
+import type { AlertOutcome, AlertPolicy } from '../core/alert-policy.js';
 import type { AlertState } from '../core/alert-state.js';
 import { evaluate } from '../core/evaluate.js';
-import {
-  type AlertOutcome,
-  type AlertPolicy,
-  alertsForEvaluation,
-  alertsForReadFailure,
-} from '../core/incidents.js';
+import { alertsForEvaluation } from '../core/incidents.js';
 import type { Evaluation, Recheck } from '../core/model.js';
 import type { Notification } from '../core/notification.js';
 import type { Policy } from '../core/policy.js';
 import { applySilences, type Silence } from '../core/silences.js';
 import { withExits } from '../core/suppression.js';
-import { alertsForDegraded, setAsideNotice } from '../core/watchdog-alerts.js';
+import {
+  alertsForDegraded,
+  alertsForReadFailure,
+  setAsideNotice,
+} from '../core/watchdog-alerts.js';
 import {
   ClusterReadError,
   type ClusterReader,

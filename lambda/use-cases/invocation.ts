@@ -9,7 +9,7 @@
  * One failing cluster never stops the others.
  */
 
-import type { AlertPolicy } from '../core/incidents.js';
+import type { AlertPolicy } from '../core/alert-policy.js';
 import type { Policy } from '../core/policy.js';
 import type {
   CheckLedger,
