@@ -51,6 +51,22 @@ describe('state document: refusals (when each was first refused)', () => {
     });
   });
 
+  it('keeps when the refusals were last counted while some are kept, and only then', () => {
+    const state = {
+      observations: new Map(),
+      alerts: EMPTY_ALERT_STATE,
+      outbox: [notification('n1')],
+      refusedSince: { n1: 1_764_000_000_000 },
+      refusedAt: 1_764_000_060_000,
+    };
+    assert.equal(parseClusterState(serializeClusterState(state)).refusedAt, 1_764_000_060_000);
+    const none = { ...state, refusedSince: {} };
+    assert.equal(parseClusterState(serializeClusterState(none)).refusedAt, undefined);
+    const doc = JSON.parse(serializeClusterState(state));
+    doc.refusedAt = 'soon';
+    assert.throws(() => parseClusterState(JSON.stringify(doc)), /refusedAt must be/);
+  });
+
   it('refuses refusals that are not whole numbers', () => {
     const doc = JSON.parse(
       serializeClusterState({ observations: new Map(), alerts: EMPTY_ALERT_STATE, outbox: [] }),

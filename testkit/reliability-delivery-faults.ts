@@ -138,6 +138,26 @@ export const DELIVERY_FAULTS: readonly Scenario[] = [
     },
   },
   {
+    name: 'The clock jumps 2 h forward while SNS refuses',
+    inject:
+      "node a dies; its FIRING refused with InvalidParameter (a disabled KMS key) on 3 checks; the watchdog's clock jumps 2 h forward; 3 more refusals, then SNS takes it",
+    truth: ['FIRING(a)'],
+    async run(ctx) {
+      ctx.t.sim.stopKubelet(ctx.node('a'));
+      const refused = async () => {
+        for (let i = 0; i < 3; i++) {
+          ctx.h.sns.failNext(1, 'invalid-parameter');
+          await ctx.tick();
+        }
+      };
+      await refused();
+      ctx.h.clock.advance(2 * 60 * 60_000);
+      await refused();
+      await ticks(ctx, 1);
+      ctx.note('the jump counted as one step of the give-up time (at most 10 min), not 2 h');
+    },
+  },
+  {
     name: 'DynamoDB: the answer to the claim is lost',
     inject:
       'node a dies; the PutItem that claims the outbox is applied, its answer lost (no SDK retries)',

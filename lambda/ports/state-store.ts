@@ -26,6 +26,8 @@ export interface ClusterState {
    * so such a notification is tried for the whole give-up time again.
    */
   readonly refusedSince?: Readonly<Record<string, number>> | undefined;
+  /** When those refusals were last counted (watchdog clock): what bounds a clock's jump. */
+  readonly refusedAt?: number | undefined;
   /**
    * FIRINGs given up unsent whose nodes the next published notification must name (while their
    * incidents are still open): what outbox-publishing.ts adds to it as `missedFiring`.

@@ -137,6 +137,7 @@ export async function runCheckCycle(
     lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
     // What publishing carries from check to check, kept by a check that publishes nothing.
     refusedSince: stored.state.refusedSince,
+    refusedAt: stored.state.refusedAt,
     givenUp: stored.state.givenUp ?? null,
     ...lanes,
   };

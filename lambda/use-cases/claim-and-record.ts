@@ -71,6 +71,7 @@ export async function publishAndRecord(
       ...claimed,
       outbox: delivery.pending,
       refusedSince: delivery.refusedSince,
+      refusedAt: delivery.refusedAt,
       givenUp: delivery.givenUp,
       lock: null,
       ...lanes,

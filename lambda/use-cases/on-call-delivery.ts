@@ -34,7 +34,7 @@ import {
   type PendingOnCall,
   type StructuredLogger,
 } from '../ports/index.js';
-import { GIVE_UP_AFTER_MS } from './outbox-publishing.js';
+import { GIVE_UP_AFTER_MS, STEP_MAX_MS } from './outbox-publishing.js';
 
 /** How long sending the on-call outbox may take in one run, at most. */
 export const ON_CALL_BUDGET_MS = 4_000;
@@ -45,13 +45,8 @@ export const ON_CALL_BUDGET_MS = 4_000;
  * than that is the email's to cover (SNS is a lane of its own).
  */
 export const ON_CALL_GIVE_UP_MS = GIVE_UP_AFTER_MS;
-/**
- * The most one attempt adds to an event's time of attempts, whatever the clock says passed since
- * the one before: the give-up runs on the checks' own steps, so a wall clock that jumps hours
- * forward cannot cut it short (nor one that jumps back extend it by more than one step).
- * Longer than any check interval (the schedule's minute, the dispatcher's period).
- */
-export const ON_CALL_STEP_MAX_MS = 10 * 60_000;
+/** The most one attempt adds to an event's time of attempts: SNS's own bound (STEP_MAX_MS). */
+export const ON_CALL_STEP_MAX_MS = STEP_MAX_MS;
 /** The first wait after a 429 without `Retry-After`, doubled at each further attempt. */
 export const ON_CALL_BACKOFF_MS = 30_000;
 /** The longest wait after a 429 without `Retry-After`. */

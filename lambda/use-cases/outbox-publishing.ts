@@ -43,6 +43,14 @@ export interface Abandoned {
 export const GIVE_UP_AFTER_MS = 30 * 60_000;
 
 /**
+ * The most one check adds to a refusal's time, whatever the clock says passed since the check
+ * before: the give-up runs on the checks' own steps, so a wall clock that jumps hours forward
+ * cannot cut it short, nor one that jumps back stretch it by more than a step. Longer than any
+ * check interval (the schedule's minute, the dispatcher's period).
+ */
+export const STEP_MAX_MS = 10 * 60_000;
+
+/**
  * Whether a publish failure says the message will never be accepted as it is: the notifier said
  * so (`retryable: false`), or the failure is not a delivery failure at all (no `retryable`: a
  * rendering exception, a bug that this message triggers) and would happen again on every try.
@@ -55,8 +63,9 @@ function refusedForGood(error: unknown, signal: AbortSignal | undefined): boolea
 
 /**
  * Publishes the outbox oldest first. A notification refused for good does not stop the others: its
- * first refusal is remembered (`refusedSince`, watchdog clock), and it is given up once refused
- * GIVE_UP_AFTER_MS after that. A transient failure (throttling, 5xx, no answer) is
+ * first refusal is remembered (`refusedSince`, watchdog clock, moved along by what the clock
+ * jumped beyond STEP_MAX_MS since the refusals were last counted, `refusedAt`), and it is given up
+ * once refused GIVE_UP_AFTER_MS after that. A transient failure (throttling, 5xx, no answer) is
  * the notifier's trouble, not the message's: the rest waits with it, so notifications keep their
  * order (a RESOLVED never overtakes its FIRING). The deadline stops publishing.
  */
@@ -70,7 +79,8 @@ export async function publishOutbox(
   const pending: Notification[] = [];
   const abandoned: Abandoned[] = [];
   const refusedSince: Record<string, number> = {};
-  const refused = carried.refusedSince ?? {};
+  const refusedAt = clock();
+  const refused = stepped(carried, refusedAt);
   let givenUp = carried.givenUp ?? null;
   let publishError: unknown;
   let stopped = false;
@@ -111,14 +121,26 @@ export async function publishOutbox(
     pending,
     abandoned,
     refusedSince,
+    refusedAt,
     // A record whose nodes all recovered meanwhile has nothing left to say.
     givenUp: stillOpen(givenUp, isOpen) ? givenUp : null,
     ...(publishError !== undefined ? { publishError } : {}),
   };
 }
 
+/**
+ * The first refusals, each moved along by what the clock jumped beyond STEP_MAX_MS since they were
+ * last counted (`refusedAt`): the time a notification has been refused grows by a step at most.
+ */
+function stepped(carried: Carried, now: number): Record<string, number> {
+  const passed = now - (carried.refusedAt ?? now);
+  const jump = passed - Math.min(Math.max(0, passed), STEP_MAX_MS);
+  const firsts = Object.entries(carried.refusedSince ?? {});
+  return Object.fromEntries(firsts.map(([id, first]) => [id, first + jump]));
+}
+
 /** What publishing carries from one check to the next, beside the outbox. */
-type Carried = Pick<ClusterState, 'refusedSince' | 'givenUp'>;
+type Carried = Pick<ClusterState, 'refusedSince' | 'refusedAt' | 'givenUp'>;
 
 /** A given-up FIRING as a notification names it: its nodes still open; null when none is. */
 function stillOpen(

@@ -60,6 +60,7 @@ export function toStateDocument(state: ClusterState): StateDocument {
   const offsetMs: (number | null)[] = [];
   const suspects: [number, number][] = [];
   const expired: [number, number][] = [];
+  const refusedSince = outboxRefusals(state);
   for (const [name, observation] of state.observations) {
     if (observation.estimated) estimated.push(names.length);
     if (observation.expiredSince !== undefined) {
@@ -90,7 +91,9 @@ export function toStateDocument(state: ClusterState): StateDocument {
     alerts: state.alerts,
     outbox: state.outbox,
     lock: state.lock ?? null,
-    refusedSince: outboxRefusals(state),
+    refusedSince,
+    // Only while some notification is refused: what a clock's jump is measured from.
+    ...(Object.keys(refusedSince).length && state.refusedAt ? { refusedAt: state.refusedAt } : {}),
     ...(state.givenUp ? { givenUp: state.givenUp } : {}),
     ...(state.onCall?.length ? { onCall: state.onCall } : {}),
     ...(state.onCallOpen?.length ? { onCallOpen: state.onCallOpen } : {}),
@@ -162,6 +165,10 @@ export function fromStateDocument(value: unknown): ClusterState {
   const observations = readObservations(value.observations);
   const lock = checked<OutboxLock | null>(LOCK, value.lock ?? null, 'lock');
   const refusedSince = readRefusals(value.refusedSince ?? {});
+  const { refusedAt } = value;
+  if (refusedAt !== undefined && !Number.isSafeInteger(refusedAt)) {
+    throw new Error('refusedAt must be a whole number');
+  }
   const givenUp = checked<MissedFiring | null>(GIVEN_UP, value.givenUp ?? null, 'givenUp');
   const onCall = checked<PendingOnCall[]>(ON_CALL, value.onCall ?? [], 'onCall');
   const onCallOpen = checked<OpenOnCall[]>(ON_CALL_OPEN, value.onCallOpen ?? [], 'onCallOpen');
@@ -174,6 +181,7 @@ export function fromStateDocument(value: unknown): ClusterState {
     outbox: value.outbox as Notification[],
     lock,
     refusedSince,
+    ...(refusedAt === undefined ? {} : { refusedAt: refusedAt as number }),
     ...(givenUp ? { givenUp } : {}),
     ...(onCall.length > 0 ? { onCall } : {}),
     ...(onCallOpen.length > 0 ? { onCallOpen } : {}),
