@@ -258,7 +258,7 @@ export function alertsForEvaluation(
     if (opens && !node.newlySeen && !storm.holds(node)) opening.push(node);
     else step(node, false);
   }
-  const gathering = gather(evaluation, opening, state.gathering, policy.storm, now);
+  const gathering = gather(evaluation, opening, state.gathering, { policy: policy.storm, now });
   const held: string[] = [];
   for (const node of opening) {
     if (gathering.holds(node)) held.push(node.name);

@@ -43,8 +43,7 @@ export function gather(
   evaluation: Evaluation,
   opening: readonly NodeVerdict[],
   since: number | undefined,
-  policy: StormPolicy,
-  now: number,
+  { policy, now }: { readonly policy: StormPolicy; readonly now: number },
 ): Gathering {
   const start = since ?? now;
   if (opening.length === 0 || now - start >= GROUP_WAIT_MS) return NONE;
