@@ -751,7 +751,12 @@ describe('evaluate: the healthy verdicts kept as rows', () => {
       createdAt: T0 - MIN,
       endsAt: T0 + 60 * MIN,
     };
-    const silenced = applySilences(evaluation, [silence], [], () => ({}), T0);
+    const silenced = applySilences(
+      evaluation,
+      { silences: [silence], windows: [] },
+      () => ({}),
+      T0,
+    );
     assert.deepEqual(
       [...verdictsOf(silenced)].map((n) => [n.name, n.verdict]),
       [

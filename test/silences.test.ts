@@ -105,7 +105,7 @@ function judged(
   windows: MaintenanceWindow[] = [],
   now = T0,
 ) {
-  return applySilences(evaluation({ nodes: verdicts }), silences, windows, labelsOf, now);
+  return applySilences(evaluation({ nodes: verdicts }), { silences, windows }, labelsOf, now);
 }
 
 describe('silences', () => {

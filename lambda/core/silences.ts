@@ -262,8 +262,7 @@ function silenced(
  */
 export function applySilences(
   evaluation: Evaluation,
-  silences: readonly Silence[],
-  windows: readonly MaintenanceWindow[],
+  { silences, windows }: { silences: readonly Silence[]; windows: readonly MaintenanceWindow[] },
   labelsOf: LabelsOf,
   now: number,
 ): Evaluation {

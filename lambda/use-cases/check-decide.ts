@@ -93,8 +93,7 @@ export async function readCluster(
     let labels: Map<string, Readonly<Record<string, string>>> | undefined;
     const evaluation = applySilences(
       evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
-      silences,
-      deps.policy.maintenance ?? [],
+      { silences, windows: deps.policy.maintenance ?? [] },
       (name) => {
         labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
         return labels.get(name);
