@@ -234,25 +234,24 @@ function watchdogExamples(): Example[] {
     'cannot list leases in namespace kube-node-lease (API group coordination.k8s.io) (403 Forbidden): leases.coordination.k8s.io is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease" — grant get/list on leases, see deploy/rbac.yaml';
   // Two failed reads in a row (readFailuresBeforePage): the second pages.
   const firstFailure = alertsForReadFailure(
-    'prod-eu',
-    'forbidden',
-    forbidden,
+    { cluster: 'prod-eu', failure: 'forbidden', message: forbidden },
     EMPTY_ALERT_STATE,
     DEFAULT_ALERT_POLICY,
     T + 29 * 60_000,
   );
   const unreadable = alertsForReadFailure(
-    'prod-eu',
-    'forbidden',
-    forbidden,
+    { cluster: 'prod-eu', failure: 'forbidden', message: forbidden },
     firstFailure.state,
     DEFAULT_ALERT_POLICY,
     T + 30 * 60_000,
   );
   const degraded = alertsForDegraded(
     'prod-eu',
-    'cannot list nodes (403 Forbidden): nodes is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "nodes" in API group "" at the cluster scope — grant get/list on nodes, see deploy/rbac.yaml; checked leases alone',
-    null,
+    {
+      degraded:
+        'cannot list nodes (403 Forbidden): nodes is forbidden: User "arn:aws:sts::123456789012:assumed-role/LeaseWatchdog-FunctionRole/lease-watchdog" cannot list resource "nodes" in API group "" at the cluster scope — grant get/list on nodes, see deploy/rbac.yaml; checked leases alone',
+      previous: null,
+    },
     EMPTY_ALERT_STATE,
     T + 40 * 60_000,
   );

@@ -64,7 +64,12 @@ describe('alertsForDegraded', () => {
     it(c.name, () => {
       // The node lifecycle hands back a state without the record (it does not carry it).
       const decided: AlertState = { ...c.before, degraded: undefined };
-      const out = alertsForDegraded('prod', c.degraded, c.before.degraded ?? null, decided, T);
+      const out = alertsForDegraded(
+        'prod',
+        { degraded: c.degraded, previous: c.before.degraded ?? null },
+        decided,
+        T,
+      );
       assert.deepEqual(out.state.degraded ?? null, c.record);
       if (c.notice === null) {
         assert.equal(out.notification, null);
@@ -82,15 +87,25 @@ describe('alertsForDegraded', () => {
 
   it('the same state object comes back when nothing changed', () => {
     const state = degradedSince(T - 60_000);
-    assert.equal(alertsForDegraded('prod', WHY, state.degraded ?? null, state, T).state, state);
     assert.equal(
-      alertsForDegraded('prod', undefined, null, EMPTY_ALERT_STATE, T).state,
+      alertsForDegraded('prod', { degraded: WHY, previous: state.degraded ?? null }, state, T)
+        .state,
+      state,
+    );
+    assert.equal(
+      alertsForDegraded('prod', { degraded: undefined, previous: null }, EMPTY_ALERT_STATE, T)
+        .state,
       EMPTY_ALERT_STATE,
     );
   });
 
   it('renders what is missing and how to fix it', () => {
-    const started = alertsForDegraded('prod', WHY, null, EMPTY_ALERT_STATE, T).notification;
+    const started = alertsForDegraded(
+      'prod',
+      { degraded: WHY, previous: null },
+      EMPTY_ALERT_STATE,
+      T,
+    ).notification;
     assert.ok(started);
     assert.equal(renderSubject(started), '[prod] NOTICE: degraded checks: Nodes cannot be read');
     const body = renderBody(started);

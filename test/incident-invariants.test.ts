@@ -244,9 +244,7 @@ function runSequence(alertPolicy: AlertPolicy, checks: readonly (CheckDraw | nul
     try {
       if (check.kind === 'failure') {
         const out = alertsForReadFailure(
-          CLUSTER,
-          check.failure,
-          check.failure,
+          { cluster: CLUSTER, failure: check.failure, message: check.failure },
           state,
           alertPolicy,
           now,

@@ -678,26 +678,20 @@ describe('watchdog', () => {
   test('the watchdog notice says what failed, the latest message, and since when', () => {
     // Prepare
     const first = alertsForReadFailure(
-      'prod-eu',
-      'timeout',
-      'no answer in 10 s',
+      { cluster: 'prod-eu', failure: 'timeout', message: 'no answer in 10 s' },
       EMPTY_ALERT_STATE,
       PAGE_FIRST,
       T0,
     );
     const quiet = alertsForReadFailure(
-      'prod-eu',
-      'timeout',
-      'no answer in 12 s',
+      { cluster: 'prod-eu', failure: 'timeout', message: 'no answer in 12 s' },
       first.state,
       PAGE_FIRST,
       T0 + MINUTE,
     );
     // Act
     const changed = alertsForReadFailure(
-      'prod-eu',
-      'forbidden',
-      'leases is forbidden',
+      { cluster: 'prod-eu', failure: 'forbidden', message: 'leases is forbidden' },
       quiet.state,
       PAGE_FIRST,
       T0 + 2 * MINUTE,
@@ -747,9 +741,7 @@ describe('watchdog', () => {
     );
     // Act
     const failed = alertsForReadFailure(
-      'prod-eu',
-      'unknown',
-      'boom',
+      { cluster: 'prod-eu', failure: 'unknown', message: 'boom' },
       open.state,
       DEFAULT_ALERT_POLICY,
       T0 + FOUR_HOURS,
@@ -909,26 +901,20 @@ describe('watchdog: a failed read pages once confirmed (readFailuresBeforePage)'
   test('an unchanged failing cluster hands back the same state object (no write)', () => {
     // Prepare
     const pending = alertsForReadFailure(
-      'prod-eu',
-      'timeout',
-      'x',
+      { cluster: 'prod-eu', failure: 'timeout', message: 'x' },
       EMPTY_ALERT_STATE,
       DEFAULT_ALERT_POLICY,
       T0,
     );
     const paged = alertsForReadFailure(
-      'prod-eu',
-      'timeout',
-      'x',
+      { cluster: 'prod-eu', failure: 'timeout', message: 'x' },
       pending.state,
       DEFAULT_ALERT_POLICY,
       T0 + MINUTE,
     );
     // Act
     const again = alertsForReadFailure(
-      'prod-eu',
-      'timeout',
-      'x',
+      { cluster: 'prod-eu', failure: 'timeout', message: 'x' },
       paged.state,
       DEFAULT_ALERT_POLICY,
       T0 + 2 * MINUTE,
@@ -949,9 +935,7 @@ describe('watchdog: a failed read pages once confirmed (readFailuresBeforePage)'
     };
     // Act
     const quiet = alertsForReadFailure(
-      'prod-eu',
-      'tls',
-      'y',
+      { cluster: 'prod-eu', failure: 'tls', message: 'y' },
       old,
       DEFAULT_ALERT_POLICY,
       T0 + MINUTE,
@@ -1008,8 +992,12 @@ describe('notification id', () => {
     {
       name: 'another kind',
       notification: () =>
-        alertsForReadFailure('prod-eu', 'timeout', 'x', EMPTY_ALERT_STATE, PAGE_FIRST, T0)
-          .notification,
+        alertsForReadFailure(
+          { cluster: 'prod-eu', failure: 'timeout', message: 'x' },
+          EMPTY_ALERT_STATE,
+          PAGE_FIRST,
+          T0,
+        ).notification,
     },
   ];
   for (const variant of variants) {

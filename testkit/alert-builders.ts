@@ -153,9 +153,11 @@ export function runChecks(
     const out =
       'failure' in check
         ? alertsForReadFailure(
-            CLUSTER,
-            check.failure,
-            check.message ?? `cannot list leases: ${check.failure}`,
+            {
+              cluster: CLUSTER,
+              failure: check.failure,
+              message: check.message ?? `cannot list leases: ${check.failure}`,
+            },
             state,
             alertPolicy,
             check.at,

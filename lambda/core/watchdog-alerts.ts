@@ -31,11 +31,16 @@ import { incidentKey } from './incident-keys.js';
 import type { ClusterReadFailure } from './model.js';
 import { FLEET_CLUSTER, type NoticeInfo, type Notification } from './notification.js';
 
+/** A failed read of a cluster: what alertsForReadFailure is told. */
+interface ReadFailure {
+  readonly cluster: string;
+  readonly failure: ClusterReadFailure | 'unknown';
+  readonly message: string;
+}
+
 /** After a failed read of a cluster. Node incidents, flap records and the storm stay as they are. */
 export function alertsForReadFailure(
-  cluster: string,
-  failure: ClusterReadFailure | 'unknown',
-  message: string,
+  { cluster, failure, message }: ReadFailure,
   state: AlertState,
   policy: AlertPolicy,
   now: number,
@@ -92,8 +97,7 @@ function sameRecord(previous: WatchdogIncident | null, next: WatchdogIncident): 
  */
 export function alertsForDegraded(
   cluster: string,
-  degraded: string | undefined,
-  previous: DegradedChecks | null,
+  { degraded, previous }: { degraded: string | undefined; previous: DegradedChecks | null },
   state: AlertState,
   now: number,
 ): AlertOutcome {

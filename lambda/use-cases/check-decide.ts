@@ -149,8 +149,7 @@ export async function decideAlerts(
   const degraded = seen.evaluation
     ? alertsForDegraded(
         cluster,
-        seen.evaluation.degraded,
-        alerts.degraded ?? null,
+        { degraded: seen.evaluation.degraded, previous: alerts.degraded ?? null },
         decided.state,
         now,
       )
@@ -180,9 +179,7 @@ async function readFailureAlerts(
 ): Promise<AlertOutcome | (AlertOutcome & { deleted: true })> {
   const { alerts } = stored.state;
   const decided = alertsForReadFailure(
-    cluster,
-    error.failure,
-    error.message,
+    { cluster, failure: error.failure, message: error.message },
     alerts,
     deps.alertPolicy,
     now,
