@@ -29,17 +29,20 @@ describe('collectIfGrown', () => {
     };
     const base = 200 * 1024 * 1024;
     assert.equal(
-      await collectIfGrown(base, COLLECT_GROWTH_BYTES, base + COLLECT_GROWTH_BYTES + 1, gc),
+      await collectIfGrown(base, COLLECT_GROWTH_BYTES, {
+        now: base + COLLECT_GROWTH_BYTES + 1,
+        gc,
+      }),
       true,
     );
     assert.equal(
-      await collectIfGrown(base, COLLECT_GROWTH_BYTES, base + COLLECT_GROWTH_BYTES, gc),
+      await collectIfGrown(base, COLLECT_GROWTH_BYTES, { now: base + COLLECT_GROWTH_BYTES, gc }),
       false,
     );
-    assert.equal(await collectIfGrown(base, COLLECT_GROWTH_BYTES, base - 1, gc), false);
+    assert.equal(await collectIfGrown(base, COLLECT_GROWTH_BYTES, { now: base - 1, gc }), false);
     // The last-resort collection (the runtime's Node, 24, knows it): its pages given back.
     assert.deepEqual(given, [LAST_RESORT]);
-    assert.equal(await collectIfGrown(0, 0, base, async () => null), false);
+    assert.equal(await collectIfGrown(0, 0, { now: base, gc: async () => null }), false);
   });
 
   it('in a Node started without --expose-gc, as the function is: a collector all the same', async () => {

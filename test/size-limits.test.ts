@@ -44,7 +44,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'lambda/adapters/kube/http/proxy-tunnel.ts': { long: 1 },
   'lambda/adapters/metrics/emf-metrics.ts': { params: 1 },
   'lambda/core/evaluate.ts': { params: 1 },
-  'lambda/handler/heap-release.ts': { params: 1 },
   'lambda/use-cases/check-cycle.ts': { long: 1 },
   'sim/catalogue.ts': { params: 1 },
   'sim/events.ts': { params: 1 },

@@ -88,6 +88,13 @@ export async function exposedGc(): Promise<Collector | null> {
   return collector;
 }
 
+/** How collectIfGrown measures and collects: the heap in use now, the collector, its kind. */
+interface CollectWhen {
+  readonly now?: number;
+  readonly gc?: () => Promise<Collector | null>;
+  readonly kind?: 'last-resort' | 'plain';
+}
+
 /**
  * Collects, and says so, when the heap grew by more than `growthBytes` since `since` (the heap in
  * use when the invocation began).
@@ -95,9 +102,7 @@ export async function exposedGc(): Promise<Collector | null> {
 export async function collectIfGrown(
   since: number,
   growthBytes: number = COLLECT_GROWTH_BYTES,
-  now: number = heapInUse(),
-  gc: () => Promise<Collector | null> = exposedGc,
-  kind: 'last-resort' | 'plain' = 'last-resort',
+  { now = heapInUse(), gc = exposedGc, kind = 'last-resort' }: CollectWhen = {},
 ): Promise<boolean> {
   if (now - since <= growthBytes) return false;
   const collect = await gc();
@@ -132,7 +137,7 @@ export function releasingRead(
     async read(signal, mode) {
       const since = heapInUse();
       const snapshot = await reader.read(signal, mode);
-      await collectIfGrown(since, growthBytes, heapInUse(), exposedGc, 'plain');
+      await collectIfGrown(since, growthBytes, { kind: 'plain' });
       return snapshot;
     },
   };
