@@ -133,7 +133,7 @@ async function check(
   observations: Observations,
 ): Promise<{ observations: Observations; requests: number; bytes: number; nodes: number }> {
   const snapshot = await releasing.read();
-  const evaluation = evaluate(snapshot, observations, DEFAULT_POLICY, Date.now());
+  const evaluation = evaluate(snapshot, observations, DEFAULT_POLICY, { now: Date.now() });
   return {
     observations: evaluation.observations,
     requests: snapshot.stats?.requests ?? 0,

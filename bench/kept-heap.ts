@@ -39,8 +39,10 @@ function readerOf(cache: NodeCache): KubeClusterReader {
 
 /** A warm-up read (a relist that fills the cache), then one steady check, its observations kept. */
 async function check(reader: KubeClusterReader): Promise<void> {
-  const warm = evaluate(await reader.read(), new Map(), DEFAULT_POLICY, Date.now());
-  const steady = evaluate(await reader.read(), warm.observations, DEFAULT_POLICY, Date.now());
+  const warm = evaluate(await reader.read(), new Map(), DEFAULT_POLICY, { now: Date.now() });
+  const steady = evaluate(await reader.read(), warm.observations, DEFAULT_POLICY, {
+    now: Date.now(),
+  });
   // Kept here, not returned: a value awaited at the top level stays in its frame.
   kept.observations = steady.observations;
 }

@@ -25,7 +25,7 @@ async function check(options: CommonOptions, io: Io): Promise<number> {
   const { reader, policy } = composeCheck(options, io);
   const now = io.now();
   const snapshot = await reader.read(io.signal);
-  const evaluation = evaluate(snapshot, new Map(), policy, now);
+  const evaluation = evaluate(snapshot, new Map(), policy, { now });
   if (evaluation.degraded)
     io.stderr(`lease-watchdog: warning: degraded check: ${sanitize(evaluation.degraded)}`);
   if (options.output === 'json') {

@@ -87,7 +87,7 @@ function scenario(
   for (let m = 0; m <= minutes; m++) {
     const at = T + m * 60_000;
     events[m]?.(states, at);
-    const evaluation = evaluate(snapshot(at, states), observations, DEFAULT_POLICY, at);
+    const evaluation = evaluate(snapshot(at, states), observations, DEFAULT_POLICY, { now: at });
     observations = evaluation.observations;
     const outcome: AlertOutcome = alertsForEvaluation(evaluation, alerts, DEFAULT_ALERT_POLICY, at);
     alerts = outcome.state;

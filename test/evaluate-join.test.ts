@@ -67,7 +67,7 @@ describe('evaluate: leases joined with their Nodes', () => {
           }),
           new Map(),
           DEFAULT_POLICY,
-          T0,
+          { now: T0 },
         ).observations;
         const check = (ls: LeaseInfo[], ns: NodeInfo[]) =>
           decided(
@@ -75,7 +75,7 @@ describe('evaluate: leases joined with their Nodes', () => {
               snapshot({ leases: ls, nodes: ns, serverTime: now }),
               previous,
               DEFAULT_POLICY,
-              now,
+              { now },
             ),
           );
         // Sorted leases keep the listed order of a name's copies (a stable sort).
@@ -101,7 +101,7 @@ describe('evaluate: leases joined with their Nodes', () => {
       }),
       new Map(),
       DEFAULT_POLICY,
-      T0,
+      { now: T0 },
     );
     assert.deepEqual(
       evaluation.nodes.map((v) => `${v.name}:${v.verdict}`),

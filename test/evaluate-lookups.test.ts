@@ -33,7 +33,7 @@ describe('evaluate: lookups by name', () => {
       }),
       new Map(),
       DEFAULT_POLICY,
-      T0,
+      { now: T0 },
     );
     const previous = new CountedObservations(first.observations);
     const later = T0 + 30_000;
@@ -45,7 +45,7 @@ describe('evaluate: lookups by name', () => {
       }),
       previous,
       DEFAULT_POLICY,
-      later,
+      { now: later },
     );
     assert.deepEqual(
       second.nodes.map((v) => v.verdict),

@@ -41,7 +41,7 @@ interface Carried {
 
 /** One check: the notification's kind and named nodes (or null), and the evaluation's suspect. */
 function check(carried: Carried, snap: Snapshot, at: number) {
-  const evaluation = evaluate(snap, carried.observations, DEFAULT_POLICY, at);
+  const evaluation = evaluate(snap, carried.observations, DEFAULT_POLICY, { now: at });
   const outcome = alertsForEvaluation(evaluation, carried.alerts, DEFAULT_ALERT_POLICY, at);
   carried.observations = evaluation.observations;
   carried.alerts = outcome.state;

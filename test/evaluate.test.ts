@@ -16,7 +16,7 @@ const S = 1000;
 const MIN = 60 * S;
 
 function only(snap: Snapshot, policy: Policy = DEFAULT_POLICY, now = T0, obs = NONE): NodeVerdict {
-  const result = evaluate(snap, obs, policy, now);
+  const result = evaluate(snap, obs, policy, { now });
   assert.equal(result.nodes.length, 1, `expected one verdict, got ${JSON.stringify(result.nodes)}`);
   return result.nodes[0] as NodeVerdict;
 }
@@ -371,7 +371,7 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
         }),
         obs,
         DEFAULT_POLICY,
-        step.now,
+        { now: step.now },
       );
       obs = result.observations;
       return result.nodes[0] as NodeVerdict;
@@ -462,35 +462,29 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
 
   it('an invalid lease keeps the earlier observation, so a later valid value resumes from it', () => {
     const r = microTime(T0 - 1 * S);
-    let obs = evaluate(
-      snapshot({ leases: [lease('a', { renewTime: r })] }),
-      NONE,
-      DEFAULT_POLICY,
-      T0,
-    ).observations;
+    let obs = evaluate(snapshot({ leases: [lease('a', { renewTime: r })] }), NONE, DEFAULT_POLICY, {
+      now: T0,
+    }).observations;
     obs = evaluate(
       snapshot({ leases: [lease('a', { renewTime: 'garbage' })] }),
       obs,
       DEFAULT_POLICY,
-      T0 + 30 * S,
+      { now: T0 + 30 * S },
     ).observations;
-    const v = evaluate(
-      snapshot({ leases: [lease('a', { renewTime: r })] }),
-      obs,
-      DEFAULT_POLICY,
-      T0 + 60 * S,
-    ).nodes[0];
+    const v = evaluate(snapshot({ leases: [lease('a', { renewTime: r })] }), obs, DEFAULT_POLICY, {
+      now: T0 + 60 * S,
+    }).nodes[0];
     assert.equal(v?.verdict, 'expired');
     assert.equal(v?.silentForSeconds, 61);
   });
 
   it('marks a lease newly seen on its first observation only', () => {
-    const first = evaluate(snapshot({ leases: [lease('a')] }), NONE, DEFAULT_POLICY, T0);
+    const first = evaluate(snapshot({ leases: [lease('a')] }), NONE, DEFAULT_POLICY, { now: T0 });
     const second = evaluate(
       snapshot({ leases: [lease('a'), lease('b')] }),
       first.observations,
       DEFAULT_POLICY,
-      T0 + S,
+      { now: T0 + S },
     );
     assert.deepEqual(
       [first.nodes[0]?.newlySeen, second.nodes.map((n) => [n.name, n.newlySeen])],
@@ -505,18 +499,15 @@ describe('evaluate: silence on the watchdog clock across checks', () => {
   });
 
   it('observations are carried for present leases only', () => {
-    const first = evaluate(
-      snapshot({ leases: [lease('a'), lease('b')] }),
-      NONE,
-      DEFAULT_POLICY,
-      T0,
-    );
+    const first = evaluate(snapshot({ leases: [lease('a'), lease('b')] }), NONE, DEFAULT_POLICY, {
+      now: T0,
+    });
     assert.deepEqual([...first.observations.keys()].sort(), ['a', 'b']);
     const second = evaluate(
       snapshot({ leases: [lease('a')] }),
       first.observations,
       DEFAULT_POLICY,
-      T0 + S,
+      { now: T0 + S },
     );
     assert.deepEqual([...second.observations.keys()], ['a']);
   });
@@ -543,7 +534,7 @@ describe('evaluate: the whole cluster', () => {
       }),
       NONE,
       DEFAULT_POLICY,
-      T0,
+      { now: T0 },
     );
     assert.deepEqual(
       result.nodes.map((n) => [n.name, n.verdict]),
@@ -587,7 +578,7 @@ describe('evaluate: the whole cluster', () => {
       }),
       NONE,
       DEFAULT_POLICY,
-      T0,
+      { now: T0 },
     );
     assert.deepEqual(
       result.nodes.map((n) => n.verdict),
@@ -608,7 +599,7 @@ describe('evaluate: the whole cluster', () => {
     const leases = Array.from({ length: 100_000 }, (_, i) =>
       lease(`n${i}`, { renewTime: microTime(T0 - (i % 90) * S) }),
     );
-    const result = evaluate(snapshot({ leases }), NONE, DEFAULT_POLICY, T0);
+    const result = evaluate(snapshot({ leases }), NONE, DEFAULT_POLICY, { now: T0 });
     assert.equal(result.nodes.length, 100_000);
     assert.equal(
       result.summary.expired,
@@ -641,7 +632,7 @@ describe('evaluate: two leases with one name in a list', () => {
         snapshot({ leases: [first, other, last] }),
         new Map(),
         DEFAULT_POLICY,
-        T0,
+        { now: T0 },
       ).nodes;
       assert.deepEqual(
         verdicts.map((v) => [v.name, v.verdict]),
@@ -713,7 +704,7 @@ describe('node facts: node group, instance type, capacity type from the well-kno
       snapshot({ leases: [lease('n1', { renewTime: microTime(T0 - 5_000) })], nodes: [n] }),
       new Map(),
       DEFAULT_POLICY,
-      T0,
+      { now: T0 },
     );
     assert.equal(verdicts[0]?.nodeGroup, 'batch');
     assert.equal(verdicts[0]?.capacityType, 'spot');
@@ -729,7 +720,7 @@ describe('evaluate: the healthy verdicts kept as rows', () => {
       leases: [lease('c', fresh), lease('a', dead), lease('b', fresh), lease('d', dead)],
       nodes: ['a', 'b', 'c', 'd', 'e'].map((name) => node(name, { zone: 'z1' })),
     });
-    const evaluation = evaluate(snap, NONE, DEFAULT_POLICY, T0);
+    const evaluation = evaluate(snap, NONE, DEFAULT_POLICY, { now: T0 });
     const eager = evaluation.nodes;
     assert.deepEqual(
       eager.map((n) => [n.name, n.verdict]),

@@ -141,7 +141,7 @@ function evaluation(nodes: readonly Facts[]) {
     }),
     new Map(),
     DEFAULT_POLICY,
-    T0,
+    { now: T0 },
   );
 }
 

@@ -79,14 +79,14 @@ function suspectNodeList(reads: LeaseReads): string | undefined {
 /**
  * Gives every node, and every lease without a node, one verdict. Pure: `now` is the watchdog's
  * clock (epoch ms); the returned observations are to be passed to the next check.
+ * `afterReadFailure`: the look before this one failed to read the cluster (a stall our looks ran
+ * into).
  */
 export function evaluate(
   snapshot: Snapshot,
   observations: Observations,
   policy: Policy,
-  now: number,
-  /** The look before this one failed to read the cluster (a stall our looks ran into). */
-  afterReadFailure = false,
+  { now, afterReadFailure = false }: { readonly now: number; readonly afterReadFailure?: boolean },
 ): Evaluation {
   const { reads, unleased } = latestLeases(snapshot.leases, snapshot.nodes ?? [], observations);
   const nodeListSuspect = snapshot.nodes === null ? undefined : suspectNodeList(reads);

@@ -92,7 +92,7 @@ export async function readCluster(
     // Node labels by name, built only when a silence or window has a selector to match.
     let labels: Map<string, Readonly<Record<string, string>>> | undefined;
     const evaluation = applySilences(
-      evaluate(snapshot, stored.state.observations, deps.policy, readAt, afterReadFailure),
+      evaluate(snapshot, stored.state.observations, deps.policy, { now: readAt, afterReadFailure }),
       { silences, windows: deps.policy.maintenance ?? [] },
       (name) => {
         labels ??= new Map(snapshot.nodes?.map((n) => [n.name, n.labels]));
