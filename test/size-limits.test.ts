@@ -43,7 +43,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'infra/on-call.ts': { params: 1 },
   'lambda/adapters/kube/http/proxy-tunnel.ts': { long: 1 },
   'lambda/adapters/metrics/emf-metrics.ts': { params: 1 },
-  'lambda/use-cases/check-cycle.ts': { long: 1 },
   'sim/catalogue.ts': { params: 1 },
   'sim/events.ts': { params: 1 },
   'sim/leases.ts': { params: 1 },

@@ -39,7 +39,7 @@ import type {
   StateStore,
   StoredState,
 } from '../ports/index.js';
-import { type DecideDeps, decideAlerts, readCluster } from './check-decide.js';
+import { type CheckAt, type DecideDeps, decideAlerts, readCluster } from './check-decide.js';
 import { claim, publishAndRecord } from './claim-and-record.js';
 import { type OnCallDeps, withFresh } from './on-call-delivery.js';
 import type { Delivery } from './outbox-publishing.js';
@@ -123,24 +123,8 @@ export async function runCheckCycle(
   const { evaluation } = seen;
   const rechecks = [...(evaluation?.rechecks ?? []), ...(decided.wake ? [decided.wake] : [])];
   rechecks.sort((a, b) => a.at - b.at);
-  const outbox =
-    decided.fresh.length > 0 ? [...stored.state.outbox, ...decided.fresh] : stored.state.outbox;
-  // Past the deadline (the read was cut short) nothing is published: save without the lock.
-  // On-call events still waiting are sent again by every check, with or without a notification.
-  const lanes = withFresh(cluster, stored.state, decided.fresh, deps.onCall);
-  const waiting = deps.onCall !== undefined && (lanes.onCall?.length ?? 0) > 0;
-  const publishing = (outbox.length > 0 || waiting) && !signal?.aborted;
-  const claimed: ClusterState = {
-    observations: evaluation ? evaluation.observations : stored.state.observations,
-    alerts: decided.alerts,
-    outbox,
-    lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
-    // What publishing carries from check to check, kept by a check that publishes nothing.
-    refusedSince: stored.state.refusedSince,
-    refusedAt: stored.state.refusedAt,
-    givenUp: stored.state.givenUp ?? null,
-    ...lanes,
-  };
+  const { claimed, publishing } = claimedState(check, decided);
+  const { outbox } = claimed;
   if (deps.look && evaluation && !publishing && !mustSave(stored, claimed, evaluation)) {
     // Nothing this look saw must outlive it: the next look or check sees it again. A warm
     // container's next look still times a renewal from this look (StateStore.keepUnsaved).
@@ -171,6 +155,34 @@ export async function runCheckCycle(
   return evaluation
     ? { status: 'checked', evaluation, rechecks, ...done }
     : { status: 'unreadable', error: seen.readError, deleted: decided.deleted, ...done };
+}
+
+/**
+ * The state a check claims: what it saw and decided, the outbox with its fresh notifications, and
+ * the lock when it has something to publish (`publishing`).
+ */
+function claimedState(
+  { cluster, deps, stored, now, signal }: CheckAt & { readonly deps: CycleDeps },
+  { judged, alerts, fresh }: Awaited<ReturnType<typeof decideAlerts>>,
+): { claimed: ClusterState; publishing: boolean } {
+  const outbox = fresh.length > 0 ? [...stored.state.outbox, ...fresh] : stored.state.outbox;
+  // Past the deadline (the read was cut short) nothing is published: save without the lock.
+  // On-call events still waiting are sent again by every check, with or without a notification.
+  const lanes = withFresh(cluster, stored.state, fresh, deps.onCall);
+  const waiting = deps.onCall !== undefined && (lanes.onCall?.length ?? 0) > 0;
+  const publishing = (outbox.length > 0 || waiting) && !signal?.aborted;
+  const claimed: ClusterState = {
+    observations: judged.evaluation ? judged.evaluation.observations : stored.state.observations,
+    alerts,
+    outbox,
+    lock: publishing ? { owner: deps.runId, until: now + deps.lockMs } : null,
+    // What publishing carries from check to check, kept by a check that publishes nothing.
+    refusedSince: stored.state.refusedSince,
+    refusedAt: stored.state.refusedAt,
+    givenUp: stored.state.givenUp ?? null,
+    ...lanes,
+  };
+  return { claimed, publishing };
 }
 
 /** An outbox left unpublished (empty, or the deadline passed): all of it pending. */
