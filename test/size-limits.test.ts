@@ -41,7 +41,6 @@ const KNOWN: Readonly<Record<string, Breaks>> = {
   'infra/dispatch.ts': { params: 1 },
   'infra/lease-watchdog.ts': { long: 1 },
   'infra/on-call.ts': { params: 1 },
-  'lambda/adapters/kube/http/proxy-tunnel.ts': { long: 1 },
   'lambda/adapters/metrics/emf-metrics.ts': { params: 1 },
   'sim/catalogue.ts': { params: 1 },
   'sim/events.ts': { params: 1 },

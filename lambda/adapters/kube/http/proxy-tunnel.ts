@@ -76,6 +76,21 @@ export function withoutProxy(kubeConfig: KubeConfigView): KubeConfigView {
   return withCurrentCluster(kubeConfig, ({ proxyUrl: _proxy, ...direct }) => direct);
 }
 
+/** An HTTP CONNECT to `target` (host:port) through `proxy`, not yet sent. */
+function connectThrough(proxy: Proxy, target: string): ClientRequest {
+  const headers: Record<string, string> = proxy.authorization
+    ? { 'Proxy-Authorization': proxy.authorization }
+    : {};
+  return nodeHttp().request({
+    host: proxy.url.hostname,
+    port: proxy.url.port || 80,
+    method: 'CONNECT',
+    path: target,
+    headers: { ...headers, Host: target },
+    agent: false,
+  });
+}
+
 /**
  * An https.Agent whose connections go through `proxy` by HTTP CONNECT, each CONNECT given up
  * after `timeoutMs` (DNS, connect and the proxy's answer) and when the pool is destroyed.
@@ -86,9 +101,6 @@ export function tunnelThrough(
 ): new (
   options: HttpsAgentOptions,
 ) => HttpsAgent {
-  const headers: Record<string, string> = proxy.authorization
-    ? { 'Proxy-Authorization': proxy.authorization }
-    : {};
   return class TunnelAgent extends HttpsAgent {
     private readonly pending = new Set<ClientRequest>();
 
@@ -97,14 +109,7 @@ export function tunnelThrough(
       callback: (error: Error | null, socket?: Duplex) => void,
     ): Duplex | undefined {
       const target = `${options.host}:${options.port ?? 443}`;
-      const connect = nodeHttp().request({
-        host: proxy.url.hostname,
-        port: proxy.url.port || 80,
-        method: 'CONNECT',
-        path: target,
-        headers: { ...headers, Host: target },
-        agent: false,
-      });
+      const connect = connectThrough(proxy, target);
       this.pending.add(connect);
       const timer = setTimeout(() => {
         connect.destroy(
