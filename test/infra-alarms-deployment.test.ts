@@ -158,7 +158,7 @@ describe('deployment alarms', () => {
     });
 
     test('reads what the function writes: the {service} set of every NotificationsAbandoned line', () => {
-      const [line, ...more] = emfOf((m) => m.record('a', 'NotificationsAbandoned', 1, 'Count'));
+      const [line, ...more] = emfOf((m) => m.record('a', 'NotificationsAbandoned', 1));
       assert.equal(more.length, 0, 'one EMF line');
       const [alarm] = alarmsOn(three, NOTIFICATIONS_ABANDONED_METRIC);
       assert.ok(alarm && line);

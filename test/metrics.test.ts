@@ -16,7 +16,7 @@ it('CheckSucceeded is written with the namespace and {service, cluster} dimensio
   const emf = captureEmf();
   try {
     const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
-    powertoolsMetrics(metrics).record('prod-eu', 'CheckSucceeded', 1, 'Count');
+    powertoolsMetrics(metrics).record('prod-eu', 'CheckSucceeded', 1);
   } finally {
     emf.stop();
   }

@@ -4,6 +4,7 @@
  */
 import type {
   MetricName,
+  MetricOptions,
   MetricsRecorder,
   ServiceMetricName,
   StructuredLogger,
@@ -27,8 +28,7 @@ export class RecordingMetrics implements MetricsRecorder {
     cluster: string,
     name: MetricName,
     value: number,
-    unit: 'Count' | 'Milliseconds',
-    extra?: Record<string, string>,
+    { unit = 'Count', extra }: MetricOptions = {},
   ): void {
     const metric = { cluster, name, value, unit, extra };
     this.records.push(metric);

@@ -32,15 +32,15 @@ export const NODES_ALERTING_VERDICTS = [
   'missing-lease',
 ] as const satisfies readonly Verdict[];
 
+/** How a metric is measured (a count unless said) and its own dimensions, if any (`extra`). */
+export interface MetricOptions {
+  readonly unit?: 'Count' | 'Milliseconds';
+  readonly extra?: Record<string, string>;
+}
+
 /** Metrics of one cluster's check; the adapter decides their dimensions (lambda/adapters/metrics/metric-names.ts). */
 export interface MetricsRecorder {
-  record(
-    cluster: string,
-    name: MetricName,
-    value: number,
-    unit: 'Count' | 'Milliseconds',
-    extra?: Record<string, string>,
-  ): void;
+  record(cluster: string, name: MetricName, value: number, options?: MetricOptions): void;
   /** A metric of the deployment as a whole, not of one cluster (no `cluster` dimension). */
   recordForService(name: ServiceMetricName, value: number, unit: 'Count'): void;
 }

@@ -36,7 +36,7 @@ export function reportCheck(
   started: number,
 ): void {
   const { logger, metrics, clock } = to;
-  metrics.record(name, 'CheckDuration', clock() - started, 'Milliseconds');
+  metrics.record(name, 'CheckDuration', clock() - started, { unit: 'Milliseconds' });
   if (outcome.status === 'busy') {
     logger.info('another run is checking this cluster; backed off', {
       cluster: name,
@@ -65,7 +65,7 @@ export function reportCheck(
       failure: outcome.error.failure,
       error: outcome.error.message,
     });
-    metrics.record(name, 'ClusterReadFailures', 1, 'Count');
+    metrics.record(name, 'ClusterReadFailures', 1);
     return;
   }
   reportEvaluation(to, name, outcome, started);
@@ -83,7 +83,7 @@ function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): v
       resolved: n.resolved.length,
     });
   }
-  metrics.record(name, 'NotificationsSent', delivery.published.length, 'Count');
+  metrics.record(name, 'NotificationsSent', delivery.published.length);
   const { publishError } = delivery;
   if (publishError !== undefined && delivery.pending.length > 0) {
     const message = publishError instanceof Error ? publishError.message : String(publishError);
@@ -92,7 +92,7 @@ function reportDelivery(to: CheckReporting, name: string, delivery: Delivery): v
       pending: delivery.pending.length,
       error: message,
     });
-    metrics.record(name, 'NotificationsFailed', delivery.pending.length, 'Count');
+    metrics.record(name, 'NotificationsFailed', delivery.pending.length);
   }
   reportAbandoned(to, name, delivery.abandoned);
 }
@@ -112,8 +112,7 @@ function reportAbandoned(to: CheckReporting, cluster: string, abandoned: readonl
   }
   // Written only when one was given up: the alarm treats a missing datapoint as fine, and a
   // metric CloudWatch never receives in a month is not billed ($0.30 saved, docs/COST.md).
-  if (abandoned.length > 0)
-    metrics.record(cluster, 'NotificationsAbandoned', abandoned.length, 'Count');
+  if (abandoned.length > 0) metrics.record(cluster, 'NotificationsAbandoned', abandoned.length);
 }
 
 /**
@@ -138,10 +137,10 @@ function reportEvaluation(
   const { logger, metrics, clock } = to;
   const { evaluation } = outcome;
   const alerting = alertingCount(outcome);
-  metrics.record(name, 'NodesChecked', verdictCount(evaluation), 'Count');
-  metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1, 'Count');
+  metrics.record(name, 'NodesChecked', verdictCount(evaluation));
+  metrics.record(name, 'DegradedChecks', evaluation.degraded === undefined ? 0 : 1);
   for (const verdict of NODES_ALERTING_VERDICTS) {
-    metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], 'Count', { verdict });
+    metrics.record(name, 'NodesAlerting', evaluation.summary[verdict], { extra: { verdict } });
   }
   if (outcome.saved === false) {
     // A look that changed nothing: a short line (the scheduled checks log the full one, which

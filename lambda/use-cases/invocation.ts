@@ -297,7 +297,7 @@ export class InvocationRunner {
   private async checkSucceeded(cluster: string, look: boolean, signal?: AbortSignal) {
     const { ledger, settings, metrics, logger, clock } = this.deps;
     if (ledger === undefined || !isDispatched(settings, cluster)) {
-      metrics.record(cluster, 'CheckSucceeded', 1, 'Count');
+      metrics.record(cluster, 'CheckSucceeded', 1);
       return;
     }
     if (look) return;

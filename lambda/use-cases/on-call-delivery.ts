@@ -255,7 +255,7 @@ function failed(
   error: string,
   givenUp: boolean,
 ): void {
-  deps.metrics?.record(cluster, 'OnCallEventsFailed', 1, 'Count', { receiver: pending.tool });
+  deps.metrics?.record(cluster, 'OnCallEventsFailed', 1, { extra: { receiver: pending.tool } });
   deps.logger?.warn('on-call event not delivered', {
     cluster,
     tool: pending.tool,

@@ -9,7 +9,7 @@ import { FOR_SERVICE_METRICS, PER_CLUSTER_METRICS } from './metric-names.js';
 
 export function powertoolsMetrics(metrics: Metrics): MetricsRecorder {
   return {
-    record(cluster, name, value, unit, extra) {
+    record(cluster, name, value, { unit = 'Count', extra } = {}) {
       // Not a metric: the check's log line carries it (a metric-month per cluster saved).
       if (!PER_CLUSTER_METRICS.has(name) && !FOR_SERVICE_METRICS.has(name)) return;
       const single = metrics.singleMetric();

@@ -66,7 +66,7 @@ async function putEvent(
   const entry = notificationEvent(notification, eventBus);
   const fields = { notificationId: notification.id, kind: notification.kind, eventBus };
   const failed = (error: string, detail: string) => {
-    metrics?.record(notification.cluster, 'NotificationEventsFailed', 1, 'Count');
+    metrics?.record(notification.cluster, 'NotificationEventsFailed', 1);
     logger?.warn('notification event not put', { ...fields, error, detail });
   };
   const timeout = AbortSignal.timeout(EVENT_TIMEOUT_MS);
