@@ -1,7 +1,8 @@
 /**
  * The README is what a new user reads in ten minutes, in the order they need it: what it is, a
  * quick start, how it decides, deploy, operate, configure, develop, under a table of contents,
- * in about 3,000 words (counted as `wc -w` counts them). The rest lives in docs/, linked.
+ * in about 3,000 words (counted as `wc -w` counts them). The rest lives in docs/, linked, and
+ * within its own limits.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -26,6 +27,19 @@ it('the README has the sections a new user needs, in their order', async () => {
 it('the README is at most 3,000 words', async () => {
   const words = (await readme).split(/\s+/).filter((w) => w !== '').length;
   assert.ok(words <= 3000, `README.md has ${words} words`);
+});
+
+it('docs/ holds at most 30,000 words, docs/BENCHMARKS.md at most 5,000 (issue 40)', async () => {
+  const { readdir } = await import('node:fs/promises');
+  const folder = new URL('../docs/', import.meta.url);
+  const pages = (await readdir(folder)).filter((name) => name.endsWith('.md'));
+  const words = async (name: string) =>
+    (await readFile(new URL(name, folder), 'utf8')).split(/\s+/).filter((w) => w !== '').length;
+  const counts = await Promise.all(pages.map(words));
+  const total = counts.reduce((sum, n) => sum + n, 0);
+  assert.ok(total <= 30_000, `docs/*.md hold ${total} words`);
+  const benchmarks = counts[pages.indexOf('BENCHMARKS.md')] ?? 0;
+  assert.ok(benchmarks > 0 && benchmarks <= 5_000, `docs/BENCHMARKS.md has ${benchmarks} words`);
 });
 
 it('Deploy is numbered steps from zero, with the cluster-side set-up of each auth mode', async () => {
