@@ -20,8 +20,8 @@ import {
   ON_CALL_GIVE_UP_MS,
   ON_CALL_OPEN_MAX,
   ON_CALL_OUTBOX_MAX,
-  ON_CALL_STEP_MAX_MS,
 } from '../lambda/use-cases/on-call-delivery.js';
+import { STEP_MAX_MS } from '../lambda/use-cases/outbox-publishing.js';
 
 /** Incident keys: what they are made of, where they appear, what stays the same. */
 export function incidentKeySection(): string[] {
@@ -131,7 +131,7 @@ export function pagerDutySection(firing: Notification): string[] {
     'oldest first; a resolve never overtakes the trigger of its incident. An event still refused',
     `after ${ON_CALL_GIVE_UP_MS / 60_000} minutes of attempts is given up, as SNS gives up a notification: a person`,
     'fixes a key in minutes once the alarm below told them, and the email covers a longer outage of',
-    `the tool. The time counts each check's step, at most ${ON_CALL_STEP_MAX_MS / 60_000} minutes, so a clock that jumps hours`,
+    `the tool. The time counts each check's step, at most ${STEP_MAX_MS / 60_000} minutes, so a clock that jumps hours`,
     'neither cuts it short nor stretches it. Poison is given up at once: a request the tool calls',
     "malformed (another 4xx), an event that cannot be rendered. The tool's error text is logged",
     'with the key redacted. Rate limits: PagerDuty takes about 120 events a minute per',

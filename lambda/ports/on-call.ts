@@ -12,7 +12,7 @@ export interface PendingOnCall {
   readonly attempts: number;
   /** When it was last attempted (watchdog clock, epoch ms); absent: not yet. */
   readonly lastTriedAt?: number | undefined;
-  /** How long it has been tried, each attempt counting at most ON_CALL_STEP_MAX_MS. */
+  /** How long it has been tried, each attempt counting at most STEP_MAX_MS (use-cases/outbox-publishing.ts). */
   readonly triedForMs?: number | undefined;
   /** The tool rate-limited it: nothing goes to the tool before then (watchdog clock, epoch ms). */
   readonly notBefore?: number | undefined;

@@ -16,7 +16,7 @@
  *   gets one request per pause, not one per incident.
  * - Given up, and dropped: poison (a request the tool calls malformed, an event that cannot be
  *   rendered: all but a retryable OnCallSendError), one still refused after ON_CALL_GIVE_UP_MS of
- *   attempts (counted on the checks' steps: ON_CALL_STEP_MAX_MS), and the oldest beyond
+ *   attempts (counted on the checks' steps: outbox-publishing.ts, checkStep), and the oldest beyond
  *   ON_CALL_OUTBOX_MAX.
  * - Every failed attempt and every event given up is logged (`on-call event not delivered`, with
  *   the tool, the incident key, the error: never the routing or API key) and counted in the metric
@@ -34,7 +34,7 @@ import {
   type PendingOnCall,
   type StructuredLogger,
 } from '../ports/index.js';
-import { GIVE_UP_AFTER_MS, STEP_MAX_MS } from './outbox-publishing.js';
+import { checkStep, GIVE_UP_AFTER_MS } from './outbox-publishing.js';
 
 /** How long sending the on-call outbox may take in one run, at most. */
 export const ON_CALL_BUDGET_MS = 4_000;
@@ -45,8 +45,6 @@ export const ON_CALL_BUDGET_MS = 4_000;
  * than that is the email's to cover (SNS is a lane of its own).
  */
 export const ON_CALL_GIVE_UP_MS = GIVE_UP_AFTER_MS;
-/** The most one attempt adds to an event's time of attempts: SNS's own bound (STEP_MAX_MS). */
-export const ON_CALL_STEP_MAX_MS = STEP_MAX_MS;
 /** The first wait after a 429 without `Retry-After`, doubled at each further attempt. */
 export const ON_CALL_BACKOFF_MS = 30_000;
 /** The longest wait after a 429 without `Retry-After`. */
@@ -221,8 +219,7 @@ async function attempt(
     // Only a refusal the sender classed as retryable is retried: anything else is poison.
     const retryable = error instanceof OnCallSendError && error.retryable;
     const message = error instanceof Error ? error.message : String(error);
-    const step = Math.min(Math.max(0, now - (pending.lastTriedAt ?? now)), ON_CALL_STEP_MAX_MS);
-    const triedForMs = (pending.triedForMs ?? 0) + step;
+    const triedForMs = (pending.triedForMs ?? 0) + checkStep(pending.lastTriedAt, now);
     const kept = {
       ...pending,
       ...{ attempts: pending.attempts + 1, lastTriedAt: now, triedForMs },

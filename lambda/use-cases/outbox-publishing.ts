@@ -50,6 +50,11 @@ export const GIVE_UP_AFTER_MS = 30 * 60_000;
  */
 export const STEP_MAX_MS = 10 * 60_000;
 
+/** What one check adds to a time of refusals: the clock's step since `since`, at most STEP_MAX_MS. */
+export function checkStep(since: number | undefined, now: number): number {
+  return Math.min(Math.max(0, now - (since ?? now)), STEP_MAX_MS);
+}
+
 /**
  * Whether a publish failure says the message will never be accepted as it is: the notifier said
  * so (`retryable: false`), or the failure is not a delivery failure at all (no `retryable`: a
@@ -133,8 +138,7 @@ export async function publishOutbox(
  * last counted (`refusedAt`): the time a notification has been refused grows by a step at most.
  */
 function stepped(carried: Carried, now: number): Record<string, number> {
-  const passed = now - (carried.refusedAt ?? now);
-  const jump = passed - Math.min(Math.max(0, passed), STEP_MAX_MS);
+  const jump = now - (carried.refusedAt ?? now) - checkStep(carried.refusedAt, now);
   const firsts = Object.entries(carried.refusedSince ?? {});
   return Object.fromEntries(firsts.map(([id, first]) => [id, first + jump]));
 }
